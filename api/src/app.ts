@@ -1,0 +1,72 @@
+import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
+import type { AppDeps } from './deps';
+import { AppError } from './errors';
+import { ErrorResponse } from './models';
+import { authRoutes } from './modules/auth/routes';
+import { subscriptionRoutes } from './modules/subscription/routes';
+import { httpPlugin } from './plugins/http';
+
+export const API_VERSION = '0.1.0';
+
+/** Builds the whole HTTP API. The process entry (server.ts) adds static files; tests call app.handle directly. */
+export function createApp(deps: AppDeps) {
+  // normalize: false makes an unknown body field an error (400 naming it) instead of silently dropping it.
+  return new Elysia({ name: 'bpay', normalize: false })
+    .use(
+      httpPlugin(
+        {
+          allowedOrigins: [deps.publicUrl.origin],
+          bearerPrefixes: ['/api/v1/', '/api/admin/'],
+          multipartPaths: ['/api/kyc/submit'],
+        },
+        deps.log,
+      ),
+    )
+    .use(
+      openapi({
+        path: '/swagger',
+        specPath: '/swagger/json',
+        provider: 'swagger-ui',
+        // Served from our own origin (see server.ts): the docs work without internet access.
+        swagger: {
+          cdn: '/swagger/assets/swagger-ui-bundle.js',
+          theme: '/swagger/assets/swagger-ui.css',
+          version: 'bundled',
+        } as never,
+        documentation: {
+          info: {
+            title: 'bpay API',
+            version: API_VERSION,
+            description:
+              'Split one purchase across several funding sources and pay with a single-use bcard. ' +
+              'Every error is answered as `{ "error": { "type", "code", "message", "param"? } }`.',
+          },
+          tags: [
+            { name: 'Auth', description: 'Accounts, sessions and two-factor authentication' },
+            { name: 'Subscription', description: 'Plans and their benefits' },
+          ],
+          components: {
+            securitySchemes: {
+              sessionCookie: {
+                type: 'apiKey',
+                in: 'cookie',
+                name: 'bpay_session',
+                description: 'Set by /api/auth/login and /api/auth/register. HttpOnly, SameSite=Lax.',
+              },
+            },
+            schemas: {},
+          },
+          security: [{ sessionCookie: [] }],
+        },
+      }),
+    )
+    .model({ Error: ErrorResponse })
+    .use(authRoutes(deps))
+    .use(subscriptionRoutes(deps))
+    .all('/api/*', () => {
+      throw new AppError('route_not_found');
+    }, { detail: { hide: true } });
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,115 @@
+/**
+ * The error catalogue. Every failure bpay answers is one of these, rendered as
+ * `{ "error": { "type", "code", "message", "param"? } }` by the handler in plugins/errors.ts.
+ * Codes are stable snake_case identifiers that clients may switch on; messages are for people.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'rate_limit_error'
+  | 'idempotency_error'
+  | 'card_error'
+  | 'api_error';
+
+interface CatalogueEntry {
+  status: number;
+  type: ErrorType;
+  message: string;
+}
+
+export const CATALOGUE = {
+  validation_error: { status: 400, type: 'invalid_request_error', message: 'The request is invalid.' },
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    message: 'This endpoint accepts only application/json request bodies.',
+  },
+  payload_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
+  route_not_found: { status: 404, type: 'invalid_request_error', message: 'No such API route.' },
+  resource_not_found: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
+  unauthenticated: { status: 401, type: 'authentication_error', message: 'You are not signed in.' },
+  invalid_credentials: { status: 401, type: 'authentication_error', message: 'Invalid email or password.' },
+  two_factor_required: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Enter the 6-digit code from your authenticator app.',
+  },
+  invalid_two_factor_code: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'That code is not valid. Check your authenticator app and try again.',
+  },
+  two_factor_not_pending: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'Start two-factor enrolment before confirming a code.',
+  },
+  two_factor_already_enabled: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'Two-factor authentication is already enabled.',
+  },
+  two_factor_not_enabled: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'Two-factor authentication is not enabled.',
+  },
+  email_taken: { status: 409, type: 'invalid_request_error', message: 'An account with this email already exists.' },
+  cross_site_request: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Cross-site requests are not allowed for signed-in actions.',
+  },
+  forbidden: { status: 403, type: 'permission_error', message: 'You do not have permission to do this.' },
+  rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many failed sign-in attempts. Try again later.',
+  },
+  internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof CATALOGUE;
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly param?: string,
+    readonly headers?: Record<string, string>,
+    readonly details?: Record<string, unknown>,
+  ) {
+    const entry: CatalogueEntry = CATALOGUE[code];
+    super(message ?? entry.message);
+    this.status = entry.status;
+    this.type = entry.type;
+  }
+}
+
+export interface ErrorBody {
+  error: { type: ErrorType; code: string; message: string; param?: string; request_id?: string } & Record<
+    string,
+    unknown
+  >;
+}
+
+export function errorBody(e: AppError, requestId?: string): ErrorBody {
+  return {
+    error: {
+      type: e.type,
+      code: e.code,
+      message: e.message,
+      ...(e.param !== undefined ? { param: e.param } : {}),
+      ...(e.details ?? {}),
+      ...(requestId ? { request_id: requestId } : {}),
+    },
+  };
+}
+
+export const invalid = (param: string, message: string) => new AppError('validation_error', message, param);
+export const notFound = (what = 'resource') => new AppError('resource_not_found', `No such ${what}.`);

@@ -1,0 +1,107 @@
+import { t } from 'elysia';
+
+const email = t.String({ format: 'email', maxLength: 254, error: 'email must be a valid email address.' });
+const name = t.String({ maxLength: 100 });
+
+export const AddressModel = t.Object(
+  {
+    line1: t.Union([t.String({ maxLength: 200 }), t.Null()]),
+    city: t.Union([t.String({ maxLength: 100 }), t.Null()]),
+    state: t.Union([t.String({ minLength: 2, maxLength: 2 }), t.Null()]),
+    postal_code: t.Union([t.String({ maxLength: 20 }), t.Null()]),
+    country: t.String({ minLength: 2, maxLength: 2, default: 'US' }),
+  },
+  { additionalProperties: false },
+);
+
+export const UserModel = t.Object(
+  {
+    id: t.String({ examples: ['usr_3f2a9c1d0b7e6f5a4c3b2a19'] }),
+    email: t.String(),
+    firstName: t.Union([t.String(), t.Null()]),
+    lastName: t.Union([t.String(), t.Null()]),
+    phoneNumber: t.Union([t.String(), t.Null()]),
+    profileImageUrl: t.Union([t.String(), t.Null()]),
+    country: t.Union([t.String(), t.Null()]),
+    address: AddressModel,
+    role: t.Union([t.Literal('user'), t.Literal('merchant'), t.Literal('admin')]),
+    isKycVerified: t.Boolean(),
+    twoFactorEnabled: t.Boolean(),
+    loginNotifications: t.Boolean(),
+    createdAt: t.String({ format: 'date-time' }),
+  },
+  { $id: '#/components/schemas/User' },
+);
+
+export const RegisterBody = t.Object(
+  {
+    email,
+    password: t.String({
+      minLength: 6,
+      maxLength: 256,
+      error: 'password must be between 6 and 256 characters.',
+    }),
+    firstName: t.Optional(name),
+    lastName: t.Optional(name),
+  },
+  { additionalProperties: false },
+);
+
+export const LoginBody = t.Object(
+  {
+    email,
+    password: t.String({ minLength: 1, maxLength: 256, error: 'password is required.' }),
+    totpCode: t.Optional(
+      t.String({ pattern: '^[0-9]{6}$', error: 'totpCode must be the 6-digit code from your authenticator app.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ProfilePatchBody = t.Object(
+  {
+    firstName: t.Optional(name),
+    lastName: t.Optional(name),
+    email: t.Optional(email),
+    country: t.Optional(
+      t.String({ pattern: '^([A-Za-z]{2})?$', error: 'country must be a 2-letter country code.' }),
+    ),
+    phoneNumber: t.Optional(
+      t.String({
+        pattern: '^(\\+?[0-9][0-9 ().-]{5,22})?$',
+        error: 'phoneNumber must be a phone number of 6 to 23 digits, spaces, dots, dashes or brackets.',
+      }),
+    ),
+    loginNotifications: t.Optional(t.Boolean()),
+    address: t.Optional(
+      t.Object(
+        {
+          line1: t.String({ maxLength: 200, error: 'address.line1 is required (at most 200 characters).' }),
+          city: t.String({ maxLength: 100, error: 'address.city is required (at most 100 characters).' }),
+          state: t.Optional(
+            t.String({ pattern: '^([A-Za-z]{2})?$', error: 'address.state must be a 2-letter state code.' }),
+          ),
+          postal_code: t.Optional(t.String({ maxLength: 20 })),
+          country: t.Optional(
+            t.String({ pattern: '^([A-Za-z]{2})?$', error: 'address.country must be a 2-letter country code.' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Only these fields can change. Role, plan and verification status are not writable here.',
+  },
+);
+
+export const TotpCodeBody = t.Object(
+  { code: t.String({ pattern: '^[0-9]{6}$', error: 'code must be the 6-digit code from your authenticator app.' }) },
+  { additionalProperties: false },
+);
+
+export const TotpEnrolmentModel = t.Object({
+  secret: t.String({ description: 'Base32 TOTP secret to enter in an authenticator app.' }),
+  otpauthUrl: t.String({ description: 'otpauth:// URI, shown as a QR code.' }),
+});

@@ -1,0 +1,163 @@
+import { eq } from 'drizzle-orm';
+import { schema, type Db } from '@bpay/db';
+import { AppError } from '../../errors';
+import type { Clock } from '../../lib/clock';
+import { seal, unseal } from '../../lib/crypto';
+import { newId } from '../../lib/ids';
+import { newTotpSecret, otpauthUri, verifyTotp } from '../../lib/totp';
+import { getUserRow, isUniqueViolation, normalizeEmail, toPublicUser, type PublicUser } from '../users/service';
+import { assertSignInAllowed, clearAccountFailures, recordSignInFailure } from './rate-limit';
+
+export interface AuthDeps {
+  db: Db;
+  clock: Clock;
+  /** AES-256 key sealing TOTP secrets at rest. */
+  totpKey: Buffer;
+}
+
+/** OWASP's argon2id baseline: 19 MiB, 2 passes. */
+const ARGON2 = { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 } as const;
+
+export function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, ARGON2);
+}
+
+// A real argon2id hash to verify against when the e-mail is unknown, so both failures cost the same time.
+let dummyHash: Promise<string> | null = null;
+const getDummyHash = () => (dummyHash ??= hashPassword('bpay-timing-equaliser'));
+
+export interface RegisterInput {
+  email: string;
+  password: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+/**
+ * Creates an account on the free plan. Fails with: email_taken (any letter case).
+ */
+export async function register(deps: AuthDeps, input: RegisterInput): Promise<PublicUser> {
+  const { db, clock } = deps;
+  const emailNormalized = normalizeEmail(input.email);
+  const existing = await db.query.users.findFirst({
+    where: eq(schema.users.emailNormalized, emailNormalized),
+    columns: { id: true },
+  });
+  if (existing) throw new AppError('email_taken', undefined, 'email');
+
+  const passwordHash = await hashPassword(input.password);
+  const now = clock.now();
+  const freeTier = await db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.name, 'free') });
+  if (!freeTier) throw new Error('the free plan is missing: the database was not seeded');
+  const id = newId('usr');
+  const clean = (s?: string) => (s && s.trim() !== '' ? s.trim() : null);
+  try {
+    await db.transaction(async (tx) => {
+      await tx.insert(schema.users).values({
+        id,
+        email: input.email.trim(),
+        emailNormalized,
+        passwordHash,
+        firstName: clean(input.firstName),
+        lastName: clean(input.lastName),
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.insert(schema.userSubscriptions).values({
+        id: newId('sub'),
+        userId: id,
+        tierId: freeTier.id,
+        status: 'active',
+        startedAt: now,
+      });
+    });
+  } catch (e) {
+    // Two registrations racing for one e-mail: the unique index decides.
+    if (isUniqueViolation(e)) throw new AppError('email_taken', undefined, 'email');
+    throw e;
+  }
+  return toPublicUser(await getUserRow(db, id));
+}
+
+export interface LoginInput {
+  email: string;
+  password: string;
+  totpCode?: string;
+}
+
+/**
+ * Checks credentials and, when enrolled, the TOTP code. Unknown e-mail and wrong password fail identically.
+ * Fails with: rate_limited (10 failures in 15 min for the account or the address), invalid_credentials,
+ * two_factor_required (password right, code missing: not counted as a failure), invalid_two_factor_code.
+ */
+export async function login(deps: AuthDeps, input: LoginInput, address: string): Promise<PublicUser> {
+  const { db, clock } = deps;
+  const keys = { account: normalizeEmail(input.email), address };
+  await assertSignInAllowed(db, clock, keys);
+
+  const user = await db.query.users.findFirst({ where: eq(schema.users.emailNormalized, keys.account) });
+  const ok = await Bun.password.verify(input.password, user?.passwordHash ?? (await getDummyHash()));
+  if (!user || !ok) {
+    await recordSignInFailure(db, clock, keys);
+    throw new AppError('invalid_credentials');
+  }
+  if (user.totpSecret) {
+    if (!input.totpCode) throw new AppError('two_factor_required', undefined, 'totpCode');
+    const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, clock.now().getTime());
+    if (step === null || (user.totpLastStep !== null && step <= user.totpLastStep)) {
+      await recordSignInFailure(db, clock, keys);
+      throw new AppError('invalid_two_factor_code', undefined, 'totpCode');
+    }
+    await db.update(schema.users).set({ totpLastStep: step }).where(eq(schema.users.id, user.id));
+  }
+  await clearAccountFailures(db, keys.account);
+  return toPublicUser(user);
+}
+
+export interface TotpEnrolment {
+  secret: string;
+  otpauthUrl: string;
+}
+
+/** Starts (or restarts) enrolment: a new secret is kept pending until a code confirms it. */
+export async function beginTotpEnrolment(deps: AuthDeps, userId: string): Promise<TotpEnrolment> {
+  const user = await getUserRow(deps.db, userId);
+  if (user.totpSecret) throw new AppError('two_factor_already_enabled');
+  const secret = newTotpSecret();
+  await deps.db
+    .update(schema.users)
+    .set({ totpPendingSecret: seal(deps.totpKey, secret), updatedAt: deps.clock.now() })
+    .where(eq(schema.users.id, userId));
+  return { secret, otpauthUrl: otpauthUri(secret, user.email) };
+}
+
+/** Confirms enrolment with a code from the app. Fails with: two_factor_not_pending, invalid_two_factor_code. */
+export async function confirmTotpEnrolment(deps: AuthDeps, userId: string, code: string): Promise<PublicUser> {
+  const user = await getUserRow(deps.db, userId);
+  if (user.totpSecret) throw new AppError('two_factor_already_enabled');
+  if (!user.totpPendingSecret) throw new AppError('two_factor_not_pending');
+  const step = verifyTotp(unseal(deps.totpKey, user.totpPendingSecret), code, deps.clock.now().getTime());
+  if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'code');
+  const [row] = await deps.db
+    .update(schema.users)
+    .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpLastStep: step, updatedAt: deps.clock.now() })
+    .where(eq(schema.users.id, userId))
+    .returning();
+  return toPublicUser(row!);
+}
+
+/** Turns two-factor off; needs a current code. Fails with: two_factor_not_enabled, invalid_two_factor_code. */
+export async function disableTotp(deps: AuthDeps, userId: string, code: string): Promise<PublicUser> {
+  const user = await getUserRow(deps.db, userId);
+  if (!user.totpSecret) throw new AppError('two_factor_not_enabled');
+  const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), code, deps.clock.now().getTime());
+  if (step === null || (user.totpLastStep !== null && step <= user.totpLastStep)) {
+    throw new AppError('invalid_two_factor_code', undefined, 'code');
+  }
+  const [row] = await deps.db
+    .update(schema.users)
+    .set({ totpSecret: null, totpPendingSecret: null, totpLastStep: null, updatedAt: deps.clock.now() })
+    .where(eq(schema.users.id, userId))
+    .returning();
+  return toPublicUser(row!);
+}

@@ -1,0 +1,120 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { schema, type Db } from '@bpay/db';
+import { AppError, invalid, notFound } from '../../errors';
+import type { Clock } from '../../lib/clock';
+
+type UserRow = typeof schema.users.$inferSelect;
+
+export interface PublicUser {
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  phoneNumber: string | null;
+  profileImageUrl: string | null;
+  country: string | null;
+  address: { line1: string | null; city: string | null; state: string | null; postal_code: string | null; country: string };
+  role: 'user' | 'merchant' | 'admin';
+  isKycVerified: boolean;
+  twoFactorEnabled: boolean;
+  loginNotifications: boolean;
+  createdAt: string;
+}
+
+/** The user as the API shows it to its owner. Never includes the password hash or TOTP secrets. */
+export function toPublicUser(u: UserRow): PublicUser {
+  return {
+    id: u.id,
+    email: u.email,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    phoneNumber: u.phoneNumber,
+    profileImageUrl: u.profileImageUrl,
+    country: u.country,
+    address: {
+      line1: u.addressLine1,
+      city: u.addressCity,
+      state: u.addressState,
+      postal_code: u.addressPostalCode,
+      country: u.addressCountry ?? 'US',
+    },
+    role: u.role,
+    isKycVerified: u.kycStatus === 'verified',
+    twoFactorEnabled: u.totpSecret !== null,
+    loginNotifications: u.loginNotifications,
+    createdAt: u.createdAt.toISOString(),
+  };
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function getUserRow(db: Db, userId: string): Promise<UserRow> {
+  const row = await db.query.users.findFirst({ where: eq(schema.users.id, userId) });
+  if (!row) throw notFound('user');
+  return row;
+}
+
+export interface ProfilePatch {
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  country?: string;
+  phoneNumber?: string;
+  loginNotifications?: boolean;
+  address?: { line1: string; city: string; state?: string; postal_code?: string; country?: string };
+}
+
+const blankToNull = (s: string | undefined) => (s === undefined ? undefined : s.trim() === '' ? null : s.trim());
+
+/**
+ * Updates the caller's own profile. Only the fields of ProfilePatch can change: role, plan and verification
+ * status are refused at the edge (the route's schema allows no other property).
+ * Fails with: validation_error (blank address line1/city, bad state), email_taken (another account has it).
+ */
+export async function updateProfile(db: Db, clock: Clock, userId: string, patch: ProfilePatch): Promise<PublicUser> {
+  const set: Partial<typeof schema.users.$inferInsert> = { updatedAt: clock.now() };
+  if (patch.firstName !== undefined) set.firstName = blankToNull(patch.firstName);
+  if (patch.lastName !== undefined) set.lastName = blankToNull(patch.lastName);
+  if (patch.country !== undefined) set.country = blankToNull(patch.country)?.toUpperCase() ?? null;
+  if (patch.phoneNumber !== undefined) set.phoneNumber = blankToNull(patch.phoneNumber);
+  if (patch.loginNotifications !== undefined) set.loginNotifications = patch.loginNotifications;
+  if (patch.address !== undefined) {
+    const a = patch.address;
+    if (a.line1.trim() === '') throw invalid('address.line1', 'address.line1 is required.');
+    if (a.city.trim() === '') throw invalid('address.city', 'address.city is required.');
+    const state = blankToNull(a.state);
+    if (state != null && !/^[A-Za-z]{2}$/.test(state)) {
+      throw invalid('address.state', 'address.state must be a 2-letter state code.');
+    }
+    set.addressLine1 = a.line1.trim();
+    set.addressCity = a.city.trim();
+    set.addressState = state?.toUpperCase() ?? null;
+    set.addressPostalCode = blankToNull(a.postal_code) ?? null;
+    set.addressCountry = blankToNull(a.country)?.toUpperCase() ?? 'US';
+  }
+  if (patch.email !== undefined) {
+    const normalized = normalizeEmail(patch.email);
+    const clash = await db.query.users.findFirst({
+      where: and(eq(schema.users.emailNormalized, normalized), ne(schema.users.id, userId)),
+      columns: { id: true },
+    });
+    if (clash) throw new AppError('email_taken', undefined, 'email');
+    set.email = patch.email.trim();
+    set.emailNormalized = normalized;
+  }
+  try {
+    const [row] = await db.update(schema.users).set(set).where(eq(schema.users.id, userId)).returning();
+    if (!row) throw notFound('user');
+    return toPublicUser(row);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError('email_taken', undefined, 'email');
+    throw e;
+  }
+}
+
+export function isUniqueViolation(e: unknown): boolean {
+  const msg = String((e as { message?: unknown })?.message ?? '') + String((e as { cause?: unknown })?.cause ?? '');
+  return msg.includes('UNIQUE constraint failed');
+}

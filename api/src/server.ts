@@ -1,0 +1,89 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, normalize, resolve } from 'node:path';
+import { boot } from './boot';
+import { EnvError, parseEnv } from './env';
+import { createLogger } from './lib/logger';
+import { setPeerAddress } from './lib/request-context';
+
+/*
+ * The process entry: one server on one port for the API, the API docs and the web app.
+ * `--dev` serves web/index.html through Bun's bundler with hot reload instead of the production build.
+ */
+let env;
+try {
+  env = parseEnv(process.env);
+} catch (e) {
+  if (e instanceof EnvError) {
+    console.error(e.message);
+    process.exit(1);
+  }
+  throw e;
+}
+const dev = process.argv.includes('--dev');
+const log = createLogger(env.logLevel);
+const booted = await boot(env, log);
+const { app } = booted;
+
+const swaggerAssets = dirname(require.resolve('swagger-ui-dist/package.json'));
+const webDist = resolve(env.webDist);
+const SWAGGER_FILES: Record<string, string> = {
+  '/swagger/assets/swagger-ui-bundle.js': 'swagger-ui-bundle.js',
+  '/swagger/assets/swagger-ui.css': 'swagger-ui.css',
+};
+
+function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/') || path === '/swagger' || path.startsWith('/swagger/');
+}
+
+/** A file of the production web build, or index.html for client-side routes. Never escapes the build folder. */
+function staticResponse(path: string): Response {
+  const file = normalize(join(webDist, decodeURIComponent(path)));
+  if (file.startsWith(webDist) && existsSync(file) && statSync(file).isFile()) {
+    const immutable = /\/assets\//.test(path) || /-[a-z0-9]{8}\.(js|css)$/.test(path);
+    return new Response(Bun.file(file), {
+      headers: { 'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' },
+    });
+  }
+  const index = join(webDist, 'index.html');
+  if (!existsSync(index)) {
+    return new Response('The web app is not built. Run `bun run build:web` (the start command does it).', {
+      status: 503,
+    });
+  }
+  return new Response(Bun.file(index), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } });
+}
+
+async function handle(req: Request, server: Bun.Server<unknown>): Promise<Response> {
+  const ip = server.requestIP(req);
+  if (ip) setPeerAddress(req, ip.address);
+  const path = new URL(req.url).pathname;
+  const asset = SWAGGER_FILES[path];
+  if (asset) return new Response(Bun.file(join(swaggerAssets, asset)), { headers: { 'cache-control': 'public, max-age=86400' } });
+  if (isApiPath(path) || dev) return app.handle(req);
+  return staticResponse(path);
+}
+
+let server;
+if (dev) {
+  const { default: index } = await import('../../web/index.html');
+  server = Bun.serve({
+    port: env.port,
+    hostname: env.host,
+    development: { hmr: true, console: true },
+    routes: { '/api/*': handle, '/swagger': handle, '/swagger/*': handle, '/*': index },
+    fetch: handle,
+  });
+} else {
+  server = Bun.serve({ port: env.port, hostname: env.host, fetch: handle, maxRequestBodySize: 12 * 1024 * 1024 });
+}
+
+log.info('bpay is listening', { url: `http://localhost:${server.port}`, publicUrl: env.publicUrl.href, dev });
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    log.info('shutting down', { signal });
+    server.stop();
+    booted.stop();
+    process.exit(0);
+  });
+}

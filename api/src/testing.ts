@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateDb, openDb, type DbHandle } from '@bpay/db';
+import { seedDb } from '@bpay/db/seed';
+import { createApp } from './app';
+import { buildDeps, type AppDeps } from './deps';
+import { TestClock } from './lib/clock';
+import { silentLogger } from './lib/logger';
+import { setPeerAddress } from './lib/request-context';
+
+export const TEST_ORIGIN = 'http://localhost:3000';
+
+export interface TestContext {
+  app: ReturnType<typeof createApp>;
+  deps: AppDeps;
+  clock: TestClock;
+  handle: DbHandle;
+  dir: string;
+  close(): void;
+}
+
+/** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
+export async function makeTestApp(opts: { publicUrl?: string } = {}): Promise<TestContext> {
+  const dir = mkdtempSync(join(tmpdir(), 'bpay-test-'));
+  const handle = openDb({ url: `file:${join(dir, 'test.db')}` });
+  await migrateDb(handle.db);
+  const clock = new TestClock();
+  await seedDb(handle.db, clock.now());
+  const deps = buildDeps({
+    db: handle.db,
+    clock,
+    log: silentLogger,
+    sessionSecret: 'test-session-secret-test-session-secret',
+    sessionTtlMs: 14 * 24 * 3600_000,
+    publicUrl: new URL(opts.publicUrl ?? TEST_ORIGIN),
+    trustProxy: false,
+  });
+  return {
+    app: createApp(deps),
+    deps,
+    clock,
+    handle,
+    dir,
+    close() {
+      handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  cookie?: string | null;
+  ip?: string;
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+  /** `bpay_session=<token>` from Set-Cookie, when set. */
+  cookie: string | null;
+}
+
+/** Sends one request through the app in-process, as a same-origin browser would. */
+export async function call<T = any>(ctx: TestContext, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {
+  const headers: Record<string, string> = { origin: TEST_ORIGIN, ...(opts.headers ?? {}) };
+  if (opts.cookie) headers.cookie = opts.cookie;
+  let body: BodyInit | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const req = new Request(`http://localhost:3000${path}`, { method: opts.method ?? 'GET', headers, body });
+  setPeerAddress(req, opts.ip ?? '203.0.113.7');
+  const res = await ctx.app.handle(req);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  const setCookie = res.headers.get('set-cookie');
+  const m = setCookie ? /bpay_session=([^;]*)/.exec(setCookie) : null;
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: parsed as T,
+    text,
+    cookie: m && m[1] ? `bpay_session=${m[1]}` : null,
+  };
+}
+
+let counter = 0;
+/** Registers a fresh user and returns its session cookie. */
+export async function registerUser(
+  ctx: TestContext,
+  over: Partial<{ email: string; password: string; firstName: string; lastName: string }> = {},
+) {
+  const email = over.email ?? `user${++counter}-${Date.now()}@example.com`;
+  const password = over.password ?? 'correct horse battery';
+  const res = await call(ctx, '/api/auth/register', {
+    method: 'POST',
+    body: { email, password, firstName: over.firstName ?? 'Ada', lastName: over.lastName ?? 'Lovelace' },
+  });
+  if (res.status !== 201 || !res.cookie) throw new Error(`register failed: ${res.status} ${res.text}`);
+  return { email, password, cookie: res.cookie, user: res.body };
+}

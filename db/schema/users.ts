@@ -1,0 +1,75 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const USER_ROLES = ['user', 'merchant', 'admin'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export const KYC_STATUSES = ['unverified', 'verified'] as const;
+export type KycStatus = (typeof KYC_STATUSES)[number];
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    /** Lower-cased e-mail: uniqueness is case-insensitive. */
+    emailNormalized: text('email_normalized').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    firstName: text('first_name'),
+    lastName: text('last_name'),
+    phoneNumber: text('phone_number'),
+    profileImageUrl: text('profile_image_url'),
+    country: text('country'),
+    addressLine1: text('address_line1'),
+    addressCity: text('address_city'),
+    addressState: text('address_state'),
+    addressPostalCode: text('address_postal_code'),
+    addressCountry: text('address_country'),
+    role: text('role', { enum: USER_ROLES }).notNull().default('user'),
+    kycStatus: text('kyc_status', { enum: KYC_STATUSES }).notNull().default('unverified'),
+    /** AES-GCM sealed TOTP secret (see api/src/lib/crypto.ts); set only once enrolment is confirmed. */
+    totpSecret: text('totp_secret'),
+    /** Sealed secret offered during enrolment, not yet confirmed by a code. */
+    totpPendingSecret: text('totp_pending_secret'),
+    /** Last TOTP time step accepted, so a code is accepted only once. */
+    totpLastStep: integer('totp_last_step'),
+    loginNotifications: integer('login_notifications', { mode: 'boolean' }).notNull().default(true),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('users_email_normalized_unique').on(t.emailNormalized),
+    index('users_role_idx').on(t.role),
+    check('users_role_check', sql`${t.role} IN ('user','merchant','admin')`),
+    check('users_kyc_status_check', sql`${t.kycStatus} IN ('unverified','verified')`),
+    check('users_state_check', sql`${t.addressState} IS NULL OR length(${t.addressState}) = 2`),
+  ],
+);
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    /** HMAC-SHA256(session secret, cookie token), hex. The raw token is never stored. */
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
+);
+
+/** Failed sign-in attempts, one row per failure and scope, for the sign-in rate limit. */
+export const loginFailures = sqliteTable(
+  'login_failures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    scope: text('scope', { enum: ['account', 'address'] }).notNull(),
+    key: text('key').notNull(),
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('login_failures_key_idx').on(t.scope, t.key, t.at)],
+);
