@@ -1,0 +1,27 @@
+import tailwind from 'bun-plugin-tailwind';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+/*
+ * Production build of the web app into web/dist. The Tailwind plugin is given to Bun.build explicitly:
+ * bunfig's [serve.static] plugins apply only to the dev server.
+ * Minification is limited to whitespace and syntax (identifier minification has broken builds with this stack).
+ */
+const outdir = join(import.meta.dir, 'dist');
+rmSync(outdir, { recursive: true, force: true });
+const result = await Bun.build({
+  entrypoints: [join(import.meta.dir, 'index.html')],
+  outdir,
+  // Absolute asset URLs: client-side routes such as /auth/logout must still load /assets/...
+  publicPath: '/',
+  plugins: [tailwind],
+  minify: { whitespace: true, syntax: true, identifiers: false },
+  sourcemap: 'linked',
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+  naming: { asset: 'assets/[name]-[hash].[ext]', chunk: 'assets/[name]-[hash].[ext]', entry: '[dir]/[name].[ext]' },
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+console.log(`web: built ${result.outputs.length} files into ${outdir}`);

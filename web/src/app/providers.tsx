@@ -1,0 +1,26 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { Toaster } from '../components/ui/toaster';
+import { TooltipProvider } from '../components/ui/tooltip';
+import { AuthProvider } from '../features/auth/auth-context';
+import { DemoModeProvider } from '../features/demo-mode/demo-mode';
+import { LanguageProvider } from '../i18n';
+import { createQueryClient } from '../lib/query-client';
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [client] = useState(createQueryClient);
+  return (
+    <QueryClientProvider client={client}>
+      <LanguageProvider>
+        <DemoModeProvider>
+          <AuthProvider>
+            <TooltipProvider>
+              {children}
+              <Toaster />
+            </TooltipProvider>
+          </AuthProvider>
+        </DemoModeProvider>
+      </LanguageProvider>
+    </QueryClientProvider>
+  );
+}

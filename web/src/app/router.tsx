@@ -1,0 +1,49 @@
+import { parse } from 'regexparam';
+import { Redirect, Route, Router, Switch } from 'wouter';
+import { AuthPage } from '../features/auth/components/auth-page';
+import { LogoutPage } from '../features/auth/components/logout-page';
+import { useAuth } from '../features/auth/auth-context';
+import { DashboardPage } from '../features/dashboard/components/dashboard-page';
+import { LandingPage } from '../features/landing/components/landing-page';
+import { DisclaimersPage } from '../features/legal/components/disclaimers-page';
+import { PrivacyPage } from '../features/legal/components/privacy-page';
+import { TermsPage } from '../features/legal/components/terms-page';
+import { NotFoundPage } from './not-found';
+
+/** Route matching is case-insensitive (spec §2); named and optional parameters and wildcards come from regexparam. */
+export function caseInsensitiveParser(route: string, loose?: boolean) {
+  const { keys, pattern } = parse(route, loose);
+  return { keys, pattern: new RegExp(pattern.source, 'i') };
+}
+
+/** `/`: the landing page while the session loads or when signed out, the dashboard for users, the admin panel for admins. */
+function Home() {
+  const { user, isLoading } = useAuth();
+  if (isLoading || !user) return <LandingPage lang="en" />;
+  if (user.role === 'admin') return <Redirect to="/admin-panel" />;
+  return <DashboardPage />;
+}
+
+/** Pages only for signed-out visitors: signed-in users go to /. */
+function AuthRoute() {
+  const { user, isLoading } = useAuth();
+  if (!isLoading && user) return <Redirect to="/" replace />;
+  return <AuthPage />;
+}
+
+export function AppRouter() {
+  return (
+    <Router parser={caseInsensitiveParser}>
+      <Switch>
+        <Route path="/" component={Home} />
+        <Route path="/ar">{() => <LandingPage lang="ar" />}</Route>
+        <Route path="/auth" component={AuthRoute} />
+        <Route path="/auth/logout" component={LogoutPage} />
+        <Route path="/terms-conditions" component={TermsPage} />
+        <Route path="/privacy-policy" component={PrivacyPage} />
+        <Route path="/legal-disclaimers" component={DisclaimersPage} />
+        <Route component={NotFoundPage} />
+      </Switch>
+    </Router>
+  );
+}

@@ -1,0 +1,50 @@
+import { useMutation, useQuery, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
+import { createContext, useContext, type ReactNode } from 'react';
+import { loginRequest, logoutRequest, registerRequest, USER_QUERY_KEY, userQuery } from './api';
+import type { LoginInput, RegisterInput, User } from './types';
+
+interface AuthContextValue {
+  user: User | null;
+  isLoading: boolean;
+  loginMutation: UseMutationResult<User, Error, LoginInput>;
+  registerMutation: UseMutationResult<User, Error, RegisterInput>;
+  logoutMutation: UseMutationResult<unknown, Error, void>;
+}
+
+const AuthContext = createContext<AuthContextValue | null>(null);
+
+/** Session state (spec §4): signed in when the user endpoint returns a user; any failure means signed out. */
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const qc = useQueryClient();
+  const query = useQuery(userQuery());
+  const loginMutation = useMutation({
+    mutationFn: loginRequest,
+    onSuccess: (user) => qc.setQueryData(USER_QUERY_KEY, user),
+  });
+  const registerMutation = useMutation({
+    mutationFn: registerRequest,
+    onSuccess: (user) => qc.setQueryData(USER_QUERY_KEY, user),
+  });
+  const logoutMutation = useMutation({
+    mutationFn: logoutRequest,
+    onSuccess: () => {
+      // Logout clears the user and every cached answer.
+      qc.clear();
+      qc.setQueryData(USER_QUERY_KEY, null);
+    },
+  });
+  const value: AuthContextValue = {
+    user: query.isError ? null : (query.data ?? null),
+    isLoading: query.isLoading,
+    loginMutation,
+    registerMutation,
+    logoutMutation,
+  };
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthContextValue {
+  const ctx = useContext(AuthContext);
+  if (!ctx) throw new Error('useAuth must be used within an AuthProvider');
+  return ctx;
+}

@@ -1,0 +1,258 @@
+import { CreditCard, PieChart, ShieldCheck } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { Button } from '../../../components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
+import { Input } from '../../../components/ui/input';
+import { Label } from '../../../components/ui/label';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
+import { toast } from '../../../components/ui/use-toast';
+import { useT, type MessageKey } from '../../../i18n';
+import { ApiError, messageOf } from '../../../lib/api';
+import { isEmail } from '../../../lib/validation';
+import { useAuth } from '../auth-context';
+
+type Errors = Partial<Record<'email' | 'password' | 'totpCode', MessageKey>>;
+
+function FieldError({ id, error }: { id: string; error?: MessageKey }) {
+  const t = useT();
+  if (!error) return null;
+  return (
+    <p id={id} role="alert" className="text-xs text-red-600">
+      {t(error)}
+    </p>
+  );
+}
+
+function SignInForm() {
+  const t = useT();
+  const { loginMutation } = useAuth();
+  const [, navigate] = useLocation();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [totpCode, setTotpCode] = useState('');
+  const [needsCode, setNeedsCode] = useState(false);
+  const [errors, setErrors] = useState<Errors>({});
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const next: Errors = {};
+    if (!email.trim()) next.email = 'auth.error.emailRequired';
+    else if (!isEmail(email)) next.email = 'auth.error.emailInvalid';
+    if (!password) next.password = 'auth.error.passwordRequired';
+    if (needsCode && !/^\d{6}$/.test(totpCode)) next.totpCode = 'auth.error.totpInvalid';
+    setErrors(next);
+    if (Object.keys(next).length) return;
+    loginMutation.mutate(
+      { email: email.trim(), password, ...(needsCode ? { totpCode } : {}) },
+      {
+        onSuccess: () => {
+          toast({ title: t('auth.toast.loginSuccess'), description: t('auth.toast.loginSuccessBody') });
+          navigate('/');
+        },
+        onError: (error) => {
+          if (error instanceof ApiError && error.code === 'two_factor_required') {
+            setNeedsCode(true);
+            return;
+          }
+          toast({ title: t('auth.toast.loginFailed'), description: messageOf(error), variant: 'destructive' });
+        },
+      },
+    );
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={t('auth.tab.signIn')}>
+      <div className="space-y-2">
+        <Label htmlFor="login-email">{t('auth.email')}</Label>
+        <Input
+          id="login-email"
+          type="email"
+          autoComplete="email"
+          placeholder={t('auth.email.placeholder')}
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          aria-invalid={!!errors.email}
+          aria-describedby={errors.email ? 'login-email-error' : undefined}
+        />
+        <FieldError id="login-email-error" error={errors.email} />
+      </div>
+      <div className="space-y-2">
+        <Label htmlFor="login-password">{t('auth.password')}</Label>
+        <Input
+          id="login-password"
+          type="password"
+          autoComplete="current-password"
+          placeholder={t('auth.password.placeholder')}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          aria-invalid={!!errors.password}
+          aria-describedby={errors.password ? 'login-password-error' : undefined}
+        />
+        <FieldError id="login-password-error" error={errors.password} />
+      </div>
+      {needsCode && (
+        <div className="space-y-2">
+          <Label htmlFor="login-totp">{t('auth.totp')}</Label>
+          <p className="text-xs text-slate-500">{t('auth.totp.help')}</p>
+          <Input
+            id="login-totp"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={6}
+            autoFocus
+            placeholder={t('auth.totp.placeholder')}
+            value={totpCode}
+            onChange={(e) => setTotpCode(e.target.value.replace(/\D/g, ''))}
+            aria-invalid={!!errors.totpCode}
+          />
+          <FieldError id="login-totp-error" error={errors.totpCode} />
+        </div>
+      )}
+      <Button type="submit" className="w-full" disabled={loginMutation.isPending}>
+        {loginMutation.isPending ? t('auth.signIn.pending') : t('auth.signIn.submit')}
+      </Button>
+    </form>
+  );
+}
+
+function RegisterForm() {
+  const t = useT();
+  const { registerMutation } = useAuth();
+  const [, navigate] = useLocation();
+  const [form, setForm] = useState({ email: '', password: '', firstName: '', lastName: '' });
+  const [errors, setErrors] = useState<Errors>({});
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const next: Errors = {};
+    if (!form.email.trim()) next.email = 'auth.error.emailRequired';
+    else if (!isEmail(form.email)) next.email = 'auth.error.emailInvalid';
+    if (!form.password) next.password = 'auth.error.passwordRequired';
+    else if (form.password.length < 6) next.password = 'auth.error.passwordShort';
+    setErrors(next);
+    if (Object.keys(next).length) return;
+    registerMutation.mutate(
+      { ...form, email: form.email.trim() },
+      {
+        onSuccess: () => {
+          toast({ title: t('auth.toast.registerSuccess'), description: t('auth.toast.registerSuccessBody') });
+          navigate('/');
+        },
+        onError: (error) =>
+          toast({ title: t('auth.toast.registerFailed'), description: messageOf(error), variant: 'destructive' }),
+      },
+    );
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={t('auth.tab.register')}>
+      <div className="grid grid-cols-2 gap-3">
+        <div className="space-y-2">
+          <Label htmlFor="register-first-name">{t('auth.firstName')}</Label>
+          <Input
+            id="register-first-name"
+            autoComplete="given-name"
+            placeholder={t('auth.firstName.placeholder')}
+            value={form.firstName}
+            onChange={set('firstName')}
+          />
+        </div>
+        <div className="space-y-2">
+          <Label htmlFor="register-last-name">{t('auth.lastName')}</Label>
+          <Input
+            id="register-last-name"
+            autoComplete="family-name"
+            placeholder={t('auth.lastName.placeholder')}
+            value={form.lastName}
+            onChange={set('lastName')}
+          />
+        </div>
+      </div>
+      <div className="space-y-2">
+        <Label htmlFor="register-email">{t('auth.email')}</Label>
+        <Input
+          id="register-email"
+          type="email"
+          autoComplete="email"
+          placeholder={t('auth.email.placeholder')}
+          value={form.email}
+          onChange={set('email')}
+          aria-invalid={!!errors.email}
+        />
+        <FieldError id="register-email-error" error={errors.email} />
+      </div>
+      <div className="space-y-2">
+        <Label htmlFor="register-password">{t('auth.password')}</Label>
+        <Input
+          id="register-password"
+          type="password"
+          autoComplete="new-password"
+          placeholder={t('auth.password.createPlaceholder')}
+          value={form.password}
+          onChange={set('password')}
+          aria-invalid={!!errors.password}
+        />
+        <FieldError id="register-password-error" error={errors.password} />
+      </div>
+      <Button type="submit" className="w-full" disabled={registerMutation.isPending}>
+        {registerMutation.isPending ? t('auth.register.pending') : t('auth.register.submit')}
+      </Button>
+    </form>
+  );
+}
+
+export function AuthPage() {
+  const t = useT();
+  const benefits = [
+    { icon: CreditCard, title: t('auth.benefits.cards.title'), body: t('auth.benefits.cards.body') },
+    { icon: PieChart, title: t('auth.benefits.split.title'), body: t('auth.benefits.split.body') },
+    { icon: ShieldCheck, title: t('auth.benefits.security.title'), body: t('auth.benefits.security.body') },
+  ];
+  return (
+    <div className="grid min-h-screen lg:grid-cols-2">
+      <main className="flex items-center justify-center px-4 py-12">
+        <div className="w-full max-w-md">
+          <Link href="/" className="mb-8 inline-block text-2xl font-bold text-brand-600">
+            bpay
+          </Link>
+          <Card>
+            <CardHeader>
+              <CardTitle>{t('auth.title')}</CardTitle>
+              <CardDescription>{t('auth.subtitle')}</CardDescription>
+            </CardHeader>
+            <CardContent>
+              <Tabs defaultValue="signin">
+                <TabsList className="grid w-full grid-cols-2">
+                  <TabsTrigger value="signin">{t('auth.tab.signIn')}</TabsTrigger>
+                  <TabsTrigger value="register">{t('auth.tab.register')}</TabsTrigger>
+                </TabsList>
+                <TabsContent value="signin">
+                  <SignInForm />
+                </TabsContent>
+                <TabsContent value="register">
+                  <RegisterForm />
+                </TabsContent>
+              </Tabs>
+            </CardContent>
+          </Card>
+        </div>
+      </main>
+      <aside className="hidden flex-col justify-center bg-gradient-to-br from-brand-600 to-brand-700 p-12 text-white lg:flex">
+        <h2 className="mb-8 text-3xl font-bold">{t('auth.benefits.title')}</h2>
+        <ul className="space-y-6">
+          {benefits.map(({ icon: Icon, title, body }) => (
+            <li key={title} className="flex gap-4">
+              <Icon className="mt-1 h-6 w-6 shrink-0" aria-hidden />
+              <div>
+                <h3 className="font-semibold">{title}</h3>
+                <p className="text-sm text-brand-100">{body}</p>
+              </div>
+            </li>
+          ))}
+        </ul>
+      </aside>
+    </div>
+  );
+}

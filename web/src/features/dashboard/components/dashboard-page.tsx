@@ -1,0 +1,1 @@
+export function DashboardPage() { return <main>Dashboard</main>; }

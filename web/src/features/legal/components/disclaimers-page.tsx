@@ -1,0 +1,1 @@
+export function DisclaimersPage() { return <main>DisclaimersPage</main>; }

@@ -1,0 +1,1 @@
+export function PrivacyPage() { return <main>PrivacyPage</main>; }

@@ -1,0 +1,1 @@
+export function TermsPage() { return <main>TermsPage</main>; }

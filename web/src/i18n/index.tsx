@@ -1,0 +1,61 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { readSetting, writeSetting } from '../lib/storage';
+import { messages, type MessageKey } from './messages';
+
+export type Lang = 'en' | 'ar';
+export const LANGUAGE_KEY = 'bpay-language';
+
+/** Spec §5: a saved language counts only if it is en or ar; otherwise Arabic for /ar, /ar/..., or ...-ar paths. */
+export function detectLanguage(path: string, saved: string | null): Lang {
+  if (saved === 'en' || saved === 'ar') return saved;
+  const p = path.toLowerCase();
+  return p === '/ar' || p.startsWith('/ar/') || p.endsWith('-ar') ? 'ar' : 'en';
+}
+
+export type Vars = Record<string, string | number>;
+
+export function translate(lang: Lang, key: MessageKey, vars?: Vars): string {
+  const template: string = messages[lang][key] ?? messages.en[key] ?? key;
+  if (!vars) return template;
+  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
+
+interface LanguageContextValue {
+  lang: Lang;
+  dir: 'ltr' | 'rtl';
+  setLanguage(lang: Lang): void;
+  t(key: MessageKey, vars?: Vars): string;
+}
+
+const LanguageContext = createContext<LanguageContextValue | null>(null);
+
+export function LanguageProvider({ children }: { children: ReactNode }) {
+  const [lang, setLang] = useState<Lang>(() => detectLanguage(window.location.pathname, readSetting(LANGUAGE_KEY)));
+  const setLanguage = useCallback((next: Lang) => {
+    writeSetting(LANGUAGE_KEY, next);
+    setLang(next);
+  }, []);
+  const dir = lang === 'ar' ? 'rtl' : 'ltr';
+  useEffect(() => {
+    document.documentElement.lang = lang;
+    document.documentElement.dir = dir;
+  }, [lang, dir]);
+  const value = useMemo<LanguageContextValue>(
+    () => ({ lang, dir, setLanguage, t: (key, vars) => translate(lang, key, vars) }),
+    [lang, dir, setLanguage],
+  );
+  return <LanguageContext.Provider value={value}>{children}</LanguageContext.Provider>;
+}
+
+export function useLanguage(): LanguageContextValue {
+  const ctx = useContext(LanguageContext);
+  if (!ctx) throw new Error('useLanguage must be used within a LanguageProvider');
+  return ctx;
+}
+
+/** The translate function of the current language. */
+export function useT() {
+  return useLanguage().t;
+}
+
+export type { MessageKey };

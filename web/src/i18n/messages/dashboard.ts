@@ -1,0 +1,3 @@
+export const en = {} as const;
+
+export const ar: Record<keyof typeof en, string> = {};

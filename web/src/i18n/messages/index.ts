@@ -1,0 +1,18 @@
+import * as auth from './auth';
+import * as common from './common';
+import * as dashboard from './dashboard';
+import * as landing from './landing';
+import * as legal from './legal';
+import * as profile from './profile';
+import * as settings from './settings';
+
+/*
+ * The whole catalogue: one file per area, merged here. Adding an area: create messages/<area>.ts exporting
+ * `en` (as const) and `ar: Record<keyof typeof en, string>`, then spread both below.
+ */
+export const messages = {
+  en: { ...common.en, ...auth.en, ...landing.en, ...legal.en, ...dashboard.en, ...profile.en, ...settings.en },
+  ar: { ...common.ar, ...auth.ar, ...landing.ar, ...legal.ar, ...dashboard.ar, ...profile.ar, ...settings.ar },
+};
+
+export type MessageKey = keyof typeof messages.en;

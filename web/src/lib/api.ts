@@ -1,0 +1,77 @@
+/**
+ * The one way the SPA talks to the API. Sends cookies, sends JSON, and turns a non-OK answer into an ApiError
+ * whose message is `<status>: <body or status text>` (the spec's contract); `serverMessage` is the catalogue's
+ * human message when the body is a bpay error.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+  get serverMessage(): string | undefined {
+    const e = (this.body as { error?: { message?: unknown } } | null)?.error;
+    return typeof e?.message === 'string' ? e.message : undefined;
+  }
+  get code(): string | undefined {
+    const e = (this.body as { error?: { code?: unknown } } | null)?.error;
+    return typeof e?.code === 'string' ? e.code : undefined;
+  }
+  get errorType(): string | undefined {
+    const e = (this.body as { error?: { type?: unknown } } | null)?.error;
+    return typeof e?.type === 'string' ? e.type : undefined;
+  }
+}
+
+async function throwIfNotOk(res: Response): Promise<void> {
+  if (res.ok) return;
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  throw new ApiError(res.status, `${res.status}: ${text || res.statusText}`, body);
+}
+
+export interface RequestOptions {
+  /** The tiers call is made without credentials. */
+  credentials?: RequestCredentials;
+}
+
+export async function apiRequest<T = unknown>(
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+  opts: RequestOptions = {},
+): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    credentials: opts.credentials ?? 'include',
+    headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await throwIfNotOk(res);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** A read that yields null on 401 instead of throwing (used for "who am I"). */
+export async function apiGetOrNull<T>(path: string): Promise<T | null> {
+  try {
+    return await apiRequest<T>('GET', path);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
+  }
+}
+
+/** The human message to show for a failure: the server's message when it sent one. */
+export function messageOf(error: unknown): string | undefined {
+  if (error instanceof ApiError) return error.serverMessage ?? error.message;
+  if (error instanceof Error) return error.message;
+  return undefined;
+}
