@@ -1,0 +1,49 @@
+import { defineConfig } from '@playwright/test';
+
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+
+/*
+ * Browser tests run against the production build served by the real server on a fresh database
+ * (e2e/serve.ts deletes it first). Debian's Chromium only: Playwright never downloads a browser here.
+ */
+export default defineConfig({
+  testDir: './e2e',
+  testMatch: '**/*.e2e.ts',
+  fullyParallel: true,
+  workers: process.env.CI ? 2 : undefined,
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  reporter: [['list']],
+  use: {
+    baseURL: `http://localhost:${PORT}`,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: {
+    command: 'bun e2e/serve.ts',
+    url: `http://localhost:${PORT}/api/subscription/tiers`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      PORT: String(PORT),
+      BPAY_DATABASE_URL: 'file:./data/e2e/bpay.db',
+      BPAY_SESSION_SECRET: 'e2e-session-secret-e2e-session-secret',
+      BPAY_PUBLIC_URL: `http://localhost:${PORT}`,
+      BPAY_LOG_LEVEL: 'warn',
+    },
+  },
+});

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Shared by start.sh, test.sh and e2e.sh. Needs only Node and npm to begin with.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The pinned Bun version lives in package.json ("packageManager": "bun@X.Y.Z").
+BUN_VERSION="$(node -p "require('$ROOT/package.json').packageManager.split('@')[1]")"
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
+# Installs the pinned Bun from npm when it is missing or another version: globally when npm may write there,
+# otherwise into ./.tools (no root needed). Bun's npm package ships the binary, so its skipped install script
+# does not matter.
+ensure_bun() {
+  local local_bin="$ROOT/.tools/node_modules/.bin"
+  if [ -x "$local_bin/bun" ]; then export PATH="$local_bin:$PATH"; fi
+  if command -v bun >/dev/null 2>&1 && [ "$(bun --version)" = "$BUN_VERSION" ]; then return; fi
+  echo "==> installing bun@$BUN_VERSION from npm"
+  if npm install -g "bun@$BUN_VERSION" >/dev/null 2>&1 && command -v bun >/dev/null 2>&1 \
+    && [ "$(bun --version)" = "$BUN_VERSION" ]; then
+    return
+  fi
+  mkdir -p "$ROOT/.tools"
+  npm install --no-save --prefix "$ROOT/.tools" "bun@$BUN_VERSION" >/dev/null
+  export PATH="$local_bin:$PATH"
+  [ "$(bun --version)" = "$BUN_VERSION" ] || { echo "could not install bun@$BUN_VERSION" >&2; exit 1; }
+}
+
+install_deps() {
+  echo "==> installing dependencies (bun install --frozen-lockfile)"
+  (cd "$ROOT" && bun install --frozen-lockfile)
+}
+
+# Browser tests use Debian's Chromium, never a browser downloaded by Playwright.
+ensure_chromium() {
+  if [ -n "${CHROMIUM_PATH:-}" ] && [ -x "$CHROMIUM_PATH" ]; then return; fi
+  if command -v chromium >/dev/null 2>&1; then export CHROMIUM_PATH="$(command -v chromium)"; return; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing chromium from Debian"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    export CHROMIUM_PATH="$(command -v chromium)"
+    return
+  fi
+  echo "Chromium is missing. Install it as root: apt-get install -y chromium (or set CHROMIUM_PATH)." >&2
+  exit 1
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# README command 1: install what is needed, build the web app, apply migrations and start bpay on one port.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+ensure_bun
+install_deps
+echo "==> building the web app"
+bun run build:web
+echo "==> starting bpay (migrations apply at start)"
+exec bun api/src/server.ts

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# README command 2 (and CI): every check. Typecheck, unit and API tests, then browser end-to-end tests.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+ensure_bun
+install_deps
+echo "==> typecheck"
+bun run typecheck
+echo "==> unit and API tests (bun test)"
+bun test
+echo "==> browser end-to-end tests"
+bash scripts/e2e.sh
+echo "==> all checks passed"
