@@ -25,10 +25,12 @@ export function parseDecimal(input: string | number): Cents | null {
   const whole = Number(m[2]);
   const frac = Number((m[3] ?? '').padEnd(2, '0'));
   const value = whole * 100 + frac;
-  return cents(m[1] === '-' ? -value : value);
+  return cents(m[1] === '-' && value !== 0 ? -value : value);
 }
 
-/** Applies a rate in basis points, rounding half up to the cent. */
+/** Applies a rate in basis points, rounding half away from zero to the cent (symmetric for refunds). */
 export function applyBps(amount: Cents, bps: number): Cents {
-  return cents(Math.floor((amount * bps + 5000) / 10000));
+  const sign = amount < 0 ? -1 : 1;
+  const magnitude = Math.floor((Math.abs(amount) * bps + 5000) / 10000);
+  return cents(magnitude === 0 ? 0 : sign * magnitude);
 }

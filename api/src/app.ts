@@ -40,7 +40,8 @@ export function createApp(deps: AppDeps) {
             version: API_VERSION,
             description:
               'Split one purchase across several funding sources and pay with a single-use bcard. ' +
-              'Every error is answered as `{ "error": { "type", "code", "message", "param"? } }`.',
+              'Every error is answered in one shape (components.schemas.Error): an error object with type, code, ' +
+              'message and, for a bad field, param.',
           },
           tags: [
             { name: 'Auth', description: 'Accounts, sessions and two-factor authentication' },

@@ -57,6 +57,8 @@ async function handle(req: Request, server: Bun.Server<unknown>): Promise<Respon
   const ip = server.requestIP(req);
   if (ip) setPeerAddress(req, ip.address);
   const path = new URL(req.url).pathname;
+  // The docs page loads its spec by a relative URL, so it must be served without a trailing slash.
+  if (path === '/swagger/') return Response.redirect('/swagger', 308);
   const asset = SWAGGER_FILES[path];
   if (asset) return new Response(Bun.file(join(swaggerAssets, asset)), { headers: { 'cache-control': 'public, max-age=86400' } });
   if (isApiPath(path) || dev) return app.handle(req);

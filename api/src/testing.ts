@@ -6,7 +6,7 @@ import { seedDb } from '@bpay/db/seed';
 import { createApp } from './app';
 import { buildDeps, type AppDeps } from './deps';
 import { TestClock } from './lib/clock';
-import { silentLogger } from './lib/logger';
+import { silentLogger, type Logger } from './lib/logger';
 import { setPeerAddress } from './lib/request-context';
 
 export const TEST_ORIGIN = 'http://localhost:3000';
@@ -21,7 +21,7 @@ export interface TestContext {
 }
 
 /** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
-export async function makeTestApp(opts: { publicUrl?: string } = {}): Promise<TestContext> {
+export async function makeTestApp(opts: { publicUrl?: string; log?: Logger } = {}): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'bpay-test-'));
   const handle = openDb({ url: `file:${join(dir, 'test.db')}` });
   await migrateDb(handle.db);
@@ -30,7 +30,7 @@ export async function makeTestApp(opts: { publicUrl?: string } = {}): Promise<Te
   const deps = buildDeps({
     db: handle.db,
     clock,
-    log: silentLogger,
+    log: opts.log ?? silentLogger,
     sessionSecret: 'test-session-secret-test-session-secret',
     sessionTtlMs: 14 * 24 * 3600_000,
     publicUrl: new URL(opts.publicUrl ?? TEST_ORIGIN),
@@ -56,6 +56,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   cookie?: string | null;
   ip?: string;
+  /** The Origin header; TEST_ORIGIN unless given, none at all when null. */
+  origin?: string | null;
 }
 
 export interface CallResult<T = any> {
@@ -69,7 +71,8 @@ export interface CallResult<T = any> {
 
 /** Sends one request through the app in-process, as a same-origin browser would. */
 export async function call<T = any>(ctx: TestContext, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {
-  const headers: Record<string, string> = { origin: TEST_ORIGIN, ...(opts.headers ?? {}) };
+  const origin = opts.origin === undefined ? TEST_ORIGIN : opts.origin;
+  const headers: Record<string, string> = { ...(origin !== null ? { origin } : {}), ...(opts.headers ?? {}) };
   if (opts.cookie) headers.cookie = opts.cookie;
   let body: BodyInit | undefined = opts.rawBody;
   if (opts.body !== undefined) {
@@ -97,6 +100,13 @@ export async function call<T = any>(ctx: TestContext, path: string, opts: CallOp
   };
 }
 
+/** A logger that keeps what it is given, to check what an error handler logged. */
+export function memoryLogger(): Logger & { lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> } {
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const at = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void lines.push({ level, msg, fields });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
 let counter = 0;
 /** Registers a fresh user and returns its session cookie. */
 export async function registerUser(
@@ -112,3 +122,22 @@ export async function registerUser(
   if (res.status !== 201 || !res.cookie) throw new Error(`register failed: ${res.status} ${res.text}`);
   return { email, password, cookie: res.cookie, user: res.body };
 }
+
+/** POST /api/auth/login with these credentials (and, when given, a TOTP code, peer address, old cookie or Origin). */
+export function login(
+  ctx: TestContext,
+  email: string,
+  password: string,
+  extra: { ip?: string; cookie?: string; totpCode?: string; origin?: string | null } = {},
+) {
+  return call(ctx, '/api/auth/login', {
+    method: 'POST',
+    body: { email, password, ...(extra.totpCode !== undefined ? { totpCode: extra.totpCode } : {}) },
+    ip: extra.ip,
+    cookie: extra.cookie,
+    origin: extra.origin,
+  });
+}
+
+/** GET /api/auth/user with this cookie. */
+export const me = (ctx: TestContext, cookie: string | null) => call(ctx, '/api/auth/user', { cookie });

@@ -30,8 +30,12 @@ export function checkWriteRequest(request: Request, url: URL, policy: HttpPolicy
     throw new AppError('cross_site_request');
   }
 
+  // A Request built in-process (app.handle, other adapters) carries a body without a Content-Length header, so the
+  // stream itself counts too; otherwise a form-encoded body would skip this check and be parsed into an object.
+  const contentLength = request.headers.get('content-length');
   const hasBody =
-    request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? '0') > 0;
+    request.headers.has('transfer-encoding') ||
+    (contentLength !== null ? Number(contentLength) > 0 : request.body !== null);
   if (!hasBody) return;
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (policy.multipartPaths.includes(url.pathname)) {

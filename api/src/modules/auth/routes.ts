@@ -35,6 +35,8 @@ export function authRoutes(deps: AppDeps) {
       },
       {
         body: RegisterBody,
+        // JSON only: the OpenAPI document then lists only application/json (the http plugin answers 415 to others).
+        parse: 'json',
         response: { 201: UserModel, ...errors(400, 403, 409, 415) },
         detail: { summary: 'Create an account on the free plan and sign in' },
       },
@@ -48,6 +50,7 @@ export function authRoutes(deps: AppDeps) {
       },
       {
         body: LoginBody,
+        parse: 'json',
         response: { 200: UserModel, ...errors(400, 401, 403, 415, 429) },
         detail: {
           summary: 'Sign in',
@@ -79,6 +82,7 @@ export function authRoutes(deps: AppDeps) {
     .patch('/user', ({ user, body }) => updateProfile(deps.db, deps.clock, user.id, body), {
       auth: true,
       body: ProfilePatchBody,
+      parse: 'json',
       response: { 200: UserModel, ...errors(400, 401, 403, 409, 415) },
       detail: { summary: 'Update your own profile' },
     })
@@ -90,12 +94,14 @@ export function authRoutes(deps: AppDeps) {
     .post('/2fa/confirm', ({ user, body }) => confirmTotpEnrolment(authDeps, user.id, body.code), {
       auth: true,
       body: TotpCodeBody,
+      parse: 'json',
       response: { 200: UserModel, ...errors(400, 401, 403, 409, 415) },
       detail: { summary: 'Confirm enrolment with a code; sign-in asks for codes from then on' },
     })
     .post('/2fa/disable', ({ user, body }) => disableTotp(authDeps, user.id, body.code), {
       auth: true,
       body: TotpCodeBody,
+      parse: 'json',
       response: { 200: UserModel, ...errors(400, 401, 403, 409, 415) },
       detail: { summary: 'Turn two-factor authentication off (needs a current code)' },
     });

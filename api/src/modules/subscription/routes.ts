@@ -40,7 +40,8 @@ export function subscriptionRoutes(deps: AppDeps) {
   return new Elysia({ prefix: '/api/subscription', tags: ['Subscription'] })
     .use(sessionPlugin(deps))
     .get('/tiers', async () => ({ tiers: await listActiveTiers(deps.db) }), {
-      response: { 200: t.Object({ tiers: t.Array(TierModel) }) },
+      // Public and input-free, so its only failure is ours: documented so clients know the error shape here too.
+      response: { 200: t.Object({ tiers: t.Array(TierModel) }), ...errors(500) },
       detail: { summary: 'The plans on offer (public, no credentials)', security: [] },
     })
     .get('/benefits', ({ user }) => getBenefits(deps.db, user), {

@@ -1,0 +1,129 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EnvError, parseEnv } from './env';
+
+const SECRET = 'x'.repeat(32);
+const dir = mkdtempSync(join(tmpdir(), 'bpay-env-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** parseEnv's failure, or a test failure when it does not fail. */
+function envError(source: Record<string, string | undefined>): EnvError {
+  try {
+    parseEnv(source);
+  } catch (e) {
+    if (e instanceof EnvError) return e;
+    throw e;
+  }
+  throw new Error('parseEnv accepted a bad environment');
+}
+
+describe('parseEnv defaults', () => {
+  test('an almost empty environment gets the documented defaults', () => {
+    const env = parseEnv({ BPAY_SESSION_SECRET: SECRET });
+    expect(env.port).toBe(3000);
+    expect(env.host).toBe('0.0.0.0');
+    expect(env.databaseUrl).toBe('file:./data/bpay.db');
+    expect(env.databaseAuthToken).toBeUndefined();
+    expect(env.sessionSecret).toBe(SECRET);
+    expect(env.publicUrl.href).toBe('http://localhost:3000/');
+    expect(env.sessionTtlMs).toBe(14 * 24 * 3600_000);
+    expect(env.trustProxy).toBe(false);
+    expect(env.nodeEnv).toBe('production');
+    expect(env.logLevel).toBe('info');
+  });
+
+  test('values are parsed and typed', () => {
+    const env = parseEnv({
+      BPAY_SESSION_SECRET: SECRET,
+      PORT: '8080',
+      BPAY_PUBLIC_URL: 'https://bpay.example',
+      BPAY_DATABASE_URL: 'libsql://db.example',
+      BPAY_TRUST_PROXY: 'true',
+      BPAY_SESSION_TTL_HOURS: '2',
+    });
+    expect(env.port).toBe(8080);
+    expect(env.publicUrl.origin).toBe('https://bpay.example');
+    expect(env.databaseUrl).toBe('libsql://db.example');
+    expect(env.trustProxy).toBe(true);
+    expect(env.sessionTtlMs).toBe(2 * 3600_000);
+  });
+
+  test('the default public URL follows PORT', () => {
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, PORT: '4321' }).publicUrl.origin).toBe('http://localhost:4321');
+  });
+});
+
+describe('parseEnv refusals name the variable', () => {
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '0'],
+    ['PORT', '3000.5'],
+    ['BPAY_SESSION_SECRET', 'tooshort10'],
+    ['BPAY_PUBLIC_URL', 'notaurl'],
+    ['BPAY_PUBLIC_URL', 'ftp://bpay.example'],
+    ['BPAY_DATABASE_URL', 'postgres://x'],
+    ['BPAY_TRUST_PROXY', 'yes'],
+    ['BPAY_LOG_LEVEL', 'loud'],
+    ['BPAY_SESSION_TTL_HOURS', '0'],
+  ] as const)('%s=%p', (name, value) => {
+    const e = envError({ BPAY_SESSION_SECRET: SECRET, [name]: value });
+    expect(e).toBeInstanceOf(EnvError);
+    expect(e.problems).toHaveLength(1);
+    expect(e.problems[0]!.startsWith(`${name}:`)).toBe(true);
+    expect(e.message).toContain(name);
+  });
+
+  test('every bad variable is listed at once', () => {
+    const e = envError({
+      PORT: 'abc',
+      BPAY_SESSION_SECRET: 'short',
+      BPAY_PUBLIC_URL: 'notaurl',
+      BPAY_DATABASE_URL: 'postgres://x',
+    });
+    const named = e.problems.map((p) => p.split(':')[0]).sort();
+    expect(named).toEqual(['BPAY_DATABASE_URL', 'BPAY_PUBLIC_URL', 'BPAY_SESSION_SECRET', 'PORT']);
+    for (const name of named) expect(e.message).toContain(`- ${name}:`);
+  });
+
+  test('the message does not echo the secret', () => {
+    const e = envError({ BPAY_SESSION_SECRET: 'hunter2-secret' });
+    expect(e.message).not.toContain('hunter2-secret');
+  });
+});
+
+describe('generated session secret', () => {
+  test('is created with mode 0600 and reused on the next parse', () => {
+    const file = join(dir, 'nested', 'session-secret');
+    expect(existsSync(file)).toBe(false);
+    const first = parseEnv({ BPAY_SESSION_SECRET_FILE: file });
+    expect(existsSync(file)).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first.sessionSecret.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.sessionSecret);
+
+    const second = parseEnv({ BPAY_SESSION_SECRET_FILE: file });
+    expect(second.sessionSecret).toBe(first.sessionSecret);
+  });
+
+  test('two installs get different secrets', () => {
+    const a = parseEnv({ BPAY_SESSION_SECRET_FILE: join(dir, 'a', 'secret') });
+    const b = parseEnv({ BPAY_SESSION_SECRET_FILE: join(dir, 'b', 'secret') });
+    expect(a.sessionSecret).not.toBe(b.sessionSecret);
+  });
+
+  test('an explicit BPAY_SESSION_SECRET wins and writes no file', () => {
+    const file = join(dir, 'unused', 'secret');
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_SESSION_SECRET_FILE: file }).sessionSecret).toBe(SECRET);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test('a secret file holding too little is refused', () => {
+    const file = join(dir, 'weak-secret');
+    writeFileSync(file, 'short\n', { mode: 0o600 });
+    const e = envError({ BPAY_SESSION_SECRET_FILE: file });
+    expect(e.message).toContain('BPAY_SESSION_SECRET_FILE');
+  });
+});

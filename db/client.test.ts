@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import type { Client, Transaction } from '@libsql/client';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUSY_TIMEOUT_MS, migrateDb, openDb, type DbHandle } from './client';
+
+/*
+ * Every connection the pool hands out must run WAL, synchronous=FULL, a busy timeout and foreign keys. The pool
+ * opens connections lazily (a second one while a transaction holds the first), so the checks cover the
+ * connections used inside, after and beside a transaction, not only the first one.
+ */
+
+type Executor = Pick<Client | Transaction, 'execute'>;
+
+async function pragma(on: Executor, name: string): Promise<unknown> {
+  const rs = await on.execute(`PRAGMA ${name}`);
+  const row = rs.rows[0];
+  if (!row) throw new Error(`PRAGMA ${name} returned no row`);
+  return row[0];
+}
+
+async function expectConnectionPragmas(on: Executor): Promise<void> {
+  expect(String(await pragma(on, 'journal_mode')).toLowerCase()).toBe('wal');
+  expect(Number(await pragma(on, 'synchronous'))).toBe(2); // FULL
+  expect(Number(await pragma(on, 'busy_timeout'))).toBe(BUSY_TIMEOUT_MS);
+  expect(BUSY_TIMEOUT_MS).toBe(5000);
+  expect(Number(await pragma(on, 'foreign_keys'))).toBe(1);
+}
+
+let dir: string;
+let handle: DbHandle;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bpay-db-'));
+  handle = openDb({ url: `file:${join(dir, 'x.db')}` });
+  await migrateDb(handle.db);
+});
+
+afterEach(() => {
+  handle.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const insertUser = (on: Executor, id: string) =>
+  on.execute({
+    sql: `INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at)
+          VALUES (?, ?, ?, 'x', 0, 0)`,
+    args: [id, `${id}@example.com`, `${id}@example.com`],
+  });
+
+const countUsers = async (on: Executor, id: string) =>
+  Number((await on.execute({ sql: 'SELECT count(*) FROM users WHERE id = ?', args: [id] })).rows[0]?.[0]);
+
+describe('connection pragmas', () => {
+  test('a fresh handle', async () => {
+    await expectConnectionPragmas(handle.client);
+  });
+
+  test('a handle that was never migrated (the pragmas do not come from the migrator)', async () => {
+    const other = openDb({ url: `file:${join(dir, 'bare.db')}` });
+    try {
+      await expectConnectionPragmas(other.client);
+    } finally {
+      other.close();
+    }
+  });
+
+  test('inside a write transaction', async () => {
+    const tx = await handle.client.transaction('write');
+    try {
+      await expectConnectionPragmas(tx);
+    } finally {
+      await tx.rollback();
+    }
+  });
+
+  test('on the connection used after a transaction commits', async () => {
+    const tx = await handle.client.transaction('write');
+    await insertUser(tx, 'usr_committed');
+    await tx.commit();
+    expect(await countUsers(handle.client, 'usr_committed')).toBe(1);
+    await expectConnectionPragmas(handle.client);
+    // And through drizzle's own transaction helper.
+    await handle.db.transaction(async (t) => {
+      await t.run('SELECT 1');
+    });
+    await expectConnectionPragmas(handle.client);
+  });
+
+  test('on a second connection opened while a transaction holds the first', async () => {
+    const tx = await handle.client.transaction('write');
+    try {
+      await insertUser(tx, 'usr_uncommitted');
+      // Another connection cannot see the uncommitted row: proof that this really is a different connection.
+      expect(await countUsers(handle.client, 'usr_uncommitted')).toBe(0);
+      expect(await countUsers(tx, 'usr_uncommitted')).toBe(1);
+      const [fk, sync, busy, journal] = await Promise.all([
+        pragma(handle.client, 'foreign_keys'),
+        pragma(handle.client, 'synchronous'),
+        pragma(handle.client, 'busy_timeout'),
+        pragma(handle.client, 'journal_mode'),
+      ]);
+      expect(Number(fk)).toBe(1);
+      expect(Number(sync)).toBe(2);
+      expect(Number(busy)).toBe(BUSY_TIMEOUT_MS);
+      expect(String(journal).toLowerCase()).toBe('wal');
+    } finally {
+      await tx.rollback();
+    }
+    expect(await countUsers(handle.client, 'usr_uncommitted')).toBe(0);
+  });
+
+  test('on several connections opened beside several read transactions', async () => {
+    const txs = [await handle.client.transaction('read'), await handle.client.transaction('read')];
+    try {
+      for (const tx of txs) await expectConnectionPragmas(tx);
+      await expectConnectionPragmas(handle.client);
+    } finally {
+      for (const tx of txs) await tx.rollback();
+    }
+  });
+});
+
+describe('foreign keys', () => {
+  test('a session row for an unknown user is refused', async () => {
+    const insertSession = (on: Executor, userId: string) =>
+      on.execute({
+        sql: 'INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, 0, 1)',
+        args: [`sess_${userId}`, userId],
+      });
+    await expect(insertSession(handle.client, 'usr_nobody')).rejects.toThrow(/FOREIGN KEY/i);
+    // Also inside a transaction, on the transaction's connection.
+    const tx = await handle.client.transaction('write');
+    try {
+      await expect(insertSession(tx, 'usr_nobody_either')).rejects.toThrow(/FOREIGN KEY/i);
+    } finally {
+      await tx.rollback();
+    }
+    // On a second connection, opened while a (read) transaction holds the first; a write transaction would
+    // make this insert wait for its lock instead.
+    const holder = await handle.client.transaction('read');
+    await holder.execute('SELECT count(*) FROM users');
+    try {
+      await expect(insertSession(handle.client, 'usr_beside_tx')).rejects.toThrow(/FOREIGN KEY/i);
+    } finally {
+      await holder.rollback();
+    }
+    // On another handle to the same file that never ran the migrator (which switches foreign keys back on itself).
+    const other = openDb({ url: `file:${join(dir, 'x.db')}` });
+    try {
+      await expect(insertSession(other.client, 'usr_other_handle')).rejects.toThrow(/FOREIGN KEY/i);
+    } finally {
+      other.close();
+    }
+    // A known user is accepted, so the refusal above was the foreign key and not some other error.
+    await insertUser(handle.client, 'usr_known');
+    await insertSession(handle.client, 'usr_known');
+    const n = await handle.client.execute('SELECT count(*) FROM sessions');
+    expect(Number(n.rows[0]?.[0])).toBe(1);
+  });
+
+  test('deleting a user cascades to its sessions', async () => {
+    await insertUser(handle.client, 'usr_gone');
+    await handle.client.execute(
+      "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES ('s1', 'usr_gone', 0, 1)",
+    );
+    await handle.client.execute("DELETE FROM users WHERE id = 'usr_gone'");
+    const n = await handle.client.execute('SELECT count(*) FROM sessions');
+    expect(Number(n.rows[0]?.[0])).toBe(0);
+  });
+});
