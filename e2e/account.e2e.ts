@@ -48,7 +48,8 @@ test('register, complete the profile, log out and sign in again', async ({ page 
   await expect(toast(page)).toContainText('Profile Updated');
   await expect(dialog).toContainText('1 Market Street');
   await expect(dialog).toContainText('CA');
-  await page.keyboard.press('Escape');
+  await dialog.getByTestId('profile-close').click();
+  await expect(dialog).toBeHidden();
 
   const saved = await (await page.request.get('/api/auth/user')).json();
   expect(saved.phoneNumber).toBe('+1 555 010 2025');

@@ -1,1 +1,107 @@
-export function DashboardPage() { return <main>Dashboard</main>; }
+import { CreditCard, FlaskConical, LayoutDashboard, Receipt, Settings, Wallet } from 'lucide-react';
+import { useState, type ReactNode } from 'react';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
+import { useT, type MessageKey } from '../../../i18n';
+import { useAuth } from '../../auth/auth-context';
+import { ProfileDialog } from '../../profile/components/profile-dialog';
+import { displayName } from '../../profile/display-name';
+import { SettingsPanel } from '../../settings/components/settings-panel';
+import { useDashboardData } from '../hooks/use-dashboard-data';
+import { BcardsTab } from './bcards-tab';
+import { DashboardHeader } from './dashboard-header';
+import { FundingSourcesTab } from './funding-sources-tab';
+import { OverviewTab } from './overview-tab';
+import { TransactionsTab } from './transactions-tab';
+
+/*
+ * The dashboard is the page that composes the consumer features (profile, settings) into one screen: the only
+ * place those features are imported from outside their own folders.
+ */
+
+const TABS = ['overview', 'funding-sources', 'bcards', 'transactions', 'settings'] as const;
+type Tab = (typeof TABS)[number];
+const isTab = (v: string): v is Tab => (TABS as readonly string[]).includes(v);
+
+const tabLabel: Record<Tab, MessageKey> = {
+  overview: 'dashboard.tabs.overview',
+  'funding-sources': 'dashboard.tabs.fundingSources',
+  bcards: 'dashboard.tabs.bcards',
+  transactions: 'dashboard.tabs.transactions',
+  settings: 'dashboard.tabs.settings',
+};
+const tabIcon: Record<Tab, ReactNode> = {
+  overview: <LayoutDashboard className="h-4 w-4" aria-hidden />,
+  'funding-sources': <Wallet className="h-4 w-4" aria-hidden />,
+  bcards: <CreditCard className="h-4 w-4" aria-hidden />,
+  transactions: <Receipt className="h-4 w-4" aria-hidden />,
+  settings: <Settings className="h-4 w-4" aria-hidden />,
+};
+
+/** `/` for signed-in non-admin users: header, five tabs, the profile dialog. */
+export function DashboardPage() {
+  const t = useT();
+  const { user } = useAuth();
+  const { fundingSources, transactions, isDemo } = useDashboardData();
+  const [tab, setTab] = useState<Tab>('overview');
+  const [profileOpen, setProfileOpen] = useState(false);
+
+  // The router renders this page only with a user; a signed-out render (e.g. mid-logout) shows nothing.
+  if (!user) return null;
+
+  return (
+    <div className="min-h-screen bg-slate-50">
+      <DashboardHeader user={user} onViewProfile={() => setProfileOpen(true)} />
+      <main className="mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8">
+        <div className="mb-6 flex flex-col gap-1">
+          <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">
+            {t('dashboard.welcome', { name: displayName(user, t('dashboard.userFallback')) })}
+          </h1>
+          <p className="text-sm text-slate-500">{t('dashboard.subtitle')}</p>
+        </div>
+        {isDemo && (
+          <div
+            className="mb-6 flex items-start gap-3 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900"
+            role="status"
+            data-testid="demo-banner"
+          >
+            <FlaskConical className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+            <p>{t('dashboard.demo.banner')}</p>
+          </div>
+        )}
+        <Tabs
+          value={tab}
+          onValueChange={(v) => {
+            if (isTab(v)) setTab(v);
+          }}
+        >
+          <div className="-mx-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
+            <TabsList aria-label={t('dashboard.tabs.label')} className="w-max sm:w-auto">
+              {TABS.map((id) => (
+                <TabsTrigger key={id} value={id} className="flex items-center gap-2" data-testid={`tab-${id}`}>
+                  {tabIcon[id]}
+                  {t(tabLabel[id])}
+                </TabsTrigger>
+              ))}
+            </TabsList>
+          </div>
+          <TabsContent value="overview">
+            <OverviewTab transactions={transactions} onViewAll={() => setTab('transactions')} />
+          </TabsContent>
+          <TabsContent value="funding-sources">
+            <FundingSourcesTab sources={fundingSources} isDemo={isDemo} />
+          </TabsContent>
+          <TabsContent value="bcards">
+            <BcardsTab />
+          </TabsContent>
+          <TabsContent value="transactions">
+            <TransactionsTab transactions={transactions} />
+          </TabsContent>
+          <TabsContent value="settings">
+            <SettingsPanel user={user} />
+          </TabsContent>
+        </Tabs>
+      </main>
+      <ProfileDialog open={profileOpen} onOpenChange={setProfileOpen} />
+    </div>
+  );
+}

@@ -1,1 +1,7 @@
-export function DisclaimersPage() { return <main>DisclaimersPage</main>; }
+import { DISCLAIMERS } from '../documents';
+import { LegalLayout } from './legal-layout';
+
+/** /legal-disclaimers */
+export function DisclaimersPage() {
+  return <LegalLayout doc={DISCLAIMERS} />;
+}

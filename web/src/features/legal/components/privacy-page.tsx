@@ -1,1 +1,7 @@
-export function PrivacyPage() { return <main>PrivacyPage</main>; }
+import { PRIVACY } from '../documents';
+import { LegalLayout } from './legal-layout';
+
+/** /privacy-policy */
+export function PrivacyPage() {
+  return <LegalLayout doc={PRIVACY} />;
+}

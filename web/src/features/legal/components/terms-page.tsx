@@ -1,1 +1,7 @@
-export function TermsPage() { return <main>TermsPage</main>; }
+import { TERMS } from '../documents';
+import { LegalLayout } from './legal-layout';
+
+/** /terms-conditions */
+export function TermsPage() {
+  return <LegalLayout doc={TERMS} />;
+}

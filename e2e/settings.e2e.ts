@@ -1,0 +1,95 @@
+import { expect, test, type Page } from '@playwright/test';
+import { totp } from '../api/src/lib/totp';
+
+const toast = (page: Page) => page.getByTestId('toast').last();
+
+async function registerAndOpenSettings(page: Page) {
+  const email = `settings-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = 'correct horse battery';
+  // Register through the API in the page's context so the browser holds the session cookie.
+  const res = await page.request.post('/api/auth/register', {
+    data: { email, password, firstName: 'Grace', lastName: 'Hopper' },
+  });
+  expect(res.status()).toBe(201);
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  return { email, password };
+}
+
+test('profile settings save for real and login notifications persist', async ({ page }) => {
+  await registerAndOpenSettings(page);
+  await page.locator('#settings-firstName').fill('Rear Admiral Grace');
+  await page.locator('#settings-country').selectOption('CA');
+  await page.getByTestId('settings-save').click();
+  await expect(toast(page)).toContainText('Profile Updated');
+
+  const notifications = page.getByTestId('login-notifications');
+  await expect(notifications).toHaveAttribute('data-state', 'checked');
+  await notifications.click();
+  await expect(toast(page)).toContainText('Login notifications turned off');
+
+  await page.reload();
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await expect(page.locator('#settings-firstName')).toHaveValue('Rear Admiral Grace');
+  await expect(page.locator('#settings-country')).toHaveValue('CA');
+  await expect(page.getByTestId('login-notifications')).toHaveAttribute('data-state', 'unchecked');
+});
+
+test('two-factor enrolment: a QR code and secret, a code confirms it, then sign-in asks for a code', async ({
+  page,
+}) => {
+  // Waits for the next 30-second TOTP step below, so it needs more than the default budget.
+  test.setTimeout(75_000);
+  const { email, password } = await registerAndOpenSettings(page);
+  await page.getByTestId('2fa-enable').click();
+  await expect(page.getByTestId('2fa-qr')).toBeVisible();
+  const secret = (await page.getByTestId('2fa-secret').textContent())?.trim() ?? '';
+  expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+
+  // A wrong code is refused and nothing is enabled.
+  await page.getByTestId('2fa-code').fill(totp(secret, Date.now()) === '000000' ? '111111' : '000000');
+  await page.getByTestId('2fa-confirm').click();
+  await expect(page.getByTestId('2fa-enable-dialog')).toBeVisible();
+  await expect(page.getByTestId('2fa-enable-dialog')).toContainText(/not valid|invalid/i);
+
+  await page.getByTestId('2fa-code').fill(totp(secret, Date.now()));
+  await page.getByTestId('2fa-confirm').click();
+  await expect(page.getByTestId('2fa-status')).toHaveText('Enabled');
+
+  // Sign out, then sign in: the password alone is not enough.
+  await page.goto('/auth/logout');
+  await expect(toast(page)).toContainText('Logged out');
+  await page.goto('/auth');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).last().click();
+  const codeInput = page.getByLabel('Authentication code');
+  await expect(codeInput).toBeVisible();
+  expect((await page.request.get('/api/auth/user')).status()).toBe(401);
+
+  // The confirming code was used in this 30 s step: wait for the next step so the code is fresh.
+  const step = Math.floor(Date.now() / 30_000);
+  const nextStepAt = (step + 1) * 30_000;
+  await page.waitForTimeout(Math.max(0, nextStepAt - Date.now() + 200));
+  await codeInput.fill(totp(secret, Date.now()));
+  await page.getByRole('button', { name: 'Sign In' }).last().click();
+  await expect(toast(page)).toContainText('Welcome back!');
+  await expect(page.getByRole('tab', { name: 'Overview' })).toBeVisible();
+});
+
+test('the demo switch persists and explains itself', async ({ page }) => {
+  await registerAndOpenSettings(page);
+  const demo = page.getByTestId('demo-switch');
+  await expect(demo).toHaveAttribute('data-state', 'unchecked');
+  await demo.hover();
+  await expect(page.getByRole('tooltip')).toContainText('Using your real funding sources and data');
+  await demo.click();
+  await expect(demo).toHaveAttribute('data-state', 'checked');
+  expect(await page.evaluate(() => localStorage.getItem('bpay-demo-mode'))).toBe('true');
+  await page.reload();
+  await expect(page.getByTestId('demo-switch')).toHaveAttribute('data-state', 'checked');
+  await page.getByTestId('demo-switch').hover();
+  await expect(page.getByRole('tooltip')).toContainText('Using demo funding sources and data');
+  await page.getByRole('tab', { name: 'Transactions' }).click();
+  await expect(page.getByTestId('transaction-row')).toHaveCount(5);
+});

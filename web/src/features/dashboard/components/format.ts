@@ -1,0 +1,14 @@
+import type { Lang } from '../../../i18n';
+
+const formats: Record<Lang, Intl.DateTimeFormat> = {
+  en: new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' }),
+  // Month spelled out: numeric d/m/y with Latin digits reorders badly inside right-to-left text.
+  ar: new Intl.DateTimeFormat('ar-u-nu-latn', { day: 'numeric', month: 'long', year: 'numeric' }),
+};
+
+/** Dates in the reader's language, with Latin digits to match the amounts beside them. */
+export function formatDate(iso: string, lang: Lang): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return formats[lang].format(d);
+}

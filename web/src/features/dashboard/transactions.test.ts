@@ -1,0 +1,102 @@
+import { describe, expect, test } from 'bun:test';
+import { demoTransactions } from './demo-data';
+import {
+  dashboardStats,
+  filterByStatus,
+  formatAmount,
+  formatCents,
+  parseCents,
+  recentTransactions,
+  statusDot,
+} from './transactions';
+import type { Transaction } from './types';
+
+const tx = (over: Partial<Transaction>): Transaction => ({
+  id: 't',
+  createdAt: '2025-03-10T12:00:00.000Z',
+  merchant: 'M',
+  amount: '1.00',
+  status: 'completed',
+  virtualCardName: 'Card',
+  description: '',
+  ...over,
+});
+
+describe('parseCents / formatCents', () => {
+  test.each([
+    ['12.34', 1234],
+    ['12.3', 1230],
+    ['12', 1200],
+    ['0.07', 7],
+    ['-5.50', -550],
+    [' 1199.00 ', 119900],
+    ['abc', 0],
+    ['1.234', 0],
+    ['', 0],
+  ])('%p -> %p cents', (input, cents) => {
+    expect(parseCents(input)).toBe(cents);
+  });
+
+  test('sums of decimal amounts are exact', () => {
+    expect(parseCents('0.10') + parseCents('0.20')).toBe(30);
+  });
+
+  test('formats dollars with two decimals', () => {
+    expect(formatCents(0)).toBe('$0.00');
+    expect(formatCents(123456)).toBe('$1,234.56');
+    expect(formatAmount('86.4')).toBe('$86.40');
+  });
+});
+
+describe('dashboardStats', () => {
+  const now = new Date(2025, 2, 15, 12);
+  test('an empty list gives zeros', () => {
+    expect(dashboardStats([], now)).toEqual({ activeBcards: 0, totalSpentCents: 0, thisMonthCents: 0 });
+  });
+
+  test('failed payments are not spending; this month follows the calendar month of now', () => {
+    const list = [
+      tx({ amount: '10.00', status: 'completed', createdAt: new Date(2025, 2, 1, 9).toISOString() }),
+      tx({ amount: '5.25', status: 'pending', virtualCardName: 'A', createdAt: new Date(2025, 2, 14).toISOString() }),
+      tx({ amount: '99.00', status: 'failed', virtualCardName: 'B', createdAt: new Date(2025, 2, 14).toISOString() }),
+      tx({ amount: '20.00', status: 'completed', createdAt: new Date(2025, 1, 28, 23).toISOString() }),
+      tx({ amount: '1.00', status: 'pending', virtualCardName: 'A', createdAt: new Date(2024, 2, 10).toISOString() }),
+    ];
+    expect(dashboardStats(list, now)).toEqual({ activeBcards: 1, totalSpentCents: 3625, thisMonthCents: 1525 });
+  });
+
+  test('demo data gives non-zero totals', () => {
+    const s = dashboardStats(demoTransactions(now), now);
+    expect(s.totalSpentCents).toBe(24999 + 8642 + 61230 + 1275);
+    expect(s.activeBcards).toBe(1);
+  });
+});
+
+describe('lists', () => {
+  test('recent activity is the newest three', () => {
+    const list = [
+      tx({ id: 'a', createdAt: '2025-01-01T00:00:00Z' }),
+      tx({ id: 'b', createdAt: '2025-01-04T00:00:00Z' }),
+      tx({ id: 'c', createdAt: '2025-01-02T00:00:00Z' }),
+      tx({ id: 'd', createdAt: '2025-01-03T00:00:00Z' }),
+    ];
+    expect(recentTransactions(list).map((t) => t.id)).toEqual(['b', 'd', 'c']);
+    expect(list.map((t) => t.id)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  test('the status filter keeps only matching rows', () => {
+    const list = demoTransactions(new Date());
+    expect(filterByStatus(list, 'all')).toHaveLength(5);
+    expect(filterByStatus(list, 'completed').every((t) => t.status === 'completed')).toBe(true);
+    expect(filterByStatus(list, 'completed')).toHaveLength(3);
+    expect(filterByStatus(list, 'pending')).toHaveLength(1);
+    expect(filterByStatus(list, 'failed')).toHaveLength(1);
+  });
+
+  test('status dots: completed, pending, anything else "created"', () => {
+    expect(statusDot('completed')).toBe('completed');
+    expect(statusDot('pending')).toBe('pending');
+    expect(statusDot('failed')).toBe('created');
+    expect(statusDot('refunded')).toBe('created');
+  });
+});

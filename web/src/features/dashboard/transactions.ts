@@ -1,0 +1,82 @@
+import type { Transaction } from './types';
+
+/*
+ * Pure helpers behind the Overview and Transactions tabs. Amounts arrive as decimal strings ("42.50"); they are
+ * summed as integer cents so that totals never pick up floating-point noise (CONVENTIONS: money).
+ */
+
+export const RECENT_ACTIVITY_COUNT = 3;
+export const STATUS_FILTERS = ['all', 'completed', 'pending', 'failed'] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
+
+/** "12.5" -> 1250. Anything that is not a dollar amount with at most two decimals counts as 0. */
+export function parseCents(amount: string): number {
+  const m = DECIMAL_RE.exec(amount.trim());
+  if (!m) return 0;
+  const whole = Number(m[2] ?? '0');
+  const fraction = Number((m[3] ?? '').padEnd(2, '0'));
+  const cents = whole * 100 + fraction;
+  return m[1] ? -cents : cents;
+}
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
+
+/** 123456 -> "$1,234.56". */
+export function formatCents(cents: number): string {
+  return usd.format(cents / 100);
+}
+
+/** A transaction amount as shown in the lists: dollars with two decimals. */
+export function formatAmount(amount: string): string {
+  return formatCents(parseCents(amount));
+}
+
+/** Money that has left (or is leaving) the user's sources: failed and unknown statuses are not spending. */
+function isSpend(t: Transaction): boolean {
+  return t.status === 'completed' || t.status === 'pending';
+}
+
+export interface DashboardStats {
+  activeBcards: number;
+  totalSpentCents: number;
+  thisMonthCents: number;
+}
+
+/**
+ * The three Overview figures from the transactions at hand.
+ * - Active bcards: distinct cards whose payment is still pending (a bcard is deactivated once used, spec §1).
+ * - Total Spent: completed and pending payments.
+ * - This Month: the same, limited to the calendar month of `now` (local time).
+ */
+export function dashboardStats(transactions: readonly Transaction[], now: Date): DashboardStats {
+  const active = new Set<string>();
+  let totalSpentCents = 0;
+  let thisMonthCents = 0;
+  for (const t of transactions) {
+    if (t.status === 'pending') active.add(t.virtualCardName);
+    if (!isSpend(t)) continue;
+    const cents = parseCents(t.amount);
+    totalSpentCents += cents;
+    const d = new Date(t.createdAt);
+    if (d.getFullYear() === now.getFullYear() && d.getMonth() === now.getMonth()) thisMonthCents += cents;
+  }
+  return { activeBcards: active.size, totalSpentCents, thisMonthCents };
+}
+
+/** Newest first, the first `count` of them. */
+export function recentTransactions(transactions: readonly Transaction[], count = RECENT_ACTIVITY_COUNT): Transaction[] {
+  return [...transactions].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)).slice(0, count);
+}
+
+export function filterByStatus(transactions: readonly Transaction[], filter: StatusFilter): Transaction[] {
+  return filter === 'all' ? [...transactions] : transactions.filter((t) => t.status === filter);
+}
+
+export type StatusDot = 'completed' | 'pending' | 'created';
+
+/** Spec §4: completed green, pending yellow, anything else blue ("Transaction created"). */
+export function statusDot(status: string): StatusDot {
+  return status === 'completed' || status === 'pending' ? status : 'created';
+}

@@ -1,0 +1,368 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { BadgeCheck, Loader2, LogIn, LogOut, Mail, MapPin, Pencil, Phone } from 'lucide-react';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { useLocation } from 'wouter';
+import { Badge } from '../../../components/ui/badge';
+import { Button } from '../../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { Input } from '../../../components/ui/input';
+import { Label } from '../../../components/ui/label';
+import { toast } from '../../../components/ui/use-toast';
+import { useT } from '../../../i18n';
+import { messageOf } from '../../../lib/api';
+import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
+import { useAuth } from '../../auth/auth-context';
+import type { User } from '../../auth/types';
+import { displayName } from '../display-name';
+import { ProfileAvatar } from './profile-avatar';
+
+interface ContactForm {
+  phoneNumber: string;
+  line1: string;
+  city: string;
+  state: string;
+  postal_code: string;
+  country: string;
+}
+
+const DEFAULT_COUNTRY = 'US';
+
+function fromUser(user: User): ContactForm {
+  return {
+    phoneNumber: user.phoneNumber ?? '',
+    line1: user.address.line1 ?? '',
+    city: user.address.city ?? '',
+    state: user.address.state ?? '',
+    postal_code: user.address.postal_code ?? '',
+    country: user.address.country || DEFAULT_COUNTRY,
+  };
+}
+
+/** One line per address, skipping what is not filled in: "1 Main St, Springfield, IL 62701, US". */
+function formatAddress(address: User['address']): string {
+  const region = [address.state, address.postal_code].filter(Boolean).join(' ');
+  return address.line1 || address.city
+    ? [address.line1, address.city, region, address.country].filter(Boolean).join(', ')
+    : '';
+}
+
+function DetailRow({ icon, label, value, empty }: { icon: ReactNode; label: string; value: string; empty: string }) {
+  return (
+    <div className="flex items-start gap-3 py-3">
+      <span className="mt-0.5 text-slate-400" aria-hidden>
+        {icon}
+      </span>
+      <div className="min-w-0">
+        <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
+        <dd className={value ? 'break-words text-sm text-slate-900' : 'text-sm italic text-slate-400'}>
+          {value || empty}
+        </dd>
+      </div>
+    </div>
+  );
+}
+
+function Field({
+  id,
+  label,
+  required,
+  children,
+}: {
+  id: string;
+  label: string;
+  required?: boolean;
+  children: ReactNode;
+}) {
+  const t = useT();
+  return (
+    <div className="space-y-1.5">
+      <Label htmlFor={id}>
+        {label}
+        {required && (
+          <span className="text-red-600" aria-hidden>
+            {' '}
+            *
+          </span>
+        )}
+        {required && <span className="sr-only"> ({t('profile.required')})</span>}
+      </Label>
+      {children}
+    </div>
+  );
+}
+
+function SignedInProfile({ user, onClose }: { user: User; onClose(): void }) {
+  const t = useT();
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
+  const [editing, setEditing] = useState(false);
+  const [form, setForm] = useState<ContactForm>(() => fromUser(user));
+
+  const save = useMutation({
+    mutationFn: updateProfileRequest,
+    onSuccess: (updated) => {
+      qc.setQueryData(USER_QUERY_KEY, updated);
+      setForm(fromUser(updated));
+      setEditing(false);
+      toast({ title: t('profile.toast.updated') });
+    },
+    onError: (error) => {
+      toast({
+        title: t('profile.toast.updateFailed'),
+        description: messageOf(error) ?? t('profile.toast.updateFailedBody'),
+        variant: 'destructive',
+      });
+    },
+  });
+
+  const set = (field: keyof ContactForm) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
+
+  function startEditing() {
+    setForm(fromUser(user));
+    setEditing(true);
+  }
+  function cancelEditing() {
+    setForm(fromUser(user));
+    setEditing(false);
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const v = {
+      phoneNumber: form.phoneNumber.trim(),
+      line1: form.line1.trim(),
+      city: form.city.trim(),
+      state: form.state.trim().toUpperCase(),
+      postal_code: form.postal_code.trim(),
+      country: form.country.trim().toUpperCase() || DEFAULT_COUNTRY,
+    };
+    if (!v.phoneNumber || !v.line1 || !v.city) {
+      toast({
+        title: t('profile.toast.incomplete'),
+        description: t('profile.toast.incompleteBody'),
+        variant: 'destructive',
+      });
+      return;
+    }
+    save.mutate({
+      phoneNumber: v.phoneNumber,
+      address: { line1: v.line1, city: v.city, state: v.state, postal_code: v.postal_code, country: v.country },
+    });
+  }
+
+  function logout() {
+    onClose();
+    navigate('/auth/logout');
+  }
+
+  const name = displayName(user, t('profile.userFallback'));
+
+  return (
+    <>
+      <DialogHeader>
+        <div className="flex items-center gap-4">
+          <ProfileAvatar user={user} className="h-16 w-16 text-xl" />
+          <div className="min-w-0 space-y-1">
+            <DialogTitle className="truncate text-xl" data-testid="profile-name">
+              {name}
+            </DialogTitle>
+            <DialogDescription className="truncate" dir="ltr">
+              {user.email}
+            </DialogDescription>
+            {user.isKycVerified && (
+              <Badge tone="green" className="gap-1" data-testid="profile-verified">
+                <BadgeCheck className="h-3.5 w-3.5" aria-hidden />
+                {t('profile.verified')}
+              </Badge>
+            )}
+          </div>
+        </div>
+      </DialogHeader>
+
+      {editing ? (
+        <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={t('profile.editTitle')}>
+          <p className="text-xs text-slate-500">{t('profile.requiredHint')}</p>
+          <Field id="phoneNumber" label={t('profile.phone')} required>
+            <Input
+              id="phoneNumber"
+              name="phoneNumber"
+              type="tel"
+              autoComplete="tel"
+              dir="ltr"
+              maxLength={23}
+              placeholder={t('profile.phone.placeholder')}
+              value={form.phoneNumber}
+              onChange={(e) => set('phoneNumber')(e.target.value)}
+              aria-required
+            />
+          </Field>
+          <Field id="line1" label={t('profile.address.line1')} required>
+            <Input
+              id="line1"
+              name="line1"
+              dir="auto"
+              autoComplete="address-line1"
+              maxLength={200}
+              placeholder={t('profile.address.line1.placeholder')}
+              value={form.line1}
+              onChange={(e) => set('line1')(e.target.value)}
+              aria-required
+            />
+          </Field>
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Field id="city" label={t('profile.address.city')} required>
+              <Input
+                id="city"
+                name="city"
+                dir="auto"
+                autoComplete="address-level2"
+                maxLength={100}
+                value={form.city}
+                onChange={(e) => set('city')(e.target.value)}
+                aria-required
+              />
+            </Field>
+            <Field id="state" label={t('profile.address.state')}>
+              <Input
+                id="state"
+                name="state"
+                autoComplete="address-level1"
+                maxLength={2}
+                dir="ltr"
+                className="uppercase"
+                placeholder={t('profile.address.state.placeholder')}
+                value={form.state}
+                onChange={(e) => set('state')(e.target.value.toUpperCase())}
+              />
+            </Field>
+            <Field id="postal_code" label={t('profile.address.postalCode')}>
+              <Input
+                id="postal_code"
+                name="postal_code"
+                autoComplete="postal-code"
+                maxLength={20}
+                dir="ltr"
+                value={form.postal_code}
+                onChange={(e) => set('postal_code')(e.target.value)}
+              />
+            </Field>
+            <Field id="country" label={t('profile.address.country')}>
+              <Input
+                id="country"
+                name="country"
+                autoComplete="country"
+                maxLength={2}
+                dir="ltr"
+                className="uppercase"
+                placeholder={DEFAULT_COUNTRY}
+                value={form.country}
+                onChange={(e) => set('country')(e.target.value.toUpperCase())}
+              />
+            </Field>
+          </div>
+          <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
+            <Button variant="outline" onClick={cancelEditing} disabled={save.isPending} data-testid="profile-cancel">
+              {t('profile.cancel')}
+            </Button>
+            <Button type="submit" disabled={save.isPending} data-testid="profile-save">
+              {save.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+              {save.isPending ? t('profile.saving') : t('profile.save')}
+            </Button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <dl className="divide-y divide-slate-100 rounded-lg border border-slate-200 px-4">
+            <DetailRow icon={<Mail className="h-4 w-4" />} label={t('profile.email')} value={user.email} empty="" />
+            <DetailRow
+              icon={<Phone className="h-4 w-4" />}
+              label={t('profile.phone')}
+              value={user.phoneNumber ?? ''}
+              empty={t('profile.notProvided')}
+            />
+            <DetailRow
+              icon={<MapPin className="h-4 w-4" />}
+              label={t('profile.address')}
+              value={formatAddress(user.address)}
+              empty={t('profile.notProvided')}
+            />
+          </dl>
+          <div className="mt-6 flex flex-col gap-2 sm:flex-row sm:items-center">
+            <Button
+              variant="ghost"
+              className="text-red-600 hover:bg-red-50 sm:me-auto"
+              onClick={logout}
+              data-testid="profile-logout"
+            >
+              <LogOut className="h-4 w-4 rtl:-scale-x-100" aria-hidden />
+              {t('profile.logout')}
+            </Button>
+            <Button variant="outline" onClick={onClose} data-testid="profile-close">
+              {t('profile.close')}
+            </Button>
+            <Button onClick={startEditing} data-testid="profile-edit">
+              <Pencil className="h-4 w-4" aria-hidden />
+              {t('profile.edit')}
+            </Button>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+function AccessRequired({ onClose }: { onClose(): void }) {
+  const t = useT();
+  const [, navigate] = useLocation();
+  return (
+    <>
+      <DialogHeader>
+        <DialogTitle>{t('profile.accessRequired')}</DialogTitle>
+        <DialogDescription>{t('profile.accessRequiredBody')}</DialogDescription>
+      </DialogHeader>
+      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <Button variant="outline" onClick={onClose}>
+          {t('profile.cancel')}
+        </Button>
+        <Button
+          onClick={() => {
+            onClose();
+            navigate('/auth');
+          }}
+        >
+          <LogIn className="h-4 w-4 rtl:-scale-x-100" aria-hidden />
+          {t('profile.logIn')}
+        </Button>
+      </div>
+    </>
+  );
+}
+
+/**
+ * The profile modal (spec §2): view and edit the contact details, close, or log out. Signed-out visitors are asked
+ * to log in; while the session loads it says so. Edits are discarded whenever the dialog closes.
+ */
+export function ProfileDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
+  const t = useT();
+  const { user, isLoading } = useAuth();
+  const close = () => onOpenChange(false);
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent closeLabel={t('profile.close')} data-testid="profile-dialog">
+        {isLoading ? (
+          <>
+            <DialogTitle className="sr-only">{t('profile.title')}</DialogTitle>
+            <DialogDescription className="flex items-center gap-2 py-6 text-slate-600" role="status">
+              <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+              {t('profile.loading')}
+            </DialogDescription>
+          </>
+        ) : user ? (
+          <SignedInProfile key={user.id} user={user} onClose={close} />
+        ) : (
+          <AccessRequired onClose={close} />
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,168 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Loader2, UserRound } from 'lucide-react';
+import { useMemo, useState, type FormEvent } from 'react';
+import { Button } from '../../../components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
+import { Input } from '../../../components/ui/input';
+import { Label } from '../../../components/ui/label';
+import { toast } from '../../../components/ui/use-toast';
+import { useLanguage } from '../../../i18n';
+import { messageOf } from '../../../lib/api';
+import { isEmail } from '../../../lib/validation';
+import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
+import type { User } from '../../auth/types';
+import { COUNTRY_OPTIONS } from '../countries';
+
+interface ProfileForm {
+  firstName: string;
+  lastName: string;
+  email: string;
+  country: string;
+}
+
+const fromUser = (user: User): ProfileForm => ({
+  firstName: user.firstName ?? '',
+  lastName: user.lastName ?? '',
+  email: user.email,
+  country: (user.country ?? '').toUpperCase(),
+});
+
+const selectClasses =
+  'flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 disabled:cursor-not-allowed disabled:opacity-50';
+
+/** Settings > Profile Settings: names, e-mail and country, saved with one PATCH /api/auth/user. */
+export function ProfileSettingsCard({ user }: { user: User }) {
+  const { t, lang } = useLanguage();
+  const qc = useQueryClient();
+  const [form, setForm] = useState<ProfileForm>(() => fromUser(user));
+  const [emailError, setEmailError] = useState(false);
+
+  const save = useMutation({
+    mutationFn: updateProfileRequest,
+    onSuccess: (updated) => {
+      qc.setQueryData(USER_QUERY_KEY, updated);
+      setForm(fromUser(updated));
+      toast({ title: t('settings.toast.updated') });
+    },
+    onError: (error) => {
+      toast({
+        title: t('settings.toast.updateFailed'),
+        description: messageOf(error) ?? t('settings.toast.updateFailedBody'),
+        variant: 'destructive',
+      });
+    },
+  });
+
+  // Names sorted in the reader's language, "not set" first; a saved code outside the list is kept selectable.
+  const options = useMemo(() => {
+    const collator = new Intl.Collator(lang);
+    const [none, ...rest] = COUNTRY_OPTIONS.map((o) => ({ code: o.code as string, label: t(o.label) }));
+    rest.sort((a, b) => collator.compare(a.label, b.label));
+    const all = none ? [none, ...rest] : rest;
+    if (form.country && !all.some((o) => o.code === form.country))
+      all.push({ code: form.country, label: form.country });
+    return all;
+  }, [lang, t, form.country]);
+
+  const set = (field: keyof ProfileForm) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const email = form.email.trim();
+    const bad = !isEmail(email);
+    setEmailError(bad);
+    if (bad) return;
+    save.mutate({ firstName: form.firstName.trim(), lastName: form.lastName.trim(), email, country: form.country });
+  }
+
+  return (
+    <Card>
+      <CardHeader>
+        <div className="flex items-center gap-3">
+          <span className="flex h-9 w-9 items-center justify-center rounded-lg bg-brand-50 text-brand-600" aria-hidden>
+            <UserRound className="h-5 w-5" />
+          </span>
+          <div>
+            <CardTitle>{t('settings.profile.title')}</CardTitle>
+            <CardDescription>{t('settings.profile.description')}</CardDescription>
+          </div>
+        </div>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={t('settings.profile.title')}>
+          <div className="grid gap-4 sm:grid-cols-2">
+            <div className="space-y-2">
+              <Label htmlFor="settings-firstName">{t('settings.profile.firstName')}</Label>
+              <Input
+                id="settings-firstName"
+                dir="auto"
+                name="firstName"
+                autoComplete="given-name"
+                maxLength={100}
+                value={form.firstName}
+                onChange={(e) => set('firstName')(e.target.value)}
+              />
+            </div>
+            <div className="space-y-2">
+              <Label htmlFor="settings-lastName">{t('settings.profile.lastName')}</Label>
+              <Input
+                id="settings-lastName"
+                dir="auto"
+                name="lastName"
+                autoComplete="family-name"
+                maxLength={100}
+                value={form.lastName}
+                onChange={(e) => set('lastName')(e.target.value)}
+              />
+            </div>
+          </div>
+          <div className="space-y-2">
+            <Label htmlFor="settings-email">{t('settings.profile.email')}</Label>
+            <Input
+              id="settings-email"
+              name="email"
+              type="email"
+              autoComplete="email"
+              dir="ltr"
+              maxLength={254}
+              value={form.email}
+              onChange={(e) => {
+                set('email')(e.target.value);
+                setEmailError(false);
+              }}
+              aria-invalid={emailError}
+              aria-describedby={emailError ? 'settings-email-error' : undefined}
+            />
+            {emailError && (
+              <p id="settings-email-error" role="alert" className="text-xs text-red-600">
+                {t('settings.profile.emailInvalid')}
+              </p>
+            )}
+          </div>
+          <div className="space-y-2">
+            <Label htmlFor="settings-country">{t('settings.profile.country')}</Label>
+            <select
+              id="settings-country"
+              name="country"
+              className={selectClasses}
+              value={form.country}
+              onChange={(e) => set('country')(e.target.value)}
+            >
+              {options.map((o) => (
+                <option key={o.code || 'none'} value={o.code}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="flex justify-end pt-2">
+            <Button type="submit" disabled={save.isPending} data-testid="settings-save">
+              {save.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+              {save.isPending ? t('settings.profile.saving') : t('settings.profile.save')}
+            </Button>
+          </div>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,253 @@
+import { useMutation, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
+import { Check, Copy, Loader2 } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { Button } from '../../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { toast } from '../../../components/ui/use-toast';
+import { useT } from '../../../i18n';
+import { ApiError, messageOf } from '../../../lib/api';
+import { USER_QUERY_KEY } from '../../auth/api';
+import type { User } from '../../auth/types';
+import { confirmTwoFactorRequest, disableTwoFactorRequest, TOTP_CODE_RE, type TwoFactorSetup } from '../api';
+import { CodeInput } from './code-input';
+import { QrCode } from './qr-code';
+
+function useCodeErrorText() {
+  const t = useT();
+  return (error: unknown): string =>
+    error instanceof ApiError && error.code === 'invalid_two_factor_code'
+      ? t('settings.2fa.invalidCode')
+      : (messageOf(error) ?? t('settings.2fa.failed'));
+}
+
+/** Copies the secret and says so for two seconds (announced to screen readers). */
+function CopyButton({ text }: { text: string }) {
+  const t = useT();
+  const [copied, setCopied] = useState(false);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(true);
+      setTimeout(() => setCopied(false), 2000);
+    } catch {
+      toast({ title: t('settings.2fa.copyFailed'), variant: 'destructive' });
+    }
+  }
+  return (
+    <Button variant="outline" size="sm" onClick={copy} aria-label={t('settings.2fa.copySecret')}>
+      {copied ? <Check className="h-4 w-4 text-green-600" aria-hidden /> : <Copy className="h-4 w-4" aria-hidden />}
+      <span aria-live="polite">{copied ? t('settings.2fa.copied') : t('settings.2fa.copy')}</span>
+    </Button>
+  );
+}
+
+/**
+ * Enrolment: the parent starts POST /2fa/setup when the user presses Enable (so opening is the only trigger);
+ * this dialog shows the QR code and secret, then confirms with a code from the app.
+ */
+export function EnableTwoFactorDialog({
+  open,
+  onOpenChange,
+  setup,
+}: {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  setup: UseMutationResult<TwoFactorSetup, Error, void>;
+}) {
+  const t = useT();
+  const qc = useQueryClient();
+  const errorText = useCodeErrorText();
+  const [code, setCode] = useState('');
+  const [codeError, setCodeError] = useState<string | undefined>();
+
+  const confirm = useMutation({
+    mutationFn: confirmTwoFactorRequest,
+    onSuccess: (user: User) => {
+      qc.setQueryData(USER_QUERY_KEY, user);
+      toast({ title: t('settings.2fa.enabledToast'), description: t('settings.2fa.enabledToastBody') });
+      close(false);
+    },
+    onError: (error) => setCodeError(errorText(error)),
+  });
+
+  function close(next: boolean) {
+    if (!next) {
+      setCode('');
+      setCodeError(undefined);
+      confirm.reset();
+    }
+    onOpenChange(next);
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (!TOTP_CODE_RE.test(code)) {
+      setCodeError(t('settings.2fa.codeRequired'));
+      return;
+    }
+    setCodeError(undefined);
+    confirm.mutate(code);
+  }
+
+  const data = setup.data;
+  return (
+    <Dialog open={open} onOpenChange={close}>
+      <DialogContent closeLabel={t('settings.close')} data-testid="2fa-enable-dialog">
+        <DialogHeader>
+          <DialogTitle>{t('settings.2fa.enableTitle')}</DialogTitle>
+          <DialogDescription>{t('settings.2fa.enableDescription')}</DialogDescription>
+        </DialogHeader>
+        {setup.isPending && (
+          <p className="flex items-center gap-2 py-8 text-sm text-slate-600" aria-busy="true">
+            <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+            {t('settings.2fa.preparing')}
+          </p>
+        )}
+        {setup.isError && (
+          <div className="space-y-3 py-4" role="alert">
+            <p className="text-sm text-red-600">{messageOf(setup.error) ?? t('settings.2fa.setupFailed')}</p>
+            <Button variant="outline" onClick={() => setup.mutate()}>
+              {t('settings.retry')}
+            </Button>
+          </div>
+        )}
+        {data && (
+          <form onSubmit={onSubmit} noValidate className="space-y-5">
+            <ol className="space-y-5 text-sm text-slate-700">
+              <li className="space-y-3">
+                <p>
+                  <span className="font-semibold text-slate-900">1. </span>
+                  {t('settings.2fa.step1')}
+                </p>
+                <div className="flex justify-center">
+                  <QrCode value={data.otpauthUrl} alt={t('settings.2fa.qrAlt')} />
+                </div>
+              </li>
+              <li className="space-y-2">
+                <p>
+                  <span className="font-semibold text-slate-900">2. </span>
+                  {t('settings.2fa.step2')}
+                </p>
+                <div className="flex items-center gap-2 rounded-md border border-slate-200 bg-slate-50 p-2">
+                  <code
+                    className="min-w-0 flex-1 select-all break-all px-1 font-mono text-sm text-slate-900"
+                    dir="ltr"
+                    data-testid="2fa-secret"
+                    aria-label={t('settings.2fa.secretLabel')}
+                  >
+                    {data.secret}
+                  </code>
+                  <CopyButton text={data.secret} />
+                </div>
+              </li>
+              <li className="space-y-2">
+                <p>
+                  <span className="font-semibold text-slate-900">3. </span>
+                  {t('settings.2fa.step3')}
+                </p>
+                <CodeInput
+                  id="two-factor-enable-code"
+                  label={t('settings.2fa.codeLabel')}
+                  placeholder={t('settings.2fa.codePlaceholder')}
+                  value={code}
+                  onChange={(v) => {
+                    setCode(v);
+                    setCodeError(undefined);
+                  }}
+                  error={codeError}
+                  testId="2fa-code"
+                />
+              </li>
+            </ol>
+            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+              <Button variant="outline" onClick={() => close(false)}>
+                {t('settings.cancel')}
+              </Button>
+              <Button type="submit" disabled={confirm.isPending || code.length !== 6} data-testid="2fa-confirm">
+                {confirm.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                {confirm.isPending ? t('settings.2fa.verifying') : t('settings.2fa.verifyAndEnable')}
+              </Button>
+            </div>
+          </form>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/** Turning two-factor off needs a current code from the app (POST /2fa/disable). */
+export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
+  const t = useT();
+  const qc = useQueryClient();
+  const errorText = useCodeErrorText();
+  const [code, setCode] = useState('');
+  const [codeError, setCodeError] = useState<string | undefined>();
+
+  const disable = useMutation({
+    mutationFn: disableTwoFactorRequest,
+    onSuccess: (user: User) => {
+      qc.setQueryData(USER_QUERY_KEY, user);
+      toast({ title: t('settings.2fa.disabledToast'), description: t('settings.2fa.disabledToastBody') });
+      close(false);
+    },
+    onError: (error) => setCodeError(errorText(error)),
+  });
+
+  function close(next: boolean) {
+    if (!next) {
+      setCode('');
+      setCodeError(undefined);
+      disable.reset();
+    }
+    onOpenChange(next);
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (!TOTP_CODE_RE.test(code)) {
+      setCodeError(t('settings.2fa.codeRequired'));
+      return;
+    }
+    setCodeError(undefined);
+    disable.mutate(code);
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={close}>
+      <DialogContent closeLabel={t('settings.close')} data-testid="2fa-disable-dialog">
+        <DialogHeader>
+          <DialogTitle>{t('settings.2fa.disableTitle')}</DialogTitle>
+          <DialogDescription>{t('settings.2fa.disableDescription')}</DialogDescription>
+        </DialogHeader>
+        <form onSubmit={onSubmit} noValidate className="space-y-5">
+          <CodeInput
+            id="two-factor-disable-code"
+            label={t('settings.2fa.codeLabel')}
+            placeholder={t('settings.2fa.codePlaceholder')}
+            value={code}
+            onChange={(v) => {
+              setCode(v);
+              setCodeError(undefined);
+            }}
+            error={codeError}
+            testId="2fa-disable-code"
+          />
+          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <Button variant="outline" onClick={() => close(false)}>
+              {t('settings.cancel')}
+            </Button>
+            <Button
+              type="submit"
+              variant="destructive"
+              disabled={disable.isPending || code.length !== 6}
+              data-testid="2fa-disable-confirm"
+            >
+              {disable.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+              {disable.isPending ? t('settings.2fa.disabling') : t('settings.2fa.disable')}
+            </Button>
+          </div>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

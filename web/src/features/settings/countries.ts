@@ -1,0 +1,31 @@
+import type { MessageKey } from '../../i18n';
+
+/** Countries offered in Profile Settings: ISO 3166-1 alpha-2 codes; '' means "not set" (the API accepts it). */
+export const COUNTRY_OPTIONS = [
+  { code: '', label: 'settings.country.none' },
+  { code: 'US', label: 'settings.country.US' },
+  { code: 'CA', label: 'settings.country.CA' },
+  { code: 'GB', label: 'settings.country.GB' },
+  { code: 'IE', label: 'settings.country.IE' },
+  { code: 'DE', label: 'settings.country.DE' },
+  { code: 'FR', label: 'settings.country.FR' },
+  { code: 'ES', label: 'settings.country.ES' },
+  { code: 'IT', label: 'settings.country.IT' },
+  { code: 'NL', label: 'settings.country.NL' },
+  { code: 'AU', label: 'settings.country.AU' },
+  { code: 'AE', label: 'settings.country.AE' },
+  { code: 'SA', label: 'settings.country.SA' },
+  { code: 'QA', label: 'settings.country.QA' },
+  { code: 'KW', label: 'settings.country.KW' },
+  { code: 'BH', label: 'settings.country.BH' },
+  { code: 'OM', label: 'settings.country.OM' },
+  { code: 'EG', label: 'settings.country.EG' },
+  { code: 'JO', label: 'settings.country.JO' },
+  { code: 'LB', label: 'settings.country.LB' },
+  { code: 'MA', label: 'settings.country.MA' },
+  { code: 'IN', label: 'settings.country.IN' },
+  { code: 'SG', label: 'settings.country.SG' },
+  { code: 'JP', label: 'settings.country.JP' },
+  { code: 'MX', label: 'settings.country.MX' },
+  { code: 'BR', label: 'settings.country.BR' },
+] as const satisfies ReadonlyArray<{ code: string; label: MessageKey }>;
