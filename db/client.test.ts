@@ -170,3 +170,50 @@ describe('foreign keys', () => {
     expect(Number(n.rows[0]?.[0])).toBe(0);
   });
 });
+
+describe('in-process write lock', () => {
+  test('a write made while another connection holds a write transaction across a timer waits, then succeeds', async () => {
+    await migrateDb(handle.db);
+    const now = Date.now();
+    const user = (id: string) =>
+      handle.client.execute({
+        sql: `INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at)
+              VALUES (?, ?, ?, 'x', ?, ?)`,
+        args: [id, `${id}@example.com`, `${id}@example.com`, now, now],
+      });
+    const order: string[] = [];
+    const inTransaction = (async () => {
+      const tx = await handle.client.transaction('write');
+      await tx.execute({
+        sql: `INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at)
+              VALUES ('usr_tx', 'tx@example.com', 'tx@example.com', 'x', ?, ?)`,
+        args: [now, now],
+      });
+      // A real macrotask while the write lock is held (what a slow step inside a transaction would do).
+      await new Promise((r) => setTimeout(r, 100));
+      order.push('commit');
+      await tx.commit();
+    })();
+    // Let the transaction start first.
+    await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    const outside = user('usr_outside').then(() => order.push('outside'));
+    await Promise.all([inTransaction, outside]);
+    // Without the lock the outside write would block the event loop for the busy timeout and fail SQLITE_BUSY.
+    expect(order).toEqual(['commit', 'outside']);
+    expect(Date.now() - started).toBeLessThan(BUSY_TIMEOUT_MS);
+    const rows = (await handle.client.execute('SELECT id FROM users ORDER BY id')).rows.map((r) => r.id);
+    expect(rows).toEqual(['usr_outside', 'usr_tx']);
+  });
+
+  test('reads are not held up by an open write transaction', async () => {
+    await migrateDb(handle.db);
+    const tx = await handle.client.transaction('write');
+    const rows = await Promise.race([
+      handle.client.execute('SELECT count(*) AS n FROM users'),
+      new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 1000)),
+    ]);
+    expect(rows).not.toBe('timeout');
+    await tx.rollback();
+  });
+});
