@@ -5,6 +5,9 @@ import { AppError } from './errors';
 import { ErrorResponse } from './models';
 import { authRoutes } from './modules/auth/routes';
 import { subscriptionRoutes } from './modules/subscription/routes';
+import { bcardRoutes } from './modules/bcards/routes';
+import { fundingSourceRoutes } from './modules/funding-sources/routes';
+import { transactionRoutes } from './modules/transactions/routes';
 import { httpPlugin } from './plugins/http';
 
 export const API_VERSION = '0.1.0';
@@ -46,6 +49,9 @@ export function createApp(deps: AppDeps) {
           tags: [
             { name: 'Auth', description: 'Accounts, sessions and two-factor authentication' },
             { name: 'Subscription', description: 'Plans and their benefits' },
+            { name: 'Funding sources', description: 'Cards linked to your account (tokens only)' },
+            { name: 'bcards', description: 'Split collection and single-use virtual cards' },
+            { name: 'Transactions', description: 'Your history and its CSV export' },
           ],
           components: {
             securitySchemes: {
@@ -65,6 +71,9 @@ export function createApp(deps: AppDeps) {
     .model({ Error: ErrorResponse })
     .use(authRoutes(deps))
     .use(subscriptionRoutes(deps))
+    .use(fundingSourceRoutes(deps))
+    .use(bcardRoutes(deps))
+    .use(transactionRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

@@ -7,6 +7,20 @@ import { systemClock, type Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import { deleteExpiredSessions } from './modules/auth/sessions';
 import { pruneFailures } from './modules/auth/rate-limit';
+import { expireBcards, recoverCollections } from './modules/bcards/collect';
+import { pruneIdempotencyKeys } from './plugins/idempotency';
+import { createSimulatedVendor } from './vendors/simulated';
+import { createStripeVendor } from './vendors/stripe';
+
+/** How often unfinished collections are recovered and expired bcards refunded. */
+export const MONEY_SWEEP_MS = 30_000;
+
+export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number }> {
+  const recovered = await recoverCollections(deps, deps.bcardTtlMs);
+  const expired = await expireBcards(deps);
+  if (recovered || expired) deps.log.info('money sweep', { recovered, expired });
+  return { recovered, expired };
+}
 
 export interface Booted {
   deps: AppDeps;
@@ -28,12 +42,26 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     sessionTtlMs: env.sessionTtlMs,
     publicUrl: env.publicUrl,
     trustProxy: env.trustProxy,
+    vendors: {
+      simulated: createSimulatedVendor(handle.db, clock, env.sessionSecret),
+      ...(env.stripe ? { stripe: createStripeVendor(env.stripe) } : {}),
+    },
+    bcardTtlMs: env.bcardTtlMs,
   });
+  log.info('payment vendor', { vendor: deps.vendor.name });
   const app = createApp(deps);
+  // Finish or undo what a previous process left half-done, and refund bcards that expired meanwhile.
+  await sweepMoney(deps);
+  const moneySweep = setInterval(() => {
+    sweepMoney(deps).catch((error) => log.error('money sweep failed', { error }));
+  }, MONEY_SWEEP_MS);
+  moneySweep.unref();
   const housekeeping = setInterval(() => {
-    Promise.all([deleteExpiredSessions(handle.db, clock), pruneFailures(handle.db, clock)]).catch((error) =>
-      log.error('housekeeping failed', { error }),
-    );
+    Promise.all([
+      deleteExpiredSessions(handle.db, clock),
+      pruneFailures(handle.db, clock),
+      pruneIdempotencyKeys(handle.db, clock),
+    ]).catch((error) => log.error('housekeeping failed', { error }));
   }, 10 * 60_000);
   housekeeping.unref();
   return {
@@ -41,6 +69,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     app,
     handle,
     stop() {
+      clearInterval(moneySweep);
       clearInterval(housekeeping);
       handle.close();
     },

@@ -3,6 +3,7 @@ import type { Clock } from './lib/clock';
 import { deriveKey } from './lib/crypto';
 import type { Logger } from './lib/logger';
 import type { SessionConfig } from './modules/auth/sessions';
+import type { PaymentVendor, VendorName } from './vendors/types';
 
 /** Everything the app needs from outside, passed in explicitly so tests can build an app on a temporary database. */
 export interface AppDeps {
@@ -14,6 +15,14 @@ export interface AppDeps {
   trustProxy: boolean;
   /** AES key sealing TOTP secrets at rest, derived from the session secret. */
   totpKey: Buffer;
+  /** Keys idempotency field digests. */
+  idempotencySecret: string;
+  /** The vendor new cards and collections go to. */
+  vendor: PaymentVendor;
+  /** The vendor that holds an existing token (a source keeps the vendor it was added with). */
+  vendorFor(name: VendorName): PaymentVendor;
+  /** How long a bcard lives unused before it is deactivated and refunded. */
+  bcardTtlMs: number;
 }
 
 export function buildDeps(input: {
@@ -24,7 +33,11 @@ export function buildDeps(input: {
   sessionTtlMs: number;
   publicUrl: URL;
   trustProxy: boolean;
+  vendors: { simulated: PaymentVendor; stripe?: PaymentVendor };
+  bcardTtlMs: number;
 }): AppDeps {
+  const { vendors } = input;
+  const active = vendors.stripe ?? vendors.simulated;
   return {
     db: input.db,
     clock: input.clock,
@@ -37,5 +50,13 @@ export function buildDeps(input: {
     publicUrl: input.publicUrl,
     trustProxy: input.trustProxy,
     totpKey: deriveKey(input.sessionSecret, 'totp-secrets'),
+    idempotencySecret: deriveKey(input.sessionSecret, 'idempotency').toString('hex'),
+    vendor: active,
+    vendorFor(name) {
+      const v = vendors[name];
+      if (!v) throw new Error(`payment vendor ${name} is not configured`);
+      return v;
+    },
+    bcardTtlMs: input.bcardTtlMs,
   };
 }

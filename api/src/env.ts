@@ -23,6 +23,14 @@ const schema = z.object({
   BPAY_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   BPAY_WEB_DIST: z.string().min(1).default('./web/dist'),
   BPAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  BPAY_BCARD_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  BPAY_STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)')
+    .optional(),
+  BPAY_STRIPE_API_HOST: z.string().min(1).optional(),
+  BPAY_STRIPE_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  BPAY_STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
 });
 
 export interface Env {
@@ -37,6 +45,8 @@ export interface Env {
   trustProxy: boolean;
   webDist: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  bcardTtlMs: number;
+  stripe: { secretKey: string; host?: string; port?: number; protocol?: 'http' | 'https' } | null;
 }
 
 export class EnvError extends Error {
@@ -68,6 +78,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     trustProxy: v.BPAY_TRUST_PROXY === 'true',
     webDist: v.BPAY_WEB_DIST,
     logLevel: v.BPAY_LOG_LEVEL,
+    bcardTtlMs: v.BPAY_BCARD_TTL_MINUTES * 60_000,
+    stripe: v.BPAY_STRIPE_SECRET_KEY
+      ? {
+          secretKey: v.BPAY_STRIPE_SECRET_KEY,
+          host: v.BPAY_STRIPE_API_HOST,
+          port: v.BPAY_STRIPE_API_PORT,
+          protocol: v.BPAY_STRIPE_API_PROTOCOL,
+        }
+      : null,
   };
 }
 

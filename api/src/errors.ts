@@ -69,6 +69,59 @@ export const CATALOGUE = {
     type: 'rate_limit_error',
     message: 'Too many failed sign-in attempts. Try again later.',
   },
+  idempotency_error: {
+    status: 400,
+    type: 'idempotency_error',
+    message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    type: 'idempotency_error',
+    message: 'A request with this Idempotency-Key is still being processed. Retry after it completes.',
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Idempotency-Key must be 1 to 255 printable characters.',
+  },
+  funding_source_limit_reached: {
+    status: 403,
+    type: 'invalid_request_error',
+    message: 'You have reached the funding source limit of your plan.',
+  },
+  plan_limit_reached: { status: 403, type: 'invalid_request_error', message: 'You have reached a limit of your plan.' },
+  name_mismatch: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The name on the card must match the name on your account until you verify your identity.',
+  },
+  funding_source_in_use: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This funding source backs an active bcard. Remove it once the bcard is used, expires or is canceled.',
+  },
+  invalid_splits: { status: 400, type: 'invalid_request_error', message: 'Funding splits must add up to 100%' },
+  card_declined: { status: 402, type: 'card_error', message: 'A funding source was declined.' },
+  insufficient_funds: { status: 402, type: 'card_error', message: 'Insufficient funds in funding sources.' },
+  expired_card: { status: 402, type: 'card_error', message: 'Your card has expired.' },
+  incorrect_cvc: { status: 402, type: 'card_error', message: "Your card's security code is incorrect." },
+  authentication_failed: {
+    status: 402,
+    type: 'card_error',
+    message: 'The card issuer could not authenticate this card.',
+  },
+  processing_error: { status: 402, type: 'card_error', message: 'An error occurred while processing the card.' },
+  bcard_not_active: { status: 409, type: 'invalid_request_error', message: 'This bcard is no longer active.' },
+  verification_not_pending: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This card verification is finished or has expired. Add the card again.',
+  },
+  vendor_unavailable: {
+    status: 503,
+    type: 'api_error',
+    message: 'The card processor did not answer. Nothing was charged; any hold placed is being released.',
+  },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -8,6 +8,8 @@ import { buildDeps, type AppDeps } from './deps';
 import { TestClock } from './lib/clock';
 import { silentLogger, type Logger } from './lib/logger';
 import { setPeerAddress } from './lib/request-context';
+import { createSimulatedVendor } from './vendors/simulated';
+import type { PaymentVendor } from './vendors/types';
 
 export const TEST_ORIGIN = 'http://localhost:3000';
 
@@ -20,21 +22,37 @@ export interface TestContext {
   close(): void;
 }
 
+export const TEST_SESSION_SECRET = 'test-session-secret-test-session-secret';
+
+export interface TestAppOptions {
+  publicUrl?: string;
+  log?: Logger;
+  /** Reuse this directory's database (a "restart" after a crash); a fresh one otherwise. */
+  dir?: string;
+  clock?: TestClock;
+  /** Wraps the simulated processor, for fault injection. */
+  wrapVendor?: (vendor: PaymentVendor) => PaymentVendor;
+  bcardTtlMs?: number;
+}
+
 /** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
-export async function makeTestApp(opts: { publicUrl?: string; log?: Logger } = {}): Promise<TestContext> {
-  const dir = mkdtempSync(join(tmpdir(), 'bpay-test-'));
+export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContext> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'bpay-test-'));
   const handle = openDb({ url: `file:${join(dir, 'test.db')}` });
   await migrateDb(handle.db);
-  const clock = new TestClock();
+  const clock = opts.clock ?? new TestClock();
   await seedDb(handle.db, clock.now());
+  const simulated = createSimulatedVendor(handle.db, clock, TEST_SESSION_SECRET);
   const deps = buildDeps({
     db: handle.db,
     clock,
     log: opts.log ?? silentLogger,
-    sessionSecret: 'test-session-secret-test-session-secret',
+    sessionSecret: TEST_SESSION_SECRET,
     sessionTtlMs: 14 * 24 * 3600_000,
     publicUrl: new URL(opts.publicUrl ?? TEST_ORIGIN),
     trustProxy: false,
+    vendors: { simulated: opts.wrapVendor ? opts.wrapVendor(simulated) : simulated },
+    bcardTtlMs: opts.bcardTtlMs ?? 30 * 60_000,
   });
   return {
     app: createApp(deps),

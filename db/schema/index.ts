@@ -1,2 +1,4 @@
 export * from './users';
 export * from './subscriptions';
+export * from './money';
+export * from './simulator';

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { schema, type Db, UNLIMITED, type FeatureKey } from '@bpay/db';
+import { schema, type Db, type DbOrTx, UNLIMITED, type FeatureKey } from '@bpay/db';
 
 type TierRow = typeof schema.subscriptionTiers.$inferSelect;
 type UserRow = typeof schema.users.$inferSelect;
@@ -43,7 +43,7 @@ export async function listActiveTiers(db: Db): Promise<TierView[]> {
 }
 
 /** The user's current tier: the active subscription, else the free plan. */
-export async function currentTier(db: Db, userId: string): Promise<TierRow> {
+export async function currentTier(db: DbOrTx, userId: string): Promise<TierRow> {
   const rows = await db
     .select({ tier: schema.subscriptionTiers })
     .from(schema.userSubscriptions)

@@ -46,6 +46,12 @@ export function toPublicUser(u: UserRow): PublicUser {
   };
 }
 
+/** The name a bcard carries: first and last name, else the e-mail's local part, else 'bpay User'. */
+export function displayName(u: Pick<UserRow, 'firstName' | 'lastName' | 'email'>): string {
+  const full = [u.firstName?.trim(), u.lastName?.trim()].filter(Boolean).join(' ');
+  return full || u.email.split('@')[0] || 'bpay User';
+}
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }

@@ -1,0 +1,575 @@
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { schema, type CollectionStatus, type DbOrTx } from '@bpay/db';
+import { formatDecimal, type Cents } from '@bpay/db/money';
+import { AppError } from '../../errors';
+import type { AppDeps } from '../../deps';
+import { newId, newToken } from '../../lib/ids';
+import { allocate } from '../../lib/split';
+import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
+import { accounts, postMovement } from '../ledger/service';
+
+/*
+ * All-or-nothing split collection. A collection is recorded first (status holding), then every share is held at
+ * the processor; only when all hold are they captured (capturing) and a bcard issued (completed). A failure voids
+ * every hold. Refunds (an unused bcard, or what a purchase left on it) go through refunding.
+ *
+ * Every processor call carries an idempotency key derived from the share or collection id, so the recovery sweep
+ * can repeat any step after a crash: holding is undone, capturing is finished, refunding is settled.
+ */
+
+type CollectionRow = typeof schema.collections.$inferSelect;
+type ShareRow = typeof schema.collectionShares.$inferSelect;
+type SourceRow = typeof schema.fundingSources.$inferSelect;
+type BcardRow = typeof schema.bcards.$inferSelect;
+
+/** The collection state machine. */
+export const COLLECTION_TRANSITIONS: Record<CollectionStatus, readonly CollectionStatus[]> = {
+  holding: ['capturing', 'failed'],
+  capturing: ['completed', 'refunding'],
+  completed: ['refunding'],
+  refunding: ['refunded', 'completed', 'failed'],
+  refunded: [],
+  failed: [],
+};
+
+export function assertTransition(from: CollectionStatus, to: CollectionStatus): void {
+  if (!COLLECTION_TRANSITIONS[from].includes(to)) {
+    throw new Error(`collection cannot go from ${from} to ${to}`);
+  }
+}
+
+/** How long a worker owns a collection without renewing; longer than any one processor call may take. */
+export const LEASE_MS = 60_000;
+
+export const holdKey = (shareId: string) => `hold:${shareId}`;
+export const refundKey = (shareId: string) => `refund:${shareId}`;
+export const issueKey = (collectionId: string) => `issue:${collectionId}`;
+
+export interface PlannedShare {
+  source: SourceRow;
+  percentageBps: number;
+  amountCents: number;
+}
+
+export interface CollectionPlan {
+  kind: 'bcard' | 'purchase';
+  name: string;
+  cardholderName: string;
+  merchant: string | null;
+  description: string | null;
+  amountCents: number;
+  feeCents: number;
+  shares: PlannedShare[];
+  idempotencyKey: string | null;
+}
+
+export interface Lease {
+  collectionId: string;
+  owner: string;
+}
+
+const now = (deps: AppDeps) => deps.clock.now();
+
+async function setStatus(
+  db: DbOrTx,
+  deps: AppDeps,
+  lease: Lease,
+  from: CollectionStatus,
+  to: CollectionStatus,
+  extra: Partial<typeof schema.collections.$inferInsert> = {},
+): Promise<void> {
+  assertTransition(from, to);
+  const res = await db
+    .update(schema.collections)
+    .set({ status: to, updatedAt: now(deps), ...extra })
+    .where(
+      and(
+        eq(schema.collections.id, lease.collectionId),
+        eq(schema.collections.status, from),
+        eq(schema.collections.leaseOwner, lease.owner),
+      ),
+    );
+  if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
+}
+
+/** Another worker took the collection over (our lease ran out): stop touching it. */
+export class LeaseLostError extends Error {
+  constructor(collectionId: string) {
+    super(`lost the lease on collection ${collectionId}`);
+  }
+}
+
+async function renewLease(deps: AppDeps, lease: Lease): Promise<void> {
+  const res = await deps.db
+    .update(schema.collections)
+    .set({ leaseUntil: new Date(now(deps).getTime() + LEASE_MS) })
+    .where(and(eq(schema.collections.id, lease.collectionId), eq(schema.collections.leaseOwner, lease.owner)));
+  if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
+}
+
+const startOfMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+
+/**
+ * Records the collection and its shares (status holding) in one transaction, after checking the plan's monthly
+ * limits inside it, so concurrent requests cannot pass a limit together. Returns the lease to work under.
+ * Fails with: plan_limit_reached.
+ */
+export async function recordCollection(
+  deps: AppDeps,
+  userId: string,
+  plan: CollectionPlan,
+  limits: { monthlyTransactions: number; bcardGenerationLimit: number; planName: string },
+): Promise<{ lease: Lease; existing: boolean }> {
+  const owner = newToken();
+  const at = now(deps);
+  const id = newId('col');
+  return deps.db.transaction(async (tx) => {
+    if (plan.idempotencyKey) {
+      const prior = await tx.query.collections.findFirst({
+        where: and(eq(schema.collections.userId, userId), eq(schema.collections.idempotencyKey, plan.idempotencyKey)),
+      });
+      if (prior) return { lease: { collectionId: prior.id, owner: prior.leaseOwner }, existing: true };
+    }
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)` })
+      .from(schema.collections)
+      .where(
+        and(
+          eq(schema.collections.userId, userId),
+          sql`${schema.collections.status} != 'failed'`,
+          sql`${schema.collections.createdAt} >= ${startOfMonth(at).getTime()}`,
+        ),
+      );
+    const thisMonth = Number(row?.n ?? 0);
+    const cap = Math.min(
+      ...[limits.monthlyTransactions, limits.bcardGenerationLimit].filter((l) => l !== -1),
+      Number.POSITIVE_INFINITY,
+    );
+    if (thisMonth >= cap) {
+      throw new AppError(
+        'plan_limit_reached',
+        `Your ${limits.planName} plan allows ${cap} bcards a month, and you have used them all. ` +
+          'Upgrade your plan or wait for next month.',
+      );
+    }
+    await tx.insert(schema.collections).values({
+      id,
+      userId,
+      kind: plan.kind,
+      status: 'holding',
+      amountCents: plan.amountCents,
+      feeCents: plan.feeCents,
+      totalCents: plan.amountCents + plan.feeCents,
+      name: plan.name,
+      cardholderName: plan.cardholderName,
+      merchant: plan.merchant,
+      description: plan.description,
+      vendor: deps.vendor.name,
+      idempotencyKey: plan.idempotencyKey,
+      leaseOwner: owner,
+      leaseUntil: new Date(at.getTime() + LEASE_MS),
+      createdAt: at,
+      updatedAt: at,
+    });
+    await tx.insert(schema.collectionShares).values(
+      plan.shares.map((s, position) => ({
+        id: newId('shr'),
+        collectionId: id,
+        fundingSourceId: s.source.id,
+        position,
+        percentageBps: s.percentageBps,
+        amountCents: s.amountCents,
+        status: 'pending' as const,
+        updatedAt: at,
+      })),
+    );
+    return { lease: { collectionId: id, owner }, existing: false };
+  });
+}
+
+interface Loaded {
+  collection: CollectionRow;
+  shares: Array<ShareRow & { source: SourceRow }>;
+}
+
+async function load(db: DbOrTx, collectionId: string): Promise<Loaded> {
+  const collection = await db.query.collections.findFirst({ where: eq(schema.collections.id, collectionId) });
+  if (!collection) throw new Error(`no collection ${collectionId}`);
+  const rows = await db
+    .select({ share: schema.collectionShares, source: schema.fundingSources })
+    .from(schema.collectionShares)
+    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
+    .where(eq(schema.collectionShares.collectionId, collectionId))
+    .orderBy(asc(schema.collectionShares.position));
+  return { collection, shares: rows.map((r) => ({ ...r.share, source: r.source })) };
+}
+
+async function setShare(deps: AppDeps, shareId: string, set: Partial<typeof schema.collectionShares.$inferInsert>) {
+  await deps.db
+    .update(schema.collectionShares)
+    .set({ ...set, updatedAt: now(deps) })
+    .where(eq(schema.collectionShares.id, shareId));
+}
+
+interface Decline {
+  fundingSourceId: string;
+  name: string;
+  last4: string;
+  code: string;
+  message: string;
+}
+
+/** Voids every hold of a collection that did not complete, including one placed just before a crash. */
+async function releaseHolds(deps: AppDeps, vendor: PaymentVendor, loaded: Loaded): Promise<void> {
+  for (const share of loaded.shares) {
+    if (share.status === 'voided' || share.status === 'declined') continue;
+    const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId ?? null;
+    if (holdId) await vendor.voidHold(holdId);
+    await setShare(deps, share.id, { status: 'voided', vendorHoldId: holdId });
+  }
+}
+
+const money = (c: number) => formatDecimal(c as Cents);
+const label = (s: SourceRow) => `${s.name} (•••• ${s.last4})`;
+
+/** The spec's shortfall details, read after the holds are released so the balances are what is really there. */
+async function insufficientFundsError(deps: AppDeps, loaded: Loaded): Promise<AppError> {
+  const balances = await Promise.all(
+    loaded.shares.map((s) => deps.vendorFor(s.source.vendor).availableBalance(s.source.vendorToken).catch(() => null)),
+  );
+  const totalRequired = loaded.collection.totalCents;
+  const totalAvailable = balances.reduce<number>((a, b) => a + (b ?? 0), 0);
+  const short = loaded.shares
+    .map((s, i) => ({ s, available: balances[i] ?? null }))
+    .filter(({ s, available }) => s.status === 'declined' || (available !== null && available < s.amountCents));
+  const insufficientSources = short.map(({ s, available }) => ({
+    fundingSourceId: s.source.id,
+    name: label(s.source),
+    requiredAmount: money(s.amountCents),
+    availableBalance: available === null ? null : money(available),
+  }));
+  const parts = insufficientSources.map(
+    (x) => `${x.name} needs $${x.requiredAmount}${x.availableBalance === null ? '' : `, has $${x.availableBalance}`}`,
+  );
+  return new AppError(
+    'insufficient_funds',
+    `Insufficient funds: ${parts.join('; ')}. Need $${money(totalRequired)} in total.`,
+    'fundingSources',
+    undefined,
+    {
+      details: {
+        totalRequired: money(totalRequired),
+        totalAvailable: money(totalAvailable),
+        insufficientSources,
+      },
+    },
+  );
+}
+
+/**
+ * Places every hold, then captures them all and issues the bcard. On any failure every hold is voided and the
+ * collection fails with the reason; the error thrown is what the caller answers.
+ * Fails with: insufficient_funds (with details), card_declined (each share's decline), vendor_unavailable.
+ */
+export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: number): Promise<BcardRow> {
+  const vendor = deps.vendor;
+  let loaded = await load(deps.db, lease.collectionId);
+  const declines: Decline[] = [];
+  let unavailable = false;
+  for (const share of loaded.shares) {
+    await renewLease(deps, lease);
+    try {
+      const { holdId } = await vendor.hold(share.source.vendorToken, share.amountCents, {
+        idempotencyKey: holdKey(share.id),
+        description: `bpay ${loaded.collection.name}`,
+      });
+      await setShare(deps, share.id, { status: 'held', vendorHoldId: holdId });
+    } catch (e) {
+      if (e instanceof VendorDeclineError) {
+        await setShare(deps, share.id, { status: 'declined', declineCode: e.code, declineMessage: e.message });
+        declines.push({ fundingSourceId: share.source.id, name: share.source.name, last4: share.source.last4, code: e.code, message: e.message });
+        break;
+      }
+      if (e instanceof VendorUnavailableError) {
+        unavailable = true;
+        break;
+      }
+      throw e;
+    }
+  }
+
+  if (declines.length > 0 || unavailable) {
+    loaded = await load(deps.db, lease.collectionId);
+    await releaseHolds(deps, vendor, loaded);
+    loaded = await load(deps.db, lease.collectionId);
+    let error: AppError;
+    if (unavailable) error = new AppError('vendor_unavailable');
+    else if (declines.every((d) => d.code === 'insufficient_funds')) error = await insufficientFundsError(deps, loaded);
+    else {
+      error = new AppError(
+        'card_declined',
+        `A funding source was declined: ${declines.map((d) => `${d.name} (•••• ${d.last4}): ${d.message}`).join('; ')}`,
+        'fundingSources',
+        undefined,
+        { details: { declines } },
+      );
+    }
+    const details = (error.details?.details ?? null) as Record<string, unknown> | null;
+    await setStatus(deps.db, deps, lease, 'holding', 'failed', {
+      failureCode: error.code,
+      failureMessage: error.message,
+      failureDetails: details,
+    });
+    throw error;
+  }
+
+  await setStatus(deps.db, deps, lease, 'holding', 'capturing');
+  return finishCapture(deps, lease, bcardTtlMs);
+}
+
+/**
+ * From capturing: captures every hold (again, harmlessly, after a crash), issues the bcard under the
+ * collection's key and completes, all postings in the same transaction. If that cannot be done, the collection
+ * moves to refunding and every share goes back.
+ */
+export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: number): Promise<BcardRow> {
+  const loaded = await load(deps.db, lease.collectionId);
+  const { collection } = loaded;
+  const vendor = deps.vendorFor(collection.vendor);
+  try {
+    for (const share of loaded.shares) {
+      await renewLease(deps, lease);
+      const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
+      if (!holdId) throw new Error(`share ${share.id} has no hold to capture`);
+      await vendor.capture(holdId);
+      await setShare(deps, share.id, { status: 'captured', vendorHoldId: holdId });
+    }
+    await renewLease(deps, lease);
+    const expiresAt = new Date(now(deps).getTime() + bcardTtlMs);
+    const card = await vendor.issueCard({
+      limitCents: collection.amountCents,
+      expiresAt,
+      cardholderName: collection.cardholderName,
+      singleUse: true,
+      idempotencyKey: issueKey(collection.id),
+    });
+    const bcardId = newId('bc');
+    await deps.db.transaction(async (tx) => {
+      await setStatus(tx, deps, lease, 'capturing', 'completed');
+      await tx.insert(schema.bcards).values({
+        id: bcardId,
+        userId: collection.userId,
+        collectionId: collection.id,
+        name: collection.name,
+        cardholderName: collection.cardholderName,
+        vendor: collection.vendor,
+        vendorCardId: card.cardId,
+        brand: card.brand,
+        last4: card.last4,
+        expMonth: card.expMonth,
+        expYear: card.expYear,
+        limitCents: collection.amountCents,
+        status: 'active',
+        expiresAt,
+        createdAt: now(deps),
+      });
+      await postMovement(tx, {
+        kind: 'collection.captured',
+        referenceId: collection.id,
+        at: now(deps),
+        postings: [
+          ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: -s.amountCents })),
+          { account: accounts.bcard(bcardId), amountCents: collection.amountCents },
+          { account: accounts.fees, amountCents: collection.feeCents },
+        ],
+      });
+    });
+    const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, bcardId) });
+    return bcard!;
+  } catch (e) {
+    if (e instanceof LeaseLostError) throw e;
+    deps.log.error('capture or card issuing failed; refunding the collection', { collectionId: collection.id, error: e });
+    await setStatus(deps.db, deps, lease, 'capturing', 'refunding', {
+      failureCode: 'processing_error',
+      failureMessage: 'The collection could not be completed; every share was returned.',
+    });
+    await settleRefund(deps, lease);
+    throw e instanceof VendorUnavailableError
+      ? new AppError('vendor_unavailable')
+      : new AppError('processing_error', 'The bcard could not be issued. Every share was returned to its source.');
+  }
+}
+
+/**
+ * From refunding: returns money to the sources and settles. Three cases, by the bcard's state:
+ * - no bcard (capture or issuing failed): captured shares refunded in full, held ones voided -> failed;
+ * - bcard expiring/canceling (unused): deactivated, every share refunded in full, fee included -> refunded;
+ * - bcard used with money left on it: the remainder goes back pro rata to the shares -> completed.
+ * Every refund carries the share's key, so repeating this after a crash never refunds twice.
+ */
+export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
+  const loaded = await load(deps.db, lease.collectionId);
+  const { collection } = loaded;
+  const vendor = deps.vendorFor(collection.vendor);
+  const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.collectionId, collection.id) });
+  const at = now(deps);
+
+  if (!bcard) {
+    // Capture or issuing failed: what the processor captured goes back, what it only held is released. The
+    // processor's own record decides, so a capture that happened just before a crash is refunded too.
+    let refunded = 0;
+    for (const share of loaded.shares) {
+      await renewLease(deps, lease);
+      const found = await vendor.findHold(holdKey(share.id));
+      if (found?.status === 'captured') {
+        await vendor.refund(found.holdId, share.amountCents, { idempotencyKey: refundKey(share.id) });
+        await setShare(deps, share.id, { status: 'refunded', vendorHoldId: found.holdId });
+        refunded += share.amountCents;
+      } else {
+        if (found?.status === 'held') await vendor.voidHold(found.holdId);
+        await setShare(deps, share.id, { status: 'voided', vendorHoldId: found?.holdId ?? null });
+      }
+    }
+    await setStatus(deps.db, deps, lease, 'refunding', 'failed', { refundedCents: refunded });
+    return;
+  }
+
+  // Used with money left on it: the remainder goes back pro rata. Unused: every share goes back in full.
+  const used = bcard.status === 'used';
+  const remainder = bcard.limitCents - bcard.spentCents;
+  const refunds = used
+    ? remainder > 0
+      ? allocate(remainder, loaded.shares.map((s) => s.amountCents))
+      : loaded.shares.map(() => 0)
+    : loaded.shares.map((s) => s.amountCents);
+  await vendor.deactivateCard(bcard.vendorCardId);
+  for (const [i, share] of loaded.shares.entries()) {
+    const amount = refunds[i] ?? 0;
+    if (amount === 0) continue;
+    await renewLease(deps, lease);
+    const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
+    if (!holdId) throw new Error(`share ${share.id} of a completed collection has no hold`);
+    await vendor.refund(holdId, amount, { idempotencyKey: refundKey(share.id) });
+    await setShare(deps, share.id, { status: 'refunded' });
+  }
+  const refundedTotal = refunds.reduce((a, b) => a + b, 0);
+
+  await deps.db.transaction(async (tx) => {
+    if (used) {
+      await setStatus(tx, deps, lease, 'refunding', 'completed', { refundedCents: refundedTotal });
+      if (refundedTotal > 0) {
+        await postMovement(tx, {
+          kind: 'bcard.remainder_refunded',
+          referenceId: bcard.id,
+          at,
+          postings: [
+            { account: accounts.bcard(bcard.id), amountCents: -refundedTotal },
+            ...loaded.shares.map((s, i) => ({ account: accounts.fundingSource(s.source.id), amountCents: refunds[i] ?? 0 })),
+          ],
+        });
+      }
+      return;
+    }
+    await setStatus(tx, deps, lease, 'refunding', 'refunded', { refundedCents: refundedTotal });
+    await tx
+      .update(schema.bcards)
+      .set({ status: bcard.status === 'canceling' ? 'canceled' : 'expired', deactivatedAt: at })
+      .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, bcard.status)));
+    await postMovement(tx, {
+      kind: 'bcard.refunded',
+      referenceId: bcard.id,
+      at,
+      postings: [
+        { account: accounts.bcard(bcard.id), amountCents: -collection.amountCents },
+        { account: accounts.fees, amountCents: -collection.feeCents },
+        ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: s.amountCents })),
+      ],
+    });
+  });
+}
+
+/**
+ * Starts refunding an unused bcard (expired or canceled): one guarded transaction moves the card to
+ * expiring/canceling and its collection to refunding under a new lease; then settles.
+ * Fails with: bcard_not_active (already used, expired or canceled).
+ */
+export async function refundUnusedBcard(deps: AppDeps, bcard: BcardRow, reason: 'expired' | 'canceled'): Promise<void> {
+  const owner = newToken();
+  const at = now(deps);
+  await deps.db.transaction(async (tx) => {
+    const res = await tx
+      .update(schema.bcards)
+      .set({ status: reason === 'canceled' ? 'canceling' : 'expiring' })
+      .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, 'active'), eq(schema.bcards.spentCents, 0)));
+    if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
+    const col = await tx
+      .update(schema.collections)
+      .set({ status: 'refunding', leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS), updatedAt: at })
+      .where(and(eq(schema.collections.id, bcard.collectionId), eq(schema.collections.status, 'completed')));
+    if (col.rowsAffected !== 1) throw new Error(`collection of bcard ${bcard.id} is not completed`);
+  });
+  await settleRefund(deps, { collectionId: bcard.collectionId, owner });
+}
+
+/**
+ * Finishes or undoes every collection whose worker is gone (its lease ran out): holding is undone, capturing is
+ * finished, refunding is settled. Runs at start-up and on a timer. Returns how many it handled.
+ */
+export async function recoverCollections(deps: AppDeps, bcardTtlMs: number): Promise<number> {
+  const at = now(deps);
+  const stale = await deps.db
+    .select({ id: schema.collections.id, status: schema.collections.status })
+    .from(schema.collections)
+    .where(and(sql`${schema.collections.status} IN ('holding', 'capturing', 'refunding')`, lt(schema.collections.leaseUntil, at)))
+    .limit(100);
+  let handled = 0;
+  for (const { id, status } of stale) {
+    const owner = newToken();
+    const taken = await deps.db
+      .update(schema.collections)
+      .set({ leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS) })
+      .where(and(eq(schema.collections.id, id), eq(schema.collections.status, status), lt(schema.collections.leaseUntil, at)));
+    if (taken.rowsAffected !== 1) continue;
+    const lease = { collectionId: id, owner };
+    try {
+      if (status === 'holding') {
+        const loaded = await load(deps.db, id);
+        await releaseHolds(deps, deps.vendorFor(loaded.collection.vendor), loaded);
+        await setStatus(deps.db, deps, lease, 'holding', 'failed', {
+          failureCode: 'interrupted',
+          failureMessage: 'The collection was interrupted before every share was held; nothing was charged.',
+        });
+      } else if (status === 'capturing') {
+        await finishCapture(deps, lease, bcardTtlMs).catch((e) => {
+          if (!(e instanceof AppError)) throw e;
+        });
+      } else {
+        await settleRefund(deps, lease);
+      }
+      handled++;
+    } catch (error) {
+      // Left for the next sweep: its lease runs out again and another attempt is made.
+      deps.log.error('recovery of a collection failed', { collectionId: id, status, error });
+    }
+  }
+  return handled;
+}
+
+/** Deactivates and refunds every unused bcard whose session has ended. Returns how many. */
+export async function expireBcards(deps: AppDeps): Promise<number> {
+  const due = await deps.db
+    .select()
+    .from(schema.bcards)
+    .where(and(eq(schema.bcards.status, 'active'), lt(schema.bcards.expiresAt, new Date(now(deps).getTime() + 1))))
+    .limit(100);
+  let n = 0;
+  for (const bcard of due) {
+    try {
+      await refundUnusedBcard(deps, bcard, 'expired');
+      n++;
+    } catch (error) {
+      if (!(error instanceof AppError)) deps.log.error('expiring a bcard failed', { bcardId: bcard.id, error });
+    }
+  }
+  return n;
+}

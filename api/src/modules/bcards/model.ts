@@ -1,0 +1,117 @@
+import { t } from 'elysia';
+
+const decimal = (what: string) =>
+  t.Union([t.String({ pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' }), t.Number({ minimum: 0 })], {
+    error: `${what} must be an amount in dollars with at most 2 decimals, such as 100.00.`,
+  });
+
+export const SplitEntry = t.Object(
+  {
+    fundingSourceId: t.String({ minLength: 1, maxLength: 64, error: 'fundingSourceId is required.' }),
+    percentage: t.Optional(t.Number({ minimum: 0, maximum: 100, error: 'percentage must be between 0 and 100.' })),
+    amount: t.Optional(t.Union([decimal('amount'), t.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateBcardBody = t.Object(
+  {
+    name: t.String({ maxLength: 100, error: 'name must be at most 100 characters.' }),
+    cardholderName: t.Optional(t.String({ maxLength: 100 })),
+    balance: decimal('balance'),
+    fundingSources: t.Array(SplitEntry, {
+      minItems: 1,
+      maxItems: 20,
+      error: 'fundingSources must list 1 to 20 funding sources.',
+    }),
+    spendingLimit: t.Optional(t.Union([decimal('spendingLimit'), t.Null()])),
+    interval: t.Optional(t.String({ maxLength: 20 })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'balance is the purchase amount. Each source is charged its percentage of balance plus the plan fee ' +
+      '(largest-remainder rounding, so the shares add up exactly). The cardholder name is the account name; ' +
+      'spendingLimit and interval are accepted for compatibility: a bcard is always limited to balance and single use.',
+  },
+);
+
+export const ProcessPaymentBody = t.Object(
+  {
+    amount: decimal('amount'),
+    merchant: t.String({ minLength: 1, maxLength: 120, error: 'merchant is required (at most 120 characters).' }),
+    virtualCardId: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()])),
+    splits: t.Optional(
+      t.Array(
+        t.Object(
+          {
+            fundingSourceId: t.String({ minLength: 1, maxLength: 64 }),
+            percentage: t.Optional(t.Union([t.Number({ minimum: 0, maximum: 100 }), t.Null()])),
+            fixedAmount: t.Optional(t.Union([decimal('fixedAmount'), t.Null()])),
+            stripePaymentMethodId: t.Optional(t.Union([t.String(), t.Null()])),
+            name: t.Optional(t.String()),
+            last4: t.Optional(t.String()),
+            brand: t.Optional(t.String()),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 20 },
+      ),
+    ),
+    description: t.Optional(t.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+const ShareModel = t.Object({
+  fundingSourceId: t.String(),
+  name: t.String(),
+  last4: t.String(),
+  brand: t.String(),
+  percentage: t.Number(),
+  amount: t.String(),
+  status: t.String(),
+});
+
+export const BcardModel = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    cardholderName: t.String(),
+    cardNumber: t.String({ description: 'Masked; the full number is only in checkout-details.' }),
+    last4: t.String(),
+    brand: t.String(),
+    expiryMonth: t.Integer(),
+    expiryYear: t.Integer(),
+    balance: t.String({ description: 'What is left to spend, in dollars.' }),
+    spendingLimit: t.String({ description: 'The collected amount; never reloadable.' }),
+    interval: t.Literal('single_use'),
+    status: t.UnionEnum(['active', 'used', 'expired', 'canceled']),
+    expiresAt: t.String({ format: 'date-time' }),
+    createdAt: t.String({ format: 'date-time' }),
+    amount: t.String(),
+    fee: t.String(),
+    totalCharged: t.String(),
+    transactionId: t.String(),
+    fundingSources: t.Array(ShareModel),
+  },
+  { $id: '#/components/schemas/Bcard' },
+);
+
+export const CheckoutDetailsModel = t.Object({
+  cardNumber: t.String(),
+  expiryMonth: t.Integer(),
+  expiryYear: t.Integer(),
+  cvv: t.String(),
+  isDemoCard: t.Boolean(),
+});
+
+export const PaymentResultModel = t.Object({
+  totalAmount: t.String(),
+  totalFees: t.String(),
+  transaction: t.Object({ id: t.String() }),
+  splits: t.Array(ShareModel),
+  virtualCard: BcardModel,
+});
+
+export { ShareModel };

@@ -1,0 +1,417 @@
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { schema, type Db, type DbOrTx } from '@bpay/db';
+import { applyBps, formatDecimal, parseDecimal, type Cents } from '@bpay/db/money';
+import { AppError, invalid, notFound, type ErrorCode } from '../../errors';
+import type { AppDeps } from '../../deps';
+import { maskedNumber } from '../../lib/cards';
+import { newToken } from '../../lib/ids';
+import { allocate, percentagesSumTo100, percentToBps } from '../../lib/split';
+import { getOwnedSources } from '../funding-sources/service';
+import { accounts, postMovement } from '../ledger/service';
+import { currentTier } from '../subscription/service';
+import { displayName } from '../users/service';
+import {
+  LEASE_MS,
+  recordCollection,
+  refundUnusedBcard,
+  runCollection,
+  settleRefund,
+  type CollectionPlan,
+  type PlannedShare,
+} from './collect';
+
+type UserRow = typeof schema.users.$inferSelect;
+type BcardRow = typeof schema.bcards.$inferSelect;
+type CollectionRow = typeof schema.collections.$inferSelect;
+
+/** The largest single purchase bpay splits: $1,000,000.00. */
+export const MAX_AMOUNT_CENTS = 100_000_000;
+
+const money = (c: number) => formatDecimal(c as Cents);
+
+export function parseAmount(value: string | number, param: string): number {
+  const cents = parseDecimal(value);
+  if (cents === null) throw invalid(param, `${param} must be an amount in dollars with at most 2 decimals, such as 100.00.`);
+  if (cents <= 0) throw invalid(param, `${param} must be greater than $0.`);
+  if (cents > MAX_AMOUNT_CENTS) throw invalid(param, `${param} must be at most $${money(MAX_AMOUNT_CENTS)}.`);
+  return cents;
+}
+
+export interface SplitInput {
+  fundingSourceId: string;
+  percentage?: number | null;
+  /** A fixed share in cents (the payment demo's fixed mode), fee included. */
+  fixedCents?: number | null;
+}
+
+export interface PlanInput {
+  kind: 'bcard' | 'purchase';
+  name: string;
+  amountCents: number;
+  splits: SplitInput[];
+  merchant: string | null;
+  description: string | null;
+  idempotencyKey: string | null;
+}
+
+/**
+ * Turns a request into shares in cents: the fee from the user's plan is added to the amount, and the total is
+ * split by percentage (which must add up to 100 within 0.01) or by fixed amounts (which must add up to the total
+ * within a cent), with largest-remainder rounding so the shares sum exactly to the total.
+ * Fails with: validation_error, invalid_splits, resource_not_found (a source that is not the caller's).
+ */
+export async function planCollection(deps: AppDeps, user: UserRow, input: PlanInput) {
+  const name = input.name.trim();
+  if (!name) throw invalid('name', 'Please enter a name for your bcard.');
+  if (input.splits.length === 0) throw new AppError('invalid_splits', 'Choose at least one funding source.', 'fundingSources');
+  const ids = input.splits.map((s) => s.fundingSourceId);
+  if (new Set(ids).size !== ids.length) throw invalid('fundingSources', 'Each funding source can appear only once in a split.');
+  const sources = await getOwnedSources(deps.db, user.id, ids);
+  for (const [i, id] of ids.entries()) {
+    const source = sources.get(id);
+    // Another user's source is simply "not found".
+    if (!source) throw notFound('funding source');
+    if (!source.isActive) throw invalid(`fundingSources.${i}.fundingSourceId`, `The funding source ${source.name} (•••• ${source.last4}) is paused.`);
+    if (source.vendor !== deps.vendor.name) {
+      throw invalid(`fundingSources.${i}.fundingSourceId`, `The funding source •••• ${source.last4} belongs to another payment processor; add it again.`);
+    }
+  }
+
+  const tier = await currentTier(deps.db, user.id);
+  const feeCents = applyBps(input.amountCents as Cents, tier.transactionFeeBps);
+  const total = input.amountCents + feeCents;
+
+  let weights: number[];
+  let amounts: number[];
+  const byPercentage = input.splits.every((s) => typeof s.percentage === 'number');
+  const byFixed = !byPercentage && input.splits.every((s) => typeof s.fixedCents === 'number');
+  if (byPercentage) {
+    const percentages = input.splits.map((s) => s.percentage as number);
+    if (!percentagesSumTo100(percentages)) {
+      throw new AppError('invalid_splits', 'Funding splits must add up to 100%', 'fundingSources');
+    }
+    weights = percentages.map((p, i) => {
+      const bps = percentToBps(p);
+      if (bps === null) throw invalid(`fundingSources.${i}.percentage`, 'percentage must be between 0 and 100.');
+      return bps;
+    });
+    amounts = allocate(total, weights);
+  } else if (byFixed) {
+    amounts = input.splits.map((s) => s.fixedCents as number);
+    const sum = amounts.reduce((a, b) => a + b, 0);
+    if (Math.abs(sum - total) > 1) {
+      throw new AppError(
+        'invalid_splits',
+        `Total fixed amounts ($${money(sum)}) must equal the total payment amount ($${money(total)}) including fees.`,
+        'splits',
+      );
+    }
+    // Within a cent: the largest share absorbs the difference so the shares sum exactly to the total.
+    const largest = amounts.indexOf(Math.max(...amounts));
+    amounts[largest]! += total - sum;
+    weights = amounts.map((a) => Math.round((a * 10000) / total));
+  } else {
+    throw new AppError('invalid_splits', 'Give every split a percentage, or every split a fixed amount.', 'fundingSources');
+  }
+
+  const shares: PlannedShare[] = input.splits
+    .map((s, i) => ({ source: sources.get(s.fundingSourceId)!, percentageBps: weights[i] ?? 0, amountCents: amounts[i] ?? 0 }))
+    .filter((s) => s.amountCents > 0);
+  if (shares.length === 0) throw new AppError('invalid_splits', 'Funding splits must add up to 100%', 'fundingSources');
+
+  const plan: CollectionPlan = {
+    kind: input.kind,
+    name,
+    cardholderName: displayName(user),
+    merchant: input.merchant,
+    description: input.description,
+    amountCents: input.amountCents,
+    feeCents,
+    shares,
+    idempotencyKey: input.idempotencyKey,
+  };
+  return { plan, tier };
+}
+
+export interface BcardView {
+  id: string;
+  name: string;
+  cardholderName: string;
+  cardNumber: string;
+  last4: string;
+  brand: string;
+  expiryMonth: number;
+  expiryYear: number;
+  balance: string;
+  spendingLimit: string;
+  interval: 'single_use';
+  status: 'active' | 'used' | 'expired' | 'canceled';
+  expiresAt: string;
+  createdAt: string;
+  amount: string;
+  fee: string;
+  totalCharged: string;
+  transactionId: string;
+  fundingSources: ShareView[];
+}
+
+export interface ShareView {
+  fundingSourceId: string;
+  name: string;
+  last4: string;
+  brand: string;
+  percentage: number;
+  amount: string;
+  status: string;
+}
+
+/** Internal in-between states show as where they are heading. */
+const publicStatus = (s: BcardRow['status']): BcardView['status'] =>
+  s === 'expiring' ? 'expired' : s === 'canceling' ? 'canceled' : s;
+
+export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map<string, ShareView[]>> {
+  const out = new Map<string, ShareView[]>();
+  if (collectionIds.length === 0) return out;
+  const rows = await db
+    .select({ share: schema.collectionShares, source: schema.fundingSources })
+    .from(schema.collectionShares)
+    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
+    .where(inArray(schema.collectionShares.collectionId, collectionIds))
+    .orderBy(asc(schema.collectionShares.position));
+  for (const { share, source } of rows) {
+    const list = out.get(share.collectionId) ?? [];
+    list.push({
+      fundingSourceId: source.id,
+      name: source.name,
+      last4: source.last4,
+      brand: source.brand,
+      percentage: share.percentageBps / 100,
+      amount: money(share.amountCents),
+      status: share.status,
+    });
+    out.set(share.collectionId, list);
+  }
+  return out;
+}
+
+function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[]): BcardView {
+  const live = b.status === 'active';
+  return {
+    id: b.id,
+    name: b.name,
+    cardholderName: b.cardholderName,
+    cardNumber: maskedNumber(b.last4),
+    last4: b.last4,
+    brand: b.brand,
+    expiryMonth: b.expMonth,
+    expiryYear: b.expYear,
+    balance: money(live ? b.limitCents - b.spentCents : 0),
+    spendingLimit: money(b.limitCents),
+    interval: 'single_use',
+    status: publicStatus(b.status),
+    expiresAt: b.expiresAt.toISOString(),
+    createdAt: b.createdAt.toISOString(),
+    amount: money(c.amountCents),
+    fee: money(c.feeCents),
+    totalCharged: money(c.totalCents),
+    transactionId: c.id,
+    fundingSources: shares,
+  };
+}
+
+async function bcardViews(db: Db, cards: BcardRow[]): Promise<BcardView[]> {
+  if (cards.length === 0) return [];
+  const cols = await db.select().from(schema.collections).where(inArray(schema.collections.id, cards.map((b) => b.collectionId)));
+  const byId = new Map(cols.map((c) => [c.id, c]));
+  const shares = await sharesOf(db, cols.map((c) => c.id));
+  return cards.map((b) => toBcardView(b, byId.get(b.collectionId)!, shares.get(b.collectionId) ?? []));
+}
+
+export async function listBcards(deps: AppDeps, userId: string): Promise<BcardView[]> {
+  const cards = await deps.db
+    .select()
+    .from(schema.bcards)
+    .where(eq(schema.bcards.userId, userId))
+    .orderBy(desc(schema.bcards.createdAt), desc(schema.bcards.id));
+  return bcardViews(deps.db, cards);
+}
+
+export async function getOwnedBcard(db: Db, userId: string, id: string): Promise<BcardRow> {
+  const b = await db.query.bcards.findFirst({ where: and(eq(schema.bcards.id, id), eq(schema.bcards.userId, userId)) });
+  if (!b) throw notFound('bcard');
+  return b;
+}
+
+export async function getBcardView(deps: AppDeps, userId: string, id: string): Promise<BcardView> {
+  const [view] = await bcardViews(deps.db, [await getOwnedBcard(deps.db, userId, id)]);
+  return view!;
+}
+
+/** Failure codes a collection can end with that are worth answering as they are. */
+const REPLAYABLE_FAILURES = new Set<ErrorCode>(['insufficient_funds', 'card_declined', 'vendor_unavailable', 'processing_error']);
+
+/** What a retried request (same Idempotency-Key) answers once the first attempt has ended. */
+async function outcomeOfExisting(deps: AppDeps, userId: string, collectionId: string): Promise<BcardRow> {
+  const c = await deps.db.query.collections.findFirst({ where: eq(schema.collections.id, collectionId) });
+  if (c?.status === 'failed') {
+    const code = REPLAYABLE_FAILURES.has(c.failureCode as ErrorCode) ? (c.failureCode as ErrorCode) : 'processing_error';
+    const details = c.failureDetails ? { details: c.failureDetails } : undefined;
+    throw new AppError(code, c.failureMessage ?? undefined, undefined, undefined, details);
+  }
+  const b = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.collectionId, collectionId) });
+  if (!b || b.userId !== userId) throw new AppError('idempotency_key_in_use');
+  return b;
+}
+
+/**
+ * Collects the split and issues a bcard limited to the amount. All or nothing.
+ * Fails with: validation_error, invalid_splits, resource_not_found, plan_limit_reached, insufficient_funds,
+ * card_declined, vendor_unavailable, processing_error.
+ */
+export async function createBcard(
+  deps: AppDeps,
+  user: UserRow,
+  input: Omit<PlanInput, 'kind' | 'merchant' | 'description'>,
+): Promise<BcardView> {
+  const card = await collectAndIssue(deps, user, { ...input, kind: 'bcard', merchant: null, description: null });
+  return getBcardView(deps, user.id, card.id);
+}
+
+async function collectAndIssue(deps: AppDeps, user: UserRow, input: PlanInput): Promise<BcardRow> {
+  const { plan, tier } = await planCollection(deps, user, input);
+  const { lease, existing } = await recordCollection(deps, user.id, plan, {
+    monthlyTransactions: tier.monthlyTransactions,
+    bcardGenerationLimit: tier.bcardGenerationLimit,
+    planName: tier.displayName,
+  });
+  if (existing) return outcomeOfExisting(deps, user.id, lease.collectionId);
+  return runCollection(deps, lease, deps.bcardTtlMs);
+}
+
+/** Cancels an unused bcard early: deactivated, and every share refunded. Fails with: resource_not_found, bcard_not_active. */
+export async function cancelBcard(deps: AppDeps, userId: string, id: string): Promise<BcardView> {
+  const b = await getOwnedBcard(deps.db, userId, id);
+  await refundUnusedBcard(deps, b, 'canceled');
+  return getBcardView(deps, userId, id);
+}
+
+/**
+ * The full number, expiry and CVV of an active bcard, for the cardholder's checkout. Each reveal is recorded.
+ * Fails with: resource_not_found, bcard_not_active.
+ */
+export async function revealBcard(deps: AppDeps, userId: string, id: string, meta: { ip: string; userAgent: string | null }) {
+  const b = await getOwnedBcard(deps.db, userId, id);
+  if (b.status !== 'active' || b.expiresAt <= deps.clock.now()) throw new AppError('bcard_not_active');
+  const card = await deps.vendorFor(b.vendor).revealCard(b.vendorCardId);
+  await deps.db.insert(schema.bcardReveals).values({
+    id: `rv_${newToken().slice(0, 24)}`,
+    bcardId: b.id,
+    userId,
+    ip: meta.ip,
+    userAgent: meta.userAgent?.slice(0, 300) ?? null,
+    at: deps.clock.now(),
+  });
+  return { cardNumber: card.number, expiryMonth: card.expMonth, expiryYear: card.expYear, cvv: card.cvc, isDemoCard: false };
+}
+
+/**
+ * Spends a bcard once: it becomes used and is deactivated, the amount moves to the merchant in the ledger, and
+ * whatever the purchase left on it goes back to the sources. Fails with: bcard_not_active, validation_error.
+ */
+export async function spendBcard(
+  deps: AppDeps,
+  bcard: BcardRow,
+  amountCents: number,
+  purchase: { merchant: string; description: string | null; account: string },
+): Promise<void> {
+  if (amountCents > bcard.limitCents - bcard.spentCents) {
+    throw invalid('amount', `The amount exceeds what this bcard holds ($${money(bcard.limitCents - bcard.spentCents)}).`);
+  }
+  const at = deps.clock.now();
+  const remainder = bcard.limitCents - amountCents;
+  const owner = newToken();
+  await deps.db.transaction(async (tx) => {
+    const res = await tx
+      .update(schema.bcards)
+      .set({ status: 'used', spentCents: amountCents, deactivatedAt: at })
+      .where(
+        and(
+          eq(schema.bcards.id, bcard.id),
+          eq(schema.bcards.status, 'active'),
+          eq(schema.bcards.spentCents, 0),
+          gt(schema.bcards.expiresAt, at),
+          sql`${schema.bcards.limitCents} >= ${amountCents}`,
+        ),
+      );
+    if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
+    await tx
+      .update(schema.collections)
+      .set({
+        merchant: purchase.merchant,
+        description: purchase.description,
+        updatedAt: at,
+        ...(remainder > 0 ? { status: 'refunding' as const, leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS) } : {}),
+      })
+      .where(eq(schema.collections.id, bcard.collectionId));
+    await postMovement(tx, {
+      kind: 'bcard.spent',
+      referenceId: bcard.id,
+      at,
+      postings: [
+        { account: accounts.bcard(bcard.id), amountCents: -amountCents },
+        { account: purchase.account, amountCents },
+      ],
+    });
+  });
+  if (remainder > 0) await settleRefund(deps, { collectionId: bcard.collectionId, owner });
+  else await deps.vendorFor(bcard.vendor).deactivateCard(bcard.vendorCardId);
+}
+
+export interface ProcessPaymentInput {
+  amountCents: number;
+  merchant: string;
+  description: string | null;
+  virtualCardId: string | null;
+  splits: SplitInput[];
+  idempotencyKey: string | null;
+}
+
+/**
+ * The payment demo's purchase: with a bcard given, that bcard pays; otherwise the split is collected, a bcard
+ * issued for exactly the amount, and spent at the merchant. Either way the purchase is recorded.
+ * Fails with: everything createBcard fails with, bcard_not_active.
+ */
+export async function processPayment(deps: AppDeps, user: UserRow, input: ProcessPaymentInput) {
+  let bcard: BcardRow;
+  if (input.virtualCardId) {
+    bcard = await getOwnedBcard(deps.db, user.id, input.virtualCardId);
+  } else {
+    if (input.splits.length === 0) throw new AppError('invalid_splits', 'Please configure at least one payment split', 'splits');
+    bcard = await collectAndIssue(deps, user, {
+      kind: 'purchase',
+      name: `${input.merchant} purchase`,
+      amountCents: input.amountCents,
+      splits: input.splits,
+      merchant: input.merchant,
+      description: input.description,
+      idempotencyKey: input.idempotencyKey,
+    });
+  }
+  if (bcard.status === 'active') {
+    await spendBcard(deps, bcard, input.amountCents, {
+      merchant: input.merchant,
+      description: input.description ?? `Purchase at ${input.merchant}`,
+      account: accounts.externalMerchants,
+    });
+  } else if (!(bcard.status === 'used' && bcard.spentCents === input.amountCents && !input.virtualCardId)) {
+    throw new AppError('bcard_not_active');
+  }
+  const view = await getBcardView(deps, user.id, bcard.id);
+  return {
+    totalAmount: view.totalCharged,
+    totalFees: view.fee,
+    transaction: { id: view.transactionId },
+    splits: view.fundingSources,
+    virtualCard: view,
+  };
+}

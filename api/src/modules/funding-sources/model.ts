@@ -1,0 +1,76 @@
+import { t } from 'elysia';
+
+const monthOrYear = (what: string) =>
+  t.Union([t.String({ pattern: '^[0-9]{1,4}$' }), t.Integer({ minimum: 0, maximum: 9999 })], {
+    error: `${what} must be a number.`,
+  });
+
+export const CreateFundingSourceBody = t.Object(
+  {
+    cardNumber: t.String({
+      minLength: 12,
+      maxLength: 23,
+      pattern: '^[0-9 -]+$',
+      error: 'cardNumber must be 12 to 19 digits.',
+    }),
+    expiryMonth: monthOrYear('expiryMonth'),
+    expiryYear: monthOrYear('expiryYear'),
+    cvv: t.String({ pattern: '^[0-9]{3,4}$', error: 'cvv must be 3 digits (4 for American Express).' }),
+    name: t.String({ minLength: 1, maxLength: 100, error: 'name (the cardholder name) is required.' }),
+    type: t.Optional(t.Literal('credit_card', { error: "type must be 'credit_card'." })),
+    last4: t.Optional(t.String({ maxLength: 4 })),
+    brand: t.Optional(t.String({ maxLength: 20 })),
+    defaultSplitPercentage: t.Number({
+      minimum: 0,
+      maximum: 100,
+      error: 'defaultSplitPercentage must be a number between 0 and 100.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The card number and CVV are sent to the payment processor and never stored. brand and last4 are computed ' +
+      'by the server from the number; values sent are ignored.',
+  },
+);
+
+export const UpdateFundingSourceBody = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 100, error: 'name must be 1 to 100 characters.' })),
+    defaultSplitPercentage: t.Optional(
+      t.Number({ minimum: 0, maximum: 100, error: 'defaultSplitPercentage must be a number between 0 and 100.' }),
+    ),
+    isActive: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const VerificationCodeBody = t.Object(
+  { code: t.String({ pattern: '^[0-9]{6}$', error: 'code must be the 6-digit code from your bank.' }) },
+  { additionalProperties: false },
+);
+
+export const FundingSourceModel = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    type: t.Literal('credit_card'),
+    last4: t.String(),
+    brand: t.UnionEnum(['visa', 'mastercard', 'amex', 'discover', 'unknown']),
+    expiryMonth: t.Integer(),
+    expiryYear: t.Integer(),
+    defaultSplitPercentage: t.Number(),
+    isActive: t.Boolean(),
+    balance: t.Union([t.String({ examples: ['10000.00'] }), t.Null()], {
+      description: 'Available at the processor, in dollars; null when the processor cannot tell.',
+    }),
+    createdAt: t.String({ format: 'date-time' }),
+  },
+  { $id: '#/components/schemas/FundingSource' },
+);
+
+export const RequiresActionModel = t.Object({
+  status: t.Literal('requires_action'),
+  verificationId: t.String(),
+  message: t.String(),
+});

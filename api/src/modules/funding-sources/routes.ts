@@ -1,0 +1,88 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { errors } from '../../models';
+import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
+import { sessionPlugin } from '../../plugins/session';
+import {
+  CreateFundingSourceBody,
+  FundingSourceModel,
+  RequiresActionModel,
+  UpdateFundingSourceBody,
+  VerificationCodeBody,
+} from './model';
+import {
+  completeVerification,
+  createFundingSource,
+  deleteFundingSource,
+  listFundingSources,
+  updateFundingSource,
+} from './service';
+
+export const IdempotencyHeader = t.Object({
+  'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
+});
+
+export function fundingSourceRoutes(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
+  return new Elysia({ prefix: '/api/funding-sources', tags: ['Funding sources'] })
+    .use(sessionPlugin(deps))
+    .get('/', ({ user }) => listFundingSources(deps, user.id), {
+      auth: true,
+      response: { 200: t.Array(FundingSourceModel), ...errors(401) },
+      detail: { summary: 'Your funding sources, with what is available on each' },
+    })
+    .post(
+      '/',
+      async ({ user, body, headers, request }) => {
+        const key = headers['idempotency-key'] ?? null;
+        const outcome = await runIdempotent(
+          idem,
+          { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
+          () => createFundingSource(deps, user, body, key),
+        );
+        return idempotentResponse(outcome);
+      },
+      {
+        auth: true,
+        parse: 'json',
+        body: CreateFundingSourceBody,
+        headers: IdempotencyHeader,
+        response: { 201: FundingSourceModel, 202: RequiresActionModel, ...errors(400, 401, 402, 403, 409, 415, 503) },
+        detail: {
+          summary: 'Add a card: verified with a $1.00 authorization hold that is released',
+          description:
+            'Only the processor token, brand, last 4, expiry and name are stored. A card that needs 3-D Secure ' +
+            'answers 202 with a verificationId to complete.',
+        },
+      },
+    )
+    .post(
+      '/verifications/:id',
+      async ({ user, body, params, set }) => {
+        set.status = 201;
+        return completeVerification(deps, user, params.id, body.code);
+      },
+      {
+        auth: true,
+        parse: 'json',
+        body: VerificationCodeBody,
+        params: t.Object({ id: t.String() }),
+        response: { 201: FundingSourceModel, ...errors(400, 401, 402, 404, 409, 415, 503) },
+        detail: { summary: 'Answer the 3-D Secure challenge of a card being added' },
+      },
+    )
+    .patch('/:id', ({ user, body, params }) => updateFundingSource(deps, user, params.id, body), {
+      auth: true,
+      parse: 'json',
+      body: UpdateFundingSourceBody,
+      params: t.Object({ id: t.String() }),
+      response: { 200: FundingSourceModel, ...errors(400, 401, 404, 415) },
+      detail: { summary: 'Rename, change the default split, or pause a funding source' },
+    })
+    .delete('/:id', ({ user, params }) => deleteFundingSource(deps, user, params.id), {
+      auth: true,
+      params: t.Object({ id: t.String() }),
+      response: { 200: t.Object({ id: t.String(), deleted: t.Literal(true) }), ...errors(401, 404, 409) },
+      detail: { summary: 'Remove a funding source (refused while it backs an unexpired bcard)' },
+    });
+}

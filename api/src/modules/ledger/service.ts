@@ -1,0 +1,55 @@
+import { eq, sql } from 'drizzle-orm';
+import { schema, type DbOrTx } from '@bpay/db';
+import { newId } from '../../lib/ids';
+
+export interface Posting {
+  account: string;
+  /** Signed cents: positive into the account. */
+  amountCents: number;
+}
+
+export const accounts = {
+  fundingSource: (id: string) => `funding_source:${id}`,
+  bcard: (id: string) => `bcard:${id}`,
+  fees: 'bpay:fees',
+  merchant: (id: string) => `merchant:${id}`,
+  externalMerchants: 'external:merchants',
+} as const;
+
+export class UnbalancedMovementError extends Error {}
+
+/**
+ * Writes one movement: postings that sum to zero, in the caller's transaction (the same one as the state change
+ * they record). A movement is unique per (kind, reference), so recording the same event twice is refused.
+ */
+export async function postMovement(
+  tx: DbOrTx,
+  movement: { kind: string; referenceId: string; at: Date; postings: Posting[] },
+): Promise<string> {
+  const nonZero = movement.postings.filter((p) => p.amountCents !== 0);
+  if (nonZero.some((p) => !Number.isSafeInteger(p.amountCents))) throw new UnbalancedMovementError('postings must be integer cents');
+  const sum = nonZero.reduce((a, p) => a + p.amountCents, 0);
+  if (sum !== 0 || nonZero.length < 2) {
+    throw new UnbalancedMovementError(`movement ${movement.kind} ${movement.referenceId} does not balance (sum ${sum})`);
+  }
+  const id = newId('mv');
+  await tx.insert(schema.ledgerMovements).values({ id, kind: movement.kind, referenceId: movement.referenceId, createdAt: movement.at });
+  await tx.insert(schema.ledgerPostings).values(nonZero.map((p) => ({ movementId: id, account: p.account, amountCents: p.amountCents })));
+  return id;
+}
+
+export async function accountBalance(db: DbOrTx, account: string): Promise<number> {
+  const [row] = await db
+    .select({ sum: sql<number>`coalesce(sum(${schema.ledgerPostings.amountCents}), 0)` })
+    .from(schema.ledgerPostings)
+    .where(eq(schema.ledgerPostings.account, account));
+  return Number(row?.sum ?? 0);
+}
+
+/** The sum of every posting ever written: zero, always. */
+export async function ledgerTotal(db: DbOrTx): Promise<number> {
+  const [row] = await db
+    .select({ sum: sql<number>`coalesce(sum(${schema.ledgerPostings.amountCents}), 0)` })
+    .from(schema.ledgerPostings);
+  return Number(row?.sum ?? 0);
+}

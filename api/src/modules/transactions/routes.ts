@@ -1,0 +1,80 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { errors } from '../../models';
+import { sessionPlugin } from '../../plugins/session';
+import { ShareModel } from '../bcards/model';
+import { exportTransactionsCsv, getTransaction, listTransactions, TRANSACTION_FILTERS } from './service';
+
+const TransactionModel = t.Object(
+  {
+    id: t.String(),
+    createdAt: t.String({ format: 'date-time' }),
+    merchant: t.String(),
+    amount: t.String({ examples: ['100.00'] }),
+    fee: t.String(),
+    totalCharged: t.String(),
+    refunded: t.String(),
+    status: t.UnionEnum(['completed', 'pending', 'failed', 'refunded']),
+    virtualCardId: t.Union([t.String(), t.Null()]),
+    virtualCardName: t.String(),
+    description: t.String(),
+    failureMessage: t.Union([t.String(), t.Null()]),
+  },
+  { $id: '#/components/schemas/Transaction' },
+);
+
+const ListQuery = t.Object({
+  status: t.Optional(t.UnionEnum(TRANSACTION_FILTERS, { error: 'status must be all, completed, pending or failed.' })),
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, error: 'limit must be between 1 and 100.' })),
+  cursor: t.Optional(t.String({ maxLength: 200 })),
+});
+
+export const NEXT_CURSOR_HEADER = 'bpay-next-cursor';
+
+export function transactionRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: '/api/transactions', tags: ['Transactions'] })
+    .use(sessionPlugin(deps))
+    .get(
+      '/',
+      async ({ user, query, set }) => {
+        const page = await listTransactions(deps, user.id, {
+          status: query.status ?? 'all',
+          limit: query.limit ?? 50,
+          cursor: query.cursor ?? null,
+        });
+        if (page.nextCursor) set.headers[NEXT_CURSOR_HEADER] = page.nextCursor;
+        return page.data;
+      },
+      {
+        auth: true,
+        query: ListQuery,
+        response: { 200: t.Array(TransactionModel), ...errors(400, 401) },
+        detail: {
+          summary: 'Your transactions, newest first',
+          description: `When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
+        },
+      },
+    )
+    .get(
+      '/export.csv',
+      async ({ user, query }) =>
+        new Response(await exportTransactionsCsv(deps, user.id, query.status ?? 'all'), {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="bpay-transactions-${query.status ?? 'all'}.csv"`,
+            'cache-control': 'no-store',
+          },
+        }),
+      {
+        auth: true,
+        query: t.Object({ status: ListQuery.properties.status }),
+        detail: { summary: 'Your transactions as CSV, with the same filter' },
+      },
+    )
+    .get('/:id', ({ user, params }) => getTransaction(deps, user.id, params.id), {
+      auth: true,
+      params: t.Object({ id: t.String() }),
+      response: { 200: t.Composite([TransactionModel, t.Object({ shares: t.Array(ShareModel) })]), ...errors(401, 404) },
+      detail: { summary: 'One transaction with its shares and their sources' },
+    });
+}

@@ -1,0 +1,173 @@
+import { and, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { schema } from '@bpay/db';
+import { formatDecimal, type Cents } from '@bpay/db/money';
+import { invalid, notFound } from '../../errors';
+import type { AppDeps } from '../../deps';
+import { sharesOf, type ShareView } from '../bcards/service';
+
+type CollectionRow = typeof schema.collections.$inferSelect;
+
+export const TRANSACTION_FILTERS = ['all', 'completed', 'pending', 'failed'] as const;
+export type TransactionFilter = (typeof TRANSACTION_FILTERS)[number];
+export type TransactionStatus = 'completed' | 'pending' | 'failed' | 'refunded';
+
+export interface TransactionView {
+  id: string;
+  createdAt: string;
+  merchant: string;
+  amount: string;
+  fee: string;
+  totalCharged: string;
+  refunded: string;
+  status: TransactionStatus;
+  virtualCardId: string | null;
+  virtualCardName: string;
+  description: string;
+  failureMessage: string | null;
+}
+
+const money = (c: number) => formatDecimal(c as Cents);
+
+/** A collection as the history shows it. */
+export function statusOf(c: CollectionRow): TransactionStatus {
+  switch (c.status) {
+    case 'completed':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    case 'refunded':
+      return 'refunded';
+    default:
+      return 'pending';
+  }
+}
+
+const FILTER_STATUSES: Record<Exclude<TransactionFilter, 'all'>, CollectionRow['status'][]> = {
+  completed: ['completed'],
+  pending: ['holding', 'capturing', 'refunding'],
+  failed: ['failed'],
+};
+
+function toView(c: CollectionRow, bcardId: string | null, shareCount: number): TransactionView {
+  return {
+    id: c.id,
+    createdAt: c.createdAt.toISOString(),
+    merchant: c.merchant ?? 'bpay',
+    amount: money(c.amountCents),
+    fee: money(c.feeCents),
+    totalCharged: money(c.totalCents),
+    refunded: money(c.refundedCents),
+    status: statusOf(c),
+    virtualCardId: bcardId,
+    virtualCardName: c.name,
+    description:
+      c.description ?? `bcard funded from ${shareCount} ${shareCount === 1 ? 'source' : 'sources'}`,
+    failureMessage: c.failureMessage,
+  };
+}
+
+interface Cursor {
+  t: number;
+  id: string;
+}
+const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+function decodeCursor(s: string): Cursor {
+  try {
+    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Cursor;
+    if (typeof c.t === 'number' && typeof c.id === 'string') return c;
+  } catch {
+    /* fall through */
+  }
+  throw invalid('cursor', 'cursor is not one this API gave out.');
+}
+
+async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const cards = await deps.db
+    .select({ id: schema.bcards.id, collectionId: schema.bcards.collectionId })
+    .from(schema.bcards)
+    .where(inArray(schema.bcards.collectionId, ids));
+  const counts = await deps.db
+    .select({ collectionId: schema.collectionShares.collectionId, n: sql<number>`count(*)` })
+    .from(schema.collectionShares)
+    .where(inArray(schema.collectionShares.collectionId, ids))
+    .groupBy(schema.collectionShares.collectionId);
+  const cardOf = new Map(cards.map((c) => [c.collectionId, c.id]));
+  const countOf = new Map(counts.map((c) => [c.collectionId, Number(c.n)]));
+  return rows.map((r) => toView(r, cardOf.get(r.id) ?? null, countOf.get(r.id) ?? 0));
+}
+
+/** The owner's transactions, newest first, filtered, one page at a time. */
+export async function listTransactions(
+  deps: AppDeps,
+  userId: string,
+  q: { status: TransactionFilter; limit: number; cursor: string | null },
+): Promise<{ data: TransactionView[]; nextCursor: string | null }> {
+  const conds: SQL[] = [eq(schema.collections.userId, userId)];
+  if (q.status !== 'all') conds.push(inArray(schema.collections.status, FILTER_STATUSES[q.status]));
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor);
+    const at = new Date(c.t);
+    conds.push(or(lt(schema.collections.createdAt, at), and(eq(schema.collections.createdAt, at), lt(schema.collections.id, c.id)))!);
+  }
+  const rows = await deps.db
+    .select()
+    .from(schema.collections)
+    .where(and(...conds))
+    .orderBy(desc(schema.collections.createdAt), desc(schema.collections.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    data: await views(deps, page),
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null,
+  };
+}
+
+export async function getTransaction(deps: AppDeps, userId: string, id: string): Promise<TransactionView & { shares: ShareView[] }> {
+  const row = await deps.db.query.collections.findFirst({
+    where: and(eq(schema.collections.id, id), eq(schema.collections.userId, userId)),
+  });
+  if (!row) throw notFound('transaction');
+  const [view] = await views(deps, [row]);
+  const shares = await sharesOf(deps.db, [id]);
+  return { ...view!, shares: shares.get(id) ?? [] };
+}
+
+/** A cell that a spreadsheet would not run as a formula, quoted as RFC 4180 asks. */
+function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+export const CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'merchant',
+  'amount',
+  'fee',
+  'total_charged',
+  'refunded',
+  'status',
+  'virtual_card',
+  'description',
+] as const;
+
+/** Every transaction matching the filter, as CSV (newest first). */
+export async function exportTransactionsCsv(deps: AppDeps, userId: string, status: TransactionFilter): Promise<string> {
+  const lines = [CSV_COLUMNS.join(',')];
+  let cursor: string | null = null;
+  do {
+    const page = await listTransactions(deps, userId, { status, limit: 500, cursor });
+    for (const t of page.data) {
+      lines.push(
+        [t.id, t.createdAt, t.merchant, t.amount, t.fee, t.totalCharged, t.refunded, t.status, t.virtualCardName, t.description]
+          .map(csvCell)
+          .join(','),
+      );
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return `${lines.join('\r\n')}\r\n`;
+}

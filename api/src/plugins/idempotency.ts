@@ -1,0 +1,134 @@
+import { and, eq, lt } from 'drizzle-orm';
+import { schema, type Db } from '@bpay/db';
+import { AppError, errorBody } from '../errors';
+import type { Clock } from '../lib/clock';
+import { hmacHex } from '../lib/crypto';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+/** How long an unfinished request keeps its key to itself; after a crash the key can be used again. */
+export const IDEMPOTENCY_LOCK_MS = 2 * 60_000;
+export const REPLAY_HEADER = 'idempotent-replayed';
+
+export interface IdempotencyDeps {
+  db: Db;
+  clock: Clock;
+  /** Keys the field digests, so even a 3-digit field (a CVV) cannot be recovered from them. */
+  secret: string;
+}
+
+export interface HandlerResult {
+  status: number;
+  body: unknown;
+}
+
+export interface IdempotentOutcome extends HandlerResult {
+  replayed: boolean;
+}
+
+function digests(secret: string, body: unknown): Record<string, string> {
+  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { '': body };
+  return Object.fromEntries(
+    Object.keys(fields)
+      .sort()
+      .map((k) => [k, hmacHex(secret, `idem:${k}:${JSON.stringify(fields[k] ?? null)}`)]),
+  );
+}
+
+function differingFields(a: Record<string, string>, b: Record<string, string>): string[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter((k) => a[k] !== b[k]).sort();
+}
+
+/**
+ * Runs a money-moving handler at most once per (scope, Idempotency-Key) for 24 hours. A replay answers the stored
+ * status and body; the same key with a different body is an idempotency_error naming the fields that differ; a
+ * key whose first request is still running answers 409. Client errors (4xx) are stored like successes; a server
+ * error frees the key so the request can be retried. Without a key the handler simply runs.
+ */
+export async function runIdempotent(
+  deps: IdempotencyDeps,
+  req: { scope: string; key: string | null; method: string; path: string; body: unknown },
+  handler: () => Promise<HandlerResult>,
+): Promise<IdempotentOutcome> {
+  if (req.key === null) return { ...(await handler()), replayed: false };
+  if (req.key.length < 1 || req.key.length > 255 || !/^[\x21-\x7e]+$/.test(req.key)) {
+    throw new AppError('invalid_idempotency_key', undefined, 'Idempotency-Key');
+  }
+  const { db, clock } = deps;
+  const now = clock.now();
+  const fieldDigests = digests(deps.secret, req.body);
+  const where = and(eq(schema.idempotencyKeys.scope, req.scope), eq(schema.idempotencyKeys.key, req.key));
+
+  await db.delete(schema.idempotencyKeys).where(and(where, lt(schema.idempotencyKeys.expiresAt, now)));
+  const inserted = await db
+    .insert(schema.idempotencyKeys)
+    .values({
+      scope: req.scope,
+      key: req.key,
+      method: req.method,
+      path: req.path,
+      fieldDigests,
+      status: 'in_progress',
+      lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    })
+    .onConflictDoNothing()
+    .returning({ id: schema.idempotencyKeys.id });
+
+  if (!inserted[0]) {
+    const row = await db.query.idempotencyKeys.findFirst({ where });
+    if (!row) throw new AppError('idempotency_key_in_use');
+    if (row.method !== req.method || row.path !== req.path) {
+      throw new AppError(
+        'idempotency_error',
+        `This Idempotency-Key was used for ${row.method} ${row.path}; use a new key for ${req.method} ${req.path}.`,
+        'Idempotency-Key',
+      );
+    }
+    const differ = differingFields(row.fieldDigests, fieldDigests);
+    if (differ.length > 0) {
+      throw new AppError(
+        'idempotency_error',
+        `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
+          `Different here: ${differ.join(', ')}.`,
+        differ[0],
+      );
+    }
+    if (row.status === 'done') {
+      return { status: row.responseStatus ?? 200, body: JSON.parse(row.responseBody ?? 'null'), replayed: true };
+    }
+    // Still running, unless its lock ran out (the process died): then this request takes the key over.
+    const takeover = await db
+      .update(schema.idempotencyKeys)
+      .set({ lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS) })
+      .where(and(where, eq(schema.idempotencyKeys.status, 'in_progress'), lt(schema.idempotencyKeys.lockedUntil, now)));
+    if (takeover.rowsAffected !== 1) throw new AppError('idempotency_key_in_use');
+  }
+
+  const store = (status: number, body: unknown) =>
+    db
+      .update(schema.idempotencyKeys)
+      .set({ status: 'done', responseStatus: status, responseBody: JSON.stringify(body) })
+      .where(where);
+  try {
+    const result = await handler();
+    await store(result.status, result.body);
+    return { ...result, replayed: false };
+  } catch (e) {
+    if (e instanceof AppError && e.status < 500) await store(e.status, errorBody(e));
+    else await db.delete(schema.idempotencyKeys).where(where);
+    throw e;
+  }
+}
+
+/** Turns an outcome into the HTTP answer, marking replays. */
+export function idempotentResponse(outcome: IdempotentOutcome): Response {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  if (outcome.replayed) headers[REPLAY_HEADER] = 'true';
+  return new Response(JSON.stringify(outcome.body), { status: outcome.status, headers });
+}
+
+export async function pruneIdempotencyKeys(db: Db, clock: Clock): Promise<void> {
+  await db.delete(schema.idempotencyKeys).where(lt(schema.idempotencyKeys.expiresAt, clock.now()));
+}

@@ -1,0 +1,293 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { schema, type Db } from '@bpay/db';
+import type { Clock } from '../lib/clock';
+import { brandOf, luhnCheckDigit } from '../lib/cards';
+import { hmacHex, sha256Hex } from '../lib/crypto';
+import { newId } from '../lib/ids';
+import {
+  VendorDeclineError,
+  type CardDetails,
+  type DeclineCode,
+  type IssueCardInput,
+  type IssuedCard,
+  type PaymentVendor,
+  type RevealedCard,
+  type TokenizedCard,
+  type VerifyCardResult,
+} from './types';
+
+/** Every new card starts with $10,000.00 available. */
+export const SIM_STARTING_BALANCE_CENTS = 1_000_000;
+export const VERIFICATION_HOLD_CENTS = 100;
+/** Issued bcards come from this test range (a Visa test BIN, never a real issuer's). */
+export const SIM_ISSUED_PREFIX = '4000009';
+
+type Behavior =
+  | 'normal'
+  | 'declined'
+  | 'insufficient_funds'
+  | 'expired'
+  | 'incorrect_cvc'
+  | 'processing_error'
+  | 'requires_3ds'
+  | 'declined_after_attach';
+
+/**
+ * Stripe's documented test numbers behave as Stripe documents them; every other Luhn-valid number is a normal
+ * card with $10,000.00. The table is in README.md ("Test cards").
+ */
+export const TEST_CARD_BEHAVIOR: Record<string, Behavior> = {
+  '4000000000000002': 'declined',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000000069': 'expired',
+  '4000000000000127': 'incorrect_cvc',
+  '4000000000000119': 'processing_error',
+  '4000002760003184': 'requires_3ds',
+  // Attaches and verifies, then every charge is declined (Stripe: "attaching succeeds, charges fail").
+  '4000000000000341': 'declined_after_attach',
+};
+
+const DECLINES: Record<Exclude<Behavior, 'normal' | 'requires_3ds' | 'declined_after_attach'>, [DeclineCode, string]> = {
+  declined: ['card_declined', 'Your card was declined.'],
+  insufficient_funds: ['insufficient_funds', 'Your card has insufficient funds.'],
+  expired: ['expired_card', 'Your card has expired.'],
+  incorrect_cvc: ['incorrect_cvc', "Your card's security code is incorrect."],
+  processing_error: ['processing_error', 'An error occurred while processing your card. Try again in a little bit.'],
+};
+
+/** The challenge answer that fails 3-D Secure (any other 6 digits pass), like Stripe's test page's Fail button. */
+export const SIM_3DS_FAIL_CODE = '000000';
+
+/**
+ * The built-in simulated card processor and issuer. Its state lives in the sim_* tables so it survives restarts.
+ * It stores no card number: a tokenized card keeps its behaviour, brand and last 4; an issued card's number and
+ * CVC are derived from a keyed hash of its id whenever they are needed, and only an HMAC fingerprint is kept.
+ */
+export function createSimulatedVendor(db: Db, clock: Clock, secret: string): PaymentVendor {
+  const keyed = (purpose: string, value: string) => hmacHex(secret, `sim:${purpose}:${value}`);
+
+  function issuedNumber(cardId: string, nonce: number): { number: string; cvc: string } {
+    const h = keyed('pan', `${cardId}:${nonce}`);
+    // 8 decimal digits from the hash, after the 7-digit test prefix, then the Luhn check digit: 16 digits.
+    const body = `${SIM_ISSUED_PREFIX}${(BigInt(`0x${h.slice(0, 15)}`) % 100_000_000n).toString().padStart(8, '0')}`;
+    const cvc = (BigInt(`0x${keyed('cvc', cardId).slice(0, 12)}`) % 1000n).toString().padStart(3, '0');
+    return { number: `${body}${luhnCheckDigit(body)}`, cvc };
+  }
+
+  async function getCard(token: string) {
+    const card = await db.query.simCards.findFirst({ where: eq(schema.simCards.token, token) });
+    if (!card) throw new VendorDeclineError('card_declined', 'No such payment method.');
+    return card;
+  }
+
+  function toTokenized(c: typeof schema.simCards.$inferSelect): TokenizedCard {
+    return { token: c.token, brand: c.brand as TokenizedCard['brand'], last4: c.last4, expMonth: c.expMonth, expYear: c.expYear };
+  }
+
+  /** The $1.00 verification: a hold placed and released at once. */
+  async function verificationHold(token: string, key: string): Promise<void> {
+    const hold = await vendor.hold(token, VERIFICATION_HOLD_CENTS, { idempotencyKey: `${key}:verify`, description: 'card verification' });
+    await vendor.voidHold(hold.holdId);
+  }
+
+  const vendor: PaymentVendor = {
+    name: 'simulated',
+
+    async verifyCard(card: CardDetails, opts): Promise<VerifyCardResult> {
+      const behavior: Behavior = TEST_CARD_BEHAVIOR[card.number] ?? 'normal';
+      if (behavior in DECLINES) {
+        const [code, message] = DECLINES[behavior as keyof typeof DECLINES];
+        throw new VendorDeclineError(code, message);
+      }
+      const now = clock.now();
+      const endOfExpiryMonth = Date.UTC(card.expYear, card.expMonth, 1);
+      if (endOfExpiryMonth <= now.getTime()) throw new VendorDeclineError('expired_card', 'Your card has expired.');
+      // The same idempotency key always names the same token.
+      const token = `sim_pm_${sha256Hex(`${opts.idempotencyKey}`).slice(0, 24)}`;
+      await db
+        .insert(schema.simCards)
+        .values({
+          token,
+          behavior,
+          brand: brandOf(card.number),
+          last4: card.number.slice(-4),
+          expMonth: card.expMonth,
+          expYear: card.expYear,
+          availableCents: SIM_STARTING_BALANCE_CENTS,
+          createdAt: now,
+        })
+        .onConflictDoNothing();
+      if (behavior === 'requires_3ds') {
+        const challengeId = `sim_3ds_${sha256Hex(`3ds:${opts.idempotencyKey}`).slice(0, 24)}`;
+        await db
+          .insert(schema.simChallenges)
+          .values({ id: challengeId, token, status: 'pending', createdAt: now })
+          .onConflictDoNothing();
+        return { status: 'requires_action', challengeId };
+      }
+      await verificationHold(token, opts.idempotencyKey);
+      return { status: 'verified', card: toTokenized(await getCard(token)) };
+    },
+
+    async completeChallenge(challengeId: string, code: string): Promise<TokenizedCard> {
+      const ch = await db.query.simChallenges.findFirst({ where: eq(schema.simChallenges.id, challengeId) });
+      if (!ch || ch.status === 'failed') {
+        throw new VendorDeclineError('authentication_failed', 'The 3-D Secure challenge is no longer valid.');
+      }
+      if (ch.status === 'pending') {
+        if (!/^\d{6}$/.test(code) || code === SIM_3DS_FAIL_CODE) {
+          await db.update(schema.simChallenges).set({ status: 'failed' }).where(eq(schema.simChallenges.id, challengeId));
+          throw new VendorDeclineError('authentication_failed', 'The card issuer could not authenticate this card.');
+        }
+        await db.update(schema.simChallenges).set({ status: 'succeeded' }).where(eq(schema.simChallenges.id, challengeId));
+      }
+      await verificationHold(ch.token, challengeId);
+      return toTokenized(await getCard(ch.token));
+    },
+
+    async availableBalance(token: string): Promise<number | null> {
+      const card = await db.query.simCards.findFirst({
+        where: eq(schema.simCards.token, token),
+        columns: { availableCents: true },
+      });
+      return card?.availableCents ?? null;
+    },
+
+    async hold(token, amountCents, opts) {
+      if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('hold amount must be positive cents');
+      const existing = await db.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, opts.idempotencyKey) });
+      if (existing) return { holdId: existing.id };
+      const card = await getCard(token);
+      if (card.behavior === 'declined_after_attach') throw new VendorDeclineError('card_declined', 'Your card was declined.');
+      if (card.behavior in DECLINES) {
+        const [code, message] = DECLINES[card.behavior as keyof typeof DECLINES];
+        throw new VendorDeclineError(code, message);
+      }
+      const id = newId('sim_hold');
+      // The balance check and the debit are one guarded statement: concurrent holds can never overdraw.
+      const placed = await db.transaction(async (tx) => {
+        const again = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, opts.idempotencyKey) });
+        if (again) return again.id;
+        const debit = await tx
+          .update(schema.simCards)
+          .set({ availableCents: sql`${schema.simCards.availableCents} - ${amountCents}` })
+          .where(and(eq(schema.simCards.token, token), sql`${schema.simCards.availableCents} >= ${amountCents}`));
+        if (debit.rowsAffected !== 1) return null;
+        await tx.insert(schema.simHolds).values({
+          id,
+          idempotencyKey: opts.idempotencyKey,
+          token,
+          amountCents,
+          status: 'held',
+          createdAt: clock.now(),
+        });
+        return id;
+      });
+      if (!placed) throw new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
+      return { holdId: placed };
+    },
+
+    async findHold(idempotencyKey) {
+      const h = await db.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, idempotencyKey) });
+      return h ? { holdId: h.id, status: h.status } : null;
+    },
+
+    async capture(holdId) {
+      const res = await db
+        .update(schema.simHolds)
+        .set({ status: 'captured' })
+        .where(and(eq(schema.simHolds.id, holdId), sql`${schema.simHolds.status} IN ('held', 'captured')`));
+      if (res.rowsAffected !== 1) throw new Error(`simulated processor: hold ${holdId} cannot be captured`);
+    },
+
+    async voidHold(holdId) {
+      await db.transaction(async (tx) => {
+        const h = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.id, holdId) });
+        if (!h) throw new Error(`simulated processor: no hold ${holdId}`);
+        if (h.status === 'voided') return;
+        if (h.status === 'captured') throw new Error(`simulated processor: hold ${holdId} is captured; refund it`);
+        await tx.update(schema.simHolds).set({ status: 'voided' }).where(eq(schema.simHolds.id, holdId));
+        await tx
+          .update(schema.simCards)
+          .set({ availableCents: sql`${schema.simCards.availableCents} + ${h.amountCents}` })
+          .where(eq(schema.simCards.token, h.token));
+      });
+    },
+
+    async refund(holdId, amountCents, opts) {
+      await db.transaction(async (tx) => {
+        const done = await tx.query.simRefunds.findFirst({ where: eq(schema.simRefunds.idempotencyKey, opts.idempotencyKey) });
+        if (done) return;
+        const h = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.id, holdId) });
+        if (!h || h.status !== 'captured') throw new Error(`simulated processor: hold ${holdId} is not captured`);
+        const res = await tx
+          .update(schema.simHolds)
+          .set({ refundedCents: sql`${schema.simHolds.refundedCents} + ${amountCents}` })
+          .where(and(eq(schema.simHolds.id, holdId), sql`${schema.simHolds.refundedCents} + ${amountCents} <= ${schema.simHolds.amountCents}`));
+        if (res.rowsAffected !== 1) throw new Error(`simulated processor: refund exceeds hold ${holdId}`);
+        await tx
+          .update(schema.simCards)
+          .set({ availableCents: sql`${schema.simCards.availableCents} + ${amountCents}` })
+          .where(eq(schema.simCards.token, h.token));
+        await tx.insert(schema.simRefunds).values({
+          idempotencyKey: opts.idempotencyKey,
+          holdId,
+          amountCents,
+          createdAt: clock.now(),
+        });
+      });
+    },
+
+    async issueCard(input: IssueCardInput): Promise<IssuedCard> {
+      const id = `sim_ic_${sha256Hex(`issue:${input.idempotencyKey}`).slice(0, 24)}`;
+      const existing = await db.query.simIssuedCards.findFirst({ where: eq(schema.simIssuedCards.id, id) });
+      if (existing) return toIssued(existing);
+      const now = clock.now();
+      // Card expiry a year out; the bcard's short session is enforced by its own expiresAt.
+      const exp = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), 1));
+      for (let nonce = 0; nonce < 20; nonce++) {
+        const { number } = issuedNumber(id, nonce);
+        const inserted = await db
+          .insert(schema.simIssuedCards)
+          .values({
+            id,
+            idempotencyKey: input.idempotencyKey,
+            numberFingerprint: keyed('fingerprint', number),
+            numberNonce: nonce,
+            last4: number.slice(-4),
+            expMonth: exp.getUTCMonth() + 1,
+            expYear: exp.getUTCFullYear(),
+            limitCents: input.limitCents,
+            singleUse: true,
+            status: 'active',
+            expiresAt: input.expiresAt,
+            createdAt: now,
+          })
+          .onConflictDoNothing()
+          .returning();
+        if (inserted[0]) return toIssued(inserted[0]);
+        const raced = await db.query.simIssuedCards.findFirst({ where: eq(schema.simIssuedCards.id, id) });
+        if (raced) return toIssued(raced);
+        // Otherwise the derived number collided with another card's: derive the next one.
+      }
+      throw new Error('simulated issuer: could not derive a unique card number');
+    },
+
+    async deactivateCard(cardId) {
+      await db.update(schema.simIssuedCards).set({ status: 'inactive' }).where(eq(schema.simIssuedCards.id, cardId));
+    },
+
+    async revealCard(cardId): Promise<RevealedCard> {
+      const c = await db.query.simIssuedCards.findFirst({ where: eq(schema.simIssuedCards.id, cardId) });
+      if (!c) throw new Error(`simulated issuer: no card ${cardId}`);
+      const { number, cvc } = issuedNumber(c.id, c.numberNonce);
+      return { number, expMonth: c.expMonth, expYear: c.expYear, cvc };
+    },
+  };
+
+  function toIssued(c: typeof schema.simIssuedCards.$inferSelect): IssuedCard {
+    return { cardId: c.id, brand: 'visa', last4: c.last4, expMonth: c.expMonth, expYear: c.expYear };
+  }
+
+  return vendor;
+}

@@ -1,0 +1,117 @@
+/**
+ * Everything bpay asks of a card processor and issuer. Two implementations: the built-in simulated processor
+ * (simulated.ts, the default) and Stripe (stripe.ts, used when Stripe keys are configured).
+ *
+ * Amounts are integer cents in USD. Every call that moves money takes an idempotency key: calling again with the
+ * same key returns the first outcome and never moves money twice, which is what lets the recovery sweep finish or
+ * undo a collection that a crash interrupted.
+ */
+export type VendorName = 'simulated' | 'stripe';
+
+export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'unknown';
+
+/** Why a card operation was refused, in Stripe's vocabulary. */
+export type DeclineCode =
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'incorrect_cvc'
+  | 'incorrect_number'
+  | 'authentication_required'
+  | 'authentication_failed'
+  | 'processing_error';
+
+/** The card was refused. Nothing moved. */
+export class VendorDeclineError extends Error {
+  constructor(
+    readonly code: DeclineCode,
+    message: string,
+    /** The issuer's finer reason when there is one (Stripe's decline_code). */
+    readonly declineCode?: string,
+  ) {
+    super(message);
+    this.name = 'VendorDeclineError';
+  }
+}
+
+/**
+ * The vendor could not be reached or failed (timeout, network, 5xx). The outcome is unknown: the caller must
+ * treat the operation as possibly done and resolve it with the same idempotency key.
+ */
+export class VendorUnavailableError extends Error {
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+    this.name = 'VendorUnavailableError';
+  }
+}
+
+export interface CardDetails {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+  name: string;
+}
+
+export interface TokenizedCard {
+  token: string;
+  brand: CardBrand;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export type VerifyCardResult =
+  | { status: 'verified'; card: TokenizedCard }
+  /** 3-D Secure: the cardholder must answer a challenge before the card can be used. */
+  | { status: 'requires_action'; challengeId: string; redirectUrl?: string };
+
+export interface IssueCardInput {
+  limitCents: number;
+  expiresAt: Date;
+  cardholderName: string;
+  singleUse: true;
+  idempotencyKey: string;
+}
+
+export interface IssuedCard {
+  cardId: string;
+  brand: CardBrand;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export interface RevealedCard {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+}
+
+export interface PaymentVendor {
+  readonly name: VendorName;
+
+  /** Tokenizes a card and checks it with a $1.00 authorization that is released at once. */
+  verifyCard(card: CardDetails, opts: { idempotencyKey: string; customerRef: string }): Promise<VerifyCardResult>;
+  /** Answers a 3-D Secure challenge; on success the card is verified as above. */
+  completeChallenge(challengeId: string, code: string): Promise<TokenizedCard>;
+  /** What the card can still be charged, when the vendor can tell (the simulator can; Stripe cannot: null). */
+  availableBalance(token: string): Promise<number | null>;
+
+  /** Places an authorization hold for one share. Throws VendorDeclineError when refused. */
+  hold(token: string, amountCents: number, opts: { idempotencyKey: string; description: string }): Promise<{ holdId: string }>;
+  /** The hold placed under this idempotency key, if any (recovery uses it after a crash). */
+  findHold(idempotencyKey: string): Promise<{ holdId: string; status: 'held' | 'captured' | 'voided' } | null>;
+  capture(holdId: string): Promise<void>;
+  /** Releases a hold that was not captured. Voiding a voided hold is a no-op. */
+  voidHold(holdId: string): Promise<void>;
+  /** Returns captured money to the card. The key makes a repeated refund a no-op. */
+  refund(holdId: string, amountCents: number, opts: { idempotencyKey: string }): Promise<void>;
+
+  /** Issues a single-use virtual card limited to `limitCents` that stops working at `expiresAt`. */
+  issueCard(input: IssueCardInput): Promise<IssuedCard>;
+  deactivateCard(cardId: string): Promise<void>;
+  /** The full number, expiry and CVC, for the cardholder's checkout. */
+  revealCard(cardId: string): Promise<RevealedCard>;
+}
