@@ -159,3 +159,201 @@ export function login(
 
 /** GET /api/auth/user with this cookie. */
 export const me = (ctx: TestContext, cookie: string | null) => call(ctx, '/api/auth/user', { cookie });
+
+// Helpers for the money tests (funding sources, bcards, transactions). Imports are hoisted: kept here, beside their use.
+import { and as sqlAnd, eq as sqlEq } from 'drizzle-orm';
+import { schema as dbSchema } from '@bpay/db';
+
+/** A POST /api/funding-sources body: a valid card in registerUser's default name (Ada Lovelace), with `over` applied. */
+export function cardBody(number = '4242424242424242', over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    cardNumber: number,
+    expiryMonth: '12',
+    expiryYear: '2030',
+    // American Express (34/37) needs 4 digits.
+    cvv: /^3[47]/.test(number.replace(/\D/g, '')) ? '1234' : '123',
+    name: 'Ada Lovelace',
+    type: 'credit_card',
+    defaultSplitPercentage: 50,
+    ...over,
+  };
+}
+
+/** POST /api/funding-sources with cardBody(number, over) for the user behind `cookie`; answers whatever it gets. */
+export function postCard(
+  ctx: TestContext,
+  cookie: string,
+  number = '4242424242424242',
+  over: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+) {
+  return call(ctx, '/api/funding-sources', { method: 'POST', body: cardBody(number, over), cookie, headers });
+}
+
+/** Marks the user ID-verified (what an approved KYC review does). */
+export async function setKycVerified(ctx: TestContext, userId: string): Promise<void> {
+  await ctx.handle.db.update(dbSchema.users).set({ kycStatus: 'verified' }).where(sqlEq(dbSchema.users.id, userId));
+}
+
+/** Moves the user's active subscription to another plan: 'tier_free', 'tier_pro' or 'tier_premium'. */
+export async function setTier(ctx: TestContext, userId: string, tierId: 'tier_free' | 'tier_pro' | 'tier_premium'): Promise<void> {
+  await ctx.handle.db
+    .update(dbSchema.userSubscriptions)
+    .set({ tierId })
+    .where(sqlAnd(sqlEq(dbSchema.userSubscriptions.userId, userId), sqlEq(dbSchema.userSubscriptions.status, 'active')));
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Money helpers: cards, plans, forks of a prepared database, fault-injecting vendors and the ledger's invariants.
+ * ------------------------------------------------------------------------------------------------------------- */
+
+/** A Luhn-valid Visa that behaves normally in the simulator ($10,000.00 available). */
+export const CARD_OK = '4242424242424242';
+/** More normal cards, for users who need several distinguishable sources. */
+export const CARDS_OK = ['4242424242424242', '4000056655665556', '5555555555554444', '5200828282828210', '4012888888881881'];
+/** Verifies, then every charge is declined (card_declined). */
+export const CARD_DECLINES_CHARGES = '4000000000000341';
+
+/** POST /api/funding-sources with a valid card in the account holder's name; throws unless it answers 201. */
+export async function addCard(
+  ctx: TestContext,
+  cookie: string,
+  number: string = CARD_OK,
+  over: Partial<{ name: string; defaultSplitPercentage: number }> = {},
+): Promise<{ id: string; last4: string; name: string; balance: string | null }> {
+  const res = await call(ctx, '/api/funding-sources', {
+    method: 'POST',
+    cookie,
+    body: {
+      cardNumber: number,
+      expiryMonth: '12',
+      expiryYear: '2030',
+      cvv: '123',
+      name: over.name ?? 'Ada Lovelace',
+      type: 'credit_card',
+      last4: number.slice(-4),
+      brand: 'visa',
+      defaultSplitPercentage: over.defaultSplitPercentage ?? 50,
+    },
+  });
+  if (res.status !== 201) throw new Error(`adding a card failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Moves the user to the premium plan (no monthly limits, unlimited sources); optionally sets premium's fee. */
+export async function makePremium(ctx: TestContext, userId: string, feeBps?: number): Promise<void> {
+  await ctx.handle.client.execute({ sql: "UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE user_id = ?", args: [userId] });
+  if (feeBps !== undefined) {
+    await ctx.handle.client.execute({ sql: "UPDATE subscription_tiers SET transaction_fee_bps = ? WHERE name = 'premium'", args: [feeBps] });
+  }
+}
+
+/**
+ * A new app on a consistent copy (VACUUM INTO) of another app's database: users, sessions and cards set up once
+ * can be reused by many independent scenarios without paying for argon2 each time. Its clock starts where the
+ * original's is, unless one is given.
+ */
+export async function forkTestApp(from: TestContext, opts: Omit<TestAppOptions, 'dir'> = {}): Promise<TestContext> {
+  const dir = mkdtempSync(join(tmpdir(), 'bpay-test-'));
+  await from.handle.client.execute({ sql: 'VACUUM INTO ?', args: [join(dir, 'test.db')] });
+  return makeTestApp({ ...opts, dir, clock: opts.clock ?? new TestClock(from.clock.now().getTime()) });
+}
+
+export type VendorMethod = Exclude<keyof PaymentVendor, 'name'>;
+
+/** A vendor that runs every call through `around` (fault injection: fail, delay or "crash" around the real call). */
+export function interceptVendor(
+  inner: PaymentVendor,
+  around: <T>(method: VendorMethod, args: unknown[], run: () => Promise<T>) => Promise<T>,
+): PaymentVendor {
+  return {
+    name: inner.name,
+    verifyCard: (...a) => around('verifyCard', a, () => inner.verifyCard(...a)),
+    completeChallenge: (...a) => around('completeChallenge', a, () => inner.completeChallenge(...a)),
+    availableBalance: (...a) => around('availableBalance', a, () => inner.availableBalance(...a)),
+    hold: (...a) => around('hold', a, () => inner.hold(...a)),
+    findHold: (...a) => around('findHold', a, () => inner.findHold(...a)),
+    capture: (...a) => around('capture', a, () => inner.capture(...a)),
+    voidHold: (...a) => around('voidHold', a, () => inner.voidHold(...a)),
+    refund: (...a) => around('refund', a, () => inner.refund(...a)),
+    issueCard: (...a) => around('issueCard', a, () => inner.issueCard(...a)),
+    deactivateCard: (...a) => around('deactivateCard', a, () => inner.deactivateCard(...a)),
+    revealCard: (...a) => around('revealCard', a, () => inner.revealCard(...a)),
+  };
+}
+
+const num = (v: unknown) => Number(v ?? 0);
+
+/** What the ledger and the simulated processor say, to check the money invariants after a scenario. */
+export interface MoneyReport {
+  /** Sum of every posting: must be 0. */
+  ledgerTotal: number;
+  /** Movements whose postings do not sum to zero, or that have fewer than two postings: must be none. */
+  badMovements: Array<{ movementId: string; sum: number; n: number }>;
+  /** Every funding source: the processor's available balance and the ledger balance of its account. */
+  sources: Array<{ id: string; available: number; ledger: number; inPendingCollection: boolean }>;
+  /** Holds still placed at the processor: none once every collection has settled. */
+  heldHolds: number;
+  bcards: Array<{ id: string; status: string; limit: number; spent: number; ledger: number }>;
+  /** Collections in holding, capturing or refunding. */
+  unsettledCollections: number;
+  movementsByKind: Record<string, number>;
+}
+
+export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
+  const q = async (sql: string) => (await ctx.handle.client.execute(sql)).rows;
+  const [total] = await q('SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings');
+  const bad = await q(
+    `SELECT m.id AS id, coalesce(sum(p.amount_cents), 0) AS s, count(p.id) AS n
+       FROM ledger_movements m LEFT JOIN ledger_postings p ON p.movement_id = m.id
+      GROUP BY m.id HAVING s != 0 OR n < 2`,
+  );
+  const sources = await q(
+    `SELECT f.id AS id, s.available_cents AS available,
+            (SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'funding_source:' || f.id) AS ledger,
+            EXISTS (SELECT 1 FROM collection_shares cs JOIN collections c ON c.id = cs.collection_id
+                     WHERE cs.funding_source_id = f.id AND c.status IN ('holding', 'capturing', 'refunding')) AS pending
+       FROM funding_sources f JOIN sim_cards s ON s.token = f.vendor_token`,
+  );
+  const [held] = await q("SELECT count(*) AS n FROM sim_holds WHERE status = 'held'");
+  const bcards = await q(
+    `SELECT b.id AS id, b.status AS status, b.limit_cents AS lim, b.spent_cents AS spent,
+            (SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'bcard:' || b.id) AS ledger
+       FROM bcards b`,
+  );
+  const [unsettled] = await q("SELECT count(*) AS n FROM collections WHERE status IN ('holding', 'capturing', 'refunding')");
+  const kinds = await q('SELECT kind, count(*) AS n FROM ledger_movements GROUP BY kind');
+  return {
+    ledgerTotal: num(total?.s),
+    badMovements: bad.map((r) => ({ movementId: String(r.id), sum: num(r.s), n: num(r.n) })),
+    sources: sources.map((r) => ({ id: String(r.id), available: num(r.available), ledger: num(r.ledger), inPendingCollection: num(r.pending) === 1 })),
+    heldHolds: num(held?.n),
+    bcards: bcards.map((r) => ({ id: String(r.id), status: String(r.status), limit: num(r.lim), spent: num(r.spent), ledger: num(r.ledger) })),
+    unsettledCollections: num(unsettled?.n),
+    movementsByKind: Object.fromEntries(kinds.map((r) => [String(r.kind), num(r.n)])),
+  };
+}
+
+/**
+ * The invariants every settled state keeps, as a list of violations (empty when all hold): the ledger sums to
+ * zero and so does every movement; money leaves or returns to a card only through the ledger (processor balance =
+ * $10,000.00 + ledger balance, for sources not in a collection still under way); nothing stays held; a bcard's
+ * account is never negative and is empty once the card is used, expired or canceled.
+ */
+export function moneyViolations(r: MoneyReport, startingCents = 1_000_000): string[] {
+  const out: string[] = [];
+  if (r.ledgerTotal !== 0) out.push(`ledger total is ${r.ledgerTotal}`);
+  for (const m of r.badMovements) out.push(`movement ${m.movementId} sums to ${m.sum} over ${m.n} postings`);
+  for (const s of r.sources) {
+    if (!s.inPendingCollection && s.available !== startingCents + s.ledger) {
+      out.push(`source ${s.id}: processor has ${s.available}, ledger says ${startingCents + s.ledger}`);
+    }
+  }
+  if (r.unsettledCollections === 0 && r.heldHolds !== 0) out.push(`${r.heldHolds} holds left placed`);
+  for (const b of r.bcards) {
+    if (b.ledger < 0) out.push(`bcard ${b.id} account is ${b.ledger}`);
+    const expected = b.status === 'active' ? b.limit - b.spent : 0;
+    if (b.ledger !== expected) out.push(`bcard ${b.id} (${b.status}) account is ${b.ledger}, expected ${expected}`);
+  }
+  return out;
+}

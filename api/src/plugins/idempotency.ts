@@ -44,13 +44,18 @@ function differingFields(a: Record<string, string>, b: Record<string, string>): 
  * status and body; the same key with a different body is an idempotency_error naming the fields that differ; a
  * key whose first request is still running answers 409. Client errors (4xx) are stored like successes; a server
  * error frees the key so the request can be retried. Without a key the handler simply runs.
+ *
+ * The handler is given the key to pass on (to the collection, to the processor): the client's key tagged with
+ * this record's id. A retry that takes over an unfinished request gets the same one, so it finds what the first
+ * attempt did; a key used again after 24 hours, or retried after a server error freed it, gets a new one, so it
+ * starts a new request instead of answering the old one's outcome (records elsewhere outlive this one).
  */
 export async function runIdempotent(
   deps: IdempotencyDeps,
   req: { scope: string; key: string | null; method: string; path: string; body: unknown },
-  handler: () => Promise<HandlerResult>,
+  handler: (scopedKey: string | null) => Promise<HandlerResult>,
 ): Promise<IdempotentOutcome> {
-  if (req.key === null) return { ...(await handler()), replayed: false };
+  if (req.key === null) return { ...(await handler(null)), replayed: false };
   if (req.key.length < 1 || req.key.length > 255 || !/^[\x21-\x7e]+$/.test(req.key)) {
     throw new AppError('invalid_idempotency_key', undefined, 'Idempotency-Key');
   }
@@ -76,7 +81,8 @@ export async function runIdempotent(
     .onConflictDoNothing()
     .returning({ id: schema.idempotencyKeys.id });
 
-  if (!inserted[0]) {
+  let recordId = inserted[0]?.id;
+  if (recordId === undefined) {
     const row = await db.query.idempotencyKeys.findFirst({ where });
     if (!row) throw new AppError('idempotency_key_in_use');
     if (row.method !== req.method || row.path !== req.path) {
@@ -104,6 +110,7 @@ export async function runIdempotent(
       .set({ lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS) })
       .where(and(where, eq(schema.idempotencyKeys.status, 'in_progress'), lt(schema.idempotencyKeys.lockedUntil, now)));
     if (takeover.rowsAffected !== 1) throw new AppError('idempotency_key_in_use');
+    recordId = row.id;
   }
 
   const store = (status: number, body: unknown) =>
@@ -112,10 +119,13 @@ export async function runIdempotent(
       .set({ status: 'done', responseStatus: status, responseBody: JSON.stringify(body) })
       .where(where);
   try {
-    const result = await handler();
+    const result = await handler(`${req.key}#${recordId}`);
     await store(result.status, result.body);
     return { ...result, replayed: false };
   } catch (e) {
+    // A retry that took over finds the first attempt's work still unfinished: not an answer to remember, or every
+    // later retry would hear "still being processed" for 24 hours. The record stays in progress under its lock.
+    if (e instanceof AppError && e.code === 'idempotency_key_in_use') throw e;
     if (e instanceof AppError && e.status < 500) await store(e.status, errorBody(e));
     else await db.delete(schema.idempotencyKeys).where(where);
     throw e;

@@ -84,10 +84,32 @@ export function createSimulatedVendor(db: Db, clock: Clock, secret: string): Pay
     return { token: c.token, brand: c.brand as TokenizedCard['brand'], last4: c.last4, expMonth: c.expMonth, expYear: c.expYear };
   }
 
-  /** The $1.00 verification: a hold placed and released at once. */
+  /**
+   * The $1.00 verification: a hold placed and released at once. It is part of attaching the card, so it skips the
+   * charge-time refusal of 4000000000000341 ("attaching succeeds, charges fail"); cards refused outright never get
+   * this far (verifyCard throws first).
+   */
   async function verificationHold(token: string, key: string): Promise<void> {
-    const hold = await vendor.hold(token, VERIFICATION_HOLD_CENTS, { idempotencyKey: `${key}:verify`, description: 'card verification' });
-    await vendor.voidHold(hold.holdId);
+    const holdId = await placeHold(token, VERIFICATION_HOLD_CENTS, `${key}:verify`);
+    if (!holdId) throw new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
+    await vendor.voidHold(holdId);
+  }
+
+  /** Debits the card and records the hold, in one guarded statement; null when the card has too little. */
+  async function placeHold(token: string, amountCents: number, idempotencyKey: string): Promise<string | null> {
+    const id = newId('sim_hold');
+    // The balance check and the debit are one guarded statement: concurrent holds can never overdraw.
+    return db.transaction(async (tx) => {
+      const again = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, idempotencyKey) });
+      if (again) return again.id;
+      const debit = await tx
+        .update(schema.simCards)
+        .set({ availableCents: sql`${schema.simCards.availableCents} - ${amountCents}` })
+        .where(and(eq(schema.simCards.token, token), sql`${schema.simCards.availableCents} >= ${amountCents}`));
+      if (debit.rowsAffected !== 1) return null;
+      await tx.insert(schema.simHolds).values({ id, idempotencyKey, token, amountCents, status: 'held', createdAt: clock.now() });
+      return id;
+    });
   }
 
   const vendor: PaymentVendor = {
@@ -163,26 +185,7 @@ export function createSimulatedVendor(db: Db, clock: Clock, secret: string): Pay
         const [code, message] = DECLINES[card.behavior as keyof typeof DECLINES];
         throw new VendorDeclineError(code, message);
       }
-      const id = newId('sim_hold');
-      // The balance check and the debit are one guarded statement: concurrent holds can never overdraw.
-      const placed = await db.transaction(async (tx) => {
-        const again = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, opts.idempotencyKey) });
-        if (again) return again.id;
-        const debit = await tx
-          .update(schema.simCards)
-          .set({ availableCents: sql`${schema.simCards.availableCents} - ${amountCents}` })
-          .where(and(eq(schema.simCards.token, token), sql`${schema.simCards.availableCents} >= ${amountCents}`));
-        if (debit.rowsAffected !== 1) return null;
-        await tx.insert(schema.simHolds).values({
-          id,
-          idempotencyKey: opts.idempotencyKey,
-          token,
-          amountCents,
-          status: 'held',
-          createdAt: clock.now(),
-        });
-        return id;
-      });
+      const placed = await placeHold(token, amountCents, opts.idempotencyKey);
       if (!placed) throw new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
       return { holdId: placed };
     },

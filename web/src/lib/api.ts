@@ -42,21 +42,45 @@ export interface RequestOptions {
   credentials?: RequestCredentials;
 }
 
+/** An answer's body together with its headers (for lists that page with a response header). */
+export interface ApiResponse<T> {
+  data: T;
+  headers: Headers;
+}
+
+/**
+ * Like apiRequest, but also gives the response headers. `headers` are extra request headers (for example an
+ * `Idempotency-Key`); they cannot replace the JSON content headers.
+ */
+export async function apiRequestWithHeaders<T = unknown>(
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+  opts: RequestOptions = {},
+  headers?: Record<string, string>,
+): Promise<ApiResponse<T>> {
+  const res = await fetch(path, {
+    method,
+    credentials: opts.credentials ?? 'include',
+    headers: {
+      ...headers,
+      ...(body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await throwIfNotOk(res);
+  const text = await res.text();
+  return { data: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+}
+
 export async function apiRequest<T = unknown>(
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
   opts: RequestOptions = {},
+  headers?: Record<string, string>,
 ): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    credentials: opts.credentials ?? 'include',
-    headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  await throwIfNotOk(res);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : null) as T;
+  return (await apiRequestWithHeaders<T>(method, path, body, opts, headers)).data;
 }
 
 /** A read that yields null on 401 instead of throwing (used for "who am I"). */

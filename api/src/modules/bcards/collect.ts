@@ -267,6 +267,16 @@ async function insufficientFundsError(deps: AppDeps, loaded: Loaded): Promise<Ap
 }
 
 /**
+ * The processor stopped answering while a failed collection was being undone. The collection keeps its status
+ * and our lease; once the lease runs out the recovery sweep finishes the undoing. Nothing stays charged, so the
+ * caller gets vendor_unavailable rather than an opaque 500.
+ */
+function stillUnavailable(e: unknown): never {
+  if (e instanceof VendorUnavailableError) throw new AppError('vendor_unavailable');
+  throw e;
+}
+
+/**
  * Places every hold, then captures them all and issues the bcard. On any failure every hold is voided and the
  * collection fails with the reason; the error thrown is what the caller answers.
  * Fails with: insufficient_funds (with details), card_declined (each share's decline), vendor_unavailable.
@@ -300,7 +310,7 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
 
   if (declines.length > 0 || unavailable) {
     loaded = await load(deps.db, lease.collectionId);
-    await releaseHolds(deps, vendor, loaded);
+    await releaseHolds(deps, vendor, loaded).catch(stillUnavailable);
     loaded = await load(deps.db, lease.collectionId);
     let error: AppError;
     if (unavailable) error = new AppError('vendor_unavailable');
@@ -336,6 +346,7 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
   const loaded = await load(deps.db, lease.collectionId);
   const { collection } = loaded;
   const vendor = deps.vendorFor(collection.vendor);
+  let issueAttempted = false;
   try {
     for (const share of loaded.shares) {
       await renewLease(deps, lease);
@@ -346,6 +357,7 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
     }
     await renewLease(deps, lease);
     const expiresAt = new Date(now(deps).getTime() + bcardTtlMs);
+    issueAttempted = true;
     const card = await vendor.issueCard({
       limitCents: collection.amountCents,
       expiresAt,
@@ -389,15 +401,32 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
   } catch (e) {
     if (e instanceof LeaseLostError) throw e;
     deps.log.error('capture or card issuing failed; refunding the collection', { collectionId: collection.id, error: e });
+    if (issueAttempted) await deactivateOrphanCard(deps, vendor, collection).catch(() => undefined);
     await setStatus(deps.db, deps, lease, 'capturing', 'refunding', {
       failureCode: 'processing_error',
       failureMessage: 'The collection could not be completed; every share was returned.',
     });
-    await settleRefund(deps, lease);
+    await settleRefund(deps, lease).catch(stillUnavailable);
     throw e instanceof VendorUnavailableError
       ? new AppError('vendor_unavailable')
       : new AppError('processing_error', 'The bcard could not be issued. Every share was returned to its source.');
   }
+}
+
+/**
+ * The card may exist at the processor even though bpay never recorded it (the answer was lost, or the recording
+ * failed). Issuing is idempotent per collection, so asking again returns that card (or a new one, if none was
+ * made), and it is deactivated: no card outlives a collection that failed. Best effort; nobody knows its number.
+ */
+async function deactivateOrphanCard(deps: AppDeps, vendor: PaymentVendor, collection: CollectionRow): Promise<void> {
+  const card = await vendor.issueCard({
+    limitCents: collection.amountCents,
+    expiresAt: now(deps),
+    cardholderName: collection.cardholderName,
+    singleUse: true,
+    idempotencyKey: issueKey(collection.id),
+  });
+  await vendor.deactivateCard(card.cardId);
 }
 
 /**

@@ -33,13 +33,13 @@ export function bcardRoutes(deps: AppDeps) {
         const outcome = await runIdempotent(
           idem,
           { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
-          async () => ({
+          async (scopedKey) => ({
             status: 201,
             body: await createBcard(deps, user, {
               name: body.name,
               amountCents: parseAmount(body.balance, 'balance'),
               splits: body.fundingSources.map((s) => ({ fundingSourceId: s.fundingSourceId, percentage: s.percentage ?? null })),
-              idempotencyKey: key,
+              idempotencyKey: scopedKey,
             }),
           }),
         );
@@ -90,7 +90,7 @@ export function bcardRoutes(deps: AppDeps) {
         const outcome = await runIdempotent(
           idem,
           { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
-          async () => ({
+          async (scopedKey) => ({
             status: 200,
             body: await processPayment(deps, user, {
               amountCents: parseAmount(body.amount, 'amount'),
@@ -102,7 +102,7 @@ export function bcardRoutes(deps: AppDeps) {
                 percentage: s.percentage ?? null,
                 fixedCents: fixedCents(s.fixedAmount, `splits.${i}.fixedAmount`),
               })),
-              idempotencyKey: key,
+              idempotencyKey: scopedKey,
             }),
           }),
         );

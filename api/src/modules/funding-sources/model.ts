@@ -1,7 +1,9 @@
 import { t } from 'elysia';
 
+// The ranges are checked by the service (with the field named): Elysia coerces a numeric string that fails the
+// string branch into the integer branch, and a bound failed there is reported without the field's name.
 const monthOrYear = (what: string) =>
-  t.Union([t.String({ pattern: '^[0-9]{1,4}$' }), t.Integer({ minimum: 0, maximum: 9999 })], {
+  t.Union([t.String({ pattern: '^[0-9]{1,4}$' }), t.Integer()], {
     error: `${what} must be a number.`,
   });
 

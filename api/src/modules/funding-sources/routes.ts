@@ -38,7 +38,7 @@ export function fundingSourceRoutes(deps: AppDeps) {
         const outcome = await runIdempotent(
           idem,
           { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
-          () => createFundingSource(deps, user, body, key),
+          (scopedKey) => createFundingSource(deps, user, body, scopedKey),
         );
         return idempotentResponse(outcome);
       },

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
+import { invalid } from '../../errors';
 import { errors } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
@@ -25,7 +26,8 @@ const TransactionModel = t.Object(
 
 const ListQuery = t.Object({
   status: t.Optional(t.UnionEnum(TRANSACTION_FILTERS, { error: 'status must be all, completed, pending or failed.' })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, error: 'limit must be between 1 and 100.' })),
+  // The range is checked in the handler: a bound failed inside t.Numeric is reported without the parameter's name.
+  limit: t.Optional(t.Numeric({ error: 'limit must be between 1 and 100.' })),
   cursor: t.Optional(t.String({ maxLength: 200 })),
 });
 
@@ -37,9 +39,11 @@ export function transactionRoutes(deps: AppDeps) {
     .get(
       '/',
       async ({ user, query, set }) => {
+        const limit = query.limit ?? 50;
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'limit must be between 1 and 100.');
         const page = await listTransactions(deps, user.id, {
           status: query.status ?? 'all',
-          limit: query.limit ?? 50,
+          limit,
           cursor: query.cursor ?? null,
         });
         if (page.nextCursor) set.headers[NEXT_CURSOR_HEADER] = page.nextCursor;

@@ -74,7 +74,8 @@ const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('bas
 function decodeCursor(s: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Cursor;
-    if (typeof c.t === 'number' && typeof c.id === 'string') return c;
+    // A forged time outside what a Date can hold would reach the query as NaN.
+    if (Number.isSafeInteger(c.t) && c.t >= 0 && c.t <= 8.64e15 && typeof c.id === 'string') return c;
   } catch {
     /* fall through */
   }

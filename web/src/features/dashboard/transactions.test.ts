@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { demoTransactions } from './demo-data';
+import { demoBcards, demoTransactions } from './demo-data';
 import {
   dashboardStats,
   filterByStatus,
@@ -16,9 +16,13 @@ const tx = (over: Partial<Transaction>): Transaction => ({
   createdAt: '2025-03-10T12:00:00.000Z',
   merchant: 'M',
   amount: '1.00',
+  fee: '0.03',
+  totalCharged: '1.03',
   status: 'completed',
+  virtualCardId: null,
   virtualCardName: 'Card',
   description: '',
+  failureMessage: null,
   ...over,
 });
 
@@ -50,24 +54,30 @@ describe('parseCents / formatCents', () => {
 
 describe('dashboardStats', () => {
   const now = new Date(2025, 2, 15, 12);
-  test('an empty list gives zeros', () => {
-    expect(dashboardStats([], now)).toEqual({ activeBcards: 0, totalSpentCents: 0, thisMonthCents: 0 });
+  test('empty lists give zeros', () => {
+    expect(dashboardStats([], [], now)).toEqual({ activeBcards: 0, totalSpentCents: 0, thisMonthCents: 0 });
   });
 
-  test('failed payments are not spending; this month follows the calendar month of now', () => {
+  test('only completed payments are spending; this month follows the calendar month of now', () => {
     const list = [
       tx({ amount: '10.00', status: 'completed', createdAt: new Date(2025, 2, 1, 9).toISOString() }),
-      tx({ amount: '5.25', status: 'pending', virtualCardName: 'A', createdAt: new Date(2025, 2, 14).toISOString() }),
-      tx({ amount: '99.00', status: 'failed', virtualCardName: 'B', createdAt: new Date(2025, 2, 14).toISOString() }),
+      tx({ amount: '5.25', status: 'pending', createdAt: new Date(2025, 2, 14).toISOString() }),
+      tx({ amount: '99.00', status: 'failed', createdAt: new Date(2025, 2, 14).toISOString() }),
+      tx({ amount: '3.00', status: 'refunded', createdAt: new Date(2025, 2, 14).toISOString() }),
       tx({ amount: '20.00', status: 'completed', createdAt: new Date(2025, 1, 28, 23).toISOString() }),
-      tx({ amount: '1.00', status: 'pending', virtualCardName: 'A', createdAt: new Date(2024, 2, 10).toISOString() }),
+      tx({ amount: '1.00', status: 'completed', createdAt: new Date(2024, 2, 10).toISOString() }),
     ];
-    expect(dashboardStats(list, now)).toEqual({ activeBcards: 1, totalSpentCents: 3625, thisMonthCents: 1525 });
+    expect(dashboardStats(list, [], now)).toEqual({ activeBcards: 0, totalSpentCents: 3100, thisMonthCents: 1000 });
+  });
+
+  test('active bcards are the bcards whose status is active', () => {
+    const cards = [{ status: 'active' }, { status: 'used' }, { status: 'active' }, { status: 'canceled' }];
+    expect(dashboardStats([], cards, now).activeBcards).toBe(2);
   });
 
   test('demo data gives non-zero totals', () => {
-    const s = dashboardStats(demoTransactions(now), now);
-    expect(s.totalSpentCents).toBe(24999 + 8642 + 61230 + 1275);
+    const s = dashboardStats(demoTransactions(now), demoBcards(now), now);
+    expect(s.totalSpentCents).toBe(24999 + 8642 + 1275);
     expect(s.activeBcards).toBe(1);
   });
 });
@@ -98,5 +108,21 @@ describe('lists', () => {
     expect(statusDot('pending')).toBe('pending');
     expect(statusDot('failed')).toBe('created');
     expect(statusDot('refunded')).toBe('created');
+  });
+});
+
+describe('demo data', () => {
+  test('the sample bcard is consistent: amount + fee = total, and its shares add up to the total', () => {
+    for (const b of demoBcards(new Date())) {
+      expect(parseCents(b.amount) + parseCents(b.fee)).toBe(parseCents(b.totalCharged));
+      expect(b.fundingSources.reduce((a, s) => a + parseCents(s.amount), 0)).toBe(parseCents(b.totalCharged));
+      expect(b.fundingSources.reduce((a, s) => a + s.percentage, 0)).toBe(100);
+    }
+  });
+
+  test('every sample transaction has amount + fee = total', () => {
+    for (const t of demoTransactions(new Date())) {
+      expect(parseCents(t.amount) + parseCents(t.fee)).toBe(parseCents(t.totalCharged));
+    }
   });
 });

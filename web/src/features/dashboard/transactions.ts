@@ -1,4 +1,5 @@
-import type { Transaction } from './types';
+import { TRANSACTION_FILTERS, type TransactionFilter } from '../transactions/types';
+import type { Bcard, Transaction } from './types';
 
 /*
  * Pure helpers behind the Overview and Transactions tabs. Amounts arrive as decimal strings ("42.50"); they are
@@ -6,8 +7,8 @@ import type { Transaction } from './types';
  */
 
 export const RECENT_ACTIVITY_COUNT = 3;
-export const STATUS_FILTERS = ['all', 'completed', 'pending', 'failed'] as const;
-export type StatusFilter = (typeof STATUS_FILTERS)[number];
+export const STATUS_FILTERS = TRANSACTION_FILTERS;
+export type StatusFilter = TransactionFilter;
 
 const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
 
@@ -33,11 +34,6 @@ export function formatAmount(amount: string): string {
   return formatCents(parseCents(amount));
 }
 
-/** Money that has left (or is leaving) the user's sources: failed and unknown statuses are not spending. */
-function isSpend(t: Transaction): boolean {
-  return t.status === 'completed' || t.status === 'pending';
-}
-
 export interface DashboardStats {
   activeBcards: number;
   totalSpentCents: number;
@@ -45,24 +41,26 @@ export interface DashboardStats {
 }
 
 /**
- * The three Overview figures from the transactions at hand.
- * - Active bcards: distinct cards whose payment is still pending (a bcard is deactivated once used, spec §1).
- * - Total Spent: completed and pending payments.
+ * The three Overview figures.
+ * - Active bcards: bcards whose status is active.
+ * - Total Spent: the amounts of completed transactions (pending and failed ones are not spent yet or at all).
  * - This Month: the same, limited to the calendar month of `now` (local time).
  */
-export function dashboardStats(transactions: readonly Transaction[], now: Date): DashboardStats {
-  const active = new Set<string>();
+export function dashboardStats(
+  transactions: readonly Transaction[],
+  bcards: readonly Pick<Bcard, 'status'>[],
+  now: Date,
+): DashboardStats {
   let totalSpentCents = 0;
   let thisMonthCents = 0;
   for (const t of transactions) {
-    if (t.status === 'pending') active.add(t.virtualCardName);
-    if (!isSpend(t)) continue;
+    if (t.status !== 'completed') continue;
     const cents = parseCents(t.amount);
     totalSpentCents += cents;
     const d = new Date(t.createdAt);
     if (d.getFullYear() === now.getFullYear() && d.getMonth() === now.getMonth()) thisMonthCents += cents;
   }
-  return { activeBcards: active.size, totalSpentCents, thisMonthCents };
+  return { activeBcards: bcards.filter((b) => b.status === 'active').length, totalSpentCents, thisMonthCents };
 }
 
 /** Newest first, the first `count` of them. */

@@ -1,6 +1,8 @@
 import * as auth from './auth';
+import * as bcards from './bcards';
 import * as common from './common';
 import * as dashboard from './dashboard';
+import * as fundingSources from './funding-sources';
 import * as landing from './landing';
 import * as legal from './legal';
 import * as profile from './profile';
@@ -11,8 +13,28 @@ import * as settings from './settings';
  * `en` (as const) and `ar: Record<keyof typeof en, string>`, then spread both below.
  */
 export const messages = {
-  en: { ...common.en, ...auth.en, ...landing.en, ...legal.en, ...dashboard.en, ...profile.en, ...settings.en },
-  ar: { ...common.ar, ...auth.ar, ...landing.ar, ...legal.ar, ...dashboard.ar, ...profile.ar, ...settings.ar },
+  en: {
+    ...common.en,
+    ...auth.en,
+    ...landing.en,
+    ...legal.en,
+    ...dashboard.en,
+    ...fundingSources.en,
+    ...bcards.en,
+    ...profile.en,
+    ...settings.en,
+  },
+  ar: {
+    ...common.ar,
+    ...auth.ar,
+    ...landing.ar,
+    ...legal.ar,
+    ...dashboard.ar,
+    ...fundingSources.ar,
+    ...bcards.ar,
+    ...profile.ar,
+    ...settings.ar,
+  },
 };
 
 export type MessageKey = keyof typeof messages.en;

@@ -1,22 +1,33 @@
-import { CreditCard } from 'lucide-react';
-import { useT } from '../../../i18n';
-import { EmptyState } from './empty-state';
+import { BcardsPanel } from '../../bcards/components/bcards-panel';
+import type { Bcard } from '../types';
 
-/** bcards: nothing to list until the virtual-card API exists. */
-export function BcardsTab() {
-  const t = useT();
+/** bcards: the grid of cards and the tile that opens Create bcard (the sample card in demo mode). */
+export function BcardsTab({
+  bcards,
+  isLoading,
+  error,
+  onRetry,
+  isDemo,
+  onCreate,
+  onMoneyMoved,
+}: {
+  bcards: readonly Bcard[];
+  isLoading: boolean;
+  error: unknown;
+  onRetry(): void;
+  isDemo: boolean;
+  onCreate(): void;
+  onMoneyMoved(): void;
+}) {
   return (
-    <div className="space-y-6">
-      <div className="flex flex-col gap-1">
-        <h2 className="text-lg font-semibold text-slate-900">{t('dashboard.bcards.title')}</h2>
-        <p className="text-sm text-slate-500">{t('dashboard.bcards.description')}</p>
-      </div>
-      <EmptyState
-        icon={<CreditCard className="h-6 w-6" />}
-        title={t('dashboard.bcards.empty')}
-        description={t('dashboard.bcards.emptyBody')}
-        testId="bcards-empty"
-      />
-    </div>
+    <BcardsPanel
+      bcards={bcards}
+      isLoading={isLoading}
+      error={error}
+      onRetry={onRetry}
+      isDemo={isDemo}
+      onCreate={onCreate}
+      onMoneyMoved={onMoneyMoved}
+    />
   );
 }

@@ -1,12 +1,14 @@
 import { CreditCard, FlaskConical, LayoutDashboard, Receipt, Settings, Wallet } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
-import { useT, type MessageKey } from '../../../i18n';
+import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
+import { CreateBcardDialog } from '../../bcards/components/create-bcard-dialog';
+import { AddFundingSourceDialog } from '../../funding-sources/components/add-funding-source-dialog';
 import { ProfileDialog } from '../../profile/components/profile-dialog';
 import { displayName } from '../../profile/display-name';
 import { SettingsPanel } from '../../settings/components/settings-panel';
-import { useDashboardData } from '../hooks/use-dashboard-data';
+import { useDashboardData, useRefreshMoney } from '../hooks/use-dashboard-data';
 import { BcardsTab } from './bcards-tab';
 import { DashboardHeader } from './dashboard-header';
 import { FundingSourcesTab } from './funding-sources-tab';
@@ -14,8 +16,9 @@ import { OverviewTab } from './overview-tab';
 import { TransactionsTab } from './transactions-tab';
 
 /*
- * The dashboard is the page that composes the consumer features (profile, settings) into one screen: the only
- * place those features are imported from outside their own folders.
+ * The dashboard is the page that composes the consumer features (profile, settings, funding sources, bcards,
+ * transactions) into one screen: the only place those features are imported from outside their own folders.
+ * It owns the two creation dialogs so that Overview's Quick Actions and the tabs open the same ones.
  */
 
 const TABS = ['overview', 'funding-sources', 'bcards', 'transactions', 'settings'] as const;
@@ -39,11 +42,14 @@ const tabIcon: Record<Tab, ReactNode> = {
 
 /** `/` for signed-in non-admin users: header, five tabs, the profile dialog. */
 export function DashboardPage() {
-  const t = useT();
+  const { t, dir } = useLanguage();
   const { user } = useAuth();
-  const { fundingSources, transactions, isDemo } = useDashboardData();
+  const { fundingSources, bcards, plan, feePercentage, isDemo } = useDashboardData();
+  const refreshMoney = useRefreshMoney();
   const [tab, setTab] = useState<Tab>('overview');
   const [profileOpen, setProfileOpen] = useState(false);
+  const [addSourceOpen, setAddSourceOpen] = useState(false);
+  const [createBcardOpen, setCreateBcardOpen] = useState(false);
 
   // The router renders this page only with a user; a signed-out render (e.g. mid-logout) shows nothing.
   if (!user) return null;
@@ -68,7 +74,9 @@ export function DashboardPage() {
             <p>{t('dashboard.demo.banner')}</p>
           </div>
         )}
+        {/* Radix Tabs would otherwise set dir="ltr" on its root (no DirectionProvider), flipping Arabic pages. */}
         <Tabs
+          dir={dir}
           value={tab}
           onValueChange={(v) => {
             if (isTab(v)) setTab(v);
@@ -85,16 +93,39 @@ export function DashboardPage() {
             </TabsList>
           </div>
           <TabsContent value="overview">
-            <OverviewTab transactions={transactions} onViewAll={() => setTab('transactions')} />
+            <OverviewTab
+              isDemo={isDemo}
+              bcards={bcards.data}
+              bcardsLoading={bcards.isLoading}
+              onCreateBcard={() => setCreateBcardOpen(true)}
+              onAddSource={() => setAddSourceOpen(true)}
+              onViewAll={() => setTab('transactions')}
+            />
           </TabsContent>
           <TabsContent value="funding-sources">
-            <FundingSourcesTab sources={fundingSources} isDemo={isDemo} />
+            <FundingSourcesTab
+              sources={fundingSources.data}
+              isLoading={fundingSources.isLoading}
+              error={fundingSources.error}
+              onRetry={fundingSources.refetch}
+              isDemo={isDemo}
+              plan={plan}
+              onAdd={() => setAddSourceOpen(true)}
+            />
           </TabsContent>
           <TabsContent value="bcards">
-            <BcardsTab />
+            <BcardsTab
+              bcards={bcards.data}
+              isLoading={bcards.isLoading}
+              error={bcards.error}
+              onRetry={bcards.refetch}
+              isDemo={isDemo}
+              onCreate={() => setCreateBcardOpen(true)}
+              onMoneyMoved={refreshMoney}
+            />
           </TabsContent>
           <TabsContent value="transactions">
-            <TransactionsTab transactions={transactions} />
+            <TransactionsTab isDemo={isDemo} />
           </TabsContent>
           <TabsContent value="settings">
             <SettingsPanel user={user} />
@@ -102,6 +133,21 @@ export function DashboardPage() {
         </Tabs>
       </main>
       <ProfileDialog open={profileOpen} onOpenChange={setProfileOpen} />
+      <AddFundingSourceDialog
+        open={addSourceOpen}
+        onOpenChange={setAddSourceOpen}
+        plan={plan}
+        sourceCount={fundingSources.data.length}
+        simulate={isDemo}
+      />
+      <CreateBcardDialog
+        open={createBcardOpen}
+        onOpenChange={setCreateBcardOpen}
+        sources={fundingSources.data}
+        feePercentage={feePercentage}
+        isDemo={isDemo}
+        onMoneyMoved={refreshMoney}
+      />
     </div>
   );
 }

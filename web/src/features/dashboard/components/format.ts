@@ -6,9 +6,27 @@ const formats: Record<Lang, Intl.DateTimeFormat> = {
   ar: new Intl.DateTimeFormat('ar-u-nu-latn', { day: 'numeric', month: 'long', year: 'numeric' }),
 };
 
+const dateTimeFormats: Record<Lang, Intl.DateTimeFormat> = {
+  en: new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }),
+  ar: new Intl.DateTimeFormat('ar-u-nu-latn', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+  }),
+};
+
 /** Dates in the reader's language, with Latin digits to match the amounts beside them. */
 export function formatDate(iso: string, lang: Lang): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   return formats[lang].format(d);
+}
+
+/** Date and time, for a single transaction's details. */
+export function formatDateTime(iso: string, lang: Lang): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return dateTimeFormats[lang].format(d);
 }

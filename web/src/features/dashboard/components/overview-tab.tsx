@@ -1,10 +1,14 @@
-import { Activity, CalendarDays, CreditCard, TrendingUp } from 'lucide-react';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { Activity, CalendarDays, CreditCard, ExternalLink, Plus, ShoppingCart, TrendingUp, Wallet } from 'lucide-react';
 import { useMemo, type ReactNode } from 'react';
-import { Button } from '../../../components/ui/button';
+import { Link } from 'wouter';
+import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { useLanguage } from '../../../i18n';
-import { dashboardStats, formatAmount, formatCents, recentTransactions } from '../transactions';
-import type { Transaction } from '../types';
+import { completedTransactionsQuery, transactionsQuery } from '../../transactions/api';
+import { demoTransactions } from '../demo-data';
+import { dashboardStats, formatAmount, formatCents, recentTransactions, RECENT_ACTIVITY_COUNT } from '../transactions';
+import type { Bcard } from '../types';
 import { EmptyState } from './empty-state';
 import { formatDate } from './format';
 import { StatusDot } from './transaction-status';
@@ -15,20 +19,27 @@ function StatCard({
   hint,
   icon,
   testId,
+  loading,
 }: {
   label: string;
   value: string;
   hint: string;
   icon: ReactNode;
   testId: string;
+  loading: boolean;
 }) {
   return (
     <Card className="p-5">
       <div className="flex items-start justify-between gap-3">
         <div className="min-w-0">
           <p className="text-sm font-medium text-slate-500">{label}</p>
-          <p className="mt-2 text-2xl font-bold tabular-nums tracking-tight text-slate-900" data-testid={testId}>
-            {value}
+          <p
+            className="mt-2 text-2xl font-bold tabular-nums tracking-tight text-slate-900"
+            data-testid={testId}
+            aria-busy={loading}
+            dir="ltr"
+          >
+            {loading ? '…' : value}
           </p>
         </div>
         <span
@@ -43,11 +54,39 @@ function StatCard({
   );
 }
 
-/** Overview: the three figures and the latest three transactions. */
-export function OverviewTab({ transactions, onViewAll }: { transactions: readonly Transaction[]; onViewAll(): void }) {
+/** The Overview's transaction figures: the samples in demo mode, otherwise the API (completed pages, latest page). */
+function useOverviewTransactions(isDemo: boolean) {
+  const completed = useQuery({ ...completedTransactionsQuery(), enabled: !isDemo });
+  const latest = useInfiniteQuery({ ...transactionsQuery('all'), enabled: !isDemo });
+  const demo = useMemo(() => (isDemo ? demoTransactions(new Date()) : []), [isDemo]);
+  if (isDemo) return { forStats: demo, recent: recentTransactions(demo), statsLoading: false, recentLoading: false };
+  return {
+    forStats: completed.data ?? [],
+    recent: (latest.data?.pages[0]?.items ?? []).slice(0, RECENT_ACTIVITY_COUNT),
+    statsLoading: completed.isLoading,
+    recentLoading: latest.isLoading,
+  };
+}
+
+/** Overview: the three figures, Quick Actions and the latest three transactions. */
+export function OverviewTab({
+  isDemo,
+  bcards,
+  bcardsLoading,
+  onCreateBcard,
+  onAddSource,
+  onViewAll,
+}: {
+  isDemo: boolean;
+  bcards: readonly Bcard[];
+  bcardsLoading: boolean;
+  onCreateBcard(): void;
+  onAddSource(): void;
+  onViewAll(): void;
+}) {
   const { t, lang } = useLanguage();
-  const stats = useMemo(() => dashboardStats(transactions, new Date()), [transactions]);
-  const recent = useMemo(() => recentTransactions(transactions), [transactions]);
+  const { forStats, recent, statsLoading, recentLoading } = useOverviewTransactions(isDemo);
+  const stats = useMemo(() => dashboardStats(forStats, bcards, new Date()), [forStats, bcards]);
 
   return (
     <div className="space-y-6">
@@ -58,6 +97,7 @@ export function OverviewTab({ transactions, onViewAll }: { transactions: readonl
           hint={t('dashboard.stats.activeBcardsHint')}
           icon={<CreditCard className="h-5 w-5" />}
           testId="stat-active-bcards"
+          loading={bcardsLoading}
         />
         <StatCard
           label={t('dashboard.stats.totalSpent')}
@@ -65,6 +105,7 @@ export function OverviewTab({ transactions, onViewAll }: { transactions: readonl
           hint={t('dashboard.stats.totalSpentHint')}
           icon={<TrendingUp className="h-5 w-5" />}
           testId="stat-total-spent"
+          loading={statsLoading}
         />
         <StatCard
           label={t('dashboard.stats.thisMonth')}
@@ -72,51 +113,83 @@ export function OverviewTab({ transactions, onViewAll }: { transactions: readonl
           hint={t('dashboard.stats.thisMonthHint')}
           icon={<CalendarDays className="h-5 w-5" />}
           testId="stat-this-month"
+          loading={statsLoading}
         />
       </section>
 
-      <Card>
-        <div className="flex items-center justify-between gap-4 p-6">
-          <div className="space-y-1.5">
-            <CardTitle>{t('dashboard.activity.title')}</CardTitle>
-            <CardDescription>{t('dashboard.activity.description')}</CardDescription>
+      <div className="grid gap-6 lg:grid-cols-3">
+        <Card className="lg:col-span-1">
+          <div className="space-y-1.5 p-6">
+            <CardTitle>{t('dashboard.quick.title')}</CardTitle>
+            <CardDescription>{t('dashboard.quick.description')}</CardDescription>
           </div>
-          {recent.length > 0 && (
-            <Button variant="link" size="sm" onClick={onViewAll} className="shrink-0 px-0">
-              {t('dashboard.activity.viewAll')}
+          <CardContent className="flex flex-col gap-2">
+            <Button onClick={onCreateBcard} className="justify-start" data-testid="quick-create-bcard">
+              <Plus className="h-4 w-4" aria-hidden />
+              {t('dashboard.quick.createBcard')}
             </Button>
-          )}
-        </div>
-        <CardContent>
-          {recent.length === 0 ? (
-            <EmptyState
-              icon={<Activity className="h-6 w-6" />}
-              title={t('dashboard.activity.empty')}
-              description={t('dashboard.activity.emptyBody')}
-              testId="recent-activity-empty"
-            />
-          ) : (
-            <ul className="divide-y divide-slate-100" data-testid="recent-activity">
-              {recent.map((tx) => (
-                <li key={tx.id} className="flex items-center gap-4 py-3">
-                  <div className="min-w-0 flex-1">
-                    <p className="truncate font-medium text-slate-900">{tx.merchant}</p>
-                    <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-0.5">
-                      <StatusDot status={tx.status} />
-                      <time className="text-xs text-slate-400" dateTime={tx.createdAt}>
-                        {formatDate(tx.createdAt, lang)}
-                      </time>
+            <Button variant="outline" onClick={onAddSource} className="justify-start" data-testid="quick-add-source">
+              <Wallet className="h-4 w-4" aria-hidden />
+              {t('dashboard.quick.addSource')}
+            </Button>
+            <Link href="/payment-demo" className={buttonClasses('ghost', 'md', 'justify-start')} data-testid="quick-payment-demo">
+              <ShoppingCart className="h-4 w-4" aria-hidden />
+              {t('dashboard.quick.paymentDemo')}
+            </Link>
+            <Link href="/checkout-demo" className={buttonClasses('ghost', 'md', 'justify-start')} data-testid="quick-checkout-demo">
+              <ExternalLink className="h-4 w-4 rtl:-scale-x-100" aria-hidden />
+              {t('dashboard.quick.checkoutDemo')}
+            </Link>
+          </CardContent>
+        </Card>
+
+        <Card className="lg:col-span-2">
+          <div className="flex items-center justify-between gap-4 p-6">
+            <div className="space-y-1.5">
+              <CardTitle>{t('dashboard.activity.title')}</CardTitle>
+              <CardDescription>{t('dashboard.activity.description')}</CardDescription>
+            </div>
+            {recent.length > 0 && (
+              <Button variant="link" size="sm" onClick={onViewAll} className="shrink-0 px-0">
+                {t('dashboard.activity.viewAll')}
+              </Button>
+            )}
+          </div>
+          <CardContent>
+            {recentLoading ? (
+              <p className="py-6 text-sm text-slate-500" aria-busy="true">
+                {t('common.loading')}
+              </p>
+            ) : recent.length === 0 ? (
+              <EmptyState
+                icon={<Activity className="h-6 w-6" />}
+                title={t('dashboard.activity.empty')}
+                description={t('dashboard.activity.emptyBody')}
+                testId="recent-activity-empty"
+              />
+            ) : (
+              <ul className="divide-y divide-slate-100" data-testid="recent-activity">
+                {recent.map((tx) => (
+                  <li key={tx.id} className="flex items-center gap-4 py-3" data-testid="recent-activity-item">
+                    <div className="min-w-0 flex-1">
+                      <p className="truncate font-medium text-slate-900">{tx.merchant}</p>
+                      <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-0.5">
+                        <StatusDot status={tx.status} />
+                        <time className="text-xs text-slate-400" dateTime={tx.createdAt}>
+                          {formatDate(tx.createdAt, lang)}
+                        </time>
+                      </div>
                     </div>
-                  </div>
-                  <p className="shrink-0 font-semibold tabular-nums text-slate-900" dir="ltr">
-                    {formatAmount(tx.amount)}
-                  </p>
-                </li>
-              ))}
-            </ul>
-          )}
-        </CardContent>
-      </Card>
+                    <p className="shrink-0 font-semibold tabular-nums text-slate-900" dir="ltr">
+                      {formatAmount(tx.amount)}
+                    </p>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </CardContent>
+        </Card>
+      </div>
     </div>
   );
 }

@@ -3,15 +3,16 @@ import { useT, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { statusDot } from '../transactions';
 
-const badgeTone = { completed: 'green', pending: 'yellow', failed: 'red' } as const;
+const badgeTone = { completed: 'green', pending: 'yellow', failed: 'red', refunded: 'neutral' } as const;
 const statusLabel: Record<keyof typeof badgeTone, MessageKey> = {
   completed: 'dashboard.status.completed',
   pending: 'dashboard.status.pending',
   failed: 'dashboard.status.failed',
+  refunded: 'dashboard.status.refunded',
 };
-const isKnown = (s: string): s is keyof typeof badgeTone => s in badgeTone;
+const isKnown = (s: string): s is keyof typeof badgeTone => Object.hasOwn(badgeTone, s);
 
-/** Completed green, pending yellow, failed red; any other status neutral with its raw name (spec §3). */
+/** Completed green, pending yellow, failed red; refunded and any other status neutral (spec §3), unknown ones by raw name. */
 export function StatusBadge({ status }: { status: string }) {
   const t = useT();
   return (

@@ -1,11 +1,17 @@
-import { Receipt } from 'lucide-react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { Download, FlaskConical, Loader2, Receipt } from 'lucide-react';
 import { useMemo, useState } from 'react';
+import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { Label } from '../../../components/ui/label';
 import { useT, type MessageKey } from '../../../i18n';
+import { messageOf } from '../../../lib/api';
+import { exportCsvUrl, transactionsQuery } from '../../transactions/api';
+import { demoTransactions } from '../demo-data';
 import { filterByStatus, recentTransactions, STATUS_FILTERS, type StatusFilter } from '../transactions';
 import type { Transaction } from '../types';
 import { EmptyState } from './empty-state';
+import { TransactionDetailDialog } from './transaction-detail-dialog';
 import { TransactionRow } from './transaction-row';
 
 const filterLabel: Record<StatusFilter, MessageKey> = {
@@ -16,21 +22,31 @@ const filterLabel: Record<StatusFilter, MessageKey> = {
 };
 const isFilter = (v: string): v is StatusFilter => (STATUS_FILTERS as readonly string[]).includes(v);
 
-/** Transactions: the full history, newest first, filterable by status. */
-export function TransactionsTab({ transactions }: { transactions: readonly Transaction[] }) {
+/**
+ * Transactions: the history newest first, filtered by status on the server, a page at a time; Export downloads
+ * the CSV with the same filter; View opens one transaction with its shares. Demo mode lists the five samples.
+ */
+export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
   const t = useT();
   const [filter, setFilter] = useState<StatusFilter>('all');
-  const sorted = useMemo(() => recentTransactions(transactions, transactions.length), [transactions]);
-  const shown = useMemo(() => filterByStatus(sorted, filter), [sorted, filter]);
+  const [viewing, setViewing] = useState<Transaction | null>(null);
+  const query = useInfiniteQuery({ ...transactionsQuery(filter), enabled: !isDemo });
+  const demo = useMemo(() => (isDemo ? recentTransactions(demoTransactions(new Date()), Infinity) : []), [isDemo]);
+  const rows = useMemo(
+    () => (isDemo ? filterByStatus(demo, filter) : (query.data?.pages.flatMap((p) => p.items) ?? [])),
+    [isDemo, demo, filter, query.data],
+  );
+  const loading = !isDemo && query.isLoading;
+  const error = !isDemo && query.isError ? query.error : null;
 
   return (
     <Card>
-      <div className="flex flex-col gap-4 p-6 sm:flex-row sm:items-end sm:justify-between">
+      <div className="flex flex-col gap-4 p-6 lg:flex-row lg:items-end lg:justify-between">
         <div className="space-y-1.5">
           <CardTitle>{t('dashboard.transactions.title')}</CardTitle>
           <CardDescription>{t('dashboard.transactions.description')}</CardDescription>
         </div>
-        <div className="flex items-center gap-2">
+        <div className="flex flex-wrap items-center gap-2">
           <Label htmlFor="transaction-status-filter" className="shrink-0 text-slate-500">
             {t('dashboard.transactions.filter.label')}
           </Label>
@@ -49,31 +65,92 @@ export function TransactionsTab({ transactions }: { transactions: readonly Trans
               </option>
             ))}
           </select>
+          {isDemo ? (
+            <Button
+              variant="outline"
+              size="sm"
+              disabled
+              data-testid="transaction-export"
+              aria-describedby="transactions-demo-note"
+              className="h-9"
+            >
+              <Download className="h-4 w-4" aria-hidden />
+              {t('dashboard.transactions.export')}
+            </Button>
+          ) : (
+            <a
+              href={exportCsvUrl(filter)}
+              download
+              data-testid="transaction-export"
+              className={buttonClasses('outline', 'sm', 'h-9')}
+            >
+              <Download className="h-4 w-4" aria-hidden />
+              {t('dashboard.transactions.export')}
+            </a>
+          )}
         </div>
       </div>
       <CardContent>
-        {transactions.length === 0 ? (
-          <EmptyState
-            icon={<Receipt className="h-6 w-6" />}
-            title={t('dashboard.transactions.empty')}
-            description={t('dashboard.transactions.emptyBody')}
-            testId="transactions-empty"
-          />
-        ) : shown.length === 0 ? (
-          <EmptyState
-            icon={<Receipt className="h-6 w-6" />}
-            title={t('dashboard.transactions.noMatch')}
-            description={t('dashboard.transactions.noMatchBody')}
-            testId="transactions-no-match"
-          />
+        {isDemo && (
+          <p id="transactions-demo-note" className="mb-4 flex items-start gap-2 text-sm text-amber-800">
+            <FlaskConical className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+            {t('dashboard.transactions.demoNote')}
+          </p>
+        )}
+        {loading ? (
+          <p className="flex items-center gap-2 py-8 text-sm text-slate-500" aria-busy="true">
+            <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+            {t('common.loading')}
+          </p>
+        ) : error ? (
+          <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
+            <p className="text-sm text-red-700">
+              {t('dashboard.transactions.loadFailed')} {messageOf(error)}
+            </p>
+            <Button variant="outline" size="sm" onClick={() => void query.refetch()}>
+              {t('common.retry')}
+            </Button>
+          </div>
+        ) : rows.length === 0 ? (
+          filter === 'all' ? (
+            <EmptyState
+              icon={<Receipt className="h-6 w-6" />}
+              title={t('dashboard.transactions.empty')}
+              description={t('dashboard.transactions.emptyBody')}
+              testId="transactions-empty"
+            />
+          ) : (
+            <EmptyState
+              icon={<Receipt className="h-6 w-6" />}
+              title={t('dashboard.transactions.noMatch')}
+              description={t('dashboard.transactions.noMatchBody')}
+              testId="transactions-no-match"
+            />
+          )
         ) : (
-          <ul className="divide-y divide-slate-100" aria-live="polite" data-testid="transaction-list">
-            {shown.map((tx) => (
-              <TransactionRow key={tx.id} transaction={tx} />
-            ))}
-          </ul>
+          <>
+            <ul className="divide-y divide-slate-100" aria-live="polite" data-testid="transaction-list">
+              {rows.map((tx) => (
+                <TransactionRow key={tx.id} transaction={tx} onView={setViewing} />
+              ))}
+            </ul>
+            {!isDemo && query.hasNextPage && (
+              <div className="flex justify-center pt-4">
+                <Button
+                  variant="outline"
+                  onClick={() => void query.fetchNextPage()}
+                  disabled={query.isFetchingNextPage}
+                  data-testid="transaction-load-more"
+                >
+                  {query.isFetchingNextPage && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                  {query.isFetchingNextPage ? t('common.loading') : t('dashboard.transactions.loadMore')}
+                </Button>
+              </div>
+            )}
+          </>
         )}
       </CardContent>
+      <TransactionDetailDialog transaction={viewing} isDemo={isDemo} onClose={() => setViewing(null)} />
     </Card>
   );
 }

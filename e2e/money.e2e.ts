@@ -1,0 +1,89 @@
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+
+const toast = (page: Page) => page.getByTestId('toast').last();
+
+async function addCard(page: Page, number: string, opts: { threeDS?: boolean; split: string }) {
+  await page.getByTestId('add-source-button').click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByTestId('card-number').fill(number);
+  await dialog.getByTestId('card-expiry').fill('12/30');
+  await dialog.getByTestId('card-cvv').fill('123');
+  await expect(dialog.getByTestId('card-name')).toHaveValue('Ada Lovelace');
+  await dialog.getByTestId('card-split').fill(opts.split);
+  await dialog.getByTestId('add-card-submit').click();
+  if (opts.threeDS) {
+    const code = dialog.getByTestId('3ds-code');
+    await expect(code).toBeVisible();
+    await expect(dialog.getByTestId('3ds-submit')).toBeDisabled();
+    await code.fill('123456');
+    await dialog.getByTestId('3ds-submit').click();
+  }
+  await expect(toast(page)).toContainText('Funding source added successfully');
+  await expect(page.getByRole('dialog')).toBeHidden({ timeout: 10_000 });
+}
+
+test('add two cards (one through 3-D Secure), split a bcard 60/40, see it, export, and see a shortfall', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const email = `money-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const res = await page.request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+  });
+  expect(res.status()).toBe(201);
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Funding Sources' }).click();
+  await expect(page.getByText('No funding sources yet')).toBeVisible();
+
+  await addCard(page, '4242424242424242', { split: '60' });
+  await addCard(page, '4000002760003184', { threeDS: true, split: '40' });
+  await expect(page.getByTestId('funding-source')).toHaveCount(2);
+  // The free plan allows two sources.
+  await expect(page.getByTestId('add-source-button')).toBeDisabled();
+  await expect(page.getByTestId('add-source-button')).toContainText('Limit Reached');
+
+  // Create a bcard split 60/40.
+  await page.getByRole('tab', { name: 'bcards' }).click();
+  await expect(page.getByText('No bcards yet')).toBeVisible();
+  await page.getByTestId('create-bcard-tile').click();
+  let dialog = page.getByRole('dialog');
+  await dialog.getByTestId('bcard-name').fill('Groceries');
+  await dialog.getByTestId('bcard-amount').fill('100');
+  await dialog.getByTestId('bcard-next').click();
+  const splits = dialog.getByTestId('bcard-split');
+  await splits.nth(0).fill('60');
+  await splits.nth(1).fill('40');
+  await expect(dialog.getByTestId('bcard-create')).toBeEnabled();
+  await dialog.getByTestId('bcard-create').click();
+  await expect(toast(page)).toContainText('bcard Created Successfully!');
+  await expect(page.getByTestId('bcard-tile')).toHaveCount(1);
+  await expect(page.getByTestId('bcard-tile').first()).toContainText('Groceries');
+
+  const cards = await (await page.request.get('/api/virtual-cards')).json();
+  expect(cards[0].fundingSources.map((s: { amount: string }) => s.amount)).toEqual(['61.74', '41.16']);
+
+  // The transaction is in the list, and the CSV export has it.
+  await page.getByRole('tab', { name: 'Transactions' }).click();
+  await expect(page.getByTestId('transaction-row')).toHaveCount(1);
+  await expect(page.getByTestId('transaction-row').first()).toContainText('100.00');
+  const download = page.waitForEvent('download');
+  await page.getByTestId('transaction-export').click();
+  const csv = readFileSync(await (await download).path(), 'utf8');
+  expect(csv.split('\r\n')[0]).toContain('id,created_at,merchant,amount');
+  expect(csv).toContain('Groceries');
+
+  // An amount the sources cannot cover: the per-source message, and Create stays disabled.
+  await page.getByRole('tab', { name: 'bcards' }).click();
+  await page.getByTestId('create-bcard-tile').click();
+  dialog = page.getByRole('dialog');
+  await dialog.getByTestId('bcard-name').fill('Car');
+  await dialog.getByTestId('bcard-amount').fill('19000');
+  await dialog.getByTestId('bcard-next').click();
+  await dialog.getByTestId('bcard-split').nth(0).fill('60');
+  await dialog.getByTestId('bcard-split').nth(1).fill('40');
+  const error = dialog.getByTestId('bcard-split-error');
+  await expect(error).toContainText('Insufficient funds in funding sources.');
+  await expect(error).toContainText(/needs \$[\d,]+\.\d\d, has \$[\d,]+\.\d\d/);
+  await expect(dialog.getByTestId('bcard-create')).toBeDisabled();
+});

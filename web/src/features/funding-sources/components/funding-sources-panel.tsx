@@ -1,0 +1,97 @@
+import { FlaskConical, Loader2, Plus, Wallet } from 'lucide-react';
+import { Button } from '../../../components/ui/button';
+import { useT } from '../../../i18n';
+import { messageOf } from '../../../lib/api';
+import { canStartIdVerification, isAtLimit, planName } from '../plan-limit';
+import type { FundingSource, SourcePlan } from '../types';
+import { FundingSourceCard } from './funding-source-card';
+import { IdVerificationRewards } from './id-verification-rewards';
+import { PlanLimitBanner } from './plan-limit-banner';
+
+/**
+ * The Funding Sources tab's content: the plan banner, the Add Source button (reading 'Limit Reached' at the plan's
+ * limit), the cards, and on the Free plan the ID Verification Rewards card. In demo mode the sample sources are
+ * shown read-only and adding one only simulates.
+ */
+export function FundingSourcesPanel({
+  sources,
+  isLoading,
+  error,
+  onRetry,
+  isDemo,
+  plan,
+  onAdd,
+}: {
+  sources: readonly FundingSource[];
+  isLoading: boolean;
+  error: unknown;
+  onRetry(): void;
+  isDemo: boolean;
+  plan: SourcePlan | undefined;
+  onAdd(): void;
+}) {
+  const t = useT();
+  const atLimit = !isDemo && isAtLimit(plan, sources.length);
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-col gap-4 sm:flex-row sm:items-start sm:justify-between">
+        <div className="flex flex-col gap-1">
+          <h2 className="text-lg font-semibold text-slate-900">{t('fundingSources.title')}</h2>
+          <p className="text-sm text-slate-500">{t('fundingSources.description')}</p>
+        </div>
+        <Button onClick={onAdd} disabled={atLimit || isLoading} data-testid="add-source-button" className="shrink-0">
+          <Plus className="h-4 w-4" aria-hidden />
+          {atLimit ? t('fundingSources.limitReached') : t('fundingSources.addSource')}
+        </Button>
+      </div>
+      <PlanLimitBanner plan={plan} count={sources.length} isDemo={isDemo} />
+      {isDemo && (
+        <p className="flex items-start gap-2 text-sm text-amber-800" data-testid="funding-sources-demo-note">
+          <FlaskConical className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+          {t('fundingSources.demoNote')}
+        </p>
+      )}
+      {isLoading ? (
+        <p className="flex items-center gap-2 py-8 text-sm text-slate-500" aria-busy="true">
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+          {t('common.loading')}
+        </p>
+      ) : error ? (
+        <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
+          <p className="text-sm text-red-700">
+            {t('fundingSources.loadFailed')} {messageOf(error)}
+          </p>
+          <Button variant="outline" size="sm" onClick={onRetry}>
+            {t('common.retry')}
+          </Button>
+        </div>
+      ) : sources.length === 0 ? (
+        <div
+          className="flex flex-col items-center justify-center rounded-xl border border-dashed border-slate-300 bg-white px-6 py-12 text-center"
+          data-testid="funding-sources-empty"
+        >
+          <span className="mb-4 flex h-12 w-12 items-center justify-center rounded-full bg-brand-50 text-brand-600" aria-hidden>
+            <Wallet className="h-6 w-6" />
+          </span>
+          <p className="text-base font-semibold text-slate-900">{t('fundingSources.empty')}</p>
+          <p className="mt-1 max-w-sm text-sm text-slate-500">{t('fundingSources.emptyBody')}</p>
+        </div>
+      ) : (
+        <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label={t('fundingSources.title')}>
+          {sources.map((s) => (
+            <li key={s.id}>
+              <FundingSourceCard source={s} isDemo={isDemo} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {plan && planName(plan.currentTier) === 'free' && (
+        <IdVerificationRewards
+          verified={plan.isKycVerified}
+          showStart={!isDemo && canStartIdVerification(plan, sources.length)}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'unknown';
+
+/** A linked card, as GET /api/funding-sources answers it (spec §3). */
+export interface FundingSource {
+  id: string;
+  name: string;
+  type: 'credit_card';
+  last4: string;
+  brand: CardBrand;
+  expiryMonth: number;
+  expiryYear: number;
+  /** 0–100. */
+  defaultSplitPercentage: number;
+  isActive: boolean;
+  /** Available at the processor as a decimal string ("10000.00"); null when the processor cannot tell. */
+  balance: string | null;
+  createdAt: string;
+}
+
+/** POST /api/funding-sources answers 202 with this when the card needs 3-D Secure. */
+export interface RequiresAction {
+  status: 'requires_action';
+  verificationId: string;
+  message: string;
+}
+
+export interface CreateFundingSourceBody {
+  cardNumber: string;
+  expiryMonth: string;
+  expiryYear: string;
+  cvv: string;
+  name: string;
+  type: 'credit_card';
+  last4: string;
+  brand: string;
+  defaultSplitPercentage: number;
+}
+
+export interface UpdateFundingSourceBody {
+  name?: string;
+  defaultSplitPercentage?: number;
+  isActive?: boolean;
+}
+
+/** The plan facts the funding-source screens need (from GET /api/subscription/benefits, read by the dashboard). */
+export interface SourcePlan {
+  currentTier: string;
+  /** -1 means unlimited. */
+  maxFundingSources: number;
+  /** Unverified accounts must add cards in their own name. */
+  nameVerificationRequired: boolean;
+  isKycVerified: boolean;
+}
