@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { invalid } from '../../errors';
 import { errors } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
-import { exportTransactionsCsv, getTransaction, listTransactions, TRANSACTION_FILTERS } from './service';
+import { invalid } from '../../errors';
+import { exportTransactionsCsv, getTransaction, listTransactions, transactionSummary, TRANSACTION_FILTERS } from './service';
 
 const TransactionModel = t.Object(
   {
@@ -73,6 +73,30 @@ export function transactionRoutes(deps: AppDeps) {
         auth: true,
         query: t.Object({ status: ListQuery.properties.status }),
         detail: { summary: 'Your transactions as CSV, with the same filter' },
+      },
+    )
+    .get(
+      '/summary',
+      ({ user, query }) => {
+        const now = deps.clock.now();
+        const monthStart = query.monthStart
+          ? new Date(query.monthStart)
+          : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+        if (Number.isNaN(monthStart.getTime())) throw invalid('monthStart', 'monthStart must be an ISO 8601 date-time.');
+        return transactionSummary(deps, user.id, monthStart);
+      },
+      {
+        auth: true,
+        query: t.Object({
+          monthStart: t.Optional(
+            t.String({ maxLength: 40, description: "Start of the viewer's current month (ISO 8601); UTC month by default." }),
+          ),
+        }),
+        response: {
+          200: t.Object({ totalSpent: t.String(), thisMonth: t.String(), activeBcards: t.Integer() }),
+          ...errors(400, 401),
+        },
+        detail: { summary: "The Overview's figures: total spent, this month, active bcards" },
       },
     )
     .get('/:id', ({ user, params }) => getTransaction(deps, user.id, params.id), {

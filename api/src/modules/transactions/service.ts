@@ -172,3 +172,31 @@ export async function exportTransactionsCsv(deps: AppDeps, userId: string, statu
   } while (cursor);
   return `${lines.join('\r\n')}\r\n`;
 }
+
+export interface TransactionSummary {
+  /** Sum of completed transactions, in dollars. */
+  totalSpent: string;
+  /** The same since `monthStart`. */
+  thisMonth: string;
+  activeBcards: number;
+}
+
+/** The Overview's figures, computed by the database rather than by paging every transaction to the browser. */
+export async function transactionSummary(deps: AppDeps, userId: string, monthStart: Date): Promise<TransactionSummary> {
+  const [totals] = await deps.db
+    .select({
+      total: sql<number>`coalesce(sum(${schema.collections.amountCents}), 0)`,
+      month: sql<number>`coalesce(sum(CASE WHEN ${schema.collections.createdAt} >= ${monthStart.getTime()} THEN ${schema.collections.amountCents} ELSE 0 END), 0)`,
+    })
+    .from(schema.collections)
+    .where(and(eq(schema.collections.userId, userId), eq(schema.collections.status, 'completed')));
+  const [active] = await deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(schema.bcards)
+    .where(and(eq(schema.bcards.userId, userId), eq(schema.bcards.status, 'active')));
+  return {
+    totalSpent: money(Number(totals?.total ?? 0)),
+    thisMonth: money(Number(totals?.month ?? 0)),
+    activeBcards: Number(active?.n ?? 0),
+  };
+}

@@ -11,34 +11,14 @@ export const FULL_BPS = 10_000;
 /** "Total must equal 100 within 0.01". */
 export const SPLIT_TOLERANCE_BPS = 1;
 
-const DECIMAL_RE = /^(\d+)(?:\.(\d{1,2}))?$/;
+import { centsToDecimal, parseCents as parseMoney } from '../../lib/money';
+
+export { centsToDecimal, formatCents, formatMoney } from '../../lib/money';
 
 /** "12.5" -> 1250; null for anything that is not a non-negative amount with at most two decimals. */
 export function parseCents(amount: string | null | undefined): number | null {
-  if (amount == null) return null;
-  const m = DECIMAL_RE.exec(amount.trim());
-  if (!m) return null;
-  return Number(m[1] ?? '0') * 100 + Number((m[2] ?? '').padEnd(2, '0'));
-}
-
-/** 123456 -> "1234.56", the decimal string the API takes. */
-export function centsToDecimal(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
-
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
-
-/** 123456 -> "$1,234.56". */
-export function formatCents(cents: number): string {
-  return usd.format(cents / 100);
-}
-
-/** A decimal string shown as dollars; unparseable values show as they are. */
-export function formatMoney(amount: string): string {
-  const cents = parseCents(amount);
-  return cents === null ? amount : formatCents(cents);
+  const cents = parseMoney(amount);
+  return cents !== null && cents >= 0 ? cents : null;
 }
 
 /** The amount field as typed (a number input, so "100", "99.5", "1e2"...) in whole cents; null if not a number. */

@@ -1,3 +1,4 @@
+import { formatCents, parseCents as parseMoney } from '../../lib/money';
 import { TRANSACTION_FILTERS, type TransactionFilter } from '../transactions/types';
 import type { Bcard, Transaction } from './types';
 
@@ -10,24 +11,12 @@ export const RECENT_ACTIVITY_COUNT = 3;
 export const STATUS_FILTERS = TRANSACTION_FILTERS;
 export type StatusFilter = TransactionFilter;
 
-const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
-
 /** "12.5" -> 1250. Anything that is not a dollar amount with at most two decimals counts as 0. */
 export function parseCents(amount: string): number {
-  const m = DECIMAL_RE.exec(amount.trim());
-  if (!m) return 0;
-  const whole = Number(m[2] ?? '0');
-  const fraction = Number((m[3] ?? '').padEnd(2, '0'));
-  const cents = whole * 100 + fraction;
-  return m[1] ? -cents : cents;
+  return parseMoney(amount) ?? 0;
 }
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
-
-/** 123456 -> "$1,234.56". */
-export function formatCents(cents: number): string {
-  return usd.format(cents / 100);
-}
+export { formatCents };
 
 /** A transaction amount as shown in the lists: dollars with two decimals. */
 export function formatAmount(amount: string): string {

@@ -33,27 +33,18 @@ export function transactionsQuery(status: TransactionFilter = 'all') {
   });
 }
 
-/** Pages fetched at most for the Overview's totals (5,000 transactions); past that the figures are partial. */
-export const MAX_SUMMARY_PAGES = 100;
+export interface TransactionSummary {
+  totalSpent: string;
+  thisMonth: string;
+  activeBcards: number;
+}
 
-/**
- * Every completed transaction, for the Overview's Total Spent and This Month. The API has no totals endpoint,
- * so this walks the completed pages.
- */
-export function completedTransactionsQuery() {
+/** The Overview's figures, summed by the server; "this month" starts at the viewer's local month start. */
+export function transactionSummaryQuery(monthStart: Date) {
+  const iso = monthStart.toISOString();
   return queryOptions({
-    queryKey: [...TRANSACTIONS_QUERY_KEY, 'completed-all'] as const,
-    queryFn: async () => {
-      const all: Transaction[] = [];
-      let cursor: string | null = null;
-      for (let page = 0; page < MAX_SUMMARY_PAGES; page++) {
-        const next: TransactionPage = await fetchTransactionsPage('completed', cursor);
-        all.push(...next.items);
-        cursor = next.nextCursor;
-        if (!cursor) break;
-      }
-      return all;
-    },
+    queryKey: [...TRANSACTIONS_QUERY_KEY, 'summary', iso] as const,
+    queryFn: () => apiRequest<TransactionSummary>('GET', `/api/transactions/summary?${new URLSearchParams({ monthStart: iso })}`),
   });
 }
 

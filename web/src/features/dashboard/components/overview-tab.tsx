@@ -5,9 +5,9 @@ import { Link } from 'wouter';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { useLanguage } from '../../../i18n';
-import { completedTransactionsQuery, transactionsQuery } from '../../transactions/api';
+import { transactionSummaryQuery, transactionsQuery } from '../../transactions/api';
 import { demoTransactions } from '../demo-data';
-import { dashboardStats, formatAmount, formatCents, recentTransactions, RECENT_ACTIVITY_COUNT } from '../transactions';
+import { dashboardStats, formatAmount, formatCents, parseCents, recentTransactions, RECENT_ACTIVITY_COUNT } from '../transactions';
 import type { Bcard } from '../types';
 import { EmptyState } from './empty-state';
 import { formatDate } from './format';
@@ -54,16 +54,26 @@ function StatCard({
   );
 }
 
-/** The Overview's transaction figures: the samples in demo mode, otherwise the API (completed pages, latest page). */
-function useOverviewTransactions(isDemo: boolean) {
-  const completed = useQuery({ ...completedTransactionsQuery(), enabled: !isDemo });
+/** The Overview's figures and latest transactions: computed from the samples in demo mode, else from the API. */
+function useOverviewTransactions(isDemo: boolean, bcards: readonly Bcard[]) {
+  const monthStart = useMemo(() => {
+    const now = new Date();
+    return new Date(now.getFullYear(), now.getMonth(), 1);
+  }, []);
+  const summary = useQuery({ ...transactionSummaryQuery(monthStart), enabled: !isDemo });
   const latest = useInfiniteQuery({ ...transactionsQuery('all'), enabled: !isDemo });
   const demo = useMemo(() => (isDemo ? demoTransactions(new Date()) : []), [isDemo]);
-  if (isDemo) return { forStats: demo, recent: recentTransactions(demo), statsLoading: false, recentLoading: false };
+  const demoStats = useMemo(() => dashboardStats(demo, bcards, new Date()), [demo, bcards]);
+  if (isDemo) return { stats: demoStats, recent: recentTransactions(demo), statsLoading: false, recentLoading: false };
+  const s = summary.data;
   return {
-    forStats: completed.data ?? [],
+    stats: {
+      activeBcards: s?.activeBcards ?? 0,
+      totalSpentCents: s ? parseCents(s.totalSpent) : 0,
+      thisMonthCents: s ? parseCents(s.thisMonth) : 0,
+    },
     recent: (latest.data?.pages[0]?.items ?? []).slice(0, RECENT_ACTIVITY_COUNT),
-    statsLoading: completed.isLoading,
+    statsLoading: summary.isLoading,
     recentLoading: latest.isLoading,
   };
 }
@@ -85,8 +95,7 @@ export function OverviewTab({
   onViewAll(): void;
 }) {
   const { t, lang } = useLanguage();
-  const { forStats, recent, statsLoading, recentLoading } = useOverviewTransactions(isDemo);
-  const stats = useMemo(() => dashboardStats(forStats, bcards, new Date()), [forStats, bcards]);
+  const { stats, recent, statsLoading, recentLoading } = useOverviewTransactions(isDemo, bcards);
 
   return (
     <div className="space-y-6">
