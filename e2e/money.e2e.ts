@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
 
 const toast = (page: Page) => page.getByTestId('toast').last();
 
@@ -8,7 +9,7 @@ async function addCard(page: Page, number: string, opts: { threeDS?: boolean; sp
   const dialog = page.getByRole('dialog');
   await dialog.getByTestId('card-number').fill(number);
   await dialog.getByTestId('card-expiry').fill('12/30');
-  await dialog.getByTestId('card-cvv').fill('123');
+  await dialog.getByTestId('card-cvv').fill(E2E_CVV);
   await expect(dialog.getByTestId('card-name')).toHaveValue('Ada Lovelace');
   await dialog.getByTestId('card-split').fill(opts.split);
   await dialog.getByTestId('add-card-submit').click();
@@ -36,8 +37,8 @@ test('add two cards (one through 3-D Secure), split a bcard 60/40, see it, expor
   await page.getByRole('tab', { name: 'Funding Sources' }).click();
   await expect(page.getByText('No funding sources yet')).toBeVisible();
 
-  await addCard(page, '4242424242424242', { split: '60' });
-  await addCard(page, '4000002760003184', { threeDS: true, split: '40' });
+  await addCard(page, E2E_CARD_NUMBERS[0]!, { split: '60' });
+  await addCard(page, E2E_CARD_NUMBERS[1]!, { threeDS: true, split: '40' });
   await expect(page.getByTestId('funding-source')).toHaveCount(2);
   // The free plan allows two sources.
   await expect(page.getByTestId('add-source-button')).toBeDisabled();

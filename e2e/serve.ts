@@ -1,5 +1,14 @@
-// Starts the real server for the browser tests on a fresh database.
-import { rmSync } from 'node:fs';
+// Starts the real server for the browser tests on a fresh database, keeping its log in data/e2e/server.log so
+// scripts/scan-card-data.ts can check, after the run, that no card number or CVV reached the disk or the log.
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 
 rmSync('./data/e2e', { recursive: true, force: true });
+mkdirSync('./data/e2e', { recursive: true });
+for (const method of ['log', 'error', 'warn', 'info'] as const) {
+  const original = console[method].bind(console);
+  console[method] = (...args: unknown[]) => {
+    appendFileSync('./data/e2e/server.log', `${args.map(String).join(' ')}\n`);
+    original(...args);
+  };
+}
 await import('../api/src/server.ts');

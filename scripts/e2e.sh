@@ -9,3 +9,5 @@ echo "==> building the web app"
 bun run build:web
 # Playwright's runner is a Node program; it loads the *.e2e.ts files itself.
 node node_modules/@playwright/test/cli.js test "$@"
+# No card number or CVV typed in the browser may have reached the database, its WAL or the server log.
+bun scripts/scan-card-data.ts data/e2e
