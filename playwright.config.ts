@@ -43,7 +43,7 @@ export default defineConfig({
       BPAY_DATABASE_URL: 'file:./data/e2e/bpay.db',
       BPAY_SESSION_SECRET: 'e2e-session-secret-e2e-session-secret',
       BPAY_PUBLIC_URL: `http://localhost:${PORT}`,
-      BPAY_LOG_LEVEL: 'warn',
+      BPAY_LOG_LEVEL: 'debug',
     },
   },
 });
