@@ -88,3 +88,68 @@ test('add two cards (one through 3-D Secure), split a bcard 60/40, see it, expor
   await expect(error).toContainText(/needs \$[\d,]+\.\d\d, has \$[\d,]+\.\d\d/);
   await expect(dialog.getByTestId('bcard-create')).toBeDisabled();
 });
+
+test('reveal a bcard, view its transaction, filter, cancel it and see the money go back', async ({ page }) => {
+  test.setTimeout(60_000);
+  const email = `cancel-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  expect(
+    (
+      await page.request.post('/api/auth/register', {
+        data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+      })
+    ).status(),
+  ).toBe(201);
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Funding Sources' }).click();
+  await addCard(page, E2E_CARD_NUMBERS[0]!, { split: '100' });
+
+  await page.getByRole('tab', { name: 'bcards' }).click();
+  await page.getByTestId('create-bcard-tile').click();
+  const dialog = page.getByRole('dialog');
+  // Spec validations of the details step.
+  await dialog.getByTestId('bcard-next').click();
+  await expect(toast(page)).toContainText('bcard Name Required');
+  await dialog.getByTestId('bcard-name').fill('Flowers');
+  await dialog.getByTestId('bcard-amount').fill('0');
+  await dialog.getByTestId('bcard-next').click();
+  await expect(toast(page)).toContainText('Invalid Amount');
+  await dialog.getByTestId('bcard-amount').fill('40');
+  await dialog.getByTestId('bcard-next').click();
+  await dialog.getByTestId('bcard-split').nth(0).fill('99');
+  await expect(dialog.getByTestId('bcard-split-error')).toContainText('Funding splits must add up to 100%');
+  await expect(dialog.getByTestId('bcard-create')).toBeDisabled();
+  await dialog.getByTestId('bcard-back').click();
+  await expect(dialog.getByTestId('bcard-name')).toHaveValue('Flowers');
+  await dialog.getByTestId('bcard-next').click();
+  await dialog.getByTestId('bcard-split').nth(0).fill('100');
+  await dialog.getByTestId('bcard-create').click();
+  await expect(toast(page)).toContainText('bcard Created Successfully!');
+
+  // Reveal the full number: 16 digits from the test range, and the reveal is what the API says.
+  const tile = page.getByTestId('bcard-tile').first();
+  await tile.getByTestId('bcard-reveal').click();
+  const number = page.getByTestId('bcard-details-number');
+  await expect(number).toContainText(/4000 009\d \d{4} \d{4}/);
+  await page.keyboard.press('Escape');
+
+  // The transaction's detail dialog lists its share.
+  await page.getByRole('tab', { name: 'Transactions' }).click();
+  await page.getByTestId('transaction-row').first().getByTestId('transaction-view').click();
+  await expect(page.getByTestId('transaction-shares')).toContainText('41.16');
+  await page.keyboard.press('Escape');
+  await page.getByTestId('transaction-filter').selectOption('failed');
+  await expect(page.getByText('No matching transactions')).toBeVisible();
+  await expect(page.getByTestId('transaction-export')).toHaveAttribute('href', /status=failed/);
+  await page.getByTestId('transaction-filter').selectOption('completed');
+  await expect(page.getByTestId('transaction-row')).toHaveCount(1);
+
+  // Cancel: deactivated, refunded in full (fee included).
+  await page.getByRole('tab', { name: 'bcards' }).click();
+  await tile.getByTestId('bcard-cancel').click();
+  await page.getByTestId('bcard-cancel-confirm').click();
+  await expect(tile).toContainText(/canceled/i);
+  const sources = await (await page.request.get('/api/funding-sources')).json();
+  expect(sources[0].balance).toBe('10000.00');
+  const tx = await (await page.request.get('/api/transactions')).json();
+  expect(tx[0].status).toBe('refunded');
+});
