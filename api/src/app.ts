@@ -8,6 +8,8 @@ import { subscriptionRoutes } from './modules/subscription/routes';
 import { bcardRoutes } from './modules/bcards/routes';
 import { fundingSourceRoutes } from './modules/funding-sources/routes';
 import { transactionRoutes } from './modules/transactions/routes';
+import { merchantRoutes } from './modules/merchants/routes';
+import { paymentIntentRoutes } from './modules/payment-intents/routes';
 import { httpPlugin } from './plugins/http';
 
 export const API_VERSION = '0.1.0';
@@ -52,6 +54,8 @@ export function createApp(deps: AppDeps) {
             { name: 'Funding sources', description: 'Cards linked to your account (tokens only)' },
             { name: 'bcards', description: 'Split collection and single-use virtual cards' },
             { name: 'Transactions', description: 'Your history and its CSV export' },
+            { name: 'Merchants', description: 'Merchant accounts and keys (session cookie)' },
+            { name: 'Payment intents', description: 'The merchant API (Authorization: Bearer sk_…)' },
           ],
           components: {
             securitySchemes: {
@@ -60,6 +64,11 @@ export function createApp(deps: AppDeps) {
                 in: 'cookie',
                 name: 'bpay_session',
                 description: 'Set by /api/auth/login and /api/auth/register. HttpOnly, SameSite=Lax.',
+              },
+              secretKey: {
+                type: 'http',
+                scheme: 'bearer',
+                description: "A merchant's secret key: Authorization: Bearer sk_test_… (sandbox) or sk_live_… (production).",
               },
             },
             schemas: {},
@@ -74,6 +83,8 @@ export function createApp(deps: AppDeps) {
     .use(fundingSourceRoutes(deps))
     .use(bcardRoutes(deps))
     .use(transactionRoutes(deps))
+    .use(merchantRoutes(deps))
+    .use(paymentIntentRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

@@ -8,6 +8,7 @@ import type { Logger } from './lib/logger';
 import { deleteExpiredSessions } from './modules/auth/sessions';
 import { pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
+import { recoverStuckIntents } from './modules/payment-intents/service';
 import { pruneIdempotencyKeys } from './plugins/idempotency';
 import { createSimulatedVendor } from './vendors/simulated';
 import { createStripeVendor } from './vendors/stripe';
@@ -16,7 +17,7 @@ import { createStripeVendor } from './vendors/stripe';
 export const MONEY_SWEEP_MS = 30_000;
 
 export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number }> {
-  const recovered = await recoverCollections(deps, deps.bcardTtlMs);
+  const recovered = (await recoverCollections(deps, deps.bcardTtlMs)) + (await recoverStuckIntents(deps));
   const expired = await expireBcards(deps);
   if (recovered || expired) deps.log.info('money sweep', { recovered, expired });
   return { recovered, expired };

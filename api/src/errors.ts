@@ -122,6 +122,33 @@ export const CATALOGUE = {
     type: 'api_error',
     message: 'The card processor did not answer. Nothing was charged; any hold placed is being released.',
   },
+  invalid_api_key: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Invalid API key provided. Use your secret key: Authorization: Bearer sk_test_… or sk_live_….',
+  },
+  api_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many requests hit the API too quickly. Retry after the time given in Retry-After.',
+  },
+  monthly_quota_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: "This merchant's plan allows no more API requests this month.",
+  },
+  payment_intent_unexpected_state: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The payment intent is not in a state that allows this.',
+  },
+  parameter_invalid: { status: 400, type: 'invalid_request_error', message: 'A parameter is invalid.' },
+  merchant_inactive: { status: 403, type: 'permission_error', message: 'This merchant account is not active.' },
+  url_not_allowed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Webhook URLs in production must be https and may not point to loopback, private or link-local addresses.',
+  },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
@@ -145,7 +172,7 @@ export class AppError extends Error {
 }
 
 export interface ErrorBody {
-  error: { type: ErrorType; code: string; message: string; param?: string; request_id?: string } & Record<
+  error: { type: ErrorType; code: string; decline_code?: string; message: string; param?: string; request_id?: string } & Record<
     string,
     unknown
   >;

@@ -2,3 +2,4 @@ export * from './users';
 export * from './subscriptions';
 export * from './money';
 export * from './simulator';
+export * from './merchants';

@@ -141,7 +141,7 @@ export const collectionShares = sqliteTable(
   ],
 );
 
-export const BCARD_STATUSES = ['active', 'used', 'expiring', 'expired', 'canceling', 'canceled'] as const;
+export const BCARD_STATUSES = ['active', 'authorized', 'used', 'expiring', 'expired', 'canceling', 'canceled'] as const;
 export type BcardStatus = (typeof BCARD_STATUSES)[number];
 
 export const bcards = sqliteTable(

@@ -21,13 +21,14 @@ export interface HttpPolicy {
  */
 export function checkWriteRequest(request: Request, url: URL, policy: HttpPolicy): void {
   if (!WRITE_METHODS.has(request.method) || !url.pathname.startsWith('/api/')) return;
-  if (policy.bearerPrefixes.some((p) => url.pathname.startsWith(p))) return;
-
-  const fetchSite = request.headers.get('sec-fetch-site');
-  if (fetchSite === 'cross-site') throw new AppError('cross_site_request');
-  const origin = request.headers.get('origin');
-  if (origin !== null && origin !== url.origin && !policy.allowedOrigins.includes(origin)) {
-    throw new AppError('cross_site_request');
+  // Bearer-authenticated APIs carry no ambient credential, so where the request comes from does not matter there.
+  if (!policy.bearerPrefixes.some((p) => url.pathname.startsWith(p))) {
+    const fetchSite = request.headers.get('sec-fetch-site');
+    if (fetchSite === 'cross-site') throw new AppError('cross_site_request');
+    const origin = request.headers.get('origin');
+    if (origin !== null && origin !== url.origin && !policy.allowedOrigins.includes(origin)) {
+      throw new AppError('cross_site_request');
+    }
   }
 
   // A Request built in-process (app.handle, other adapters) carries a body without a Content-Length header, so the

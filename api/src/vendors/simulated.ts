@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
 import type { Clock } from '../lib/clock';
 import { brandOf, luhnCheckDigit } from '../lib/cards';
-import { hmacHex, sha256Hex } from '../lib/crypto';
+import { constantTimeEqual as timingSafeEqualStr, hmacHex, sha256Hex } from '../lib/crypto';
 import { newId } from '../lib/ids';
 import {
   VendorDeclineError,
@@ -274,6 +274,16 @@ export function createSimulatedVendor(db: Db, clock: Clock, secret: string): Pay
         // Otherwise the derived number collided with another card's: derive the next one.
       }
       throw new Error('simulated issuer: could not derive a unique card number');
+    },
+
+    async findIssuedCard(card) {
+      const c = await db.query.simIssuedCards.findFirst({
+        where: eq(schema.simIssuedCards.numberFingerprint, keyed('fingerprint', card.number)),
+      });
+      if (!c) return null;
+      const { cvc } = issuedNumber(c.id, c.numberNonce);
+      const ok = c.expMonth === card.expMonth && c.expYear === card.expYear && timingSafeEqualStr(cvc, card.cvc);
+      return ok ? { cardId: c.id } : null;
     },
 
     async deactivateCard(cardId) {

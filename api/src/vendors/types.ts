@@ -114,4 +114,9 @@ export interface PaymentVendor {
   deactivateCard(cardId: string): Promise<void>;
   /** The full number, expiry and CVC, for the cardholder's checkout. */
   revealCard(cardId: string): Promise<RevealedCard>;
+  /**
+   * The issued card a checkout form's number, expiry and CVC name, or null when they match none. Only an
+   * issuer that sees card details can answer (the simulator); with Stripe, authorizations come from the network.
+   */
+  findIssuedCard?(card: { number: string; expMonth: number; expYear: number; cvc: string }): Promise<{ cardId: string } | null>;
 }

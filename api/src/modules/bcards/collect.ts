@@ -1,4 +1,4 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { schema, type CollectionStatus, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
@@ -522,20 +522,33 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
  * expiring/canceling and its collection to refunding under a new lease; then settles.
  * Fails with: bcard_not_active (already used, expired or canceled).
  */
-export async function refundUnusedBcard(deps: AppDeps, bcard: BcardRow, reason: 'expired' | 'canceled'): Promise<void> {
+export async function refundUnusedBcard(
+  deps: AppDeps,
+  bcard: BcardRow,
+  reason: 'expired' | 'canceled',
+  /** More writes that must commit with the start of the refund (a canceled payment intent and its event). */
+  within?: (tx: DbOrTx) => Promise<void>,
+): Promise<void> {
   const owner = newToken();
   const at = now(deps);
   await deps.db.transaction(async (tx) => {
     const res = await tx
       .update(schema.bcards)
       .set({ status: reason === 'canceled' ? 'canceling' : 'expiring' })
-      .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, 'active'), eq(schema.bcards.spentCents, 0)));
+      .where(
+        and(
+          eq(schema.bcards.id, bcard.id),
+          inArray(schema.bcards.status, ['active', 'authorized']),
+          eq(schema.bcards.spentCents, 0),
+        ),
+      );
     if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
     const col = await tx
       .update(schema.collections)
       .set({ status: 'refunding', leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS), updatedAt: at })
       .where(and(eq(schema.collections.id, bcard.collectionId), eq(schema.collections.status, 'completed')));
     if (col.rowsAffected !== 1) throw new Error(`collection of bcard ${bcard.id} is not completed`);
+    if (within) await within(tx);
   });
   await settleRefund(deps, { collectionId: bcard.collectionId, owner });
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx } from '@bpay/db';
 import { applyBps, formatDecimal, parseDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound, type ErrorCode } from '../../errors';
@@ -165,9 +165,9 @@ export interface ShareView {
   status: string;
 }
 
-/** Internal in-between states show as where they are heading. */
+/** Internal in-between states show as where they are heading; an authorized card is spoken for (used). */
 const publicStatus = (s: BcardRow['status']): BcardView['status'] =>
-  s === 'expiring' ? 'expired' : s === 'canceling' ? 'canceled' : s;
+  s === 'expiring' ? 'expired' : s === 'canceling' ? 'canceled' : s === 'authorized' ? 'used' : s;
 
 export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map<string, ShareView[]>> {
   const out = new Map<string, ShareView[]>();
@@ -323,6 +323,8 @@ export async function spendBcard(
   bcard: BcardRow,
   amountCents: number,
   purchase: { merchant: string; description: string | null; account: string },
+  /** More writes that must commit with the spend (the payment intent's status and its event). */
+  within?: (tx: DbOrTx) => Promise<void>,
 ): Promise<void> {
   if (amountCents > bcard.limitCents - bcard.spentCents) {
     throw invalid('amount', `The amount exceeds what this bcard holds ($${money(bcard.limitCents - bcard.spentCents)}).`);
@@ -337,9 +339,12 @@ export async function spendBcard(
       .where(
         and(
           eq(schema.bcards.id, bcard.id),
-          eq(schema.bcards.status, 'active'),
+          // An authorized card (a manual-capture payment) is captured after its session may have ended.
+          or(
+            and(eq(schema.bcards.status, 'active'), gt(schema.bcards.expiresAt, at)),
+            eq(schema.bcards.status, 'authorized'),
+          ),
           eq(schema.bcards.spentCents, 0),
-          gt(schema.bcards.expiresAt, at),
           sql`${schema.bcards.limitCents} >= ${amountCents}`,
         ),
       );
@@ -362,6 +367,7 @@ export async function spendBcard(
         { account: purchase.account, amountCents },
       ],
     });
+    if (within) await within(tx);
   });
   if (remainder > 0) await settleRefund(deps, { collectionId: bcard.collectionId, owner });
   else await deps.vendorFor(bcard.vendor).deactivateCard(bcard.vendorCardId);

@@ -1,0 +1,113 @@
+import { Elysia, t } from 'elysia';
+import { ENVIRONMENTS, PLATFORM_TYPES } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { errors } from '../../models';
+import { sessionPlugin } from '../../plugins/session';
+import { createMerchant, getOwnedMerchant, listMerchants, ownedUsage, rollSecretKey, updateMerchant } from './service';
+import { listIntents } from '../payment-intents/service';
+
+export const MerchantModel = t.Object(
+  {
+    id: t.String(),
+    businessName: t.String(),
+    businessEmail: t.String(),
+    website: t.Union([t.String(), t.Null()]),
+    platformType: t.UnionEnum(PLATFORM_TYPES),
+    environment: t.UnionEnum(ENVIRONMENTS),
+    isActive: t.Boolean(),
+    totalVolume: t.String({ description: 'All-time received, in dollars' }),
+    createdAt: t.String({ format: 'date-time' }),
+    apiKey: t.String({ description: 'The publishable key (pk_test_… / pk_live_…)' }),
+    publicApiKey: t.String(),
+    secretKeyHint: t.String({ description: 'The secret key with only its last 4 characters' }),
+    secretKeyRolledAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  },
+  { $id: '#/components/schemas/Merchant' },
+);
+
+const WithSecret = t.Composite([
+  MerchantModel,
+  t.Object({ secretApiKey: t.String({ description: 'Shown this once; bpay keeps only a hash.' }) }),
+]);
+
+const email = t.String({ format: 'email', maxLength: 254, error: 'businessEmail must be a valid email address.' });
+
+export function merchantRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: '/api/merchants', tags: ['Merchants'] })
+    .use(sessionPlugin(deps))
+    .post(
+      '/',
+      async ({ user, body, set }) => {
+        set.status = 201;
+        return createMerchant(deps, user.id, body);
+      },
+      {
+        auth: true,
+        parse: 'json',
+        body: t.Object(
+          {
+            businessName: t.String({ minLength: 1, maxLength: 120, error: 'businessName is required (at most 120 characters).' }),
+            businessEmail: email,
+            website: t.Optional(t.Union([t.String({ maxLength: 300 }), t.Null()])),
+            platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, { error: 'platformType must be shopify, wordpress, woocommerce or custom.' })),
+            environment: t.Optional(t.UnionEnum(ENVIRONMENTS, { error: 'environment must be sandbox or production.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: WithSecret, ...errors(400, 401, 403, 415) },
+        detail: { summary: 'Create a merchant account with its API keys (the secret key is shown only here)' },
+      },
+    )
+    .get('/', ({ user }) => listMerchants(deps, user.id), {
+      auth: true,
+      response: { 200: t.Array(MerchantModel), ...errors(401) },
+      detail: { summary: 'Your merchant accounts' },
+    })
+    .patch('/:id', ({ user, params, body }) => updateMerchant(deps, user.id, params.id, body), {
+      auth: true,
+      parse: 'json',
+      params: t.Object({ id: t.String() }),
+      body: t.Object(
+        {
+          businessName: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
+          businessEmail: t.Optional(email),
+          website: t.Optional(t.Union([t.String({ maxLength: 300 }), t.Null()])),
+          platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES)),
+          isActive: t.Optional(t.Boolean()),
+        },
+        { additionalProperties: false, description: 'The environment cannot change: keys and objects belong to one mode.' },
+      ),
+      response: { 200: MerchantModel, ...errors(400, 401, 403, 404, 415) },
+      detail: { summary: 'Edit a merchant account' },
+    })
+    .post('/:id/roll-secret', ({ user, params }) => rollSecretKey(deps, user.id, params.id), {
+      auth: true,
+      params: t.Object({ id: t.String() }),
+      response: { 200: WithSecret, ...errors(401, 403, 404) },
+      detail: { summary: 'Roll the secret key: the old one stops working at once; the new one is shown once' },
+    })
+    .get('/:id/usage', ({ user, params }) => ownedUsage(deps, user.id, params.id), {
+      auth: true,
+      params: t.Object({ id: t.String() }),
+      detail: { summary: "A merchant's API requests today and this month (for the dashboard)" },
+    })
+    .get(
+      '/:id/payment_intents',
+      async ({ user, params, query }) => {
+        const m = await getOwnedMerchant(deps, user.id, params.id);
+        return listIntents(deps, m, m.environment === 'production', {
+          limit: query.limit ?? 10,
+          starting_after: query.starting_after,
+        });
+      },
+      {
+        auth: true,
+        params: t.Object({ id: t.String() }),
+        query: t.Object({
+          limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
+          starting_after: t.Optional(t.String()),
+        }),
+        detail: { summary: "A merchant's payment intents (for the dashboard; the same list as GET /api/v1/payment_intents)" },
+      },
+    );
+}

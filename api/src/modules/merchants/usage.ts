@@ -1,0 +1,73 @@
+import { and, eq, like, sql } from 'drizzle-orm';
+import { schema, type Db } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { AppError } from '../../errors';
+import { currentTier } from '../subscription/service';
+
+type MerchantRow = typeof schema.merchants.$inferSelect;
+
+/** Requests one merchant may make per second (a sliding one-second window, per process). */
+export const REQUESTS_PER_SECOND = 25;
+
+const windows = new Map<string, number[]>();
+
+function allowThisSecond(merchantId: string, nowMs: number): number | null {
+  const recent = (windows.get(merchantId) ?? []).filter((t) => t > nowMs - 1000);
+  if (recent.length >= REQUESTS_PER_SECOND) {
+    windows.set(merchantId, recent);
+    return Math.max(1, Math.ceil((recent[0]! + 1000 - nowMs) / 1000));
+  }
+  recent.push(nowMs);
+  windows.set(merchantId, recent);
+  return null;
+}
+
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+const monthOf = (d: Date) => d.toISOString().slice(0, 7);
+
+export async function monthlyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`coalesce(sum(${schema.merchantUsage.requests}), 0)` })
+    .from(schema.merchantUsage)
+    .where(and(eq(schema.merchantUsage.merchantId, merchantId), like(schema.merchantUsage.day, `${monthOf(at)}-%`)));
+  return Number(row?.n ?? 0);
+}
+
+export async function dailyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
+  const row = await db.query.merchantUsage.findFirst({
+    where: and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))),
+  });
+  return row?.requests ?? 0;
+}
+
+/**
+ * Counts one API request and enforces the limits. Fails with: api_rate_limited (per second),
+ * monthly_quota_exceeded (the owner's plan's apiCallsPerMonth; -1 is unlimited).
+ */
+export async function recordApiRequest(deps: AppDeps, merchant: MerchantRow): Promise<void> {
+  const at = deps.clock.now();
+  const wait = allowThisSecond(merchant.id, at.getTime());
+  if (wait !== null) throw new AppError('api_rate_limited', undefined, undefined, { 'retry-after': String(wait) });
+  const tier = await currentTier(deps.db, merchant.userId);
+  if (tier.apiCallsPerMonth !== -1 && (await monthlyRequests(deps.db, merchant.id, at)) >= tier.apiCallsPerMonth) {
+    const nextMonth = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
+    throw new AppError(
+      'monthly_quota_exceeded',
+      `This merchant's ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month.`,
+      undefined,
+      { 'retry-after': String(Math.ceil((nextMonth - at.getTime()) / 1000)) },
+    );
+  }
+  await deps.db
+    .insert(schema.merchantUsage)
+    .values({ merchantId: merchant.id, day: dayOf(at), requests: 1 })
+    .onConflictDoUpdate({
+      target: [schema.merchantUsage.merchantId, schema.merchantUsage.day],
+      set: { requests: sql`${schema.merchantUsage.requests} + 1` },
+    });
+}
+
+/** For tests: forget the per-second windows. */
+export function resetRateWindows(): void {
+  windows.clear();
+}

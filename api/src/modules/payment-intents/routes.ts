@@ -1,0 +1,214 @@
+import { Elysia, t } from 'elysia';
+import { PAYMENT_INTENT_STATUSES } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { invalid } from '../../errors';
+import { errors } from '../../models';
+import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
+import { merchantAuthPlugin } from '../../plugins/merchant-auth';
+import { usageOf } from '../merchants/service';
+import {
+  CANCELLATION_REASONS,
+  cancelIntent,
+  captureIntent,
+  confirmIntent,
+  createIntent,
+  getIntent,
+  listIntents,
+  toIntentObject,
+  type PaymentMethodInput,
+} from './service';
+
+export const PaymentIntentModel = t.Object(
+  {
+    id: t.String({ examples: ['pi_3f2a9c1d0b7e6f5a4c3b2a19'] }),
+    object: t.Literal('payment_intent'),
+    amount: t.Integer({ description: 'In cents' }),
+    amount_capturable: t.Integer(),
+    amount_received: t.Integer(),
+    currency: t.String({ examples: ['usd'] }),
+    status: t.UnionEnum(PAYMENT_INTENT_STATUSES),
+    capture_method: t.UnionEnum(['automatic', 'manual']),
+    client_secret: t.String(),
+    created: t.Integer({ description: 'Unix seconds' }),
+    description: t.Union([t.String(), t.Null()]),
+    metadata: t.Record(t.String(), t.String()),
+    livemode: t.Boolean(),
+    payment_method: t.Union([t.String(), t.Null()], { description: 'The bcard that paid' }),
+    last_payment_error: t.Union([t.Record(t.String(), t.Unknown()), t.Null()]),
+    canceled_at: t.Union([t.Integer(), t.Null()]),
+    cancellation_reason: t.Union([t.String(), t.Null()]),
+  },
+  { $id: '#/components/schemas/PaymentIntent' },
+);
+
+const Id = t.Object({ id: t.String({ maxLength: 64 }) });
+const IdempotencyKey = t.Object({
+  'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
+});
+
+export function paymentIntentRoutes(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
+  /** Every POST runs under the merchant's Idempotency-Key scope. */
+  const idempotent = (
+    merchantId: string,
+    request: Request,
+    key: string | undefined,
+    body: unknown,
+    run: () => Promise<unknown>,
+    status = 200,
+  ) =>
+    runIdempotent(
+      idem,
+      { scope: `merchant:${merchantId}`, key: key ?? null, method: request.method, path: new URL(request.url).pathname, body: body ?? {} },
+      async () => ({ status, body: await run() }),
+    ).then(idempotentResponse);
+
+  return new Elysia({ prefix: '/api/v1', tags: ['Payment intents'] })
+    .use(merchantAuthPlugin(deps))
+    .post(
+      '/payment_intents',
+      ({ merchant, livemode, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body, () => createIntent(deps, merchant, livemode, body)),
+      {
+        merchant: true,
+        parse: 'json',
+        headers: IdempotencyKey,
+        body: t.Object(
+          {
+            amount: t.Integer({ minimum: 50, maximum: 99_999_999, error: 'amount must be an integer number of cents from 50 to 99999999.' }),
+            currency: t.String({ pattern: '^[Uu][Ss][Dd]$', error: 'currency must be usd.' }),
+            description: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
+            metadata: t.Optional(t.Record(t.String(), t.String({ maxLength: 500 }), { error: 'metadata must be an object of string values.' })),
+            capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { error: 'capture_method must be automatic or manual.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: PaymentIntentModel, ...errors(400, 401, 403, 409, 415, 429) },
+        detail: { summary: 'Create a payment intent', security: [{ secretKey: [] }] },
+      },
+    )
+    .get(
+      '/payment_intents',
+      ({ merchant, livemode, query }) =>
+        listIntents(deps, merchant, livemode, {
+          limit: query.limit ?? 10,
+          starting_after: query.starting_after,
+          ending_before: query.ending_before,
+        }),
+      {
+        merchant: true,
+        query: t.Object({
+          limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, error: 'limit must be between 1 and 100.' })),
+          starting_after: t.Optional(t.String({ maxLength: 64 })),
+          ending_before: t.Optional(t.String({ maxLength: 64 })),
+        }),
+        response: {
+          200: t.Object({ object: t.Literal('list'), url: t.String(), has_more: t.Boolean(), data: t.Array(PaymentIntentModel) }),
+          ...errors(400, 401, 403, 429),
+        },
+        detail: { summary: 'List payment intents, newest first', security: [{ secretKey: [] }] },
+      },
+    )
+    .get('/payment_intents/:id', async ({ merchant, livemode, params }) => toIntentObject(await getIntent(deps, merchant, livemode, params.id)), {
+      merchant: true,
+      params: Id,
+      response: { 200: PaymentIntentModel, ...errors(401, 403, 404, 429) },
+      detail: { summary: 'Retrieve a payment intent', security: [{ secretKey: [] }] },
+    })
+    .post(
+      '/payment_intents/:id/confirm',
+      ({ merchant, livemode, params, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body, () => {
+          let pm: PaymentMethodInput;
+          if (body.payment_method) pm = { kind: 'bcard', bcardId: body.payment_method };
+          else if (body.payment_method_data) {
+            const c = body.payment_method_data.card;
+            pm = { kind: 'card', number: c.number, expMonth: c.exp_month, expYear: c.exp_year < 100 ? 2000 + c.exp_year : c.exp_year, cvc: c.cvc };
+          } else throw invalid('payment_method', 'Give payment_method (a bcard id) or payment_method_data.card (number, exp_month, exp_year, cvc).');
+          return confirmIntent(deps, merchant, livemode, params.id, pm);
+        }),
+      {
+        merchant: true,
+        parse: 'json',
+        params: Id,
+        headers: IdempotencyKey,
+        body: t.Object(
+          {
+            payment_method: t.Optional(t.String({ maxLength: 64, description: 'A bcard id issued for this merchant (the checkout widget)' })),
+            payment_method_data: t.Optional(
+              t.Object(
+                {
+                  type: t.Literal('card'),
+                  card: t.Object(
+                    {
+                      number: t.String({ pattern: '^[0-9 ]{12,23}$', error: 'payment_method_data.card.number must be 12 to 19 digits.' }),
+                      exp_month: t.Integer({ minimum: 1, maximum: 12 }),
+                      exp_year: t.Integer({ minimum: 0, maximum: 2100 }),
+                      cvc: t.String({ pattern: '^[0-9]{3,4}$', error: 'payment_method_data.card.cvc must be 3 or 4 digits.' }),
+                    },
+                    { additionalProperties: false },
+                  ),
+                },
+                { additionalProperties: false, description: 'A bcard as a checkout form sends it' },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: PaymentIntentModel, ...errors(400, 401, 402, 403, 404, 409, 415, 429) },
+        detail: {
+          summary: 'Confirm a payment intent with a bcard',
+          description: 'A decline answers 402 card_error with decline_code, and the intent returns to requires_payment_method.',
+          security: [{ secretKey: [] }],
+        },
+      },
+    )
+    .post(
+      '/payment_intents/:id/capture',
+      ({ merchant, livemode, params, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body, () =>
+          captureIntent(deps, merchant, livemode, params.id, body?.amount_to_capture),
+        ),
+      {
+        merchant: true,
+        params: Id,
+        headers: IdempotencyKey,
+        body: t.Optional(t.Object({ amount_to_capture: t.Optional(t.Integer({ minimum: 1 })) }, { additionalProperties: false })),
+        response: { 200: PaymentIntentModel, ...errors(400, 401, 403, 404, 409, 415, 429) },
+        detail: { summary: 'Capture an authorized payment intent (capture_method manual)', security: [{ secretKey: [] }] },
+      },
+    )
+    .post(
+      '/payment_intents/:id/cancel',
+      ({ merchant, livemode, params, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body, () =>
+          cancelIntent(deps, merchant, livemode, params.id, body?.cancellation_reason ?? null),
+        ),
+      {
+        merchant: true,
+        params: Id,
+        headers: IdempotencyKey,
+        body: t.Optional(
+          t.Object(
+            { cancellation_reason: t.Optional(t.UnionEnum(CANCELLATION_REASONS, { error: `cancellation_reason must be one of ${CANCELLATION_REASONS.join(', ')}.` })) },
+            { additionalProperties: false },
+          ),
+        ),
+        response: { 200: PaymentIntentModel, ...errors(400, 401, 403, 404, 409, 415, 429) },
+        detail: { summary: 'Cancel a payment intent (an authorized bcard is refunded)', security: [{ secretKey: [] }] },
+      },
+    )
+    .get('/merchant/usage', ({ merchant }) => usageOf(deps, merchant), {
+      merchant: true,
+      response: {
+        200: t.Object({
+          object: t.Literal('usage'),
+          totalRequests: t.Integer({ description: 'Requests today (UTC)' }),
+          totalRequestsToday: t.Integer(),
+          totalRequestsThisMonth: t.Integer(),
+        }),
+        ...errors(401, 403, 429),
+      },
+      detail: { summary: "This merchant's API requests today and this month", security: [{ secretKey: [] }] },
+    });
+}

@@ -1,0 +1,422 @@
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import { schema, type DbOrTx, type PaymentIntentStatus } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { AppError, invalid, notFound } from '../../errors';
+import { digitsOnly } from '../../lib/cards';
+import { newId } from '../../lib/ids';
+import { spendBcard } from '../bcards/service';
+import { refundUnusedBcard } from '../bcards/collect';
+import { emitEvent, type EventType } from '../events/emit';
+import { accounts } from '../ledger/service';
+
+type MerchantRow = typeof schema.merchants.$inferSelect;
+type IntentRow = typeof schema.paymentIntents.$inferSelect;
+type BcardRow = typeof schema.bcards.$inferSelect;
+
+/** The payment intent state machine, as Stripe's. */
+export const INTENT_TRANSITIONS: Record<PaymentIntentStatus, readonly PaymentIntentStatus[]> = {
+  requires_payment_method: ['requires_confirmation', 'processing', 'canceled'],
+  requires_confirmation: ['processing', 'requires_payment_method', 'canceled'],
+  requires_action: ['processing', 'requires_payment_method', 'canceled'],
+  processing: ['succeeded', 'requires_capture', 'requires_payment_method'],
+  requires_capture: ['processing', 'canceled'],
+  succeeded: [],
+  canceled: [],
+};
+
+export function assertIntentTransition(from: PaymentIntentStatus, to: PaymentIntentStatus): void {
+  if (!INTENT_TRANSITIONS[from].includes(to)) {
+    throw new AppError('payment_intent_unexpected_state', `This PaymentIntent's status is ${from}; it cannot become ${to}.`);
+  }
+}
+
+/** Stripe's limits: 50 cents to $999,999.99; metadata up to 50 keys (40-char keys, 500-char values). */
+export const MIN_AMOUNT = 50;
+export const MAX_AMOUNT = 99_999_999;
+export const MAX_METADATA_KEYS = 50;
+
+export interface PaymentIntentObject {
+  id: string;
+  object: 'payment_intent';
+  amount: number;
+  amount_capturable: number;
+  amount_received: number;
+  currency: string;
+  status: PaymentIntentStatus;
+  capture_method: 'automatic' | 'manual';
+  client_secret: string;
+  created: number;
+  description: string | null;
+  metadata: Record<string, string>;
+  livemode: boolean;
+  payment_method: string | null;
+  last_payment_error: Record<string, unknown> | null;
+  canceled_at: number | null;
+  cancellation_reason: string | null;
+}
+
+export function toIntentObject(pi: IntentRow): PaymentIntentObject {
+  return {
+    id: pi.id,
+    object: 'payment_intent',
+    amount: pi.amount,
+    amount_capturable: pi.amountCapturable,
+    amount_received: pi.amountReceived,
+    currency: pi.currency,
+    status: pi.status,
+    capture_method: pi.captureMethod,
+    client_secret: pi.clientSecret,
+    created: Math.floor(pi.createdAt.getTime() / 1000),
+    description: pi.description,
+    metadata: pi.metadata,
+    livemode: pi.livemode,
+    payment_method: pi.bcardId,
+    last_payment_error: pi.lastPaymentError ?? null,
+    canceled_at: pi.canceledAt ? Math.floor(pi.canceledAt.getTime() / 1000) : null,
+    cancellation_reason: pi.cancellationReason,
+  };
+}
+
+export interface CreateIntentInput {
+  amount: number;
+  currency: string;
+  description?: string | null;
+  metadata?: Record<string, string>;
+  capture_method?: 'automatic' | 'manual';
+}
+
+function validateMetadata(metadata: Record<string, unknown> | undefined): Record<string, string> {
+  if (!metadata) return {};
+  const keys = Object.keys(metadata);
+  if (keys.length > MAX_METADATA_KEYS) throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys.`);
+  for (const k of keys) {
+    if (k.length === 0 || k.length > 40) throw invalid(`metadata[${k}]`, 'metadata keys must be 1 to 40 characters.');
+    const v = metadata[k];
+    if (typeof v !== 'string' || v.length > 500) throw invalid(`metadata[${k}]`, 'metadata values must be strings of at most 500 characters.');
+  }
+  return metadata as Record<string, string>;
+}
+
+async function event(tx: DbOrTx, deps: AppDeps, pi: IntentRow, type: EventType): Promise<void> {
+  await emitEvent(tx, { merchantId: pi.merchantId, livemode: pi.livemode, type, object: { ...toIntentObject(pi) }, at: deps.clock.now() });
+}
+
+/** Creates an intent in requires_payment_method and emits payment_intent.created. Fails with: validation_error. */
+export async function createIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput) {
+  if (!Number.isSafeInteger(input.amount) || input.amount < MIN_AMOUNT || input.amount > MAX_AMOUNT) {
+    throw invalid('amount', `amount must be an integer number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
+  }
+  if (input.currency.toLowerCase() !== 'usd') throw invalid('currency', 'currency must be usd.');
+  const metadata = validateMetadata(input.metadata);
+  const id = newId('pi');
+  const now = deps.clock.now();
+  const row = await deps.db.transaction(async (tx) => {
+    const [seqRow] = await tx
+      .select({ next: sql<number>`coalesce(max(${schema.paymentIntents.seq}), 0) + 1` })
+      .from(schema.paymentIntents)
+      .where(eq(schema.paymentIntents.merchantId, merchant.id));
+    const [inserted] = await tx
+      .insert(schema.paymentIntents)
+      .values({
+        id,
+        merchantId: merchant.id,
+        livemode,
+        amount: input.amount,
+        currency: 'usd',
+        status: 'requires_payment_method',
+        captureMethod: input.capture_method ?? 'automatic',
+        description: input.description ?? null,
+        metadata,
+        clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
+        seq: Number(seqRow?.next ?? 1),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    await event(tx, deps, inserted!, 'payment_intent.created');
+    return inserted!;
+  });
+  return toIntentObject(row);
+}
+
+/** The merchant's intent in its own mode; anything else is "not found". */
+export async function getIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<IntentRow> {
+  const pi = await deps.db.query.paymentIntents.findFirst({
+    where: and(
+      eq(schema.paymentIntents.id, id),
+      eq(schema.paymentIntents.merchantId, merchant.id),
+      eq(schema.paymentIntents.livemode, livemode),
+    ),
+  });
+  if (!pi) throw notFound('payment_intent');
+  return pi;
+}
+
+export interface ListInput {
+  limit: number;
+  starting_after?: string;
+  ending_before?: string;
+}
+
+/** Newest first, Stripe's cursor pagination. Fails with: validation_error (a cursor that is not this merchant's). */
+export async function listIntents(deps: AppDeps, merchant: MerchantRow, livemode: boolean, q: ListInput) {
+  if (q.starting_after && q.ending_before) throw invalid('ending_before', 'Give starting_after or ending_before, not both.');
+  const scope = and(eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode));
+  let rows: IntentRow[];
+  if (q.ending_before) {
+    const anchor = await getIntent(deps, merchant, livemode, q.ending_before).catch(() => {
+      throw invalid('ending_before', 'ending_before is not one of your payment intents.');
+    });
+    rows = (
+      await deps.db
+        .select()
+        .from(schema.paymentIntents)
+        .where(and(scope, gt(schema.paymentIntents.seq, anchor.seq)))
+        .orderBy(asc(schema.paymentIntents.seq))
+        .limit(q.limit + 1)
+    ).reverse();
+    const hasMore = rows.length > q.limit;
+    if (hasMore) rows = rows.slice(1);
+    return { object: 'list' as const, url: '/api/v1/payment_intents', has_more: hasMore, data: rows.map(toIntentObject) };
+  }
+  let cond = scope;
+  if (q.starting_after) {
+    const anchor = await getIntent(deps, merchant, livemode, q.starting_after).catch(() => {
+      throw invalid('starting_after', 'starting_after is not one of your payment intents.');
+    });
+    cond = and(scope, lt(schema.paymentIntents.seq, anchor.seq));
+  }
+  rows = await deps.db
+    .select()
+    .from(schema.paymentIntents)
+    .where(cond)
+    .orderBy(desc(schema.paymentIntents.seq))
+    .limit(q.limit + 1);
+  return {
+    object: 'list' as const,
+    url: '/api/v1/payment_intents',
+    has_more: rows.length > q.limit,
+    data: rows.slice(0, q.limit).map(toIntentObject),
+  };
+}
+
+/** Moves an intent to `to` only if it is still in `from` (one statement: concurrent requests cannot both pass). */
+async function transition(
+  tx: DbOrTx,
+  deps: AppDeps,
+  pi: IntentRow,
+  from: PaymentIntentStatus | PaymentIntentStatus[],
+  to: PaymentIntentStatus,
+  set: Partial<typeof schema.paymentIntents.$inferInsert> = {},
+): Promise<IntentRow> {
+  const froms = Array.isArray(from) ? from : [from];
+  for (const f of froms) assertIntentTransition(f, to);
+  const [row] = await tx
+    .update(schema.paymentIntents)
+    .set({ ...set, status: to, updatedAt: deps.clock.now() })
+    .where(and(eq(schema.paymentIntents.id, pi.id), inArray(schema.paymentIntents.status, froms)))
+    .returning();
+  if (!row) {
+    const now = await tx.query.paymentIntents.findFirst({ where: eq(schema.paymentIntents.id, pi.id) });
+    throw new AppError(
+      'payment_intent_unexpected_state',
+      `This PaymentIntent's status is ${now?.status ?? pi.status}; it cannot become ${to}.`,
+    );
+  }
+  return row;
+}
+
+export type PaymentMethodInput =
+  | { kind: 'bcard'; bcardId: string }
+  | { kind: 'card'; number: string; expMonth: number; expYear: number; cvc: string };
+
+class CardDecline extends Error {
+  constructor(
+    readonly code: string,
+    readonly declineCode: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The bcard a payment method names, checked for this payment. Throws CardDecline when it cannot pay. */
+async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow, pm: PaymentMethodInput): Promise<BcardRow> {
+  let bcard: BcardRow | undefined;
+  if (pm.kind === 'bcard') {
+    bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, pm.bcardId) });
+    // By id, only a bcard issued for this merchant (the checkout widget's): an id alone is no card credential.
+    if (!bcard || bcard.lockedMerchantId !== merchant.id) {
+      throw invalid('payment_method', `No such payment method: '${pm.bcardId}'.`);
+    }
+  } else {
+    const number = digitsOnly(pm.number);
+    const found = await deps.vendor.findIssuedCard?.({ number, expMonth: pm.expMonth, expYear: pm.expYear, cvc: pm.cvc });
+    if (found) bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.vendorCardId, found.cardId) });
+    if (!bcard) throw new CardDecline('card_declined', 'incorrect_number', 'Your card number, expiry or security code is incorrect.');
+  }
+  const now = deps.clock.now();
+  if (bcard.status !== 'active') throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
+  if (bcard.expiresAt <= now) throw new CardDecline('expired_card', 'expired_card', 'This bcard has expired.');
+  if (bcard.lockedMerchantId && bcard.lockedMerchantId !== merchant.id) {
+    throw new CardDecline('card_declined', 'merchant_not_allowed', 'This bcard can only be used with another merchant.');
+  }
+  if (bcard.limitCents - bcard.spentCents < pi.amount) {
+    throw new CardDecline('card_declined', 'insufficient_funds', 'The bcard holds less than this payment.');
+  }
+  return bcard;
+}
+
+/**
+ * Confirms an intent with a bcard. The intent moves to processing in one guarded statement, so of many
+ * concurrent confirms exactly one proceeds; the bcard is spent (automatic capture) or authorized (manual) in the
+ * same transaction as the intent's new status and its event. A decline returns the intent to
+ * requires_payment_method with last_payment_error and emits payment_intent.failed.
+ * Fails with: resource_not_found, payment_intent_unexpected_state, card_declined (402 with decline_code).
+ */
+export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string, pm: PaymentMethodInput) {
+  const pi = await getIntent(deps, merchant, livemode, id);
+  const processing = await transition(deps.db, deps, pi, ['requires_payment_method', 'requires_confirmation'], 'processing');
+  try {
+    const bcard = await resolveBcard(deps, merchant, processing, pm);
+    if (processing.captureMethod === 'manual') {
+      const done = await deps.db.transaction(async (tx) => {
+        const res = await tx
+          .update(schema.bcards)
+          .set({ status: 'authorized' })
+          .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, 'active'), gt(schema.bcards.expiresAt, deps.clock.now())));
+        if (res.rowsAffected !== 1) throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
+        const row = await transition(tx, deps, processing, 'processing', 'requires_capture', {
+          bcardId: bcard.id,
+          amountCapturable: processing.amount,
+          lastPaymentError: null,
+        });
+        await event(tx, deps, row, 'payment_intent.amount_capturable_updated');
+        return row;
+      });
+      return toIntentObject(done);
+    }
+    let done: IntentRow | undefined;
+    await spendBcard(
+      deps,
+      bcard,
+      processing.amount,
+      { merchant: merchant.businessName, description: processing.description, account: accounts.merchant(merchant.id) },
+      async (tx) => {
+        done = await transition(tx, deps, processing, 'processing', 'succeeded', {
+          bcardId: bcard.id,
+          amountReceived: processing.amount,
+          lastPaymentError: null,
+        });
+        await event(tx, deps, done, 'payment_intent.succeeded');
+      },
+    ).catch((e) => {
+      if (e instanceof AppError && e.code === 'bcard_not_active') {
+        throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
+      }
+      throw e;
+    });
+    return toIntentObject(done!);
+  } catch (e) {
+    if (!(e instanceof CardDecline)) {
+      // Not a decline (an invalid payment_method or an unexpected failure): put the intent back as it was.
+      await deps.db
+        .update(schema.paymentIntents)
+        .set({ status: pi.status, updatedAt: deps.clock.now() })
+        .where(and(eq(schema.paymentIntents.id, pi.id), eq(schema.paymentIntents.status, 'processing')));
+      throw e;
+    }
+    const lastPaymentError = { type: 'card_error', code: e.code, decline_code: e.declineCode, message: e.message };
+    await deps.db.transaction(async (tx) => {
+      const row = await transition(tx, deps, processing, 'processing', 'requires_payment_method', { lastPaymentError });
+      await event(tx, deps, row, 'payment_intent.failed');
+    });
+    const err = new AppError('card_declined', e.message, 'payment_method', undefined, {
+      decline_code: e.declineCode,
+      payment_intent: { id: pi.id, status: 'requires_payment_method' },
+    });
+    throw err;
+  }
+}
+
+/** Captures an authorized intent (all, or `amountToCapture` of it; the rest goes back to the consumer). */
+export async function captureIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string, amountToCapture?: number) {
+  const pi = await getIntent(deps, merchant, livemode, id);
+  if (pi.status !== 'requires_capture') {
+    throw new AppError('payment_intent_unexpected_state', `This PaymentIntent's status is ${pi.status}; only requires_capture can be captured.`);
+  }
+  const amount = amountToCapture ?? pi.amountCapturable;
+  if (!Number.isSafeInteger(amount) || amount < 1 || amount > pi.amountCapturable) {
+    throw invalid('amount_to_capture', `amount_to_capture must be between 1 and ${pi.amountCapturable}.`);
+  }
+  const processing = await transition(deps.db, deps, pi, 'requires_capture', 'processing');
+  const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, processing.bcardId ?? '') });
+  if (!bcard) throw new Error(`payment intent ${pi.id} has no authorized bcard`);
+  let done: IntentRow | undefined;
+  try {
+    await spendBcard(
+      deps,
+      bcard,
+      amount,
+      { merchant: merchant.businessName, description: processing.description, account: accounts.merchant(merchant.id) },
+      async (tx) => {
+        done = await transition(tx, deps, processing, 'processing', 'succeeded', { amountReceived: amount, amountCapturable: 0 });
+        await event(tx, deps, done, 'payment_intent.succeeded');
+      },
+    );
+  } catch (e) {
+    await deps.db
+      .update(schema.paymentIntents)
+      .set({ status: 'requires_capture', updatedAt: deps.clock.now() })
+      .where(and(eq(schema.paymentIntents.id, pi.id), eq(schema.paymentIntents.status, 'processing')));
+    throw e;
+  }
+  return toIntentObject(done!);
+}
+
+export const CANCELLATION_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
+
+/** Cancels an intent that has not succeeded; an authorized bcard is refunded to its sources. */
+export async function cancelIntent(
+  deps: AppDeps,
+  merchant: MerchantRow,
+  livemode: boolean,
+  id: string,
+  reason: string | null,
+) {
+  const pi = await getIntent(deps, merchant, livemode, id);
+  const set = { cancellationReason: reason, canceledAt: deps.clock.now(), amountCapturable: 0 };
+  if (pi.status === 'requires_capture' && pi.bcardId) {
+    const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, pi.bcardId) });
+    let done: IntentRow | undefined;
+    await refundUnusedBcard(deps, bcard!, 'canceled', async (tx) => {
+      done = await transition(tx, deps, pi, 'requires_capture', 'canceled', set);
+      await event(tx, deps, done, 'payment_intent.canceled');
+    });
+    return toIntentObject(done!);
+  }
+  const done = await deps.db.transaction(async (tx) => {
+    const row = await transition(tx, deps, pi, ['requires_payment_method', 'requires_confirmation', 'requires_action'], 'canceled', set);
+    await event(tx, deps, row, 'payment_intent.canceled');
+    return row;
+  });
+  return toIntentObject(done);
+}
+
+/** An intent left in processing by a crash (nothing was spent: spending and succeeding commit together) goes back. */
+export async function recoverStuckIntents(deps: AppDeps, olderThanMs = 2 * 60_000): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - olderThanMs);
+  const stuck = await deps.db
+    .select()
+    .from(schema.paymentIntents)
+    .where(and(eq(schema.paymentIntents.status, 'processing'), lt(schema.paymentIntents.updatedAt, cutoff)));
+  for (const pi of stuck) {
+    const back: PaymentIntentStatus = pi.bcardId && pi.amountCapturable > 0 ? 'requires_capture' : 'requires_payment_method';
+    await deps.db
+      .update(schema.paymentIntents)
+      .set({ status: back, updatedAt: deps.clock.now() })
+      .where(and(eq(schema.paymentIntents.id, pi.id), eq(schema.paymentIntents.status, 'processing')));
+  }
+  return stuck.length;
+}

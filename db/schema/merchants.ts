@@ -1,0 +1,182 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { users } from './users';
+
+/*
+ * The merchant platform: merchant accounts and their keys, Stripe-like payment intents, events and their
+ * webhook deliveries (an outbox written in the same transaction as the change that causes the event).
+ */
+
+export const PLATFORM_TYPES = ['shopify', 'wordpress', 'woocommerce', 'custom'] as const;
+export const ENVIRONMENTS = ['sandbox', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const merchants = sqliteTable(
+  'merchants',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    businessName: text('business_name').notNull(),
+    businessEmail: text('business_email').notNull(),
+    website: text('website'),
+    platformType: text('platform_type', { enum: PLATFORM_TYPES }).notNull(),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    /** pk_test_… / pk_live_…: public by design (it goes into merchant pages). */
+    publishableKey: text('publishable_key').notNull(),
+    /** HMAC of the secret key: the secret itself is shown once and never stored. */
+    secretKeyHash: text('secret_key_hash').notNull(),
+    secretKeyLast4: text('secret_key_last4').notNull(),
+    secretKeyRolledAt: integer('secret_key_rolled_at', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    index('merchants_user_idx').on(t.userId),
+    uniqueIndex('merchants_publishable_key_unique').on(t.publishableKey),
+    uniqueIndex('merchants_secret_key_hash_unique').on(t.secretKeyHash),
+  ],
+);
+
+export const PAYMENT_INTENT_STATUSES = [
+  'requires_payment_method',
+  'requires_confirmation',
+  'requires_action',
+  'processing',
+  'requires_capture',
+  'succeeded',
+  'canceled',
+] as const;
+export type PaymentIntentStatus = (typeof PAYMENT_INTENT_STATUSES)[number];
+
+export const paymentIntents = sqliteTable(
+  'payment_intents',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    amount: integer('amount').notNull(),
+    currency: text('currency').notNull(),
+    status: text('status', { enum: PAYMENT_INTENT_STATUSES }).notNull(),
+    captureMethod: text('capture_method', { enum: ['automatic', 'manual'] }).notNull(),
+    description: text('description'),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    clientSecret: text('client_secret').notNull(),
+    /** The bcard that paid (or is authorized to pay) this intent. */
+    bcardId: text('bcard_id'),
+    amountCapturable: integer('amount_capturable').notNull().default(0),
+    amountReceived: integer('amount_received').notNull().default(0),
+    lastPaymentError: text('last_payment_error', { mode: 'json' }).$type<Record<string, unknown>>(),
+    cancellationReason: text('cancellation_reason'),
+    canceledAt: integer('canceled_at', { mode: 'timestamp_ms' }),
+    /** Monotonic per merchant, for stable list ordering and cursors. */
+    seq: integer('seq').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    index('payment_intents_merchant_idx').on(t.merchantId, t.livemode, t.seq),
+    uniqueIndex('payment_intents_bcard_unique').on(t.bcardId),
+    check('payment_intents_amount_check', sql`${t.amount} >= 50 AND ${t.amount} <= 99999999`),
+    check('payment_intents_received_check', sql`${t.amountReceived} >= 0 AND ${t.amountReceived} <= ${t.amount}`),
+  ],
+);
+
+/** API requests per merchant and UTC day, for usage figures and the plan's monthly allowance. */
+export const merchantUsage = sqliteTable(
+  'merchant_usage',
+  {
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    day: text('day').notNull(),
+    requests: integer('requests').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.day] })],
+);
+
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    url: text('url').notNull(),
+    description: text('description'),
+    enabledEvents: text('enabled_events', { mode: 'json' }).$type<string[]>().notNull(),
+    /** AES-GCM sealed whsec_… (needed to sign every delivery). */
+    secretSealed: text('secret_sealed').notNull(),
+    status: text('status', { enum: ['enabled', 'disabled'] }).notNull(),
+    disabledReason: text('disabled_reason'),
+    /** Since when every delivery has failed; null after a success. */
+    failingSince: integer('failing_since', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('webhook_endpoints_merchant_idx').on(t.merchantId, t.livemode)],
+);
+
+export const events = sqliteTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    type: text('type').notNull(),
+    /** The object as it was when the event happened. */
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    seq: integer('seq').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('events_merchant_idx').on(t.merchantId, t.livemode, t.seq)],
+);
+
+/** The outbox: one row per event and endpoint, sent after commit by the delivery worker. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }).notNull(),
+    lockedUntil: integer('locked_until', { mode: 'timestamp_ms' }),
+    lastAttemptAt: integer('last_attempt_at', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_event_idx').on(t.eventId),
+  ],
+);
+
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    /** The first 500 characters of the answer, or the network error. */
+    responseSnippet: text('response_snippet'),
+    error: text('error'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.at)],
+);
