@@ -10,6 +10,7 @@ import { fundingSourceRoutes } from './modules/funding-sources/routes';
 import { transactionRoutes } from './modules/transactions/routes';
 import { merchantRoutes } from './modules/merchants/routes';
 import { paymentIntentRoutes } from './modules/payment-intents/routes';
+import { checkoutRoutes } from './modules/checkout/routes';
 import { httpPlugin } from './plugins/http';
 
 export const API_VERSION = '0.1.0';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps) {
             { name: 'Transactions', description: 'Your history and its CSV export' },
             { name: 'Merchants', description: 'Merchant accounts and keys (session cookie)' },
             { name: 'Payment intents', description: 'The merchant API (Authorization: Bearer sk_…)' },
+            { name: 'Checkout', description: "The checkout widget's calls" },
           ],
           components: {
             securitySchemes: {
@@ -85,6 +87,7 @@ export function createApp(deps: AppDeps) {
     .use(transactionRoutes(deps))
     .use(merchantRoutes(deps))
     .use(paymentIntentRoutes(deps))
+    .use(checkoutRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

@@ -87,6 +87,8 @@ export const collections = sqliteTable(
     cardholderName: text('cardholder_name').notNull(),
     merchant: text('merchant'),
     description: text('description'),
+    /** The merchant the resulting bcard is locked to, if any (the checkout widget's). */
+    lockedMerchantId: text('locked_merchant_id'),
     vendor: text('vendor', { enum: ['simulated', 'stripe'] }).notNull(),
     idempotencyKey: text('idempotency_key'),
     failureCode: text('failure_code'),

@@ -61,6 +61,7 @@ export interface CollectionPlan {
   feeCents: number;
   shares: PlannedShare[];
   idempotencyKey: string | null;
+  lockedMerchantId: string | null;
 }
 
 export interface Lease {
@@ -164,6 +165,7 @@ export async function recordCollection(
       cardholderName: plan.cardholderName,
       merchant: plan.merchant,
       description: plan.description,
+      lockedMerchantId: plan.lockedMerchantId,
       vendor: deps.vendor.name,
       idempotencyKey: plan.idempotencyKey,
       leaseOwner: owner,
@@ -382,6 +384,7 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
         expYear: card.expYear,
         limitCents: collection.amountCents,
         status: 'active',
+        lockedMerchantId: collection.lockedMerchantId,
         expiresAt,
         createdAt: now(deps),
       });

@@ -46,6 +46,8 @@ export interface SplitInput {
 
 export interface PlanInput {
   kind: 'bcard' | 'purchase';
+  /** A bcard only this merchant may charge (the checkout widget's). */
+  lockedMerchantId?: string | null;
   name: string;
   amountCents: number;
   splits: SplitInput[];
@@ -129,6 +131,7 @@ export async function planCollection(deps: AppDeps, user: UserRow, input: PlanIn
     feeCents,
     shares,
     idempotencyKey: input.idempotencyKey,
+    lockedMerchantId: input.lockedMerchantId ?? null,
   };
   return { plan, tier };
 }
@@ -277,7 +280,7 @@ export async function createBcard(
   return getBcardView(deps, user.id, card.id);
 }
 
-async function collectAndIssue(deps: AppDeps, user: UserRow, input: PlanInput): Promise<BcardRow> {
+export async function collectAndIssue(deps: AppDeps, user: UserRow, input: PlanInput): Promise<BcardRow> {
   const { plan, tier } = await planCollection(deps, user, input);
   const { lease, existing } = await recordCollection(deps, user.id, plan, {
     monthlyTransactions: tier.monthlyTransactions,

@@ -1,0 +1,96 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { errors } from '../../models';
+import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
+import { sessionPlugin } from '../../plugins/session';
+import { BcardModel } from '../bcards/model';
+import { payIntent, publicIntent } from './service';
+
+/*
+ * The checkout widget. A merchant page includes bpay's widget.js and a container holding a payment intent's
+ * client secret. The widget reads the intent with a cross-origin GET (public fields only, no cookies, CORS for
+ * any origin) and opens bpay's checkout page in a popup: a first-party bpay page, so the consumer's session cookie
+ * (SameSite=Lax) works there, and the payment below is a same-origin request protected like every other.
+ */
+export function checkoutRoutes(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
+  return new Elysia({ prefix: '/api/checkout', tags: ['Checkout'] })
+    .use(sessionPlugin(deps))
+    .get(
+      '/payment_intents/:id',
+      ({ params, query, set }) => {
+        set.headers['access-control-allow-origin'] = '*';
+        set.headers['cache-control'] = 'no-store';
+        return publicIntent(deps, params.id, query.client_secret);
+      },
+      {
+        params: t.Object({ id: t.String({ maxLength: 64 }) }),
+        query: t.Object({ client_secret: t.String({ maxLength: 200, error: 'client_secret is required.' }) }),
+        response: {
+          200: t.Object({
+            id: t.String(),
+            amount: t.Integer(),
+            currency: t.String(),
+            status: t.String(),
+            livemode: t.Boolean(),
+            description: t.Union([t.String(), t.Null()]),
+            merchant: t.Object({ businessName: t.String(), website: t.Union([t.String(), t.Null()]) }),
+          }),
+          ...errors(400, 404),
+        },
+        detail: { summary: 'A payment intent as the checkout widget shows it (by client secret; CORS, no credentials)', security: [] },
+      },
+    )
+    .post(
+      '/payment_intents/:id/pay',
+      async ({ user, params, body, headers, request }) => {
+        const key = headers['idempotency-key'] ?? null;
+        const outcome = await runIdempotent(
+          idem,
+          { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
+          async (scopedKey) => ({
+            status: 200,
+            body: await payIntent(deps, user, {
+              id: params.id,
+              clientSecret: body.client_secret,
+              splits: body.splits.map((s) => ({ fundingSourceId: s.fundingSourceId, percentage: s.percentage })),
+              idempotencyKey: scopedKey,
+            }),
+          }),
+        );
+        return idempotentResponse(outcome);
+      },
+      {
+        auth: true,
+        parse: 'json',
+        params: t.Object({ id: t.String({ maxLength: 64 }) }),
+        headers: t.Object({ 'idempotency-key': t.Optional(t.String()) }),
+        body: t.Object(
+          {
+            client_secret: t.String({ maxLength: 200 }),
+            splits: t.Array(
+              t.Object(
+                {
+                  fundingSourceId: t.String({ maxLength: 64 }),
+                  percentage: t.Number({ minimum: 0, maximum: 100, error: 'percentage must be between 0 and 100.' }),
+                },
+                { additionalProperties: false },
+              ),
+              { minItems: 1, maxItems: 20 },
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: t.Object({
+            paymentIntent: t.Object({ id: t.String(), status: t.String(), amount: t.Integer() }),
+            bcard: BcardModel,
+          }),
+          ...errors(400, 401, 402, 403, 404, 409, 415, 503),
+        },
+        detail: {
+          summary: "Pay a merchant's payment intent: split into a bcard locked to the merchant, then confirm",
+        },
+      },
+    );
+}

@@ -1,0 +1,69 @@
+import { eq } from 'drizzle-orm';
+import { schema } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { AppError, notFound } from '../../errors';
+import { constantTimeEqual } from '../../lib/crypto';
+import { collectAndIssue, getBcardView, type SplitInput } from '../bcards/service';
+import { refundUnusedBcard } from '../bcards/collect';
+import { confirmIntent, toIntentObject } from '../payment-intents/service';
+
+type UserRow = typeof schema.users.$inferSelect;
+
+/** An intent found by its client secret (what the merchant's page holds); anything else is "not found". */
+async function intentByClientSecret(deps: AppDeps, id: string, clientSecret: string) {
+  const pi = await deps.db.query.paymentIntents.findFirst({ where: eq(schema.paymentIntents.id, id) });
+  if (!pi || !constantTimeEqual(pi.clientSecret, clientSecret)) throw notFound('payment_intent');
+  const merchant = await deps.db.query.merchants.findFirst({ where: eq(schema.merchants.id, pi.merchantId) });
+  if (!merchant) throw notFound('payment_intent');
+  return { pi, merchant };
+}
+
+/** What the checkout widget may show to anyone holding the client secret: no customer data. */
+export async function publicIntent(deps: AppDeps, id: string, clientSecret: string) {
+  const { pi, merchant } = await intentByClientSecret(deps, id, clientSecret);
+  return {
+    id: pi.id,
+    amount: pi.amount,
+    currency: pi.currency,
+    status: pi.status,
+    livemode: pi.livemode,
+    description: pi.description,
+    merchant: { businessName: merchant.businessName, website: merchant.website },
+  };
+}
+
+/**
+ * The consumer pays a merchant's intent from bpay's checkout page: the split is collected into a bcard locked to
+ * that merchant, and the intent is confirmed with it. If the confirmation fails, the bcard is canceled and every
+ * share refunded. Fails with: resource_not_found, payment_intent_unexpected_state, everything a bcard fails with.
+ */
+export async function payIntent(
+  deps: AppDeps,
+  user: UserRow,
+  input: { id: string; clientSecret: string; splits: SplitInput[]; idempotencyKey: string | null },
+) {
+  const { pi, merchant } = await intentByClientSecret(deps, input.id, input.clientSecret);
+  if (pi.status !== 'requires_payment_method' && pi.status !== 'requires_confirmation') {
+    throw new AppError('payment_intent_unexpected_state', `This payment is already ${pi.status.replaceAll('_', ' ')}.`);
+  }
+  const bcard = await collectAndIssue(deps, user, {
+    kind: 'purchase',
+    name: `${merchant.businessName} checkout`,
+    amountCents: pi.amount,
+    splits: input.splits,
+    merchant: merchant.businessName,
+    description: pi.description ?? `Checkout at ${merchant.businessName}`,
+    idempotencyKey: input.idempotencyKey,
+    lockedMerchantId: merchant.id,
+  });
+  try {
+    const intent = await confirmIntent(deps, merchant, pi.livemode, pi.id, { kind: 'bcard', bcardId: bcard.id });
+    return { paymentIntent: { id: intent.id, status: intent.status, amount: intent.amount }, bcard: await getBcardView(deps, user.id, bcard.id) };
+  } catch (e) {
+    const fresh = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, bcard.id) });
+    if (fresh?.status === 'active') await refundUnusedBcard(deps, fresh, 'canceled');
+    throw e;
+  }
+}
+
+export { toIntentObject };

@@ -1,0 +1,1 @@
+ALTER TABLE `collections` ADD `locked_merchant_id` text;
