@@ -11,6 +11,9 @@ import { transactionRoutes } from './modules/transactions/routes';
 import { merchantRoutes } from './modules/merchants/routes';
 import { paymentIntentRoutes } from './modules/payment-intents/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
+import { eventRoutes } from './modules/events/routes';
+import { webhookDashboardRoutes } from './modules/webhooks/dashboard-routes';
+import { webhookEndpointRoutes } from './modules/webhooks/routes';
 import { httpPlugin } from './plugins/http';
 
 export const API_VERSION = '0.1.0';
@@ -57,6 +60,8 @@ export function createApp(deps: AppDeps) {
             { name: 'Transactions', description: 'Your history and its CSV export' },
             { name: 'Merchants', description: 'Merchant accounts and keys (session cookie)' },
             { name: 'Payment intents', description: 'The merchant API (Authorization: Bearer sk_…)' },
+            { name: 'Webhook endpoints', description: 'Where bpay POSTs signed events (Authorization: Bearer sk_…)' },
+            { name: 'Events', description: 'What happened to your objects, and their webhook deliveries (Authorization: Bearer sk_…)' },
             { name: 'Checkout', description: "The checkout widget's calls" },
           ],
           components: {
@@ -88,6 +93,9 @@ export function createApp(deps: AppDeps) {
     .use(merchantRoutes(deps))
     .use(paymentIntentRoutes(deps))
     .use(checkoutRoutes(deps))
+    .use(webhookEndpointRoutes(deps))
+    .use(eventRoutes(deps))
+    .use(webhookDashboardRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

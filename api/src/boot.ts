@@ -9,12 +9,15 @@ import { deleteExpiredSessions } from './modules/auth/sessions';
 import { pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
 import { recoverStuckIntents } from './modules/payment-intents/service';
+import { startWebhookWorker } from './modules/webhooks/worker';
 import { pruneIdempotencyKeys } from './plugins/idempotency';
 import { createSimulatedVendor } from './vendors/simulated';
 import { createStripeVendor } from './vendors/stripe';
 
 /** How often unfinished collections are recovered and expired bcards refunded. */
 export const MONEY_SWEEP_MS = 30_000;
+/** How often the webhook worker looks for due deliveries. */
+export const WEBHOOK_POLL_MS = 1000;
 
 export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number }> {
   const recovered = (await recoverCollections(deps, deps.bcardTtlMs)) + (await recoverStuckIntents(deps));
@@ -48,6 +51,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
       ...(env.stripe ? { stripe: createStripeVendor(env.stripe) } : {}),
     },
     bcardTtlMs: env.bcardTtlMs,
+    webhooks: { timeoutMs: env.webhookTimeoutMs },
   });
   log.info('payment vendor', { vendor: deps.vendor.name });
   const app = createApp(deps);
@@ -65,6 +69,8 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     ]).catch((error) => log.error('housekeeping failed', { error }));
   }, 10 * 60_000);
   housekeeping.unref();
+  // Sends the webhook outbox every second; what a previous process left pending is sent on the first runs.
+  const webhookWorker = env.webhookWorker ? startWebhookWorker(deps, { intervalMs: WEBHOOK_POLL_MS }) : null;
   return {
     deps,
     app,
@@ -72,6 +78,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     stop() {
       clearInterval(moneySweep);
       clearInterval(housekeeping);
+      webhookWorker?.stop();
       handle.close();
     },
   };

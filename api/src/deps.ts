@@ -1,9 +1,23 @@
+import { promises as dns } from 'node:dns';
 import type { Db } from '@bpay/db';
 import type { Clock } from './lib/clock';
 import { deriveKey } from './lib/crypto';
 import type { Logger } from './lib/logger';
 import type { SessionConfig } from './modules/auth/sessions';
+import type { HostResolver } from './modules/webhooks/url-policy';
 import type { PaymentVendor, VendorName } from './vendors/types';
+
+/** How webhook deliveries reach the outside world (tests replace these). */
+export interface WebhookDeps {
+  /** Sends a delivery (the global fetch by default). */
+  fetch: (url: string, init: RequestInit) => Promise<Response>;
+  /** Resolves a host for the production URL rules (dns.promises.lookup with all: true by default). */
+  resolveHost: HostResolver;
+  /** How long a receiver has to answer. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** Everything the app needs from outside, passed in explicitly so tests can build an app on a temporary database. */
 export interface AppDeps {
@@ -23,6 +37,9 @@ export interface AppDeps {
   vendorFor(name: VendorName): PaymentVendor;
   /** How long a bcard lives unused before it is deactivated and refunded. */
   bcardTtlMs: number;
+  /** AES key sealing webhook signing secrets at rest, derived from the session secret. */
+  webhookKey: Buffer;
+  webhooks: WebhookDeps;
 }
 
 export function buildDeps(input: {
@@ -35,6 +52,7 @@ export function buildDeps(input: {
   trustProxy: boolean;
   vendors: { simulated: PaymentVendor; stripe?: PaymentVendor };
   bcardTtlMs: number;
+  webhooks?: Partial<WebhookDeps>;
 }): AppDeps {
   const { vendors } = input;
   const active = vendors.stripe ?? vendors.simulated;
@@ -58,5 +76,11 @@ export function buildDeps(input: {
       return v;
     },
     bcardTtlMs: input.bcardTtlMs,
+    webhookKey: deriveKey(input.sessionSecret, 'webhook-secrets'),
+    webhooks: {
+      fetch: input.webhooks?.fetch ?? ((url, init) => fetch(url, init)),
+      resolveHost: input.webhooks?.resolveHost ?? ((host) => dns.lookup(host, { all: true, verbatim: true })),
+      timeoutMs: input.webhooks?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+    },
   };
 }

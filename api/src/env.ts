@@ -24,6 +24,8 @@ const schema = z.object({
   BPAY_WEB_DIST: z.string().min(1).default('./web/dist'),
   BPAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   BPAY_BCARD_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  BPAY_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
+  BPAY_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   BPAY_STRIPE_SECRET_KEY: z
     .string()
     .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)')
@@ -46,6 +48,10 @@ export interface Env {
   webDist: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   bcardTtlMs: number;
+  /** How long a webhook receiver has to answer a delivery. */
+  webhookTimeoutMs: number;
+  /** Whether this process runs the webhook delivery worker. */
+  webhookWorker: boolean;
   stripe: { secretKey: string; host?: string; port?: number; protocol?: 'http' | 'https' } | null;
 }
 
@@ -79,6 +85,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     webDist: v.BPAY_WEB_DIST,
     logLevel: v.BPAY_LOG_LEVEL,
     bcardTtlMs: v.BPAY_BCARD_TTL_MINUTES * 60_000,
+    webhookTimeoutMs: v.BPAY_WEBHOOK_TIMEOUT_SECONDS * 1000,
+    webhookWorker: v.BPAY_WEBHOOK_WORKER === 'on',
     stripe: v.BPAY_STRIPE_SECRET_KEY
       ? {
           secretKey: v.BPAY_STRIPE_SECRET_KEY,

@@ -149,6 +149,16 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'Webhook URLs in production must be https and may not point to loopback, private or link-local addresses.',
   },
+  webhook_endpoint_limit_reached: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'You have reached the maximum of 16 webhook endpoints. Delete one before adding another.',
+  },
+  webhook_endpoint_disabled: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This webhook endpoint is disabled. Enable it (PATCH with disabled: false) before sending it events.',
+  },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;
 

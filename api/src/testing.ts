@@ -357,3 +357,81 @@ export function moneyViolations(r: MoneyReport, startingCents = 1_000_000): stri
   }
   return out;
 }
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Merchant helpers: merchant accounts and their keys, the v1 API as a server-side client calls it, and bcard card
+ * details as a checkout form would send them.
+ * ------------------------------------------------------------------------------------------------------------- */
+
+export interface TestMerchant {
+  id: string;
+  environment: 'sandbox' | 'production';
+  /** sk_test_… / sk_live_…: shown only by the creating answer. */
+  secretKey: string;
+  /** pk_test_… / pk_live_…. */
+  publishableKey: string;
+}
+
+/** POST /api/merchants for the user behind `cookie`; throws unless it answers 201. */
+export async function createMerchant(
+  ctx: TestContext,
+  cookie: string,
+  environment: 'sandbox' | 'production' = 'sandbox',
+  over: Record<string, unknown> = {},
+): Promise<TestMerchant> {
+  const res = await call(ctx, '/api/merchants', {
+    method: 'POST',
+    cookie,
+    body: { businessName: 'Acme Shop', businessEmail: 'shop@example.com', platformType: 'custom', environment, ...over },
+  });
+  if (res.status !== 201) throw new Error(`creating a merchant failed: ${res.status} ${res.text}`);
+  return { id: res.body.id, environment, secretKey: res.body.secretApiKey, publishableKey: res.body.apiKey };
+}
+
+/** A call to the merchant API (/api/v1/…) with `Authorization: Bearer <key>`, as a server would make it: no Origin, no cookie. */
+export function merchantCall<T = any>(
+  ctx: TestContext,
+  key: string | null,
+  path: string,
+  opts: Omit<CallOptions, 'origin' | 'cookie'> & { cookie?: string | null } = {},
+): Promise<CallResult<T>> {
+  const headers: Record<string, string> = { ...(key !== null ? { authorization: `Bearer ${key}` } : {}), ...(opts.headers ?? {}) };
+  return call<T>(ctx, `/api/v1${path}`, { ...opts, headers, origin: null });
+}
+
+/** A card as a checkout form sends it (payment_method_data.card). */
+export interface TestCardDetails {
+  number: string;
+  exp_month: number;
+  exp_year: number;
+  cvc: string;
+}
+
+/**
+ * Issues a bcard for `amount` (dollars, e.g. '25.00') from one source at 100 % (POST /api/virtual-cards) and reads
+ * its full number, expiry and CVC (GET …/checkout-details). Throws unless both succeed.
+ */
+export async function bcardCard(
+  ctx: TestContext,
+  cookie: string,
+  sourceId: string,
+  amount: string,
+): Promise<{ id: string; card: TestCardDetails }> {
+  const made = await call(ctx, '/api/virtual-cards', {
+    method: 'POST',
+    cookie,
+    body: { name: 'Checkout card', balance: amount, fundingSources: [{ fundingSourceId: sourceId, percentage: 100 }] },
+  });
+  if (made.status !== 201) throw new Error(`issuing a bcard failed: ${made.status} ${made.text}`);
+  const details = await call(ctx, `/api/virtual-cards/${made.body.id}/checkout-details`, { cookie });
+  if (details.status !== 200) throw new Error(`reading the bcard failed: ${details.status} ${details.text}`);
+  return {
+    id: made.body.id,
+    card: {
+      number: details.body.cardNumber,
+      exp_month: details.body.expiryMonth,
+      exp_year: details.body.expiryYear,
+      cvc: details.body.cvv,
+    },
+  };
+}

@@ -14,7 +14,8 @@ async function intentByClientSecret(deps: AppDeps, id: string, clientSecret: str
   const pi = await deps.db.query.paymentIntents.findFirst({ where: eq(schema.paymentIntents.id, id) });
   if (!pi || !constantTimeEqual(pi.clientSecret, clientSecret)) throw notFound('payment_intent');
   const merchant = await deps.db.query.merchants.findFirst({ where: eq(schema.merchants.id, pi.merchantId) });
-  if (!merchant) throw notFound('payment_intent');
+  // A deactivated merchant takes no payments, through its API or through the widget.
+  if (!merchant || !merchant.isActive) throw notFound('payment_intent');
   return { pi, merchant };
 }
 

@@ -2,24 +2,40 @@ import { and, eq, sql } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
 import { newId } from '../../lib/ids';
 
-/** Every event type bpay emits. Webhook endpoints subscribe to these or to '*'. */
+/** Every event type bpay emits. Webhook endpoints subscribe to these (all but the targeted ones) or to '*'. */
 export const EVENT_TYPES = [
   'payment_intent.created',
   'payment_intent.succeeded',
   'payment_intent.failed',
   'payment_intent.canceled',
   'payment_intent.amount_capturable_updated',
+  'webhook_endpoint.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * Records an event and queues one delivery per subscribed endpoint, in the caller's transaction: the event
- * exists if and only if the change that caused it was committed. The delivery worker sends them after commit.
+ * Types sent only to the endpoint they are made for (the dashboard's "send a test event"): never fanned out,
+ * not even to '*' subscribers, and not subscribable.
  */
-export async function emitEvent(
-  tx: DbOrTx,
-  e: { merchantId: string; livemode: boolean; type: EventType; object: Record<string, unknown>; at: Date },
-): Promise<string> {
+export const TARGETED_EVENT_TYPES: readonly EventType[] = ['webhook_endpoint.test'];
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => !TARGETED_EVENT_TYPES.includes(t));
+
+/** Whether an endpoint with these enabled_events receives events of this type. */
+export function isSubscribed(enabledEvents: readonly string[], type: string): boolean {
+  if ((TARGETED_EVENT_TYPES as readonly string[]).includes(type)) return false;
+  return enabledEvents.includes('*') || enabledEvents.includes(type);
+}
+
+export interface EventInput {
+  merchantId: string;
+  livemode: boolean;
+  type: EventType;
+  object: Record<string, unknown>;
+  at: Date;
+}
+
+/** Writes the event row (the next seq of its merchant) and returns its id. */
+async function insertEvent(tx: DbOrTx, e: EventInput): Promise<string> {
   const id = newId('evt');
   const [row] = await tx
     .select({ next: sql<number>`coalesce(max(${schema.events.seq}), 0) + 1` })
@@ -34,6 +50,33 @@ export async function emitEvent(
     seq: Number(row?.next ?? 1),
     createdAt: e.at,
   });
+  return id;
+}
+
+/** Queues one pending delivery of an event per endpoint (the outbox), due at once. */
+export async function queueDeliveries(tx: DbOrTx, eventId: string, endpointIds: string[], at: Date): Promise<string[]> {
+  if (endpointIds.length === 0) return [];
+  const rows = endpointIds.map((endpointId) => ({
+    id: newId('whd'),
+    eventId,
+    endpointId,
+    status: 'pending' as const,
+    nextAttemptAt: at,
+    createdAt: at,
+  }));
+  await tx.insert(schema.webhookDeliveries).values(rows);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Records an event and queues one delivery per subscribed enabled endpoint, in the caller's transaction: the event
+ * exists if and only if the change that caused it was committed. The delivery worker sends them after commit.
+ */
+export async function emitEvent(
+  tx: DbOrTx,
+  e: { merchantId: string; livemode: boolean; type: EventType; object: Record<string, unknown>; at: Date },
+): Promise<string> {
+  const id = await insertEvent(tx, e);
   const endpoints = await tx
     .select({ id: schema.webhookEndpoints.id, enabledEvents: schema.webhookEndpoints.enabledEvents })
     .from(schema.webhookEndpoints)
@@ -44,18 +87,14 @@ export async function emitEvent(
         eq(schema.webhookEndpoints.status, 'enabled'),
       ),
     );
-  const subscribed = endpoints.filter((ep) => ep.enabledEvents.includes('*') || ep.enabledEvents.includes(e.type));
-  if (subscribed.length > 0) {
-    await tx.insert(schema.webhookDeliveries).values(
-      subscribed.map((ep) => ({
-        id: newId('whd'),
-        eventId: id,
-        endpointId: ep.id,
-        status: 'pending' as const,
-        nextAttemptAt: e.at,
-        createdAt: e.at,
-      })),
-    );
-  }
+  const subscribed = endpoints.filter((ep) => isSubscribed(ep.enabledEvents, e.type)).map((ep) => ep.id);
+  await queueDeliveries(tx, id, subscribed, e.at);
   return id;
+}
+
+/** Records an event meant for one endpoint only (a test event) and queues its one delivery. */
+export async function emitEventTo(tx: DbOrTx, e: EventInput, endpointId: string): Promise<{ eventId: string; deliveryId: string }> {
+  const eventId = await insertEvent(tx, e);
+  const [deliveryId] = await queueDeliveries(tx, eventId, [endpointId], e.at);
+  return { eventId, deliveryId: deliveryId! };
 }

@@ -30,6 +30,9 @@ const WithSecret = t.Composite([
   t.Object({ secretApiKey: t.String({ description: 'Shown this once; bpay keeps only a hash.' }) }),
 ]);
 
+/** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
+const noDefault = { default: undefined };
+
 const email = t.String({ format: 'email', maxLength: 254, error: 'businessEmail must be a valid email address.' });
 
 export function merchantRoutes(deps: AppDeps) {
@@ -49,8 +52,8 @@ export function merchantRoutes(deps: AppDeps) {
             businessName: t.String({ minLength: 1, maxLength: 120, error: 'businessName is required (at most 120 characters).' }),
             businessEmail: email,
             website: t.Optional(t.Union([t.String({ maxLength: 300 }), t.Null()])),
-            platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, { error: 'platformType must be shopify, wordpress, woocommerce or custom.' })),
-            environment: t.Optional(t.UnionEnum(ENVIRONMENTS, { error: 'environment must be sandbox or production.' })),
+            platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, { ...noDefault, error: 'platformType must be shopify, wordpress, woocommerce or custom.' })),
+            environment: t.Optional(t.UnionEnum(ENVIRONMENTS, { ...noDefault, error: 'environment must be sandbox or production.' })),
           },
           { additionalProperties: false },
         ),
@@ -72,7 +75,7 @@ export function merchantRoutes(deps: AppDeps) {
           businessName: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
           businessEmail: t.Optional(email),
           website: t.Optional(t.Union([t.String({ maxLength: 300 }), t.Null()])),
-          platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES)),
+          platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, noDefault)),
           isActive: t.Optional(t.Boolean()),
         },
         { additionalProperties: false, description: 'The environment cannot change: keys and objects belong to one mode.' },

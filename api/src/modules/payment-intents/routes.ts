@@ -42,6 +42,10 @@ export const PaymentIntentModel = t.Object(
 );
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
+/** A JSON integer. Elysia's t.Integer also accepts a numeric string ("100"), which this API refuses. */
+const int = (options: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...options });
+/** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
+const noDefault = { default: undefined };
 const IdempotencyKey = t.Object({
   'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
 });
@@ -75,11 +79,11 @@ export function paymentIntentRoutes(deps: AppDeps) {
         headers: IdempotencyKey,
         body: t.Object(
           {
-            amount: t.Integer({ minimum: 50, maximum: 99_999_999, error: 'amount must be an integer number of cents from 50 to 99999999.' }),
+            amount: int({ minimum: 50, maximum: 99_999_999, error: 'amount must be an integer number of cents from 50 to 99999999.' }),
             currency: t.String({ pattern: '^[Uu][Ss][Dd]$', error: 'currency must be usd.' }),
             description: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
             metadata: t.Optional(t.Record(t.String(), t.String({ maxLength: 500 }), { error: 'metadata must be an object of string values.' })),
-            capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { error: 'capture_method must be automatic or manual.' })),
+            capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { ...noDefault, error: 'capture_method must be automatic or manual.' })),
           },
           { additionalProperties: false },
         ),
@@ -98,7 +102,8 @@ export function paymentIntentRoutes(deps: AppDeps) {
       {
         merchant: true,
         query: t.Object({
-          limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, error: 'limit must be between 1 and 100.' })),
+          // The range is checked by listIntents (a range error here would name no param).
+          limit: t.Optional(t.Numeric({ description: 'An integer from 1 to 100 (10 if left out)', error: 'limit must be an integer from 1 to 100.' })),
           starting_after: t.Optional(t.String({ maxLength: 64 })),
           ending_before: t.Optional(t.String({ maxLength: 64 })),
         }),
@@ -142,8 +147,8 @@ export function paymentIntentRoutes(deps: AppDeps) {
                   card: t.Object(
                     {
                       number: t.String({ pattern: '^[0-9 ]{12,23}$', error: 'payment_method_data.card.number must be 12 to 19 digits.' }),
-                      exp_month: t.Integer({ minimum: 1, maximum: 12 }),
-                      exp_year: t.Integer({ minimum: 0, maximum: 2100 }),
+                      exp_month: int({ minimum: 1, maximum: 12 }),
+                      exp_year: int({ minimum: 0, maximum: 2100 }),
                       cvc: t.String({ pattern: '^[0-9]{3,4}$', error: 'payment_method_data.card.cvc must be 3 or 4 digits.' }),
                     },
                     { additionalProperties: false },
@@ -171,9 +176,10 @@ export function paymentIntentRoutes(deps: AppDeps) {
         ),
       {
         merchant: true,
+        parse: 'json',
         params: Id,
         headers: IdempotencyKey,
-        body: t.Optional(t.Object({ amount_to_capture: t.Optional(t.Integer({ minimum: 1 })) }, { additionalProperties: false })),
+        body: t.Optional(t.Object({ amount_to_capture: t.Optional(int({ minimum: 1 })) }, { additionalProperties: false })),
         response: { 200: PaymentIntentModel, ...errors(400, 401, 403, 404, 409, 415, 429) },
         detail: { summary: 'Capture an authorized payment intent (capture_method manual)', security: [{ secretKey: [] }] },
       },
@@ -186,11 +192,12 @@ export function paymentIntentRoutes(deps: AppDeps) {
         ),
       {
         merchant: true,
+        parse: 'json',
         params: Id,
         headers: IdempotencyKey,
         body: t.Optional(
           t.Object(
-            { cancellation_reason: t.Optional(t.UnionEnum(CANCELLATION_REASONS, { error: `cancellation_reason must be one of ${CANCELLATION_REASONS.join(', ')}.` })) },
+            { cancellation_reason: t.Optional(t.UnionEnum(CANCELLATION_REASONS, { ...noDefault, error: `cancellation_reason must be one of ${CANCELLATION_REASONS.join(', ')}.` })) },
             { additionalProperties: false },
           ),
         ),

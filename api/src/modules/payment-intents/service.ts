@@ -159,8 +159,9 @@ export interface ListInput {
   ending_before?: string;
 }
 
-/** Newest first, Stripe's cursor pagination. Fails with: validation_error (a cursor that is not this merchant's). */
+/** Newest first, Stripe's cursor pagination. Fails with: validation_error (a limit outside 1–100, a cursor that is not this merchant's). */
 export async function listIntents(deps: AppDeps, merchant: MerchantRow, livemode: boolean, q: ListInput) {
+  if (!Number.isSafeInteger(q.limit) || q.limit < 1 || q.limit > 100) throw invalid('limit', 'limit must be an integer from 1 to 100.');
   if (q.starting_after && q.ending_before) throw invalid('ending_before', 'Give starting_after or ending_before, not both.');
   const scope = and(eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode));
   let rows: IntentRow[];
@@ -233,7 +234,7 @@ export type PaymentMethodInput =
 
 class CardDecline extends Error {
   constructor(
-    readonly code: string,
+    readonly code: 'card_declined' | 'expired_card',
     readonly declineCode: string,
     message: string,
   ) {
@@ -273,7 +274,7 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
  * concurrent confirms exactly one proceeds; the bcard is spent (automatic capture) or authorized (manual) in the
  * same transaction as the intent's new status and its event. A decline returns the intent to
  * requires_payment_method with last_payment_error and emits payment_intent.failed.
- * Fails with: resource_not_found, payment_intent_unexpected_state, card_declined (402 with decline_code).
+ * Fails with: resource_not_found, payment_intent_unexpected_state, card_declined or expired_card (402 with decline_code).
  */
 export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string, pm: PaymentMethodInput) {
   const pi = await getIntent(deps, merchant, livemode, id);
@@ -332,7 +333,7 @@ export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemo
       const row = await transition(tx, deps, processing, 'processing', 'requires_payment_method', { lastPaymentError });
       await event(tx, deps, row, 'payment_intent.failed');
     });
-    const err = new AppError('card_declined', e.message, 'payment_method', undefined, {
+    const err = new AppError(e.code, e.message, 'payment_method', undefined, {
       decline_code: e.declineCode,
       payment_intent: { id: pi.id, status: 'requires_payment_method' },
     });

@@ -1,0 +1,300 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { CATALOGUE, type ErrorCode } from '../../errors';
+import { REPLAY_HEADER } from '../../plugins/idempotency';
+import {
+  addCard,
+  call,
+  CARDS_OK,
+  createMerchant,
+  makePremium,
+  makeTestApp,
+  merchantCall,
+  moneyReport,
+  moneyViolations,
+  registerUser,
+  type CallResult,
+  type TestContext,
+  type TestMerchant,
+} from '../../testing';
+import { resetRateWindows } from '../merchants/usage';
+
+/*
+ * The checkout widget's calls. GET /api/checkout/payment_intents/:id?client_secret=… is public (CORS for any
+ * origin, no credentials) and shows only what a payment page needs. POST …/pay is the signed-in consumer paying
+ * from bpay's own checkout page: the split is collected into a bcard locked to the merchant, and the intent is
+ * confirmed with it; if anything fails, nothing stays charged and the intent can still be paid.
+ */
+
+function expectError(res: CallResult, status: number, code: ErrorCode, param?: string): void {
+  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
+  expect(res.body.error.type).toBe(CATALOGUE[code].type);
+  if (param !== undefined) expect(res.body.error.param).toBe(param);
+}
+
+let ctx: TestContext;
+let consumer: { cookie: string; id: string };
+let stranger: { cookie: string; id: string };
+let sources: { a: string; b: string; strangers: string };
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  ctx = await makeTestApp();
+  const owner = await registerUser(ctx);
+  const c = await registerUser(ctx);
+  const s = await registerUser(ctx);
+  consumer = { cookie: c.cookie, id: c.user.id };
+  stranger = { cookie: s.cookie, id: s.user.id };
+  await makePremium(ctx, consumer.id);
+  sources = {
+    a: (await addCard(ctx, consumer.cookie, CARDS_OK[0])).id,
+    b: (await addCard(ctx, consumer.cookie, CARDS_OK[1])).id,
+    strangers: (await addCard(ctx, stranger.cookie, CARDS_OK[2])).id,
+  };
+  merchant = await createMerchant(ctx, owner.cookie, 'sandbox', { businessName: 'Corner Books', website: 'https://books.example' });
+});
+afterAll(() => ctx.close());
+beforeEach(() => resetRateWindows());
+
+const q = async (sql: string, args: Array<string | number> = []) => (await ctx.handle.client.execute({ sql, args })).rows;
+const ledger = async (account: string) =>
+  Number((await q('SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = ?', [account]))[0]!.s);
+const bcardCount = async (userId: string) => Number((await q('SELECT count(*) AS n FROM bcards WHERE user_id = ?', [userId]))[0]!.n);
+const eventTypes = async (piId: string) =>
+  (await q("SELECT type FROM events WHERE json_extract(data, '$.id') = ? ORDER BY seq", [piId])).map((r) => String(r.type));
+
+const create = async (body: Record<string, unknown> = {}) => {
+  const res = await merchantCall(ctx, merchant.secretKey, '/payment_intents', {
+    method: 'POST',
+    body: { amount: 3000, currency: 'usd', description: 'A novel', metadata: { order: 'secret-order-ref' }, ...body },
+  });
+  expect(res.status).toBe(200);
+  return res.body as { id: string; client_secret: string; status: string };
+};
+const status = async (id: string) => (await merchantCall(ctx, merchant.secretKey, `/payment_intents/${id}`)).body.status as string;
+const publicGet = (id: string, secret: string | null, origin: string | null = 'https://books.example') =>
+  call(ctx, `/api/checkout/payment_intents/${id}${secret === null ? '' : `?client_secret=${encodeURIComponent(secret)}`}`, { origin });
+const pay = (
+  id: string,
+  body: Record<string, unknown>,
+  opts: { cookie?: string | null; origin?: string | null; headers?: Record<string, string> } = {},
+) =>
+  call(ctx, `/api/checkout/payment_intents/${id}/pay`, {
+    method: 'POST',
+    body,
+    cookie: opts.cookie === undefined ? consumer.cookie : opts.cookie,
+    origin: opts.origin,
+    headers: opts.headers,
+  });
+const split = (...parts: Array<[string, number]>) => parts.map(([fundingSourceId, percentage]) => ({ fundingSourceId, percentage }));
+
+describe('GET /api/checkout/payment_intents/:id (the widget, by client secret)', () => {
+  test('public fields only, readable from any origin, not cached', async () => {
+    const pi = await create();
+    const res = await publicGet(pi.id, pi.client_secret);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: pi.id,
+      amount: 3000,
+      currency: 'usd',
+      status: 'requires_payment_method',
+      livemode: false,
+      description: 'A novel',
+      merchant: { businessName: 'Corner Books', website: 'https://books.example/' },
+    });
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.text).not.toContain(pi.client_secret);
+    expect(res.text).not.toContain('secret-order-ref');
+    expect(res.headers.get('set-cookie')).toBeNull();
+    // Without an Origin (a direct visit) too.
+    expect((await publicGet(pi.id, pi.client_secret, null)).status).toBe(200);
+  });
+
+  test('a wrong or missing client secret, or an unknown intent -> 404 / 400', async () => {
+    const pi = await create();
+    const other = await create();
+    const wrong = await publicGet(pi.id, `${pi.client_secret}x`);
+    expectError(wrong, 404, 'resource_not_found');
+    // The widget on the merchant's page can read the refusal too.
+    expect(wrong.headers.get('access-control-allow-origin')).toBe('*');
+    expectError(await publicGet(pi.id, pi.client_secret.slice(0, -1)), 404, 'resource_not_found');
+    expectError(await publicGet(pi.id, other.client_secret), 404, 'resource_not_found');
+    expectError(await publicGet(pi.id, ''), 404, 'resource_not_found');
+    expectError(await publicGet('pi_000000000000000000000000', pi.client_secret), 404, 'resource_not_found');
+    expectError(await publicGet(pi.id, null), 400, 'validation_error', 'client_secret');
+    // The 404 does not tell a wrong secret from a missing intent.
+    const a = await publicGet(pi.id, 'nope');
+    const b = await publicGet('pi_000000000000000000000000', 'nope');
+    expect(a.body.error.message).toBe(b.body.error.message);
+  });
+});
+
+describe('POST /api/checkout/payment_intents/:id/pay', () => {
+  test('200: a split into a bcard locked to the merchant; the intent succeeds and its events are written', async () => {
+    const pi = await create({ amount: 3000 });
+    const merchantBefore = await ledger(`merchant:${merchant.id}`);
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 60], [sources.b, 40]) });
+    expect(res.status).toBe(200);
+    expect(res.body.paymentIntent).toEqual({ id: pi.id, status: 'succeeded', amount: 3000 });
+    const bcardId: string = res.body.bcard.id;
+    expect(res.body.bcard).toMatchObject({ status: 'used', amount: '30.00', balance: '0.00' });
+    expect(res.body.bcard.fundingSources.map((s: { fundingSourceId: string; percentage: number }) => [s.fundingSourceId, s.percentage])).toEqual([
+      [sources.a, 60],
+      [sources.b, 40],
+    ]);
+
+    const [card] = await q('SELECT user_id, locked_merchant_id, status, spent_cents, limit_cents FROM bcards WHERE id = ?', [bcardId]);
+    expect(card).toMatchObject({ user_id: consumer.id, locked_merchant_id: merchant.id, status: 'used', spent_cents: 3000, limit_cents: 3000 });
+    const v1 = (await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`)).body;
+    expect(v1).toMatchObject({ status: 'succeeded', amount_received: 3000, payment_method: bcardId });
+    expect(await eventTypes(pi.id)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
+    expect((await ledger(`merchant:${merchant.id}`)) - merchantBefore).toBe(3000);
+    expect((await publicGet(pi.id, pi.client_secret)).body.status).toBe('succeeded');
+    expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
+
+    // Paid is paid: a second payment is refused before anything is collected.
+    const cards = await bcardCount(consumer.id);
+    const again = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) });
+    expectError(again, 400, 'payment_intent_unexpected_state');
+    expect(await bcardCount(consumer.id)).toBe(cards);
+    expect((await ledger(`merchant:${merchant.id}`)) - merchantBefore).toBe(3000);
+  });
+
+  test('a repeated submission with the same Idempotency-Key answers the first outcome and pays once', async () => {
+    const pi = await create({ amount: 1200 });
+    const headers = { 'idempotency-key': `checkout-${pi.id}` };
+    const body = { client_secret: pi.client_secret, splits: split([sources.b, 100]) };
+    const cards = await bcardCount(consumer.id);
+    const first = await pay(pi.id, body, { headers });
+    expect(first.status).toBe(200);
+    const again = await pay(pi.id, body, { headers });
+    expect(again.status).toBe(200);
+    expect(again.headers.get(REPLAY_HEADER)).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await bcardCount(consumer.id)).toBe(cards + 1);
+  });
+
+  test('a manual-capture intent is authorized by the payment and captured by the merchant', async () => {
+    const pi = await create({ amount: 2000, capture_method: 'manual' });
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) });
+    expect(res.status).toBe(200);
+    expect(res.body.paymentIntent.status).toBe('requires_capture');
+    const [card] = await q('SELECT status, locked_merchant_id FROM bcards WHERE id = ?', [res.body.bcard.id]);
+    expect(card).toMatchObject({ status: 'authorized', locked_merchant_id: merchant.id });
+    const captured = await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}/capture`, { method: 'POST', body: {} });
+    expect(captured.body).toMatchObject({ status: 'succeeded', amount_received: 2000 });
+  });
+
+  test('a split the sources cannot cover -> 402 insufficient_funds; nothing is charged and the intent can still be paid', async () => {
+    // $20,000.00 from one card holding $10,000.00.
+    const pi = await create({ amount: 2_000_000 });
+    const sourceBefore = await ledger(`funding_source:${sources.a}`);
+    const cards = await bcardCount(consumer.id);
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) });
+    expectError(res, 402, 'insufficient_funds');
+    expect(await status(pi.id)).toBe('requires_payment_method');
+    expect(await ledger(`funding_source:${sources.a}`)).toBe(sourceBefore);
+    expect(await bcardCount(consumer.id)).toBe(cards);
+    const report = await moneyReport(ctx);
+    expect(report.heldHolds).toBe(0);
+    expect(moneyViolations(report)).toEqual([]);
+    expect(await eventTypes(pi.id)).toEqual(['payment_intent.created']);
+  });
+
+  test("another user's funding source -> 404, nothing is collected", async () => {
+    const pi = await create();
+    const theirs = await ledger(`funding_source:${sources.strangers}`);
+    const cards = await bcardCount(consumer.id);
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.strangers, 50]) });
+    expectError(res, 404, 'resource_not_found');
+    expect(await status(pi.id)).toBe('requires_payment_method');
+    expect(await ledger(`funding_source:${sources.strangers}`)).toBe(theirs);
+    expect(await bcardCount(consumer.id)).toBe(cards);
+  });
+
+  interface Row {
+    name: string;
+    body?: (pi: { id: string; client_secret: string }) => Record<string, unknown>;
+    opts?: { cookie?: string | null; origin?: string | null; headers?: Record<string, string> };
+    raw?: string;
+    expectStatus: number;
+    expectCode: ErrorCode;
+    expectParam?: string;
+  }
+  const rows: Row[] = [
+    { name: 'without a cookie', opts: { cookie: null }, expectStatus: 401, expectCode: 'unauthenticated' },
+    { name: 'from another site (the merchant page itself)', opts: { origin: 'https://books.example' }, expectStatus: 403, expectCode: 'cross_site_request' },
+    { name: 'a wrong client secret', body: (pi) => ({ client_secret: `${pi.client_secret}x`, splits: split([sources.a, 100]) }), expectStatus: 404, expectCode: 'resource_not_found' },
+    { name: "another intent's client secret", body: () => ({ client_secret: otherSecret, splits: split([sources.a, 100]) }), expectStatus: 404, expectCode: 'resource_not_found' },
+    { name: 'splits adding up to 90 %', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.b, 40]) }), expectStatus: 400, expectCode: 'invalid_splits' },
+    { name: 'no splits', body: (pi) => ({ client_secret: pi.client_secret, splits: [] }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'splits' },
+    { name: 'a percentage of 101', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 101]) }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'splits.0.percentage' },
+    { name: 'the same source twice', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.a, 50]) }), expectStatus: 400, expectCode: 'validation_error' },
+    { name: 'an unknown field', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), amount: 1 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'amount' },
+    { name: 'a text/plain body', raw: 'text/plain', expectStatus: 415, expectCode: 'unsupported_media_type' },
+  ];
+  let otherSecret = '';
+  beforeAll(async () => {
+    otherSecret = (await create()).client_secret;
+  });
+  for (const row of rows) {
+    test(`${row.name} -> ${row.expectStatus} ${row.expectCode}; the intent can still be paid`, async () => {
+      const pi = await create();
+      const cards = await bcardCount(consumer.id);
+      const body = row.body ? row.body(pi) : { client_secret: pi.client_secret, splits: split([sources.a, 100]) };
+      const res = row.raw
+        ? await call(ctx, `/api/checkout/payment_intents/${pi.id}/pay`, {
+            method: 'POST',
+            rawBody: JSON.stringify(body),
+            headers: { 'content-type': row.raw },
+            cookie: consumer.cookie,
+          })
+        : await pay(pi.id, body, row.opts);
+      expectError(res, row.expectStatus, row.expectCode, row.expectParam);
+      expect(await status(pi.id)).toBe('requires_payment_method');
+      expect(await bcardCount(consumer.id)).toBe(cards);
+    });
+  }
+
+  test('5 simultaneous payments of one intent: one pays, the other bcards are refunded in full', async () => {
+    const pi = await create({ amount: 1000 });
+    const earlier = new Set((await q('SELECT id FROM bcards WHERE user_id = ?', [consumer.id])).map((r) => String(r.id)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => pay(pi.id, { client_secret: pi.client_secret, splits: split([i % 2 ? sources.a : sources.b, 100]) })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) expectError(r, 400, 'payment_intent_unexpected_state');
+    expect(await status(pi.id)).toBe('succeeded');
+    // Each refused payment may have issued a bcard before the race was lost: none is left usable or holding money.
+    const fresh = (await q('SELECT id, status, spent_cents FROM bcards WHERE user_id = ?', [consumer.id])).filter((b) => !earlier.has(String(b.id)));
+    expect(fresh.length).toBeGreaterThanOrEqual(1);
+    expect(fresh.filter((b) => b.status === 'used').map((b) => b.id)).toEqual([ok[0]!.body.bcard.id]);
+    for (const b of fresh.filter((x) => x.id !== ok[0]!.body.bcard.id)) expect(b).toMatchObject({ status: 'canceled', spent_cents: 0 });
+    const report = await moneyReport(ctx);
+    expect(moneyViolations(report)).toEqual([]);
+    expect(report.unsettledCollections).toBe(0);
+  });
+
+  test('a canceled intent cannot be paid, and nothing is collected', async () => {
+    const pi = await create();
+    expect((await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}/cancel`, { method: 'POST', body: {} })).status).toBe(200);
+    const cards = await bcardCount(consumer.id);
+    expectError(await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) }), 400, 'payment_intent_unexpected_state');
+    expect(await bcardCount(consumer.id)).toBe(cards);
+  });
+
+  test('a production intent paid through checkout is live mode, and only the production key sees it', async () => {
+    const owner = await registerUser(ctx);
+    const live = await createMerchant(ctx, owner.cookie, 'production');
+    const made = await merchantCall(ctx, live.secretKey, '/payment_intents', { method: 'POST', body: { amount: 1500, currency: 'usd' } });
+    const pi = made.body as { id: string; client_secret: string };
+    expect((await publicGet(pi.id, pi.client_secret)).body.livemode).toBe(true);
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.b, 100]) });
+    expect(res.body.paymentIntent.status).toBe('succeeded');
+    const [card] = await q('SELECT locked_merchant_id FROM bcards WHERE id = ?', [res.body.bcard.id]);
+    expect(card!.locked_merchant_id).toBe(live.id);
+    expect((await merchantCall(ctx, live.secretKey, `/payment_intents/${pi.id}`)).body).toMatchObject({ status: 'succeeded', livemode: true });
+    expectError(await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`), 404, 'resource_not_found');
+  });
+});

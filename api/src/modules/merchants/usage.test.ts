@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { CATALOGUE } from '../../errors';
+import { createMerchant, makeTestApp, merchantCall, registerUser, setTier, type CallResult, type TestContext } from '../../testing';
+import { REQUESTS_PER_SECOND, resetRateWindows } from './usage';
+
+/*
+ * The merchant API's limits: REQUESTS_PER_SECOND a merchant (a sliding one-second window) and the owner's plan's
+ * apiCallsPerMonth, both answered with 429 rate_limit_error and Retry-After. Requests are counted per merchant
+ * and UTC day. The clock is frozen on 2026-01-15 12:00 UTC unless a test moves it.
+ */
+
+let ctx: TestContext;
+let free: { cookie: string; id: string };
+let pro: { cookie: string; id: string };
+let premium: { cookie: string; id: string };
+
+beforeAll(async () => {
+  ctx = await makeTestApp();
+  const f = await registerUser(ctx);
+  const p = await registerUser(ctx);
+  const x = await registerUser(ctx);
+  free = { cookie: f.cookie, id: f.user.id };
+  pro = { cookie: p.cookie, id: p.user.id };
+  premium = { cookie: x.cookie, id: x.user.id };
+  await setTier(ctx, pro.id, 'tier_pro');
+  await setTier(ctx, premium.id, 'tier_premium');
+});
+afterAll(() => ctx.close());
+beforeEach(() => resetRateWindows());
+
+/** Seconds from the test clock's now to 2026-02-01 00:00 UTC, the start of the next month. */
+const untilFebruary = () => Math.ceil((Date.UTC(2026, 1, 1) - ctx.clock.now().getTime()) / 1000);
+const q = async (sql: string, args: Array<string | number> = []) => (await ctx.handle.client.execute({ sql, args })).rows;
+const requestsOn = async (merchantId: string, day: string) =>
+  Number((await q('SELECT coalesce(sum(requests), 0) AS n FROM merchant_usage WHERE merchant_id = ? AND day = ?', [merchantId, day]))[0]!.n);
+
+function expect429(res: CallResult, code: 'api_rate_limited' | 'monthly_quota_exceeded', retryAfter: number): void {
+  expect({ status: res.status, type: res.body?.error?.type, code: res.body?.error?.code }).toEqual({
+    status: 429,
+    type: CATALOGUE[code].type,
+    code,
+  });
+  expect(res.body.error.type).toBe('rate_limit_error');
+  expect(res.headers.get('retry-after')).toBe(String(retryAfter));
+}
+
+describe('per second', () => {
+  test(`${REQUESTS_PER_SECOND} requests in one instant pass, the next -> 429 with Retry-After; a second later it passes again`, async () => {
+    const m = await createMerchant(ctx, premium.cookie);
+    const results: number[] = [];
+    for (let i = 0; i < REQUESTS_PER_SECOND; i++) results.push((await merchantCall(ctx, m.secretKey, '/payment_intents?limit=1')).status);
+    expect(results).toEqual(Array(REQUESTS_PER_SECOND).fill(200));
+
+    const refused = await merchantCall(ctx, m.secretKey, '/payment_intents?limit=1');
+    expect429(refused, 'api_rate_limited', 1);
+    // Every endpoint shares the window, writes included, and nothing is created.
+    expect429(await merchantCall(ctx, m.secretKey, '/payment_intents', { method: 'POST', body: { amount: 5000, currency: 'usd' } }), 'api_rate_limited', 1);
+    expect(await q('SELECT id FROM payment_intents WHERE merchant_id = ?', [m.id])).toEqual([]);
+    // Refused requests are not counted.
+    expect(await requestsOn(m.id, '2026-01-15')).toBe(REQUESTS_PER_SECOND);
+
+    // Another merchant has its own window.
+    const other = await createMerchant(ctx, premium.cookie);
+    expect((await merchantCall(ctx, other.secretKey, '/payment_intents?limit=1')).status).toBe(200);
+
+    // The window slides: 999 ms later the first requests still count, at 1000 ms they have left it.
+    ctx.clock.advance(999);
+    expect429(await merchantCall(ctx, m.secretKey, '/payment_intents?limit=1'), 'api_rate_limited', 1);
+    ctx.clock.advance(1);
+    expect((await merchantCall(ctx, m.secretKey, '/payment_intents?limit=1')).status).toBe(200);
+    expect(await requestsOn(m.id, '2026-01-15')).toBe(REQUESTS_PER_SECOND + 1);
+  });
+
+  test('requests spread over time are never refused', async () => {
+    const m = await createMerchant(ctx, premium.cookie);
+    const statuses = new Set<number>();
+    // Twice the per-second limit, evenly over two seconds.
+    for (let i = 0; i < 2 * REQUESTS_PER_SECOND; i++) {
+      statuses.add((await merchantCall(ctx, m.secretKey, '/merchant/usage')).status);
+      ctx.clock.advance(Math.ceil(1000 / REQUESTS_PER_SECOND));
+    }
+    expect([...statuses]).toEqual([200]);
+  });
+});
+
+describe('per month', () => {
+  test("a free owner's merchant at 1,000 requests this month -> 429 monthly_quota_exceeded until the 1st", async () => {
+    const m = await createMerchant(ctx, free.cookie);
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [m.id, '2026-01-03', 999]);
+    // The 1,000th request of the month passes and is counted...
+    const last = await merchantCall(ctx, m.secretKey, '/merchant/usage');
+    expect(last.status).toBe(200);
+    expect(last.body).toEqual({ object: 'usage', totalRequests: 1, totalRequestsToday: 1, totalRequestsThisMonth: 1000 });
+    // ...the 1,001st is refused until 2026-02-01 00:00 UTC (about 16.5 days from now).
+    const refused = await merchantCall(ctx, m.secretKey, '/payment_intents');
+    expect(untilFebruary()).toBeGreaterThan(16.4 * 24 * 3600);
+    expect429(refused, 'monthly_quota_exceeded', untilFebruary());
+    expect(refused.body.error.message).toContain('1000');
+    expect429(await merchantCall(ctx, m.secretKey, '/payment_intents', { method: 'POST', body: { amount: 5000, currency: 'usd' } }), 'monthly_quota_exceeded', untilFebruary());
+    expect(await q('SELECT id FROM payment_intents WHERE merchant_id = ?', [m.id])).toEqual([]);
+    expect(await requestsOn(m.id, '2026-01-15')).toBe(1);
+    // Last month's requests do not count against this one.
+    const fresh = await createMerchant(ctx, free.cookie);
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [fresh.id, '2025-12-31', 5000]);
+    expect((await merchantCall(ctx, fresh.secretKey, '/payment_intents')).status).toBe(200);
+  });
+
+  test('the allowance is per plan: pro allows 10,000, premium 100,000, -1 is unlimited', async () => {
+    const proM = await createMerchant(ctx, pro.cookie);
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [proM.id, '2026-01-10', 1000]);
+    expect((await merchantCall(ctx, proM.secretKey, '/payment_intents')).status).toBe(200);
+    await q('UPDATE merchant_usage SET requests = 10000 WHERE merchant_id = ? AND day = ?', [proM.id, '2026-01-10']);
+    expect((await merchantCall(ctx, proM.secretKey, '/payment_intents')).status).toBe(429);
+
+    const premiumM = await createMerchant(ctx, premium.cookie);
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [premiumM.id, '2026-01-10', 99_999]);
+    expect((await merchantCall(ctx, premiumM.secretKey, '/payment_intents')).status).toBe(200);
+    expect((await merchantCall(ctx, premiumM.secretKey, '/payment_intents')).status).toBe(429);
+    await q("UPDATE subscription_tiers SET api_calls_per_month = -1 WHERE id = 'tier_premium'");
+    try {
+      expect((await merchantCall(ctx, premiumM.secretKey, '/payment_intents')).status).toBe(200);
+    } finally {
+      await q("UPDATE subscription_tiers SET api_calls_per_month = 100000 WHERE id = 'tier_premium'");
+    }
+  });
+
+  test('a new month starts a new allowance (last of this file: the clock moves to February)', async () => {
+    const m = await createMerchant(ctx, free.cookie);
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [m.id, '2026-01-15', 1000]);
+    expect429(await merchantCall(ctx, m.secretKey, '/merchant/usage'), 'monthly_quota_exceeded', untilFebruary());
+    ctx.clock.advance(untilFebruary() * 1000 - 1000);
+    expect429(await merchantCall(ctx, m.secretKey, '/merchant/usage'), 'monthly_quota_exceeded', 1);
+    ctx.clock.advance(1000);
+    const res = await merchantCall(ctx, m.secretKey, '/merchant/usage');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ object: 'usage', totalRequests: 1, totalRequestsToday: 1, totalRequestsThisMonth: 1 });
+    expect(await requestsOn(m.id, '2026-02-01')).toBe(1);
+  });
+});

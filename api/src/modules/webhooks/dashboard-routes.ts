@@ -1,0 +1,179 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { errors } from '../../models';
+import { sessionPlugin } from '../../plugins/session';
+import { listEvents } from '../events/service';
+import { getOwnedMerchant } from '../merchants/service';
+import { merchantIdempotency } from './idempotent';
+import {
+  CreateEndpointBody,
+  DeliveryList,
+  EndpointDeleted,
+  EventListQuery,
+  EventModel,
+  IdempotencyKey,
+  Limit,
+  ListQuery,
+  UpdateEndpointBody,
+  WebhookDeliveryModel,
+  WebhookEndpointModel,
+  listOf,
+} from './model';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listDeliveries,
+  listEndpoints,
+  rollEndpointSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from './service';
+
+const MerchantId = t.Object({ id: t.String({ maxLength: 64 }) });
+const EndpointIds = t.Object({ id: t.String({ maxLength: 64 }), endpointId: t.String({ maxLength: 64 }) });
+
+/**
+ * The Merchant Dashboard's webhooks tab: the same services as /api/v1, authenticated by the owner's session cookie
+ * instead of the secret key. Another user's merchant is "not found".
+ */
+export function webhookDashboardRoutes(deps: AppDeps) {
+  const idempotent = merchantIdempotency(deps);
+  /** The signed-in user's merchant and its mode. */
+  const owned = async (userId: string, merchantId: string) => {
+    const merchant = await getOwnedMerchant(deps, userId, merchantId);
+    return { merchant, livemode: merchant.environment === 'production' };
+  };
+
+  return new Elysia({ prefix: '/api/merchants', tags: ['Merchants'] })
+    .use(sessionPlugin(deps))
+    .get(
+      '/:id/webhook_endpoints',
+      async ({ user, params, query }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return listEndpoints(deps, merchant, livemode, { limit: query.limit ?? 100, starting_after: query.starting_after });
+      },
+      {
+        auth: true,
+        params: MerchantId,
+        query: ListQuery,
+        response: { 200: listOf(WebhookEndpointModel), ...errors(400, 401, 404) },
+        detail: { summary: "A merchant's webhook endpoints (dashboard)" },
+      },
+    )
+    .post(
+      '/:id/webhook_endpoints',
+      async ({ user, params, body, headers, request }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return idempotent(
+          merchant.id,
+          request,
+          headers['idempotency-key'],
+          body,
+          () => createEndpoint(deps, merchant, livemode, body),
+          201,
+        );
+      },
+      {
+        auth: true,
+        parse: 'json',
+        params: MerchantId,
+        headers: IdempotencyKey,
+        body: CreateEndpointBody,
+        response: { 201: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409, 415) },
+        detail: { summary: 'Add a webhook endpoint (dashboard; the answer holds the signing secret, shown only here)' },
+      },
+    )
+    .patch(
+      '/:id/webhook_endpoints/:endpointId',
+      async ({ user, params, body }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return updateEndpoint(deps, merchant, livemode, params.endpointId, body);
+      },
+      {
+        auth: true,
+        parse: 'json',
+        params: EndpointIds,
+        body: UpdateEndpointBody,
+        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 415) },
+        detail: { summary: 'Edit, disable or enable again a webhook endpoint (dashboard)' },
+      },
+    )
+    .delete(
+      '/:id/webhook_endpoints/:endpointId',
+      async ({ user, params }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return deleteEndpoint(deps, merchant, livemode, params.endpointId);
+      },
+      {
+        auth: true,
+        params: EndpointIds,
+        response: { 200: EndpointDeleted, ...errors(401, 403, 404) },
+        detail: { summary: 'Delete a webhook endpoint (dashboard)' },
+      },
+    )
+    .post(
+      '/:id/webhook_endpoints/:endpointId/roll_secret',
+      async ({ user, params, headers, request }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return idempotent(merchant.id, request, headers['idempotency-key'], {}, () =>
+          rollEndpointSecret(deps, merchant, livemode, params.endpointId),
+        );
+      },
+      {
+        auth: true,
+        params: EndpointIds,
+        headers: IdempotencyKey,
+        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409) },
+        detail: { summary: 'Roll a webhook signing secret (dashboard; the new one is shown once)' },
+      },
+    )
+    .post(
+      '/:id/webhook_endpoints/:endpointId/test',
+      async ({ user, params, headers, request }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return idempotent(merchant.id, request, headers['idempotency-key'], {}, () =>
+          sendTestEvent(deps, merchant, livemode, params.endpointId),
+        );
+      },
+      {
+        auth: true,
+        params: EndpointIds,
+        headers: IdempotencyKey,
+        response: { 200: WebhookDeliveryModel, ...errors(400, 401, 403, 404, 409) },
+        detail: {
+          summary: 'Send a test event (type webhook_endpoint.test, its object the endpoint) to this endpoint only',
+        },
+      },
+    )
+    .get(
+      '/:id/webhook_deliveries',
+      async ({ user, params, query }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return listDeliveries(deps, merchant, livemode, { endpointId: query.endpoint_id, limit: query.limit ?? 20 });
+      },
+      {
+        auth: true,
+        params: MerchantId,
+        query: t.Object({
+          endpoint_id: t.Optional(t.String({ maxLength: 64 })),
+          limit: Limit,
+        }),
+        response: { 200: DeliveryList, ...errors(400, 401, 404) },
+        detail: { summary: 'Recent webhook deliveries, newest first, with their last attempt (dashboard)' },
+      },
+    )
+    .get(
+      '/:id/events',
+      async ({ user, params, query }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return listEvents(deps, merchant, livemode, { limit: query.limit ?? 10, starting_after: query.starting_after, type: query.type });
+      },
+      {
+        auth: true,
+        params: MerchantId,
+        query: EventListQuery,
+        response: { 200: listOf(EventModel), ...errors(400, 401, 404) },
+        detail: { summary: "A merchant's events, newest first (dashboard; the same list as GET /api/v1/events)" },
+      },
+    );
+}

@@ -1,0 +1,118 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { errors } from '../../models';
+import { merchantAuthPlugin } from '../../plugins/merchant-auth';
+import { merchantIdempotency } from './idempotent';
+import {
+  CreateEndpointBody,
+  EndpointDeleted,
+  IdempotencyKey,
+  ListQuery,
+  UpdateEndpointBody,
+  WebhookEndpointModel,
+  listOf,
+} from './model';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rollEndpointSecret,
+  toEndpointObject,
+  updateEndpoint,
+} from './service';
+
+const Id = t.Object({ id: t.String({ maxLength: 64 }) });
+const security = [{ secretKey: [] }];
+
+/** The merchant API's webhook endpoints (Authorization: Bearer sk_…), scoped to the key's merchant and mode. */
+export function webhookEndpointRoutes(deps: AppDeps) {
+  const idempotent = merchantIdempotency(deps);
+  return new Elysia({ prefix: '/api/v1', tags: ['Webhook endpoints'] })
+    .use(merchantAuthPlugin(deps))
+    .post(
+      '/webhook_endpoints',
+      ({ merchant, livemode, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body, () => createEndpoint(deps, merchant, livemode, body)),
+      {
+        merchant: true,
+        parse: 'json',
+        headers: IdempotencyKey,
+        body: CreateEndpointBody,
+        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 409, 415, 429) },
+        detail: {
+          summary: 'Create a webhook endpoint (the answer holds its signing secret, shown only here)',
+          description:
+            'In production the URL must be https and its host may not resolve to a loopback, private, link-local, ' +
+            'unique-local, CGNAT, multicast or reserved address (400 url_not_allowed). Sandbox allows http and local addresses.',
+          security,
+        },
+      },
+    )
+    .get(
+      '/webhook_endpoints',
+      ({ merchant, livemode, query }) =>
+        listEndpoints(deps, merchant, livemode, { limit: query.limit ?? 10, starting_after: query.starting_after }),
+      {
+        merchant: true,
+        query: ListQuery,
+        response: { 200: listOf(WebhookEndpointModel), ...errors(400, 401, 403, 429) },
+        detail: { summary: 'List webhook endpoints, newest first', security },
+      },
+    )
+    .get(
+      '/webhook_endpoints/:id',
+      async ({ merchant, livemode, params }) => toEndpointObject(await getEndpoint(deps, merchant, livemode, params.id)),
+      {
+        merchant: true,
+        params: Id,
+        response: { 200: WebhookEndpointModel, ...errors(401, 403, 404, 429) },
+        detail: { summary: 'Retrieve a webhook endpoint', security },
+      },
+    )
+    .patch(
+      '/webhook_endpoints/:id',
+      ({ merchant, livemode, params, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body, () => updateEndpoint(deps, merchant, livemode, params.id, body)),
+      {
+        merchant: true,
+        parse: 'json',
+        params: Id,
+        headers: IdempotencyKey,
+        body: UpdateEndpointBody,
+        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409, 415, 429) },
+        detail: {
+          summary: 'Update a webhook endpoint',
+          description:
+            'disabled: true stops deliveries (pending ones end as failed); disabled: false enables it again, also ' +
+            'after bpay disabled it for failing.',
+          security,
+        },
+      },
+    )
+    .delete(
+      '/webhook_endpoints/:id',
+      ({ merchant, livemode, params }) => deleteEndpoint(deps, merchant, livemode, params.id),
+      {
+        merchant: true,
+        params: Id,
+        response: { 200: EndpointDeleted, ...errors(401, 403, 404, 429) },
+        detail: { summary: 'Delete a webhook endpoint (and its delivery history)', security },
+      },
+    )
+    .post(
+      '/webhook_endpoints/:id/roll_secret',
+      ({ merchant, livemode, params, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], {}, () => rollEndpointSecret(deps, merchant, livemode, params.id)),
+      {
+        merchant: true,
+        params: Id,
+        headers: IdempotencyKey,
+        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409, 429) },
+        detail: {
+          summary: 'Roll the signing secret: the new whsec_… is shown once and signs every delivery from now on',
+          security,
+        },
+      },
+    );
+}

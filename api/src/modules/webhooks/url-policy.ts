@@ -1,0 +1,73 @@
+import { AppError, invalid } from '../../errors';
+import { classifyAddress, isIpLiteral } from './address';
+
+/** Resolves a host name to every address it has (dns.promises.lookup(host, { all: true }) by default). */
+export type HostResolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+export const MAX_URL_LENGTH = 2048;
+const RESOLVE_TIMEOUT_MS = 5000;
+
+const refuse = (message: string) => new AppError('url_not_allowed', message, 'url');
+
+async function resolveWithTimeout(resolve: HostResolver, host: string, timeoutMs: number): Promise<Array<{ address: string }>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      resolve(host),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('DNS lookup timed out')), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Parses a webhook URL and applies the mode's rules; returns it normalised. Any mode: an absolute http(s) URL
+ * without user or password. Production: https only, and the host (a name is resolved; every address counts) must
+ * be a public unicast address. Sandbox allows http and local addresses, for development.
+ * Fails with: validation_error (not an http(s) URL), url_not_allowed (production rules).
+ */
+export async function checkWebhookUrl(
+  raw: string,
+  opts: { production: boolean; resolveHost: HostResolver; resolveTimeoutMs?: number },
+): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw invalid('url', 'url must be an absolute http(s) URL such as https://shop.example/webhooks.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw invalid('url', 'url must be an http(s) URL such as https://shop.example/webhooks.');
+  }
+  if (url.username || url.password) throw invalid('url', 'url must not carry a user name or password.');
+  const normalised = url.toString();
+  if (normalised.length > MAX_URL_LENGTH) throw invalid('url', `url must be at most ${MAX_URL_LENGTH} characters.`);
+  if (!opts.production) return normalised;
+
+  if (url.protocol !== 'https:') throw refuse('Webhook URLs in production must use https.');
+  const host = url.hostname.replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) throw refuse(`The host ${host} is this machine.`);
+  let addresses: string[];
+  if (isIpLiteral(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await resolveWithTimeout(opts.resolveHost, host, opts.resolveTimeoutMs ?? RESOLVE_TIMEOUT_MS)).map((a) => a.address);
+    } catch {
+      throw refuse(`The host ${host} could not be resolved.`);
+    }
+    if (addresses.length === 0) throw refuse(`The host ${host} could not be resolved.`);
+  }
+  for (const a of addresses) {
+    const kind = classifyAddress(a);
+    if (kind !== 'public') {
+      throw refuse(
+        `Webhook URLs in production may not point to loopback, private, link-local or reserved addresses ` +
+          `(${host} is ${kind.replace('_', '-')}${a === host ? '' : `: ${a}`}).`,
+      );
+    }
+  }
+  return normalised;
+}
