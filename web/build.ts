@@ -1,5 +1,5 @@
 import tailwind from 'bun-plugin-tailwind';
-import { rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /*
@@ -24,4 +24,6 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-console.log(`web: built ${result.outputs.length} files into ${outdir}`);
+// The merchant checkout widget: one plain script merchants include from bpay's origin, served as /widget.js.
+copyFileSync(join(import.meta.dir, 'widget', 'bpay.js'), join(outdir, 'widget.js'));
+console.log(`web: built ${result.outputs.length} files and widget.js into ${outdir}`);

@@ -5,7 +5,7 @@
 import type { Server } from 'bun';
 import { asc, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, registerUser, type CallOptions, type CallResult, type TestContext } from '../../testing';
+import { bcardCard, call, createMerchant, registerUser, type CallOptions, type CallResult, type TestCardDetails, type TestContext } from '../../testing';
 import { resetRateWindows } from '../merchants/usage';
 import { SIGNATURE_HEADER, verifySignature } from './signature';
 
@@ -16,13 +16,8 @@ export interface Merchant {
 }
 
 export async function newMerchant(ctx: TestContext, cookie: string, environment: 'sandbox' | 'production' = 'sandbox'): Promise<Merchant> {
-  const res = await call(ctx, '/api/merchants', {
-    method: 'POST',
-    cookie,
-    body: { businessName: `Shop ${environment}`, businessEmail: 'shop@example.com', environment },
-  });
-  if (res.status !== 201) throw new Error(`merchant: ${res.status} ${res.text}`);
-  return { id: res.body.id, key: res.body.secretApiKey, cookie };
+  const m = await createMerchant(ctx, cookie, environment, { businessName: `Shop ${environment}` });
+  return { id: m.id, key: m.secretKey, cookie };
 }
 
 /** A merchant API call as a server makes it (bearer key, no Origin); the per-second limit is not under test here. */
@@ -46,28 +41,10 @@ export function fakeDns(table: Record<string, string[]>) {
   };
 }
 
-export interface CardDetails {
-  number: string;
-  exp_month: number;
-  exp_year: number;
-  cvc: string;
-}
+export type CardDetails = TestCardDetails;
 
 /** Issues a bcard for `amount` dollars from one source at 100 % and reads its number, expiry and CVC. */
-export async function issueBcard(ctx: TestContext, cookie: string, sourceId: string, amount: string): Promise<{ id: string; card: CardDetails }> {
-  const made = await call(ctx, '/api/virtual-cards', {
-    method: 'POST',
-    cookie,
-    body: { name: 'Checkout', balance: amount, fundingSources: [{ fundingSourceId: sourceId, percentage: 100 }] },
-  });
-  if (made.status !== 201) throw new Error(`bcard: ${made.status} ${made.text}`);
-  const details = await call(ctx, `/api/virtual-cards/${made.body.id}/checkout-details`, { cookie });
-  if (details.status !== 200) throw new Error(`checkout-details: ${details.status} ${details.text}`);
-  return {
-    id: made.body.id,
-    card: { number: details.body.cardNumber, exp_month: details.body.expiryMonth, exp_year: details.body.expiryYear, cvc: details.body.cvv },
-  };
-}
+export const issueBcard = bcardCard;
 
 export interface Received {
   rawBody: string;

@@ -1,10 +1,12 @@
 import * as auth from './auth';
 import * as bcards from './bcards';
+import * as checkout from './checkout';
 import * as common from './common';
 import * as dashboard from './dashboard';
 import * as fundingSources from './funding-sources';
 import * as landing from './landing';
 import * as legal from './legal';
+import * as merchants from './merchants';
 import * as profile from './profile';
 import * as settings from './settings';
 
@@ -23,6 +25,8 @@ export const messages = {
     ...bcards.en,
     ...profile.en,
     ...settings.en,
+    ...merchants.en,
+    ...checkout.en,
   },
   ar: {
     ...common.ar,
@@ -34,6 +38,8 @@ export const messages = {
     ...bcards.ar,
     ...profile.ar,
     ...settings.ar,
+    ...merchants.ar,
+    ...checkout.ar,
   },
 };
 

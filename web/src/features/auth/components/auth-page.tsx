@@ -11,6 +11,7 @@ import { useT, type MessageKey } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
 import { isEmail } from '../../../lib/validation';
 import { useAuth } from '../auth-context';
+import { nextFromLocation } from '../next-path';
 
 type Errors = Partial<Record<'email' | 'password' | 'totpCode', MessageKey>>;
 
@@ -28,6 +29,8 @@ function SignInForm() {
   const t = useT();
   const { loginMutation } = useAuth();
   const [, navigate] = useLocation();
+  // Read once: where to go after signing in (a checked same-site `next`, e.g. back to the checkout popup).
+  const [nextPath] = useState(nextFromLocation);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [totpCode, setTotpCode] = useState('');
@@ -48,7 +51,7 @@ function SignInForm() {
       {
         onSuccess: () => {
           toast({ title: t('auth.toast.loginSuccess'), description: t('auth.toast.loginSuccessBody') });
-          navigate('/');
+          navigate(nextPath ?? '/');
         },
         onError: (error) => {
           if (error instanceof ApiError && error.code === 'two_factor_required') {
@@ -120,6 +123,7 @@ function RegisterForm() {
   const t = useT();
   const { registerMutation } = useAuth();
   const [, navigate] = useLocation();
+  const [nextPath] = useState(nextFromLocation);
   const [form, setForm] = useState({ email: '', password: '', firstName: '', lastName: '' });
   const [errors, setErrors] = useState<Errors>({});
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
@@ -138,7 +142,7 @@ function RegisterForm() {
       {
         onSuccess: () => {
           toast({ title: t('auth.toast.registerSuccess'), description: t('auth.toast.registerSuccessBody') });
-          navigate('/');
+          navigate(nextPath ?? '/');
         },
         onError: (error) =>
           toast({ title: t('auth.toast.registerFailed'), description: messageOf(error), variant: 'destructive' }),

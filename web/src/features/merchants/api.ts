@@ -1,0 +1,98 @@
+import { queryOptions } from '@tanstack/react-query';
+import { apiRequest } from '../../lib/api';
+import type {
+  CreateMerchantBody,
+  CreateWebhookEndpointBody,
+  ListAnswer,
+  Merchant,
+  MerchantUsage,
+  MerchantWithSecret,
+  PaymentIntent,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from './types';
+
+/*
+ * The merchant pages read through the cookie-authenticated, owner-checked mirrors under /api/merchants/{id}/…:
+ * the browser never holds a secret key (docs/DECISIONS.md, Merchant platform).
+ */
+
+export const MERCHANTS_QUERY_KEY = ['/api/merchants'] as const;
+const base = (id: string) => `/api/merchants/${encodeURIComponent(id)}`;
+
+/** The signed-in user's merchant accounts (spec §6: only requested with a user). */
+export function merchantsQuery() {
+  return queryOptions({
+    queryKey: MERCHANTS_QUERY_KEY,
+    queryFn: () => apiRequest<Merchant[]>('GET', '/api/merchants'),
+  });
+}
+
+/** API requests today (spec §7: totalRequests). */
+export function usageQuery(merchantId: string) {
+  return queryOptions({
+    queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'usage'] as const,
+    queryFn: () => apiRequest<MerchantUsage>('GET', `${base(merchantId)}/usage`),
+    staleTime: 0,
+  });
+}
+
+/** How many intents the cards and the overview read (the spec's "recent"). */
+export const RECENT_INTENTS_LIMIT = 10;
+export const PAYMENTS_PAGE_SIZE = 10;
+
+/** One page of a merchant's payment intents, newest first; `startingAfter` is the last id of the page before. */
+export function paymentIntentsQuery(merchantId: string, limit: number, startingAfter?: string) {
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (startingAfter) params.set('starting_after', startingAfter);
+  return queryOptions({
+    queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'payment_intents', limit, startingAfter ?? null] as const,
+    queryFn: () => apiRequest<ListAnswer<PaymentIntent>>('GET', `${base(merchantId)}/payment_intents?${params}`),
+    // Merchant servers create intents through the API behind this page's back: read afresh whenever a view mounts.
+    staleTime: 0,
+  });
+}
+
+/** Lists may come as `{ data: [...] }` or as a bare array. */
+function listOf<T>(answer: ListAnswer<T> | T[]): T[] {
+  return Array.isArray(answer) ? answer : answer.data;
+}
+
+export function webhookEndpointsQuery(merchantId: string) {
+  return queryOptions({
+    queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'webhook_endpoints'] as const,
+    queryFn: async () =>
+      listOf(await apiRequest<ListAnswer<WebhookEndpoint> | WebhookEndpoint[]>('GET', `${base(merchantId)}/webhook_endpoints`)),
+  });
+}
+
+/** Recent deliveries, of every endpoint or of one. The worker changes them behind the page: read afresh on mount. */
+export function webhookDeliveriesQuery(merchantId: string, endpointId?: string) {
+  const qs = endpointId ? `?${new URLSearchParams({ endpoint_id: endpointId })}` : '';
+  return queryOptions({
+    queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'webhook_deliveries', endpointId ?? null] as const,
+    queryFn: async () =>
+      listOf(await apiRequest<ListAnswer<WebhookDelivery> | WebhookDelivery[]>('GET', `${base(merchantId)}/webhook_deliveries${qs}`)),
+    staleTime: 0,
+  });
+}
+
+export const createMerchantRequest = (body: CreateMerchantBody) =>
+  apiRequest<MerchantWithSecret>('POST', '/api/merchants', body);
+
+export const rollSecretRequest = (merchantId: string) =>
+  apiRequest<MerchantWithSecret>('POST', `${base(merchantId)}/roll-secret`);
+
+export const createWebhookEndpointRequest = (merchantId: string, body: CreateWebhookEndpointBody) =>
+  apiRequest<WebhookEndpointWithSecret>('POST', `${base(merchantId)}/webhook_endpoints`, body);
+
+export const deleteWebhookEndpointRequest = (merchantId: string, endpointId: string) =>
+  apiRequest<unknown>('DELETE', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}`);
+
+/** Disables an endpoint, or enables one again (for instance after bpay disabled it for failing). */
+export const setWebhookEndpointDisabledRequest = (merchantId: string, endpointId: string, disabled: boolean) =>
+  apiRequest<WebhookEndpoint>('PATCH', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}`, { disabled });
+
+export const sendTestEventRequest = (merchantId: string, endpointId: string) =>
+  apiRequest<unknown>('POST', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}/test`);

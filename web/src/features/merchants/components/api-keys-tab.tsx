@@ -1,0 +1,142 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { KeyRound, Loader2, RotateCw, ShieldAlert } from 'lucide-react';
+import { useState, type ReactNode } from 'react';
+import { Button } from '../../../components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { toast } from '../../../components/ui/use-toast';
+import { useLanguage } from '../../../i18n';
+import { messageOf } from '../../../lib/api';
+import { merchantsQuery, rollSecretRequest } from '../api';
+import { formatDateTime } from '../display';
+import type { Merchant, MerchantWithSecret } from '../types';
+import { CopyButton } from './copy-button';
+import { SecretReveal } from './secret-reveal';
+
+/** Roll the secret key: a confirmation, then the new key shown once (in this dialog's state only). */
+function RollSecretDialog({ merchant, open, onOpenChange }: { merchant: Merchant; open: boolean; onOpenChange(open: boolean): void }) {
+  const { t } = useLanguage();
+  const qc = useQueryClient();
+  const [rolled, setRolled] = useState<MerchantWithSecret | null>(null);
+  const roll = useMutation({
+    mutationFn: () => rollSecretRequest(merchant.id),
+    onSuccess: (m) => {
+      const { secretApiKey: _secret, ...listed } = m;
+      qc.setQueryData(merchantsQuery().queryKey, (list) => list?.map((x) => (x.id === m.id ? listed : x)));
+      setRolled(m);
+      toast({ title: t('merchants.keys.rolledToast'), description: t('merchants.keys.rolledToastBody') });
+    },
+    onError: (error) => toast({ title: t('merchants.keys.rollFailed'), description: messageOf(error), variant: 'destructive' }),
+  });
+  const close = (next: boolean) => {
+    if (next) return onOpenChange(true);
+    if (roll.isPending) return;
+    setRolled(null);
+    roll.reset();
+    onOpenChange(false);
+  };
+  return (
+    <Dialog open={open} onOpenChange={close}>
+      <DialogContent closeLabel={t('common.close')} data-testid="roll-secret-dialog">
+        <DialogHeader>
+          <DialogTitle>{rolled ? t('merchants.keys.rolledTitle') : t('merchants.keys.rollTitle')}</DialogTitle>
+          <DialogDescription>{rolled ? t('merchants.keys.rolledDescription') : t('merchants.keys.rollDescription')}</DialogDescription>
+        </DialogHeader>
+        {rolled ? (
+          <div className="space-y-4">
+            <SecretReveal
+              title={t('merchants.keys.secretRevealTitle')}
+              secret={rolled.secretApiKey}
+              warning={t('merchants.keys.secretWarning')}
+              copyLabel={t('merchants.keys.secret')}
+              testId="rolled-secret-reveal"
+            />
+            <div className="flex justify-end">
+              <Button onClick={() => close(false)} data-testid="rolled-secret-done">
+                {t('merchants.keys.savedIt')}
+              </Button>
+            </div>
+          </div>
+        ) : (
+          <div className="space-y-4">
+            <p className="flex items-start gap-2 rounded-md bg-red-50 p-3 text-sm text-red-800" role="alert">
+              <ShieldAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+              {t('merchants.keys.rollWarning')}
+            </p>
+            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+              <Button variant="outline" onClick={() => close(false)} disabled={roll.isPending}>
+                {t('common.cancel')}
+              </Button>
+              <Button variant="destructive" onClick={() => roll.mutate()} disabled={roll.isPending} data-testid="roll-secret-confirm">
+                {roll.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                {t('merchants.keys.rollConfirm')}
+              </Button>
+            </div>
+          </div>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function KeyRow({ label, hint, children }: { label: string; hint: string; children: ReactNode }) {
+  return (
+    <div className="space-y-1.5">
+      <p className="text-sm font-medium text-slate-900">{label}</p>
+      <p className="text-xs text-slate-500">{hint}</p>
+      <div className="flex items-center gap-2">{children}</div>
+    </div>
+  );
+}
+
+/** The publishable key (copyable), the secret key's hint, and rolling the secret. */
+export function ApiKeysTab({ merchant }: { merchant: Merchant }) {
+  const { t, lang } = useLanguage();
+  const [rolling, setRolling] = useState(false);
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <KeyRound className="h-5 w-5 text-brand-600" aria-hidden />
+          {t('merchants.keys.title')}
+        </CardTitle>
+        <CardDescription>{t('merchants.keys.description')}</CardDescription>
+      </CardHeader>
+      <CardContent className="space-y-6">
+        <KeyRow label={t('merchants.keys.publishable')} hint={t('merchants.keys.publishableHint')}>
+          <code
+            className="min-w-0 flex-1 break-all rounded-md border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-sm"
+            dir="ltr"
+            data-testid="merchant-publishable-key"
+          >
+            {merchant.apiKey}
+          </code>
+          <CopyButton text={merchant.apiKey} label={t('merchants.keys.publishable')} testId="merchant-publishable-key-copy" />
+        </KeyRow>
+        <KeyRow label={t('merchants.keys.secret')} hint={t('merchants.keys.secretHint')}>
+          <code
+            className="min-w-0 flex-1 break-all rounded-md border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-sm text-slate-600"
+            dir="ltr"
+            data-testid="merchant-secret-hint"
+          >
+            {merchant.secretKeyHint}
+          </code>
+          <Button variant="outline" size="sm" onClick={() => setRolling(true)} data-testid="roll-secret-button">
+            <RotateCw className="h-4 w-4" aria-hidden />
+            {t('merchants.keys.roll')}
+          </Button>
+        </KeyRow>
+        <p className="text-xs text-slate-500" data-testid="merchant-secret-rolled-at">
+          {merchant.secretKeyRolledAt
+            ? t('merchants.keys.lastRolled', { date: formatDateTime(merchant.secretKeyRolledAt, lang) })
+            : t('merchants.keys.neverRolled')}
+        </p>
+        <p className="flex items-start gap-2 rounded-md bg-slate-50 p-3 text-xs text-slate-600">
+          <ShieldAlert className="mt-0.5 h-4 w-4 shrink-0 text-slate-400" aria-hidden />
+          {t('merchants.keys.noSecretsInBrowser')}
+        </p>
+      </CardContent>
+      <RollSecretDialog merchant={merchant} open={rolling} onOpenChange={setRolling} />
+    </Card>
+  );
+}

@@ -1,0 +1,226 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Loader2 } from 'lucide-react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Button } from '../../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { Input } from '../../../components/ui/input';
+import { Label } from '../../../components/ui/label';
+import { toast } from '../../../components/ui/use-toast';
+import { useT, type MessageKey } from '../../../i18n';
+import { ApiError, messageOf } from '../../../lib/api';
+import { isEmail } from '../../../lib/validation';
+import { createMerchantRequest, merchantsQuery } from '../api';
+import type { CreateMerchantBody, Environment, MerchantWithSecret, PlatformType } from '../types';
+import { SecretReveal } from './secret-reveal';
+
+export const PLATFORMS: readonly PlatformType[] = ['custom', 'shopify', 'wordpress', 'woocommerce'];
+export const platformLabel: Record<PlatformType, MessageKey> = {
+  custom: 'merchants.platform.custom',
+  shopify: 'merchants.platform.shopify',
+  wordpress: 'merchants.platform.wordpress',
+  woocommerce: 'merchants.platform.woocommerce',
+};
+
+const selectClass = 'h-10 w-full rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900';
+type Errors = Partial<Record<'businessName' | 'businessEmail' | 'website', string>>;
+
+function websiteOk(value: string): boolean {
+  if (!value.trim()) return true;
+  try {
+    const u = new URL(value.trim());
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Create Merchant Account: business details, platform and environment. The answer's secret key is shown here
+ * once, in this dialog's state only; closing the dialog forgets it.
+ */
+export function CreateMerchantDialog({
+  open,
+  onOpenChange,
+  defaultEmail,
+  onCreated,
+}: {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  defaultEmail: string;
+  onCreated(merchantId: string): void;
+}) {
+  const t = useT();
+  const qc = useQueryClient();
+  const [form, setForm] = useState({ businessName: '', businessEmail: defaultEmail, website: '' });
+  const [platformType, setPlatformType] = useState<PlatformType>('custom');
+  const [environment, setEnvironment] = useState<Environment>('sandbox');
+  const [errors, setErrors] = useState<Errors>({});
+  const [created, setCreated] = useState<MerchantWithSecret | null>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    setForm({ businessName: '', businessEmail: defaultEmail, website: '' });
+    setPlatformType('custom');
+    setEnvironment('sandbox');
+    setErrors({});
+    setCreated(null);
+  }, [open, defaultEmail]);
+
+  const create = useMutation({
+    mutationFn: createMerchantRequest,
+    onSuccess: (merchant) => {
+      // The list never carries the secret: only this answer does, and only this dialog keeps it.
+      const { secretApiKey: _secret, ...listed } = merchant;
+      qc.setQueryData(merchantsQuery().queryKey, (list) => (list ? [listed, ...list] : [listed]));
+      void qc.invalidateQueries({ queryKey: merchantsQuery().queryKey });
+      setCreated(merchant);
+      onCreated(merchant.id);
+      toast({ title: t('merchants.create.toast'), description: t('merchants.create.toastBody', { name: merchant.businessName }) });
+    },
+    onError: (error) => {
+      const param = error instanceof ApiError ? (error.body as { error?: { param?: string } } | null)?.error?.param : undefined;
+      if (param === 'website' || param === 'businessEmail' || param === 'businessName') {
+        setErrors({ [param]: messageOf(error) });
+      }
+      toast({ title: t('merchants.create.failed'), description: messageOf(error), variant: 'destructive' });
+    },
+  });
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const next: Errors = {};
+    if (!form.businessName.trim()) next.businessName = t('merchants.create.error.name');
+    if (!isEmail(form.businessEmail.trim())) next.businessEmail = t('merchants.create.error.email');
+    if (!websiteOk(form.website)) next.website = t('merchants.create.error.website');
+    setErrors(next);
+    if (Object.keys(next).length || create.isPending) return;
+    const body: CreateMerchantBody = {
+      businessName: form.businessName.trim(),
+      businessEmail: form.businessEmail.trim(),
+      platformType,
+      environment,
+      ...(form.website.trim() ? { website: form.website.trim() } : {}),
+    };
+    create.mutate(body);
+  }
+
+  const field = (k: keyof typeof form) => ({
+    value: form[k],
+    onChange: (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value })),
+    'aria-invalid': !!errors[k],
+    'aria-describedby': errors[k] ? `merchant-${k}-error` : undefined,
+  });
+  const fieldError = (k: keyof Errors) =>
+    errors[k] ? (
+      <p id={`merchant-${k}-error`} role="alert" className="text-xs text-red-600">
+        {errors[k]}
+      </p>
+    ) : null;
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent closeLabel={t('common.close')} data-testid="create-merchant-dialog">
+        <DialogHeader>
+          <DialogTitle>{created ? t('merchants.create.doneTitle') : t('merchants.create.title')}</DialogTitle>
+          <DialogDescription>{created ? t('merchants.create.doneDescription') : t('merchants.create.description')}</DialogDescription>
+        </DialogHeader>
+        {created ? (
+          <div className="space-y-4">
+            <SecretReveal
+              title={t('merchants.keys.secretRevealTitle')}
+              secret={created.secretApiKey}
+              warning={t('merchants.keys.secretWarning')}
+              copyLabel={t('merchants.keys.secret')}
+              testId="merchant-secret-reveal"
+            />
+            <div className="space-y-1">
+              <p className="text-xs font-medium text-slate-500">{t('merchants.keys.publishable')}</p>
+              <code className="block break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm" dir="ltr">
+                {created.apiKey}
+              </code>
+            </div>
+            <div className="flex justify-end">
+              <Button onClick={() => onOpenChange(false)} data-testid="merchant-secret-done">
+                {t('merchants.keys.savedIt')}
+              </Button>
+            </div>
+          </div>
+        ) : (
+          <form onSubmit={onSubmit} noValidate className="space-y-4">
+            <div className="space-y-1.5">
+              <Label htmlFor="merchant-businessName">{t('merchants.create.businessName')}</Label>
+              <Input id="merchant-businessName" data-testid="merchant-business-name" maxLength={120} autoFocus {...field('businessName')} />
+              {fieldError('businessName')}
+            </div>
+            <div className="space-y-1.5">
+              <Label htmlFor="merchant-businessEmail">{t('merchants.create.businessEmail')}</Label>
+              <Input
+                id="merchant-businessEmail"
+                data-testid="merchant-business-email"
+                type="email"
+                dir="ltr"
+                maxLength={254}
+                {...field('businessEmail')}
+              />
+              {fieldError('businessEmail')}
+            </div>
+            <div className="space-y-1.5">
+              <Label htmlFor="merchant-website">{t('merchants.create.website')}</Label>
+              <Input
+                id="merchant-website"
+                data-testid="merchant-website"
+                type="url"
+                dir="ltr"
+                placeholder="https://shop.example"
+                maxLength={300}
+                {...field('website')}
+              />
+              {fieldError('website')}
+            </div>
+            <div className="grid gap-4 sm:grid-cols-2">
+              <div className="space-y-1.5">
+                <Label htmlFor="merchant-platform">{t('merchants.create.platform')}</Label>
+                <select
+                  id="merchant-platform"
+                  data-testid="merchant-platform"
+                  className={selectClass}
+                  value={platformType}
+                  onChange={(e) => setPlatformType(e.target.value as PlatformType)}
+                >
+                  {PLATFORMS.map((p) => (
+                    <option key={p} value={p}>
+                      {t(platformLabel[p])}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div className="space-y-1.5">
+                <Label htmlFor="merchant-environment">{t('merchants.create.environment')}</Label>
+                <select
+                  id="merchant-environment"
+                  data-testid="merchant-environment"
+                  className={selectClass}
+                  value={environment}
+                  onChange={(e) => setEnvironment(e.target.value === 'production' ? 'production' : 'sandbox')}
+                >
+                  <option value="sandbox">{t('merchants.environment.sandbox')}</option>
+                  <option value="production">{t('merchants.environment.production')}</option>
+                </select>
+              </div>
+            </div>
+            <p className="text-xs text-slate-500">{t('merchants.create.environmentHint')}</p>
+            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+              <Button variant="outline" onClick={() => onOpenChange(false)}>
+                {t('common.cancel')}
+              </Button>
+              <Button type="submit" disabled={create.isPending} data-testid="merchant-create-submit">
+                {create.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                {create.isPending ? t('merchants.create.creating') : t('merchants.create.submit')}
+              </Button>
+            </div>
+          </form>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

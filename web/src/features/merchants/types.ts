@@ -1,0 +1,125 @@
+export type PlatformType = 'shopify' | 'wordpress' | 'woocommerce' | 'custom';
+export type Environment = 'sandbox' | 'production';
+
+/** GET /api/merchants: one of the signed-in user's merchant accounts. The secret key is only ever a hint here. */
+export interface Merchant {
+  id: string;
+  businessName: string;
+  businessEmail: string;
+  website: string | null;
+  platformType: PlatformType;
+  environment: Environment;
+  isActive: boolean;
+  /** All-time received, decimal dollars ("123.45"). */
+  totalVolume: string;
+  createdAt: string;
+  /** The publishable key (pk_test_… / pk_live_…): public by design. */
+  apiKey: string;
+  publicApiKey: string;
+  /** "sk_test_••••AB12". */
+  secretKeyHint: string;
+  secretKeyRolledAt: string | null;
+}
+
+/** Creating a merchant or rolling its secret: the only answers that carry the full secret key. */
+export interface MerchantWithSecret extends Merchant {
+  secretApiKey: string;
+}
+
+export interface CreateMerchantBody {
+  businessName: string;
+  businessEmail: string;
+  website?: string;
+  platformType: PlatformType;
+  environment: Environment;
+}
+
+/** The server may add statuses; unknown ones are shown neutrally. */
+export type PaymentIntentStatus =
+  | 'requires_payment_method'
+  | 'requires_confirmation'
+  | 'requires_action'
+  | 'processing'
+  | 'requires_capture'
+  | 'succeeded'
+  | 'canceled'
+  | 'failed'
+  | (string & {});
+
+export interface PaymentIntent {
+  id: string;
+  /** In cents. */
+  amount: number;
+  currency: string;
+  status: PaymentIntentStatus;
+  /** Unix seconds. */
+  created: number;
+  metadata: Record<string, string> | null;
+  description: string | null;
+  capture_method?: 'automatic' | 'manual';
+  livemode: boolean;
+}
+
+export interface ListAnswer<T> {
+  object: 'list';
+  has_more: boolean;
+  data: T[];
+}
+
+export interface MerchantUsage {
+  totalRequests: number;
+  totalRequestsToday?: number;
+  totalRequestsThisMonth?: number;
+}
+
+export const WEBHOOK_EVENT_CHOICES = ['payment_intent.succeeded', 'payment_intent.failed'] as const;
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  enabled_events: string[];
+  description: string | null;
+  status: 'enabled' | 'disabled' | (string & {});
+  disabled_reason: string | null;
+  /** Unix seconds. */
+  created: number;
+}
+
+/** The creating answer: the signing secret is shown this once. */
+export interface WebhookEndpointWithSecret extends WebhookEndpoint {
+  secret: string;
+}
+
+export interface CreateWebhookEndpointBody {
+  url: string;
+  enabled_events: string[];
+  description?: string;
+}
+
+/** One attempt's outcome. */
+export interface WebhookAttempt {
+  /** Unix seconds. */
+  at: number;
+  /** The receiver's HTTP status; null when it did not answer. */
+  status_code: number | null;
+  duration_ms: number;
+  response_snippet: string | null;
+  /** Why no answer came (timeout, network, URL rules). */
+  error: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  /** The event id. */
+  event: string;
+  event_type: string;
+  /** The endpoint id. */
+  webhook_endpoint: string;
+  url: string;
+  status: 'pending' | 'succeeded' | 'failed' | (string & {});
+  attempts: number;
+  created: number;
+  /** Unix seconds, while pending. */
+  next_attempt_at: number | null;
+  last_attempt: WebhookAttempt | null;
+}
