@@ -6,16 +6,7 @@ import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { IdempotencyHeader } from '../funding-sources/routes';
 import { BcardModel, CheckoutDetailsModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
-import { cancelBcard, createBcard, listBcards, parseAmount, processPayment, revealBcard } from './service';
-import { parseDecimal } from '@bpay/db/money';
-import { invalid } from '../../errors';
-
-function fixedCents(value: string | number | null | undefined, param: string): number | null {
-  if (value === null || value === undefined) return null;
-  const c = parseDecimal(value);
-  if (c === null || c < 0) throw invalid(param, `${param} must be an amount in dollars with at most 2 decimals.`);
-  return c;
-}
+import { cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
 
 export function bcardRoutes(deps: AppDeps) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
@@ -100,7 +91,7 @@ export function bcardRoutes(deps: AppDeps) {
               splits: (body.splits ?? []).map((s, i) => ({
                 fundingSourceId: s.fundingSourceId,
                 percentage: s.percentage ?? null,
-                fixedCents: fixedCents(s.fixedAmount, `splits.${i}.fixedAmount`),
+                fixedCents: parseFixedAmount(s.fixedAmount, `splits.${i}.fixedAmount`),
               })),
               idempotencyKey: scopedKey,
             }),

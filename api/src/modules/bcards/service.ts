@@ -37,6 +37,14 @@ export function parseAmount(value: string | number, param: string): number {
   return cents;
 }
 
+/** A fixed share in dollars (the payment demo's fixed mode) as cents; null when not given. */
+export function parseFixedAmount(value: string | number | null | undefined, param: string): number | null {
+  if (value === null || value === undefined) return null;
+  const cents = parseDecimal(value);
+  if (cents === null || cents < 0) throw invalid(param, `${param} must be an amount in dollars with at most 2 decimals.`);
+  return cents;
+}
+
 export interface SplitInput {
   fundingSourceId: string;
   percentage?: number | null;
