@@ -41,9 +41,14 @@ export default defineConfig({
     env: {
       PORT: String(PORT),
       BPAY_DATABASE_URL: 'file:./data/e2e/bpay.db',
+      BPAY_UPLOADS_DIR: './data/e2e/uploads',
       BPAY_SESSION_SECRET: 'e2e-session-secret-e2e-session-secret',
       BPAY_PUBLIC_URL: `http://localhost:${PORT}`,
       BPAY_LOG_LEVEL: 'debug',
+      // The first admin account (issue 5); e2e/admin.e2e.ts signs in with a TOTP code from this secret.
+      BPAY_ADMIN_USERNAME: 'root',
+      BPAY_ADMIN_PASSWORD: 'correct horse battery staple',
+      BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXP',
     },
   },
 });

@@ -14,6 +14,10 @@ import { checkoutRoutes } from './modules/checkout/routes';
 import { eventRoutes } from './modules/events/routes';
 import { webhookDashboardRoutes } from './modules/webhooks/dashboard-routes';
 import { webhookEndpointRoutes } from './modules/webhooks/routes';
+import { kycRoutes } from './modules/kyc/routes';
+import { adminAuthRoutes } from './modules/admin/auth-routes';
+import { adminKycRoutes } from './modules/admin/kyc-routes';
+import { adminRoutes } from './modules/admin/routes';
 import { httpPlugin } from './plugins/http';
 
 export const API_VERSION = '0.1.0';
@@ -63,6 +67,8 @@ export function createApp(deps: AppDeps) {
             { name: 'Webhook endpoints', description: 'Where bpay POSTs signed events (Authorization: Bearer sk_…)' },
             { name: 'Events', description: 'What happened to your objects, and their webhook deliveries (Authorization: Bearer sk_…)' },
             { name: 'Checkout', description: "The checkout widget's calls" },
+            { name: 'Admin', description: 'The back office (Authorization: Bearer <admin token from /api/admin/auth/login>)' },
+            { name: 'Identity verification', description: 'KYC submissions and their status (session cookie)' },
           ],
           components: {
             securitySchemes: {
@@ -76,6 +82,12 @@ export function createApp(deps: AppDeps) {
                 type: 'http',
                 scheme: 'bearer',
                 description: "A merchant's secret key: Authorization: Bearer sk_test_… (sandbox) or sk_live_… (production).",
+              },
+              adminToken: {
+                type: 'http',
+                scheme: 'bearer',
+                bearerFormat: 'JWT',
+                description: 'An admin token from POST /api/admin/auth/login (15 minutes by default, revocable). Cookies are ignored.',
               },
             },
             schemas: {},
@@ -96,6 +108,10 @@ export function createApp(deps: AppDeps) {
     .use(webhookEndpointRoutes(deps))
     .use(eventRoutes(deps))
     .use(webhookDashboardRoutes(deps))
+    .use(adminAuthRoutes(deps))
+    .use(adminRoutes(deps))
+    .use(adminKycRoutes(deps))
+    .use(kycRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

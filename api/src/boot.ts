@@ -11,8 +11,13 @@ import { expireBcards, recoverCollections } from './modules/bcards/collect';
 import { recoverStuckIntents } from './modules/payment-intents/service';
 import { startWebhookWorker } from './modules/webhooks/worker';
 import { pruneIdempotencyKeys } from './plugins/idempotency';
+import { createLocalDiskStorage } from './storage/local-disk';
 import { createSimulatedVendor } from './vendors/simulated';
-import { createStripeVendor } from './vendors/stripe';
+import { checkStripeCredentials, createStripeVendor } from './vendors/stripe';
+import { deriveKey } from './lib/crypto';
+import { ensureFirstAdmin } from './modules/admin/accounts';
+import { pruneAdminTokens } from './modules/admin/auth-service';
+import { activeStripeCredentials } from './modules/admin/vendors';
 
 /** How often unfinished collections are recovered and expired bcards refunded. */
 export const MONEY_SWEEP_MS = 30_000;
@@ -38,6 +43,17 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
   const handle = openDb({ url: env.databaseUrl, authToken: env.databaseAuthToken });
   await migrateDb(handle.db);
   await seedDb(handle.db, clock.now());
+  const vendorKey = env.vendorKey ?? deriveKey(env.sessionSecret, 'vendor-credentials');
+  // Stripe keys from the environment win; otherwise the admin-configured keys of the active mode (Admin → Vendors),
+  // read once here: a mode switch or new keys take effect at the next start.
+  const adminStripe = env.stripe
+    ? null
+    : await activeStripeCredentials(handle.db, vendorKey).catch((error) => {
+        // A changed BPAY_VENDOR_KEY (or session secret) makes the stored keys unreadable: start on the simulator.
+        log.error('stored vendor credentials cannot be decrypted; enter them again in Admin → Vendors', { error });
+        return null;
+      });
+  const stripeOptions = env.stripe ?? (adminStripe ? { secretKey: adminStripe.secretKey } : null);
   const deps = buildDeps({
     db: handle.db,
     clock,
@@ -48,12 +64,25 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     trustProxy: env.trustProxy,
     vendors: {
       simulated: createSimulatedVendor(handle.db, clock, env.sessionSecret),
-      ...(env.stripe ? { stripe: createStripeVendor(env.stripe) } : {}),
+      ...(stripeOptions ? { stripe: createStripeVendor(stripeOptions) } : {}),
     },
     bcardTtlMs: env.bcardTtlMs,
     webhooks: { timeoutMs: env.webhookTimeoutMs },
+    storage: createLocalDiskStorage(env.uploadsDir),
+    adminTokenTtlMs: env.admin.tokenTtlMs,
+    vendorKey,
+    ...(env.stripe
+      ? {
+          checkStripe: (secretKey: string) =>
+            checkStripeCredentials(secretKey, { host: env.stripe?.host, port: env.stripe?.port, protocol: env.stripe?.protocol }),
+        }
+      : {}),
   });
-  log.info('payment vendor', { vendor: deps.vendor.name });
+  log.info('payment vendor', {
+    vendor: deps.vendor.name,
+    ...(adminStripe ? { source: 'admin vendor settings', mode: adminStripe.mode } : {}),
+  });
+  await ensureFirstAdmin(deps, log, env.admin);
   const app = createApp(deps);
   // Finish or undo what a previous process left half-done, and refund bcards that expired meanwhile.
   await sweepMoney(deps);
@@ -66,6 +95,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
       deleteExpiredSessions(handle.db, clock),
       pruneFailures(handle.db, clock),
       pruneIdempotencyKeys(handle.db, clock),
+      pruneAdminTokens(handle.db, clock),
     ]).catch((error) => log.error('housekeeping failed', { error }));
   }, 10 * 60_000);
   housekeeping.unref();

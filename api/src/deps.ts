@@ -6,6 +6,9 @@ import type { Logger } from './lib/logger';
 import type { SessionConfig } from './modules/auth/sessions';
 import type { HostResolver } from './modules/webhooks/url-policy';
 import type { PaymentVendor, VendorName } from './vendors/types';
+import { checkStripeCredentials } from './vendors/stripe';
+import { createLocalDiskStorage } from './storage/local-disk';
+import type { FileStorage } from './storage/types';
 
 /** How webhook deliveries reach the outside world (tests replace these). */
 export interface WebhookDeps {
@@ -40,7 +43,19 @@ export interface AppDeps {
   /** AES key sealing webhook signing secrets at rest, derived from the session secret. */
   webhookKey: Buffer;
   webhooks: WebhookDeps;
+  /** Where uploaded identity documents are kept (local disk by default). */
+  storage: FileStorage;
+  /** AES key sealing KYC document numbers at rest, derived from the session secret. */
+  kycKey: Buffer;
+  /** Admin sign-in: the HS256 key of admin JWTs (derived for purpose 'admin-jwt') and their lifetime. */
+  admin: { jwtSecret: Uint8Array; tokenTtlMs: number };
+  /** AES key sealing payment-vendor credentials at rest (BPAY_VENDOR_KEY, else derived from the session secret). */
+  vendorKey: Buffer;
+  /** Checks Stripe credentials with a read-only call (the admin's Test Connection); tests point it at a stub. */
+  checkStripe: (secretKey: string) => Promise<{ ok: true } | { ok: false; message: string }>;
 }
+
+export const DEFAULT_ADMIN_TOKEN_TTL_MS = 15 * 60_000;
 
 export function buildDeps(input: {
   db: Db;
@@ -53,6 +68,13 @@ export function buildDeps(input: {
   vendors: { simulated: PaymentVendor; stripe?: PaymentVendor };
   bcardTtlMs: number;
   webhooks?: Partial<WebhookDeps>;
+  /** Local disk under ./data/uploads unless given (boot passes BPAY_UPLOADS_DIR). Nothing is touched until a put. */
+  storage?: FileStorage;
+  /** Admin JWT lifetime (15 minutes unless given). */
+  adminTokenTtlMs?: number;
+  /** BPAY_VENDOR_KEY; derived from the session secret when absent. */
+  vendorKey?: Buffer | null;
+  checkStripe?: AppDeps['checkStripe'];
 }): AppDeps {
   const { vendors } = input;
   const active = vendors.stripe ?? vendors.simulated;
@@ -82,5 +104,13 @@ export function buildDeps(input: {
       resolveHost: input.webhooks?.resolveHost ?? ((host) => dns.lookup(host, { all: true, verbatim: true })),
       timeoutMs: input.webhooks?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
     },
+    storage: input.storage ?? createLocalDiskStorage('./data/uploads'),
+    kycKey: deriveKey(input.sessionSecret, 'kyc-document-numbers'),
+    admin: {
+      jwtSecret: new Uint8Array(deriveKey(input.sessionSecret, 'admin-jwt')),
+      tokenTtlMs: input.adminTokenTtlMs ?? DEFAULT_ADMIN_TOKEN_TTL_MS,
+    },
+    vendorKey: input.vendorKey ?? deriveKey(input.sessionSecret, 'vendor-credentials'),
+    checkStripe: input.checkStripe ?? ((secretKey) => checkStripeCredentials(secretKey)),
   };
 }

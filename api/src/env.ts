@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -22,6 +22,7 @@ const schema = z.object({
   BPAY_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 14),
   BPAY_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   BPAY_WEB_DIST: z.string().min(1).default('./web/dist'),
+  BPAY_UPLOADS_DIR: z.string().min(1).default('./data/uploads'),
   BPAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   BPAY_BCARD_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   BPAY_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
@@ -33,6 +34,17 @@ const schema = z.object({
   BPAY_STRIPE_API_HOST: z.string().min(1).optional(),
   BPAY_STRIPE_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   BPAY_STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
+  BPAY_ADMIN_USERNAME: z.string().regex(/^[A-Za-z0-9_.@-]{3,64}$/, 'must be 3-64 letters, digits or _ . @ -').optional(),
+  BPAY_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').max(256).optional(),
+  BPAY_ADMIN_TOTP_SECRET: z
+    .string()
+    .regex(/^[A-Za-z2-7]{16,}=*$/, 'must be a base32 TOTP secret of at least 16 characters')
+    .optional(),
+  BPAY_ADMIN_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  BPAY_VENDOR_KEY: z
+    .string()
+    .refine((s) => Buffer.from(s, 'base64').length === 32, 'must be a base64-encoded 32-byte key')
+    .optional(),
 });
 
 export interface Env {
@@ -46,6 +58,8 @@ export interface Env {
   sessionTtlMs: number;
   trustProxy: boolean;
   webDist: string;
+  /** Where uploaded identity documents are kept (never inside webDist). */
+  uploadsDir: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   bcardTtlMs: number;
   /** How long a webhook receiver has to answer a delivery. */
@@ -53,6 +67,10 @@ export interface Env {
   /** Whether this process runs the webhook delivery worker. */
   webhookWorker: boolean;
   stripe: { secretKey: string; host?: string; port?: number; protocol?: 'http' | 'https' } | null;
+  /** The first admin, created at start when no admin exists (each field may be absent: then it is generated). */
+  admin: { username?: string; password?: string; totpSecret?: string; tokenTtlMs: number };
+  /** AES-256 key for payment-vendor credentials at rest; null means derived from the session secret. */
+  vendorKey: Buffer | null;
 }
 
 export class EnvError extends Error {
@@ -71,6 +89,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
   }
   const v = parsed.data;
+  // Uploaded identity documents must never be reachable as static files.
+  const uploads = resolve(v.BPAY_UPLOADS_DIR);
+  const webDist = resolve(v.BPAY_WEB_DIST);
+  if (uploads === webDist || uploads.startsWith(webDist + sep) || webDist.startsWith(uploads + sep)) {
+    throw new EnvError(['BPAY_UPLOADS_DIR: must not be inside (or contain) BPAY_WEB_DIST, which is served to anyone']);
+  }
   const sessionSecret = v.BPAY_SESSION_SECRET ?? loadOrCreateSecret(v.BPAY_SESSION_SECRET_FILE);
   return {
     nodeEnv: v.NODE_ENV,
@@ -83,6 +107,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     sessionTtlMs: v.BPAY_SESSION_TTL_HOURS * 3600_000,
     trustProxy: v.BPAY_TRUST_PROXY === 'true',
     webDist: v.BPAY_WEB_DIST,
+    uploadsDir: v.BPAY_UPLOADS_DIR,
     logLevel: v.BPAY_LOG_LEVEL,
     bcardTtlMs: v.BPAY_BCARD_TTL_MINUTES * 60_000,
     webhookTimeoutMs: v.BPAY_WEBHOOK_TIMEOUT_SECONDS * 1000,
@@ -95,6 +120,13 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
           protocol: v.BPAY_STRIPE_API_PROTOCOL,
         }
       : null,
+    admin: {
+      username: v.BPAY_ADMIN_USERNAME,
+      password: v.BPAY_ADMIN_PASSWORD,
+      totpSecret: v.BPAY_ADMIN_TOTP_SECRET?.replace(/=+$/, '').toUpperCase(),
+      tokenTtlMs: v.BPAY_ADMIN_TOKEN_TTL_MINUTES * 60_000,
+    },
+    vendorKey: v.BPAY_VENDOR_KEY ? Buffer.from(v.BPAY_VENDOR_KEY, 'base64') : null,
   };
 }
 

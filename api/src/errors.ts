@@ -159,6 +159,30 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'This webhook endpoint is disabled. Enable it (PATCH with disabled: false) before sending it events.',
   },
+  kyc_pending_limit_reached: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'You already have 5 verifications waiting for review. Wait for a decision before submitting another.',
+  },
+  invalid_admin_credentials: { status: 401, type: 'authentication_error', message: 'Invalid admin credentials' },
+  admin_locked: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many failed sign-in attempts. This admin account is locked for 30 minutes.',
+  },
+  invalid_admin_token: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Admin authentication required: send Authorization: Bearer <token from /api/admin/auth/login>.',
+  },
+  tier_name_taken: { status: 409, type: 'invalid_request_error', message: 'A subscription tier with this name already exists.' },
+  tier_in_use: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'Only inactive tiers that no user subscription references can be deleted.',
+  },
+  tier_inactive: { status: 400, type: 'invalid_request_error', message: 'Users can only be moved to an active tier.' },
+  vendor_secret_missing: { status: 400, type: 'invalid_request_error', message: 'No secret key configured for current mode' },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;
 

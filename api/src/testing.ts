@@ -8,6 +8,7 @@ import { buildDeps, type AppDeps } from './deps';
 import { TestClock } from './lib/clock';
 import { silentLogger, type Logger } from './lib/logger';
 import { setPeerAddress } from './lib/request-context';
+import { createLocalDiskStorage } from './storage/local-disk';
 import { createSimulatedVendor } from './vendors/simulated';
 import type { PaymentVendor } from './vendors/types';
 
@@ -53,6 +54,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     trustProxy: false,
     vendors: { simulated: opts.wrapVendor ? opts.wrapVendor(simulated) : simulated },
     bcardTtlMs: opts.bcardTtlMs ?? 30 * 60_000,
+    storage: createLocalDiskStorage(join(dir, 'uploads')),
   });
   return {
     app: createApp(deps),

@@ -3,3 +3,5 @@ export * from './subscriptions';
 export * from './money';
 export * from './simulator';
 export * from './merchants';
+export * from './kyc';
+export * from './admin';

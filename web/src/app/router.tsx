@@ -1,12 +1,15 @@
 import { parse } from 'regexparam';
 import { useState, type ComponentType } from 'react';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
+import { AdminLoginPage } from '../features/admin/components/admin-login-page';
+import { AdminPanelPage, useAdminSession } from '../features/admin/components/admin-panel-page';
 import { AuthPage } from '../features/auth/components/auth-page';
 import { LogoutPage } from '../features/auth/components/logout-page';
 import { useAuth } from '../features/auth/auth-context';
 import { nextFromLocation } from '../features/auth/next-path';
 import { CheckoutPayPage } from '../features/checkout/components/checkout-pay-page';
 import { DashboardPage } from '../features/dashboard/components/dashboard-page';
+import { KycVerificationPage } from '../features/kyc/components/kyc-page';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { DisclaimersPage } from '../features/legal/components/disclaimers-page';
 import { PrivacyPage } from '../features/legal/components/privacy-page';
@@ -22,9 +25,18 @@ export function caseInsensitiveParser(route: string, loose?: boolean) {
   return { keys, pattern: new RegExp(pattern.source, 'i') };
 }
 
-/** `/`: the landing page while the session loads or when signed out, the dashboard for users, the admin panel for admins. */
+/**
+ * `/`: the landing page while the session loads or when signed out, the dashboard for users, the admin panel for
+ * admins. Admins are their own accounts: with no consumer signed in, a verified admin token in this tab shows the
+ * panel (docs/DECISIONS.md, Admin panel).
+ */
 function Home() {
   const { user, isLoading } = useAuth();
+  const adminSession = useAdminSession();
+  if (!isLoading && !user && adminSession.token) {
+    if (adminSession.isLoading) return <div className="min-h-screen bg-slate-50" aria-busy="true" />;
+    if (adminSession.admin) return <AdminPanelPage />;
+  }
   if (isLoading || !user) return <LandingPage lang="en" />;
   if (user.role === 'admin') return <Redirect to="/admin-panel" />;
   return <DashboardPage />;
@@ -49,6 +61,16 @@ function SignedIn({ page: Page }: { page: ComponentType }) {
   return <Page />;
 }
 
+/** Pages for signed-in non-admin users only (spec §2: admins are not offered KYC); admins go to /. */
+function ConsumerOnly({ page: Page }: { page: ComponentType }) {
+  const { user, isLoading } = useAuth();
+  const [location] = useLocation();
+  if (isLoading) return <div className="min-h-screen bg-slate-50" aria-busy="true" />;
+  if (!user) return <AccessRequired returnTo={location} />;
+  if (user.role === 'admin') return <Redirect to="/" replace />;
+  return <Page />;
+}
+
 export function AppRouter() {
   return (
     <Router parser={caseInsensitiveParser}>
@@ -60,6 +82,9 @@ export function AppRouter() {
         <Route path="/terms-conditions" component={TermsPage} />
         <Route path="/privacy-policy" component={PrivacyPage} />
         <Route path="/legal-disclaimers" component={DisclaimersPage} />
+        <Route path="/admin-login" component={AdminLoginPage} />
+        <Route path="/admin-panel" component={AdminPanelPage} />
+        <Route path="/kyc-verification">{() => <ConsumerOnly page={KycVerificationPage} />}</Route>
         <Route path="/merchant-portal">{() => <SignedIn page={MerchantPortalPage} />}</Route>
         <Route path="/merchant-dashboard">{() => <SignedIn page={MerchantDashboardPage} />}</Route>
         {/* The checkout popup asks for sign-in itself, after showing what is being paid. */}

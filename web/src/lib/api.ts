@@ -83,6 +83,13 @@ export async function apiRequest<T = unknown>(
   return (await apiRequestWithHeaders<T>(method, path, body, opts, headers)).data;
 }
 
+/** Binary content (a document to preview): same error contract as apiRequest, without cookies unless asked. */
+export async function apiBlob(path: string, headers?: Record<string, string>, opts: RequestOptions = {}): Promise<Blob> {
+  const res = await fetch(path, { method: 'GET', credentials: opts.credentials ?? 'omit', headers });
+  await throwIfNotOk(res);
+  return res.blob();
+}
+
 /** A read that yields null on 401 instead of throwing (used for "who am I"). */
 export async function apiGetOrNull<T>(path: string): Promise<T | null> {
   try {

@@ -1,9 +1,11 @@
+import * as admin from './admin';
 import * as auth from './auth';
 import * as bcards from './bcards';
 import * as checkout from './checkout';
 import * as common from './common';
 import * as dashboard from './dashboard';
 import * as fundingSources from './funding-sources';
+import * as kyc from './kyc';
 import * as landing from './landing';
 import * as legal from './legal';
 import * as merchants from './merchants';
@@ -27,6 +29,8 @@ export const messages = {
     ...settings.en,
     ...merchants.en,
     ...checkout.en,
+    ...admin.en,
+    ...kyc.en,
   },
   ar: {
     ...common.ar,
@@ -40,6 +44,8 @@ export const messages = {
     ...settings.ar,
     ...merchants.ar,
     ...checkout.ar,
+    ...admin.ar,
+    ...kyc.ar,
   },
 };
 

@@ -1,0 +1,57 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { clientAddress } from '../../lib/request-context';
+import { errors } from '../../models';
+import { adminAuthPlugin } from '../../plugins/admin-auth';
+import { adminLogin, adminLogout } from './auth-service';
+import { AdminLoginBody, AdminTokenModel, AdminVerifyModel, SuccessModel } from './model';
+
+const security = [{ adminToken: [] }];
+
+/** Admin sign-in, sign-out and token check. Cookies are never read under /api/admin. */
+export function adminAuthRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: '/api/admin/auth', tags: ['Admin'] })
+    .use(adminAuthPlugin(deps))
+    .post(
+      '/login',
+      async ({ body, request }) => {
+        const r = await adminLogin(deps, body, clientAddress(request, deps.trustProxy));
+        return {
+          token: r.token,
+          expiresAt: r.expiresAt.toISOString(),
+          admin: { username: r.admin.username, loginTime: deps.clock.now().toISOString() },
+        };
+      },
+      {
+        body: AdminLoginBody,
+        parse: 'json',
+        response: { 200: AdminTokenModel, ...errors(400, 401, 415, 429) },
+        detail: {
+          summary: 'Admin sign-in (username, password and the current TOTP code)',
+          description:
+            'Unknown username, wrong password and a wrong or already used code all get the same 401 ' +
+            'invalid_admin_credentials. After 10 failures in a row for a username it is locked for 30 minutes: 429 ' +
+            'admin_locked with Retry-After (the same for names no admin has). The token expires after ' +
+            'BPAY_ADMIN_TOKEN_TTL_MINUTES (15 by default) and can be revoked with /logout.',
+          security: [],
+        },
+      },
+    )
+    .post(
+      '/logout',
+      async ({ admin, request }) => {
+        await adminLogout(deps, admin, clientAddress(request, deps.trustProxy));
+        return { success: true };
+      },
+      {
+        admin: true,
+        response: { 200: SuccessModel, ...errors(401) },
+        detail: { summary: 'Revoke this admin token on the server', security },
+      },
+    )
+    .get('/verify', ({ admin }) => ({ admin: { username: admin.username, loginTime: admin.issuedAt.toISOString() } }), {
+      admin: true,
+      response: { 200: AdminVerifyModel, ...errors(401) },
+      detail: { summary: 'Check an admin token: the admin and when the token was issued', security },
+    });
+}

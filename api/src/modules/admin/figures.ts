@@ -1,0 +1,171 @@
+import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
+import { schema, type Db } from '@bpay/db';
+import type { Clock } from '../../lib/clock';
+
+/*
+ * The admin dashboard and analytics, computed from the database on each call. Money is answered in dollars as
+ * numbers (cents / 100, exact to the cent) because the panel charts them; every sum is taken in integer cents.
+ */
+
+const dollars = (cents: number) => Math.round(cents) / 100;
+const num = (v: unknown) => Number(v ?? 0);
+/** A percentage with one decimal; 100 when nothing was attempted (nothing has failed). */
+const rate = (ok: number, all: number) => (all === 0 ? 100 : Math.round((ok / all) * 1000) / 10);
+
+/** Monthly price of every active subscription on a paid tier, in cents. */
+async function subscriptionRevenueCents(db: Db): Promise<number> {
+  const [row] = await db
+    .select({ s: sql<number>`coalesce(sum(${schema.subscriptionTiers.monthlyPriceCents}), 0)` })
+    .from(schema.userSubscriptions)
+    .innerJoin(schema.subscriptionTiers, eq(schema.subscriptionTiers.id, schema.userSubscriptions.tierId))
+    .where(eq(schema.userSubscriptions.status, 'active'));
+  return num(row?.s);
+}
+
+/** Fees bpay earned: the balance of the ledger account bpay:fees (reversals included). */
+async function feeRevenueCents(db: Db): Promise<number> {
+  const [row] = await db
+    .select({ s: sql<number>`coalesce(sum(${schema.ledgerPostings.amountCents}), 0)` })
+    .from(schema.ledgerPostings)
+    .where(eq(schema.ledgerPostings.account, 'bpay:fees'));
+  return num(row?.s);
+}
+
+/** Collections whose shares were captured and a bcard issued (later use, expiry or refund does not undo that). */
+const SUCCEEDED_COLLECTION = sql`${schema.collections.status} IN ('completed', 'refunding', 'refunded')`;
+/** Collections still in flight are not counted as attempts yet. */
+const FINISHED_COLLECTION = sql`${schema.collections.status} NOT IN ('holding', 'capturing')`;
+
+export interface AdminDashboard {
+  revenue: { total: number; subscriptions: number; fees: number };
+  users: { total: number };
+  merchants: { total: number };
+  bcardGeneration: { successRate: number; total: number };
+  fundingPool: { balance: number };
+  transactions: { volume: number };
+  fundingDeductions: { successRate: number };
+  bcardsToday: number;
+}
+
+const startOfUtcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+
+export async function adminDashboard(db: Db, clock: Clock): Promise<AdminDashboard> {
+  const [subs, fees] = await Promise.all([subscriptionRevenueCents(db), feeRevenueCents(db)]);
+  const [users] = await db.select({ n: count() }).from(schema.users);
+  const [merchants] = await db.select({ n: count() }).from(schema.merchants).where(eq(schema.merchants.isActive, true));
+  const [gen] = await db
+    .select({
+      all: count(),
+      ok: sql<number>`coalesce(sum(CASE WHEN ${SUCCEEDED_COLLECTION} THEN 1 ELSE 0 END), 0)`,
+      volume: sql<number>`coalesce(sum(CASE WHEN ${SUCCEEDED_COLLECTION} THEN ${schema.collections.amountCents} ELSE 0 END), 0)`,
+    })
+    .from(schema.collections)
+    .where(FINISHED_COLLECTION);
+  const [pool] = await db
+    .select({ s: sql<number>`coalesce(sum(${schema.bcards.limitCents} - ${schema.bcards.spentCents}), 0)` })
+    .from(schema.bcards)
+    .where(eq(schema.bcards.status, 'active'));
+  // A share that was captured (and possibly refunded later) succeeded; declined and voided ones did not.
+  const [shares] = await db
+    .select({
+      all: count(),
+      ok: sql<number>`coalesce(sum(CASE WHEN ${schema.collectionShares.status} IN ('captured', 'refunded') THEN 1 ELSE 0 END), 0)`,
+    })
+    .from(schema.collectionShares)
+    .where(sql`${schema.collectionShares.status} IN ('captured', 'refunded', 'declined', 'voided')`);
+  const [today] = await db
+    .select({ n: count() })
+    .from(schema.bcards)
+    .where(gte(schema.bcards.createdAt, startOfUtcDay(clock.now())));
+  return {
+    revenue: { total: dollars(subs + fees), subscriptions: dollars(subs), fees: dollars(fees) },
+    users: { total: num(users?.n) },
+    merchants: { total: num(merchants?.n) },
+    bcardGeneration: { successRate: rate(num(gen?.ok), num(gen?.all)), total: num(gen?.all) },
+    fundingPool: { balance: dollars(num(pool?.s)) },
+    transactions: { volume: dollars(num(gen?.volume)) },
+    fundingDeductions: { successRate: rate(num(shares?.ok), num(shares?.all)) },
+    bcardsToday: num(today?.n),
+  };
+}
+
+export interface SubscriptionAnalytics {
+  totalSubscriptionRevenue: number;
+  subscriptionsByTier: Array<{ tierId: string; tierName: string; count: number; monthlyRevenue: number }>;
+}
+
+/** Active subscriptions per tier (every tier listed, zero included) and their monthly revenue. */
+export async function subscriptionAnalytics(db: Db): Promise<SubscriptionAnalytics> {
+  const rows = await db
+    .select({
+      id: schema.subscriptionTiers.id,
+      name: schema.subscriptionTiers.displayName,
+      price: schema.subscriptionTiers.monthlyPriceCents,
+      n: sql<number>`count(${schema.userSubscriptions.id})`,
+    })
+    .from(schema.subscriptionTiers)
+    .leftJoin(
+      schema.userSubscriptions,
+      and(eq(schema.userSubscriptions.tierId, schema.subscriptionTiers.id), eq(schema.userSubscriptions.status, 'active')),
+    )
+    .groupBy(schema.subscriptionTiers.id)
+    .orderBy(asc(schema.subscriptionTiers.sortOrder), asc(schema.subscriptionTiers.monthlyPriceCents));
+  const byTier = rows.map((r) => ({ tierId: r.id, tierName: r.name, count: num(r.n), monthlyRevenueCents: num(r.n) * r.price }));
+  return {
+    totalSubscriptionRevenue: dollars(byTier.reduce((s, r) => s + r.monthlyRevenueCents, 0)),
+    subscriptionsByTier: byTier.map(({ monthlyRevenueCents, ...r }) => ({ ...r, monthlyRevenue: dollars(monthlyRevenueCents) })),
+  };
+}
+
+export const ANALYTICS_DAYS = 30;
+
+export interface AdminAnalytics {
+  paymentVolumeByDay: Array<{ date: string; amount: number }>;
+  bcardsByDay: Array<{ date: string; count: number }>;
+  sharesPerPayment: Array<{ shares: number; count: number }>;
+  revenueByPlan: Array<{ plan: string; revenue: number }>;
+}
+
+/**
+ * The Analytics tab: the last 30 UTC days (today included, every day present) of successful collection volume and
+ * bcards issued; how many funding sources successful payments were split across; and monthly subscription
+ * revenue by plan.
+ */
+export async function adminAnalytics(db: Db, clock: Clock): Promise<AdminAnalytics> {
+  const today = startOfUtcDay(clock.now());
+  const since = new Date(today.getTime() - (ANALYTICS_DAYS - 1) * 86_400_000);
+  const days = Array.from({ length: ANALYTICS_DAYS }, (_, i) => new Date(since.getTime() + i * 86_400_000).toISOString().slice(0, 10));
+  const day = (col: typeof schema.collections.createdAt | typeof schema.bcards.createdAt) =>
+    sql<string>`strftime('%Y-%m-%d', ${col} / 1000, 'unixepoch')`;
+  const volume = await db
+    .select({ d: day(schema.collections.createdAt), s: sql<number>`sum(${schema.collections.amountCents})` })
+    .from(schema.collections)
+    .where(and(SUCCEEDED_COLLECTION, gte(schema.collections.createdAt, since)))
+    .groupBy(day(schema.collections.createdAt));
+  const cards = await db
+    .select({ d: day(schema.bcards.createdAt), n: count() })
+    .from(schema.bcards)
+    .where(gte(schema.bcards.createdAt, since))
+    .groupBy(day(schema.bcards.createdAt));
+  const perPayment = db
+    .select({ c: schema.collections.id, k: sql<number>`count(${schema.collectionShares.id})`.as('k') })
+    .from(schema.collections)
+    .innerJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
+    .where(SUCCEEDED_COLLECTION)
+    .groupBy(schema.collections.id)
+    .as('per_payment');
+  const spread = await db
+    .select({ shares: sql<number>`${perPayment.k}`, n: count() })
+    .from(perPayment)
+    .groupBy(sql`${perPayment.k}`)
+    .orderBy(sql`${perPayment.k}`);
+  const vol = new Map(volume.map((r) => [r.d, num(r.s)]));
+  const bc = new Map(cards.map((r) => [r.d, num(r.n)]));
+  const plans = await subscriptionAnalytics(db);
+  return {
+    paymentVolumeByDay: days.map((date) => ({ date, amount: dollars(vol.get(date) ?? 0) })),
+    bcardsByDay: days.map((date) => ({ date, count: bc.get(date) ?? 0 })),
+    sharesPerPayment: spread.map((r) => ({ shares: num(r.shares), count: num(r.n) })),
+    revenueByPlan: plans.subscriptionsByTier.map((t) => ({ plan: t.tierName, revenue: t.monthlyRevenue })),
+  };
+}

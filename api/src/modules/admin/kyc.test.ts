@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { schema } from '@bpay/db';
+import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { adminCall, adminToken, makeAdmin } from './test-helpers';
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3]);
+
+function kycForm(): FormData {
+  const fd = new FormData();
+  const fields = {
+    verificationType: 'identity_document',
+    documentType: 'passport',
+    documentCountry: 'UK',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    dateOfBirth: '1990-12-10',
+    documentNumber: 'P1234567',
+  };
+  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+  fd.append('documents', new File([PNG], 'passport.png', { type: 'image/png' }));
+  return fd;
+}
+
+let ctx: TestContext;
+let token: string;
+beforeAll(async () => {
+  ctx = await makeTestApp();
+  await makeAdmin(ctx);
+  token = await adminToken(ctx);
+});
+afterAll(() => ctx.close());
+
+const api = (path: string, opts: { method?: string; body?: unknown } = {}) => adminCall(ctx, token, path, opts);
+
+describe('KYC review', () => {
+  test('queue, document, decision (audited), dashboard; consumer sees the result', async () => {
+    const u = await registerUser(ctx);
+    const sub = await call(ctx, '/api/kyc/submit', { method: 'POST', cookie: u.cookie, rawBody: kycForm() });
+    expect(sub.status).toBe(201);
+
+    const pending = await api('/api/admin/kyc/verifications?status=pending');
+    expect(pending.status).toBe(200);
+    expect(pending.body).toHaveLength(1);
+    const v = pending.body[0];
+    expect(v).toMatchObject({ status: 'pending', documentType: 'passport', user: { id: u.user.id, email: u.email }, documentNumber: 'P1234567' });
+    expect((await api('/api/admin/kyc/verifications?status=verified')).body).toEqual([]);
+    expect((await api('/api/admin/kyc/verifications?status=done')).status).toBe(400);
+
+    const docRes = await adminCall(ctx, token, `/api/admin/kyc/documents/${v.documents[0].id}`);
+    expect(docRes.status).toBe(200);
+    expect(docRes.headers.get('content-type')).toBe('image/png');
+    expect(new Uint8Array(Buffer.from(docRes.text, 'latin1')).length).toBeGreaterThan(0);
+    expect((await api('/api/admin/kyc/documents/doc_nope')).status).toBe(404);
+
+    for (const bad of [{ status: 'verified', riskScore: 20.5 }, { status: 'verified', riskScore: 101 }, { status: 'approved' }]) {
+      const r = await api(`/api/admin/kyc/verifications/${v.id}`, { method: 'PATCH', body: bad });
+      expect(r.status).toBe(400);
+    }
+    expect((await api('/api/admin/kyc/verifications/kyc_nope', { method: 'PATCH', body: { status: 'verified' } })).status).toBe(404);
+
+    ctx.clock.advance(2 * 3600_000);
+    token = await adminToken(ctx);
+    const decided = await api(`/api/admin/kyc/verifications/${v.id}`, {
+      method: 'PATCH',
+      body: { status: 'verified', riskScore: 20, adminNotes: 'Looks good' },
+    });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ status: 'verified', riskScore: 20, adminNotes: 'Looks good' });
+    const user = await ctx.handle.db.query.users.findFirst({ where: eq(schema.users.id, u.user.id) });
+    expect(user?.kycStatus).toBe('verified');
+    const [audit] = await ctx.handle.db.select().from(schema.auditLog).where(eq(schema.auditLog.action, 'kyc.decision'));
+    expect(audit?.before).toMatchObject({ status: 'pending', riskScore: null });
+    expect(audit?.after).toMatchObject({ status: 'verified', riskScore: 20, adminNotes: 'Looks good' });
+
+    const dash = await api('/api/admin/kyc/dashboard');
+    expect(dash.body).toMatchObject({ totalVerifications: 1, pendingVerifications: 0, verifiedUsers: 1, rejectedVerifications: 0 });
+    expect(dash.body.averageProcessingTime).toBeGreaterThanOrEqual(2);
+
+    const status = await call(ctx, '/api/kyc/status', { cookie: u.cookie });
+    expect(JSON.stringify(status.body)).toContain('"riskScore":20');
+  });
+
+  test('a consumer cookie reaches none of the KYC admin routes', async () => {
+    const u = await registerUser(ctx);
+    for (const [method, path, body] of [
+      ['GET', '/api/admin/kyc/dashboard'],
+      ['GET', '/api/admin/kyc/verifications'],
+      ['PATCH', '/api/admin/kyc/verifications/kyc_x', { status: 'verified' }],
+      ['GET', '/api/admin/kyc/documents/doc_x'],
+    ] as const) {
+      const r = await call(ctx, path, { method, cookie: u.cookie, ...(body ? { body } : {}) });
+      expect(r.status).toBe(401);
+    }
+  });
+});

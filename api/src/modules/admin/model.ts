@@ -1,0 +1,283 @@
+import { t } from 'elysia';
+import { FEATURE_KEYS, schema } from '@bpay/db';
+
+/** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
+const noDefault = { default: undefined };
+
+export const AdminLoginBody = t.Object({
+  username: t.String({ minLength: 1, maxLength: 64, error: 'Username is required' }),
+  password: t.String({ minLength: 1, maxLength: 256, error: 'Password is required' }),
+  accessCode: t.String({
+    minLength: 1,
+    maxLength: 16,
+    error: 'Admin access code is required',
+    description: "The current 6-digit code of the admin's authenticator app (TOTP, 30 s steps); each code works once.",
+  }),
+});
+
+export const AdminTokenModel = t.Object({
+  token: t.String({ description: 'A JWT (HS256, aud bpay-admin); send it as Authorization: Bearer <token>.' }),
+  expiresAt: t.String({ format: 'date-time' }),
+  admin: t.Object({ username: t.String(), loginTime: t.String({ format: 'date-time' }) }),
+});
+
+export const AdminVerifyModel = t.Object({
+  admin: t.Object({
+    username: t.String(),
+    loginTime: t.String({ format: 'date-time', description: 'When this token was issued' }),
+  }),
+});
+
+export const SuccessModel = t.Object({ success: t.Boolean() });
+
+export const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+
+const Role = t.UnionEnum(schema.USER_ROLES);
+
+export const UsersQuery = t.Object({
+  search: t.Optional(t.String({ maxLength: 254, description: 'A part of the e-mail address (case-insensitive)' })),
+  role: t.Optional(t.UnionEnum(schema.USER_ROLES, { ...noDefault, description: 'Omit for all roles' })),
+});
+
+const TierRef = t.Object({ id: t.String(), name: t.String(), displayName: t.String() });
+
+export const AdminUserModel = t.Object(
+  {
+    id: t.String(),
+    firstName: t.Union([t.String(), t.Null()]),
+    lastName: t.Union([t.String(), t.Null()]),
+    email: t.String(),
+    role: Role,
+    country: t.Union([t.String(), t.Null()]),
+    isKycVerified: t.Boolean(),
+    createdAt: t.String({ format: 'date-time' }),
+    tier: t.Union([TierRef, t.Null()]),
+  },
+  { $id: '#/components/schemas/AdminUser' },
+);
+
+export const UserPatchBody = t.Object({ role: t.UnionEnum(schema.USER_ROLES, { ...noDefault, error: 'role must be user, merchant or admin.' }) });
+
+export const SubscriptionPatchBody = t.Object({ tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }) });
+
+
+export const AdminTierModel = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    displayName: t.String(),
+    monthlyPrice: t.Number({ description: 'Dollars' }),
+    transactionFeeRate: t.Number({ description: 'Fraction: 0.029 = 2.9 %' }),
+    limits: t.Object(
+      {
+        fundingSources: t.Integer(),
+        monthlyTransactions: t.Integer(),
+        bcardGenerationLimit: t.Integer(),
+        apiCallsPerMonth: t.Integer(),
+      },
+      { description: '-1 means unlimited' },
+    ),
+    features: t.Array(t.UnionEnum(FEATURE_KEYS)),
+    isActive: t.Boolean(),
+    createdAt: t.String({ format: 'date-time' }),
+    updatedAt: t.String({ format: 'date-time' }),
+  },
+  { $id: '#/components/schemas/AdminTier' },
+);
+
+const limitField = t.Integer({ minimum: -1, maximum: 1_000_000_000, description: '0 or -1 means unlimited' });
+const TierLimitsInput = t.Object({
+  fundingSources: t.Optional(limitField),
+  monthlyTransactions: t.Optional(limitField),
+  apiCallsPerMonth: t.Optional(limitField),
+  bcardGenerationLimit: t.Optional(limitField),
+});
+
+const tierFields = {
+  name: t.String({
+    pattern: '^[a-z0-9_-]{1,40}$',
+    error: 'name must be 1-40 lower-case letters, digits, _ or -.',
+    description: 'Internal name, e.g. pro',
+  }),
+  displayName: t.String({ minLength: 1, maxLength: 80, error: 'displayName is required (at most 80 characters).' }),
+  monthlyPrice: t.Number({ minimum: 0, maximum: 1_000_000, description: 'Dollars, at most 2 decimals' }),
+  transactionFeeRate: t.Number({ minimum: 0, maximum: 1, description: 'Fraction in steps of 0.0001 (default 0.029)' }),
+  features: t.Array(t.UnionEnum(FEATURE_KEYS, noDefault), { maxItems: FEATURE_KEYS.length, uniqueItems: true }),
+  limits: TierLimitsInput,
+  isActive: t.Boolean(),
+};
+
+export const TierCreateBody = t.Object({
+  name: tierFields.name,
+  displayName: tierFields.displayName,
+  monthlyPrice: tierFields.monthlyPrice,
+  transactionFeeRate: t.Optional(tierFields.transactionFeeRate),
+  features: t.Optional(tierFields.features),
+  limits: t.Optional(tierFields.limits),
+  isActive: t.Optional(tierFields.isActive),
+});
+
+export const TierPatchBody = t.Object({
+  name: t.Optional(tierFields.name),
+  displayName: t.Optional(tierFields.displayName),
+  monthlyPrice: t.Optional(tierFields.monthlyPrice),
+  transactionFeeRate: t.Optional(tierFields.transactionFeeRate),
+  features: t.Optional(tierFields.features),
+  limits: t.Optional(tierFields.limits),
+  isActive: t.Optional(tierFields.isActive),
+});
+
+export const TierDeletedModel = t.Object({ deleted: t.Literal(true), id: t.String() });
+
+export const UserSubscriptionModel = t.Object(
+  {
+    id: t.String(),
+    userId: t.String(),
+    tierId: t.String(),
+    status: t.UnionEnum(schema.SUBSCRIPTION_STATUSES),
+    currentPeriodStart: t.String({ format: 'date-time' }),
+    currentPeriodEnd: t.String({ format: 'date-time' }),
+    user: t.Object({
+      id: t.String(),
+      email: t.String(),
+      firstName: t.Union([t.String(), t.Null()]),
+      lastName: t.Union([t.String(), t.Null()]),
+    }),
+    tier: t.Object({
+      id: t.String(),
+      name: t.String(),
+      displayName: t.String(),
+      monthlyPrice: t.Number(),
+      transactionFeeRate: t.Number(),
+      limits: t.Object({
+        fundingSources: t.Integer(),
+        monthlyTransactions: t.Integer(),
+        bcardGenerationLimit: t.Integer(),
+        apiCallsPerMonth: t.Integer(),
+      }),
+      features: t.Array(t.UnionEnum(FEATURE_KEYS)),
+      isActive: t.Boolean(),
+    }),
+  },
+  { $id: '#/components/schemas/AdminUserSubscription' },
+);
+
+export const SubscriptionAnalyticsModel = t.Object({
+  totalSubscriptionRevenue: t.Number({ description: 'Monthly, dollars: the price of every active subscription' }),
+  subscriptionsByTier: t.Array(
+    t.Object({ tierId: t.String(), tierName: t.String(), count: t.Integer(), monthlyRevenue: t.Number() }),
+  ),
+});
+
+export const DashboardModel = t.Object({
+  revenue: t.Object({
+    total: t.Number({ description: 'Dollars: monthly price of active paid subscriptions + fees in the ledger (bpay:fees)' }),
+    subscriptions: t.Number(),
+    fees: t.Number(),
+  }),
+  users: t.Object({ total: t.Integer() }),
+  merchants: t.Object({ total: t.Integer({ description: 'Active merchants' }) }),
+  bcardGeneration: t.Object({
+    successRate: t.Number({ description: 'Percent of finished collections that issued a bcard (100 when none)' }),
+    total: t.Integer({ description: 'Finished collections' }),
+  }),
+  fundingPool: t.Object({
+    balance: t.Number({ description: 'Dollars left on active bcards (bpay itself holds no funds)' }),
+  }),
+  transactions: t.Object({ volume: t.Number({ description: 'Dollars collected by successful collections' }) }),
+  fundingDeductions: t.Object({
+    successRate: t.Number({ description: 'Percent of settled shares that were captured (100 when none)' }),
+  }),
+  bcardsToday: t.Integer({ description: 'bcards issued since 00:00 UTC' }),
+});
+
+export const AnalyticsModel = t.Object({
+  paymentVolumeByDay: t.Array(t.Object({ date: t.String({ format: 'date' }), amount: t.Number() })),
+  bcardsByDay: t.Array(t.Object({ date: t.String({ format: 'date' }), count: t.Integer() })),
+  sharesPerPayment: t.Array(t.Object({ shares: t.Integer(), count: t.Integer() })),
+  revenueByPlan: t.Array(t.Object({ plan: t.String(), revenue: t.Number() })),
+});
+
+export const MerchantsQuery = t.Object({
+  search: t.Optional(t.String({ maxLength: 200, description: 'A part of the business name or e-mail' })),
+  environment: t.Optional(t.UnionEnum(schema.ENVIRONMENTS, noDefault)),
+});
+
+export const AdminMerchantModel = t.Object(
+  {
+    id: t.String(),
+    businessName: t.String(),
+    businessEmail: t.String(),
+    website: t.Union([t.String(), t.Null()]),
+    platformType: t.UnionEnum(schema.PLATFORM_TYPES),
+    environment: t.UnionEnum(schema.ENVIRONMENTS),
+    isActive: t.Boolean(),
+    totalVolume: t.String({ description: 'All-time received, in dollars' }),
+    createdAt: t.String({ format: 'date-time' }),
+    apiKey: t.String(),
+    publicApiKey: t.String(),
+    user: t.Object({
+      id: t.String(),
+      firstName: t.Union([t.String(), t.Null()]),
+      lastName: t.Union([t.String(), t.Null()]),
+      email: t.String(),
+    }),
+  },
+  { $id: '#/components/schemas/AdminMerchant' },
+);
+
+const VendorModeModel = t.Object({
+  publishableKey: t.Union([t.String(), t.Null()]),
+  secretKeySet: t.Boolean(),
+  secretKeyLast4: t.Union([t.String(), t.Null()]),
+  webhookSecretSet: t.Boolean(),
+  webhookSecretLast4: t.Union([t.String(), t.Null()]),
+  configured: t.Boolean({ description: 'Both a publishable and a secret key are set' }),
+  updatedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+});
+
+const Features = t.Object({
+  paymentProcessing: t.Boolean(),
+  cardIssuing: t.Boolean(),
+  identity: t.Boolean(),
+  connect: t.Boolean(),
+});
+
+export const VendorConfigModel = t.Object(
+  { mode: t.UnionEnum(schema.VENDOR_MODES), features: Features, test: VendorModeModel, live: VendorModeModel },
+  { $id: '#/components/schemas/AdminVendorConfig', description: 'Secrets are write-only: never returned.' },
+);
+
+export const VendorModeParams = t.Object({
+  mode: t.UnionEnum(schema.VENDOR_MODES, { ...noDefault, error: 'mode must be test or live.' }),
+});
+
+const nullableKey = (description: string) => t.Optional(t.Union([t.String({ minLength: 1, maxLength: 255 }), t.Null()], { description }));
+
+export const VendorCredentialsBody = t.Object({
+  publishableKey: nullableKey('pk_test_… / pk_live_…; null clears it'),
+  secretKey: nullableKey('Write-only. sk_… or rk_… of this mode; null clears it'),
+  webhookSecret: nullableKey('Write-only. whsec_…; null clears it'),
+});
+
+export const VendorSettingsBody = t.Object({
+  mode: t.Optional(t.UnionEnum(schema.VENDOR_MODES, noDefault)),
+  features: t.Optional(
+    t.Object(
+      {
+        paymentProcessing: t.Optional(t.Boolean()),
+        cardIssuing: t.Optional(t.Boolean()),
+        identity: t.Optional(t.Boolean()),
+        connect: t.Optional(t.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+});
+
+export const ConnectionTestModel = t.Object({
+  ok: t.Boolean(),
+  provider: t.Literal('stripe'),
+  mode: t.UnionEnum(schema.VENDOR_MODES),
+  message: t.String(),
+});

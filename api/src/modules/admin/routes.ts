@@ -1,0 +1,216 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { clientAddress } from '../../lib/request-context';
+import { errors } from '../../models';
+import { adminAuthPlugin } from '../../plugins/admin-auth';
+import type { AdminPrincipal } from './auth-service';
+import { adminAnalytics, adminDashboard, subscriptionAnalytics } from './figures';
+import { listAllMerchants } from './merchants';
+import {
+  AdminMerchantModel,
+  AdminTierModel,
+  AdminUserModel,
+  AnalyticsModel,
+  ConnectionTestModel,
+  DashboardModel,
+  IdParams,
+  MerchantsQuery,
+  SubscriptionAnalyticsModel,
+  SubscriptionPatchBody,
+  TierCreateBody,
+  TierDeletedModel,
+  TierPatchBody,
+  UserPatchBody,
+  UsersQuery,
+  UserSubscriptionModel,
+  VendorConfigModel,
+  VendorCredentialsBody,
+  VendorModeParams,
+  VendorSettingsBody,
+} from './model';
+import { createTier, deleteTier, listTiers, toggleTier, updateTier } from './tiers';
+import { changeUserSubscription, listUserSubscriptions, listUsers, setUserRole, type AdminActor } from './users';
+import { getVendorConfig, putVendorCredentials, testVendorConnection, updateVendorSettings } from './vendors';
+
+export const ADMIN_SECURITY = [{ adminToken: [] }];
+
+/** The back office API. Every route needs an admin token (`admin: true`); every write is audited by its service. */
+export function adminRoutes(deps: AppDeps) {
+  const actor = (admin: AdminPrincipal, request: Request): AdminActor => ({
+    adminId: admin.id,
+    ip: clientAddress(request, deps.trustProxy),
+  });
+  const doc = (summary: string, description?: string) => ({
+    summary,
+    ...(description ? { description } : {}),
+    security: ADMIN_SECURITY,
+  });
+
+  return new Elysia({ prefix: '/api/admin', tags: ['Admin'] })
+    .use(adminAuthPlugin(deps))
+    .get('/dashboard', () => adminDashboard(deps.db, deps.clock), {
+      admin: true,
+      response: { 200: DashboardModel, ...errors(401) },
+      detail: doc(
+        'Dashboard figures',
+        'Computed from the database on each call. Money in dollars. revenue.total is the monthly price of active ' +
+          'paid subscriptions plus the fees in the ledger account bpay:fees. fundingPool.balance is what is left ' +
+          'on active bcards: bpay holds no funds of its own.',
+      ),
+    })
+    .get('/analytics', () => adminAnalytics(deps.db, deps.clock), {
+      admin: true,
+      response: { 200: AnalyticsModel, ...errors(401) },
+      detail: doc('Analytics tab charts', 'Daily series cover the last 30 UTC days, today included, every day present.'),
+    })
+    .get('/users', ({ query }) => listUsers(deps.db, query), {
+      admin: true,
+      query: UsersQuery,
+      response: { 200: t.Array(AdminUserModel), ...errors(400, 401) },
+      detail: doc('Users, newest first (at most 500), by e-mail search and role'),
+    })
+    .patch('/users/:id', ({ admin, request, params, body }) => setUserRole(deps.db, deps.clock, actor(admin, request), params.id, body.role), {
+      admin: true,
+      params: IdParams,
+      body: UserPatchBody,
+      parse: 'json',
+      response: { 200: AdminUserModel, ...errors(400, 401, 404, 415) },
+      detail: doc("Change a user's role"),
+    })
+    .patch(
+      '/users/:id/subscription',
+      ({ admin, request, params, body }) =>
+        changeUserSubscription(deps.db, deps.clock, actor(admin, request), params.id, body.tierId),
+      {
+        admin: true,
+        params: IdParams,
+        body: SubscriptionPatchBody,
+        parse: 'json',
+        response: { 200: UserSubscriptionModel, ...errors(400, 401, 404, 415) },
+        detail: doc(
+          "Move a user to another tier",
+          'Active tiers only (400 tier_inactive). Ends the current subscription and starts a new one in one transaction.',
+        ),
+      },
+    )
+    .get('/subscription-tiers', () => listTiers(deps.db), {
+      admin: true,
+      response: { 200: t.Array(AdminTierModel), ...errors(401) },
+      detail: doc('Every tier, active or not'),
+    })
+    .post(
+      '/subscription-tiers',
+      async ({ admin, request, body, set }) => {
+        const tier = await createTier(deps.db, deps.clock, actor(admin, request), body);
+        set.status = 201;
+        return tier;
+      },
+      {
+        admin: true,
+        body: TierCreateBody,
+        parse: 'json',
+        response: { 201: AdminTierModel, ...errors(400, 401, 409, 415) },
+        detail: doc(
+          'Create a tier',
+          'Defaults: limits fundingSources 5, monthlyTransactions 100, apiCallsPerMonth 1000, bcardGenerationLimit 10; ' +
+            'transactionFeeRate 0.029; active. monthlyPrice in dollars (at most 2 decimals), transactionFeeRate a ' +
+            'fraction in steps of 0.0001; a limit of 0 or -1 is unlimited.',
+        ),
+      },
+    )
+    .patch(
+      '/subscription-tiers/:id',
+      ({ admin, request, params, body }) => updateTier(deps.db, deps.clock, actor(admin, request), params.id, body),
+      {
+        admin: true,
+        params: IdParams,
+        body: TierPatchBody,
+        parse: 'json',
+        response: { 200: AdminTierModel, ...errors(400, 401, 404, 409, 415) },
+        detail: doc('Edit a tier (fields left out are unchanged)'),
+      },
+    )
+    .patch(
+      '/subscription-tiers/:id/toggle',
+      ({ admin, request, params }) => toggleTier(deps.db, deps.clock, actor(admin, request), params.id),
+      {
+        admin: true,
+        params: IdParams,
+        response: { 200: AdminTierModel, ...errors(401, 404) },
+        detail: doc('Activate or deactivate a tier', 'Users already on a deactivated tier keep it.'),
+      },
+    )
+    .delete(
+      '/subscription-tiers/:id',
+      ({ admin, request, params }) => deleteTier(deps.db, deps.clock, actor(admin, request), params.id),
+      {
+        admin: true,
+        params: IdParams,
+        response: { 200: TierDeletedModel, ...errors(401, 404, 409) },
+        detail: doc(
+          'Delete a tier',
+          'Only an inactive tier that no user subscription (active or ended) references, and never the free plan: ' +
+            'otherwise 409 tier_in_use with a message for the panel.',
+        ),
+      },
+    )
+    .get('/user-subscriptions', () => listUserSubscriptions(deps.db, deps.clock), {
+      admin: true,
+      response: { 200: t.Array(UserSubscriptionModel), ...errors(401) },
+      detail: doc('Active subscriptions with their user and tier'),
+    })
+    .get('/subscription-analytics', () => subscriptionAnalytics(deps.db), {
+      admin: true,
+      response: { 200: SubscriptionAnalyticsModel, ...errors(401) },
+      detail: doc('Active subscriptions and monthly revenue per tier'),
+    })
+    .get('/merchants', ({ query }) => listAllMerchants(deps, query), {
+      admin: true,
+      query: MerchantsQuery,
+      response: { 200: t.Array(AdminMerchantModel), ...errors(400, 401) },
+      detail: doc('Every merchant with its owner (at most 500, newest first)'),
+    })
+    .get('/vendors', () => getVendorConfig(deps.db), {
+      admin: true,
+      response: { 200: VendorConfigModel, ...errors(401) },
+      detail: doc('Payment-vendor configuration', 'Secrets are write-only: only whether each is set and its last 4 characters.'),
+    })
+    .put(
+      '/vendors/:mode',
+      ({ admin, request, params, body }) =>
+        putVendorCredentials(deps.db, deps.clock, deps.vendorKey, actor(admin, request), params.mode, body),
+      {
+        admin: true,
+        params: VendorModeParams,
+        body: VendorCredentialsBody,
+        parse: 'json',
+        response: { 200: VendorConfigModel, ...errors(400, 401, 415) },
+        detail: doc(
+          "Set a mode's Stripe credentials",
+          'Secrets are sealed with AES-GCM at rest and never returned. Fields left out are unchanged; null clears one.',
+        ),
+      },
+    )
+    .patch('/vendors', ({ admin, request, body }) => updateVendorSettings(deps.db, deps.clock, actor(admin, request), body), {
+      admin: true,
+      body: VendorSettingsBody,
+      parse: 'json',
+      response: { 200: VendorConfigModel, ...errors(400, 401, 415) },
+      detail: doc(
+        'Switch the vendor mode (test/live) and features',
+        "The server uses the active mode's Stripe secret key from its next start, unless BPAY_STRIPE_SECRET_KEY is set (the environment wins).",
+      ),
+    })
+    .post(
+      '/vendors/test-connection',
+      ({ admin, request }) => testVendorConnection(deps.db, deps.clock, deps.vendorKey, deps.checkStripe, actor(admin, request)),
+      {
+        admin: true,
+        response: { 200: ConnectionTestModel, ...errors(400, 401) },
+        detail: doc(
+          "Check the current mode's Stripe secret key",
+          "A read-only call (balance). 400 vendor_secret_missing ('No secret key configured for current mode') when it has none.",
+        ),
+      },
+    );
+}

@@ -1,0 +1,101 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { AppError } from '../../errors';
+import { errors } from '../../models';
+import { sessionPlugin } from '../../plugins/session';
+import { KYC_SUBMIT_REQUEST_BODY, KycStatusModel, KycVerificationModel } from './model';
+import { getVerificationDocument, listOwnVerifications, submitVerification } from './service';
+import { contentDisposition, MAX_BODY_BYTES } from './validation';
+
+const tooLarge = () =>
+  new AppError('payload_too_large', 'The upload is too large: at most 5 files of 10 MB each.', 'documents');
+
+/**
+ * Reads the multipart body with a cap. A declared Content-Length over the cap is refused before a byte is read;
+ * a body without one (chunked) is read only up to the cap. Then the bytes are parsed as form data.
+ */
+export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES): Promise<FormData> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const body = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.byteLength;
+  }
+  try {
+    return await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
+  } catch {
+    throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', 'documents');
+  }
+}
+
+export function kycRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: '/api/kyc', tags: ['Identity verification'] })
+    .use(sessionPlugin(deps))
+    .get('/status', async ({ user }) => ({ verifications: await listOwnVerifications(deps, user.id) }), {
+      auth: true,
+      response: { 200: KycStatusModel, ...errors(401) },
+      detail: { summary: 'Your identity verifications, newest first' },
+    })
+    .post(
+      '/submit',
+      async ({ user, request, set }) => {
+        const form = await readMultipart(request);
+        const view = await submitVerification(deps, user, form);
+        set.status = 201;
+        return view;
+      },
+      {
+        auth: true,
+        // The handler reads the body itself, with a size cap (Elysia would buffer all of it first).
+        parse: 'none',
+        response: { 201: KycVerificationModel, ...errors(400, 401, 403, 409, 413, 415) },
+        detail: {
+          summary: 'Submit an identity verification (multipart/form-data)',
+          description:
+            'Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A body ' +
+            'over 5 × 10 MB is refused with 413 before it is read. The applicant must be 18 or older. At most 5 ' +
+            'verifications may wait for review at once (409 kyc_pending_limit_reached).',
+          requestBody: KYC_SUBMIT_REQUEST_BODY as never,
+        },
+      },
+    )
+    .get(
+      '/documents/:id',
+      async ({ user, params }) => {
+        const { document, bytes } = await getVerificationDocument(deps, params.id, user.id);
+        return new Response(bytes, {
+          headers: {
+            'content-type': document.contentType,
+            'content-length': String(bytes.byteLength),
+            'content-disposition': contentDisposition(document.name),
+            'x-content-type-options': 'nosniff',
+            'cache-control': 'no-store',
+            'content-security-policy': "default-src 'none'; sandbox",
+          },
+        });
+      },
+      {
+        auth: true,
+        params: t.Object({ id: t.String() }),
+        response: { ...errors(401, 404) },
+        detail: { summary: 'One of your uploaded documents (its bytes)' },
+      },
+    );
+}

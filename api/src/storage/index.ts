@@ -1,0 +1,2 @@
+export type { FileStorage } from './types';
+export { createLocalDiskStorage, newStorageKey } from './local-disk';

@@ -1,0 +1,257 @@
+import { expect, test, type Page } from '@playwright/test';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { totp, totpStep } from '../api/src/lib/totp';
+import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
+
+/*
+ * The back office in Chromium (issue 5): a consumer submits a verification with a PNG, an admin signs in with a
+ * TOTP code, reviews the document and verifies it, and the consumer sees the decision and gets the verified
+ * benefits (a third funding source, in another name). The admin account comes from playwright.config.ts.
+ */
+const ADMIN = { username: 'root', password: 'correct horse battery staple', secret: 'JBSWY3DPEHPK3PXP' };
+// Sign-ins share one TOTP secret and each code works once: run this file's tests in order in one worker.
+test.describe.configure({ mode: 'default' });
+
+const toast = (page: Page) => page.getByTestId('toast').last();
+const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+/** A valid 1×1 PNG, built byte by byte (signature, IHDR, IDAT, IEND). */
+function tinyPng(): Buffer {
+  return Buffer.from(
+    '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+      '1f15c4890000000d49444154789c636000010000050001' +
+      '0d0a2db40000000049454e44ae426082',
+    'hex',
+  );
+}
+
+/**
+ * Each code works once (the server refuses a step at or before the last it accepted): use a step no sign-in in
+ * this process has used, waiting for the next 30 s step when needed, and not one about to expire.
+ */
+const STEP_FILE = 'data/e2e/admin-totp-step';
+async function freshCode(): Promise<string> {
+  // Kept in a file, not a variable: a failed test restarts the worker and would forget it.
+  const lastUsedStep = existsSync(STEP_FILE) ? Number(readFileSync(STEP_FILE, 'utf8')) : -1;
+  for (;;) {
+    const now = Date.now();
+    const step = totpStep(now);
+    const msLeft = (step + 1) * 30_000 - now;
+    if (step > lastUsedStep && msLeft > 3_000) {
+      writeFileSync(STEP_FILE, String(step));
+      return totp(ADMIN.secret, now);
+    }
+    await new Promise((r) => setTimeout(r, msLeft + 200));
+  }
+}
+
+async function signIn(page: Page) {
+  await page.goto('/admin-login');
+  await page.getByTestId('admin-username').fill(ADMIN.username);
+  await page.getByTestId('admin-password').fill(ADMIN.password);
+  await page.getByTestId('admin-access-code').fill(await freshCode());
+  await page.getByTestId('admin-login-submit').click();
+  await expect(page).toHaveURL(/\/admin-panel$/);
+  await expect(page.getByTestId('admin-welcome')).toHaveText('Welcome back, root');
+}
+
+function fundingSource(name: string, defaultSplitPercentage: number) {
+  return {
+    cardNumber: E2E_CARD_NUMBERS[0],
+    expiryMonth: '12',
+    expiryYear: '2030',
+    cvv: E2E_CVV,
+    name,
+    type: 'credit_card',
+    defaultSplitPercentage,
+  };
+}
+
+test('admin login: required fields, wrong code, password toggle, footer, panel guarded', async ({ page }) => {
+  // The panel sends unauthenticated visitors to the login page.
+  await page.goto('/admin-panel');
+  await expect(page).toHaveURL(/\/admin-login$/);
+  await expect(page.getByText('Authorized personnel only')).toBeVisible();
+  await expect(page.getByText('All access attempts are logged and monitored')).toBeVisible();
+
+  const submit = page.getByTestId('admin-login-submit');
+  await expect(submit).toHaveText('Access Admin Panel');
+  await submit.click();
+  await expect(page.getByText('Username is required')).toBeVisible();
+  await expect(page.getByText('Password is required')).toBeVisible();
+  await expect(page.getByText('Admin access code is required')).toBeVisible();
+
+  await page.getByTestId('admin-username').fill(ADMIN.username);
+  const password = page.getByTestId('admin-password');
+  await password.fill(ADMIN.password);
+  await expect(password).toHaveAttribute('type', 'password');
+  await page.getByTestId('admin-password-toggle').click();
+  await expect(password).toHaveAttribute('type', 'text');
+  await page.getByTestId('admin-password-toggle').click();
+  await expect(password).toHaveAttribute('type', 'password');
+
+  // The access code is masked and digits only.
+  const code = page.getByTestId('admin-access-code');
+  await expect(code).toHaveAttribute('type', 'password');
+  await code.fill('12ab34');
+  await expect(code).toHaveValue('1234');
+
+  // A code from ten minutes ahead is not accepted: the server's message (or the spec's fallback) is shown.
+  await code.fill(totp(ADMIN.secret, Date.now() + 10 * 60_000));
+  await submit.click();
+  await expect(page.getByTestId('admin-login-error')).toBeVisible();
+  await expect(page).toHaveURL(/\/admin-login$/);
+  expect(await page.evaluate(() => Object.keys(window.localStorage).filter((k) => k.includes('admin')))).toEqual([]);
+});
+
+test('KYC review end to end: consumer submits, admin verifies with risk 20, consumer sees it and adds a third source in another name', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(120_000);
+
+  // The consumer, in a context of their own, submits a verification with a PNG through the API.
+  const consumerContext = await browser.newContext();
+  const consumer = await consumerContext.newPage();
+  const email = uniqueEmail('kyc-admin');
+  const reg = await consumer.request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+  });
+  expect(reg.status()).toBe(201);
+  for (let i = 0; i < 2; i++) {
+    const res = await consumer.request.post('/api/funding-sources', { data: fundingSource('Ada Lovelace', 50) });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+  // Not verified yet: the free plan's two sources are all there is.
+  const refused = await consumer.request.post('/api/funding-sources', { data: fundingSource('Grace Hopper', 0) });
+  expect(refused.status()).toBeGreaterThanOrEqual(400);
+
+  const submitted = await consumer.request.post('/api/kyc/submit', {
+    multipart: {
+      verificationType: 'identity_document',
+      documentType: 'passport',
+      documentCountry: 'UK',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      dateOfBirth: '1990-12-10',
+      documentNumber: 'P1234567',
+      documents: { name: 'passport.png', mimeType: 'image/png', buffer: tinyPng() },
+    },
+  });
+  expect(submitted.status(), await submitted.text()).toBeLessThan(300);
+
+  // The admin signs in with the current TOTP code.
+  await signIn(page);
+  // The token is tab-scoped: sessionStorage, never localStorage.
+  const stored = await page.evaluate(() => ({
+    session: Object.keys(window.sessionStorage).filter((k) => k.includes('admin')),
+    local: Object.keys(window.localStorage).filter((k) => k.includes('admin')),
+  }));
+  expect(stored).toEqual({ session: ['bpay-admin-token'], local: [] });
+  await expect(page.getByTestId('admin-stat-users-value')).not.toHaveText('0');
+  await expect(page.getByText('System operational')).toBeVisible();
+
+  // KYC: the consumer's verification is listed; the review dialog shows the document image.
+  await page.getByTestId('admin-tab-kyc').click();
+  const row = page.getByTestId('kyc-row').filter({ hasText: email });
+  await expect(row).toHaveCount(1);
+  await row.getByTestId('kyc-review').click();
+  const dialog = page.getByTestId('kyc-review-dialog');
+  const image = dialog.getByTestId('kyc-document-image');
+  await expect(image).toBeVisible();
+  expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+  await expect(image).toHaveAttribute('src', /^blob:/);
+
+  await dialog.getByTestId('kyc-review-status').selectOption('verified');
+  await dialog.getByTestId('kyc-review-risk').fill('20');
+  await expect(dialog.getByTestId('kyc-review-risk-band')).toHaveText('Low Risk');
+  await dialog.getByTestId('kyc-review-risk').fill('71');
+  await expect(dialog.getByTestId('kyc-review-risk-band')).toHaveText('High Risk');
+  await dialog.getByTestId('kyc-review-risk').fill('20');
+  await dialog.getByTestId('kyc-review-notes').fill('Passport checked against the photo.');
+  await dialog.getByTestId('kyc-review-save').click();
+  await expect(toast(page)).toContainText('KYC verification updated successfully');
+  await expect(dialog).toHaveCount(0);
+  await expect(row).toContainText('Verified');
+  await expect(row).toContainText('20 · Low Risk');
+
+  // The consumer sees the decision with the risk bar and the note.
+  await consumer.goto('/kyc-verification');
+  await expect(consumer.getByTestId('kyc-status-badge')).toHaveText('Verified');
+  await expect(consumer.getByTestId('kyc-risk').getByRole('progressbar')).toHaveAttribute('aria-valuenow', '20');
+  await expect(consumer.getByTestId('kyc-admin-notes')).toContainText('Passport checked against the photo.');
+
+  // Verified: the free plan allows a third source, and in another name.
+  const third = await consumer.request.post('/api/funding-sources', { data: fundingSource('Grace Hopper', 0) });
+  expect(third.status(), await third.text()).toBe(201);
+  await consumerContext.close();
+});
+
+test('admin panel: users, vendors, analytics, Arabic, / for an admin, logout revokes', async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  // A consumer to manage, registered in a context of its own (this page must stay without a consumer session).
+  const other = await browser.newContext();
+  const email = uniqueEmail('admin-managed');
+  const reg = await other.request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Grace', lastName: 'Hopper' },
+  });
+  expect(reg.status()).toBe(201);
+  await other.close();
+
+  await signIn(page);
+  await expect(page.getByText('System operational')).toBeVisible();
+  await expect(page.getByTestId('admin-bcards-today')).toContainText('bcards generated today');
+  await page.getByTestId('admin-tab-analytics').click();
+  for (const chart of ['chart-volume', 'chart-bcards', 'chart-shares', 'chart-revenue']) {
+    await expect(page.getByTestId(chart)).toBeVisible();
+  }
+  await expect(page.getByTestId('chart-volume-svg')).toHaveAttribute('role', 'img');
+
+  await page.getByTestId('admin-tab-users').click();
+  await page.getByTestId('admin-users-search').fill(email);
+  const userRow = page.getByTestId('admin-user-row');
+  await expect(userRow).toHaveCount(1);
+  await userRow.getByTestId('admin-user-role').selectOption('merchant');
+  await expect(toast(page)).toContainText('User updated successfully');
+  await page.getByTestId('admin-users-role-filter').selectOption('merchant');
+  await expect(userRow).toHaveCount(1);
+  await userRow.getByTestId('admin-user-tier').selectOption({ label: 'Professional' });
+  await expect(toast(page)).toContainText('Subscription updated successfully');
+
+  // Vendors: Test Connection needs a secret key; secrets are write-only and shown as "Set ••••1234".
+  await page.getByTestId('admin-tab-vendors').click();
+  await expect(page.getByTestId('vendor-test-secret-state')).toHaveText('Not set');
+  await page.getByTestId('vendor-test').click();
+  await expect(toast(page)).toContainText('No secret key configured for current mode');
+  await page.getByTestId('vendor-test-publishable').fill('pk_test_e2e');
+  await page.getByTestId('vendor-test-secret').fill('sk_test_e2eSecret1234');
+  await page.getByTestId('vendor-save').click();
+  await expect(toast(page)).toContainText('Configuration saved successfully');
+  await expect(page.getByTestId('vendor-test-secret-state')).toHaveText('Set ••••1234');
+  await expect(page.getByTestId('vendor-test-secret')).toHaveValue('');
+  await expect(page.getByTestId('vendor-configured')).toHaveText('Configured');
+  await page.getByTestId('admin-tab-subscriptions').click();
+  await expect(page.getByTestId('admin-tier-card').first()).toBeVisible();
+  await page.getByTestId('admin-tab-dashboard').click();
+  await page.screenshot({ path: 'test-results/admin-dashboard-en.png', fullPage: true });
+  await page.getByTestId('admin-language-switch').click();
+  await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+  await expect(page.getByTestId('admin-welcome')).toHaveText('مرحبًا بعودتك، root');
+  await page.screenshot({ path: 'test-results/admin-dashboard-ar.png', fullPage: true });
+  await page.getByTestId('admin-tab-kyc').click();
+  await page.screenshot({ path: 'test-results/admin-kyc-ar.png', fullPage: true });
+  await page.getByTestId('admin-language-switch').click();
+
+  // `/` shows the panel to an admin with no consumer session in this browser.
+  await page.goto('/');
+  await expect(page.getByTestId('admin-welcome')).toBeVisible();
+
+  // Logout revokes the token: the panel sends back to the login page, and the old token no longer works.
+  const token = await page.evaluate(() => window.sessionStorage.getItem('bpay-admin-token'));
+  await page.getByTestId('admin-logout').click();
+  await expect(page).toHaveURL(/\/admin-login$/);
+  const after = await page.request.get('/api/admin/auth/verify', { headers: { authorization: `Bearer ${token}` } });
+  expect(after.status()).toBe(401);
+  await page.goto('/admin-panel');
+  await expect(page).toHaveURL(/\/admin-login$/);
+});

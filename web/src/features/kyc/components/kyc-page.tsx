@@ -1,0 +1,100 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ArrowLeft, Languages } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
+import { Button } from '../../../components/ui/button';
+import { Card, CardContent } from '../../../components/ui/card';
+import { toast } from '../../../components/ui/use-toast';
+import { useLanguage } from '../../../i18n';
+import { messageOf } from '../../../lib/api';
+import { KYC_STATUS_QUERY_KEY, kycStatusQuery, submitKycRequest } from '../api';
+import { latestVerification } from '../format';
+import type { KycSubmission } from '../types';
+import { KycStatusView } from './kyc-status-view';
+import { KycWizard } from './kyc-wizard';
+
+/**
+ * /kyc-verification (spec §2): the latest verification's status when there is one, else the wizard. 'Submit New
+ * Verification' (failed) and a successful submission keep the wizard on screen until the user asks for the status.
+ */
+export function KycVerificationPage() {
+  const { t, lang, setLanguage } = useLanguage();
+  const queryClient = useQueryClient();
+  const status = useQuery(kycStatusQuery());
+  const [wizard, setWizard] = useState(false);
+  // A new wizard each time it is opened, so a restart begins at step 1 with empty fields.
+  const [wizardRun, setWizardRun] = useState(0);
+
+  useEffect(() => {
+    if (status.isError) toast({ title: t('kyc.toast.statusFailed'), description: messageOf(status.error), variant: 'destructive' });
+    // Only when the failure first shows, not on every language switch.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [status.isError, status.error]);
+
+  async function submit(values: KycSubmission, files: File[]) {
+    try {
+      await submitKycRequest(values, files);
+    } catch (error) {
+      toast({ title: t('kyc.toast.submitFailed'), description: messageOf(error), variant: 'destructive' });
+      throw error;
+    }
+    toast({ title: t('kyc.toast.submitted'), description: t('kyc.toast.submittedDescription') });
+    // Keep the wizard (now on its step-4 confirmation) on screen when the refreshed status arrives.
+    setWizard(true);
+    await queryClient.invalidateQueries({ queryKey: KYC_STATUS_QUERY_KEY });
+  }
+
+  const latest = latestVerification(status.data?.verifications);
+  let body;
+  if (status.isPending && !wizard) {
+    body = (
+      <Card>
+        <CardContent className="p-6 text-sm text-slate-600" aria-busy="true">
+          {t('kyc.loading')}
+        </CardContent>
+      </Card>
+    );
+  } else if (latest && !wizard) {
+    body = (
+      <KycStatusView
+        verification={latest}
+        onSubmitNew={() => {
+          setWizardRun((n) => n + 1);
+          setWizard(true);
+        }}
+      />
+    );
+  } else {
+    body = <KycWizard key={wizardRun} submit={submit} onViewStatus={() => setWizard(false)} />;
+  }
+
+  return (
+    <div className="min-h-screen bg-slate-50">
+      <header className="border-b border-slate-200 bg-white">
+        <div className="mx-auto flex h-16 max-w-3xl items-center justify-between gap-4 px-4">
+          <Link href="/" className="flex items-center gap-1.5 text-sm font-medium text-slate-600 hover:text-slate-900" data-testid="kyc-back-home">
+            <ArrowLeft className="h-4 w-4 rtl:-scale-x-100" aria-hidden />
+            {t('kyc.backToDashboard')}
+          </Link>
+          <Button
+            variant="ghost"
+            size="sm"
+            onClick={() => setLanguage(lang === 'ar' ? 'en' : 'ar')}
+            lang={lang === 'ar' ? 'en' : 'ar'}
+            aria-label={t('common.language.label')}
+          >
+            <Languages className="h-4 w-4" aria-hidden />
+            {t('common.language.switch')}
+          </Button>
+        </div>
+      </header>
+      <main className="mx-auto max-w-3xl space-y-6 px-4 py-8">
+        <div>
+          <h1 className="text-2xl font-bold text-slate-900">{t('kyc.title')}</h1>
+          <p className="mt-1 text-sm text-slate-600">{t('kyc.subtitle')}</p>
+        </div>
+        {body}
+      </main>
+    </div>
+  );
+}

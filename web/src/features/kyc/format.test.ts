@@ -1,0 +1,93 @@
+import { describe, expect, test } from 'bun:test';
+import { buildKycForm } from './api';
+import {
+  canLeaveStep1,
+  canLeaveStep2,
+  canSubmit,
+  humanize,
+  latestVerification,
+  mergeFiles,
+  progressPercent,
+  riskWidth,
+  sizeInMb,
+  statusBadge,
+} from './format';
+import type { KycSubmission } from './types';
+
+const empty: KycSubmission = {
+  verificationType: '',
+  documentType: '',
+  documentCountry: '',
+  firstName: '',
+  lastName: '',
+  dateOfBirth: '',
+  documentNumber: '',
+};
+
+describe('KYC page helpers', () => {
+  test.each([
+    ['verified', 'kyc.status.verified', 'green'],
+    ['pending', 'kyc.status.pending', 'yellow'],
+    ['processing', 'kyc.status.processing', 'blue'],
+    ['failed', 'kyc.status.failed', 'red'],
+    ['requires_input', 'kyc.status.requiresInput', 'yellow'],
+    ['archived', 'kyc.status.unknown', 'neutral'],
+    [undefined, 'kyc.status.unknown', 'neutral'],
+  ] as const)('status %p → %s (%s)', (status, key, tone) => {
+    expect(statusBadge(status)).toEqual({ key, tone });
+  });
+
+  test('underscores become spaces; absent values are null (N/A)', () => {
+    expect(humanize('identity_document')).toBe('identity document');
+    expect(humanize('driving_license')).toBe('driving license');
+    expect(humanize('passport')).toBe('passport');
+    expect(humanize(null)).toBeNull();
+    expect(humanize(undefined)).toBeNull();
+    expect(humanize('')).toBeNull();
+  });
+
+  test('sizes in MB and progress by step', () => {
+    expect(sizeInMb(1024 * 1024)).toBe('1.00');
+    expect(sizeInMb(1536 * 1024)).toBe('1.50');
+    expect(sizeInMb(68)).toBe('0.00');
+    expect([1, 2, 3].map(progressPercent)).toEqual([33, 67, 100]);
+  });
+
+  test('step guards', () => {
+    expect(canLeaveStep1(empty)).toBe(false);
+    expect(canLeaveStep1({ ...empty, verificationType: 'selfie', documentType: 'passport' })).toBe(false);
+    expect(canLeaveStep1({ ...empty, verificationType: 'selfie', documentType: 'passport', documentCountry: 'FR' })).toBe(true);
+    const named = { ...empty, firstName: 'Ada', lastName: 'Lovelace' };
+    expect(canLeaveStep2(named)).toBe(false);
+    expect(canLeaveStep2({ ...named, firstName: '  ', dateOfBirth: '1990-01-01' })).toBe(false);
+    expect(canLeaveStep2({ ...named, dateOfBirth: '1990-01-01' })).toBe(true);
+    expect(canSubmit(0, false)).toBe(false);
+    expect(canSubmit(1, true)).toBe(false);
+    expect(canSubmit(1, false)).toBe(true);
+  });
+
+  test('the latest verification and the risk bar width', () => {
+    const list = [
+      { id: 'a', submittedAt: '2026-01-01T00:00:00Z', status: 'failed' },
+      { id: 'b', submittedAt: '2026-02-01T00:00:00Z', status: 'pending' },
+    ];
+    expect(latestVerification(list)?.id).toBe('b');
+    expect(latestVerification([])).toBeUndefined();
+    expect(riskWidth(20)).toBe(20);
+    expect(riskWidth(140)).toBe(100);
+    expect(riskWidth(null)).toBeNull();
+  });
+
+  test('files: repeats are skipped; the form has one documents entry per file and no empty number', () => {
+    const a = new File(['a'], 'a.png', { lastModified: 1 });
+    const b = new File(['bb'], 'b.pdf', { lastModified: 2 });
+    expect(mergeFiles([a], [a, b]).map((f) => f.name)).toEqual(['a.png', 'b.pdf']);
+    const form = buildKycForm(
+      { ...empty, verificationType: 'selfie', documentType: 'passport', documentCountry: 'US', firstName: ' Ada ', lastName: 'L', dateOfBirth: '1990-01-01' },
+      [a, b],
+    );
+    expect(form.getAll('documents')).toHaveLength(2);
+    expect(form.get('firstName')).toBe('Ada');
+    expect(form.has('documentNumber')).toBe(false);
+  });
+});

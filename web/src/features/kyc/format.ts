@@ -1,0 +1,64 @@
+import type { MessageKey } from '../../i18n';
+import type { KycSubmission, KycVerification } from './types';
+
+export const TOTAL_STEPS = 3;
+
+type Tone = 'green' | 'yellow' | 'blue' | 'red' | 'neutral';
+
+/** Spec §4: the label and colour of each status; anything else is 'Unknown'. */
+export function statusBadge(status: string | null | undefined): { key: MessageKey; tone: Tone } {
+  switch (status) {
+    case 'verified':
+      return { key: 'kyc.status.verified', tone: 'green' };
+    case 'pending':
+      return { key: 'kyc.status.pending', tone: 'yellow' };
+    case 'processing':
+      return { key: 'kyc.status.processing', tone: 'blue' };
+    case 'failed':
+      return { key: 'kyc.status.failed', tone: 'red' };
+    case 'requires_input':
+      return { key: 'kyc.status.requiresInput', tone: 'yellow' };
+    default:
+      return { key: 'kyc.status.unknown', tone: 'neutral' };
+  }
+}
+
+/** A stored value as the status view shows it: underscores as spaces; null when absent (the page says 'N/A'). */
+export function humanize(value: string | null | undefined): string | null {
+  if (value === null || value === undefined || value.trim() === '') return null;
+  return value.replaceAll('_', ' ');
+}
+
+/** Size in MB with two decimals, as the upload list shows it. */
+export function sizeInMb(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(2);
+}
+
+/** 'Step n of 3' progress: step 1 is 33%, step 3 is 100%. */
+export function progressPercent(step: number): number {
+  return Math.round((Math.min(Math.max(step, 1), TOTAL_STEPS) / TOTAL_STEPS) * 100);
+}
+
+export const canLeaveStep1 = (v: KycSubmission) => v.verificationType !== '' && v.documentType !== '' && v.documentCountry !== '';
+export const canLeaveStep2 = (v: KycSubmission) =>
+  v.firstName.trim() !== '' && v.lastName.trim() !== '' && v.dateOfBirth.trim() !== '';
+export const canSubmit = (fileCount: number, sending: boolean) => fileCount > 0 && !sending;
+
+/** The latest verification (the server sends newest first; sorted again in case). */
+export function latestVerification(list: readonly KycVerification[] | undefined): KycVerification | undefined {
+  if (!list || list.length === 0) return undefined;
+  return [...list].sort((a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt))[0];
+}
+
+/** A risk score clamped to the bar's 0–100, or null when there is none. */
+export function riskWidth(score: number | null | undefined): number | null {
+  if (score === null || score === undefined || !Number.isFinite(score)) return null;
+  return Math.min(100, Math.max(0, score));
+}
+
+/** Adds newly picked files to the list, skipping exact repeats (same name, size and date). */
+export function mergeFiles(current: readonly File[], picked: readonly File[]): File[] {
+  const key = (f: File) => `${f.name}|${f.size}|${f.lastModified}`;
+  const seen = new Set(current.map(key));
+  return [...current, ...picked.filter((f) => !seen.has(key(f)))];
+}
