@@ -220,6 +220,7 @@ test('admin panel: users, vendors, analytics, Arabic, / for an admin, logout rev
 
   // Vendors: Test Connection needs a secret key; secrets are write-only and shown as "Set ••••1234".
   await page.getByTestId('admin-tab-vendors').click();
+  await expect(page.getByTestId('vendor-in-use')).toContainText('In use now: the built-in simulated processor');
   await expect(page.getByTestId('vendor-test-secret-state')).toHaveText('Not set');
   await page.getByTestId('vendor-test').click();
   await expect(toast(page)).toContainText('No secret key configured for current mode');

@@ -71,6 +71,13 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     storage: createLocalDiskStorage(env.uploadsDir),
     adminTokenTtlMs: env.admin.tokenTtlMs,
     vendorKey,
+    ...(stripeOptions
+      ? {
+          stripeSource: env.stripe
+            ? { source: 'environment' as const, mode: env.stripe.secretKey.includes('_live_') ? ('live' as const) : ('test' as const) }
+            : { source: 'admin' as const, mode: adminStripe!.mode },
+        }
+      : {}),
     ...(env.stripe
       ? {
           checkStripe: (secretKey: string) =>

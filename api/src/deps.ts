@@ -53,6 +53,16 @@ export interface AppDeps {
   vendorKey: Buffer;
   /** Checks Stripe credentials with a read-only call (the admin's Test Connection); tests point it at a stub. */
   checkStripe: (secretKey: string) => Promise<{ ok: true } | { ok: false; message: string }>;
+  /** Which vendor this process uses for new cards, and where its keys came from (shown in Admin → Vendors). */
+  vendorInUse: VendorInUse;
+}
+
+export interface VendorInUse {
+  vendor: VendorName;
+  /** Stripe's key mode (from the key's prefix); null for the simulator. */
+  mode: 'test' | 'live' | null;
+  /** environment: BPAY_STRIPE_SECRET_KEY; admin: Admin → Vendors at start; default: the simulator. */
+  source: 'environment' | 'admin' | 'default';
 }
 
 export const DEFAULT_ADMIN_TOKEN_TTL_MS = 15 * 60_000;
@@ -75,6 +85,8 @@ export function buildDeps(input: {
   /** BPAY_VENDOR_KEY; derived from the session secret when absent. */
   vendorKey?: Buffer | null;
   checkStripe?: AppDeps['checkStripe'];
+  /** Where the Stripe keys came from (boot knows); the environment unless said. */
+  stripeSource?: { source: 'environment' | 'admin'; mode: 'test' | 'live' };
 }): AppDeps {
   const { vendors } = input;
   const active = vendors.stripe ?? vendors.simulated;
@@ -112,5 +124,8 @@ export function buildDeps(input: {
     },
     vendorKey: input.vendorKey ?? deriveKey(input.sessionSecret, 'vendor-credentials'),
     checkStripe: input.checkStripe ?? ((secretKey) => checkStripeCredentials(secretKey)),
+    vendorInUse: vendors.stripe
+      ? { vendor: 'stripe', mode: input.stripeSource?.mode ?? 'test', source: input.stripeSource?.source ?? 'environment' }
+      : { vendor: 'simulated', mode: null, source: 'default' },
   };
 }

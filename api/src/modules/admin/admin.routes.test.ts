@@ -212,6 +212,7 @@ describe('vendors', () => {
   test('secrets are write-only, sealed at rest and never in the audit log', async () => {
     const empty = await api('/api/admin/vendors');
     expect(empty.body).toMatchObject({
+      inUse: { vendor: 'simulated', mode: null, source: 'default' },
       mode: 'test',
       features: { paymentProcessing: true, cardIssuing: true, identity: false, connect: false },
       test: { configured: false, secretKeySet: false },
@@ -222,6 +223,8 @@ describe('vendors', () => {
       body: { publishableKey: 'pk_test_pub111', secretKey: 'sk_test_goodkey1234', webhookSecret: 'whsec_hook9876' },
     });
     expect(put.status).toBe(200);
+    // Saved keys wait for the next start: this process still uses the simulator, and says so.
+    expect(put.body.inUse).toEqual({ vendor: 'simulated', mode: null, source: 'default' });
     const got = await api('/api/admin/vendors');
     expect(got.body.test).toMatchObject({
       publishableKey: 'pk_test_pub111',

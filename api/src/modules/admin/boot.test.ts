@@ -67,6 +67,7 @@ describe('boot', () => {
       try {
         expect(log2.lines.filter((l) => l.msg.startsWith('first admin created'))).toHaveLength(0);
         expect(second.deps.vendor.name).toBe('stripe');
+        expect(second.deps.vendorInUse).toEqual({ vendor: 'stripe', mode: 'live', source: 'admin' });
         expect(log2.lines.find((l) => l.msg === 'payment vendor')?.fields).toMatchObject({ vendor: 'stripe', mode: 'live' });
       } finally {
         second.stop();

@@ -77,16 +77,17 @@ export async function decideKyc(
   verificationId: string,
   decision: KycDecision,
 ): Promise<AdminKycVerification> {
-  const { before, after, userId } = await applyKycDecision(deps, verificationId, decision, { type: 'admin', id: actor.adminId });
-  await recordAudit(deps.db, deps.clock, {
-    adminId: actor.adminId,
-    action: 'kyc.decision',
-    targetType: 'kyc_verification',
-    targetId: verificationId,
-    before: { status: before.status, riskScore: before.riskScore, adminNotes: before.adminNotes, userId },
-    after: { status: after.status, riskScore: after.riskScore, adminNotes: after.adminNotes, userId },
-    ip: actor.ip,
-  });
+  await applyKycDecision(deps, verificationId, decision, { type: 'admin', id: actor.adminId }, (tx, { before, after, userId }) =>
+    recordAudit(tx, deps.clock, {
+      adminId: actor.adminId,
+      action: 'kyc.decision',
+      targetType: 'kyc_verification',
+      targetId: verificationId,
+      before: { status: before.status, riskScore: before.riskScore, adminNotes: before.adminNotes, userId },
+      after: { status: after.status, riskScore: after.riskScore, adminNotes: after.adminNotes, userId },
+      ip: actor.ip,
+    }),
+  );
   const [view] = await listKycForAdmin(deps, { id: verificationId });
   return view!;
 }

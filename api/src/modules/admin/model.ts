@@ -244,7 +244,20 @@ const Features = t.Object({
 });
 
 export const VendorConfigModel = t.Object(
-  { mode: t.UnionEnum(schema.VENDOR_MODES), features: Features, test: VendorModeModel, live: VendorModeModel },
+  {
+    inUse: t.Object(
+      {
+        vendor: t.UnionEnum(['simulated', 'stripe']),
+        mode: t.Union([t.UnionEnum(schema.VENDOR_MODES), t.Null()]),
+        source: t.UnionEnum(['environment', 'admin', 'default']),
+      },
+      { description: 'What the running server uses now. A saved mode or key takes effect at the next start.' },
+    ),
+    mode: t.UnionEnum(schema.VENDOR_MODES),
+    features: Features,
+    test: VendorModeModel,
+    live: VendorModeModel,
+  },
   { $id: '#/components/schemas/AdminVendorConfig', description: 'Secrets are write-only: never returned.' },
 );
 

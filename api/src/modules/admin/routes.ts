@@ -170,15 +170,17 @@ export function adminRoutes(deps: AppDeps) {
       response: { 200: t.Array(AdminMerchantModel), ...errors(400, 401) },
       detail: doc('Every merchant with its owner (at most 500, newest first)'),
     })
-    .get('/vendors', () => getVendorConfig(deps.db), {
+    .get('/vendors', async () => ({ ...(await getVendorConfig(deps.db)), inUse: deps.vendorInUse }), {
       admin: true,
       response: { 200: VendorConfigModel, ...errors(401) },
       detail: doc('Payment-vendor configuration', 'Secrets are write-only: only whether each is set and its last 4 characters.'),
     })
     .put(
       '/vendors/:mode',
-      ({ admin, request, params, body }) =>
-        putVendorCredentials(deps.db, deps.clock, deps.vendorKey, actor(admin, request), params.mode, body),
+      async ({ admin, request, params, body }) => ({
+        ...(await putVendorCredentials(deps.db, deps.clock, deps.vendorKey, actor(admin, request), params.mode, body)),
+        inUse: deps.vendorInUse,
+      }),
       {
         admin: true,
         params: VendorModeParams,
@@ -191,7 +193,7 @@ export function adminRoutes(deps: AppDeps) {
         ),
       },
     )
-    .patch('/vendors', ({ admin, request, body }) => updateVendorSettings(deps.db, deps.clock, actor(admin, request), body), {
+    .patch('/vendors', async ({ admin, request, body }) => ({ ...(await updateVendorSettings(deps.db, deps.clock, actor(admin, request), body)), inUse: deps.vendorInUse }), {
       admin: true,
       body: VendorSettingsBody,
       parse: 'json',

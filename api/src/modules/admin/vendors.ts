@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock';
 import { seal, unseal } from '../../lib/crypto';
 import { recordAudit } from './audit';
 import type { AdminActor } from './users';
+import type { VendorInUse } from '../../deps';
 
 type Mode = (typeof schema.VENDOR_MODES)[number];
 type Features = schema.VendorFeatures;
@@ -24,6 +25,8 @@ export interface VendorModeView {
 }
 
 export interface VendorConfigView {
+  /** What this process uses now; a saved mode or key takes effect at the next start. */
+  inUse?: VendorInUse;
   mode: Mode;
   features: Features;
   test: VendorModeView;

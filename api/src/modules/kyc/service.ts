@@ -269,6 +269,8 @@ export async function applyKycDecision(
   verificationId: string,
   decision: KycDecision,
   actor: KycActor,
+  /** Runs inside the decision's transaction (the admin module writes its audit row here, so both commit together). */
+  alsoInTx?: (tx: DbOrTx, change: { before: KycVerificationView; after: KycVerificationView; userId: string }) => Promise<void>,
 ): Promise<{ before: KycVerificationView; after: KycVerificationView; userId: string }> {
   const { riskScore } = decision;
   if (riskScore !== undefined && riskScore !== null && (!Number.isInteger(riskScore) || riskScore < 0 || riskScore > 100)) {
@@ -294,7 +296,9 @@ export async function applyKycDecision(
       .where(eq(schema.users.id, before.userId));
     const after = (await tx.query.kycVerifications.findFirst({ where: eq(schema.kycVerifications.id, verificationId) }))!;
     const docs = await tx.select().from(schema.kycDocuments).where(eq(schema.kycDocuments.verificationId, verificationId));
-    return { before: toVerificationView(before, docs), after: toVerificationView(after, docs), userId: before.userId };
+    const change = { before: toVerificationView(before, docs), after: toVerificationView(after, docs), userId: before.userId };
+    if (alsoInTx) await alsoInTx(tx, change);
+    return change;
   });
   deps.log.info('kyc decision', { verificationId, status: decision.status, actor });
   return result;

@@ -157,6 +157,8 @@ export interface VendorModeConfig {
 export type VendorFeature = 'paymentProcessing' | 'cardIssuing' | 'identity' | 'connect';
 
 export interface VendorConfig {
+  /** What the running server uses; a saved mode or key takes effect at the next start. */
+  inUse: { vendor: 'simulated' | 'stripe'; mode: VendorMode | null; source: 'environment' | 'admin' | 'default' };
   mode: VendorMode;
   features: Record<VendorFeature, boolean>;
   test: VendorModeConfig;

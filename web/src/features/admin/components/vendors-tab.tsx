@@ -111,6 +111,18 @@ function VendorsForm({ config }: { config: VendorConfig }) {
         <div>
           <h2 className="text-lg font-semibold text-slate-900">{t('admin.vendors.title')}</h2>
           <p className="text-sm text-slate-500">{t('admin.vendors.description')}</p>
+          <p className="mt-2 text-sm text-slate-700" data-testid="vendor-in-use">
+            {t('admin.vendors.inUse', {
+              vendor:
+                config.inUse.vendor === 'stripe'
+                  ? t('admin.vendors.inUse.stripe', {
+                      mode: config.inUse.mode === 'live' ? t('admin.vendors.liveMode') : t('admin.vendors.testMode'),
+                      source: t(config.inUse.source === 'admin' ? 'admin.vendors.inUse.source.admin' : 'admin.vendors.inUse.source.environment'),
+                    })
+                  : t('admin.vendors.inUse.simulated'),
+            })}{' '}
+            {t('admin.vendors.applyAtStart')}
+          </p>
         </div>
         <div className="flex items-center gap-3">
           <Label htmlFor="vendor-mode">{t('admin.vendors.testMode')}</Label>
