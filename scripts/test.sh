@@ -5,6 +5,8 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 ensure_bun
 install_deps
+echo "==> generated API types (sdk/openapi.json, sdk/src/schema.d.ts) match the API"
+bun scripts/generate-sdk.ts --check
 echo "==> typecheck"
 bun run typecheck
 echo "==> unit and API tests (bun test)"
