@@ -1,8 +1,9 @@
 import { openapi } from '@elysiajs/openapi';
+import { tidyOpenApi } from './openapi-tidy';
 import { Elysia } from 'elysia';
 import type { AppDeps } from './deps';
 import { AppError } from './errors';
-import { ErrorResponse } from './models';
+import { sharedModels } from './models';
 import { authRoutes } from './modules/auth/routes';
 import { subscriptionRoutes } from './modules/subscription/routes';
 import { bcardRoutes } from './modules/bcards/routes';
@@ -15,6 +16,7 @@ import { eventRoutes } from './modules/events/routes';
 import { webhookDashboardRoutes } from './modules/webhooks/dashboard-routes';
 import { webhookEndpointRoutes } from './modules/webhooks/routes';
 import { kycRoutes } from './modules/kyc/routes';
+import { testHelperRoutes } from './modules/test-helpers/routes';
 import { adminAuthRoutes } from './modules/admin/auth-routes';
 import { adminKycRoutes } from './modules/admin/kyc-routes';
 import { adminRoutes } from './modules/admin/routes';
@@ -36,11 +38,15 @@ export function createApp(deps: AppDeps) {
         deps.log,
       ),
     )
+    // Plain integers and booleans in the document (see openapi-tidy.ts), so the generated SDK types are exact.
+    .onAfterHandle({ as: 'global' }, ({ path, response }) => (path === '/swagger/json' ? tidyOpenApi(response) : undefined))
     .use(
       openapi({
         path: '/swagger',
         specPath: '/swagger/json',
         provider: 'swagger-ui',
+        // Document every route, /api/transactions/export.csv included (the default hides paths with a dot).
+        exclude: { staticFile: false },
         // Served from our own origin (see server.ts): the docs work without internet access.
         swagger: {
           cdn: '/swagger/assets/swagger-ui-bundle.js',
@@ -66,6 +72,7 @@ export function createApp(deps: AppDeps) {
             { name: 'Payment intents', description: 'The merchant API (Authorization: Bearer sk_…)' },
             { name: 'Webhook endpoints', description: 'Where bpay POSTs signed events (Authorization: Bearer sk_…)' },
             { name: 'Events', description: 'What happened to your objects, and their webhook deliveries (Authorization: Bearer sk_…)' },
+            { name: 'Test helpers', description: 'Sandbox-only helpers that make test objects (Authorization: Bearer sk_test_…)' },
             { name: 'Checkout', description: "The checkout widget's calls" },
             { name: 'Admin', description: 'The back office (Authorization: Bearer <admin token from /api/admin/auth/login>)' },
             { name: 'Identity verification', description: 'KYC submissions and their status (session cookie)' },
@@ -96,7 +103,7 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
-    .model({ Error: ErrorResponse })
+    .use(sharedModels)
     .use(authRoutes(deps))
     .use(subscriptionRoutes(deps))
     .use(fundingSourceRoutes(deps))
@@ -107,6 +114,7 @@ export function createApp(deps: AppDeps) {
     .use(checkoutRoutes(deps))
     .use(webhookEndpointRoutes(deps))
     .use(eventRoutes(deps))
+    .use(testHelperRoutes(deps))
     .use(webhookDashboardRoutes(deps))
     .use(adminAuthRoutes(deps))
     .use(adminRoutes(deps))

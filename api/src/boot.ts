@@ -9,6 +9,7 @@ import { deleteExpiredSessions } from './modules/auth/sessions';
 import { pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
 import { recoverStuckIntents } from './modules/payment-intents/service';
+import { pruneBroadcasts } from './modules/events/broadcast';
 import { startWebhookWorker } from './modules/webhooks/worker';
 import { pruneIdempotencyKeys } from './plugins/idempotency';
 import { createLocalDiskStorage } from './storage/local-disk';
@@ -103,6 +104,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
       pruneFailures(handle.db, clock),
       pruneIdempotencyKeys(handle.db, clock),
       pruneAdminTokens(handle.db, clock),
+      pruneBroadcasts(handle.db, clock),
     ]).catch((error) => log.error('housekeeping failed', { error }));
   }, 10 * 60_000);
   housekeeping.unref();

@@ -22,6 +22,16 @@ export interface WebhookDeps {
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
+/** How the live events stream (GET /api/v1/events/stream) works; tests shorten both. */
+export interface EventStreamDeps {
+  /** How often an open stream looks for new broadcasts (besides an in-process wake-up). */
+  pollMs: number;
+  /** How often a `: ping` comment keeps the connection open. */
+  pingMs: number;
+}
+
+export const DEFAULT_EVENT_STREAM: EventStreamDeps = { pollMs: 300, pingMs: 15_000 };
+
 /** Everything the app needs from outside, passed in explicitly so tests can build an app on a temporary database. */
 export interface AppDeps {
   db: Db;
@@ -43,6 +53,7 @@ export interface AppDeps {
   /** AES key sealing webhook signing secrets at rest, derived from the session secret. */
   webhookKey: Buffer;
   webhooks: WebhookDeps;
+  eventStream: EventStreamDeps;
   /** Where uploaded identity documents are kept (local disk by default). */
   storage: FileStorage;
   /** AES key sealing KYC document numbers at rest, derived from the session secret. */
@@ -78,6 +89,7 @@ export function buildDeps(input: {
   vendors: { simulated: PaymentVendor; stripe?: PaymentVendor };
   bcardTtlMs: number;
   webhooks?: Partial<WebhookDeps>;
+  eventStream?: Partial<EventStreamDeps>;
   /** Local disk under ./data/uploads unless given (boot passes BPAY_UPLOADS_DIR). Nothing is touched until a put. */
   storage?: FileStorage;
   /** Admin JWT lifetime (15 minutes unless given). */
@@ -116,6 +128,7 @@ export function buildDeps(input: {
       resolveHost: input.webhooks?.resolveHost ?? ((host) => dns.lookup(host, { all: true, verbatim: true })),
       timeoutMs: input.webhooks?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
     },
+    eventStream: { ...DEFAULT_EVENT_STREAM, ...input.eventStream },
     storage: input.storage ?? createLocalDiskStorage('./data/uploads'),
     kycKey: deriveKey(input.sessionSecret, 'kyc-document-numbers'),
     admin: {

@@ -111,6 +111,7 @@ export const CATALOGUE = {
     message: 'The card issuer could not authenticate this card.',
   },
   processing_error: { status: 402, type: 'card_error', message: 'An error occurred while processing the card.' },
+  test_mode_only: { status: 400, type: 'invalid_request_error', message: 'Test helpers are available in sandbox only.' },
   bcard_not_active: { status: 409, type: 'invalid_request_error', message: 'This bcard is no longer active.' },
   verification_not_pending: {
     status: 409,

@@ -1,4 +1,6 @@
-import { t } from 'elysia';
+import { Elysia, t } from 'elysia';
+import { PaymentIntentModel } from './modules/payment-intents/model';
+import { EventModel, WebhookDeliveryModel, WebhookEndpointModel } from './modules/webhooks/model';
 
 /** The one error shape every failure uses. */
 export const ErrorResponse = t.Object(
@@ -22,6 +24,50 @@ export const ErrorResponse = t.Object(
   { $id: '#/components/schemas/Error', description: 'Every failure is answered in this shape.' },
 );
 
-/** Standard error responses, merged into a route's `response` map. */
-export const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, ErrorResponse])) as Record<number, typeof ErrorResponse>;
+/**
+ * Shared models, registered once: the OpenAPI document lists them under components.schemas and routes refer to
+ * them by name (`$ref`), so the SDK's generated types get `components['schemas']['Error']`. Every route module
+ * `.use()`s this (a named plugin, so it is applied once) before naming a model.
+ */
+export const sharedModels = new Elysia({ name: 'bpay-models' }).model({
+  Error: ErrorResponse,
+  PaymentIntent: PaymentIntentModel,
+  Event: EventModel,
+  WebhookEndpoint: WebhookEndpointModel,
+  WebhookDelivery: WebhookDeliveryModel,
+});
+
+/** Standard error responses, merged into a route's `response` map: each a reference to the Error model. */
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, 'Error' as const])) as Record<number, 'Error'>;
+
+/** OpenAPI security of cookie-authenticated routes (set on each consumer module; public routes override it with []). */
+export const SESSION_SECURITY = [{ sessionCookie: [] as string[] }];
+/** Routes that need no credential. */
+export const PUBLIC_SECURITY: Array<Record<string, string[]>> = [];
+
+type ResponseObject = { description: string; content?: Record<string, { schema: Record<string, unknown> }> };
+
+/**
+ * OpenAPI responses for a route that answers a raw Response (file bytes, CSV, an event stream), whose 200 a
+ * TypeBox model cannot describe. Use as `detail.responses` with no `response` hook (a hook would replace them):
+ * the 200 is given here and each error status refers to the Error model.
+ */
+export function rawResponses(ok: ResponseObject, ...statuses: number[]): Record<string, ResponseObject> {
+  return {
+    200: ok,
+    ...Object.fromEntries(
+      statuses.map((s) => [
+        String(s),
+        { description: `Error (status ${s})`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      ]),
+    ),
+  };
+}
+
+/** A document's bytes as served: JPEG, PNG or PDF. */
+export const BINARY_DOCUMENT: ResponseObject = {
+  description: 'The file, with its detected content type (inline, sandboxed, not cached)',
+  content: Object.fromEntries(
+    ['image/jpeg', 'image/png', 'application/pdf'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+  ),
+};

@@ -48,11 +48,9 @@ describe('GET /swagger/json', () => {
     expect(statuses.some((s) => /^2\d\d$/.test(s))).toBe(true);
     const errors = statuses.filter((s) => !/^2\d\d$/.test(s));
     expect(errors.length).toBeGreaterThan(0);
-    // Error responses use the one error shape.
+    // Error responses use the one error shape, registered once as components.schemas.Error.
     for (const s of errors) {
-      const schema = JSON.stringify(op!.responses![s]?.content?.['application/json']?.schema ?? {});
-      expect(schema).toContain('request_id');
-      expect(schema).toContain('"code"');
+      expect(op!.responses![s]?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Error' });
     }
   });
 
@@ -104,6 +102,127 @@ describe('GET /swagger', () => {
     for (const url of [...srcs, ...hrefs]) {
       const file = url.replace(/^\/swagger\/assets\//, '');
       expect(existsSync(join(dist, file))).toBe(true);
+    }
+  });
+});
+
+/* Every route of the document, walked: tags, summary, a success answer with a schema, errors, and the right auth. */
+
+interface WalkedOperation {
+  tags?: string[];
+  summary?: string;
+  security?: Array<Record<string, string[]>>;
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
+
+/** Routes that need no credential. */
+const PUBLIC_ROUTES = new Set([
+  'post /api/auth/register',
+  'post /api/auth/login',
+  'get /api/subscription/tiers',
+  'get /api/checkout/payment_intents/{id}',
+  'post /api/admin/auth/login',
+]);
+/** Routes no client input can make fail (no body, params, query or credential): a 4xx would be invented. */
+const NO_CLIENT_ERROR = new Set(['get /api/subscription/tiers']);
+
+/** The security a path must declare, by its prefix (public routes aside). */
+function expectedSecurity(path: string): Array<Record<string, string[]>> {
+  if (path.startsWith('/api/v1/')) return [{ secretKey: [] }];
+  if (path.startsWith('/api/admin/')) return [{ adminToken: [] }];
+  return [{ sessionCookie: [] }];
+}
+
+describe('every operation of /swagger/json', () => {
+  const operations = () =>
+    Object.entries(spec.paths as unknown as Record<string, Record<string, WalkedOperation>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ key: `${method} ${path}`, path, op })),
+    );
+
+  test("integers and booleans are plain (no string-coercion anyOf): the SDK's amount is a number, not number | string", () => {
+    const text = JSON.stringify(spec);
+    expect(text).not.toMatch(/"format":"(integer|numeric|boolean)"/);
+    const pi = (spec as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components.schemas
+      .PaymentIntent!;
+    expect(pi.properties.amount).toMatchObject({ type: 'integer' });
+  });
+
+  test('the document lists the routes (sanity) and the three security schemes', () => {
+    expect(operations().length).toBeGreaterThan(80);
+    const schemes = (spec as unknown as { components: { securitySchemes: Record<string, { type: string; in?: string; scheme?: string }> } })
+      .components.securitySchemes;
+    expect(schemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'bpay_session' });
+    expect(schemes.secretKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  test('every operation has tags, a summary, a 2xx with a schema, a 4xx, and the security its path needs', () => {
+    const problems: string[] = [];
+    for (const { key, path, op } of operations()) {
+      if (!op.tags?.length) problems.push(`${key}: no tags`);
+      if (!op.summary?.trim()) problems.push(`${key}: no summary`);
+      const statuses = Object.keys(op.responses ?? {});
+      const ok = statuses.filter((s) => /^2\d\d$/.test(s));
+      const okWithSchema = ok.some((s) => Object.values(op.responses![s]?.content ?? {}).some((c) => c.schema !== undefined));
+      if (!okWithSchema) problems.push(`${key}: no 2xx answer with a schema`);
+      if (!NO_CLIENT_ERROR.has(key) && !statuses.some((s) => /^4\d\d$/.test(s))) problems.push(`${key}: no 4xx answer`);
+      for (const s of statuses.filter((x) => /^[45]\d\d$/.test(x))) {
+        const schema = op.responses![s]?.content?.['application/json']?.schema;
+        if (JSON.stringify(schema) !== JSON.stringify({ $ref: '#/components/schemas/Error' })) problems.push(`${key}: ${s} is not the Error model`);
+      }
+      const want = PUBLIC_ROUTES.has(key) ? [] : expectedSecurity(path);
+      if (JSON.stringify(op.security) !== JSON.stringify(want)) problems.push(`${key}: security ${JSON.stringify(op.security)}, want ${JSON.stringify(want)}`);
+      if (path.length > 1 && path.endsWith('/')) problems.push(`${key}: trailing slash`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('shared models are registered once and referenced; the error model keeps its shape', () => {
+    const schemas = (spec as unknown as { components: { schemas: Record<string, { properties?: Record<string, { properties?: object }> }> } })
+      .components.schemas;
+    for (const name of ['Error', 'PaymentIntent', 'Event', 'WebhookEndpoint']) expect(schemas[name]).toBeDefined();
+    expect(Object.keys(schemas.Error!.properties!.error!.properties!)).toEqual(expect.arrayContaining(['type', 'code', 'message', 'param', 'request_id']));
+    const paths = spec.paths as unknown as Record<string, Record<string, WalkedOperation>>;
+    const ok = (path: string, method: string) => paths[path]![method]!.responses!['200']!.content!['application/json']!.schema;
+    expect(ok('/api/v1/payment_intents/{id}', 'get')).toEqual({ $ref: '#/components/schemas/PaymentIntent' });
+    expect(JSON.stringify(ok('/api/v1/payment_intents', 'get'))).toContain('"$ref":"#/components/schemas/PaymentIntent"');
+    expect(ok('/api/v1/events/{id}', 'get')).toEqual({ $ref: '#/components/schemas/Event' });
+    expect(ok('/api/v1/webhook_endpoints/{id}', 'get')).toEqual({ $ref: '#/components/schemas/WebhookEndpoint' });
+  });
+
+  test('binary and streaming answers are documented as such', () => {
+    const paths = spec.paths as unknown as Record<string, Record<string, WalkedOperation>>;
+    for (const path of ['/api/kyc/documents/{id}', '/api/admin/kyc/documents/{id}']) {
+      const content = paths[path]!.get!.responses!['200']!.content!;
+      expect(Object.keys(content).sort()).toEqual(['application/pdf', 'image/jpeg', 'image/png']);
+      expect(content['image/png']!.schema).toEqual({ type: 'string', format: 'binary' });
+    }
+    expect(Object.keys(paths['/api/v1/events/stream']!.get!.responses!['200']!.content!)).toEqual(['text/event-stream']);
+  });
+
+  test('the main request bodies carry examples', () => {
+    const paths = spec.paths as unknown as Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { examples?: unknown[] } }> } }>>;
+    for (const [path, method] of [
+      ['/api/v1/payment_intents', 'post'],
+      ['/api/v1/payment_intents/{id}/confirm', 'post'],
+      ['/api/v1/webhook_endpoints', 'post'],
+      ['/api/auth/register', 'post'],
+      ['/api/auth/login', 'post'],
+      ['/api/virtual-cards', 'post'],
+      ['/api/admin/auth/login', 'post'],
+      ['/api/admin/kyc/verifications/{id}', 'patch'],
+      ['/api/v1/test_helpers/bcards', 'post'],
+    ] as const) {
+      const examples = paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema?.examples;
+      expect(examples?.length ?? 0).toBeGreaterThan(0);
+    }
+  });
+
+  test('paths without a trailing slash are what clients call, and the slash form still works', async () => {
+    expect(spec.paths['/api/funding-sources']).toBeDefined();
+    expect(spec.paths['/api/funding-sources/']).toBeUndefined();
+    for (const path of ['/api/funding-sources', '/api/funding-sources/', '/api/transactions', '/api/merchants/']) {
+      expect((await call(ctx, path)).status).toBe(401);
     }
   });
 });

@@ -4,6 +4,7 @@ import { boot } from './boot';
 import { EnvError, parseEnv } from './env';
 import { createLogger } from './lib/logger';
 import { setPeerAddress } from './lib/request-context';
+import { EVENT_STREAM_PATH } from './modules/events/stream';
 
 /*
  * The process entry: one server on one port for the API, the API docs and the web app.
@@ -61,6 +62,9 @@ async function handle(req: Request, server: Bun.Server<unknown>): Promise<Respon
   if (path === '/swagger/') return Response.redirect('/swagger', 308);
   const asset = SWAGGER_FILES[path];
   if (asset) return new Response(Bun.file(join(swaggerAssets, asset)), { headers: { 'cache-control': 'public, max-age=86400' } });
+  // Bun closes a connection idle for 10 s by default; the events stream pings only every 15 s and may wait longer
+  // for an event, so it gets no idle limit (it ends when the client goes away).
+  if (path === EVENT_STREAM_PATH) server.timeout(req, 0);
   if (isApiPath(path) || dev) return app.handle(req);
   return staticResponse(path);
 }

@@ -34,6 +34,8 @@ export interface TestAppOptions {
   /** Wraps the simulated processor, for fault injection. */
   wrapVendor?: (vendor: PaymentVendor) => PaymentVendor;
   bcardTtlMs?: number;
+  /** The events stream's poll and ping intervals (short by default in tests). */
+  eventStream?: Partial<AppDeps['eventStream']>;
 }
 
 /** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
@@ -55,6 +57,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     vendors: { simulated: opts.wrapVendor ? opts.wrapVendor(simulated) : simulated },
     bcardTtlMs: opts.bcardTtlMs ?? 30 * 60_000,
     storage: createLocalDiskStorage(join(dir, 'uploads')),
+    eventStream: { pollMs: 20, pingMs: 15_000, ...opts.eventStream },
   });
   return {
     app: createApp(deps),

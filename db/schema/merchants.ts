@@ -180,3 +180,28 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.at)],
 );
+
+export const BROADCAST_REASONS = ['created', 'resend'] as const;
+
+/**
+ * Append-only feed of events for live listeners (GET /api/v1/events/stream, `bpay listen`). A row is written in
+ * the transaction that writes the event (or records a resend); open streams poll it from the seq they started at,
+ * so every server process sharing the database sees every row. AUTOINCREMENT keeps seq strictly increasing and
+ * never reused. Old rows are pruned by the housekeeping timer.
+ */
+export const eventBroadcasts = sqliteTable(
+  'event_broadcasts',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    reason: text('reason', { enum: BROADCAST_REASONS }).notNull(),
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('event_broadcasts_merchant_idx').on(t.merchantId, t.livemode, t.seq), index('event_broadcasts_at_idx').on(t.at)],
+);

@@ -61,6 +61,9 @@ export const cardVerifications = sqliteTable('card_verifications', {
   expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
 });
 
+export const COLLECTION_KINDS = ['bcard', 'purchase', 'sandbox'] as const;
+export type CollectionKind = (typeof COLLECTION_KINDS)[number];
+
 export const COLLECTION_STATUSES = ['holding', 'capturing', 'completed', 'failed', 'refunding', 'refunded'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
 
@@ -76,7 +79,8 @@ export const collections = sqliteTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['bcard', 'purchase'] }).notNull(),
+    /** sandbox: a merchant's test bcard (POST /api/v1/test_helpers/bcards), funded by `sandbox:test_funds`, no shares. */
+    kind: text('kind', { enum: COLLECTION_KINDS }).notNull(),
     status: text('status', { enum: COLLECTION_STATUSES }).notNull(),
     amountCents: integer('amount_cents').notNull(),
     feeCents: integer('fee_cents').notNull(),
@@ -170,6 +174,11 @@ export const bcards = sqliteTable(
     status: text('status', { enum: BCARD_STATUSES }).notNull(),
     /** When present, only this merchant may charge the card. */
     lockedMerchantId: text('locked_merchant_id'),
+    /**
+     * A merchant's sandbox test bcard (collection kind sandbox): funded by the ledger account `sandbox:test_funds`,
+     * never by the owner's sources, and left out of the owner's consumer screens and figures.
+     */
+    sandbox: integer('sandbox', { mode: 'boolean' }).notNull().default(false),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     deactivatedAt: integer('deactivated_at', { mode: 'timestamp_ms' }),
@@ -202,7 +211,7 @@ export const bcardReveals = sqliteTable(
 /**
  * The ledger. A movement is a set of postings that sums to zero (checked by the one function that writes them,
  * and by tests). Accounts are strings: `funding_source:<id>`, `bcard:<id>`, `bpay:fees`, `merchant:<id>`,
- * `external:merchants`. Postings are never updated or deleted: an undo is a reversing movement.
+ * `external:merchants`, `sandbox:test_funds` (merchants' sandbox test bcards). Postings are never updated or deleted: an undo is a reversing movement.
  */
 export const ledgerMovements = sqliteTable(
   'ledger_movements',

@@ -161,7 +161,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/funding-sources/": {
+    "/api/funding-sources": {
         parameters: {
             query?: never;
             header?: never;
@@ -289,7 +289,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/transactions/": {
+    "/api/transactions": {
         parameters: {
             query?: never;
             header?: never;
@@ -301,6 +301,23 @@ export interface paths {
          * @description When more exist, the bpay-next-cursor header holds the cursor for the next page.
          */
         get: operations["getApiTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/transactions/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your transactions as CSV, with the same filter */
+        get: operations["getApiTransactionsExport.csv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -343,7 +360,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/merchants/": {
+    "/api/merchants": {
         parameters: {
             query?: never;
             header?: never;
@@ -646,6 +663,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events as they happen (server-sent events)
+         * @description Answers `text/event-stream` (Cache-Control: no-cache) and stays open. Only events recorded after the connection opened are sent (no backlog), of this key's merchant and mode; `POST /api/v1/events/{id}/resend` without endpoint_id sends an event again. Each event is one message:
+         *
+         *     ```
+         *     id: evt_…
+         *     event: payment_intent.succeeded
+         *     data: {"id":"evt_…","object":"event",…}
+         *
+         *     ```
+         *
+         *     `data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts once against the rate limits, however long it stays open. `bpay listen` uses it.
+         */
+        get: operations["getApiV1EventsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/{id}": {
         parameters: {
             query?: never;
@@ -677,6 +723,26 @@ export interface paths {
          * @description Queues a new delivery to endpoint_id, or to every enabled endpoint that subscribes to the event or was sent it before; answers the deliveries queued.
          */
         post: operations["postApiV1EventsByIdResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/bcards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a sandbox test bcard
+         * @description Sandbox keys only (a production key answers 400 `test_mode_only`). Issues a fresh single-use bcard of the built-in simulated processor with `amount` cents on it, locked to your merchant account. Confirm a payment intent with it (`payment_method` = its id, or `payment_method_data.card` with its number, expiry and CVC) and it pays exactly as a consumer's bcard would. The number and CVC are in this answer only (and in a replay under the same Idempotency-Key). Unused, it expires like any bcard. It is funded from sandbox test funds, never from anyone's cards.
+         */
+        post: operations["postApiV1Test_helpersBcards"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1153,7 +1219,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One verification
+         * @description With its user and its documents' metadata (the same shape as an item of the list).
+         */
+        get: operations["getApiAdminKycVerificationsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1259,6 +1329,115 @@ export interface components {
                 request_id?: string;
             };
         };
+        PaymentIntent: {
+            /** @example pi_3f2a9c1d0b7e6f5a4c3b2a19 */
+            id: string;
+            /** @constant */
+            object: "payment_intent";
+            /** @description In cents */
+            amount: number;
+            amount_capturable: number;
+            amount_received: number;
+            /** @example usd */
+            currency: string;
+            /**
+             * @default requires_payment_method
+             * @enum {string}
+             */
+            status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "succeeded" | "canceled";
+            /**
+             * @default automatic
+             * @enum {string}
+             */
+            capture_method: "automatic" | "manual";
+            client_secret: string;
+            /** @description Unix seconds */
+            created: number;
+            description: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /** @description The bcard that paid */
+            payment_method: string | null;
+            last_payment_error: {
+                [key: string]: unknown;
+            } | null;
+            canceled_at: number | null;
+            cancellation_reason: string | null;
+        };
+        Event: {
+            /** @example evt_3f2a9c1d0b7e6f5a4c3b2a19 */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @example payment_intent.succeeded */
+            type: string;
+            /** @description Unix seconds */
+            created: number;
+            livemode: boolean;
+            data: {
+                /** @description The object as it was when the event happened */
+                object: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        WebhookEndpoint: {
+            /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            /** @description '*' or event types */
+            enabled_events: string[];
+            description: string | null;
+            /**
+             * @default enabled
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** @example Disabled after failing for 3 days */
+            disabled_reason: string | null;
+            livemode: boolean;
+            /** @description Unix seconds */
+            created: number;
+            /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
+            secret?: string;
+        };
+        WebhookDelivery: {
+            /** @example whd_3f2a9c1d0b7e6f5a4c3b2a19 */
+            id: string;
+            /** @constant */
+            object: "webhook_delivery";
+            /** @description The event id */
+            event: string;
+            event_type: string;
+            /** @description The endpoint id */
+            webhook_endpoint: string;
+            url: string;
+            /**
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            /** @description Unix seconds */
+            created: number;
+            /** @description Unix seconds, while pending */
+            next_attempt_at: number | null;
+            last_attempt: {
+                /** @description Unix seconds */
+                at: number;
+                /** @description The receiver's HTTP status; null when it did not answer */
+                status_code: number | null;
+                duration_ms: number;
+                /** @description The first 500 characters of the answer */
+                response_snippet: string | null;
+                /** @description Why no answer came (timeout, network, URL rules) */
+                error: string | null;
+            } | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -1326,20 +1505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1348,20 +1514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1370,20 +1523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1392,20 +1532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1467,20 +1594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1489,20 +1603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1511,20 +1612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1533,20 +1621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1555,20 +1630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1599,20 +1661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1665,20 +1714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1751,20 +1787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1773,20 +1796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1795,20 +1805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1817,20 +1814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1839,20 +1823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1886,20 +1857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1908,20 +1866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -1930,20 +1875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2002,20 +1934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2024,20 +1943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2046,20 +1952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2068,20 +1961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2090,20 +1970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2162,20 +2029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2184,20 +2038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2206,20 +2047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2228,20 +2056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2250,20 +2065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2305,10 +2107,10 @@ export interface operations {
                             transactionFeeRate: number;
                             limits: {
                                 /** @description -1 means unlimited */
-                                fundingSources: string | number;
-                                monthlyTransactions: string | number;
-                                bcardGenerationLimit: string | number;
-                                apiCallsPerMonth: string | number;
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
                             };
                             features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                         }[];
@@ -2321,20 +2123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2358,7 +2147,7 @@ export interface operations {
                         currentTier: string;
                         benefits: {
                             /** @description -1 means unlimited */
-                            maxFundingSources: string | number;
+                            maxFundingSources: number;
                             nameVerificationRequired: boolean;
                             isKycVerified: boolean;
                             features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
@@ -2374,20 +2163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2418,8 +2194,8 @@ export interface operations {
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -2438,20 +2214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2470,8 +2233,8 @@ export interface operations {
             content: {
                 "application/json": {
                     cardNumber: string;
-                    expiryMonth: string | (string | number);
-                    expiryYear: string | (string | number);
+                    expiryMonth: string | number;
+                    expiryYear: string | number;
                     cvv: string;
                     name: string;
                     /** @constant */
@@ -2500,8 +2263,8 @@ export interface operations {
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -2534,20 +2297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2556,20 +2306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2578,20 +2315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2600,20 +2324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2622,20 +2333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2644,20 +2342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2666,20 +2351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2718,8 +2390,8 @@ export interface operations {
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -2738,20 +2410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2760,20 +2419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2782,20 +2428,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2804,20 +2437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2826,20 +2446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2848,20 +2455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2870,20 +2464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2918,20 +2499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2940,20 +2508,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2962,20 +2517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3016,8 +2558,8 @@ export interface operations {
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -3036,20 +2578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3058,20 +2587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3080,20 +2596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3102,20 +2605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3143,8 +2633,8 @@ export interface operations {
                         cardNumber: string;
                         last4: string;
                         brand: string;
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         /** @description What is left to spend, in dollars. */
                         balance: string;
                         /** @description The collected amount; never reloadable. */
@@ -3182,20 +2672,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3241,8 +2718,8 @@ export interface operations {
                         cardNumber: string;
                         last4: string;
                         brand: string;
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         /** @description What is left to spend, in dollars. */
                         balance: string;
                         /** @description The collected amount; never reloadable. */
@@ -3280,20 +2757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3302,20 +2766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3324,20 +2775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3346,20 +2784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3368,20 +2793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3390,20 +2802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3412,20 +2811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3434,20 +2820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3477,8 +2850,8 @@ export interface operations {
                         cardNumber: string;
                         last4: string;
                         brand: string;
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         /** @description What is left to spend, in dollars. */
                         balance: string;
                         /** @description The collected amount; never reloadable. */
@@ -3516,20 +2889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3538,20 +2898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3560,20 +2907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3582,20 +2916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3619,8 +2940,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         cardNumber: string;
-                        expiryMonth: string | number;
-                        expiryYear: string | number;
+                        expiryMonth: number;
+                        expiryYear: number;
                         cvv: string;
                         isDemoCard: boolean;
                     };
@@ -3632,20 +2953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3654,20 +2962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3676,20 +2971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3752,8 +3034,8 @@ export interface operations {
                             cardNumber: string;
                             last4: string;
                             brand: string;
-                            expiryMonth: string | number;
-                            expiryYear: string | number;
+                            expiryMonth: number;
+                            expiryYear: number;
                             /** @description What is left to spend, in dollars. */
                             balance: string;
                             /** @description The collected amount; never reloadable. */
@@ -3792,20 +3074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3814,20 +3083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3836,20 +3092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3858,20 +3101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3880,20 +3110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3902,20 +3119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3924,20 +3128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3946,20 +3137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3968,7 +3146,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "all" | "completed" | "pending" | "failed";
-                limit?: string | number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -4011,20 +3189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4033,20 +3198,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiTransactionsExport.csv": {
+        parameters: {
+            query?: {
+                status?: "all" | "completed" | "pending" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A CSV file (RFC 4180; cells a spreadsheet would run as formulas are neutralised) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Error (status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (status 401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4071,7 +3263,7 @@ export interface operations {
                     "application/json": {
                         totalSpent: string;
                         thisMonth: string;
-                        activeBcards: string | number;
+                        activeBcards: number;
                     };
                 };
             };
@@ -4081,20 +3273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4103,20 +3282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4175,20 +3341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4197,20 +3350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4266,20 +3406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4350,20 +3477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4372,20 +3486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4394,20 +3495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4416,20 +3504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4500,20 +3575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4522,20 +3584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4544,20 +3593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4566,20 +3602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4588,20 +3611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4661,20 +3671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4683,20 +3680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4705,20 +3689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4733,12 +3704,47 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "usage";
+                        /** @description Requests today (UTC) */
+                        totalRequests: number;
+                        totalRequestsToday: number;
+                        totalRequestsThisMonth: number;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
     };
     getApiMerchantsByIdPayment_intents: {
         parameters: {
             query?: {
-                limit?: string | number;
+                limit?: number;
                 starting_after?: string;
             };
             header?: never;
@@ -4748,12 +3754,55 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        url: string;
+                        has_more: boolean;
+                        data: components["schemas"]["PaymentIntent"][];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
     };
     getApiV1Payment_intents: {
         parameters: {
             query?: {
-                limit?: string | number;
+                limit?: number;
                 starting_after?: string;
                 ending_before?: string;
             };
@@ -4774,43 +3823,7 @@ export interface operations {
                         object: "list";
                         url: string;
                         has_more: boolean;
-                        data: {
-                            /** @example pi_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            /** @constant */
-                            object: "payment_intent";
-                            /** @description In cents */
-                            amount: string | number;
-                            amount_capturable: string | number;
-                            amount_received: string | number;
-                            /** @example usd */
-                            currency: string;
-                            /**
-                             * @default requires_payment_method
-                             * @enum {string}
-                             */
-                            status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "succeeded" | "canceled";
-                            /**
-                             * @default automatic
-                             * @enum {string}
-                             */
-                            capture_method: "automatic" | "manual";
-                            client_secret: string;
-                            /** @description Unix seconds */
-                            created: string | number;
-                            description: string | null;
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            livemode: boolean;
-                            /** @description The bcard that paid */
-                            payment_method: string | null;
-                            last_payment_error: {
-                                [key: string]: unknown;
-                            } | null;
-                            canceled_at: (string | number) | null;
-                            cancellation_reason: string | null;
-                        }[];
+                        data: components["schemas"]["PaymentIntent"][];
                     };
                 };
             };
@@ -4820,20 +3833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4842,20 +3842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4864,20 +3851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4886,20 +3860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4934,43 +3895,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example pi_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "payment_intent";
-                        /** @description In cents */
-                        amount: string | number;
-                        amount_capturable: string | number;
-                        amount_received: string | number;
-                        /** @example usd */
-                        currency: string;
-                        /**
-                         * @default requires_payment_method
-                         * @enum {string}
-                         */
-                        status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "succeeded" | "canceled";
-                        /**
-                         * @default automatic
-                         * @enum {string}
-                         */
-                        capture_method: "automatic" | "manual";
-                        client_secret: string;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        description: string | null;
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        livemode: boolean;
-                        /** @description The bcard that paid */
-                        payment_method: string | null;
-                        last_payment_error: {
-                            [key: string]: unknown;
-                        } | null;
-                        canceled_at: (string | number) | null;
-                        cancellation_reason: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4979,20 +3904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5001,20 +3913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5023,20 +3922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5045,20 +3931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5067,20 +3940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5089,20 +3949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5124,43 +3971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example pi_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "payment_intent";
-                        /** @description In cents */
-                        amount: string | number;
-                        amount_capturable: string | number;
-                        amount_received: string | number;
-                        /** @example usd */
-                        currency: string;
-                        /**
-                         * @default requires_payment_method
-                         * @enum {string}
-                         */
-                        status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "succeeded" | "canceled";
-                        /**
-                         * @default automatic
-                         * @enum {string}
-                         */
-                        capture_method: "automatic" | "manual";
-                        client_secret: string;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        description: string | null;
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        livemode: boolean;
-                        /** @description The bcard that paid */
-                        payment_method: string | null;
-                        last_payment_error: {
-                            [key: string]: unknown;
-                        } | null;
-                        canceled_at: (string | number) | null;
-                        cancellation_reason: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5169,20 +3980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5191,20 +3989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5213,20 +3998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5235,20 +4007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5264,6 +4023,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Give payment_method (a bcard id locked to your merchant) or payment_method_data.card. */
         requestBody: {
             content: {
                 "application/json": {
@@ -5290,43 +4050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example pi_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "payment_intent";
-                        /** @description In cents */
-                        amount: string | number;
-                        amount_capturable: string | number;
-                        amount_received: string | number;
-                        /** @example usd */
-                        currency: string;
-                        /**
-                         * @default requires_payment_method
-                         * @enum {string}
-                         */
-                        status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "succeeded" | "canceled";
-                        /**
-                         * @default automatic
-                         * @enum {string}
-                         */
-                        capture_method: "automatic" | "manual";
-                        client_secret: string;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        description: string | null;
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        livemode: boolean;
-                        /** @description The bcard that paid */
-                        payment_method: string | null;
-                        last_payment_error: {
-                            [key: string]: unknown;
-                        } | null;
-                        canceled_at: (string | number) | null;
-                        cancellation_reason: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5335,20 +4059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5357,20 +4068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5379,20 +4077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5401,20 +4086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5423,20 +4095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5445,20 +4104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5467,20 +4113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5489,20 +4122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5532,43 +4152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example pi_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "payment_intent";
-                        /** @description In cents */
-                        amount: string | number;
-                        amount_capturable: string | number;
-                        amount_received: string | number;
-                        /** @example usd */
-                        currency: string;
-                        /**
-                         * @default requires_payment_method
-                         * @enum {string}
-                         */
-                        status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "succeeded" | "canceled";
-                        /**
-                         * @default automatic
-                         * @enum {string}
-                         */
-                        capture_method: "automatic" | "manual";
-                        client_secret: string;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        description: string | null;
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        livemode: boolean;
-                        /** @description The bcard that paid */
-                        payment_method: string | null;
-                        last_payment_error: {
-                            [key: string]: unknown;
-                        } | null;
-                        canceled_at: (string | number) | null;
-                        cancellation_reason: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5577,20 +4161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5599,20 +4170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5621,20 +4179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5643,20 +4188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5665,20 +4197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5687,20 +4206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5709,20 +4215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5753,43 +4246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example pi_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "payment_intent";
-                        /** @description In cents */
-                        amount: string | number;
-                        amount_capturable: string | number;
-                        amount_received: string | number;
-                        /** @example usd */
-                        currency: string;
-                        /**
-                         * @default requires_payment_method
-                         * @enum {string}
-                         */
-                        status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "succeeded" | "canceled";
-                        /**
-                         * @default automatic
-                         * @enum {string}
-                         */
-                        capture_method: "automatic" | "manual";
-                        client_secret: string;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        description: string | null;
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        livemode: boolean;
-                        /** @description The bcard that paid */
-                        payment_method: string | null;
-                        last_payment_error: {
-                            [key: string]: unknown;
-                        } | null;
-                        canceled_at: (string | number) | null;
-                        cancellation_reason: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5798,20 +4255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5820,20 +4264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5842,20 +4273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5864,20 +4282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5886,20 +4291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5908,20 +4300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5930,20 +4309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5967,9 +4333,9 @@ export interface operations {
                         /** @constant */
                         object: "usage";
                         /** @description Requests today (UTC) */
-                        totalRequests: string | number;
-                        totalRequestsToday: string | number;
-                        totalRequestsThisMonth: string | number;
+                        totalRequests: number;
+                        totalRequestsToday: number;
+                        totalRequestsThisMonth: number;
                     };
                 };
             };
@@ -5979,20 +4345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6001,20 +4354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6023,20 +4363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6062,7 +4389,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        amount: string | number;
+                        amount: number;
                         currency: string;
                         status: string;
                         livemode: boolean;
@@ -6080,20 +4407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6102,20 +4416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6153,7 +4454,7 @@ export interface operations {
                         paymentIntent: {
                             id: string;
                             status: string;
-                            amount: string | number;
+                            amount: number;
                         };
                         bcard: {
                             id: string;
@@ -6163,8 +4464,8 @@ export interface operations {
                             cardNumber: string;
                             last4: string;
                             brand: string;
-                            expiryMonth: string | number;
-                            expiryYear: string | number;
+                            expiryMonth: number;
+                            expiryYear: number;
                             /** @description What is left to spend, in dollars. */
                             balance: string;
                             /** @description The collected amount; never reloadable. */
@@ -6203,20 +4504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6225,20 +4513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6247,20 +4522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6269,20 +4531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6291,20 +4540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6313,20 +4549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6335,20 +4558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6357,20 +4567,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6378,7 +4575,7 @@ export interface operations {
     getApiV1Webhook_endpoints: {
         parameters: {
             query?: {
-                limit?: string | number;
+                limit?: number;
                 starting_after?: string;
             };
             header?: never;
@@ -6398,28 +4595,7 @@ export interface operations {
                         object: "list";
                         url: string;
                         has_more: boolean;
-                        data: {
-                            /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            /** @constant */
-                            object: "webhook_endpoint";
-                            url: string;
-                            /** @description '*' or event types */
-                            enabled_events: string[];
-                            description: string | null;
-                            /**
-                             * @default enabled
-                             * @enum {string}
-                             */
-                            status: "enabled" | "disabled";
-                            /** @example Disabled after failing for 3 days */
-                            disabled_reason: string | null;
-                            livemode: boolean;
-                            /** @description Unix seconds */
-                            created: string | number;
-                            /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                            secret?: string;
-                        }[];
+                        data: components["schemas"]["WebhookEndpoint"][];
                     };
                 };
             };
@@ -6429,20 +4605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6451,20 +4614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6473,20 +4623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6495,20 +4632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6538,28 +4662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        /** @description '*' or event types */
-                        enabled_events: string[];
-                        description: string | null;
-                        /**
-                         * @default enabled
-                         * @enum {string}
-                         */
-                        status: "enabled" | "disabled";
-                        /** @example Disabled after failing for 3 days */
-                        disabled_reason: string | null;
-                        livemode: boolean;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6568,20 +4671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6590,20 +4680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6612,20 +4689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6634,20 +4698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6656,20 +4707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6678,20 +4716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6713,28 +4738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        /** @description '*' or event types */
-                        enabled_events: string[];
-                        description: string | null;
-                        /**
-                         * @default enabled
-                         * @enum {string}
-                         */
-                        status: "enabled" | "disabled";
-                        /** @example Disabled after failing for 3 days */
-                        disabled_reason: string | null;
-                        livemode: boolean;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6743,20 +4747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6765,20 +4756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6787,20 +4765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6809,20 +4774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6859,20 +4811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6881,20 +4820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6903,20 +4829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6925,20 +4838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6972,28 +4872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        /** @description '*' or event types */
-                        enabled_events: string[];
-                        description: string | null;
-                        /**
-                         * @default enabled
-                         * @enum {string}
-                         */
-                        status: "enabled" | "disabled";
-                        /** @example Disabled after failing for 3 days */
-                        disabled_reason: string | null;
-                        livemode: boolean;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7002,20 +4881,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7024,20 +4890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7046,20 +4899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7068,20 +4908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7090,20 +4917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7112,20 +4926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7134,20 +4935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7171,28 +4959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        /** @description '*' or event types */
-                        enabled_events: string[];
-                        description: string | null;
-                        /**
-                         * @default enabled
-                         * @enum {string}
-                         */
-                        status: "enabled" | "disabled";
-                        /** @example Disabled after failing for 3 days */
-                        disabled_reason: string | null;
-                        livemode: boolean;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7201,20 +4968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7223,20 +4977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7245,20 +4986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7267,20 +4995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7289,20 +5004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7311,20 +5013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7332,7 +5021,7 @@ export interface operations {
     getApiV1Events: {
         parameters: {
             query?: {
-                limit?: string | number;
+                limit?: number;
                 starting_after?: string;
                 type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "webhook_endpoint.test";
             };
@@ -7353,23 +5042,7 @@ export interface operations {
                         object: "list";
                         url: string;
                         has_more: boolean;
-                        data: {
-                            /** @example evt_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            /** @constant */
-                            object: "event";
-                            /** @example payment_intent.succeeded */
-                            type: string;
-                            /** @description Unix seconds */
-                            created: string | number;
-                            livemode: boolean;
-                            data: {
-                                /** @description The object as it was when the event happened */
-                                object: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        data: components["schemas"]["Event"][];
                     };
                 };
             };
@@ -7379,20 +5052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7401,20 +5061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7423,20 +5070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7445,20 +5079,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1EventsStream: {
+        parameters: {
+            query?: {
+                events?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream that stays open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error (status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (status 401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (status 403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (status 429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7480,23 +5159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example evt_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "event";
-                        /** @example payment_intent.succeeded */
-                        type: string;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        livemode: boolean;
-                        data: {
-                            /** @description The object as it was when the event happened */
-                            object: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7505,20 +5168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7527,20 +5177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7549,20 +5186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7571,20 +5195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7619,39 +5230,7 @@ export interface operations {
                         /** @constant */
                         object: "list";
                         has_more: boolean;
-                        data: {
-                            /** @example whd_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            /** @constant */
-                            object: "webhook_delivery";
-                            /** @description The event id */
-                            event: string;
-                            event_type: string;
-                            /** @description The endpoint id */
-                            webhook_endpoint: string;
-                            url: string;
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            attempts: string | number;
-                            /** @description Unix seconds */
-                            created: string | number;
-                            /** @description Unix seconds, while pending */
-                            next_attempt_at: (string | number) | null;
-                            last_attempt: {
-                                /** @description Unix seconds */
-                                at: string | number;
-                                /** @description The receiver's HTTP status; null when it did not answer */
-                                status_code: (string | number) | null;
-                                duration_ms: string | number;
-                                /** @description The first 500 characters of the answer */
-                                response_snippet: string | null;
-                                /** @description Why no answer came (timeout, network, URL rules) */
-                                error: string | null;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                     };
                 };
             };
@@ -7661,20 +5240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7683,20 +5249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7705,20 +5258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7727,20 +5267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7749,20 +5276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7771,20 +5285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7793,20 +5294,114 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Test_helpersBcards: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The spending limit in cents (50 to 99999999) */
+                    amount: number;
+                    /** @example usd */
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
+                        /** @example bc_5d1f0a9e2c7b4a3f8e6d1c0b */
+                        id: string;
+                        /** @constant */
+                        object: "test_bcard";
+                        /**
+                         * @description The full card number, shown only in this answer
+                         * @example 4000009123456789
+                         */
+                        number: string;
+                        exp_month: number;
+                        exp_year: number;
+                        /** @example 123 */
+                        cvc: string;
+                        /** @description Spending limit, in cents */
+                        limit: number;
+                        /** @constant */
+                        currency: "usd";
+                        /** @description Unix seconds; an unused card is then deactivated */
+                        expires_at: number;
+                        /** @constant */
+                        livemode: false;
                     };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7814,7 +5409,7 @@ export interface operations {
     getApiMerchantsByIdWebhook_endpoints: {
         parameters: {
             query?: {
-                limit?: string | number;
+                limit?: number;
                 starting_after?: string;
             };
             header?: never;
@@ -7836,28 +5431,7 @@ export interface operations {
                         object: "list";
                         url: string;
                         has_more: boolean;
-                        data: {
-                            /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            /** @constant */
-                            object: "webhook_endpoint";
-                            url: string;
-                            /** @description '*' or event types */
-                            enabled_events: string[];
-                            description: string | null;
-                            /**
-                             * @default enabled
-                             * @enum {string}
-                             */
-                            status: "enabled" | "disabled";
-                            /** @example Disabled after failing for 3 days */
-                            disabled_reason: string | null;
-                            livemode: boolean;
-                            /** @description Unix seconds */
-                            created: string | number;
-                            /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                            secret?: string;
-                        }[];
+                        data: components["schemas"]["WebhookEndpoint"][];
                     };
                 };
             };
@@ -7867,20 +5441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7889,20 +5450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7911,20 +5459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7956,28 +5491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        /** @description '*' or event types */
-                        enabled_events: string[];
-                        description: string | null;
-                        /**
-                         * @default enabled
-                         * @enum {string}
-                         */
-                        status: "enabled" | "disabled";
-                        /** @example Disabled after failing for 3 days */
-                        disabled_reason: string | null;
-                        livemode: boolean;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7986,20 +5500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8008,20 +5509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8030,20 +5518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8052,20 +5527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8074,20 +5536,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8096,20 +5545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8147,20 +5583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8169,20 +5592,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8191,20 +5601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8237,28 +5634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        /** @description '*' or event types */
-                        enabled_events: string[];
-                        description: string | null;
-                        /**
-                         * @default enabled
-                         * @enum {string}
-                         */
-                        status: "enabled" | "disabled";
-                        /** @example Disabled after failing for 3 days */
-                        disabled_reason: string | null;
-                        livemode: boolean;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8267,20 +5643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8289,20 +5652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8311,20 +5661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8333,20 +5670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8355,20 +5679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8393,28 +5704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example we_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string;
-                        /** @description '*' or event types */
-                        enabled_events: string[];
-                        description: string | null;
-                        /**
-                         * @default enabled
-                         * @enum {string}
-                         */
-                        status: "enabled" | "disabled";
-                        /** @example Disabled after failing for 3 days */
-                        disabled_reason: string | null;
-                        livemode: boolean;
-                        /** @description Unix seconds */
-                        created: string | number;
-                        /** @description The signing secret (whsec_…): only in the answers to create and roll_secret. */
-                        secret?: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8423,20 +5713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8445,20 +5722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8467,20 +5731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8489,20 +5740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8511,20 +5749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8565,17 +5790,17 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "pending" | "succeeded" | "failed";
-                        attempts: string | number;
+                        attempts: number;
                         /** @description Unix seconds */
-                        created: string | number;
+                        created: number;
                         /** @description Unix seconds, while pending */
-                        next_attempt_at: (string | number) | null;
+                        next_attempt_at: number | null;
                         last_attempt: {
                             /** @description Unix seconds */
-                            at: string | number;
+                            at: number;
                             /** @description The receiver's HTTP status; null when it did not answer */
-                            status_code: (string | number) | null;
-                            duration_ms: string | number;
+                            status_code: number | null;
+                            duration_ms: number;
                             /** @description The first 500 characters of the answer */
                             response_snippet: string | null;
                             /** @description Why no answer came (timeout, network, URL rules) */
@@ -8590,20 +5815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8612,20 +5824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8634,20 +5833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8656,20 +5842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8678,20 +5851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8700,7 +5860,7 @@ export interface operations {
         parameters: {
             query?: {
                 endpoint_id?: string;
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -8720,39 +5880,7 @@ export interface operations {
                         /** @constant */
                         object: "list";
                         has_more: boolean;
-                        data: {
-                            /** @example whd_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            /** @constant */
-                            object: "webhook_delivery";
-                            /** @description The event id */
-                            event: string;
-                            event_type: string;
-                            /** @description The endpoint id */
-                            webhook_endpoint: string;
-                            url: string;
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            attempts: string | number;
-                            /** @description Unix seconds */
-                            created: string | number;
-                            /** @description Unix seconds, while pending */
-                            next_attempt_at: (string | number) | null;
-                            last_attempt: {
-                                /** @description Unix seconds */
-                                at: string | number;
-                                /** @description The receiver's HTTP status; null when it did not answer */
-                                status_code: (string | number) | null;
-                                duration_ms: string | number;
-                                /** @description The first 500 characters of the answer */
-                                response_snippet: string | null;
-                                /** @description Why no answer came (timeout, network, URL rules) */
-                                error: string | null;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                     };
                 };
             };
@@ -8762,20 +5890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8784,20 +5899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8806,20 +5908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8827,7 +5916,7 @@ export interface operations {
     getApiMerchantsByIdEvents: {
         parameters: {
             query?: {
-                limit?: string | number;
+                limit?: number;
                 starting_after?: string;
                 type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "webhook_endpoint.test";
             };
@@ -8850,23 +5939,7 @@ export interface operations {
                         object: "list";
                         url: string;
                         has_more: boolean;
-                        data: {
-                            /** @example evt_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            /** @constant */
-                            object: "event";
-                            /** @example payment_intent.succeeded */
-                            type: string;
-                            /** @description Unix seconds */
-                            created: string | number;
-                            livemode: boolean;
-                            data: {
-                                /** @description The object as it was when the event happened */
-                                object: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        data: components["schemas"]["Event"][];
                     };
                 };
             };
@@ -8876,20 +5949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8898,20 +5958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8920,20 +5967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8981,20 +6015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9003,20 +6024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9025,20 +6033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9047,20 +6042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9091,20 +6073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9142,20 +6111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9183,17 +6139,17 @@ export interface operations {
                             fees: number;
                         };
                         users: {
-                            total: string | number;
+                            total: number;
                         };
                         merchants: {
                             /** @description Active merchants */
-                            total: string | number;
+                            total: number;
                         };
                         bcardGeneration: {
                             /** @description Percent of finished collections that issued a bcard (100 when none) */
                             successRate: number;
                             /** @description Finished collections */
-                            total: string | number;
+                            total: number;
                         };
                         fundingPool: {
                             /** @description Dollars left on active bcards (bpay itself holds no funds) */
@@ -9208,7 +6164,7 @@ export interface operations {
                             successRate: number;
                         };
                         /** @description bcards issued since 00:00 UTC */
-                        bcardsToday: string | number;
+                        bcardsToday: number;
                     };
                 };
             };
@@ -9218,20 +6174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9260,11 +6203,11 @@ export interface operations {
                         bcardsByDay: {
                             /** Format: date */
                             date: string;
-                            count: string | number;
+                            count: number;
                         }[];
                         sharesPerPayment: {
-                            shares: string | number;
-                            count: string | number;
+                            shares: number;
+                            count: number;
                         }[];
                         revenueByPlan: {
                             plan: string;
@@ -9279,20 +6222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9343,20 +6273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9365,20 +6282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9435,20 +6339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9457,20 +6348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9479,20 +6357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9501,20 +6366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9568,10 +6420,10 @@ export interface operations {
                             monthlyPrice: number;
                             transactionFeeRate: number;
                             limits: {
-                                fundingSources: string | number;
-                                monthlyTransactions: string | number;
-                                bcardGenerationLimit: string | number;
-                                apiCallsPerMonth: string | number;
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
                             };
                             features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                             isActive: boolean;
@@ -9585,20 +6437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9607,20 +6446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9629,20 +6455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9651,20 +6464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9694,10 +6494,10 @@ export interface operations {
                         transactionFeeRate: number;
                         /** @description -1 means unlimited */
                         limits: {
-                            fundingSources: string | number;
-                            monthlyTransactions: string | number;
-                            bcardGenerationLimit: string | number;
-                            apiCallsPerMonth: string | number;
+                            fundingSources: number;
+                            monthlyTransactions: number;
+                            bcardGenerationLimit: number;
+                            apiCallsPerMonth: number;
                         };
                         features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                         isActive: boolean;
@@ -9714,20 +6514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9752,13 +6539,13 @@ export interface operations {
                     features?: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                     limits?: {
                         /** @description 0 or -1 means unlimited */
-                        fundingSources?: string | number;
+                        fundingSources?: number;
                         /** @description 0 or -1 means unlimited */
-                        monthlyTransactions?: string | number;
+                        monthlyTransactions?: number;
                         /** @description 0 or -1 means unlimited */
-                        apiCallsPerMonth?: string | number;
+                        apiCallsPerMonth?: number;
                         /** @description 0 or -1 means unlimited */
-                        bcardGenerationLimit?: string | number;
+                        bcardGenerationLimit?: number;
                     };
                     isActive?: boolean;
                 };
@@ -9781,10 +6568,10 @@ export interface operations {
                         transactionFeeRate: number;
                         /** @description -1 means unlimited */
                         limits: {
-                            fundingSources: string | number;
-                            monthlyTransactions: string | number;
-                            bcardGenerationLimit: string | number;
-                            apiCallsPerMonth: string | number;
+                            fundingSources: number;
+                            monthlyTransactions: number;
+                            bcardGenerationLimit: number;
+                            apiCallsPerMonth: number;
                         };
                         features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                         isActive: boolean;
@@ -9801,20 +6588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9823,20 +6597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9845,20 +6606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9867,20 +6615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9915,20 +6650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9937,20 +6659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9959,20 +6668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9999,13 +6695,13 @@ export interface operations {
                     features?: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                     limits?: {
                         /** @description 0 or -1 means unlimited */
-                        fundingSources?: string | number;
+                        fundingSources?: number;
                         /** @description 0 or -1 means unlimited */
-                        monthlyTransactions?: string | number;
+                        monthlyTransactions?: number;
                         /** @description 0 or -1 means unlimited */
-                        apiCallsPerMonth?: string | number;
+                        apiCallsPerMonth?: number;
                         /** @description 0 or -1 means unlimited */
-                        bcardGenerationLimit?: string | number;
+                        bcardGenerationLimit?: number;
                     };
                     isActive?: boolean;
                 };
@@ -10028,10 +6724,10 @@ export interface operations {
                         transactionFeeRate: number;
                         /** @description -1 means unlimited */
                         limits: {
-                            fundingSources: string | number;
-                            monthlyTransactions: string | number;
-                            bcardGenerationLimit: string | number;
-                            apiCallsPerMonth: string | number;
+                            fundingSources: number;
+                            monthlyTransactions: number;
+                            bcardGenerationLimit: number;
+                            apiCallsPerMonth: number;
                         };
                         features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                         isActive: boolean;
@@ -10048,20 +6744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10070,20 +6753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10092,20 +6762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10114,20 +6771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10136,20 +6780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10181,10 +6812,10 @@ export interface operations {
                         transactionFeeRate: number;
                         /** @description -1 means unlimited */
                         limits: {
-                            fundingSources: string | number;
-                            monthlyTransactions: string | number;
-                            bcardGenerationLimit: string | number;
-                            apiCallsPerMonth: string | number;
+                            fundingSources: number;
+                            monthlyTransactions: number;
+                            bcardGenerationLimit: number;
+                            apiCallsPerMonth: number;
                         };
                         features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                         isActive: boolean;
@@ -10201,20 +6832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10223,20 +6841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10282,10 +6887,10 @@ export interface operations {
                             monthlyPrice: number;
                             transactionFeeRate: number;
                             limits: {
-                                fundingSources: string | number;
-                                monthlyTransactions: string | number;
-                                bcardGenerationLimit: string | number;
-                                apiCallsPerMonth: string | number;
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
                             };
                             features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                             isActive: boolean;
@@ -10299,20 +6904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10338,7 +6930,7 @@ export interface operations {
                         subscriptionsByTier: {
                             tierId: string;
                             tierName: string;
-                            count: string | number;
+                            count: number;
                             monthlyRevenue: number;
                         }[];
                     };
@@ -10350,20 +6942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10423,20 +7002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10445,20 +7011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10539,20 +7092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10646,20 +7186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10668,20 +7195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10690,20 +7204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10797,20 +7298,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10819,20 +7307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10841,20 +7316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10893,20 +7355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -10915,20 +7364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10949,12 +7385,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        totalVerifications: string | number;
+                        totalVerifications: number;
                         /** @description pending, processing or requires_input */
-                        pendingVerifications: string | number;
-                        verifiedUsers: string | number;
+                        pendingVerifications: number;
+                        verifiedUsers: number;
                         /** @description failed */
-                        rejectedVerifications: string | number;
+                        rejectedVerifications: number;
                         /** @description Hours from submission to review (0 when none reviewed) */
                         averageProcessingTime: number;
                     };
@@ -10966,20 +7402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11025,7 +7448,7 @@ export interface operations {
                          * @enum {string}
                          */
                         documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                        riskScore: (string | number) | null;
+                        riskScore: number | null;
                         errorMessage: string | null;
                         adminNotes: string | null;
                         documents: {
@@ -11039,7 +7462,7 @@ export interface operations {
                              */
                             contentType: "image/jpeg" | "image/png" | "application/pdf";
                             /** @description Bytes. */
-                            size: string | number;
+                            size: number;
                         }[];
                         userId: string;
                         firstName: string;
@@ -11066,18 +7489,92 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiAdminKycVerificationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        error: {
+                        id: string;
+                        /** Format: date-time */
+                        submittedAt: string;
+                        /**
+                         * @default pending
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "verified" | "failed" | "requires_input";
+                        /**
+                         * @default identity_document
+                         * @enum {string}
+                         */
+                        verificationType: "identity_document" | "selfie" | "address";
+                        /**
+                         * @default passport
+                         * @enum {string}
+                         */
+                        documentType: "passport" | "driving_license" | "id_card";
+                        /**
+                         * @default US
+                         * @enum {string}
+                         */
+                        documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
+                        riskScore: number | null;
+                        errorMessage: string | null;
+                        adminNotes: string | null;
+                        documents: {
+                            id: string;
+                            /** @description The uploaded file name, sanitised. */
+                            name: string;
                             /**
-                             * @default invalid_request_error
+                             * @description Detected from the file content.
+                             * @default image/jpeg
                              * @enum {string}
                              */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
+                            contentType: "image/jpeg" | "image/png" | "application/pdf";
+                            /** @description Bytes. */
+                            size: number;
+                        }[];
+                        userId: string;
+                        firstName: string;
+                        lastName: string;
+                        /** Format: date */
+                        dateOfBirth: string;
+                        documentNumber: string | null;
+                        /** Format: date-time */
+                        reviewedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        user: {
+                            id: string;
+                            email: string;
+                            firstName: string | null;
+                            lastName: string | null;
                         };
                     };
                 };
@@ -11088,20 +7585,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11121,7 +7614,7 @@ export interface operations {
                     /** @enum {string} */
                     status: "pending" | "processing" | "verified" | "failed" | "requires_input";
                     adminNotes?: string | null;
-                    riskScore?: (string | number) | null;
+                    riskScore?: number | null;
                 };
             };
         };
@@ -11156,7 +7649,7 @@ export interface operations {
                          * @enum {string}
                          */
                         documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                        riskScore: (string | number) | null;
+                        riskScore: number | null;
                         errorMessage: string | null;
                         adminNotes: string | null;
                         documents: {
@@ -11170,7 +7663,7 @@ export interface operations {
                              */
                             contentType: "image/jpeg" | "image/png" | "application/pdf";
                             /** @description Bytes. */
-                            size: string | number;
+                            size: number;
                         }[];
                         userId: string;
                         firstName: string;
@@ -11197,20 +7690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11219,20 +7699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11241,20 +7708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11263,20 +7717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11292,48 +7733,33 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every failure is answered in this shape. */
+            /** @description The file, with its detected content type (inline, sandboxed, not cached) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description Error (status 401) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Every failure is answered in this shape. */
+            /** @description Error (status 404) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11378,7 +7804,7 @@ export interface operations {
                              * @enum {string}
                              */
                             documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                            riskScore: (string | number) | null;
+                            riskScore: number | null;
                             errorMessage: string | null;
                             adminNotes: string | null;
                             documents: {
@@ -11392,7 +7818,7 @@ export interface operations {
                                  */
                                 contentType: "image/jpeg" | "image/png" | "application/pdf";
                                 /** @description Bytes. */
-                                size: string | number;
+                                size: number;
                             }[];
                         }[];
                     };
@@ -11404,20 +7830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11483,7 +7896,7 @@ export interface operations {
                          * @enum {string}
                          */
                         documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                        riskScore: (string | number) | null;
+                        riskScore: number | null;
                         errorMessage: string | null;
                         adminNotes: string | null;
                         documents: {
@@ -11497,7 +7910,7 @@ export interface operations {
                              */
                             contentType: "image/jpeg" | "image/png" | "application/pdf";
                             /** @description Bytes. */
-                            size: string | number;
+                            size: number;
                         }[];
                     };
                 };
@@ -11508,20 +7921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11530,20 +7930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11552,20 +7939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11574,20 +7948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11596,20 +7957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11618,20 +7966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11647,48 +7982,33 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every failure is answered in this shape. */
+            /** @description The file, with its detected content type (inline, sandboxed, not cached) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description Error (status 401) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Every failure is answered in this shape. */
+            /** @description Error (status 404) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /**
-                             * @default invalid_request_error
-                             * @enum {string}
-                             */
-                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                            /** @example validation_error */
-                            code: string;
-                            message: string;
-                            param?: string;
-                            request_id?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors } from '../../models';
+import { errors, sharedModels } from '../../models';
 import { adminAuthPlugin } from '../../plugins/admin-auth';
 import { adminLogin, adminLogout } from './auth-service';
 import { AdminLoginBody, AdminTokenModel, AdminVerifyModel, SuccessModel } from './model';
@@ -11,6 +11,7 @@ const security = [{ adminToken: [] }];
 /** Admin sign-in, sign-out and token check. Cookies are never read under /api/admin. */
 export function adminAuthRoutes(deps: AppDeps) {
   return new Elysia({ prefix: '/api/admin/auth', tags: ['Admin'] })
+    .use(sharedModels)
     .use(adminAuthPlugin(deps))
     .post(
       '/login',

@@ -32,9 +32,11 @@ async function feeRevenueCents(db: Db): Promise<number> {
 }
 
 /** Collections whose shares were captured and a bcard issued (later use, expiry or refund does not undo that). */
-const SUCCEEDED_COLLECTION = sql`${schema.collections.status} IN ('completed', 'refunding', 'refunded')`;
+const SUCCEEDED_COLLECTION = sql`${schema.collections.status} IN ('completed', 'refunding', 'refunded') AND ${schema.collections.kind} != 'sandbox'`;
 /** Collections still in flight are not counted as attempts yet. */
-const FINISHED_COLLECTION = sql`${schema.collections.status} NOT IN ('holding', 'capturing')`;
+const FINISHED_COLLECTION = sql`${schema.collections.status} NOT IN ('holding', 'capturing') AND ${schema.collections.kind} != 'sandbox'`;
+/** Merchants' sandbox test bcards are play money: left out of every figure. */
+const CONSUMER_BCARD = eq(schema.bcards.sandbox, false);
 
 export interface AdminDashboard {
   revenue: { total: number; subscriptions: number; fees: number };
@@ -64,7 +66,7 @@ export async function adminDashboard(db: Db, clock: Clock): Promise<AdminDashboa
   const [pool] = await db
     .select({ s: sql<number>`coalesce(sum(${schema.bcards.limitCents} - ${schema.bcards.spentCents}), 0)` })
     .from(schema.bcards)
-    .where(eq(schema.bcards.status, 'active'));
+    .where(and(eq(schema.bcards.status, 'active'), CONSUMER_BCARD));
   // A share that was captured (and possibly refunded later) succeeded; declined and voided ones did not.
   const [shares] = await db
     .select({
@@ -76,7 +78,7 @@ export async function adminDashboard(db: Db, clock: Clock): Promise<AdminDashboa
   const [today] = await db
     .select({ n: count() })
     .from(schema.bcards)
-    .where(gte(schema.bcards.createdAt, startOfUtcDay(clock.now())));
+    .where(and(gte(schema.bcards.createdAt, startOfUtcDay(clock.now())), CONSUMER_BCARD));
   return {
     revenue: { total: dollars(subs + fees), subscriptions: dollars(subs), fees: dollars(fees) },
     users: { total: num(users?.n) },
@@ -145,7 +147,7 @@ export async function adminAnalytics(db: Db, clock: Clock): Promise<AdminAnalyti
   const cards = await db
     .select({ d: day(schema.bcards.createdAt), n: count() })
     .from(schema.bcards)
-    .where(gte(schema.bcards.createdAt, since))
+    .where(and(gte(schema.bcards.createdAt, since), CONSUMER_BCARD))
     .groupBy(day(schema.bcards.createdAt));
   const perPayment = db
     .select({ c: schema.collections.id, k: sql<number>`count(${schema.collectionShares.id})`.as('k') })

@@ -2,13 +2,13 @@ import { Elysia, t } from 'elysia';
 import { KYC_VERIFICATION_STATUSES } from '@bpay/db/schema';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors } from '../../models';
+import { BINARY_DOCUMENT, errors, rawResponses, sharedModels } from '../../models';
 import { adminAuthPlugin } from '../../plugins/admin-auth';
 import { KycVerificationModel } from '../kyc/model';
 import { getVerificationDocument } from '../kyc/service';
 import { contentDisposition } from '../kyc/validation';
 import { recordAudit } from './audit';
-import { decideKyc, kycDashboard, listKycForAdmin } from './kyc';
+import { decideKyc, getKycForAdmin, kycDashboard, listKycForAdmin } from './kyc';
 import { IdParams } from './model';
 import { ADMIN_SECURITY } from './routes';
 
@@ -50,12 +50,13 @@ const DecisionBody = t.Object({
   riskScore: t.Optional(
     t.Union([t.Integer({ minimum: 0, maximum: 100, error: 'riskScore must be a whole number from 0 to 100.' }), t.Null()]),
   ),
-});
+}, { examples: [{ status: 'verified', riskScore: 15, adminNotes: 'Document and selfie match.' }] });
 
 /** KYC review for admins: overview, queue, decisions and the uploaded documents. */
 export function adminKycRoutes(deps: AppDeps) {
   const doc = (summary: string, description?: string) => ({ summary, ...(description ? { description } : {}), security: ADMIN_SECURITY });
   return new Elysia({ prefix: '/api/admin/kyc', tags: ['Admin'] })
+    .use(sharedModels)
     .use(adminAuthPlugin(deps))
     .get('/dashboard', () => kycDashboard(deps), {
       admin: true,
@@ -67,6 +68,12 @@ export function adminKycRoutes(deps: AppDeps) {
       query: t.Object({ status: t.Optional(t.UnionEnum(KYC_VERIFICATION_STATUSES, noDefault)) }),
       response: { 200: t.Array(AdminKycVerificationModel), ...errors(400, 401) },
       detail: doc('Verifications, newest first (at most 500), optionally by status'),
+    })
+    .get('/verifications/:id', ({ params }) => getKycForAdmin(deps, params.id), {
+      admin: true,
+      params: IdParams,
+      response: { 200: AdminKycVerificationModel, ...errors(401, 404) },
+      detail: doc('One verification', 'With its user and its documents\' metadata (the same shape as an item of the list).'),
     })
     .patch(
       '/verifications/:id',
@@ -111,8 +118,10 @@ export function adminKycRoutes(deps: AppDeps) {
       {
         admin: true,
         params: IdParams,
-        response: { ...errors(401, 404) },
-        detail: doc("A verification document's bytes, for review", 'Served with its detected content type, sandboxed. Each read is audited.'),
+        detail: {
+          ...doc("A verification document's bytes, for review", 'Served with its detected content type, sandboxed. Each read is audited.'),
+          responses: rawResponses(BINARY_DOCUMENT, 401, 404) as never,
+        },
       },
     );
 }

@@ -47,6 +47,14 @@ describe('KYC review', () => {
     expect((await api('/api/admin/kyc/verifications?status=verified')).body).toEqual([]);
     expect((await api('/api/admin/kyc/verifications?status=done')).status).toBe(400);
 
+    const one = await api(`/api/admin/kyc/verifications/${v.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(v);
+    const missing = await api('/api/admin/kyc/verifications/kyc_nope');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('resource_not_found');
+    expect((await call(ctx, `/api/admin/kyc/verifications/${v.id}`, { cookie: u.cookie })).status).toBe(401);
+
     const docRes = await adminCall(ctx, token, `/api/admin/kyc/documents/${v.documents[0].id}`);
     expect(docRes.status).toBe(200);
     expect(docRes.headers.get('content-type')).toBe('image/png');

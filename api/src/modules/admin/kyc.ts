@@ -3,6 +3,7 @@ import { schema } from '@bpay/db';
 import type { KycVerificationStatus } from '@bpay/db/schema';
 import type { AppDeps } from '../../deps';
 import { applyKycDecision, listVerifications, type KycDecision, type KycVerificationDetail } from '../kyc/service';
+import { notFound } from '../../errors';
 import { recordAudit } from './audit';
 import type { AdminActor } from './users';
 
@@ -68,6 +69,13 @@ export async function listKycForAdmin(
     createdAt: r.submittedAt,
     user: byId.get(r.userId) ?? { id: r.userId, email: '', firstName: null, lastName: null },
   }));
+}
+
+/** One verification with its user and documents (an item of the list). Fails with: resource_not_found. */
+export async function getKycForAdmin(deps: Pick<AppDeps, 'db' | 'kycKey'>, id: string): Promise<AdminKycVerification> {
+  const [view] = await listKycForAdmin(deps, { id });
+  if (!view) throw notFound('verification');
+  return view;
 }
 
 /** Applies an admin decision (the KYC module's rule) and audits it with the verification before and after. */

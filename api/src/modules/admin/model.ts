@@ -13,7 +13,7 @@ export const AdminLoginBody = t.Object({
     error: 'Admin access code is required',
     description: "The current 6-digit code of the admin's authenticator app (TOTP, 30 s steps); each code works once.",
   }),
-});
+}, { examples: [{ username: 'admin', password: 'correct horse battery staple', accessCode: '123456' }] });
 
 export const AdminTokenModel = t.Object({
   token: t.String({ description: 'A JWT (HS256, aud bpay-admin); send it as Authorization: Bearer <token>.' }),

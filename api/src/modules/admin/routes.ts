@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors } from '../../models';
+import { errors, sharedModels } from '../../models';
 import { adminAuthPlugin } from '../../plugins/admin-auth';
 import type { AdminPrincipal } from './auth-service';
 import { adminAnalytics, adminDashboard, subscriptionAnalytics } from './figures';
@@ -47,6 +47,7 @@ export function adminRoutes(deps: AppDeps) {
   });
 
   return new Elysia({ prefix: '/api/admin', tags: ['Admin'] })
+    .use(sharedModels)
     .use(adminAuthPlugin(deps))
     .get('/dashboard', () => adminDashboard(deps.db, deps.clock), {
       admin: true,

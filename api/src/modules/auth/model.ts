@@ -44,7 +44,10 @@ export const RegisterBody = t.Object(
     firstName: t.Optional(name),
     lastName: t.Optional(name),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ email: 'ada@example.com', password: 'correct horse', firstName: 'Ada', lastName: 'Lovelace' }],
+  },
 );
 
 export const LoginBody = t.Object(
@@ -55,7 +58,7 @@ export const LoginBody = t.Object(
       t.String({ pattern: '^[0-9]{6}$', error: 'totpCode must be the 6-digit code from your authenticator app.' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ email: 'ada@example.com', password: 'correct horse' }] },
 );
 
 export const ProfilePatchBody = t.Object(

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors } from '../../models';
+import { errors, PUBLIC_SECURITY, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { updateProfile } from '../users/service';
 import { toPublicUser } from '../users/service';
@@ -23,7 +23,8 @@ export function authRoutes(deps: AppDeps) {
     return sessionCookie(deps.session, token, expiresAt);
   }
 
-  return new Elysia({ prefix: '/api/auth', tags: ['Auth'] })
+  return new Elysia({ prefix: '/api/auth', tags: ['Auth'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .post(
       '/register',
@@ -38,7 +39,7 @@ export function authRoutes(deps: AppDeps) {
         // JSON only: the OpenAPI document then lists only application/json (the http plugin answers 415 to others).
         parse: 'json',
         response: { 201: UserModel, ...errors(400, 403, 409, 415) },
-        detail: { summary: 'Create an account on the free plan and sign in' },
+        detail: { summary: 'Create an account on the free plan and sign in', security: PUBLIC_SECURITY },
       },
     )
     .post(
@@ -54,6 +55,7 @@ export function authRoutes(deps: AppDeps) {
         response: { 200: UserModel, ...errors(400, 401, 403, 415, 429) },
         detail: {
           summary: 'Sign in',
+          security: PUBLIC_SECURITY,
           description:
             'Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without ' +
             'totpCode is answered 401 two_factor_required. 10 failures in 15 minutes for an account or an address ' +

@@ -138,6 +138,8 @@ export async function recordCollection(
         and(
           eq(schema.collections.userId, userId),
           sql`${schema.collections.status} != 'failed'`,
+          // A merchant's sandbox test bcards do not use the owner's consumer plan.
+          sql`${schema.collections.kind} != 'sandbox'`,
           sql`${schema.collections.createdAt} >= ${startOfMonth(at).getTime()}`,
         ),
       );
@@ -466,6 +468,8 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
     return;
   }
 
+  if (collection.kind === 'sandbox') return settleSandboxRefund(deps, lease, collection, bcard, vendor);
+
   // Used with money left on it: the remainder goes back pro rata. Unused: every share goes back in full.
   const used = bcard.status === 'used';
   const remainder = bcard.limitCents - bcard.spentCents;
@@ -517,6 +521,39 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
         ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: s.amountCents })),
       ],
     });
+  });
+}
+
+/**
+ * settleRefund for a merchant's sandbox test bcard: it has no shares, so what goes back (everything when unused,
+ * the remainder when used) returns to `sandbox:test_funds`, where it came from. No consumer source is touched.
+ */
+async function settleSandboxRefund(deps: AppDeps, lease: Lease, collection: CollectionRow, bcard: BcardRow, vendor: PaymentVendor) {
+  const at = now(deps);
+  const used = bcard.status === 'used';
+  const back = used ? bcard.limitCents - bcard.spentCents : collection.amountCents;
+  await vendor.deactivateCard(bcard.vendorCardId);
+  await deps.db.transaction(async (tx) => {
+    if (used) {
+      await setStatus(tx, deps, lease, 'refunding', 'completed', { refundedCents: back });
+    } else {
+      await setStatus(tx, deps, lease, 'refunding', 'refunded', { refundedCents: back });
+      await tx
+        .update(schema.bcards)
+        .set({ status: bcard.status === 'canceling' ? 'canceled' : 'expired', deactivatedAt: at })
+        .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, bcard.status)));
+    }
+    if (back > 0) {
+      await postMovement(tx, {
+        kind: used ? 'bcard.remainder_refunded' : 'bcard.refunded',
+        referenceId: bcard.id,
+        at,
+        postings: [
+          { account: accounts.bcard(bcard.id), amountCents: -back },
+          { account: accounts.sandboxTestFunds, amountCents: back },
+        ],
+      });
+    }
   });
 }
 

@@ -29,6 +29,16 @@ export const CreateBcardBody = t.Object(
   },
   {
     additionalProperties: false,
+    examples: [
+      {
+        name: 'New headphones',
+        balance: '100.00',
+        fundingSources: [
+          { fundingSourceId: 'fs_3b8c1d2e4f5a6b7c8d9e0f1a', percentage: 60 },
+          { fundingSourceId: 'fs_9e8d7c6b5a4f3e2d1c0b9a8f', percentage: 40 },
+        ],
+      },
+    ],
     description:
       'balance is the purchase amount. Each source is charged its percentage of balance plus the plan fee ' +
       '(largest-remainder rounding, so the shares add up exactly). The cardholder name is the account name; ' +

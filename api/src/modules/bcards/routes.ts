@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors } from '../../models';
+import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { IdempotencyHeader } from '../funding-sources/routes';
@@ -10,7 +10,8 @@ import { cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, pr
 
 export function bcardRoutes(deps: AppDeps) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
-  return new Elysia({ tags: ['bcards'] })
+  return new Elysia({ tags: ['bcards'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .get('/api/virtual-cards', ({ user }) => listBcards(deps, user.id), {
       auth: true,

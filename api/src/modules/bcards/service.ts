@@ -242,13 +242,16 @@ export async function listBcards(deps: AppDeps, userId: string): Promise<BcardVi
   const cards = await deps.db
     .select()
     .from(schema.bcards)
-    .where(eq(schema.bcards.userId, userId))
+    // A merchant's sandbox test bcards belong to the merchant's owner but are not the owner's cards to see or use.
+    .where(and(eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)))
     .orderBy(desc(schema.bcards.createdAt), desc(schema.bcards.id));
   return bcardViews(deps.db, cards);
 }
 
 export async function getOwnedBcard(db: Db, userId: string, id: string): Promise<BcardRow> {
-  const b = await db.query.bcards.findFirst({ where: and(eq(schema.bcards.id, id), eq(schema.bcards.userId, userId)) });
+  const b = await db.query.bcards.findFirst({
+    where: and(eq(schema.bcards.id, id), eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)),
+  });
   if (!b) throw notFound('bcard');
   return b;
 }

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { BcardModel } from '../bcards/model';
@@ -14,7 +14,8 @@ import { payIntent, publicIntent } from './service';
  */
 export function checkoutRoutes(deps: AppDeps) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
-  return new Elysia({ prefix: '/api/checkout', tags: ['Checkout'] })
+  return new Elysia({ prefix: '/api/checkout', tags: ['Checkout'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .get(
       '/payment_intents/:id',

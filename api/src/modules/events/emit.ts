@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
 import { newId } from '../../lib/ids';
+import { recordBroadcast } from './broadcast';
 
 /** Every event type bpay emits. Webhook endpoints subscribe to these (all but the targeted ones) or to '*'. */
 export const EVENT_TYPES = [
@@ -70,7 +71,8 @@ export async function queueDeliveries(tx: DbOrTx, eventId: string, endpointIds: 
 
 /**
  * Records an event and queues one delivery per subscribed enabled endpoint, in the caller's transaction: the event
- * exists if and only if the change that caused it was committed. The delivery worker sends them after commit.
+ * exists if and only if the change that caused it was committed. The delivery worker sends them after commit; the
+ * event is also broadcast to live listeners (the events stream) in the same transaction.
  */
 export async function emitEvent(
   tx: DbOrTx,
@@ -89,6 +91,8 @@ export async function emitEvent(
     );
   const subscribed = endpoints.filter((ep) => isSubscribed(ep.enabledEvents, e.type)).map((ep) => ep.id);
   await queueDeliveries(tx, id, subscribed, e.at);
+  // Live listeners (GET /api/v1/events/stream) get every event their filter matches, endpoints or not.
+  await recordBroadcast(tx, { merchantId: e.merchantId, livemode: e.livemode, eventId: id, reason: 'created', at: e.at });
   return id;
 }
 

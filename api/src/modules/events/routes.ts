@@ -1,19 +1,38 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, rawResponses, sharedModels } from '../../models';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { merchantIdempotency } from '../webhooks/idempotent';
 import { DeliveryList, EventListQuery, EventModel, IdempotencyKey, ResendBody, listOf } from '../webhooks/model';
 import { resendEvent } from '../webhooks/service';
 import { getEvent, listEvents, toEventObject } from './service';
+import { openEventStream, parseEventFilter } from './stream';
+import { EVENT_TYPES } from './emit';
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
 const security = [{ secretKey: [] }];
+
+const EventStreamQuery = t.Object({
+  events: t.Optional(
+    t.String({
+      maxLength: 2000,
+      description: `Comma-separated event types to receive, or * for all (the default). Types: ${EVENT_TYPES.join(', ')}.`,
+      examples: ['payment_intent.succeeded,payment_intent.failed'],
+    }),
+  ),
+});
+
+/** What the stream sends, documented as text (its messages are described in the route's description). */
+const EventStreamBody = t.String({
+  description: 'A text/event-stream: `id: <event id>`, `event: <type>`, `data: <event JSON>` per message.',
+  examples: ['id: evt_123\nevent: payment_intent.succeeded\ndata: {"id":"evt_123","object":"event"}\n\n'],
+});
 
 /** The merchant API's events (Authorization: Bearer sk_…), scoped to the key's merchant and mode. */
 export function eventRoutes(deps: AppDeps) {
   const idempotent = merchantIdempotency(deps);
   return new Elysia({ prefix: '/api/v1', tags: ['Events'] })
+    .use(sharedModels)
     .use(merchantAuthPlugin(deps))
     .get(
       '/events',
@@ -26,10 +45,41 @@ export function eventRoutes(deps: AppDeps) {
         detail: { summary: 'List events, newest first', security },
       },
     )
+    .get(
+      '/events/stream',
+      ({ merchant, livemode, query, request }) =>
+        openEventStream(deps, merchant, livemode, parseEventFilter(query.events), request.signal),
+      {
+        merchant: true,
+        query: EventStreamQuery,
+        detail: {
+          responses: rawResponses(
+            {
+              description: 'A text/event-stream that stays open',
+              content: { 'text/event-stream': { schema: EventStreamBody as unknown as Record<string, unknown> } },
+            },
+            400,
+            401,
+            403,
+            429,
+          ) as never,
+          summary: 'Stream events as they happen (server-sent events)',
+          description:
+            'Answers `text/event-stream` (Cache-Control: no-cache) and stays open. Only events recorded after the ' +
+            'connection opened are sent (no backlog), of this key\'s merchant and mode; `POST /api/v1/events/{id}/resend` ' +
+            'without endpoint_id sends an event again. Each event is one message:\n\n' +
+            '```\nid: evt_…\nevent: payment_intent.succeeded\ndata: {"id":"evt_…","object":"event",…}\n\n```\n\n' +
+            '`data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at ' +
+            'the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts ' +
+            'once against the rate limits, however long it stays open. `bpay listen` uses it.',
+          security,
+        },
+      },
+    )
     .get('/events/:id', async ({ merchant, livemode, params }) => toEventObject(await getEvent(deps, merchant, livemode, params.id)), {
       merchant: true,
       params: Id,
-      response: { 200: EventModel, ...errors(401, 403, 404, 429) },
+      response: { 200: 'Event', ...errors(401, 403, 404, 429) },
       detail: { summary: 'Retrieve an event', security },
     })
     .post(

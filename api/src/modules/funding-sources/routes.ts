@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import {
@@ -24,15 +24,16 @@ export const IdempotencyHeader = t.Object({
 
 export function fundingSourceRoutes(deps: AppDeps) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
-  return new Elysia({ prefix: '/api/funding-sources', tags: ['Funding sources'] })
+  return new Elysia({ prefix: '/api/funding-sources', tags: ['Funding sources'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
-    .get('/', ({ user }) => listFundingSources(deps, user.id), {
+    .get('', ({ user }) => listFundingSources(deps, user.id), {
       auth: true,
       response: { 200: t.Array(FundingSourceModel), ...errors(401) },
       detail: { summary: 'Your funding sources, with what is available on each' },
     })
     .post(
-      '/',
+      '',
       async ({ user, body, headers, request }) => {
         const key = headers['idempotency-key'] ?? null;
         const outcome = await runIdempotent(

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
-import { errors } from '../../models';
+import { BINARY_DOCUMENT, errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { KYC_SUBMIT_REQUEST_BODY, KycStatusModel, KycVerificationModel } from './model';
 import { getVerificationDocument, listOwnVerifications, submitVerification } from './service';
@@ -46,7 +46,8 @@ export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES)
 }
 
 export function kycRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: '/api/kyc', tags: ['Identity verification'] })
+  return new Elysia({ prefix: '/api/kyc', tags: ['Identity verification'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .get('/status', async ({ user }) => ({ verifications: await listOwnVerifications(deps, user.id) }), {
       auth: true,
@@ -94,8 +95,7 @@ export function kycRoutes(deps: AppDeps) {
       {
         auth: true,
         params: t.Object({ id: t.String() }),
-        response: { ...errors(401, 404) },
-        detail: { summary: 'One of your uploaded documents (its bytes)' },
+        detail: { summary: 'One of your uploaded documents (its bytes)', responses: rawResponses(BINARY_DOCUMENT, 401, 404) as never },
       },
     );
 }

@@ -14,6 +14,8 @@ export const accounts = {
   fees: 'bpay:fees',
   merchant: (id: string) => `merchant:${id}`,
   externalMerchants: 'external:merchants',
+  /** Where merchants' sandbox test bcards are funded from and returned to (play money; it runs negative). */
+  sandboxTestFunds: 'sandbox:test_funds',
 } as const;
 
 export class UnbalancedMovementError extends Error {}

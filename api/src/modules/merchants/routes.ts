@@ -1,10 +1,11 @@
 import { Elysia, t } from 'elysia';
 import { ENVIRONMENTS, PLATFORM_TYPES } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { createMerchant, getOwnedMerchant, listMerchants, ownedUsage, rollSecretKey, updateMerchant } from './service';
 import { listIntents } from '../payment-intents/service';
+import { PaymentIntentList, UsageModel } from '../payment-intents/routes';
 
 export const MerchantModel = t.Object(
   {
@@ -36,10 +37,11 @@ const noDefault = { default: undefined };
 const email = t.String({ format: 'email', maxLength: 254, error: 'businessEmail must be a valid email address.' });
 
 export function merchantRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: '/api/merchants', tags: ['Merchants'] })
+  return new Elysia({ prefix: '/api/merchants', tags: ['Merchants'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .post(
-      '/',
+      '',
       async ({ user, body, set }) => {
         set.status = 201;
         return createMerchant(deps, user.id, body);
@@ -61,7 +63,7 @@ export function merchantRoutes(deps: AppDeps) {
         detail: { summary: 'Create a merchant account with its API keys (the secret key is shown only here)' },
       },
     )
-    .get('/', ({ user }) => listMerchants(deps, user.id), {
+    .get('', ({ user }) => listMerchants(deps, user.id), {
       auth: true,
       response: { 200: t.Array(MerchantModel), ...errors(401) },
       detail: { summary: 'Your merchant accounts' },
@@ -92,6 +94,7 @@ export function merchantRoutes(deps: AppDeps) {
     .get('/:id/usage', ({ user, params }) => ownedUsage(deps, user.id, params.id), {
       auth: true,
       params: t.Object({ id: t.String() }),
+      response: { 200: UsageModel, ...errors(401, 404) },
       detail: { summary: "A merchant's API requests today and this month (for the dashboard)" },
     })
     .get(
@@ -110,6 +113,7 @@ export function merchantRoutes(deps: AppDeps) {
           limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
           starting_after: t.Optional(t.String()),
         }),
+        response: { 200: PaymentIntentList, ...errors(400, 401, 404) },
         detail: { summary: "A merchant's payment intents (for the dashboard; the same list as GET /api/v1/payment_intents)" },
       },
     );

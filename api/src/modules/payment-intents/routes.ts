@@ -2,7 +2,10 @@ import { Elysia, t } from 'elysia';
 import { PAYMENT_INTENT_STATUSES } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid } from '../../errors';
-import { errors } from '../../models';
+import { errors, sharedModels } from '../../models';
+import { PaymentIntentList, UsageModel } from './model';
+
+export { PaymentIntentList, PaymentIntentModel, UsageModel } from './model';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { usageOf } from '../merchants/service';
@@ -17,29 +20,6 @@ import {
   toIntentObject,
   type PaymentMethodInput,
 } from './service';
-
-export const PaymentIntentModel = t.Object(
-  {
-    id: t.String({ examples: ['pi_3f2a9c1d0b7e6f5a4c3b2a19'] }),
-    object: t.Literal('payment_intent'),
-    amount: t.Integer({ description: 'In cents' }),
-    amount_capturable: t.Integer(),
-    amount_received: t.Integer(),
-    currency: t.String({ examples: ['usd'] }),
-    status: t.UnionEnum(PAYMENT_INTENT_STATUSES),
-    capture_method: t.UnionEnum(['automatic', 'manual']),
-    client_secret: t.String(),
-    created: t.Integer({ description: 'Unix seconds' }),
-    description: t.Union([t.String(), t.Null()]),
-    metadata: t.Record(t.String(), t.String()),
-    livemode: t.Boolean(),
-    payment_method: t.Union([t.String(), t.Null()], { description: 'The bcard that paid' }),
-    last_payment_error: t.Union([t.Record(t.String(), t.Unknown()), t.Null()]),
-    canceled_at: t.Union([t.Integer(), t.Null()]),
-    cancellation_reason: t.Union([t.String(), t.Null()]),
-  },
-  { $id: '#/components/schemas/PaymentIntent' },
-);
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
 /** A JSON integer. Elysia's t.Integer also accepts a numeric string ("100"), which this API refuses. */
@@ -68,6 +48,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
     ).then(idempotentResponse);
 
   return new Elysia({ prefix: '/api/v1', tags: ['Payment intents'] })
+    .use(sharedModels)
     .use(merchantAuthPlugin(deps))
     .post(
       '/payment_intents',
@@ -85,9 +66,12 @@ export function paymentIntentRoutes(deps: AppDeps) {
             metadata: t.Optional(t.Record(t.String(), t.String({ maxLength: 500 }), { error: 'metadata must be an object of string values.' })),
             capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { ...noDefault, error: 'capture_method must be automatic or manual.' })),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ amount: 5000, currency: 'usd', description: 'Order #42', metadata: { order_id: '42' } }],
+          },
         ),
-        response: { 200: PaymentIntentModel, ...errors(400, 401, 403, 409, 415, 429) },
+        response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 409, 415, 429) },
         detail: { summary: 'Create a payment intent', security: [{ secretKey: [] }] },
       },
     )
@@ -107,17 +91,14 @@ export function paymentIntentRoutes(deps: AppDeps) {
           starting_after: t.Optional(t.String({ maxLength: 64 })),
           ending_before: t.Optional(t.String({ maxLength: 64 })),
         }),
-        response: {
-          200: t.Object({ object: t.Literal('list'), url: t.String(), has_more: t.Boolean(), data: t.Array(PaymentIntentModel) }),
-          ...errors(400, 401, 403, 429),
-        },
+        response: { 200: PaymentIntentList, ...errors(400, 401, 403, 429) },
         detail: { summary: 'List payment intents, newest first', security: [{ secretKey: [] }] },
       },
     )
     .get('/payment_intents/:id', async ({ merchant, livemode, params }) => toIntentObject(await getIntent(deps, merchant, livemode, params.id)), {
       merchant: true,
       params: Id,
-      response: { 200: PaymentIntentModel, ...errors(401, 403, 404, 429) },
+      response: { 200: 'PaymentIntent', ...errors(401, 403, 404, 429) },
       detail: { summary: 'Retrieve a payment intent', security: [{ secretKey: [] }] },
     })
     .post(
@@ -158,9 +139,16 @@ export function paymentIntentRoutes(deps: AppDeps) {
               ),
             ),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            description: 'Give payment_method (a bcard id locked to your merchant) or payment_method_data.card.',
+            examples: [
+              { payment_method_data: { type: 'card', card: { number: '4000009123456789', exp_month: 12, exp_year: 2027, cvc: '123' } } },
+              { payment_method: 'bc_5d1f0a9e2c7b4a3f8e6d1c0b' },
+            ],
+          },
         ),
-        response: { 200: PaymentIntentModel, ...errors(400, 401, 402, 403, 404, 409, 415, 429) },
+        response: { 200: 'PaymentIntent', ...errors(400, 401, 402, 403, 404, 409, 415, 429) },
         detail: {
           summary: 'Confirm a payment intent with a bcard',
           description: 'A decline answers 402 card_error with decline_code, and the intent returns to requires_payment_method.',
@@ -180,7 +168,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
         params: Id,
         headers: IdempotencyKey,
         body: t.Optional(t.Object({ amount_to_capture: t.Optional(int({ minimum: 1 })) }, { additionalProperties: false })),
-        response: { 200: PaymentIntentModel, ...errors(400, 401, 403, 404, 409, 415, 429) },
+        response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 404, 409, 415, 429) },
         detail: { summary: 'Capture an authorized payment intent (capture_method manual)', security: [{ secretKey: [] }] },
       },
     )
@@ -201,21 +189,13 @@ export function paymentIntentRoutes(deps: AppDeps) {
             { additionalProperties: false },
           ),
         ),
-        response: { 200: PaymentIntentModel, ...errors(400, 401, 403, 404, 409, 415, 429) },
+        response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 404, 409, 415, 429) },
         detail: { summary: 'Cancel a payment intent (an authorized bcard is refunded)', security: [{ secretKey: [] }] },
       },
     )
     .get('/merchant/usage', ({ merchant }) => usageOf(deps, merchant), {
       merchant: true,
-      response: {
-        200: t.Object({
-          object: t.Literal('usage'),
-          totalRequests: t.Integer({ description: 'Requests today (UTC)' }),
-          totalRequestsToday: t.Integer(),
-          totalRequestsThisMonth: t.Integer(),
-        }),
-        ...errors(401, 403, 429),
-      },
+      response: { 200: UsageModel, ...errors(401, 403, 429) },
       detail: { summary: "This merchant's API requests today and this month", security: [{ secretKey: [] }] },
     });
 }

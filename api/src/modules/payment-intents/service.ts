@@ -253,11 +253,20 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
     }
   } else {
     const number = digitsOnly(pm.number);
-    const found = await deps.vendor.findIssuedCard?.({ number, expMonth: pm.expMonth, expYear: pm.expYear, cvc: pm.cvc });
+    const details = { number, expMonth: pm.expMonth, expYear: pm.expYear, cvc: pm.cvc };
+    const found = await deps.vendor.findIssuedCard?.(details);
     if (found) bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.vendorCardId, found.cardId) });
+    if (!bcard && !pi.livemode && deps.vendor.name !== 'simulated') {
+      // Sandbox test bcards always come from the built-in simulator, whichever processor issues consumers' cards.
+      const sim = await deps.vendorFor('simulated').findIssuedCard?.(details);
+      const candidate = sim ? await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.vendorCardId, sim.cardId) }) : undefined;
+      if (candidate?.sandbox) bcard = candidate;
+    }
     if (!bcard) throw new CardDecline('card_declined', 'incorrect_number', 'Your card number, expiry or security code is incorrect.');
   }
   const now = deps.clock.now();
+  // Play money never pays a production intent (the merchant lock already implies it: a merchant has one mode).
+  if (bcard.sandbox && pi.livemode) throw new CardDecline('card_declined', 'test_card_in_live_mode', 'Sandbox test bcards pay sandbox payment intents only.');
   if (bcard.status !== 'active') throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
   if (bcard.expiresAt <= now) throw new CardDecline('expired_card', 'expired_card', 'This bcard has expired.');
   if (bcard.lockedMerchantId && bcard.lockedMerchantId !== merchant.id) {

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import { FEATURE_KEYS } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { getBenefits, listActiveTiers } from './service';
 
@@ -37,7 +37,8 @@ export const BenefitsModel = t.Object({
 });
 
 export function subscriptionRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: '/api/subscription', tags: ['Subscription'] })
+  return new Elysia({ prefix: '/api/subscription', tags: ['Subscription'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .get('/tiers', async () => ({ tiers: await listActiveTiers(deps.db) }), {
       // Public and input-free, so its only failure is ours: documented so clients know the error shape here too.

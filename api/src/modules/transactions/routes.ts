@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
 import { invalid } from '../../errors';
@@ -34,10 +34,11 @@ const ListQuery = t.Object({
 export const NEXT_CURSOR_HEADER = 'bpay-next-cursor';
 
 export function transactionRoutes(deps: AppDeps) {
-  return new Elysia({ prefix: '/api/transactions', tags: ['Transactions'] })
+  return new Elysia({ prefix: '/api/transactions', tags: ['Transactions'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .get(
-      '/',
+      '',
       async ({ user, query, set }) => {
         const limit = query.limit ?? 50;
         if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'limit must be between 1 and 100.');
@@ -72,7 +73,17 @@ export function transactionRoutes(deps: AppDeps) {
       {
         auth: true,
         query: t.Object({ status: ListQuery.properties.status }),
-        detail: { summary: 'Your transactions as CSV, with the same filter' },
+        detail: {
+          summary: 'Your transactions as CSV, with the same filter',
+          responses: rawResponses(
+            {
+              description: 'A CSV file (RFC 4180; cells a spreadsheet would run as formulas are neutralised)',
+              content: { 'text/csv': { schema: { type: 'string', examples: [`id,created_at,merchant,amount,fee,total_charged,refunded,status,virtual_card,description`] } } },
+            },
+            400,
+            401,
+          ) as never,
+        },
       },
     )
     .get(

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid, notFound } from '../../errors';
@@ -105,7 +105,8 @@ export async function listTransactions(
   userId: string,
   q: { status: TransactionFilter; limit: number; cursor: string | null },
 ): Promise<{ data: TransactionView[]; nextCursor: string | null }> {
-  const conds: SQL[] = [eq(schema.collections.userId, userId)];
+  // Merchants' sandbox test bcards (kind sandbox) are no consumer money: never in the owner's history.
+  const conds: SQL[] = [eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')];
   if (q.status !== 'all') conds.push(inArray(schema.collections.status, FILTER_STATUSES[q.status]));
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
@@ -128,7 +129,7 @@ export async function listTransactions(
 
 export async function getTransaction(deps: AppDeps, userId: string, id: string): Promise<TransactionView & { shares: ShareView[] }> {
   const row = await deps.db.query.collections.findFirst({
-    where: and(eq(schema.collections.id, id), eq(schema.collections.userId, userId)),
+    where: and(eq(schema.collections.id, id), eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')),
   });
   if (!row) throw notFound('transaction');
   const [view] = await views(deps, [row]);
@@ -189,11 +190,11 @@ export async function transactionSummary(deps: AppDeps, userId: string, monthSta
       month: sql<number>`coalesce(sum(CASE WHEN ${schema.collections.createdAt} >= ${monthStart.getTime()} THEN ${schema.collections.amountCents} ELSE 0 END), 0)`,
     })
     .from(schema.collections)
-    .where(and(eq(schema.collections.userId, userId), eq(schema.collections.status, 'completed')));
+    .where(and(eq(schema.collections.userId, userId), eq(schema.collections.status, 'completed'), ne(schema.collections.kind, 'sandbox')));
   const [active] = await deps.db
     .select({ n: sql<number>`count(*)` })
     .from(schema.bcards)
-    .where(and(eq(schema.bcards.userId, userId), eq(schema.bcards.status, 'active')));
+    .where(and(eq(schema.bcards.userId, userId), eq(schema.bcards.status, 'active'), eq(schema.bcards.sandbox, false)));
   return {
     totalSpent: money(Number(totals?.total ?? 0)),
     thisMonth: money(Number(totals?.month ?? 0)),

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { listEvents } from '../events/service';
 import { getOwnedMerchant } from '../merchants/service';
@@ -44,7 +44,8 @@ export function webhookDashboardRoutes(deps: AppDeps) {
     return { merchant, livemode: merchant.environment === 'production' };
   };
 
-  return new Elysia({ prefix: '/api/merchants', tags: ['Merchants'] })
+  return new Elysia({ prefix: '/api/merchants', tags: ['Merchants'], detail: { security: SESSION_SECURITY } })
+    .use(sharedModels)
     .use(sessionPlugin(deps))
     .get(
       '/:id/webhook_endpoints',
@@ -79,7 +80,7 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         params: MerchantId,
         headers: IdempotencyKey,
         body: CreateEndpointBody,
-        response: { 201: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409, 415) },
+        response: { 201: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 415) },
         detail: { summary: 'Add a webhook endpoint (dashboard; the answer holds the signing secret, shown only here)' },
       },
     )
@@ -94,7 +95,7 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         parse: 'json',
         params: EndpointIds,
         body: UpdateEndpointBody,
-        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 415) },
+        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 415) },
         detail: { summary: 'Edit, disable or enable again a webhook endpoint (dashboard)' },
       },
     )
@@ -123,7 +124,7 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         auth: true,
         params: EndpointIds,
         headers: IdempotencyKey,
-        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409) },
         detail: { summary: 'Roll a webhook signing secret (dashboard; the new one is shown once)' },
       },
     )

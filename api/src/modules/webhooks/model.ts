@@ -61,10 +61,11 @@ export const WebhookDeliveryModel = t.Object(
   { $id: '#/components/schemas/WebhookDelivery' },
 );
 
-export const listOf = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
-  t.Object({ object: t.Literal('list'), url: t.String(), has_more: t.Boolean(), data: t.Array(item) });
+/** A list page of a shared model (one with a components.schemas $id): its items are references. */
+export const listOf = <T extends Parameters<typeof t.Ref>[0]>(item: T) =>
+  t.Object({ object: t.Literal('list'), url: t.String(), has_more: t.Boolean(), data: t.Array(t.Ref(item)) });
 
-export const DeliveryList = t.Object({ object: t.Literal('list'), has_more: t.Boolean(), data: t.Array(WebhookDeliveryModel) });
+export const DeliveryList = t.Object({ object: t.Literal('list'), has_more: t.Boolean(), data: t.Array(t.Ref(WebhookDeliveryModel)) });
 
 export const EndpointDeleted = t.Object({ id: t.String(), object: t.Literal('webhook_endpoint'), deleted: t.Literal(true) });
 
@@ -77,7 +78,16 @@ const description = t.Union([t.String({ maxLength: 1000 }), t.Null()], { error: 
 
 export const CreateEndpointBody = t.Object(
   { url, enabled_events: enabledEvents, description: t.Optional(description) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        url: 'https://shop.example/bpay/webhooks',
+        enabled_events: ['payment_intent.succeeded', 'payment_intent.failed'],
+        description: 'Order fulfilment',
+      },
+    ],
+  },
 );
 
 export const UpdateEndpointBody = t.Object(

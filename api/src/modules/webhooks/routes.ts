@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { errors } from '../../models';
+import { errors, sharedModels } from '../../models';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { merchantIdempotency } from './idempotent';
 import {
@@ -29,6 +29,7 @@ const security = [{ secretKey: [] }];
 export function webhookEndpointRoutes(deps: AppDeps) {
   const idempotent = merchantIdempotency(deps);
   return new Elysia({ prefix: '/api/v1', tags: ['Webhook endpoints'] })
+    .use(sharedModels)
     .use(merchantAuthPlugin(deps))
     .post(
       '/webhook_endpoints',
@@ -39,7 +40,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
         parse: 'json',
         headers: IdempotencyKey,
         body: CreateEndpointBody,
-        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 409, 415, 429) },
+        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 409, 415, 429) },
         detail: {
           summary: 'Create a webhook endpoint (the answer holds its signing secret, shown only here)',
           description:
@@ -66,7 +67,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
       {
         merchant: true,
         params: Id,
-        response: { 200: WebhookEndpointModel, ...errors(401, 403, 404, 429) },
+        response: { 200: 'WebhookEndpoint', ...errors(401, 403, 404, 429) },
         detail: { summary: 'Retrieve a webhook endpoint', security },
       },
     )
@@ -80,7 +81,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
         params: Id,
         headers: IdempotencyKey,
         body: UpdateEndpointBody,
-        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409, 415, 429) },
+        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 415, 429) },
         detail: {
           summary: 'Update a webhook endpoint',
           description:
@@ -108,7 +109,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
         merchant: true,
         params: Id,
         headers: IdempotencyKey,
-        response: { 200: WebhookEndpointModel, ...errors(400, 401, 403, 404, 409, 429) },
+        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 429) },
         detail: {
           summary: 'Roll the signing secret: the new whsec_… is shown once and signs every delivery from now on',
           security,

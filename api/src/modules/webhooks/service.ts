@@ -6,6 +6,7 @@ import { AppError, invalid, notFound } from '../../errors';
 import { seal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { emitEventTo, isSubscribed, queueDeliveries } from '../events/emit';
+import { recordBroadcast } from '../events/broadcast';
 import { checkLimit, getEvent } from '../events/service';
 import { checkWebhookUrl } from './url-policy';
 
@@ -319,7 +320,8 @@ export async function listDeliveries(
 
 /**
  * Queues a new delivery of an event: to one endpoint when named, else to every enabled endpoint that subscribes
- * to it or was sent it before. Answers the deliveries queued.
+ * to it or was sent it before, and then also to the merchant's live listeners (the events stream). Answers the
+ * deliveries queued: possibly none (no endpoint), which is not an error since a listener may be connected.
  * Fails with: resource_not_found (the event), validation_error (endpoint_id not yours), webhook_endpoint_disabled.
  */
 export async function resendEvent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, eventId: string, endpointId?: string) {
@@ -352,7 +354,15 @@ export async function resendEvent(deps: AppDeps, merchant: MerchantRow, livemode
     );
     targets = endpoints.filter((ep) => isSubscribed(ep.enabledEvents, event.type) || sentTo.has(ep.id)).map((ep) => ep.id);
   }
-  const ids = await deps.db.transaction((tx) => queueDeliveries(tx, event.id, targets, deps.clock.now()));
+  const at = deps.clock.now();
+  const ids = await deps.db.transaction(async (tx) => {
+    // Without a named endpoint, running listeners (`bpay listen`) get it again too, so a resend works without any
+    // webhook endpoint. Naming an endpoint means that one only.
+    if (endpointId === undefined) {
+      await recordBroadcast(tx, { merchantId: merchant.id, livemode, eventId: event.id, reason: 'resend', at });
+    }
+    return queueDeliveries(tx, event.id, targets, at);
+  });
   return { object: 'list' as const, has_more: false, data: await deliveryObjects(deps, ids) };
 }
 

@@ -1,0 +1,154 @@
+import { schema } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { invalid } from '../../errors';
+import { broadcastsAfter, latestBroadcastSeq, onBroadcast } from './broadcast';
+import { EVENT_TYPES } from './emit';
+import { eventPayload } from './service';
+
+type MerchantRow = typeof schema.merchants.$inferSelect;
+type EventRow = typeof schema.events.$inferSelect;
+
+/**
+ * The `events` query parameter: comma-separated event types, or `*` (the default) for all. Returns null for all.
+ * Fails with: validation_error (param events) naming an unknown type.
+ */
+export function parseEventFilter(raw: string | undefined): ReadonlySet<string> | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const types = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (types.includes('*')) return null;
+  for (const type of types) {
+    if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+      throw invalid('events', `Unknown event type '${type.slice(0, 80)}'. Use * or some of: ${EVENT_TYPES.join(', ')}.`);
+    }
+  }
+  return new Set(types);
+}
+
+/** One server-sent event: the event JSON exactly as GET /api/v1/events/{id} answers it. */
+export function sseFrame(e: EventRow): string {
+  return `id: ${e.id}\nevent: ${e.type}\ndata: ${eventPayload(e)}\n\n`;
+}
+
+const WAKE_RETRY_MS = 25;
+
+export const EVENT_STREAM_PATH = '/api/v1/events/stream';
+
+/**
+ * A text/event-stream of the merchant's events (this mode only) recorded after the call: created or resent. It
+ * polls the broadcast feed every `deps.eventStream.pollMs` (so events written by other processes arrive too),
+ * and at once when this process records one; a `: ping` comment goes out every `pingMs`. Everything stops when
+ * the client goes away (the request's abort signal, or the body being canceled): no timer outlives the stream.
+ */
+export async function openEventStream(
+  deps: Pick<AppDeps, 'db' | 'log' | 'eventStream'>,
+  merchant: MerchantRow,
+  livemode: boolean,
+  filter: ReadonlySet<string> | null,
+  signal: AbortSignal,
+): Promise<Response> {
+  // Taken before answering: anything recorded from here on is sent, nothing before (no backlog).
+  let cursor = await latestBroadcastSeq(deps.db);
+  const { pollMs, pingMs } = deps.eventStream;
+  const encoder = new TextEncoder();
+  let closed = false;
+  let polling = false;
+  let pollAgain = false;
+  let pollTimer: ReturnType<typeof setTimeout> | undefined;
+  const wakeTimers = new Set<ReturnType<typeof setTimeout>>();
+  let pingTimer: ReturnType<typeof setInterval> | undefined;
+  let unsubscribe: () => void = () => undefined;
+  let close: () => void = () => undefined;
+
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string) => {
+        if (closed) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          close();
+        }
+      };
+      close = () => {
+        if (closed) return;
+        closed = true;
+        clearTimeout(pollTimer);
+        clearInterval(pingTimer);
+        for (const t of wakeTimers) clearTimeout(t);
+        wakeTimers.clear();
+        unsubscribe();
+        signal.removeEventListener('abort', close);
+        try {
+          controller.close();
+        } catch {
+          // Already closed or errored by the reader.
+        }
+      };
+      const poll = async (): Promise<void> => {
+        if (closed) return;
+        if (polling) {
+          pollAgain = true;
+          return;
+        }
+        polling = true;
+        try {
+          do {
+            pollAgain = false;
+            const rows = await broadcastsAfter(deps.db, merchant.id, livemode, cursor);
+            for (const row of rows) {
+              if (closed) return;
+              cursor = row.seq;
+              if (filter === null || filter.has(row.event.type)) send(sseFrame(row.event));
+            }
+            if (rows.length === 100) pollAgain = true;
+          } while (pollAgain && !closed);
+        } catch (error) {
+          deps.log.error('events stream poll failed', { merchantId: merchant.id, error });
+        } finally {
+          polling = false;
+        }
+      };
+      const schedule = () => {
+        pollTimer = setTimeout(() => {
+          void poll().then(() => {
+            if (!closed) schedule();
+          });
+        }, pollMs);
+      };
+      const wakeAfter = (ms: number) => {
+        const t = setTimeout(() => {
+          wakeTimers.delete(t);
+          void poll();
+        }, ms);
+        wakeTimers.add(t);
+      };
+      // A broadcast of this process is recorded inside a transaction that commits a moment later: look right away
+      // and once more shortly after; the regular poll is the guarantee.
+      unsubscribe = onBroadcast(() => {
+        if (closed) return;
+        wakeAfter(0);
+        wakeAfter(WAKE_RETRY_MS);
+      });
+      pingTimer = setInterval(() => send(': ping\n\n'), pingMs);
+      if (signal.aborted) {
+        close();
+        return;
+      }
+      signal.addEventListener('abort', close, { once: true });
+      // A comment first, so clients (and proxies) see the stream open at once.
+      send(': connected\n\n');
+      schedule();
+    },
+    cancel() {
+      close();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    },
+  });
+}

@@ -1,0 +1,42 @@
+import { t } from 'elysia';
+import { PAYMENT_INTENT_STATUSES } from '@bpay/db';
+
+/* The payment intent API's shapes. PaymentIntent is a shared model (api/src/models.ts): routes name it. */
+
+export const PaymentIntentModel = t.Object(
+  {
+    id: t.String({ examples: ['pi_3f2a9c1d0b7e6f5a4c3b2a19'] }),
+    object: t.Literal('payment_intent'),
+    amount: t.Integer({ description: 'In cents' }),
+    amount_capturable: t.Integer(),
+    amount_received: t.Integer(),
+    currency: t.String({ examples: ['usd'] }),
+    status: t.UnionEnum(PAYMENT_INTENT_STATUSES),
+    capture_method: t.UnionEnum(['automatic', 'manual']),
+    client_secret: t.String(),
+    created: t.Integer({ description: 'Unix seconds' }),
+    description: t.Union([t.String(), t.Null()]),
+    metadata: t.Record(t.String(), t.String()),
+    livemode: t.Boolean(),
+    payment_method: t.Union([t.String(), t.Null()], { description: 'The bcard that paid' }),
+    last_payment_error: t.Union([t.Record(t.String(), t.Unknown()), t.Null()]),
+    canceled_at: t.Union([t.Integer(), t.Null()]),
+    cancellation_reason: t.Union([t.String(), t.Null()]),
+  },
+  { $id: '#/components/schemas/PaymentIntent' },
+);
+
+export const PaymentIntentList = t.Object({
+  object: t.Literal('list'),
+  url: t.String(),
+  has_more: t.Boolean(),
+  data: t.Array(t.Ref(PaymentIntentModel)),
+});
+
+export const UsageModel = t.Object({
+  object: t.Literal('usage'),
+  totalRequests: t.Integer({ description: 'Requests today (UTC)' }),
+  totalRequestsToday: t.Integer(),
+  totalRequestsThisMonth: t.Integer(),
+});
+

@@ -1,0 +1,338 @@
+/*
+ * The `bpay` CLI end to end: a real server on a port (the app of api/src/testing.ts behind Bun.serve, as
+ * api/src/server.ts serves it), the CLI run as a subprocess with its own HOME, and a local webhook receiver that
+ * verifies what `bpay listen` forwards with the secret the listener printed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Server, Subprocess } from 'bun';
+import { Bpay } from '@bpay/sdk';
+import { setPeerAddress } from '../../api/src/lib/request-context';
+import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/src/modules/admin/test-helpers';
+import { call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../api/src/testing';
+import { resetRateWindows } from '../../api/src/modules/merchants/usage';
+
+const CLI = join(import.meta.dir, 'index.ts');
+const WAIT_MS = 10_000;
+
+let ctx: TestContext;
+let server: Server<undefined>;
+let receiverServer: Server<undefined>;
+let home: string;
+let baseUrl: string;
+let key: string;
+const listeners: Subprocess[] = [];
+
+interface Delivery {
+  raw: string;
+  verified: boolean;
+  event: { id: string; type: string; data: { object: Record<string, unknown> } } | null;
+}
+const received: Delivery[] = [];
+/** The secret `bpay listen` printed; the receiver verifies with it, as the merchant's app would. */
+let listenSecret = '';
+
+beforeAll(async () => {
+  ctx = await makeTestApp();
+  server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch(req, srv) {
+      const ip = srv.requestIP(req);
+      if (ip) setPeerAddress(req, ip.address);
+      if (new URL(req.url).pathname === '/api/v1/events/stream') srv.timeout(req, 0);
+      // Many CLI calls a second from one merchant: the per-second limit is not under test here.
+      resetRateWindows();
+      return ctx.app.handle(req);
+    },
+  });
+  baseUrl = `http://127.0.0.1:${server.port}`;
+  receiverServer = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      const raw = await req.text();
+      let event: Delivery['event'] = null;
+      try {
+        event = Bpay.webhooks.constructEvent(raw, req.headers.get('bpay-signature'), listenSecret);
+      } catch {
+        received.push({ raw, verified: false, event: null });
+        return new Response('bad signature', { status: 400 });
+      }
+      received.push({ raw, verified: req.headers.get('content-type') === 'application/json', event });
+      return new Response('ok');
+    },
+  });
+  const user = await registerUser(ctx);
+  key = (await createMerchant(ctx, user.cookie, 'sandbox')).secretKey;
+  await makeAdmin(ctx);
+  home = mkdtempSync(join(tmpdir(), 'bpay-cli-home-'));
+});
+
+afterAll(async () => {
+  for (const p of listeners) p.kill('SIGKILL');
+  await Promise.all(listeners.map((p) => p.exited));
+  server?.stop(true);
+  receiverServer?.stop(true);
+  ctx?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const cliEnv = (over: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'xdg'),
+  BPAY_BASE_URL: baseUrl,
+  NO_COLOR: '1',
+  ...over,
+});
+
+/** Runs one CLI command to the end; `stdin` is piped in (and closed). */
+async function bpay(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn(['bun', CLI, ...args], {
+    env: cliEnv(opts.env),
+    stdin: opts.stdin !== undefined ? new TextEncoder().encode(opts.stdin) : 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), WAIT_MS);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+async function until<T>(what: string, check: () => T | undefined | null | false, ms = WAIT_MS): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+/** A background `bpay listen`, with its stdout collected line by line. */
+function startListener(args: string[]) {
+  const proc = Bun.spawn(['bun', CLI, 'listen', ...args], { env: cliEnv(), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  listeners.push(proc);
+  const out = { text: '', err: '' };
+  const collect = async (stream: ReadableStream<Uint8Array>, into: 'text' | 'err') => {
+    const reader = stream.getReader();
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      out[into] += decoder.decode(value, { stream: true });
+    }
+  };
+  void collect(proc.stdout, 'text');
+  void collect(proc.stderr, 'err');
+  return { proc, out };
+}
+
+const configFile = () => join(home, 'xdg', 'bpay', 'config.json');
+
+describe('bpay against a live server', () => {
+  let intentId = '';
+  let listener: ReturnType<typeof startListener>;
+  let succeededEventId = '';
+
+  test('login reads the key from stdin, checks it and stores it 0600', async () => {
+    const r = await bpay(['login'], { stdin: `${key}\n` });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Logged in (sandbox');
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'xdg', 'bpay')).mode & 0o777).toBe(0o700);
+    const stored = JSON.parse(readFileSync(configFile(), 'utf8'));
+    expect(stored.profiles.default.apiKey).toBe(key);
+    expect(stored.profiles.default.baseUrl).toBe(baseUrl);
+  });
+
+  test('a wrong key is refused by the server and not stored (exit 1)', async () => {
+    const r = await bpay(['login', '--profile', 'bad', '--api-key', 'sk_test_nope'], {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Request ID: req_/);
+    expect(JSON.parse(readFileSync(configFile(), 'utf8')).profiles.bad).toBeUndefined();
+  });
+
+  test('payment-intents create prints a table; list --json is the API objects', async () => {
+    const made = await bpay(['payment-intents', 'create', '--amount', '1500', '--description', 'CLI order', '--metadata', 'order=42']);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toContain('$15.00 USD');
+    expect(made.stdout).toMatch(/Status\s+requires_payment_method/);
+    intentId = /ID\s+(pi_\w+)/.exec(made.stdout)?.[1] ?? '';
+    expect(intentId).toStartWith('pi_');
+
+    const list = await bpay(['payment-intents', 'list', '--json']);
+    expect(list.code).toBe(0);
+    const parsed = JSON.parse(list.stdout);
+    expect(Array.isArray(parsed)).toBe(true);
+    expect(parsed[0]).toMatchObject({ id: intentId, object: 'payment_intent', amount: 1500, metadata: { order: '42' }, description: 'CLI order' });
+
+    const table = await bpay(['pi', 'list', '--limit', '5']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+AMOUNT\s+STATUS\s+DESCRIPTION\s+CREATED$/);
+    expect(table.stdout).toContain(intentId);
+  });
+
+  test('listen forwards a triggered payment_intent.succeeded, signed with the printed (stable) secret', async () => {
+    listener = startListener(['--forward-to', `http://127.0.0.1:${receiverServer.port}/hooks`]);
+    const ready = await until('the Ready line', () => /Ready! Your webhook signing secret is (whsec_[0-9a-f]{32})/.exec(listener.out.text));
+    listenSecret = ready[1]!;
+    // The same secret every run: --print-secret (another process) prints it too.
+    const printed = await bpay(['listen', '--print-secret']);
+    expect(printed.stdout.trim()).toBe(listenSecret);
+
+    const r = await bpay(['trigger', 'payment_intent.succeeded']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('confirmed: succeeded');
+    const got = await until('the succeeded event at the receiver', () => received.find((d) => d.event?.type === 'payment_intent.succeeded'));
+    expect(got.verified).toBe(true);
+    expect(got.event!.data.object).toMatchObject({ object: 'payment_intent', status: 'succeeded', amount: 2000, description: 'bpay trigger' });
+    succeededEventId = got.event!.id;
+    expect(received.every((d) => d.verified)).toBe(true);
+    await until('the listener to log the delivery', () => listener.out.text.includes('<-- [200] POST'));
+    expect(listener.out.text).toContain(`--> payment_intent.succeeded [${succeededEventId}]`);
+  });
+
+  test('events resend reaches the running listener', async () => {
+    const before = received.filter((d) => d.event?.id === succeededEventId).length;
+    const r = await bpay(['events', 'resend', succeededEventId]);
+    expect(r.code).toBe(0);
+    await until('the resent event', () => received.filter((d) => d.event?.id === succeededEventId).length === before + 1);
+  });
+
+  test('trigger payment_intent.failed: the decline is expected, the event is forwarded', async () => {
+    const r = await bpay(['trigger', 'payment_intent.failed', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.event).toBe('payment_intent.failed');
+    expect(out.error.type).toBe('card_error');
+    expect(out.payment_intent.status).toBe('requires_payment_method');
+    const got = await until('the failed event', () => received.find((d) => d.event?.type === 'payment_intent.failed'));
+    expect(got.verified).toBe(true);
+    expect(got.event!.data.object.id).toBe(out.payment_intent.id);
+  });
+
+  test('SIGINT stops the listener with exit 0', async () => {
+    listener.proc.kill('SIGINT');
+    expect(await listener.proc.exited).toBe(0);
+  });
+
+  test('admin login (answers piped) and kyc review change a verification', async () => {
+    const u = await registerUser(ctx);
+    const sub = await call(ctx, '/api/kyc/submit', { method: 'POST', cookie: u.cookie, rawBody: kycForm() });
+    expect(sub.status).toBe(201);
+
+    ctx.clock.advance(30_000); // a fresh TOTP step: each code works once
+    const login = await bpay(['admin', 'login', '--username', 'root'], { stdin: `${ADMIN_PASSWORD}\n${codeNow(ctx)}\n` });
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(configFile(), 'utf8')).profiles.default.adminToken).toBeString();
+
+    const pending = await bpay(['admin', 'kyc', 'list', '--status', 'pending', '--json']);
+    expect(pending.code).toBe(0);
+    const v = JSON.parse(pending.stdout).find((x: { user: { email: string } }) => x.user.email === u.email);
+    expect(v.status).toBe('pending');
+
+    const review = await bpay(['admin', 'kyc', 'review', v.id, '--status', 'verified', '--risk', '20', '--notes', 'passport ok']);
+    expect(review.code).toBe(0);
+    expect(review.stdout).toMatch(/Status\s+verified/);
+    const shown = await bpay(['admin', 'kyc', 'show', v.id, '--json']);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: v.id, status: 'verified', riskScore: 20, adminNotes: 'passport ok' });
+
+    const users = await bpay(['admin', 'users', 'list', '--email', u.email, '--json']);
+    expect(users.stderr).toBe('');
+    expect(JSON.parse(users.stdout)).toMatchObject([{ email: u.email, isKycVerified: true }]);
+  });
+
+  test('confirm by card details, manual capture and cancel', async () => {
+    const sdk = new Bpay(key, { baseUrl });
+    const card = await sdk.testHelpers.bcards.create({ amount: 3000 });
+    const made = JSON.parse((await bpay(['pi', 'create', '--amount', '3000', '--capture-method', 'manual', '--json'])).stdout);
+    const exp = `${String(card.exp_month).padStart(2, '0')}/${String(card.exp_year).slice(-2)}`;
+    const confirmed = await bpay(['pi', 'confirm', made.id, '--card', String(card.number), '--exp', exp, '--cvc', String(card.cvc), '--json']);
+    expect(confirmed.stderr).toBe('');
+    expect(JSON.parse(confirmed.stdout).status).toBe('requires_capture');
+    const captured = await bpay(['pi', 'capture', made.id, '--amount', '2500']);
+    expect(captured.code).toBe(0);
+    expect(captured.stdout).toMatch(/Received\s+\$25\.00 USD/);
+
+    const other = JSON.parse((await bpay(['pi', 'create', '--amount', '900', '--json'])).stdout);
+    const canceled = await bpay(['pi', 'cancel', other.id, '--reason', 'abandoned', '--json']);
+    expect(JSON.parse(canceled.stdout)).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+  });
+
+  test('webhooks: create shows the secret once, update, roll-secret, delete', async () => {
+    const made = await bpay(['webhooks', 'create', '--url', 'http://127.0.0.1:9/hooks', '--events', 'payment_intent.succeeded,payment_intent.failed', '--json']);
+    expect(made.code).toBe(0);
+    const ep = JSON.parse(made.stdout);
+    expect(ep.secret).toStartWith('whsec_');
+    expect(ep.enabled_events).toEqual(['payment_intent.succeeded', 'payment_intent.failed']);
+
+    const list = await bpay(['webhooks', 'list']);
+    expect(list.stdout).toContain(ep.id);
+    const disabled = await bpay(['webhooks', 'update', ep.id, '--disabled', '--json']);
+    expect(JSON.parse(disabled.stdout).status).toBe('disabled');
+    const rolled = JSON.parse((await bpay(['webhooks', 'roll-secret', ep.id, '--json'])).stdout);
+    expect(rolled.secret).toStartWith('whsec_');
+    expect(rolled.secret).not.toBe(ep.secret);
+    const deleted = await bpay(['webhooks', 'delete', ep.id]);
+    expect(deleted.code).toBe(0);
+    expect((await bpay(['webhooks', 'get', ep.id])).code).toBe(1);
+  });
+
+  describe('exit codes', () => {
+    test('1 on an API error, with the message, type/code and request id on stderr', async () => {
+      const r = await bpay(['payment-intents', 'get', 'pi_missing']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: /);
+      expect(r.stderr).toMatch(/invalid_request_error \/ resource_not_found/);
+      expect(r.stderr).toMatch(/Request ID: req_\w+/);
+    });
+    test('1 when trigger is given a production key', async () => {
+      const r = await bpay(['trigger', 'payment_intent.created', '--api-key', 'sk_live_whatever']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('sandbox only');
+    });
+    test('2 on usage errors: unknown flag, missing key, bad --risk, unknown event', async () => {
+      const unknown = await bpay(['payment-intents', 'list', '--bogus']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("unknown option '--bogus'");
+
+      const noKey = await bpay(['usage'], { env: { XDG_CONFIG_HOME: join(home, 'empty') } });
+      expect(noKey.code).toBe(2);
+      expect(noKey.stderr).toContain('No API key. Run `bpay login` or pass --api-key / set BPAY_API_KEY.');
+
+      const risk = await bpay(['admin', 'kyc', 'review', 'kyc_x', '--status', 'verified', '--risk', '101']);
+      expect(risk.code).toBe(2);
+      expect(risk.stderr).toContain('--risk must be a whole number from 0 to 100');
+
+      const event = await bpay(['trigger', 'payment_intent.exploded']);
+      expect(event.code).toBe(2);
+    });
+  });
+});
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3]);
+
+/** A KYC submission as the wizard sends it (as in api/src/modules/admin/kyc.test.ts). */
+function kycForm(): FormData {
+  const fd = new FormData();
+  const fields = {
+    verificationType: 'identity_document',
+    documentType: 'passport',
+    documentCountry: 'UK',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    dateOfBirth: '1990-12-10',
+    documentNumber: 'P1234567',
+  };
+  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+  fd.append('documents', new File([PNG], 'passport.png', { type: 'image/png' }));
+  return fd;
+}

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import {
+  Bpay,
+  BpayAuthenticationError,
+  BpayCardError,
+  BpayError,
+  BpayIdempotencyError,
+  BpayInvalidRequestError,
+  type PaymentIntent,
+} from './index';
+import { newMerchantAccount, startLiveServer, type LiveServer } from './test-kit';
+
+/*
+ * The merchant client against the real API on a real port: every resource, pagination across pages, automatic
+ * Idempotency-Keys, and the typed errors the API's error catalogue turns into.
+ */
+
+let live: LiveServer;
+let bpay: Bpay;
+let secretKey: string;
+
+beforeAll(async () => {
+  live = await startLiveServer();
+  secretKey = (await newMerchantAccount(live.ctx)).secretKey;
+  bpay = new Bpay(secretKey, { baseUrl: live.baseUrl });
+});
+afterAll(() => live.close());
+
+/** A client for a merchant of its own, so counts and lists see only what the test made. */
+async function freshClient(): Promise<Bpay> {
+  return new Bpay((await newMerchantAccount(live.ctx)).secretKey, { baseUrl: live.baseUrl });
+}
+
+describe('payment intents', () => {
+  test('create, retrieve, confirm with a sandbox test bcard, list', async () => {
+    const pi = await bpay.paymentIntents.create({ amount: 2500, currency: 'usd', description: 'Order 42', metadata: { order: '42' } });
+    expect(pi).toMatchObject({ object: 'payment_intent', amount: 2500, currency: 'usd', status: 'requires_payment_method', metadata: { order: '42' } });
+    expect(pi.id).toMatch(/^pi_/);
+    expect(await bpay.paymentIntents.retrieve(pi.id)).toEqual(pi);
+
+    const card = await bpay.testHelpers.bcards.create({ amount: 2500 });
+    expect(card).toMatchObject({ object: 'test_bcard', limit: 2500, currency: 'usd', livemode: false });
+    const paid = await bpay.paymentIntents.confirm(pi.id, { payment_method: card.id });
+    expect(paid).toMatchObject({ id: pi.id, status: 'succeeded', amount_received: 2500, payment_method: card.id });
+
+    const page = await bpay.paymentIntents.list({ limit: 5 }).firstPage();
+    expect(page.object).toBe('list');
+    expect(page.data[0]).toEqual(paid);
+  });
+
+  test('manual capture with card details, partial capture; cancel', async () => {
+    const pi = await bpay.paymentIntents.create({ amount: 3000, currency: 'usd', capture_method: 'manual' });
+    const card = await bpay.testHelpers.bcards.create({ amount: 3000 });
+    const authorized = await bpay.paymentIntents.confirm(pi.id, {
+      payment_method_data: { type: 'card', card: { number: card.number, exp_month: Number(card.exp_month), exp_year: Number(card.exp_year), cvc: card.cvc } },
+    });
+    expect(authorized).toMatchObject({ status: 'requires_capture', amount_capturable: 3000 });
+    const captured = await bpay.paymentIntents.capture(pi.id, { amount_to_capture: 2000 });
+    expect(captured).toMatchObject({ status: 'succeeded', amount_received: 2000 });
+
+    const other = await bpay.paymentIntents.create({ amount: 500, currency: 'usd' });
+    expect(await bpay.paymentIntents.cancel(other.id, { cancellation_reason: 'abandoned' })).toMatchObject({
+      status: 'canceled',
+      cancellation_reason: 'abandoned',
+    });
+  });
+
+  test('every POST carries an Idempotency-Key (generated, or the one given); GETs carry none', async () => {
+    const from = live.requests.length;
+    await bpay.paymentIntents.create({ amount: 100, currency: 'usd' });
+    const mine = await bpay.paymentIntents.create({ amount: 100, currency: 'usd' }, { idempotencyKey: 'order-7-attempt-1' });
+    const again = await bpay.paymentIntents.create({ amount: 100, currency: 'usd' }, { idempotencyKey: 'order-7-attempt-1' });
+    expect(again.id).toBe(mine.id);
+    await bpay.paymentIntents.retrieve(mine.id);
+    const seen = live.requests.slice(from);
+    expect(seen.map((r) => r.method)).toEqual(['POST', 'POST', 'POST', 'GET']);
+    expect(seen[0]!.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(seen[1]!.idempotencyKey).toBe('order-7-attempt-1');
+    expect(seen[3]!.idempotencyKey).toBeNull();
+  });
+
+  test('pagination: for await walks 250 intents across pages, newest first, each once', async () => {
+    const client = await freshClient();
+    const created: string[] = [];
+    for (let i = 0; i < 250; i++) created.push((await client.paymentIntents.create({ amount: 100 + i, currency: 'usd' })).id);
+
+    const from = live.requests.length;
+    const seen: PaymentIntent[] = [];
+    for await (const pi of client.paymentIntents.list({ limit: 100 })) seen.push(pi);
+    expect(seen).toHaveLength(250);
+    expect(new Set(seen.map((p) => p.id)).size).toBe(250);
+    expect(seen.map((p) => p.id)).toEqual([...created].reverse());
+    // Three pages of 100, 100 and 50, the later ones asked for with starting_after.
+    expect(live.requests.slice(from).map((r) => r.path)).toEqual(Array(3).fill('/api/v1/payment_intents'));
+
+    const first = await client.paymentIntents.list({ limit: 100 }).firstPage();
+    expect(first.data).toHaveLength(100);
+    expect(first.has_more).toBe(true);
+    expect(await client.paymentIntents.list({ limit: 7 }).toArray(10)).toHaveLength(10);
+    // Breaking out early stops asking for pages.
+    const before = live.requests.length;
+    let n = 0;
+    for await (const _ of client.paymentIntents.list({ limit: 10 })) if (++n === 3) break;
+    expect(live.requests.length - before).toBe(1);
+  }, 30_000); // 250 real creates: about 1.5 s alone, more on a loaded machine
+
+  test('ending_before walks towards newer intents', async () => {
+    const client = await freshClient();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await client.paymentIntents.create({ amount: 100, currency: 'usd' })).id);
+    const newer = await client.paymentIntents.list({ limit: 2, ending_before: ids[0] }).toArray();
+    expect(new Set(newer.map((p) => p.id))).toEqual(new Set(ids.slice(1)));
+  });
+});
+
+describe('webhook endpoints, events and usage', () => {
+  test('webhook endpoints: create (with secret), retrieve, list, update, roll the secret, delete', async () => {
+    const client = await freshClient();
+    const ep = await client.webhookEndpoints.create({ url: 'http://localhost:4242/hooks', enabled_events: ['payment_intent.succeeded'], description: 'orders' });
+    expect(ep).toMatchObject({ object: 'webhook_endpoint', status: 'enabled', enabled_events: ['payment_intent.succeeded'] });
+    expect(ep.secret).toMatch(/^whsec_/);
+    const { secret: _secret, ...shown } = ep;
+    expect(await client.webhookEndpoints.retrieve(ep.id)).toEqual(shown);
+    expect((await client.webhookEndpoints.list().toArray()).map((e) => e.id)).toEqual([ep.id]);
+
+    const disabled = await client.webhookEndpoints.update(ep.id, { disabled: true, enabled_events: ['*'] });
+    expect(disabled).toMatchObject({ status: 'disabled', enabled_events: ['*'] });
+    const rolled = await client.webhookEndpoints.rollSecret(ep.id);
+    expect(rolled.secret).toMatch(/^whsec_/);
+    expect(rolled.secret).not.toBe(ep.secret);
+    expect(await client.webhookEndpoints.delete(ep.id)).toEqual({ id: ep.id, object: 'webhook_endpoint', deleted: true });
+    expect(await client.webhookEndpoints.list().toArray()).toEqual([]);
+  });
+
+  test('events: list (filtered), retrieve, resend; usage counts the requests', async () => {
+    const client = await freshClient();
+    const ep = await client.webhookEndpoints.create({ url: 'http://localhost:4242/hooks', enabled_events: ['*'] });
+    const pi = await client.paymentIntents.create({ amount: 700, currency: 'usd' });
+    const events = await client.events.list({ type: 'payment_intent.created' }).toArray();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ object: 'event', type: 'payment_intent.created', data: { object: { id: pi.id } } });
+    expect(await client.events.retrieve(events[0]!.id)).toEqual(events[0]!);
+    const resent = await client.events.resend(events[0]!.id, { endpoint_id: ep.id });
+    expect(resent.data).toHaveLength(1);
+    expect(resent.data[0]).toMatchObject({ object: 'webhook_delivery', event: events[0]!.id, webhook_endpoint: ep.id, status: 'pending' });
+
+    const usage = await client.usage.retrieve();
+    expect(usage.object).toBe('usage');
+    // create endpoint, create intent, list events, retrieve, resend, and this call.
+    expect(usage.totalRequestsToday).toBe(6);
+  });
+});
+
+describe('typed errors', () => {
+  test('a bad key -> BpayAuthenticationError with code, status and the request id', async () => {
+    const err = await new Bpay('sk_test_notarealkeynotarealkey0000', { baseUrl: live.baseUrl }).paymentIntents
+      .list()
+      .firstPage()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BpayAuthenticationError);
+    expect(err).toBeInstanceOf(BpayError);
+    const e = err as BpayAuthenticationError;
+    expect({ type: e.type, code: e.code, statusCode: e.statusCode, name: e.name }).toEqual({
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      statusCode: 401,
+      name: 'BpayAuthenticationError',
+    });
+    expect(e.requestId).toMatch(/^req_[0-9a-f]{20}$/);
+    expect(e.raw).toMatchObject({ error: { code: 'invalid_api_key', request_id: e.requestId } });
+  });
+
+  test('a declined card -> BpayCardError with declineCode; the intent can be paid again', async () => {
+    const pi = await bpay.paymentIntents.create({ amount: 1000, currency: 'usd' });
+    const small = await bpay.testHelpers.bcards.create({ amount: 500 });
+    const err = await bpay.paymentIntents.confirm(pi.id, { payment_method: small.id }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BpayCardError);
+    expect(err).toMatchObject({ type: 'card_error', code: 'card_declined', declineCode: 'insufficient_funds', statusCode: 402 });
+    expect((err as BpayCardError).requestId).toMatch(/^req_/);
+    expect((await bpay.paymentIntents.retrieve(pi.id)).status).toBe('requires_payment_method');
+  });
+
+  test('a bad parameter -> BpayInvalidRequestError naming the param', async () => {
+    const err = await bpay.paymentIntents.create({ amount: -5, currency: 'usd' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BpayInvalidRequestError);
+    expect(err).toMatchObject({ code: 'validation_error', param: 'amount', statusCode: 400 });
+
+    const missing = await bpay.paymentIntents.retrieve('pi_000000000000000000000000').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(BpayInvalidRequestError);
+    expect(missing).toMatchObject({ code: 'resource_not_found', statusCode: 404 });
+  });
+
+  test('the same Idempotency-Key with another body -> BpayIdempotencyError (not retried)', async () => {
+    await bpay.paymentIntents.create({ amount: 100, currency: 'usd' }, { idempotencyKey: 'key-reused-1' });
+    const from = live.requests.length;
+    const err = await bpay.paymentIntents.create({ amount: 200, currency: 'usd' }, { idempotencyKey: 'key-reused-1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BpayIdempotencyError);
+    expect(err).toMatchObject({ type: 'idempotency_error', statusCode: 400 });
+    expect(live.requests.length - from).toBe(1);
+  });
+
+  test('a live key cannot make test bcards -> test_mode_only', async () => {
+    const liveKey = (await newMerchantAccount(live.ctx, 'production')).secretKey;
+    const err = await new Bpay(liveKey, { baseUrl: live.baseUrl }).testHelpers.bcards.create({ amount: 1000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BpayInvalidRequestError);
+    expect(err).toMatchObject({ code: 'test_mode_only', statusCode: 400 });
+  });
+});

@@ -1,0 +1,188 @@
+/*
+ * The merchant client: `new Bpay(secretKey, options)`. Each method is one openapi-fetch call on the generated
+ * `paths`, sent through the transport (idempotency keys, timeouts, retries) and unwrapped into the API's typed
+ * object or a typed BpayError. Parameters are the API's own snake_case fields; the last argument of every method
+ * is optional RequestOptions (idempotencyKey, timeoutMs, maxRetries, signal).
+ */
+import { BpayConnectionError, errorFromResponse } from './errors';
+import { BpayEventStream } from './event-stream';
+import { createHttp, unwrap, type ClientOptions, type Http } from './http';
+import { BpayList } from './list';
+import { send, type RequestOptions } from './transport';
+import type {
+  BpayEvent,
+  DeletedWebhookEndpoint,
+  EventListParams,
+  EventResendParams,
+  EventResendResult,
+  EventType,
+  PaymentIntent,
+  PaymentIntentCancelParams,
+  PaymentIntentCaptureParams,
+  PaymentIntentConfirmParams,
+  PaymentIntentCreateParams,
+  PaymentIntentListParams,
+  TestBcard,
+  TestBcardCreateParams,
+  Usage,
+  WebhookEndpoint,
+  WebhookEndpointCreateParams,
+  WebhookEndpointListParams,
+  WebhookEndpointUpdateParams,
+} from './types';
+import { webhooks } from './webhooks';
+
+export type BpayOptions = ClientOptions;
+
+export class PaymentIntentsResource {
+  constructor(private readonly http: Http) {}
+
+  create(params: PaymentIntentCreateParams, opts?: RequestOptions): Promise<PaymentIntent> {
+    return unwrap(this.http.api.POST('/api/v1/payment_intents', { body: params, ...this.http.via(opts) }));
+  }
+
+  retrieve(id: string, opts?: RequestOptions): Promise<PaymentIntent> {
+    return unwrap(this.http.api.GET('/api/v1/payment_intents/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+
+  /** Newest first. Iterate for every intent across pages, or `.firstPage()` for one page (`limit` 1–100, default 10). */
+  list(params: PaymentIntentListParams = {}, opts?: RequestOptions): BpayList<PaymentIntent, PaymentIntentListParams> {
+    return new BpayList(params, (query) => unwrap(this.http.api.GET('/api/v1/payment_intents', { params: { query }, ...this.http.via(opts) })));
+  }
+
+  /** Pays with a bcard: `payment_method` (its id) or `payment_method_data.card`. A decline throws BpayCardError. */
+  confirm(id: string, params: PaymentIntentConfirmParams, opts?: RequestOptions): Promise<PaymentIntent> {
+    return unwrap(this.http.api.POST('/api/v1/payment_intents/{id}/confirm', { params: { path: { id } }, body: params, ...this.http.via(opts) }));
+  }
+
+  capture(id: string, params: PaymentIntentCaptureParams = {}, opts?: RequestOptions): Promise<PaymentIntent> {
+    return unwrap(this.http.api.POST('/api/v1/payment_intents/{id}/capture', { params: { path: { id } }, body: params, ...this.http.via(opts) }));
+  }
+
+  cancel(id: string, params: PaymentIntentCancelParams = {}, opts?: RequestOptions): Promise<PaymentIntent> {
+    return unwrap(this.http.api.POST('/api/v1/payment_intents/{id}/cancel', { params: { path: { id } }, body: params, ...this.http.via(opts) }));
+  }
+}
+
+export class WebhookEndpointsResource {
+  constructor(private readonly http: Http) {}
+
+  /** The answer holds `secret` (whsec_…): keep it, it is shown only here and by rollSecret. */
+  create(params: WebhookEndpointCreateParams, opts?: RequestOptions): Promise<WebhookEndpoint> {
+    return unwrap(this.http.api.POST('/api/v1/webhook_endpoints', { body: params, ...this.http.via(opts) }));
+  }
+
+  retrieve(id: string, opts?: RequestOptions): Promise<WebhookEndpoint> {
+    return unwrap(this.http.api.GET('/api/v1/webhook_endpoints/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+
+  list(params: WebhookEndpointListParams = {}, opts?: RequestOptions): BpayList<WebhookEndpoint, WebhookEndpointListParams> {
+    return new BpayList(params, (query) => unwrap(this.http.api.GET('/api/v1/webhook_endpoints', { params: { query }, ...this.http.via(opts) })));
+  }
+
+  /** `disabled: true` stops deliveries; `disabled: false` enables the endpoint again. */
+  update(id: string, params: WebhookEndpointUpdateParams, opts?: RequestOptions): Promise<WebhookEndpoint> {
+    return unwrap(this.http.api.PATCH('/api/v1/webhook_endpoints/{id}', { params: { path: { id } }, body: params, ...this.http.via(opts) }));
+  }
+
+  delete(id: string, opts?: RequestOptions): Promise<DeletedWebhookEndpoint> {
+    return unwrap(this.http.api.DELETE('/api/v1/webhook_endpoints/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+
+  /** A new signing secret, effective at once (no overlap); the answer holds it. */
+  rollSecret(id: string, opts?: RequestOptions): Promise<WebhookEndpoint> {
+    return unwrap(this.http.api.POST('/api/v1/webhook_endpoints/{id}/roll_secret', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+}
+
+export interface EventStreamParams {
+  /** Event types to receive (default: all). */
+  events?: Array<EventType | (string & {})>;
+  /** Ends the stream (iteration then ends quietly). */
+  signal?: AbortSignal;
+  /** For the connection only (headers); the open stream has no timeout. */
+  timeoutMs?: number;
+  /** Retries of the connection only; a stream that breaks later is not reconnected. */
+  maxRetries?: number;
+}
+
+export class EventsResource {
+  constructor(private readonly http: Http) {}
+
+  retrieve(id: string, opts?: RequestOptions): Promise<BpayEvent> {
+    return unwrap(this.http.api.GET('/api/v1/events/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+
+  list(params: EventListParams = {}, opts?: RequestOptions): BpayList<BpayEvent, EventListParams> {
+    return new BpayList(params, (query) => unwrap(this.http.api.GET('/api/v1/events', { params: { query }, ...this.http.via(opts) })));
+  }
+
+  /** Queues the event again to `endpoint_id`, or to every endpoint that subscribes to it or was sent it (and live streams). */
+  resend(id: string, params: EventResendParams = {}, opts?: RequestOptions): Promise<EventResendResult> {
+    return unwrap(this.http.api.POST('/api/v1/events/{id}/resend', { params: { path: { id } }, body: params, ...this.http.via(opts) }));
+  }
+
+  /**
+   * Events as they happen (server-sent events; only those recorded after the connection opened). Iterate it once;
+   * `await stream.opened()` first when you are about to cause an event yourself. Does not reconnect.
+   */
+  stream(params: EventStreamParams = {}): BpayEventStream {
+    const { events, signal, ...transport } = params;
+    const query = events && events.length > 0 ? { events: events.join(',') } : {};
+    return new BpayEventStream(async (abort) => {
+      const r = await this.http.api.GET('/api/v1/events/stream', {
+        params: { query },
+        headers: { accept: 'text/event-stream' },
+        parseAs: 'stream',
+        fetch: (req: Request) => send(this.http.config, req, { ...transport, signal: abort, stream: true }),
+      });
+      if (!r.response.ok) throw errorFromResponse(r.response.status, r.response.headers, r.error ?? null);
+      if (!r.data) throw new BpayConnectionError('The event stream answered without a body');
+      return { response: r.response, body: r.data };
+    }, signal);
+  }
+}
+
+export class UsageResource {
+  constructor(private readonly http: Http) {}
+
+  /** This merchant's API requests today and this month. */
+  retrieve(opts?: RequestOptions): Promise<Usage> {
+    return unwrap(this.http.api.GET('/api/v1/merchant/usage', this.http.via(opts)));
+  }
+}
+
+export class TestBcardsResource {
+  constructor(private readonly http: Http) {}
+
+  /** A fresh sandbox bcard holding `amount` cents, locked to this merchant (sandbox keys only: 400 test_mode_only). */
+  create(params: TestBcardCreateParams, opts?: RequestOptions): Promise<TestBcard> {
+    return unwrap(this.http.api.POST('/api/v1/test_helpers/bcards', { body: params, ...this.http.via(opts) }));
+  }
+}
+
+export class Bpay {
+  /** Webhook signature verification: `Bpay.webhooks.constructEvent(rawBody, header, secret)`. */
+  static readonly webhooks = webhooks;
+  /** The same as Bpay.webhooks, for convenience on an instance. */
+  readonly webhooks = webhooks;
+
+  readonly paymentIntents: PaymentIntentsResource;
+  readonly webhookEndpoints: WebhookEndpointsResource;
+  readonly events: EventsResource;
+  readonly usage: UsageResource;
+  readonly testHelpers: { readonly bcards: TestBcardsResource };
+  /** The resolved base URL (no trailing slash). */
+  readonly baseUrl: string;
+
+  constructor(secretKey: string, options: BpayOptions = {}) {
+    if (!secretKey) throw new TypeError('Bpay: a secret key (sk_test_… or sk_live_…) is required');
+    const http = createHttp(`Bearer ${secretKey}`, options);
+    this.baseUrl = http.baseUrl;
+    this.paymentIntents = new PaymentIntentsResource(http);
+    this.webhookEndpoints = new WebhookEndpointsResource(http);
+    this.events = new EventsResource(http);
+    this.usage = new UsageResource(http);
+    this.testHelpers = { bcards: new TestBcardsResource(http) };
+  }
+}
