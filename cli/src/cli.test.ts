@@ -11,6 +11,7 @@ import type { Server, Subprocess } from 'bun';
 import { Bpay } from '@bpay/sdk';
 import { setPeerAddress } from '../../api/src/lib/request-context';
 import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/src/modules/admin/test-helpers';
+import { kycForm } from '../../api/src/modules/kyc/test-helpers';
 import { call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../api/src/testing';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';
 
@@ -318,21 +319,3 @@ describe('bpay against a live server', () => {
   });
 });
 
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3]);
-
-/** A KYC submission as the wizard sends it (as in api/src/modules/admin/kyc.test.ts). */
-function kycForm(): FormData {
-  const fd = new FormData();
-  const fields = {
-    verificationType: 'identity_document',
-    documentType: 'passport',
-    documentCountry: 'UK',
-    firstName: 'Ada',
-    lastName: 'Lovelace',
-    dateOfBirth: '1990-12-10',
-    documentNumber: 'P1234567',
-  };
-  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  fd.append('documents', new File([PNG], 'passport.png', { type: 'image/png' }));
-  return fd;
-}

@@ -93,15 +93,4 @@ export function startReceiver(): { url: string; received: ReceivedDelivery[]; st
   return { url: `http://127.0.0.1:${server.port}/hooks`, received, stop: () => server.stop(true) };
 }
 
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3]);
-
-/** Submits an identity verification (a passport scan) for the user behind `cookie`; answers its id. */
-export async function submitKyc(ctx: TestContext, cookie: string): Promise<string> {
-  const fd = new FormData();
-  const fields = { verificationType: 'identity_document', documentType: 'passport', documentCountry: 'UK', firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1990-12-10' };
-  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  fd.append('documents', new File([PNG], 'passport.png', { type: 'image/png' }));
-  const res = await call(ctx, '/api/kyc/submit', { method: 'POST', cookie, rawBody: fd });
-  if (res.status !== 201) throw new Error(`KYC submission failed: ${res.status} ${res.text}`);
-  return res.body.id;
-}
+export { submitKyc } from '../../api/src/modules/kyc/test-helpers';

@@ -3,24 +3,8 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
 import { adminCall, adminToken, makeAdmin } from './test-helpers';
+import { kycForm } from '../kyc/test-helpers';
 
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3]);
-
-function kycForm(): FormData {
-  const fd = new FormData();
-  const fields = {
-    verificationType: 'identity_document',
-    documentType: 'passport',
-    documentCountry: 'UK',
-    firstName: 'Ada',
-    lastName: 'Lovelace',
-    dateOfBirth: '1990-12-10',
-    documentNumber: 'P1234567',
-  };
-  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  fd.append('documents', new File([PNG], 'passport.png', { type: 'image/png' }));
-  return fd;
-}
 
 let ctx: TestContext;
 let token: string;
