@@ -309,6 +309,11 @@ describe('bpay against a live server', () => {
       expect(noKey.code).toBe(2);
       expect(noKey.stderr).toContain('No API key. Run `bpay login` or pass --api-key / set BPAY_API_KEY.');
 
+      // A key pasted with a line break (or anything that is not sk_…) stops before any request is made.
+      const mangled = await bpay(['usage'], { env: { BPAY_API_KEY: `${key}\n${key}` } });
+      expect(mangled.code).toBe(2);
+      expect(mangled.stderr).toContain('The API key from BPAY_API_KEY is not a secret key');
+
       const risk = await bpay(['admin', 'kyc', 'review', 'kyc_x', '--status', 'verified', '--risk', '101']);
       expect(risk.code).toBe(2);
       expect(risk.stderr).toContain('--risk must be a whole number from 0 to 100');

@@ -18,6 +18,9 @@ export interface GlobalOptions {
 
 export const NO_KEY_MESSAGE = 'No API key. Run `bpay login` or pass --api-key / set BPAY_API_KEY.';
 
+/** A merchant secret key: `sk_test_…` or `sk_live_…`, nothing around it (a stray newline would reach the header). */
+export const KEY_SHAPE = /^sk_(test|live)_[A-Za-z0-9_-]+$/;
+
 export function globalOptions(cmd: Command): GlobalOptions {
   const o = cmd.optsWithGlobals<GlobalOptions>();
   return { apiKey: o.apiKey, baseUrl: o.baseUrl, profile: o.profile, json: o.json === true };
@@ -34,6 +37,11 @@ export function settings(ctx: Ctx, cmd: Command): Resolved & { configPath: strin
 export function merchantClient(ctx: Ctx, cmd: Command): { bpay: Bpay; settings: Resolved & { configPath: string } } {
   const s = settings(ctx, cmd);
   if (!s.apiKey) throw new UsageError(NO_KEY_MESSAGE);
+  if (!KEY_SHAPE.test(s.apiKey))
+    throw new UsageError(
+      `The API key from ${s.apiKeySource === 'flag' ? '--api-key' : s.apiKeySource === 'env' ? 'BPAY_API_KEY' : `profile "${s.profile}"`} ` +
+        'is not a secret key: it is sk_test_… or sk_live_… with nothing around it.',
+    );
   return { bpay: new Bpay(s.apiKey, { baseUrl: s.baseUrl }), settings: s };
 }
 

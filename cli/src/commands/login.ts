@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import { Bpay } from '@bpay/sdk';
 import { maskKey, readConfig, updateProfile, writeConfig } from '../config';
-import { globalOptions, isJson, settings, spin, type Ctx } from '../context';
+import { globalOptions, isJson, KEY_SHAPE, settings, spin, type Ctx } from '../context';
 import { formatDetails, formatTable, printJson, UsageError } from '../output';
 import { ask } from '../prompt';
 
-const KEY_SHAPE = /^sk_(test|live)_[A-Za-z0-9_-]+$/;
 
 export function registerAuth(program: Command, ctx: Ctx): void {
   program
