@@ -1,5 +1,5 @@
 import { jwt } from '@elysiajs/jwt';
-import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
@@ -45,16 +45,18 @@ export async function adminLogin(
 ): Promise<{ token: string; expiresAt: Date; admin: { id: string; username: string } }> {
   const key = normalizeUsername(input.username);
   const now = deps.clock.now();
-  const lock = await deps.db.query.adminSignInLocks.findFirst({ where: eq(schema.adminSignInLocks.usernameNormalized, key) });
-  if (lock?.lockedUntil && lock.lockedUntil.getTime() > now.getTime()) {
-    const seconds = Math.max(1, Math.ceil((lock.lockedUntil.getTime() - now.getTime()) / 1000));
+  // The attempt is counted before the (slow) password check, in one statement: parallel guesses cannot all read
+  // "not locked yet", so at most MAX_ADMIN_FAILURES of them are ever checked.
+  const attempt = await countAttempt(deps.db, key, now);
+  if (attempt.lockedUntil) {
+    const seconds = Math.max(1, Math.ceil((attempt.lockedUntil.getTime() - now.getTime()) / 1000));
     throw new AppError('admin_locked', undefined, undefined, { 'retry-after': String(seconds) });
   }
   const admin = await deps.db.query.admins.findFirst({ where: eq(schema.admins.usernameNormalized, key) });
   const passwordOk = await Bun.password.verify(input.password, admin ? admin.passwordHash : await dummy());
   const step = admin && passwordOk ? acceptedStep(deps, admin, input.accessCode, now) : null;
   if (!admin || !passwordOk || step === null) {
-    await recordFailure(deps, key, lock, now, admin?.id ?? null, ip);
+    await recordFailure(deps, key, attempt.count, now, admin?.id ?? null, ip);
     throw new AppError('invalid_admin_credentials');
   }
   const jti = newToken();
@@ -97,26 +99,42 @@ function acceptedStep(deps: AdminAuthDeps, admin: AdminRow, code: string, now: D
   return step;
 }
 
-async function recordFailure(
-  deps: AdminAuthDeps,
-  key: string,
-  lock: typeof schema.adminSignInLocks.$inferSelect | undefined,
-  now: Date,
-  adminId: string | null,
-  ip: string | null,
-): Promise<void> {
-  // A lock that has run out starts the count again.
-  const previous = lock && !(lock.lockedUntil && lock.lockedUntil.getTime() <= now.getTime()) ? lock.failedAttempts : 0;
-  const failedAttempts = previous + 1;
+/**
+ * Counts one sign-in attempt for `key` and answers the count with the lock, if one is in force. A lock that has run
+ * out starts the count again. An attempt beyond the limit while the others are still being checked locks at once.
+ */
+async function countAttempt(db: Db, key: string, now: Date): Promise<{ count: number; lockedUntil: Date | null }> {
+  const at = now.getTime();
+  const lockUntil = at + ADMIN_LOCK_MS;
+  const [row] = await db
+    .insert(schema.adminSignInLocks)
+    .values({ usernameNormalized: key, failedAttempts: 1, lockedUntil: null, updatedAt: now })
+    .onConflictDoUpdate({
+      target: schema.adminSignInLocks.usernameNormalized,
+      set: {
+        failedAttempts: sql`CASE WHEN ${schema.adminSignInLocks.lockedUntil} <= ${at} THEN 1 ELSE ${schema.adminSignInLocks.failedAttempts} + 1 END`,
+        lockedUntil: sql`CASE
+          WHEN ${schema.adminSignInLocks.lockedUntil} > ${at} THEN ${schema.adminSignInLocks.lockedUntil}
+          WHEN ${schema.adminSignInLocks.lockedUntil} IS NULL AND ${schema.adminSignInLocks.failedAttempts} >= ${MAX_ADMIN_FAILURES} THEN ${lockUntil}
+          ELSE NULL END`,
+        updatedAt: now,
+      },
+    })
+    .returning({ count: schema.adminSignInLocks.failedAttempts, lockedUntil: schema.adminSignInLocks.lockedUntil });
+  if (!row) throw new Error('admin_sign_in_locks upsert returned no row');
+  return { count: row.count, lockedUntil: row.lockedUntil && row.lockedUntil.getTime() > at ? row.lockedUntil : null };
+}
+
+/** A failed attempt (already counted by countAttempt): the tenth locks the username. Audited either way. */
+async function recordFailure(deps: AdminAuthDeps, key: string, failedAttempts: number, now: Date, adminId: string | null, ip: string | null) {
   const lockedUntil = failedAttempts >= MAX_ADMIN_FAILURES ? new Date(now.getTime() + ADMIN_LOCK_MS) : null;
   await deps.db.transaction(async (tx) => {
-    await tx
-      .insert(schema.adminSignInLocks)
-      .values({ usernameNormalized: key, failedAttempts, lockedUntil, updatedAt: now })
-      .onConflictDoUpdate({
-        target: schema.adminSignInLocks.usernameNormalized,
-        set: { failedAttempts, lockedUntil, updatedAt: now },
-      });
+    if (lockedUntil) {
+      await tx
+        .update(schema.adminSignInLocks)
+        .set({ lockedUntil, updatedAt: now })
+        .where(and(eq(schema.adminSignInLocks.usernameNormalized, key), isNull(schema.adminSignInLocks.lockedUntil)));
+    }
     await recordAudit(tx, deps.clock, {
       adminId,
       action: lockedUntil ? 'admin.login_locked' : 'admin.login_failed',

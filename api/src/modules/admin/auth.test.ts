@@ -4,7 +4,7 @@ import { schema } from '@bpay/db';
 import { totp } from '../../lib/totp';
 import { call, makeTestApp, memoryLogger, registerUser, type TestContext } from '../../testing';
 import { ensureFirstAdmin } from './accounts';
-import { adminJwt, ADMIN_LOCK_MS } from './auth-service';
+import { adminJwt, ADMIN_LOCK_MS, MAX_ADMIN_FAILURES } from './auth-service';
 import { ADMIN_PASSWORD, ADMIN_ROUTES, ADMIN_SECRET, adminCall, adminLoginCall, adminToken, codeNow, makeAdmin } from './test-helpers';
 
 let ctx: TestContext;
@@ -184,6 +184,25 @@ describe('lockout', () => {
       expect(actions.filter((a) => a === 'admin.login_failed')).toHaveLength(9);
       expect(actions.filter((a) => a === 'admin.login_locked')).toHaveLength(1);
       expect(actions.filter((a) => a === 'admin.login')).toHaveLength(1);
+    } finally {
+      c.close();
+    }
+  });
+
+  test('40 wrong sign-ins at once: at most 10 are checked, the rest are refused, and the username is locked', async () => {
+    const c = await makeTestApp({ clock: ctx.clock });
+    try {
+      await makeAdmin(c, 'ops');
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () => adminLoginCall(c, { username: 'ops', password: 'wrong password!!', accessCode: '000000' })),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(MAX_ADMIN_FAILURES);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40 - MAX_ADMIN_FAILURES);
+      expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+      c.clock.advance(30_000);
+      const locked = await adminLoginCall(c, { username: 'ops', password: ADMIN_PASSWORD, accessCode: codeNow(c) });
+      expect(locked.status).toBe(429);
     } finally {
       c.close();
     }
