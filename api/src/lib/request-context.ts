@@ -11,10 +11,13 @@ export function setPeerAddress(request: Request, address: string): void {
   peerAddresses.set(request, address);
 }
 
-/** The client's address: the TCP peer, or the first X-Forwarded-For hop when bpay runs behind a trusted proxy. */
+/**
+ * The client's address: the TCP peer, or, when bpay runs behind one trusted proxy, the last X-Forwarded-For hop
+ * (the one that proxy appended). Earlier hops are whatever the client chose to send and are never trusted.
+ */
 export function clientAddress(request: Request, trustProxy: boolean): string {
   if (trustProxy) {
-    const fwd = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+    const fwd = request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim();
     if (fwd) return fwd;
   }
   return peerAddresses.get(request) ?? 'unknown';

@@ -195,6 +195,34 @@ describe('sign-in rate limit', () => {
     }
   });
 
+  test('60 wrong passwords at once: at most 10 are checked, the rest are refused, and the account is locked', async () => {
+    const ctx = await makeTestApp();
+    try {
+      const { email } = await registerUser(ctx, { password: PASSWORD });
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => login(ctx, email, `wrong-${i}`, { ip: '198.51.100.9' })));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(MAX_FAILURES);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(60 - MAX_FAILURES);
+      // A refused attempt is not a failure: the account holds exactly MAX_FAILURES of them.
+      const rows = await ctx.handle.db.select().from(schema.loginFailures).where(eq(schema.loginFailures.key, email));
+      expect(rows).toHaveLength(MAX_FAILURES);
+      expect((await login(ctx, email, PASSWORD, { ip: '198.51.100.10' })).status).toBe(429);
+    } finally {
+      ctx.close();
+    }
+  });
+
+  test('twelve successful sign-ins from one address leave no failure behind (an address is not blocked by its own successes)', async () => {
+    const ctx = await makeTestApp();
+    try {
+      const { email } = await registerUser(ctx, { password: PASSWORD });
+      for (let i = 0; i < 12; i++) expect((await login(ctx, email, PASSWORD, { ip: '198.51.100.11' })).status).toBe(200);
+      expect(await ctx.handle.db.select().from(schema.loginFailures)).toEqual([]);
+    } finally {
+      ctx.close();
+    }
+  });
+
   test('the lock lifts after 15 minutes and a success clears the count', async () => {
     const ctx = await makeTestApp();
     try {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
@@ -6,7 +6,7 @@ import { seal, unseal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { newTotpSecret, otpauthUri, verifyTotp } from '../../lib/totp';
 import { getUserRow, isUniqueViolation, normalizeEmail, toPublicUser, type PublicUser } from '../users/service';
-import { assertSignInAllowed, clearAccountFailures, recordSignInFailure } from './rate-limit';
+import { clearAccountFailures, releaseSignInAttempt, reserveSignInAttempt } from './rate-limit';
 
 export interface AuthDeps {
   db: Db;
@@ -93,23 +93,28 @@ export interface LoginInput {
 export async function login(deps: AuthDeps, input: LoginInput, address: string): Promise<PublicUser> {
   const { db, clock } = deps;
   const keys = { account: normalizeEmail(input.email), address };
-  await assertSignInAllowed(db, clock, keys);
+  // Counted as a failure from here on, unless released below.
+  const attempt = await reserveSignInAttempt(db, clock, keys);
 
   const user = await db.query.users.findFirst({ where: eq(schema.users.emailNormalized, keys.account) });
   const ok = await Bun.password.verify(input.password, user?.passwordHash ?? (await getDummyHash()));
-  if (!user || !ok) {
-    await recordSignInFailure(db, clock, keys);
-    throw new AppError('invalid_credentials');
-  }
+  if (!user || !ok) throw new AppError('invalid_credentials');
   if (user.totpSecret) {
-    if (!input.totpCode) throw new AppError('two_factor_required', undefined, 'totpCode');
-    const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, clock.now().getTime());
-    if (step === null || (user.totpLastStep !== null && step <= user.totpLastStep)) {
-      await recordSignInFailure(db, clock, keys);
-      throw new AppError('invalid_two_factor_code', undefined, 'totpCode');
+    if (!input.totpCode) {
+      await releaseSignInAttempt(db, attempt);
+      throw new AppError('two_factor_required', undefined, 'totpCode');
     }
-    await db.update(schema.users).set({ totpLastStep: step }).where(eq(schema.users.id, user.id));
+    const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, clock.now().getTime());
+    if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'totpCode');
+    // Guarded: of several sign-ins with one code, only the first moves the last used step forward.
+    const used = await db
+      .update(schema.users)
+      .set({ totpLastStep: step })
+      .where(and(eq(schema.users.id, user.id), or(isNull(schema.users.totpLastStep), lt(schema.users.totpLastStep, step))))
+      .returning({ id: schema.users.id });
+    if (used.length !== 1) throw new AppError('invalid_two_factor_code', undefined, 'totpCode');
   }
+  await releaseSignInAttempt(db, attempt);
   await clearAccountFailures(db, keys.account);
   return toPublicUser(user);
 }

@@ -105,6 +105,17 @@ describe('two-factor sign-in', () => {
     expect(next.status).toBe(200);
   });
 
+  test('one code sent by five sign-ins at once signs in exactly once', async () => {
+    const u = await enrol();
+    ctx.clock.advance(30_000);
+    const code = totp(u.secret, now());
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => login(ctx, u.email, PASSWORD, { totpCode: code, ip: `198.51.100.${50 + i}` })),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 400 && a.body.error.code === 'invalid_two_factor_code')).toHaveLength(4);
+  });
+
   test('a code from one step back is accepted (clock drift), two steps back is not', async () => {
     const u = await enrol();
     ctx.clock.advance(90_000);
