@@ -3,6 +3,8 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import {
+  bcardCard,
+  createMerchant,
   postCard,
   call,
   cardBody,
@@ -316,6 +318,15 @@ describe('POST /api/funding-sources: 3-D Secure', () => {
     expect(await list(ctx, u.cookie)).toHaveLength(1);
   });
 
+  test('five completions sent at once add the card once, and all answer that one source', async () => {
+    const u = await registerUser(ctx);
+    const started = await postCard(ctx, u.cookie, THREE_DS);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => complete(u.cookie, started.body.verificationId, '123456')));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect((await list(ctx, u.cookie)).map((s) => s.id)).toEqual([answers[0]!.body.id]);
+  });
+
   test("'000000' fails with 402 authentication_failed; completing the failed one again is 409", async () => {
     const u = await registerUser(ctx);
     const started = await postCard(ctx, u.cookie, THREE_DS);
@@ -613,5 +624,20 @@ describe('GET, PATCH and DELETE /api/funding-sources', () => {
     expectError(await call(ctx, `${FS}/${s.body.id}`, { method: 'DELETE', cookie: bob.cookie }), 409, 'funding_source_in_use');
     expect((await call(ctx, `/api/virtual-cards/${bcard.body.id}/cancel`, { method: 'POST', cookie: bob.cookie })).status).toBe(200);
     expect((await call(ctx, `${FS}/${s.body.id}`, { method: 'DELETE', cookie: bob.cookie })).status).toBe(200);
+  });
+
+  test('DELETE is refused while a merchant holds an uncaptured authorization on a bcard it funds', async () => {
+    const carol = await registerUser(ctx, { firstName: 'Carol', lastName: 'King' });
+    const s = await postCard(ctx, carol.cookie, VISA, { name: 'Carol King' });
+    const { card } = await bcardCard(ctx, carol.cookie, s.body.id, '20.00');
+    const shop = await createMerchant(ctx, carol.cookie, 'production');
+    const v1 = (path: string, body: unknown) =>
+      call(ctx, `/api/v1${path}`, { method: 'POST', body, origin: null, headers: { authorization: `Bearer ${shop.secretKey}` } });
+    const pi = await v1('/payment_intents', { amount: 1500, currency: 'usd', capture_method: 'manual' });
+    const confirmed = await v1(`/payment_intents/${pi.body.id}/confirm`, { payment_method_data: { type: 'card', card } });
+    expect(confirmed.body.status).toBe('requires_capture');
+    expectError(await call(ctx, `${FS}/${s.body.id}`, { method: 'DELETE', cookie: carol.cookie }), 409, 'funding_source_in_use');
+    expect((await v1(`/payment_intents/${pi.body.id}/capture`, {})).body.status).toBe('succeeded');
+    expect((await call(ctx, `${FS}/${s.body.id}`, { method: 'DELETE', cookie: carol.cookie })).status).toBe(200);
   });
 });

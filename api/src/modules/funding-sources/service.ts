@@ -172,7 +172,15 @@ export function declineToAppError(e: VendorDeclineError): AppError {
   return new AppError(code, e.message);
 }
 
-async function insertSource(deps: AppDeps, user: UserRow, card: TokenizedCard, name: string, splitBps: number) {
+/** `alsoInTx` runs in the same transaction, after the insert: what it throws undoes the insert. */
+async function insertSource(
+  deps: AppDeps,
+  user: UserRow,
+  card: TokenizedCard,
+  name: string,
+  splitBps: number,
+  alsoInTx?: (tx: DbOrTx, id: string) => Promise<void>,
+) {
   const id = newId('fs');
   // The limit is checked again inside the writing transaction, so two concurrent adds cannot both pass it.
   await deps.db.transaction(async (tx) => {
@@ -192,6 +200,7 @@ async function insertSource(deps: AppDeps, user: UserRow, card: TokenizedCard, n
       isActive: true,
       createdAt: deps.clock.now(),
     });
+    await alsoInTx?.(tx, id);
   });
   return withBalance(deps, await getOwnedSource(deps.db, user.id, id));
 }
@@ -275,12 +284,23 @@ export async function completeVerification(
     if (e instanceof VendorUnavailableError) throw new AppError('vendor_unavailable');
     throw e;
   }
-  const view = await insertSource(deps, user, card, v.pending.name, v.pending.defaultSplitBps);
-  await deps.db
-    .update(schema.cardVerifications)
-    .set({ status: 'succeeded', fundingSourceId: view.id })
-    .where(eq(schema.cardVerifications.id, v.id));
-  return view;
+  try {
+    // The source and the verification's success commit together, and only for the first completion: a second
+    // one sent at the same time (a double click, a retry) cannot add the same card twice.
+    return await insertSource(deps, user, card, v.pending.name, v.pending.defaultSplitBps, async (tx, id) => {
+      const claimed = await tx
+        .update(schema.cardVerifications)
+        .set({ status: 'succeeded', fundingSourceId: id })
+        .where(and(eq(schema.cardVerifications.id, v.id), eq(schema.cardVerifications.status, 'pending')))
+        .returning({ id: schema.cardVerifications.id });
+      if (claimed.length !== 1) throw new AppError('verification_not_pending');
+    });
+  } catch (e) {
+    if (!(e instanceof AppError && e.code === 'verification_not_pending')) throw e;
+    const done = await deps.db.query.cardVerifications.findFirst({ where: eq(schema.cardVerifications.id, v.id) });
+    if (done?.status === 'succeeded' && done.fundingSourceId) return withBalance(deps, await getOwnedSource(deps.db, user.id, done.fundingSourceId));
+    throw e;
+  }
 }
 
 export interface UpdateSourceInput {
@@ -316,7 +336,7 @@ export async function updateFundingSource(
 const LIVE_COLLECTION = sql`(
   ${schema.collections.status} IN ('holding', 'capturing', 'refunding')
   OR EXISTS (SELECT 1 FROM ${schema.bcards} WHERE ${schema.bcards.collectionId} = ${schema.collections.id}
-             AND ${schema.bcards.status} IN ('active', 'expiring', 'canceling'))
+             AND ${schema.bcards.status} IN ('active', 'authorized', 'expiring', 'canceling'))
 )`;
 
 /** Removes a source (kept for history). Fails with: resource_not_found, funding_source_in_use. */
