@@ -27,14 +27,13 @@ export function luhnCheckDigit(partial: string): string {
   throw new Error('unreachable: some digit always completes a Luhn number');
 }
 
-export type Brand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'unknown';
+export type Brand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
-/** Spec §5: 34 or 37 amex, 4 visa, 5 mastercard, else unknown (6011/65 discover, as networks define it). */
+/** Spec §5: 34 or 37 amex, 4 visa, 5 mastercard, else unknown (Discover and every other network included). */
 export function brandOf(number: string): Brand {
   if (/^3[47]/.test(number)) return 'amex';
   if (/^4/.test(number)) return 'visa';
   if (/^5/.test(number)) return 'mastercard';
-  if (/^(6011|65)/.test(number)) return 'discover';
   return 'unknown';
 }
 

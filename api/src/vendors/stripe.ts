@@ -569,7 +569,6 @@ export function toBrand(brand: string | null | undefined): CardBrand {
   switch (b) {
     case 'visa':
     case 'mastercard':
-    case 'discover':
       return b;
     case 'amex':
     case 'americanexpress':

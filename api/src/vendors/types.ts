@@ -8,7 +8,7 @@
  */
 export type VendorName = 'simulated' | 'stripe';
 
-export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'unknown';
+export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
 /** Why a card operation was refused, in Stripe's vocabulary. */
 export type DeclineCode =

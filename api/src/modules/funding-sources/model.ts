@@ -58,7 +58,7 @@ export const FundingSourceModel = t.Object(
     name: t.String(),
     type: t.Literal('credit_card'),
     last4: t.String(),
-    brand: t.UnionEnum(['visa', 'mastercard', 'amex', 'discover', 'unknown']),
+    brand: t.UnionEnum(['visa', 'mastercard', 'amex', 'unknown']),
     expiryMonth: t.Integer(),
     expiryYear: t.Integer(),
     defaultSplitPercentage: t.Number(),

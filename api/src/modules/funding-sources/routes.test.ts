@@ -217,7 +217,7 @@ describe('POST /api/funding-sources: success', () => {
     [MASTERCARD, 'mastercard', '4444'],
     [AMEX, 'amex', '0005'],
     ['343434343434343', 'amex', '4343'],
-    ['6011111111111117', 'discover', '1117'],
+    ['6011111111111117', 'unknown', '1117'], // Discover: the spec knows four brands
     ['3056930009020004', 'unknown', '0004'],
   ];
   for (const [number, brand, last4] of brands) {

@@ -1,4 +1,4 @@
-export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'unknown';
+export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
 /** A linked card, as GET /api/funding-sources answers it (spec §3). */
 export interface FundingSource {

@@ -25,7 +25,6 @@ export const en = {
   'fundingSources.brand.visa': 'Visa',
   'fundingSources.brand.mastercard': 'Mastercard',
   'fundingSources.brand.amex': 'American Express',
-  'fundingSources.brand.discover': 'Discover',
   'fundingSources.brand.unknown': 'Card',
 
   'fundingSources.card.endingIn': 'Card ending in {last4}',
@@ -123,7 +122,6 @@ export const ar: Record<keyof typeof en, string> = {
   'fundingSources.brand.visa': 'فيزا',
   'fundingSources.brand.mastercard': 'ماستركارد',
   'fundingSources.brand.amex': 'أمريكان إكسبريس',
-  'fundingSources.brand.discover': 'ديسكفر',
   'fundingSources.brand.unknown': 'بطاقة',
 
   'fundingSources.card.endingIn': 'بطاقة تنتهي بـ {last4}',

@@ -5,7 +5,6 @@ export const brandLabel: Record<CardBrand, MessageKey> = {
   visa: 'fundingSources.brand.visa',
   mastercard: 'fundingSources.brand.mastercard',
   amex: 'fundingSources.brand.amex',
-  discover: 'fundingSources.brand.discover',
   unknown: 'fundingSources.brand.unknown',
 };
 
@@ -14,6 +13,5 @@ export const brandGradient: Record<CardBrand, string> = {
   visa: 'from-blue-600 to-indigo-700',
   mastercard: 'from-orange-500 to-red-600',
   amex: 'from-sky-500 to-cyan-700',
-  discover: 'from-amber-500 to-orange-600',
   unknown: 'from-slate-500 to-slate-700',
 };
