@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { CATALOGUE, type ErrorCode } from '../errors';
+import { AppError, CATALOGUE, type ErrorCode } from '../errors';
 import { call, cardBody, makeTestApp, postCard, registerUser, setTier, type CallResult, type TestContext } from '../testing';
 import { recoverCollections } from '../modules/bcards/collect';
 import { VendorUnavailableError, type PaymentVendor } from '../vendors/types';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, REPLAY_HEADER } from './idempotency';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, REPLAY_HEADER, runIdempotent } from './idempotency';
 
 /*
  * Idempotency-Key on the three money-moving POSTs. A replay answers what the first request answered (marked with
@@ -411,6 +411,47 @@ describe('a retry that takes over a crashed request', () => {
       expect(after.status).toBe(402);
       expect(after.body.error.code).toBe('processing_error');
       expect(await count(local, 'bcards', u.user.id)).toBe(0);
+    } finally {
+      local.close();
+    }
+  });
+});
+
+describe('runIdempotent after an unexpected server error', () => {
+  test('the retry takes the record over with the same handler key, so it finds the first attempt’s work', async () => {
+    const local = await makeTestApp();
+    try {
+      const deps = { db: local.handle.db, clock: local.clock, secret: 'test' };
+      const req = { scope: 'user:u1', key: 'boom-key', method: 'POST', path: '/api/x', body: { a: 1 } };
+      const seen: Array<string | null> = [];
+      // The first attempt moves money (as far as it knows), then fails in a way nobody planned for.
+      await expect(
+        runIdempotent(deps, req, async (k) => {
+          seen.push(k);
+          throw new TypeError('undefined is not an object');
+        }),
+      ).rejects.toThrow(TypeError);
+      const retry = await runIdempotent(deps, req, async (k) => {
+        seen.push(k);
+        return { status: 200, body: { ok: true } };
+      });
+      expect(retry).toEqual({ status: 200, body: { ok: true }, replayed: false });
+      expect(seen).toHaveLength(2);
+      expect(seen[1]).toBe(seen[0]!);
+      // A deliberate 5xx (everything undone) frees the key instead: the next attempt is a new request.
+      const req2 = { ...req, key: 'unavailable-key' };
+      const keys: Array<string | null> = [];
+      await expect(
+        runIdempotent(deps, req2, async (k) => {
+          keys.push(k);
+          throw new AppError('vendor_unavailable');
+        }),
+      ).rejects.toThrow(AppError);
+      await runIdempotent(deps, req2, async (k) => {
+        keys.push(k);
+        return { status: 200, body: {} };
+      });
+      expect(keys[1]).not.toBe(keys[0]!);
     } finally {
       local.close();
     }

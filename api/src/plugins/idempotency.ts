@@ -43,12 +43,13 @@ function differingFields(a: Record<string, string>, b: Record<string, string>): 
  * Runs a money-moving handler at most once per (scope, Idempotency-Key) for 24 hours. A replay answers the stored
  * status and body; the same key with a different body is an idempotency_error naming the fields that differ; a
  * key whose first request is still running answers 409. Client errors (4xx) are stored like successes; a server
- * error frees the key so the request can be retried. Without a key the handler simply runs.
+ * error lets the request be retried (see the catch below). Without a key the handler simply runs.
  *
  * The handler is given the key to pass on (to the collection, to the processor): the client's key tagged with
  * this record's id. A retry that takes over an unfinished request gets the same one, so it finds what the first
  * attempt did; a key used again after 24 hours, or retried after a server error freed it, gets a new one, so it
- * starts a new request instead of answering the old one's outcome (records elsewhere outlive this one).
+ * starts a new request instead of answering the old one's outcome (records elsewhere outlive this one). A retry
+ * after an unexpected 500 takes over like a retry after a crash.
  */
 export async function runIdempotent(
   deps: IdempotencyDeps,
@@ -127,7 +128,12 @@ export async function runIdempotent(
     // later retry would hear "still being processed" for 24 hours. The record stays in progress under its lock.
     if (e instanceof AppError && e.code === 'idempotency_key_in_use') throw e;
     if (e instanceof AppError && e.status < 500) await store(e.status, errorBody(e));
-    else await db.delete(schema.idempotencyKeys).where(where);
+    // A server error the code answered on purpose (vendor_unavailable, processing_error) comes after everything was
+    // undone: the key is freed and a retry starts afresh.
+    else if (e instanceof AppError) await db.delete(schema.idempotencyKeys).where(where);
+    // An unexpected failure may have left money moved: the record stays in progress with its lock released, so a
+    // retry takes it over with the same handler key and finds what this attempt did instead of doing it again.
+    else await db.update(schema.idempotencyKeys).set({ lockedUntil: new Date(now.getTime() - 1) }).where(where).catch(() => undefined);
     throw e;
   }
 }
