@@ -145,6 +145,24 @@ describe('a replay answers the first response and moves no money twice', () => {
     expect(purchases).toHaveLength(1);
   });
 
+  test('POST /api/virtual-cards/:id/cancel: a retried cancel answers the first 200, refunded once', async () => {
+    const made = await post(ctx, VC, alice.cookie, { name: 'Cancel me', balance: '15.00', fundingSources: [{ fundingSourceId: a1, percentage: 100 }] });
+    expect(made.status).toBe(201);
+    const before = await balances(ctx, alice.cookie);
+    const key = newKey();
+    const first = await post(ctx, `${VC}/${made.body.id}/cancel`, alice.cookie, {}, key);
+    expect(first.status).toBe(200);
+    const replay = await post(ctx, `${VC}/${made.body.id}/cancel`, alice.cookie, {}, key);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const after = await balances(ctx, alice.cookie);
+    // Every share, fee included, came back once.
+    expect(Math.round((Number(after[a1]) - Number(before[a1])) * 100)).toBe(Math.round(Number(made.body.totalCharged) * 100));
+    // Without the key, a second cancel is the plain answer for a bcard that is no longer active.
+    expect((await post(ctx, `${VC}/${made.body.id}/cancel`, alice.cookie, {})).status).toBe(409);
+  });
+
   test('a failed request (402 insufficient funds) is replayed as the same 402, and tried only once', async () => {
     const key = newKey();
     const body = bcardBody({ balance: '9900.00', fundingSources: [{ fundingSourceId: a1, percentage: 100 }] });

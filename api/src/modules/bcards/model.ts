@@ -49,7 +49,7 @@ export const CreateBcardBody = t.Object(
 export const ProcessPaymentBody = t.Object(
   {
     amount: decimal('amount'),
-    merchant: t.String({ minLength: 1, maxLength: 120, error: 'merchant is required (at most 120 characters).' }),
+    merchant: t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'merchant is required (at most 120 characters, not only spaces).' }),
     virtualCardId: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()])),
     splits: t.Optional(
       t.Array(

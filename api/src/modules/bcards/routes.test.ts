@@ -386,6 +386,7 @@ describe('POST /api/process-payment', () => {
     { name: 'empty splits', body: () => ({ amount: '10.00', merchant: 'M', splits: [] }), status: 400, code: 'invalid_splits' },
     { name: 'merchant missing', body: () => ({ amount: '10.00', splits: split([a1, 100]) }), status: 400, code: 'validation_error', param: 'merchant' },
     { name: 'merchant empty', body: () => ({ amount: '10.00', merchant: '', splits: split([a1, 100]) }), status: 400, code: 'validation_error', param: 'merchant' },
+    { name: 'merchant only spaces', body: () => ({ amount: '10.00', merchant: '   ', splits: split([a1, 100]) }), status: 400, code: 'validation_error', param: 'merchant' },
     { name: 'amount 0', body: () => ({ amount: '0', merchant: 'M', splits: split([a1, 100]) }), status: 400, code: 'validation_error', param: 'amount' },
     { name: "amount '1.234'", body: () => ({ amount: '1.234', merchant: 'M', splits: split([a1, 100]) }), status: 400, code: 'validation_error', param: 'amount' },
     { name: "fixedAmount '1.234'", body: () => ({ amount: '10.00', merchant: 'M', splits: [{ fundingSourceId: a1, fixedAmount: '1.234' }] }), status: 400, code: 'validation_error', param: 'splits.0.fixedAmount' },

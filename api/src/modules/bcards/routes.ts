@@ -53,12 +53,25 @@ export function bcardRoutes(deps: AppDeps) {
         },
       },
     )
-    .post('/api/virtual-cards/:id/cancel', ({ user, params }) => cancelBcard(deps, user.id, params.id), {
-      auth: true,
-      params: t.Object({ id: t.String() }),
-      response: { 200: BcardModel, ...errors(401, 403, 404, 409) },
-      detail: { summary: 'Cancel an unused bcard: it is deactivated and every share refunded' },
-    })
+    .post(
+      '/api/virtual-cards/:id/cancel',
+      async ({ user, params, headers, request }) => {
+        // Refunds move money: a retried cancel with the same key answers what the first one answered.
+        const outcome = await runIdempotent(
+          idem,
+          { scope: `user:${user.id}`, key: headers['idempotency-key'] ?? null, method: 'POST', path: new URL(request.url).pathname, body: {} },
+          async () => ({ status: 200, body: await cancelBcard(deps, user.id, params.id) }),
+        );
+        return idempotentResponse(outcome);
+      },
+      {
+        auth: true,
+        params: t.Object({ id: t.String() }),
+        headers: IdempotencyHeader,
+        response: { 200: BcardModel, ...errors(400, 401, 403, 404, 409) },
+        detail: { summary: 'Cancel an unused bcard: it is deactivated and every share refunded' },
+      },
+    )
     .get(
       '/api/virtual-cards/:id/checkout-details',
       ({ user, params, request, set }) => {
