@@ -99,10 +99,25 @@ describe('per month', () => {
     expect429(await merchantCall(ctx, m.secretKey, '/payment_intents', { method: 'POST', body: { amount: 5000, currency: 'usd' } }), 'monthly_quota_exceeded', untilFebruary());
     expect(await q('SELECT id FROM payment_intents WHERE merchant_id = ?', [m.id])).toEqual([]);
     expect(await requestsOn(m.id, '2026-01-15')).toBe(1);
-    // Last month's requests do not count against this one.
-    const fresh = await createMerchant(ctx, free.cookie);
+    // Last month's requests do not count against this one (another free owner, whose allowance is untouched).
+    const other = await registerUser(ctx);
+    const fresh = await createMerchant(ctx, other.cookie);
     await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [fresh.id, '2025-12-31', 5000]);
     expect((await merchantCall(ctx, fresh.secretKey, '/payment_intents')).status).toBe(200);
+  });
+
+  test("the allowance is the owner's: a second merchant account does not get a second 1,000", async () => {
+    const owner = await registerUser(ctx);
+    const shopA = await createMerchant(ctx, owner.cookie);
+    const shopB = await createMerchant(ctx, owner.cookie, 'sandbox', { businessName: 'Second shop' });
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [shopA.id, '2026-01-02', 600]);
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [shopB.id, '2026-01-03', 399]);
+    expect((await merchantCall(ctx, shopB.secretKey, '/payment_intents')).status).toBe(200);
+    expect429(await merchantCall(ctx, shopA.secretKey, '/payment_intents'), 'monthly_quota_exceeded', untilFebruary());
+    expect429(await merchantCall(ctx, shopB.secretKey, '/payment_intents'), 'monthly_quota_exceeded', untilFebruary());
+    // Another owner is not affected.
+    const stranger = await registerUser(ctx);
+    expect((await merchantCall(ctx, (await createMerchant(ctx, stranger.cookie)).secretKey, '/payment_intents')).status).toBe(200);
   });
 
   test('the allowance is per plan: pro allows 10,000, premium 100,000, -1 is unlimited', async () => {
@@ -112,7 +127,10 @@ describe('per month', () => {
     await q('UPDATE merchant_usage SET requests = 10000 WHERE merchant_id = ? AND day = ?', [proM.id, '2026-01-10']);
     expect((await merchantCall(ctx, proM.secretKey, '/payment_intents')).status).toBe(429);
 
-    const premiumM = await createMerchant(ctx, premium.cookie);
+    // A premium owner whose other accounts have made no requests (the allowance is shared by an owner's accounts).
+    const fresh = await registerUser(ctx);
+    await setTier(ctx, fresh.user.id, 'tier_premium');
+    const premiumM = await createMerchant(ctx, fresh.cookie);
     await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [premiumM.id, '2026-01-10', 99_999]);
     expect((await merchantCall(ctx, premiumM.secretKey, '/payment_intents')).status).toBe(200);
     expect((await merchantCall(ctx, premiumM.secretKey, '/payment_intents')).status).toBe(429);

@@ -33,6 +33,16 @@ export async function monthlyRequests(db: Db, merchantId: string, at: Date): Pro
   return Number(row?.n ?? 0);
 }
 
+/** Requests this month by every merchant account of one user: the plan's allowance is the user's, not each account's. */
+export async function ownerMonthlyRequests(db: Db, userId: string, at: Date): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`coalesce(sum(${schema.merchantUsage.requests}), 0)` })
+    .from(schema.merchantUsage)
+    .innerJoin(schema.merchants, eq(schema.merchants.id, schema.merchantUsage.merchantId))
+    .where(and(eq(schema.merchants.userId, userId), like(schema.merchantUsage.day, `${monthOf(at)}-%`)));
+  return Number(row?.n ?? 0);
+}
+
 export async function dailyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
   const row = await db.query.merchantUsage.findFirst({
     where: and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))),
@@ -42,18 +52,19 @@ export async function dailyRequests(db: Db, merchantId: string, at: Date): Promi
 
 /**
  * Counts one API request and enforces the limits. Fails with: api_rate_limited (per second),
- * monthly_quota_exceeded (the owner's plan's apiCallsPerMonth; -1 is unlimited).
+ * monthly_quota_exceeded (the owner's plan's apiCallsPerMonth, shared by all the owner's merchant accounts; -1 is
+ * unlimited).
  */
 export async function recordApiRequest(deps: AppDeps, merchant: MerchantRow): Promise<void> {
   const at = deps.clock.now();
   const wait = allowThisSecond(merchant.id, at.getTime());
   if (wait !== null) throw new AppError('api_rate_limited', undefined, undefined, { 'retry-after': String(wait) });
   const tier = await currentTier(deps.db, merchant.userId);
-  if (tier.apiCallsPerMonth !== -1 && (await monthlyRequests(deps.db, merchant.id, at)) >= tier.apiCallsPerMonth) {
+  if (tier.apiCallsPerMonth !== -1 && (await ownerMonthlyRequests(deps.db, merchant.userId, at)) >= tier.apiCallsPerMonth) {
     const nextMonth = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
     throw new AppError(
       'monthly_quota_exceeded',
-      `This merchant's ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month.`,
+      `The ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month across all of its owner's merchant accounts.`,
       undefined,
       { 'retry-after': String(Math.ceil((nextMonth - at.getTime()) / 1000)) },
     );
