@@ -7,7 +7,7 @@ import { users } from './users';
  * the double-entry ledger. Amounts are integer cents (USD); CHECKs guard the invariants the code relies on.
  */
 
-export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'unknown'] as const;
+export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'unknown'] as const;
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
 export const fundingSources = sqliteTable(
