@@ -218,12 +218,14 @@ test('admin panel: users, vendors, analytics, Arabic, / for an admin, logout rev
   await userRow.getByTestId('admin-user-tier').selectOption({ label: 'Professional' });
   await expect(toast(page)).toContainText('Subscription updated successfully');
 
-  // Vendors: Test Connection needs a secret key; secrets are write-only and shown as "Set ••••1234".
+  // Vendors: with the simulator in use and no key, Test Connection says it needs none; secrets are write-only and
+  // shown as "Set ••••1234".
   await page.getByTestId('admin-tab-vendors').click();
   await expect(page.getByTestId('vendor-in-use')).toContainText('In use now: the built-in simulated processor');
   await expect(page.getByTestId('vendor-test-secret-state')).toHaveText('Not set');
   await page.getByTestId('vendor-test').click();
-  await expect(toast(page)).toContainText('No secret key configured for current mode');
+  await expect(toast(page)).toContainText('Connection successful');
+  await expect(toast(page)).toContainText('The built-in simulated processor is in use; it needs no credentials.');
   await page.getByTestId('vendor-test-publishable').fill('pk_test_e2e');
   await page.getByTestId('vendor-test-secret').fill('sk_test_e2eSecret1234');
   await page.getByTestId('vendor-save').click();

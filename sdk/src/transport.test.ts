@@ -187,6 +187,34 @@ describe('idempotent retries', () => {
     expect((err as DOMException).name).toBe('AbortError');
     expect(attempts).toBe(1);
   });
+
+  test('a signal aborted before the call: nothing is sent', async () => {
+    let attempts = 0;
+    const bpay = new Bpay(secretKey, { baseUrl: live.baseUrl, fetch: async (req) => (attempts++, fetch(req)) });
+    const err = await bpay.usage.retrieve({ signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect((err as DOMException).name).toBe('AbortError');
+    expect(attempts).toBe(0);
+  });
+
+  test('an abort during the backoff after a network error ends the wait at once, even if the sleep ignores it', async () => {
+    let attempts = 0;
+    const controller = new AbortController();
+    const bpay = new Bpay(secretKey, {
+      baseUrl: live.baseUrl,
+      // A wait that never ends on its own: only the abort can end the call.
+      sleep: () => {
+        setTimeout(() => controller.abort(), 10);
+        return new Promise<void>(() => {});
+      },
+      fetch: async () => {
+        attempts++;
+        throw new TypeError('socket hang up');
+      },
+    });
+    const err = await bpay.usage.retrieve({ signal: controller.signal }).catch((e: unknown) => e);
+    expect((err as DOMException).name).toBe('AbortError');
+    expect(attempts).toBe(1);
+  });
 });
 
 describe('Retry-After', () => {
@@ -230,6 +258,25 @@ describe('Retry-After', () => {
     } finally {
       live.resetRateLimits = true;
     }
+  });
+
+  test('an abort during a Retry-After wait rejects at once, not when the wait ends (real timer)', async () => {
+    let attempts = 0;
+    const controller = new AbortController();
+    const bpay = new Bpay(secretKey, {
+      baseUrl: live.baseUrl,
+      // No injected sleep: the SDK's own setTimeout wait of 30 s.
+      fetch: async () => (
+        attempts++, json(429, { error: { type: 'rate_limit_error', code: 'api_rate_limited', message: 'slow down' } }, { 'retry-after': '30' })
+      ),
+    });
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 50);
+    const err = await bpay.usage.retrieve({ signal: controller.signal }).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect((err as DOMException).name).toBe('AbortError');
+    expect(attempts).toBe(1);
+    expect(elapsed).toBeLessThan(2_000);
   });
 
   test('a Retry-After longer than a minute (a monthly quota) is not waited for', async () => {

@@ -14,7 +14,8 @@
 import { BpayConnectionError, BpayTimeoutError, errorObjectOf } from './errors';
 
 export type FetchLike = (input: Request) => Promise<Response>;
-export type Sleep = (ms: number) => Promise<void>;
+/** Waits `ms`. The signal, when given, may end the wait early (the SDK races it against the signal anyway). */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export interface TransportConfig {
   fetch: FetchLike;
@@ -40,7 +41,18 @@ export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 8_000;
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
-export const defaultSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `signal` aborts (its timer cleared, so an aborted wait keeps no process alive). */
+export const defaultSleep: Sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), or null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, nowMs: number = Date.now()): number | null {
@@ -88,8 +100,30 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 }
 
+/**
+ * The wait between attempts, cut short by the caller's signal: it rejects with the abort error as soon as the signal
+ * aborts, whether or not the injected sleep listens to the signal itself.
+ */
+async function wait(sleep: Sleep, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) throw abortError(signal);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([sleep(ms, signal), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (signal.aborted) throw abortError(signal);
+}
+
 /** Sends `request` with the SDK's idempotency, timeout and retry rules; answers the final Response (any status). */
 export async function send(cfg: TransportConfig, request: Request, opts: SendOptions = {}): Promise<Response> {
+  const callerSignal = opts.signal;
+  if (callerSignal?.aborted) throw abortError(callerSignal);
   const timeoutMs = opts.timeoutMs ?? cfg.timeoutMs;
   const maxRetries = Math.max(0, opts.maxRetries ?? cfg.maxRetries);
   const headers = new Headers(request.headers);
@@ -98,7 +132,6 @@ export async function send(cfg: TransportConfig, request: Request, opts: SendOpt
   }
   // Read once: every attempt sends the same bytes.
   const body = request.body !== null ? await request.arrayBuffer() : undefined;
-  const callerSignal = opts.signal;
 
   for (let attempt = 0; ; attempt++) {
     if (callerSignal?.aborted) throw abortError(callerSignal);
@@ -130,7 +163,7 @@ export async function send(cfg: TransportConfig, request: Request, opts: SendOpt
       const delay = retryDelayMs(attempt, retryAfter, cfg.random);
       if (delay === null) return buffered;
       clearTimeout(timer);
-      await cfg.sleep(delay);
+      await wait(cfg.sleep, delay, callerSignal);
       continue;
     } catch (e) {
       if (callerSignal?.aborted) throw abortError(callerSignal);
@@ -145,6 +178,6 @@ export async function send(cfg: TransportConfig, request: Request, opts: SendOpt
       if (!keepListener) callerSignal?.removeEventListener('abort', onAbort);
     }
     if (attempt >= maxRetries) throw failure;
-    await cfg.sleep(retryDelayMs(attempt, null, cfg.random) ?? 0);
+    await wait(cfg.sleep, retryDelayMs(attempt, null, cfg.random) ?? 0, callerSignal);
   }
 }

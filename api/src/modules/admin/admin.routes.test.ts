@@ -5,7 +5,7 @@ import { unseal } from '../../lib/crypto';
 import { addCard, bcardCard, call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../testing';
 import { startStripeStub, type StripeStub } from '../../vendors/stripe-stub';
 import { checkStripeCredentials } from '../../vendors/stripe';
-import { activeStripeCredentials } from './vendors';
+import { activeStripeCredentials, SIMULATED_CONNECTION_MESSAGE } from './vendors';
 import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from './test-helpers';
 
 let ctx: TestContext;
@@ -49,7 +49,6 @@ describe('route table: validation and 404s', () => {
     { name: 'webhook secret', method: 'PUT', path: '/api/admin/vendors/live', body: { webhookSecret: 'secret' }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'vendor settings mode', method: 'PATCH', path: '/api/admin/vendors', body: { mode: 'prod' }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'unknown feature switch', method: 'PATCH', path: '/api/admin/vendors', body: { features: { teleport: true } }, expectStatus: 400, expectCode: 'validation_error' },
-    { name: 'test connection without a key', method: 'POST', path: '/api/admin/vendors/test-connection', expectStatus: 400, expectCode: 'vendor_secret_missing' },
     { name: 'unknown admin route', method: 'GET', path: '/api/admin/nope', expectStatus: 404, expectCode: 'route_not_found' },
   ];
   test.each(cases)('$name → $expectStatus $expectCode', async ({ method, path, body, expectStatus, expectCode }) => {
@@ -67,10 +66,6 @@ describe('route table: validation and 404s', () => {
     expect(res.status).toBe(415);
   });
 
-  test('the missing-key message is the panel text', async () => {
-    const res = await api('/api/admin/vendors/test-connection', { method: 'POST' });
-    expect(res.body.error.message).toBe('No secret key configured for current mode');
-  });
 
   test('every admin route answers an admin token (no route in the table is missing)', async () => {
     for (const r of ADMIN_ROUTES.filter((x) => x.method === 'GET' && !x.path.includes('/auth/') && !x.path.endsWith('_x'))) {
@@ -209,6 +204,29 @@ describe('vendors', () => {
   });
   afterAll(() => stub.stop());
 
+  test('Test Connection with the simulator in use and no key saved: ok, the simulator needs no credentials', async () => {
+    expect(ctx.deps.vendorInUse).toEqual({ vendor: 'simulated', mode: null, source: 'default' });
+    const res = await api('/api/admin/vendors/test-connection', { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, provider: 'simulated', mode: 'test', message: SIMULATED_CONNECTION_MESSAGE });
+    expect(res.body.message).toContain('built-in simulated processor');
+    const [audit] = await auditRows('vendor.test_connection');
+    expect(audit?.after).toMatchObject({ ok: true, provider: 'simulated' });
+    expect(stub.find('GET', '/v1/balance')).toHaveLength(0);
+  });
+
+  test('Test Connection with Stripe in use and no key saved for the mode: 400 vendor_secret_missing, the panel text', async () => {
+    const saved = ctx.deps.vendorInUse;
+    ctx.deps.vendorInUse = { vendor: 'stripe', mode: 'test', source: 'environment' };
+    try {
+      const res = await api('/api/admin/vendors/test-connection', { method: 'POST' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'vendor_secret_missing', message: 'No secret key configured for current mode' });
+    } finally {
+      ctx.deps.vendorInUse = saved;
+    }
+  });
+
   test('secrets are write-only, sealed at rest and never in the audit log', async () => {
     const empty = await api('/api/admin/vendors');
     expect(empty.body).toMatchObject({
@@ -259,9 +277,10 @@ describe('vendors', () => {
     const switched = await api('/api/admin/vendors', { method: 'PATCH', body: { mode: 'live', features: { identity: true } } });
     expect(switched.status).toBe(200);
     expect(switched.body).toMatchObject({ mode: 'live', features: { identity: true, paymentProcessing: true } });
-    const missing = await api('/api/admin/vendors/test-connection', { method: 'POST' });
-    expect(missing.status).toBe(400);
-    expect(missing.body.error.code).toBe('vendor_secret_missing');
+    // No live key saved and this server runs the simulator: that is what is in use, and it needs no key.
+    const simulated = await api('/api/admin/vendors/test-connection', { method: 'POST' });
+    expect(simulated.status).toBe(200);
+    expect(simulated.body).toMatchObject({ ok: true, provider: 'simulated', mode: 'live' });
 
     await api('/api/admin/vendors/live', { method: 'PUT', body: { secretKey: 'sk_live_wrongkey5555' } });
     const refused = await api('/api/admin/vendors/test-connection', { method: 'POST' });

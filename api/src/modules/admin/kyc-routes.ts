@@ -88,7 +88,9 @@ export function adminKycRoutes(deps: AppDeps) {
         detail: doc(
           'Decide on a verification',
           "Any status may be set. The user's ID-verified state follows (verified when this one is; back to " +
-            'unverified when no verified verification is left). Audited with before and after.',
+            'unverified when no verified verification is left). A failed verification gets the error message the ' +
+            "consumer's status view shows (\"Your documents could not be verified. Please submit a new verification.\"); " +
+            'any other status clears it. Audited with before and after.',
         ),
       },
     )

@@ -4,6 +4,7 @@ import { schema } from '@bpay/db';
 import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
 import { adminCall, adminToken, makeAdmin } from './test-helpers';
 import { kycForm } from '../kyc/test-helpers';
+import { KYC_FAILED_MESSAGE } from '../kyc/service';
 
 
 let ctx: TestContext;
@@ -84,5 +85,32 @@ describe('KYC review', () => {
       const r = await call(ctx, path, { method, cookie: u.cookie, ...(body ? { body } : {}) });
       expect(r.status).toBe(401);
     }
+  });
+
+  test("a failed decision gives the consumer's status view its error message; another status clears it", async () => {
+    const u = await registerUser(ctx);
+    const sub = await call(ctx, '/api/kyc/submit', { method: 'POST', cookie: u.cookie, rawBody: kycForm() });
+    expect(sub.status).toBe(201);
+    const latest = async () => (await call(ctx, '/api/kyc/status', { cookie: u.cookie })).body.verifications[0];
+
+    token = await adminToken(ctx);
+    const failed = await api(`/api/admin/kyc/verifications/${sub.body.id}`, {
+      method: 'PATCH',
+      body: { status: 'failed', riskScore: 80, adminNotes: 'The photo is blurred.' },
+    });
+    expect(failed.status).toBe(200);
+    expect(failed.body.errorMessage).toBe(KYC_FAILED_MESSAGE);
+    expect(await latest()).toMatchObject({
+      status: 'failed',
+      errorMessage: 'Your documents could not be verified. Please submit a new verification.',
+      adminNotes: 'The photo is blurred.',
+    });
+    // The dialog sends only status, notes and risk score: an errorMessage field is not part of the body.
+    const extra = await api(`/api/admin/kyc/verifications/${sub.body.id}`, { method: 'PATCH', body: { status: 'failed', errorMessage: 'x' } });
+    expect(extra.status).toBe(400);
+
+    const verified = await api(`/api/admin/kyc/verifications/${sub.body.id}`, { method: 'PATCH', body: { status: 'verified', riskScore: 10 } });
+    expect(verified.status).toBe(200);
+    expect(await latest()).toMatchObject({ status: 'verified', errorMessage: null });
   });
 });

@@ -290,7 +290,7 @@ export const VendorSettingsBody = t.Object({
 
 export const ConnectionTestModel = t.Object({
   ok: t.Boolean(),
-  provider: t.Literal('stripe'),
+  provider: t.UnionEnum(['stripe', 'simulated'], noDefault),
   mode: t.UnionEnum(schema.VENDOR_MODES),
   message: t.String(),
 });

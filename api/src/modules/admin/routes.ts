@@ -206,13 +206,16 @@ export function adminRoutes(deps: AppDeps) {
     })
     .post(
       '/vendors/test-connection',
-      ({ admin, request }) => testVendorConnection(deps.db, deps.clock, deps.vendorKey, deps.checkStripe, actor(admin, request)),
+      ({ admin, request }) =>
+        testVendorConnection(deps.db, deps.clock, deps.vendorKey, deps.checkStripe, actor(admin, request), deps.vendorInUse),
       {
         admin: true,
         response: { 200: ConnectionTestModel, ...errors(400, 401) },
         detail: doc(
           "Check the current mode's Stripe secret key",
-          "A read-only call (balance). 400 vendor_secret_missing ('No secret key configured for current mode') when it has none.",
+          'A read-only call (balance). With no key saved for the current mode while the server runs the built-in ' +
+            "simulated processor: ok, provider 'simulated' (it needs no credentials). 400 vendor_secret_missing " +
+            "('No secret key configured for current mode') when Stripe is in use and the mode has no key.",
         ),
       },
     );

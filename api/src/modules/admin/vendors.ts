@@ -179,10 +179,15 @@ export async function activeStripeCredentials(
   };
 }
 
+export const SIMULATED_CONNECTION_MESSAGE = 'The built-in simulated processor is in use; it needs no credentials.';
+
 /**
- * Test Connection: checks the current mode's secret key with Stripe (a read-only balance call).
- * Fails: vendor_secret_missing (400, 'No secret key configured for current mode'). Stripe's refusal is an answer,
- * not an error: { ok: false, message }. Audited (the result only).
+ * Test Connection: checks the current mode's secret key with Stripe (a read-only balance call). With no key saved
+ * for the current mode while this server runs the built-in simulator, the simulator is what is in use (and what the
+ * next start would use): the answer is ok, provider 'simulated'.
+ * Fails: vendor_secret_missing (400, 'No secret key configured for current mode') when Stripe is in use and the
+ * current mode has no saved key. Stripe's refusal is an answer, not an error: { ok: false, message }. Audited (the
+ * result only).
  */
 export async function testVendorConnection(
   db: Db,
@@ -190,22 +195,24 @@ export async function testVendorConnection(
   vendorKey: Buffer,
   check: (secretKey: string) => Promise<{ ok: true } | { ok: false; message: string }>,
   actor: AdminActor,
-): Promise<{ ok: boolean; provider: 'stripe'; mode: Mode; message: string }> {
+  inUse: VendorInUse,
+): Promise<{ ok: boolean; provider: 'stripe' | 'simulated'; mode: Mode; message: string }> {
   const creds = await activeStripeCredentials(db, vendorKey);
-  if (!creds) throw new AppError('vendor_secret_missing', undefined, 'secretKey');
-  const result = await check(creds.secretKey);
-  const answer = {
-    ok: result.ok,
-    provider: 'stripe' as const,
-    mode: creds.mode,
-    message: result.ok ? 'Connection successful' : result.message,
-  };
+  let answer: { ok: boolean; provider: 'stripe' | 'simulated'; mode: Mode; message: string };
+  if (creds) {
+    const result = await check(creds.secretKey);
+    answer = { ok: result.ok, provider: 'stripe', mode: creds.mode, message: result.ok ? 'Connection successful' : result.message };
+  } else if (inUse.vendor === 'simulated') {
+    answer = { ok: true, provider: 'simulated', mode: (await vendorSettings(db)).mode, message: SIMULATED_CONNECTION_MESSAGE };
+  } else {
+    throw new AppError('vendor_secret_missing', undefined, 'secretKey');
+  }
   await recordAudit(db, clock, {
     adminId: actor.adminId,
     action: 'vendor.test_connection',
     targetType: 'vendor_credentials',
-    targetId: creds.mode,
-    after: { ok: answer.ok, message: answer.message },
+    targetId: answer.mode,
+    after: { ok: answer.ok, provider: answer.provider, message: answer.message },
     ip: actor.ip,
   });
   return answer;

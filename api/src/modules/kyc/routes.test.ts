@@ -200,6 +200,65 @@ describe('POST /api/kyc/submit: access and transport', () => {
     expect(res.status).toBe(413);
     expect(sent).toBeLessThan(MAX_BODY_BYTES + 2 * chunk.byteLength);
   });
+
+  /** A request whose body is `bytes` pulled in chunks of `chunkSize` (no Content-Length); `pulled()` counts bytes. */
+  async function streamedSubmit(u: string, fd: FormData, chunkSize: number) {
+    const encoded = new Response(fd);
+    // Read before the body: Bun's Response forgets the multipart Content-Type once the body is consumed.
+    const contentType = encoded.headers.get('content-type')!;
+    const bytes = new Uint8Array(await encoded.arrayBuffer());
+    let pulledBytes = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulledBytes >= bytes.length) return controller.close();
+        const next = bytes.subarray(pulledBytes, pulledBytes + chunkSize);
+        pulledBytes += next.byteLength;
+        controller.enqueue(next);
+      },
+    });
+    const req = new Request(`${TEST_ORIGIN}/api/kyc/submit`, {
+      method: 'POST',
+      headers: { origin: TEST_ORIGIN, cookie: u, 'content-type': contentType, 'transfer-encoding': 'chunked' },
+      body: stream,
+      // @ts-expect-error: see above
+      duplex: 'half',
+    });
+    req.headers.delete('content-length');
+    setPeerAddress(req, '203.0.113.7');
+    const res = await ctx.app.handle(req);
+    const body = (await res.json()) as { error?: { code: string; param?: string; message: string }; documents?: Array<{ size: number }> };
+    return { res, body, bodyBytes: bytes.length, pulled: () => pulledBytes };
+  }
+
+  test('a file of 10 MB + 1 byte is refused with 413 while it streams in: the rest of the body is never read', async () => {
+    const big = new Uint8Array(MAX_FILE_BYTES + 1);
+    big.set(PNG);
+    const rest = new Uint8Array(5 * 1024 * 1024);
+    rest.set(PDF);
+    const fd = form({}, [
+      { bytes: big, name: 'big.png' },
+      { bytes: rest, name: 'second.pdf', type: 'application/pdf' },
+    ]);
+    const { res, body, bodyBytes, pulled } = await streamedSubmit(cookie, fd, 64 * 1024);
+    expect(res.status).toBe(413);
+    expect(body.error).toMatchObject({ code: 'payload_too_large', param: 'documents', message: 'big.png is larger than 10 MB.' });
+    expect(bodyBytes).toBeGreaterThan(MAX_FILE_BYTES + 5 * 1024 * 1024);
+    expect(pulled()).toBeLessThan(MAX_FILE_BYTES + 256 * 1024);
+  });
+
+  test('a 9.9 MB file followed by a small file, streamed in odd-sized chunks, is accepted', async () => {
+    const u = await registerUser(ctx);
+    const large = new Uint8Array(Math.floor(MAX_FILE_BYTES * 0.99));
+    large.set(PDF);
+    const fd = form({}, [
+      { bytes: large, name: 'scan.pdf', type: 'application/pdf' },
+      { bytes: PNG, name: 'selfie.png' },
+    ]);
+    const { res, body, bodyBytes, pulled } = await streamedSubmit(u.cookie, fd, 65_537);
+    expect(res.status).toBe(201);
+    expect(body.documents?.map((d) => d.size)).toEqual([large.length, PNG.length]);
+    expect(pulled()).toBe(bodyBytes);
+  });
 });
 
 describe('submission, status and documents', () => {

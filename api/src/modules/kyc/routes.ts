@@ -5,18 +5,31 @@ import { BINARY_DOCUMENT, errors, rawResponses, SESSION_SECURITY, sharedModels }
 import { sessionPlugin } from '../../plugins/session';
 import { KYC_SUBMIT_REQUEST_BODY, KycStatusModel, KycVerificationModel } from './model';
 import { getVerificationDocument, listOwnVerifications, submitVerification } from './service';
-import { contentDisposition, MAX_BODY_BYTES } from './validation';
+import { createPartSizeGuard, multipartBoundary, type OversizedPart } from './part-size';
+import { contentDisposition, MAX_BODY_BYTES, MAX_FILE_BYTES, sanitiseFileName } from './validation';
 
 const tooLarge = () =>
   new AppError('payload_too_large', 'The upload is too large: at most 5 files of 10 MB each.', 'documents');
 
+/** The service's too-large-file error (same code, message and param), for a part refused while streaming. */
+function partTooLarge(part: OversizedPart): AppError {
+  const param = part.field ? part.field.slice(0, 100) : 'documents';
+  if (part.filename !== null) return new AppError('payload_too_large', `${sanitiseFileName(part.filename)} is larger than 10 MB.`, param);
+  if (part.field) return new AppError('payload_too_large', `${param} is larger than 10 MB.`, param);
+  return tooLarge();
+}
+
 /**
- * Reads the multipart body with a cap. A declared Content-Length over the cap is refused before a byte is read;
- * a body without one (chunked) is read only up to the cap. Then the bytes are parsed as form data.
+ * Reads the multipart body with caps. A declared Content-Length over the whole-body cap is refused before a byte is
+ * read; a body without one (chunked) is read only up to that cap. While reading, each part is measured as it
+ * arrives (part-size.ts): as soon as one holds more than `maxPartBytes` (a 10 MB file), reading stops and the
+ * answer is 413 naming it. Then the bytes are parsed as form data.
  */
-export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES): Promise<FormData> {
+export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES, maxPartBytes = MAX_FILE_BYTES): Promise<FormData> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  const boundary = multipartBoundary(request.headers.get('content-type'));
+  const guard = boundary ? createPartSizeGuard(boundary, maxPartBytes) : null;
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (request.body) {
@@ -28,6 +41,11 @@ export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES)
       if (total > maxBytes) {
         await reader.cancel().catch(() => undefined);
         throw tooLarge();
+      }
+      const oversized = guard?.push(value) ?? null;
+      if (oversized) {
+        await reader.cancel().catch(() => undefined);
+        throw partTooLarge(oversized);
       }
       chunks.push(value);
     }
@@ -71,7 +89,8 @@ export function kycRoutes(deps: AppDeps) {
           summary: 'Submit an identity verification (multipart/form-data)',
           description:
             'Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A body ' +
-            'over 5 × 10 MB is refused with 413 before it is read. The applicant must be 18 or older. At most 5 ' +
+            'over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it ' +
+            'has arrived. The applicant must be 18 or older. At most 5 ' +
             'verifications may wait for review at once (409 kyc_pending_limit_reached).',
           requestBody: KYC_SUBMIT_REQUEST_BODY as never,
         },

@@ -247,8 +247,15 @@ export interface KycDecision {
   status: KycVerificationStatus;
   adminNotes?: string | null;
   riskScore?: number | null;
+  /** What the consumer's status view shows in its red box. Left out: see applyKycDecision. */
   errorMessage?: string | null;
 }
+
+/**
+ * The consumer's error message for a failed verification. The spec's review dialog sends only status, notes and
+ * risk score, while the consumer's status view shows an error box for a failure beside the admin notes box.
+ */
+export const KYC_FAILED_MESSAGE = 'Your documents could not be verified. Please submit a new verification.';
 
 /** Who made a decision, for the log (the admin module keeps its own audit trail). */
 export interface KycActor {
@@ -261,7 +268,8 @@ export interface KycActor {
  * admin notes, risk score (integer 0–100) and review time, and in the same transaction keeps users.kyc_status
  * in step: 'verified' when this verification is verified; back to 'unverified' when it no longer is and the
  * user has no other verified verification. Returns the row before and after, for the caller's audit log.
- * Fields left undefined keep their value.
+ * Fields left undefined keep their value, except errorMessage: left out, it becomes KYC_FAILED_MESSAGE (or the
+ * message already there) when the status is failed, and null for any other status.
  * Fails with: resource_not_found, validation_error (riskScore).
  */
 export async function applyKycDecision(
@@ -283,7 +291,12 @@ export async function applyKycDecision(
     const set: Partial<typeof schema.kycVerifications.$inferInsert> = { status: decision.status, reviewedAt: now };
     if (decision.adminNotes !== undefined) set.adminNotes = decision.adminNotes;
     if (riskScore !== undefined) set.riskScore = riskScore;
-    if (decision.errorMessage !== undefined) set.errorMessage = decision.errorMessage;
+    set.errorMessage =
+      decision.errorMessage !== undefined
+        ? decision.errorMessage
+        : decision.status === 'failed'
+          ? (before.errorMessage ?? KYC_FAILED_MESSAGE)
+          : null;
     await tx.update(schema.kycVerifications).set(set).where(eq(schema.kycVerifications.id, verificationId));
     const [stillVerified] = await tx
       .select({ id: schema.kycVerifications.id })

@@ -213,5 +213,5 @@ export function saveVendorSettings(mode: VendorMode, features: Record<VendorFeat
 }
 
 export function testVendorConnection() {
-  return adminRequest<{ ok?: boolean; message?: string }>('POST', '/api/admin/vendors/test-connection');
+  return adminRequest<{ ok?: boolean; provider?: 'stripe' | 'simulated'; message?: string }>('POST', '/api/admin/vendors/test-connection');
 }
