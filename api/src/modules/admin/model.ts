@@ -56,9 +56,15 @@ export const AdminUserModel = t.Object(
   { $id: '#/components/schemas/AdminUser' },
 );
 
-export const UserPatchBody = t.Object({ role: t.UnionEnum(schema.USER_ROLES, { ...noDefault, error: 'role must be user, merchant or admin.' }) });
+export const UserPatchBody = t.Object(
+  { role: t.UnionEnum(schema.USER_ROLES, { ...noDefault, error: 'role must be user, merchant or admin.' }) },
+  { examples: [{ role: 'merchant' }] },
+);
 
-export const SubscriptionPatchBody = t.Object({ tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }) });
+export const SubscriptionPatchBody = t.Object(
+  { tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }) },
+  { examples: [{ tierId: 'tier_pro' }] },
+);
 
 
 export const AdminTierModel = t.Object(
@@ -115,6 +121,17 @@ export const TierCreateBody = t.Object({
   features: t.Optional(tierFields.features),
   limits: t.Optional(tierFields.limits),
   isActive: t.Optional(tierFields.isActive),
+}, {
+  examples: [
+    {
+      name: 'business',
+      displayName: 'Business',
+      monthlyPrice: 49.99,
+      transactionFeeRate: 0.015,
+      features: ['priority_support', 'api_access'],
+      isActive: false,
+    },
+  ],
 });
 
 export const TierPatchBody = t.Object({
@@ -125,7 +142,7 @@ export const TierPatchBody = t.Object({
   features: t.Optional(tierFields.features),
   limits: t.Optional(tierFields.limits),
   isActive: t.Optional(tierFields.isActive),
-});
+}, { examples: [{ displayName: 'Professional', monthlyPrice: 12.99 }, { isActive: false }] });
 
 export const TierDeletedModel = t.Object({ deleted: t.Literal(true), id: t.String() });
 
@@ -271,7 +288,7 @@ export const VendorCredentialsBody = t.Object({
   publishableKey: nullableKey('pk_test_… / pk_live_…; null clears it'),
   secretKey: nullableKey('Write-only. sk_… or rk_… of this mode; null clears it'),
   webhookSecret: nullableKey('Write-only. whsec_…; null clears it'),
-});
+}, { examples: [{ publishableKey: 'pk_test_51H…', secretKey: 'sk_test_51H…' }, { webhookSecret: null }] });
 
 export const VendorSettingsBody = t.Object({
   mode: t.Optional(t.UnionEnum(schema.VENDOR_MODES, noDefault)),
@@ -286,7 +303,7 @@ export const VendorSettingsBody = t.Object({
       { additionalProperties: false },
     ),
   ),
-});
+}, { examples: [{ mode: 'live' }, { features: { cardIssuing: true, identity: false } }] });
 
 export const ConnectionTestModel = t.Object({
   ok: t.Boolean(),

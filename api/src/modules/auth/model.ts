@@ -96,12 +96,19 @@ export const ProfilePatchBody = t.Object(
   {
     additionalProperties: false,
     description: 'Only these fields can change. Role, plan and verification status are not writable here.',
+    examples: [
+      {
+        phoneNumber: '+1 415 555 0100',
+        address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' },
+      },
+      { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', country: 'GB' },
+    ],
   },
 );
 
 export const TotpCodeBody = t.Object(
   { code: t.String({ pattern: '^[0-9]{6}$', error: 'code must be the 6-digit code from your authenticator app.' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ code: '492039' }] },
 );
 
 export const TotpEnrolmentModel = t.Object({

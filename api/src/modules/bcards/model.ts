@@ -70,7 +70,21 @@ export const ProcessPaymentBody = t.Object(
     ),
     description: t.Optional(t.String({ maxLength: 200 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        amount: '50.00',
+        merchant: 'Corner Coffee',
+        description: 'Beans and a grinder',
+        splits: [
+          { fundingSourceId: 'fs_1a2b3c4d5e6f7a8b9c0d1e2f', percentage: 60 },
+          { fundingSourceId: 'fs_2b3c4d5e6f7a8b9c0d1e2f3a', percentage: 40 },
+        ],
+      },
+      { amount: '20.00', merchant: 'Corner Coffee', virtualCardId: 'bc_1a2b3c4d5e6f7a8b9c0d1e2f' },
+    ],
+  },
 );
 
 const ShareModel = t.Object({

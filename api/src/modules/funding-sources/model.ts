@@ -33,6 +33,17 @@ export const CreateFundingSourceBody = t.Object(
     description:
       'The card number and CVV are sent to the payment processor and never stored. brand and last4 are computed ' +
       'by the server from the number; values sent are ignored.',
+    examples: [
+      {
+        cardNumber: '4242 4242 4242 4242',
+        expiryMonth: '12',
+        expiryYear: '2030',
+        cvv: '123',
+        name: 'Ada Lovelace',
+        type: 'credit_card',
+        defaultSplitPercentage: 50,
+      },
+    ],
   },
 );
 
@@ -44,12 +55,12 @@ export const UpdateFundingSourceBody = t.Object(
     ),
     isActive: t.Optional(t.Boolean()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Travel card', defaultSplitPercentage: 60 }, { isActive: false }] },
 );
 
 export const VerificationCodeBody = t.Object(
   { code: t.String({ pattern: '^[0-9]{6}$', error: 'code must be the 6-digit code from your bank.' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ code: '123456' }] },
 );
 
 export const FundingSourceModel = t.Object(

@@ -57,6 +57,15 @@ export const KYC_SUBMIT_REQUEST_BODY = {
           },
         },
       },
+      example: {
+        verificationType: 'identity_document',
+        documentType: 'passport',
+        documentCountry: 'US',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        dateOfBirth: '1990-12-10',
+        documents: ['(binary: passport.png)'],
+      },
     },
   },
 };

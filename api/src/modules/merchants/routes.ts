@@ -57,7 +57,12 @@ export function merchantRoutes(deps: AppDeps) {
             platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, { ...noDefault, error: 'platformType must be shopify, wordpress, woocommerce or custom.' })),
             environment: t.Optional(t.UnionEnum(ENVIRONMENTS, { ...noDefault, error: 'environment must be sandbox or production.' })),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              { businessName: 'Acme Shop', businessEmail: 'billing@acme.example', website: 'https://acme.example', platformType: 'shopify', environment: 'sandbox' },
+            ],
+          },
         ),
         response: { 201: WithSecret, ...errors(400, 401, 403, 415) },
         detail: { summary: 'Create a merchant account with its API keys (the secret key is shown only here)' },
@@ -80,7 +85,11 @@ export function merchantRoutes(deps: AppDeps) {
           platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, noDefault)),
           isActive: t.Optional(t.Boolean()),
         },
-        { additionalProperties: false, description: 'The environment cannot change: keys and objects belong to one mode.' },
+        {
+          additionalProperties: false,
+          description: 'The environment cannot change: keys and objects belong to one mode.',
+          examples: [{ businessName: 'Acme Shop Ltd', website: 'https://shop.acme.example' }, { isActive: false }],
+        },
       ),
       response: { 200: MerchantModel, ...errors(400, 401, 403, 404, 415) },
       detail: { summary: 'Edit a merchant account' },

@@ -114,7 +114,7 @@ export const EventListQuery = t.Object({
 export const ResendBody = t.Optional(
   t.Object(
     { endpoint_id: t.Optional(t.String({ maxLength: 64, description: 'Send to this endpoint only' })) },
-    { additionalProperties: false },
+    { additionalProperties: false, examples: [{}, { endpoint_id: 'we_1a2b3c4d5e6f7a8b9c0d1e2f' }] },
   ),
 );
 
