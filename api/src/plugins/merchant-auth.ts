@@ -23,21 +23,34 @@ export async function merchantForSecretKey(db: Db, secret: string, key: string):
   return m;
 }
 
+/** The merchant authenticated for a request (set before validation, read when the handler's context is built). */
+const authenticated = new WeakMap<Request, MerchantRow>();
+
 /**
  * `{ merchant: true }` on a route authenticates `Authorization: Bearer sk_…` and resolves the merchant and its
  * mode (livemode = production). Every request is counted; the per-second limit and the owner's plan's monthly
  * allowance answer 429 rate_limit_error with Retry-After. Session cookies mean nothing here.
+ *
+ * This happens in the transform stage, before the body and query are validated, as Stripe does: a request without
+ * a valid key learns nothing about the API's parameters (401, not a validation error), and a malformed request
+ * still counts against the merchant's limits.
  */
 export function merchantAuthPlugin(deps: AppDeps) {
   return new Elysia({ name: 'bpay-merchant-auth' }).macro({
     merchant: {
-      async resolve({ request }) {
+      async transform({ request }) {
         const header = request.headers.get('authorization') ?? '';
         const m = /^Bearer\s+(\S+)$/i.exec(header);
         const merchant = m?.[1] ? await merchantForSecretKey(deps.db, deps.session.secret, m[1]) : null;
         if (!merchant) throw new AppError('invalid_api_key');
         if (!merchant.isActive) throw new AppError('merchant_inactive');
         await recordApiRequest(deps, merchant);
+        authenticated.set(request, merchant);
+      },
+      resolve({ request }) {
+        const merchant = authenticated.get(request);
+        // Unreachable: transform ran for this route and threw or set it.
+        if (!merchant) throw new AppError('invalid_api_key');
         return { merchant, livemode: merchant.environment === 'production' };
       },
     },

@@ -71,6 +71,24 @@ describe('per second', () => {
     expect(await requestsOn(m.id, '2026-01-15')).toBe(REQUESTS_PER_SECOND + 1);
   });
 
+  test('malformed requests count too, and a request without a valid key is 401 before its body is looked at', async () => {
+    const m = await createMerchant(ctx, premium.cookie);
+    const bad = { method: 'POST', body: { amount: 'lots', currency: 'usd' } };
+    const first = await merchantCall(ctx, m.secretKey, '/payment_intents', bad);
+    expect(first.status).toBe(400);
+    expect(first.body.error.code).toBe('validation_error');
+    for (let i = 1; i < REQUESTS_PER_SECOND; i++) await merchantCall(ctx, m.secretKey, '/payment_intents', bad);
+    expect429(await merchantCall(ctx, m.secretKey, '/payment_intents', bad), 'api_rate_limited', 1);
+    expect(await requestsOn(m.id, '2026-01-15')).toBe(REQUESTS_PER_SECOND);
+
+    // No key, or a wrong one: the answer is about the key, not the parameters.
+    for (const key of [null, 'sk_test_000000000000000000000000']) {
+      const res = await merchantCall(ctx, key, '/payment_intents', bad);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('invalid_api_key');
+    }
+  });
+
   test('requests spread over time are never refused', async () => {
     const m = await createMerchant(ctx, premium.cookie);
     const statuses = new Set<number>();
