@@ -104,6 +104,11 @@ export interface EventStreamParams {
   timeoutMs?: number;
   /** Retries of the connection only; a stream that breaks later is not reconnected. */
   maxRetries?: number;
+  /**
+   * The id of the last event received on an earlier stream: this one starts with what was broadcast since then
+   * (up to an hour back), so a reconnecting listener misses nothing.
+   */
+  lastEventId?: string;
 }
 
 export class EventsResource {
@@ -127,12 +132,12 @@ export class EventsResource {
    * `await stream.opened()` first when you are about to cause an event yourself. Does not reconnect.
    */
   stream(params: EventStreamParams = {}): BpayEventStream {
-    const { events, signal, ...transport } = params;
+    const { events, signal, lastEventId, ...transport } = params;
     const query = events && events.length > 0 ? { events: events.join(',') } : {};
     return new BpayEventStream(async (abort) => {
       const r = await this.http.api.GET('/api/v1/events/stream', {
         params: { query },
-        headers: { accept: 'text/event-stream' },
+        headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
         parseAs: 'stream',
         fetch: (req: Request) => send(this.http.config, req, { ...transport, signal: abort, stream: true }),
       });

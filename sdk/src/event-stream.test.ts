@@ -64,6 +64,19 @@ describe('events.stream', () => {
     expect(seen).toEqual([created!.id]);
   });
 
+  test('lastEventId: a new stream starts with what was broadcast after that event', async () => {
+    const first = bpay.events.stream();
+    await first.opened();
+    const a = await bpay.paymentIntents.create({ amount: 300, currency: 'usd' });
+    const [seen] = await take(first, 1);
+    expect(seen!.data.object.id).toBe(a.id);
+    // Nobody listens while this happens.
+    const b = await bpay.paymentIntents.create({ amount: 400, currency: 'usd' });
+    const resumed = bpay.events.stream({ lastEventId: seen!.id });
+    const [missed] = await take(resumed, 1);
+    expect([missed!.type, missed!.data.object.id]).toEqual(['payment_intent.created', b.id]);
+  });
+
   test('a refused stream throws the typed error from opened() and from iteration', async () => {
     const bad = new Bpay('sk_test_notarealkeynotarealkey0000', { baseUrl: live.baseUrl });
     expect(await bad.events.stream().opened().catch((e: unknown) => e)).toBeInstanceOf(BpayAuthenticationError);

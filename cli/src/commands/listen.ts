@@ -96,9 +96,11 @@ export function registerListen(program: Command, ctx: Ctx): void {
       try {
         let attempt = 0;
         let announced = false;
+        // After a reconnection the server first sends what was broadcast since this event: nothing is missed.
+        let lastEventId: string | undefined;
         while (!stop.signal.aborted) {
           try {
-            const stream = bpay.events.stream({ ...(events ? { events } : {}), signal: stop.signal });
+            const stream = bpay.events.stream({ ...(events ? { events } : {}), ...(lastEventId ? { lastEventId } : {}), signal: stop.signal });
             // "Ready" only once the server has accepted the stream: it sends events recorded from then on.
             await stream.opened();
             attempt = 0;
@@ -107,7 +109,10 @@ export function registerListen(program: Command, ctx: Ctx): void {
               ctx.io.out(`Ready! Your webhook signing secret is ${secret} (^C to quit)\n`);
             } else ctx.io.err('Reconnected.\n');
             // One event at a time, in order, as a webhook receiver expects them.
-            for await (const event of stream) await forward(event);
+            for await (const event of stream) {
+              lastEventId = event.id;
+              await forward(event);
+            }
           } catch (e) {
             if (stop.signal.aborted) break;
             if (isFatal(e)) throw e;

@@ -42,6 +42,24 @@ export async function latestBroadcastSeq(db: Db): Promise<number> {
   return Number(row?.seq ?? 0);
 }
 
+/**
+ * Where a stream that last received `eventId` resumes: the newest broadcast of that event for this merchant and
+ * mode, or null when there is none (unknown id, another merchant's, or older than the retention).
+ */
+export async function broadcastSeqOf(db: Db, merchantId: string, livemode: boolean, eventId: string): Promise<number | null> {
+  const [row] = await db
+    .select({ seq: sql<number | null>`max(${schema.eventBroadcasts.seq})` })
+    .from(schema.eventBroadcasts)
+    .where(
+      and(
+        eq(schema.eventBroadcasts.merchantId, merchantId),
+        eq(schema.eventBroadcasts.livemode, livemode),
+        eq(schema.eventBroadcasts.eventId, eventId),
+      ),
+    );
+  return row?.seq == null ? null : Number(row.seq);
+}
+
 /** Broadcasts after `seq` for one merchant and mode, oldest first, with their events. */
 export async function broadcastsAfter(db: Db, merchantId: string, livemode: boolean, seq: number, limit = 100) {
   return db

@@ -22,6 +22,17 @@ const EventStreamQuery = t.Object({
   ),
 });
 
+const EventStreamHeaders = t.Object({
+  'last-event-id': t.Optional(
+    t.String({
+      maxLength: 64,
+      description:
+        'The id of the last event received before a disconnection: the stream first sends what was broadcast since ' +
+        'then (up to an hour back), as an EventSource does when it reconnects.',
+    }),
+  ),
+});
+
 /** What the stream sends, documented as text (its messages are described in the route's description). */
 const EventStreamBody = t.String({
   description: 'A text/event-stream: `id: <event id>`, `event: <type>`, `data: <event JSON>` per message.',
@@ -47,11 +58,12 @@ export function eventRoutes(deps: AppDeps) {
     )
     .get(
       '/events/stream',
-      ({ merchant, livemode, query, request }) =>
-        openEventStream(deps, merchant, livemode, parseEventFilter(query.events), request.signal),
+      ({ merchant, livemode, query, headers, request }) =>
+        openEventStream(deps, merchant, livemode, parseEventFilter(query.events), request.signal, headers['last-event-id'] ?? null),
       {
         merchant: true,
         query: EventStreamQuery,
+        headers: EventStreamHeaders,
         detail: {
           responses: rawResponses(
             {
@@ -66,7 +78,8 @@ export function eventRoutes(deps: AppDeps) {
           summary: 'Stream events as they happen (server-sent events)',
           description:
             'Answers `text/event-stream` (Cache-Control: no-cache) and stays open. Only events recorded after the ' +
-            'connection opened are sent (no backlog), of this key\'s merchant and mode; `POST /api/v1/events/{id}/resend` ' +
+            'connection opened are sent (no backlog; with `Last-Event-ID`, also those since that event, up to an hour ' +
+            'back), of this key\'s merchant and mode; `POST /api/v1/events/{id}/resend` ' +
             'without endpoint_id sends an event again. Each event is one message:\n\n' +
             '```\nid: evt_…\nevent: payment_intent.succeeded\ndata: {"id":"evt_…","object":"event",…}\n\n```\n\n' +
             '`data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at ' +

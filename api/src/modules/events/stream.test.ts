@@ -94,11 +94,11 @@ let a: Merchant;
 let aLive: Merchant;
 let b: Merchant;
 
-async function open(ctxIn: TestContext, key: string | null, query = ''): Promise<StreamReader | Response> {
+async function open(ctxIn: TestContext, key: string | null, query = '', lastEventId?: string): Promise<StreamReader | Response> {
   resetRateWindows();
   const abort = new AbortController();
   const req = new Request(`http://localhost:3000/api/v1/events/stream${query}`, {
-    headers: key ? { authorization: `Bearer ${key}` } : {},
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
     signal: abort.signal,
   });
   const res = await ctxIn.app.handle(req);
@@ -106,8 +106,8 @@ async function open(ctxIn: TestContext, key: string | null, query = ''): Promise
   return new StreamReader(res, abort);
 }
 
-async function stream(key: string, query = ''): Promise<StreamReader> {
-  const s = await open(ctx, key, query);
+async function stream(key: string, query = '', lastEventId?: string): Promise<StreamReader> {
+  const s = await open(ctx, key, query, lastEventId);
   if (!(s instanceof StreamReader)) throw new Error(`stream: ${s.status} ${await s.text()}`);
   await s.until(() => s.frames.some((f) => f.comment === 'connected'));
   return s;
@@ -149,6 +149,38 @@ describe('GET /api/v1/events/stream', () => {
     }
     expect(s.events().some((f) => f.data!.includes(old))).toBe(false);
     await s.cancel();
+  });
+
+  test('Last-Event-ID: a reconnecting listener first gets what it missed, once, and nothing of another merchant', async () => {
+    const first = await stream(a.key);
+    await createIntent(ctx, a, 800);
+    await first.until(() => first.events().length === 1);
+    const seen = first.events()[0]!.id!;
+    await first.disconnect();
+
+    // While nobody listens: two events of this merchant, one of another.
+    const missed = await payWithTestBcard(a, 900);
+    await createIntent(ctx, b, 950);
+
+    const resumed = await stream(a.key, '', seen);
+    await resumed.until(() => resumed.events().length === 2);
+    expect(resumed.events().map((f) => f.event)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
+    expect(resumed.events().every((f) => JSON.parse(f.data!).data.object.id === missed)).toBe(true);
+    // Then it is live as usual.
+    await createIntent(ctx, a, 990);
+    await resumed.until(() => resumed.events().length === 3);
+    await resumed.quiet();
+    expect(resumed.events()).toHaveLength(3);
+    await resumed.cancel();
+
+    // An id the stream cannot place (unknown, or another merchant's) means no backlog, as without the header.
+    const bEvent = (await v1(ctx, b.key, '/events?limit=1')).body.data[0].id as string;
+    for (const id of ['evt_unknown', bEvent]) {
+      const fresh = await stream(a.key, '', id);
+      await fresh.quiet();
+      expect(fresh.events()).toEqual([]);
+      await fresh.cancel();
+    }
   });
 
   test('?events filters by type; * means all', async () => {

@@ -1,7 +1,7 @@
 import { schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid } from '../../errors';
-import { broadcastsAfter, latestBroadcastSeq, onBroadcast } from './broadcast';
+import { broadcastSeqOf, broadcastsAfter, latestBroadcastSeq, onBroadcast } from './broadcast';
 import { EVENT_TYPES } from './emit';
 import { eventPayload } from './service';
 
@@ -45,9 +45,13 @@ export async function openEventStream(
   livemode: boolean,
   filter: ReadonlySet<string> | null,
   signal: AbortSignal,
+  lastEventId: string | null = null,
 ): Promise<Response> {
-  // Taken before answering: anything recorded from here on is sent, nothing before (no backlog).
-  let cursor = await latestBroadcastSeq(deps.db);
+  // Taken before answering: anything recorded from here on is sent, nothing before (no backlog), unless the client
+  // says which event it received last (Last-Event-ID, as an EventSource does when it reconnects): then it also gets
+  // what was broadcast since that one, within the retention.
+  const resumeAt = lastEventId ? await broadcastSeqOf(deps.db, merchant.id, livemode, lastEventId) : null;
+  let cursor = resumeAt ?? (await latestBroadcastSeq(deps.db));
   const { pollMs, pingMs } = deps.eventStream;
   const encoder = new TextEncoder();
   let closed = false;
