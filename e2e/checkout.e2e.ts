@@ -7,7 +7,8 @@ import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
 /*
  * The issue's key proof: a merchant page on another origin includes bpay's widget.js; a signed-in consumer pays
  * in bpay's popup with a 60/40 split; the page hears of it, the intent succeeds and the merchant's webhook
- * receiver gets a signed payment_intent.succeeded.
+ * receiver gets a signed payment_intent.succeeded. The merchant is a sandbox one, so this is a test payment: the
+ * split is checked as usual but a sandbox test bcard pays, and the consumer's cards are not charged.
  */
 
 const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -134,6 +135,9 @@ test('a consumer pays a merchant page on another origin through the bpay widget;
       });
       expect(res.status(), await res.text()).toBe(201);
     }
+    // What the consumer has before paying: a sandbox payment must leave all of it as it is.
+    const balancesBefore = (await (await page.request.get('/api/funding-sources')).json()).map((s: { balance: string | null }) => s.balance);
+    const transactionsBefore = await (await page.request.get('/api/transactions')).json();
 
     // The merchant page on its own origin shows the widget with the amount and the merchant.
     await page.goto(`${shopOrigin}/`);
@@ -177,6 +181,8 @@ test('a consumer pays a merchant page on another origin through the bpay widget;
     const closed = popup.waitForEvent('close', { timeout: 15_000 });
     await popup.getByTestId('checkout-pay').click();
     await expect(popup.getByTestId('checkout-complete')).toContainText('Payment complete');
+    // A sandbox intent: the popup says no card was charged.
+    await expect(popup.getByTestId('checkout-complete-test-mode')).toHaveText('Test mode: your cards were not charged');
     await closed;
 
     // The merchant page heard of it: the widget says so and the event fired on the container.
@@ -186,14 +192,17 @@ test('a consumer pays a merchant page on another origin through the bpay widget;
       { paymentIntentId: pi.id, status: 'succeeded' },
     ]);
 
-    // The intent really succeeded, paid with a bcard locked to this merchant.
+    // The intent really succeeded, paid with a sandbox test bcard (play money), not with the consumer's cards: the
+    // consumer has no new bcard or transaction and every card's balance is what it was.
     const after = await (await merchantApi.get(`/api/v1/payment_intents/${pi.id}`, { headers: auth })).json();
     expect(after.status).toBe('succeeded');
     expect(after.amount_received).toBe(4999);
-    const bcards = await (await page.request.get('/api/virtual-cards')).json();
-    expect(bcards).toHaveLength(1);
-    expect(bcards[0].status).toBe('used');
-    expect(bcards[0].fundingSources.map((s: { amount: string }) => s.amount)).toEqual(['30.86', '20.58']);
+    expect(after.livemode).toBe(false);
+    expect(after.payment_method).toMatch(/^bc_/);
+    expect(await (await page.request.get('/api/virtual-cards')).json()).toEqual([]);
+    expect(await (await page.request.get('/api/transactions')).json()).toEqual(transactionsBefore);
+    const balancesAfter = (await (await page.request.get('/api/funding-sources')).json()).map((s: { balance: string | null }) => s.balance);
+    expect(balancesAfter).toEqual(balancesBefore);
 
     // The merchant's receiver got payment_intent.succeeded, signed with the endpoint's secret.
     await expect
@@ -260,6 +269,56 @@ test('the checkout popup asks a signed-out consumer to sign in and comes back to
     await expect(page.getByTestId('checkout-not-found')).toBeVisible();
     await page.goto('/checkout/pay?client_secret=nonsense');
     await expect(page.getByTestId('checkout-invalid')).toBeVisible();
+  } finally {
+    await merchantApi.dispose();
+  }
+});
+
+test("a production merchant's checkout really collects the consumer's 60/40 split into a bcard that pays it", async ({ page, playwright, baseURL }) => {
+  test.setTimeout(60_000);
+  const merchantApi = await playwright.request.newContext({ baseURL });
+  try {
+    await merchantApi.post('/api/auth/register', {
+      data: { email: uniqueEmail('shop3'), password: 'correct horse battery', firstName: 'Shop', lastName: 'Three' },
+    });
+    const merchant = await (
+      await merchantApi.post('/api/merchants', {
+        data: { businessName: 'Live Books', businessEmail: 'live@shop.example', platformType: 'custom', environment: 'production' },
+      })
+    ).json();
+    const auth = { Authorization: `Bearer ${merchant.secretApiKey}` };
+    const pi = await (await merchantApi.post('/api/v1/payment_intents', { headers: auth, data: { amount: 4999, currency: 'usd' } })).json();
+    expect(pi.livemode).toBe(true);
+
+    await page.request.post('/api/auth/register', {
+      data: { email: uniqueEmail('shopper3'), password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await page.request.post('/api/funding-sources', {
+        data: { cardNumber: E2E_CARD_NUMBERS[0], expiryMonth: '12', expiryYear: '2030', cvv: E2E_CVV, name: 'Ada Lovelace', type: 'credit_card', defaultSplitPercentage: 50 },
+      });
+      expect(res.status(), await res.text()).toBe(201);
+    }
+
+    await page.goto(`/checkout/pay?client_secret=${encodeURIComponent(pi.client_secret)}&origin=${encodeURIComponent('http://127.0.0.1:9')}`);
+    await expect(page.getByTestId('checkout-merchant-name')).toHaveText('Live Books');
+    await expect(page.getByTestId('checkout-total')).toHaveText('$51.44');
+    const splits = page.getByTestId('checkout-split');
+    await splits.nth(0).fill('60');
+    await splits.nth(1).fill('40');
+    await page.getByTestId('checkout-pay').click();
+    await expect(page.getByTestId('checkout-complete')).toContainText('Payment complete');
+    await expect(page.getByTestId('checkout-complete-test-mode')).toHaveCount(0);
+
+    // The intent is paid with the consumer's new bcard, spent once; each card gave its share, fee included.
+    const after = await (await merchantApi.get(`/api/v1/payment_intents/${pi.id}`, { headers: auth })).json();
+    expect(after).toMatchObject({ status: 'succeeded', amount_received: 4999, livemode: true });
+    const bcards = await (await page.request.get('/api/virtual-cards')).json();
+    expect(bcards).toHaveLength(1);
+    expect(bcards[0].status).toBe('used');
+    expect(bcards[0].fundingSources.map((s: { amount: string }) => s.amount)).toEqual(['30.86', '20.58']);
+    const balances = (await (await page.request.get('/api/funding-sources')).json()).map((s: { balance: string }) => s.balance);
+    expect(balances).toEqual(['9969.14', '9979.42']);
   } finally {
     await merchantApi.dispose();
   }

@@ -8,7 +8,7 @@ import type { Logger } from './lib/logger';
 import { deleteExpiredSessions } from './modules/auth/sessions';
 import { pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
-import { recoverStuckIntents } from './modules/payment-intents/service';
+import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/service';
 import { pruneBroadcasts } from './modules/events/broadcast';
 import { startWebhookWorker } from './modules/webhooks/worker';
 import { pruneIdempotencyKeys } from './plugins/idempotency';
@@ -20,16 +20,18 @@ import { ensureFirstAdmin } from './modules/admin/accounts';
 import { pruneAdminTokens } from './modules/admin/auth-service';
 import { activeStripeCredentials } from './modules/admin/vendors';
 
-/** How often unfinished collections are recovered and expired bcards refunded. */
+/** How often unfinished collections are recovered, expired bcards refunded and stale authorizations canceled. */
 export const MONEY_SWEEP_MS = 30_000;
 /** How often the webhook worker looks for due deliveries. */
 export const WEBHOOK_POLL_MS = 1000;
 
-export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number }> {
+export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number }> {
   const recovered = (await recoverCollections(deps, deps.bcardTtlMs)) + (await recoverStuckIntents(deps));
   const expired = await expireBcards(deps);
-  if (recovered || expired) deps.log.info('money sweep', { recovered, expired });
-  return { recovered, expired };
+  // Manual-capture intents authorized more than 7 days ago: canceled (automatic), their bcards refunded.
+  const canceled = await cancelStaleAuthorizations(deps);
+  if (recovered || expired || canceled) deps.log.info('money sweep', { recovered, expired, canceled });
+  return { recovered, expired, canceled };
 }
 
 export interface Booted {

@@ -113,6 +113,14 @@ export const CATALOGUE = {
   processing_error: { status: 402, type: 'card_error', message: 'An error occurred while processing the card.' },
   test_mode_only: { status: 400, type: 'invalid_request_error', message: 'Test helpers are available in sandbox only.' },
   bcard_not_active: { status: 409, type: 'invalid_request_error', message: 'This bcard is no longer active.' },
+  bcard_authorized: {
+    status: 409,
+    type: 'invalid_request_error',
+    message:
+      "This bcard is authorized for a merchant's payment and cannot be canceled here. Only the merchant's capture or " +
+      'cancel of that payment can release it; if the merchant neither captures nor cancels it within 7 days, the ' +
+      'payment is canceled automatically and the bcard refunded to your funding sources.',
+  },
   verification_not_pending: {
     status: 409,
     type: 'invalid_request_error',
@@ -144,7 +152,7 @@ export const CATALOGUE = {
     message: 'The payment intent is not in a state that allows this.',
   },
   parameter_invalid: { status: 400, type: 'invalid_request_error', message: 'A parameter is invalid.' },
-  merchant_inactive: { status: 403, type: 'permission_error', message: 'This merchant account is not active.' },
+  merchant_inactive: { status: 403, type: 'invalid_request_error', message: 'This merchant account is not active.' },
   url_not_allowed: {
     status: 400,
     type: 'invalid_request_error',

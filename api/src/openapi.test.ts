@@ -200,22 +200,25 @@ describe('every operation of /swagger/json', () => {
     expect(Object.keys(paths['/api/v1/events/stream']!.get!.responses!['200']!.content!)).toEqual(['text/event-stream']);
   });
 
-  test('the main request bodies carry examples', () => {
-    const paths = spec.paths as unknown as Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { examples?: unknown[] } }> } }>>;
-    for (const [path, method] of [
-      ['/api/v1/payment_intents', 'post'],
-      ['/api/v1/payment_intents/{id}/confirm', 'post'],
-      ['/api/v1/webhook_endpoints', 'post'],
-      ['/api/auth/register', 'post'],
-      ['/api/auth/login', 'post'],
-      ['/api/virtual-cards', 'post'],
-      ['/api/admin/auth/login', 'post'],
-      ['/api/admin/kyc/verifications/{id}', 'patch'],
-      ['/api/v1/test_helpers/bcards', 'post'],
-    ] as const) {
-      const examples = paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema?.examples;
-      expect(examples?.length ?? 0).toBeGreaterThan(0);
+  test('every request body carries an example, in every content type it accepts', () => {
+    type Media = { schema?: { $ref?: string; examples?: unknown[] }; example?: unknown; examples?: unknown };
+    const paths = spec.paths as unknown as Record<string, Record<string, { requestBody?: { content?: Record<string, Media> } }>>;
+    const schemas = ((spec as { components?: { schemas?: object } }).components?.schemas ?? {}) as Record<string, { examples?: unknown[] }>;
+    const missing: string[] = [];
+    let bodies = 0;
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+          bodies++;
+          const schema = media.schema?.$ref ? schemas[media.schema.$ref.split('/').pop()!] : media.schema;
+          if ((schema?.examples?.length ?? 0) === 0 && media.example === undefined && media.examples === undefined) {
+            missing.push(`${method.toUpperCase()} ${path} (${type})`);
+          }
+        }
+      }
     }
+    expect(bodies).toBeGreaterThan(25);
+    expect(missing).toEqual([]);
   });
 
   test('paths without a trailing slash are what clients call, and the slash form still works', async () => {

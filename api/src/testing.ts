@@ -284,6 +284,8 @@ export function interceptVendor(
     issueCard: (...a) => around('issueCard', a, () => inner.issueCard(...a)),
     deactivateCard: (...a) => around('deactivateCard', a, () => inner.deactivateCard(...a)),
     revealCard: (...a) => around('revealCard', a, () => inner.revealCard(...a)),
+    // The simulator finds its cards by number (a checkout form's card details); a wrapped one must too.
+    ...(inner.findIssuedCard ? { findIssuedCard: inner.findIssuedCard.bind(inner) } : {}),
   };
 }
 
@@ -439,4 +441,14 @@ export async function bcardCard(
       cvc: details.body.cvv,
     },
   };
+}
+
+/**
+ * A sandbox test bcard (POST /api/v1/test_helpers/bcards) of `amount` cents for the sandbox merchant behind
+ * `secretKey`, with its number, expiry and CVC: what pays a sandbox intent (a consumer's bcard is declined there).
+ */
+export async function testBcardCard(ctx: TestContext, secretKey: string, amount: number): Promise<{ id: string; card: TestCardDetails }> {
+  const res = await merchantCall(ctx, secretKey, '/test_helpers/bcards', { method: 'POST', body: { amount } });
+  if (res.status !== 200) throw new Error(`creating a test bcard failed: ${res.status} ${res.text}`);
+  return { id: res.body.id, card: { number: res.body.number, exp_month: res.body.exp_month, exp_year: res.body.exp_year, cvc: res.body.cvc } };
 }

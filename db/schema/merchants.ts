@@ -73,6 +73,8 @@ export const paymentIntents = sqliteTable(
     lastPaymentError: text('last_payment_error', { mode: 'json' }).$type<Record<string, unknown>>(),
     cancellationReason: text('cancellation_reason'),
     canceledAt: integer('canceled_at', { mode: 'timestamp_ms' }),
+    /** When a manual-capture intent's bcard was authorized; uncaptured for 7 days, the intent is canceled (automatic). */
+    authorizedAt: integer('authorized_at', { mode: 'timestamp_ms' }),
     /** Monotonic per merchant, for stable list ordering and cursors. */
     seq: integer('seq').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

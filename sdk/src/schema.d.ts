@@ -247,7 +247,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel an unused bcard: it is deactivated and every share refunded */
+        /**
+         * Cancel an unused bcard: it is deactivated and every share refunded
+         * @description A bcard authorized for a merchant's manual-capture payment answers 409 bcard_authorized: only the merchant's capture or cancel of that payment releases it (bpay cancels it automatically after 7 days).
+         */
         post: operations["postApiVirtual-cardsByIdCancel"];
         delete?: never;
         options?: never;
@@ -578,7 +581,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay a merchant's payment intent: split into a bcard locked to the merchant, then confirm */
+        /**
+         * Pay a merchant's payment intent: split into a bcard locked to the merchant, then confirm
+         * @description A sandbox intent charges nothing: the split is checked as usual, then a sandbox test bcard pays it and the answer has testMode: true.
+         */
         post: operations["postApiCheckoutPayment_intentsByIdPay"];
         delete?: never;
         options?: never;
@@ -672,7 +678,7 @@ export interface paths {
         };
         /**
          * Stream events as they happen (server-sent events)
-         * @description Answers `text/event-stream` (Cache-Control: no-cache) and stays open. Only events recorded after the connection opened are sent (no backlog), of this key's merchant and mode; `POST /api/v1/events/{id}/resend` without endpoint_id sends an event again. Each event is one message:
+         * @description Answers `text/event-stream` (Cache-Control: no-cache) and stays open. Only events recorded after the connection opened are sent (no backlog; with `Last-Event-ID`, also those since that event, up to an hour back), of this key's merchant and mode; `POST /api/v1/events/{id}/resend` without endpoint_id sends an event again. Each event is one message:
          *
          *     ```
          *     id: evt_…
@@ -1169,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Check the current mode's Stripe secret key
-         * @description A read-only call (balance). 400 vendor_secret_missing ('No secret key configured for current mode') when it has none.
+         * @description A read-only call (balance). With no key saved for the current mode while the server runs the built-in simulated processor: ok, provider 'simulated' (it needs no credentials). 400 vendor_secret_missing ('No secret key configured for current mode') when Stripe is in use and the mode has no key.
          */
         post: operations["postApiAdminVendorsTest-connection"];
         delete?: never;
@@ -1231,7 +1237,7 @@ export interface paths {
         head?: never;
         /**
          * Decide on a verification
-         * @description Any status may be set. The user's ID-verified state follows (verified when this one is; back to unverified when no verified verification is left). Audited with before and after.
+         * @description Any status may be set. The user's ID-verified state follows (verified when this one is; back to unverified when no verified verification is left). A failed verification gets the error message the consumer's status view shows ("Your documents could not be verified. Please submit a new verification."); any other status clears it. Audited with before and after.
          */
         patch: operations["patchApiAdminKycVerificationsById"];
         trace?: never;
@@ -1284,7 +1290,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an identity verification (multipart/form-data)
-         * @description Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A body over 5 × 10 MB is refused with 413 before it is read. The applicant must be 18 or older. At most 5 verifications may wait for review at once (409 kyc_pending_limit_reached).
+         * @description Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A body over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it has arrived. The applicant must be 18 or older. At most 5 verifications may wait for review at once (409 kyc_pending_limit_reached).
          */
         post: operations["postApiKycSubmit"];
         delete?: never;
@@ -1364,6 +1370,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             canceled_at: number | null;
+            /** @description duplicate, fraudulent, requested_by_customer or abandoned (given by the merchant), or automatic: bpay canceled an authorization left uncaptured for 7 days */
             cancellation_reason: string | null;
         };
         Event: {
@@ -2193,7 +2200,7 @@ export interface operations {
                          * @default visa
                          * @enum {string}
                          */
-                        brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
+                        brand: "visa" | "mastercard" | "amex" | "unknown";
                         expiryMonth: number;
                         expiryYear: number;
                         defaultSplitPercentage: number;
@@ -2262,7 +2269,7 @@ export interface operations {
                          * @default visa
                          * @enum {string}
                          */
-                        brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
+                        brand: "visa" | "mastercard" | "amex" | "unknown";
                         expiryMonth: number;
                         expiryYear: number;
                         defaultSplitPercentage: number;
@@ -2389,7 +2396,7 @@ export interface operations {
                          * @default visa
                          * @enum {string}
                          */
-                        brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
+                        brand: "visa" | "mastercard" | "amex" | "unknown";
                         expiryMonth: number;
                         expiryYear: number;
                         defaultSplitPercentage: number;
@@ -2557,7 +2564,7 @@ export interface operations {
                          * @default visa
                          * @enum {string}
                          */
-                        brand: "visa" | "mastercard" | "amex" | "discover" | "unknown";
+                        brand: "visa" | "mastercard" | "amex" | "unknown";
                         expiryMonth: number;
                         expiryYear: number;
                         defaultSplitPercentage: number;
@@ -2828,7 +2835,9 @@ export interface operations {
     "postApiVirtual-cardsByIdCancel": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -2881,6 +2890,15 @@ export interface operations {
                             status: string;
                         }[];
                     };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4495,6 +4513,8 @@ export interface operations {
                                 status: string;
                             }[];
                         };
+                        /** @description True for a sandbox intent: it was paid with a sandbox test bcard and the consumer's cards were not charged (the split is still checked). */
+                        testMode: boolean;
                     };
                 };
             };
@@ -5089,7 +5109,9 @@ export interface operations {
             query?: {
                 events?: string;
             };
-            header?: never;
+            header?: {
+                "last-event-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7338,8 +7360,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
-                        /** @constant */
-                        provider: "stripe";
+                        /** @enum {string} */
+                        provider: "stripe" | "simulated";
                         /**
                          * @default test
                          * @enum {string}
@@ -7844,6 +7866,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "verificationType": "identity_document",
+                 *       "documentType": "passport",
+                 *       "documentCountry": "US",
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace",
+                 *       "dateOfBirth": "1990-12-10",
+                 *       "documents": [
+                 *         "(binary: passport.png)"
+                 *       ]
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @enum {string} */
                     verificationType: "identity_document" | "selfie" | "address";

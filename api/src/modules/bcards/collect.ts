@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import { schema, type CollectionStatus, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
@@ -438,7 +438,7 @@ async function deactivateOrphanCard(deps: AppDeps, vendor: PaymentVendor, collec
  * From refunding: returns money to the sources and settles. Three cases, by the bcard's state:
  * - no bcard (capture or issuing failed): captured shares refunded in full, held ones voided -> failed;
  * - bcard expiring/canceling (unused): deactivated, every share refunded in full, fee included -> refunded;
- * - bcard used with money left on it: the remainder goes back pro rata to the shares -> completed.
+ * - bcard used: deactivated, and the remainder (if the purchase left any) goes back pro rata to the shares -> completed.
  * Every refund carries the share's key, so repeating this after a crash never refunds twice.
  */
 export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
@@ -560,7 +560,12 @@ async function settleSandboxRefund(deps: AppDeps, lease: Lease, collection: Coll
 /**
  * Starts refunding an unused bcard (expired or canceled): one guarded transaction moves the card to
  * expiring/canceling and its collection to refunding under a new lease; then settles.
- * Fails with: bcard_not_active (already used, expired or canceled).
+ *
+ * `from` is the status the card must be in: `active` (a consumer's cancel, expiry, a failed checkout) or
+ * `authorized` (only the cancel of the payment intent it is authorized for, by its merchant or automatically).
+ * Once that transaction has committed the refund has happened as far as bpay is concerned: if the processor fails
+ * while settling, the failure is logged and the recovery sweep settles it when the lease runs out.
+ * Fails with: bcard_not_active (not in `from`: already used, expired, canceled, or authorized when `from` is active).
  */
 export async function refundUnusedBcard(
   deps: AppDeps,
@@ -568,6 +573,7 @@ export async function refundUnusedBcard(
   reason: 'expired' | 'canceled',
   /** More writes that must commit with the start of the refund (a canceled payment intent and its event). */
   within?: (tx: DbOrTx) => Promise<void>,
+  from: 'active' | 'authorized' = 'active',
 ): Promise<void> {
   const owner = newToken();
   const at = now(deps);
@@ -575,13 +581,7 @@ export async function refundUnusedBcard(
     const res = await tx
       .update(schema.bcards)
       .set({ status: reason === 'canceled' ? 'canceling' : 'expiring' })
-      .where(
-        and(
-          eq(schema.bcards.id, bcard.id),
-          inArray(schema.bcards.status, ['active', 'authorized']),
-          eq(schema.bcards.spentCents, 0),
-        ),
-      );
+      .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, from), eq(schema.bcards.spentCents, 0)));
     if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
     const col = await tx
       .update(schema.collections)
@@ -590,7 +590,28 @@ export async function refundUnusedBcard(
     if (col.rowsAffected !== 1) throw new Error(`collection of bcard ${bcard.id} is not completed`);
     if (within) await within(tx);
   });
-  await settleRefund(deps, { collectionId: bcard.collectionId, owner });
+  await settleAfterCommit(deps, { collectionId: bcard.collectionId, owner }, { bcardId: bcard.id, step: `bcard ${reason}` });
+}
+
+/**
+ * The processor's part of a change that has already committed (a refund started, a bcard spent). Its failure must
+ * not turn the committed answer into an error (the client would retry a payment that went through): it is logged
+ * and left to the recovery sweep, which takes the collection once this lease runs out and settles it again (every
+ * processor call is idempotent per share).
+ */
+export async function settleAfterCommit(deps: AppDeps, lease: Lease, ids: { bcardId: string; step: string }): Promise<void> {
+  try {
+    await settleRefund(deps, lease);
+  } catch (error) {
+    // The processor not answering (or refusing) is expected now and then; anything else deserves a closer look.
+    const expected = error instanceof VendorUnavailableError || error instanceof VendorDeclineError || error instanceof LeaseLostError;
+    deps.log[expected ? 'warn' : 'error']('the processor could not finish a committed change; the recovery sweep will finish it', {
+      collectionId: lease.collectionId,
+      bcardId: ids.bcardId,
+      step: ids.step,
+      error,
+    });
+  }
 }
 
 /**

@@ -69,7 +69,12 @@ export function bcardRoutes(deps: AppDeps) {
         params: t.Object({ id: t.String() }),
         headers: IdempotencyHeader,
         response: { 200: BcardModel, ...errors(400, 401, 403, 404, 409) },
-        detail: { summary: 'Cancel an unused bcard: it is deactivated and every share refunded' },
+        detail: {
+          summary: 'Cancel an unused bcard: it is deactivated and every share refunded',
+          description:
+            "A bcard authorized for a merchant's manual-capture payment answers 409 bcard_authorized: only the merchant's " +
+            'capture or cancel of that payment releases it (bpay cancels it automatically after 7 days).',
+        },
       },
     )
     .get(

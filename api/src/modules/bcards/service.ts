@@ -15,7 +15,7 @@ import {
   recordCollection,
   refundUnusedBcard,
   runCollection,
-  settleRefund,
+  settleAfterCommit,
   type CollectionPlan,
   type PlannedShare,
 } from './collect';
@@ -256,6 +256,12 @@ export async function getOwnedBcard(db: Db, userId: string, id: string): Promise
   return b;
 }
 
+/** The view of any bcard row, whoever holds it (the checkout's answer about the sandbox test bcard that paid). */
+export async function viewOfBcard(deps: AppDeps, bcard: BcardRow): Promise<BcardView> {
+  const [view] = await bcardViews(deps.db, [bcard]);
+  return view!;
+}
+
 export async function getBcardView(deps: AppDeps, userId: string, id: string): Promise<BcardView> {
   const [view] = await bcardViews(deps.db, [await getOwnedBcard(deps.db, userId, id)]);
   return view!;
@@ -302,10 +308,26 @@ export async function collectAndIssue(deps: AppDeps, user: UserRow, input: PlanI
   return runCollection(deps, lease, deps.bcardTtlMs);
 }
 
-/** Cancels an unused bcard early: deactivated, and every share refunded. Fails with: resource_not_found, bcard_not_active. */
+/**
+ * Cancels an unused bcard early: deactivated, and every share refunded. A bcard authorized for a merchant's
+ * manual-capture payment is not the consumer's to cancel: refunding it would leave that payment waiting for a
+ * capture that can never happen. Only the payment intent's cancel (by the merchant, or automatically after
+ * AUTHORIZATION_TTL_MS) refunds it.
+ * Fails with: resource_not_found, bcard_authorized, bcard_not_active.
+ */
 export async function cancelBcard(deps: AppDeps, userId: string, id: string): Promise<BcardView> {
   const b = await getOwnedBcard(deps.db, userId, id);
-  await refundUnusedBcard(deps, b, 'canceled');
+  if (b.status === 'authorized') throw new AppError('bcard_authorized');
+  try {
+    await refundUnusedBcard(deps, b, 'canceled', undefined, 'active');
+  } catch (e) {
+    // A merchant may have authorized it between the read above and the guarded update: say so, not "not active".
+    if (e instanceof AppError && e.code === 'bcard_not_active') {
+      const now = await getOwnedBcard(deps.db, userId, id);
+      if (now.status === 'authorized') throw new AppError('bcard_authorized');
+    }
+    throw e;
+  }
   return getBcardView(deps, userId, id);
 }
 
@@ -331,6 +353,10 @@ export async function revealBcard(deps: AppDeps, userId: string, id: string, met
 /**
  * Spends a bcard once: it becomes used and is deactivated, the amount moves to the merchant in the ledger, and
  * whatever the purchase left on it goes back to the sources. Fails with: bcard_not_active, validation_error.
+ *
+ * The spend commits with the collection in `refunding` under a lease, even when nothing is left on the card: the
+ * processor's part (deactivating the card, refunding a remainder) comes after the commit, and if it fails the
+ * spend still stands (the caller answers success) while the recovery sweep finishes that part.
  */
 export async function spendBcard(
   deps: AppDeps,
@@ -344,7 +370,6 @@ export async function spendBcard(
     throw invalid('amount', `The amount exceeds what this bcard holds ($${money(bcard.limitCents - bcard.spentCents)}).`);
   }
   const at = deps.clock.now();
-  const remainder = bcard.limitCents - amountCents;
   const owner = newToken();
   await deps.db.transaction(async (tx) => {
     const res = await tx
@@ -369,7 +394,9 @@ export async function spendBcard(
         merchant: purchase.merchant,
         description: purchase.description,
         updatedAt: at,
-        ...(remainder > 0 ? { status: 'refunding' as const, leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS) } : {}),
+        status: 'refunding',
+        leaseOwner: owner,
+        leaseUntil: new Date(at.getTime() + LEASE_MS),
       })
       .where(eq(schema.collections.id, bcard.collectionId));
     await postMovement(tx, {
@@ -383,8 +410,7 @@ export async function spendBcard(
     });
     if (within) await within(tx);
   });
-  if (remainder > 0) await settleRefund(deps, { collectionId: bcard.collectionId, owner });
-  else await deps.vendorFor(bcard.vendor).deactivateCard(bcard.vendorCardId);
+  await settleAfterCommit(deps, { collectionId: bcard.collectionId, owner }, { bcardId: bcard.id, step: 'bcard spent' });
 }
 
 export interface ProcessPaymentInput {

@@ -22,7 +22,8 @@ import { resetRateWindows } from '../merchants/usage';
  * The checkout widget's calls. GET /api/checkout/payment_intents/:id?client_secret=… is public (CORS for any
  * origin, no credentials) and shows only what a payment page needs. POST …/pay is the signed-in consumer paying
  * from bpay's own checkout page: the split is collected into a bcard locked to the merchant, and the intent is
- * confirmed with it; if anything fails, nothing stays charged and the intent can still be paid.
+ * confirmed with it; if anything fails, nothing stays charged and the intent can still be paid. A sandbox intent
+ * charges nothing: the split is checked the same way, then a sandbox test bcard pays it (testMode: true).
  */
 
 function expectError(res: CallResult, status: number, code: ErrorCode, param?: string): void {
@@ -35,7 +36,9 @@ let ctx: TestContext;
 let consumer: { cookie: string; id: string };
 let stranger: { cookie: string; id: string };
 let sources: { a: string; b: string; strangers: string };
+/** A sandbox merchant (test payments) and a production one (the consumer's money). */
 let merchant: TestMerchant;
+let live: TestMerchant;
 
 beforeAll(async () => {
   ctx = await makeTestApp();
@@ -51,6 +54,7 @@ beforeAll(async () => {
     strangers: (await addCard(ctx, stranger.cookie, CARDS_OK[2])).id,
   };
   merchant = await createMerchant(ctx, owner.cookie, 'sandbox', { businessName: 'Corner Books', website: 'https://books.example' });
+  live = await createMerchant(ctx, owner.cookie, 'production', { businessName: 'Corner Books', website: 'https://books.example' });
 });
 afterAll(() => ctx.close());
 beforeEach(() => resetRateWindows());
@@ -62,15 +66,23 @@ const bcardCount = async (userId: string) => Number((await q('SELECT count(*) AS
 const eventTypes = async (piId: string) =>
   (await q("SELECT type FROM events WHERE json_extract(data, '$.id') = ? ORDER BY seq", [piId])).map((r) => String(r.type));
 
-const create = async (body: Record<string, unknown> = {}) => {
-  const res = await merchantCall(ctx, merchant.secretKey, '/payment_intents', {
+const create = async (body: Record<string, unknown> = {}, m: TestMerchant = merchant) => {
+  const res = await merchantCall(ctx, m.secretKey, '/payment_intents', {
     method: 'POST',
     body: { amount: 3000, currency: 'usd', description: 'A novel', metadata: { order: 'secret-order-ref' }, ...body },
   });
   expect(res.status).toBe(200);
   return res.body as { id: string; client_secret: string; status: string };
 };
-const status = async (id: string) => (await merchantCall(ctx, merchant.secretKey, `/payment_intents/${id}`)).body.status as string;
+const status = async (id: string, m: TestMerchant = merchant) => (await merchantCall(ctx, m.secretKey, `/payment_intents/${id}`)).body.status as string;
+/** What the simulated processor says each of the consumer's cards has available, in cents. */
+const available = async () =>
+  (
+    await q('SELECT f.id AS id, s.available_cents AS c FROM funding_sources f JOIN sim_cards s ON s.token = f.vendor_token WHERE f.user_id = ? ORDER BY f.id', [
+      consumer.id,
+    ])
+  ).map((r) => [String(r.id), Number(r.c)]);
+const collectionCount = async (userId: string) => Number((await q('SELECT count(*) AS n FROM collections WHERE user_id = ?', [userId]))[0]!.n);
 const publicGet = (id: string, secret: string | null, origin: string | null = 'https://books.example') =>
   call(ctx, `/api/checkout/payment_intents/${id}${secret === null ? '' : `?client_secret=${encodeURIComponent(secret)}`}`, { origin });
 const pay = (
@@ -129,13 +141,15 @@ describe('GET /api/checkout/payment_intents/:id (the widget, by client secret)',
   });
 });
 
-describe('POST /api/checkout/payment_intents/:id/pay', () => {
+describe('POST /api/checkout/payment_intents/:id/pay (a production intent: the consumer pays)', () => {
   test('200: a split into a bcard locked to the merchant; the intent succeeds and its events are written', async () => {
-    const pi = await create({ amount: 3000 });
+    const merchant = live;
+    const pi = await create({ amount: 3000 }, live);
     const merchantBefore = await ledger(`merchant:${merchant.id}`);
     const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 60], [sources.b, 40]) });
     expect(res.status).toBe(200);
     expect(res.body.paymentIntent).toEqual({ id: pi.id, status: 'succeeded', amount: 3000 });
+    expect(res.body.testMode).toBe(false);
     const bcardId: string = res.body.bcard.id;
     expect(res.body.bcard).toMatchObject({ status: 'used', amount: '30.00', balance: '0.00' });
     expect(res.body.bcard.fundingSources.map((s: { fundingSourceId: string; percentage: number }) => [s.fundingSourceId, s.percentage])).toEqual([
@@ -161,7 +175,7 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
   });
 
   test('a repeated submission with the same Idempotency-Key answers the first outcome and pays once', async () => {
-    const pi = await create({ amount: 1200 });
+    const pi = await create({ amount: 1200 }, live);
     const headers = { 'idempotency-key': `checkout-${pi.id}` };
     const body = { client_secret: pi.client_secret, splits: split([sources.b, 100]) };
     const cards = await bcardCount(consumer.id);
@@ -175,24 +189,24 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
   });
 
   test('a manual-capture intent is authorized by the payment and captured by the merchant', async () => {
-    const pi = await create({ amount: 2000, capture_method: 'manual' });
+    const pi = await create({ amount: 2000, capture_method: 'manual' }, live);
     const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) });
     expect(res.status).toBe(200);
     expect(res.body.paymentIntent.status).toBe('requires_capture');
     const [card] = await q('SELECT status, locked_merchant_id FROM bcards WHERE id = ?', [res.body.bcard.id]);
-    expect(card).toMatchObject({ status: 'authorized', locked_merchant_id: merchant.id });
-    const captured = await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}/capture`, { method: 'POST', body: {} });
+    expect(card).toMatchObject({ status: 'authorized', locked_merchant_id: live.id });
+    const captured = await merchantCall(ctx, live.secretKey, `/payment_intents/${pi.id}/capture`, { method: 'POST', body: {} });
     expect(captured.body).toMatchObject({ status: 'succeeded', amount_received: 2000 });
   });
 
   test('a split the sources cannot cover -> 402 insufficient_funds; nothing is charged and the intent can still be paid', async () => {
     // $20,000.00 from one card holding $10,000.00.
-    const pi = await create({ amount: 2_000_000 });
+    const pi = await create({ amount: 2_000_000 }, live);
     const sourceBefore = await ledger(`funding_source:${sources.a}`);
     const cards = await bcardCount(consumer.id);
     const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) });
     expectError(res, 402, 'insufficient_funds');
-    expect(await status(pi.id)).toBe('requires_payment_method');
+    expect(await status(pi.id, live)).toBe('requires_payment_method');
     expect(await ledger(`funding_source:${sources.a}`)).toBe(sourceBefore);
     expect(await bcardCount(consumer.id)).toBe(cards);
     const report = await moneyReport(ctx);
@@ -201,16 +215,22 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
     expect(await eventTypes(pi.id)).toEqual(['payment_intent.created']);
   });
 
-  test("another user's funding source -> 404, nothing is collected", async () => {
-    const pi = await create();
-    const theirs = await ledger(`funding_source:${sources.strangers}`);
-    const cards = await bcardCount(consumer.id);
-    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.strangers, 50]) });
-    expectError(res, 404, 'resource_not_found');
-    expect(await status(pi.id)).toBe('requires_payment_method');
-    expect(await ledger(`funding_source:${sources.strangers}`)).toBe(theirs);
-    expect(await bcardCount(consumer.id)).toBe(cards);
-  });
+  for (const mode of ['production', 'sandbox'] as const) {
+    test(`another user's funding source -> 404, nothing is collected (${mode})`, async () => {
+      const m = mode === 'production' ? live : merchant;
+      const pi = await create({}, m);
+      const theirs = await ledger(`funding_source:${sources.strangers}`);
+      const cards = await bcardCount(consumer.id);
+      const allCards = Number((await q('SELECT count(*) AS n FROM bcards'))[0]!.n);
+      const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.strangers, 50]) });
+      expectError(res, 404, 'resource_not_found');
+      expect(await status(pi.id, m)).toBe('requires_payment_method');
+      expect(await ledger(`funding_source:${sources.strangers}`)).toBe(theirs);
+      expect(await bcardCount(consumer.id)).toBe(cards);
+      // Not even a sandbox test bcard was made.
+      expect(Number((await q('SELECT count(*) AS n FROM bcards'))[0]!.n)).toBe(allCards);
+    });
+  }
 
   interface Row {
     name: string;
@@ -237,10 +257,13 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
   beforeAll(async () => {
     otherSecret = (await create()).client_secret;
   });
-  for (const row of rows) {
-    test(`${row.name} -> ${row.expectStatus} ${row.expectCode}; the intent can still be paid`, async () => {
-      const pi = await create();
+  // The split is checked the same way for a sandbox intent, though nothing is collected for it.
+  for (const row of rows.flatMap((r) => (['production', 'sandbox'] as const).map((mode) => ({ ...r, mode })))) {
+    test(`${row.name} -> ${row.expectStatus} ${row.expectCode}; the intent can still be paid (${row.mode})`, async () => {
+      const m = row.mode === 'production' ? live : merchant;
+      const pi = await create({}, m);
       const cards = await bcardCount(consumer.id);
+      const allCards = Number((await q('SELECT count(*) AS n FROM bcards'))[0]!.n);
       const body = row.body ? row.body(pi) : { client_secret: pi.client_secret, splits: split([sources.a, 100]) };
       const res = row.raw
         ? await call(ctx, `/api/checkout/payment_intents/${pi.id}/pay`, {
@@ -251,13 +274,14 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
           })
         : await pay(pi.id, body, row.opts);
       expectError(res, row.expectStatus, row.expectCode, row.expectParam);
-      expect(await status(pi.id)).toBe('requires_payment_method');
+      expect(await status(pi.id, m)).toBe('requires_payment_method');
       expect(await bcardCount(consumer.id)).toBe(cards);
+      expect(Number((await q('SELECT count(*) AS n FROM bcards'))[0]!.n)).toBe(allCards);
     });
   }
 
   test('5 simultaneous payments of one intent: one pays, the other bcards are refunded in full', async () => {
-    const pi = await create({ amount: 1000 });
+    const pi = await create({ amount: 1000 }, live);
     const earlier = new Set((await q('SELECT id FROM bcards WHERE user_id = ?', [consumer.id])).map((r) => String(r.id)));
     const results = await Promise.all(
       Array.from({ length: 5 }, (_, i) => pay(pi.id, { client_secret: pi.client_secret, splits: split([i % 2 ? sources.a : sources.b, 100]) })),
@@ -265,7 +289,7 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) expectError(r, 400, 'payment_intent_unexpected_state');
-    expect(await status(pi.id)).toBe('succeeded');
+    expect(await status(pi.id, live)).toBe('succeeded');
     // Each refused payment may have issued a bcard before the race was lost: none is left usable or holding money.
     const fresh = (await q('SELECT id, status, spent_cents FROM bcards WHERE user_id = ?', [consumer.id])).filter((b) => !earlier.has(String(b.id)));
     expect(fresh.length).toBeGreaterThanOrEqual(1);
@@ -277,16 +301,14 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
   });
 
   test('a canceled intent cannot be paid, and nothing is collected', async () => {
-    const pi = await create();
-    expect((await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}/cancel`, { method: 'POST', body: {} })).status).toBe(200);
+    const pi = await create({}, live);
+    expect((await merchantCall(ctx, live.secretKey, `/payment_intents/${pi.id}/cancel`, { method: 'POST', body: {} })).status).toBe(200);
     const cards = await bcardCount(consumer.id);
     expectError(await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) }), 400, 'payment_intent_unexpected_state');
     expect(await bcardCount(consumer.id)).toBe(cards);
   });
 
   test('a production intent paid through checkout is live mode, and only the production key sees it', async () => {
-    const owner = await registerUser(ctx);
-    const live = await createMerchant(ctx, owner.cookie, 'production');
     const made = await merchantCall(ctx, live.secretKey, '/payment_intents', { method: 'POST', body: { amount: 1500, currency: 'usd' } });
     const pi = made.body as { id: string; client_secret: string };
     expect((await publicGet(pi.id, pi.client_secret)).body.livemode).toBe(true);
@@ -296,5 +318,88 @@ describe('POST /api/checkout/payment_intents/:id/pay', () => {
     expect(card!.locked_merchant_id).toBe(live.id);
     expect((await merchantCall(ctx, live.secretKey, `/payment_intents/${pi.id}`)).body).toMatchObject({ status: 'succeeded', livemode: true });
     expectError(await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`), 404, 'resource_not_found');
+  });
+});
+
+describe('POST /api/checkout/payment_intents/:id/pay (a sandbox intent: a test payment)', () => {
+  test("200 testMode: a sandbox test bcard pays; the consumer's cards, bcards, transactions and plan are untouched", async () => {
+    const pi = await create({ amount: 3000 });
+    const merchantBefore = await ledger(`merchant:${merchant.id}`);
+    const testFundsBefore = await ledger('sandbox:test_funds');
+    const cardsBefore = await available();
+    const sourceLedger = [await ledger(`funding_source:${sources.a}`), await ledger(`funding_source:${sources.b}`)];
+    const bcards = await bcardCount(consumer.id);
+    const collections = await collectionCount(consumer.id);
+    const transactions = (await call(ctx, '/api/transactions', { cookie: consumer.cookie })).body;
+
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 60], [sources.b, 40]) });
+    expect(res.status).toBe(200);
+    expect(res.body.testMode).toBe(true);
+    expect(res.body.paymentIntent).toEqual({ id: pi.id, status: 'succeeded', amount: 3000 });
+    // The bcard that paid is a sandbox test bcard: the amount only (no fee), funded by no source of anyone's.
+    expect(res.body.bcard).toMatchObject({ status: 'used', amount: '30.00', fee: '0.00', totalCharged: '30.00', fundingSources: [] });
+    const [card] = await q('SELECT sandbox, locked_merchant_id, status, spent_cents, user_id FROM bcards WHERE id = ?', [res.body.bcard.id]);
+    expect(card).toMatchObject({ sandbox: 1, locked_merchant_id: merchant.id, status: 'used', spent_cents: 3000 });
+    expect(card!.user_id).not.toBe(consumer.id);
+    expect((await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`)).body).toMatchObject({
+      status: 'succeeded',
+      amount_received: 3000,
+      livemode: false,
+      payment_method: res.body.bcard.id,
+    });
+    expect(await eventTypes(pi.id)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
+    // Play money: sandbox:test_funds paid the merchant.
+    expect((await ledger(`merchant:${merchant.id}`)) - merchantBefore).toBe(3000);
+    expect((await ledger('sandbox:test_funds')) - testFundsBefore).toBe(-3000);
+
+    // Nothing of the consumer's moved or was recorded.
+    expect(await available()).toEqual(cardsBefore);
+    expect([await ledger(`funding_source:${sources.a}`), await ledger(`funding_source:${sources.b}`)]).toEqual(sourceLedger);
+    expect(await bcardCount(consumer.id)).toBe(bcards);
+    expect(await collectionCount(consumer.id)).toBe(collections);
+    expect((await call(ctx, '/api/transactions', { cookie: consumer.cookie })).body).toEqual(transactions);
+    expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
+  });
+
+  test('a split the sources could not cover still pays a test payment (nothing is collected), once per Idempotency-Key', async () => {
+    const pi = await create({ amount: 2_000_000 });
+    const cardsBefore = await available();
+    const headers = { 'idempotency-key': `checkout-${pi.id}` };
+    const body = { client_secret: pi.client_secret, splits: split([sources.a, 100]) };
+    const first = await pay(pi.id, body, { headers });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ testMode: true, paymentIntent: { status: 'succeeded', amount: 2_000_000 } });
+    const again = await pay(pi.id, body, { headers });
+    expect(again.headers.get(REPLAY_HEADER)).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(Number((await q("SELECT count(*) AS n FROM ledger_movements WHERE kind = 'bcard.spent' AND reference_id = ?", [first.body.bcard.id]))[0]!.n)).toBe(1);
+    expect(await available()).toEqual(cardsBefore);
+  });
+
+  test('a manual-capture sandbox intent is authorized with a test bcard; canceling it returns the money to the sandbox', async () => {
+    const pi = await create({ amount: 2000, capture_method: 'manual' });
+    const testFundsBefore = await ledger('sandbox:test_funds');
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.b, 100]) });
+    expect(res.body).toMatchObject({ testMode: true, paymentIntent: { status: 'requires_capture' } });
+    const [card] = await q('SELECT status, sandbox FROM bcards WHERE id = ?', [res.body.bcard.id]);
+    expect(card).toMatchObject({ status: 'authorized', sandbox: 1 });
+    const canceled = await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}/cancel`, { method: 'POST', body: {} });
+    expect(canceled.body.status).toBe('canceled');
+    expect(await ledger('sandbox:test_funds')).toBe(testFundsBefore);
+    expect(await ledger(`bcard:${res.body.bcard.id}`)).toBe(0);
+  });
+
+  test('if the confirmation fails, the test bcard is canceled and its money goes back to the sandbox', async () => {
+    const pi = await create({ amount: 1000 });
+    const testFundsBefore = await ledger('sandbox:test_funds');
+    const results = await Promise.all(
+      Array.from({ length: 3 }, () => pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) expectError(r, 400, 'payment_intent_unexpected_state');
+    expect((await ledger('sandbox:test_funds')) - testFundsBefore).toBe(-1000);
+    const report = await moneyReport(ctx);
+    expect(moneyViolations(report)).toEqual([]);
+    expect(report.unsettledCollections).toBe(0);
   });
 });

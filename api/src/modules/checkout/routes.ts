@@ -80,17 +80,36 @@ export function checkoutRoutes(deps: AppDeps) {
               { minItems: 1, maxItems: 20 },
             ),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                client_secret: 'pi_1a2b3c4d5e6f7a8b9c0d1e2f_secret_…',
+                splits: [
+                  { fundingSourceId: 'fs_1a2b3c4d5e6f7a8b9c0d1e2f', percentage: 60 },
+                  { fundingSourceId: 'fs_2b3c4d5e6f7a8b9c0d1e2f3a', percentage: 40 },
+                ],
+              },
+            ],
+          },
         ),
         response: {
           200: t.Object({
             paymentIntent: t.Object({ id: t.String(), status: t.String(), amount: t.Integer() }),
             bcard: BcardModel,
+            testMode: t.Boolean({
+              description:
+                "True for a sandbox intent: it was paid with a sandbox test bcard and the consumer's cards were not charged " +
+                '(the split is still checked).',
+            }),
           }),
           ...errors(400, 401, 402, 403, 404, 409, 415, 503),
         },
         detail: {
           summary: "Pay a merchant's payment intent: split into a bcard locked to the merchant, then confirm",
+          description:
+            "A sandbox intent charges nothing: the split is checked as usual, then a sandbox test bcard pays it and the " +
+            'answer has testMode: true.',
         },
       },
     );

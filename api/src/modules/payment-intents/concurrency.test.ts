@@ -49,7 +49,8 @@ beforeAll(async () => {
   await makePremium(ctx, consumer.id);
   await makePremium(ctx, owner.user.id);
   sourceId = (await addCard(ctx, consumer.cookie)).id;
-  merchant = await createMerchant(ctx, owner.cookie);
+  // Production: a consumer's bcard pays only production intents.
+  merchant = await createMerchant(ctx, owner.cookie, 'production');
 });
 afterAll(() => ctx.close());
 

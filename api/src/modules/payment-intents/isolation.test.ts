@@ -9,6 +9,7 @@ import {
   makeTestApp,
   merchantCall,
   registerUser,
+  testBcardCard,
   type CallResult,
   type TestCardDetails,
   type TestContext,
@@ -71,7 +72,7 @@ describe('merchant B and merchant A', () => {
   test("B cannot retrieve, confirm, capture or cancel A's intents (404), and they stay as they were", async () => {
     const open = await made(a);
     const manual = await made(a, { capture_method: 'manual' });
-    const bcard = await bcardCard(ctx, consumer.cookie, sourceId, '25.00');
+    const bcard = await testBcardCard(ctx, a.secretKey, 2500);
     expect((await act(a, manual.id, 'confirm', withCard(bcard.card))).body.status).toBe('requires_capture');
 
     for (const pi of [open, manual]) {
@@ -162,6 +163,57 @@ describe('sandbox and production', () => {
     expect(Number(event!.livemode)).toBe(1);
   });
 
+  // Stripe declines a live card in test mode (test_mode_live_card) and a test card in live mode (live_mode_test_card).
+  test("a sandbox intent declines a consumer's bcard (test_mode_live_card) like any decline; the bcard is not touched", async () => {
+    const bcard = await bcardCard(ctx, consumer.cookie, sourceId, '25.00');
+    const consumerMoney = () =>
+      q('SELECT account, sum(amount_cents) AS s, count(*) AS n FROM ledger_postings WHERE account IN (?, ?) GROUP BY account ORDER BY account', [
+        `bcard:${bcard.id}`,
+        `funding_source:${sourceId}`,
+      ]);
+    const moneyBefore = await consumerMoney();
+    for (const [i, pm] of [withCard(bcard.card), { payment_method: bcard.id }].entries()) {
+      const pi = await made(a);
+      // By id the bcard must be locked to this merchant (the checkout widget's bcards were): lock it, then try.
+      if (i === 1) await q('UPDATE bcards SET locked_merchant_id = ? WHERE id = ?', [a.id, bcard.id]);
+      const res = await act(a, pi.id, 'confirm', pm);
+      expectError(res, 402, 'card_declined', 'payment_method');
+      expect(res.body.error.decline_code).toBe('test_mode_live_card');
+      expect(res.body.error.message).toContain('sandbox payment intent takes only sandbox test bcards');
+      expect(res.body.error.message).toContain('POST /api/v1/test_helpers/bcards');
+      expect(res.body.error.payment_intent).toEqual({ id: pi.id, status: 'requires_payment_method' });
+      expect((await get(a, pi.id)).body).toMatchObject({
+        status: 'requires_payment_method',
+        payment_method: null,
+        amount_received: 0,
+        last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'test_mode_live_card' },
+      });
+      const failed = await q("SELECT count(*) AS n FROM events WHERE type = 'payment_intent.failed' AND json_extract(data, '$.id') = ?", [pi.id]);
+      expect(Number(failed[0]!.n)).toBe(1);
+      // The consumer's money did not move and the bcard can still be used (or canceled) as before.
+      expect(await bcardRow(bcard.id)).toMatchObject({ status: 'active', spent_cents: 0 });
+      expect(await consumerMoney()).toEqual(moneyBefore);
+      // A sandbox test bcard pays the same intent.
+      const test = await testBcardCard(ctx, a.secretKey, 2500);
+      expect((await act(a, pi.id, 'confirm', { payment_method: test.id })).body.status).toBe('succeeded');
+    }
+  });
+
+  test('a production intent declines a sandbox test bcard (live_mode_test_card); the test bcard is not touched', async () => {
+    const test = await testBcardCard(ctx, a.secretKey, 2500);
+    const pi = await made(live);
+    const res = await act(live, pi.id, 'confirm', withCard(test.card));
+    expectError(res, 402, 'card_declined', 'payment_method');
+    expect(res.body.error.decline_code).toBe('live_mode_test_card');
+    expect((await get(live, pi.id)).body).toMatchObject({
+      status: 'requires_payment_method',
+      last_payment_error: { code: 'card_declined', decline_code: 'live_mode_test_card' },
+    });
+    expect(await bcardRow(test.id)).toMatchObject({ status: 'active', spent_cents: 0 });
+    const ledger = await q('SELECT count(*) AS n FROM ledger_postings WHERE account = ?', [`merchant:${live.id}`]);
+    expect(Number(ledger[0]!.n)).toBe(0);
+  });
+
   test("a key's mode must match its merchant: the sk_live_ twin of a sandbox key is refused", async () => {
     const twin = a.secretKey.replace(/^sk_test_/, 'sk_live_');
     expectError(await merchantCall(ctx, twin, '/payment_intents'), 401, 'invalid_api_key');
@@ -201,7 +253,7 @@ describe('Idempotency-Key', () => {
 
   test('a confirm replayed after success answers the same and spends nothing more', async () => {
     const pi = await made(a);
-    const bcard = await bcardCard(ctx, consumer.cookie, sourceId, '25.00');
+    const bcard = await testBcardCard(ctx, a.secretKey, 2500);
     const headers = { 'idempotency-key': 'confirm-1' };
     const first = await act(a, pi.id, 'confirm', withCard(bcard.card), headers);
     expect(first.body.status).toBe('succeeded');
@@ -221,7 +273,7 @@ describe('Idempotency-Key', () => {
 
   test('a decline is stored too: the replay answers the same 402', async () => {
     const pi = await made(a);
-    const bcard = await bcardCard(ctx, consumer.cookie, sourceId, '10.00');
+    const bcard = await testBcardCard(ctx, a.secretKey, 1000);
     const headers = { 'idempotency-key': 'confirm-short' };
     const first = await act(a, pi.id, 'confirm', withCard(bcard.card), headers);
     expectError(first, 402, 'card_declined');

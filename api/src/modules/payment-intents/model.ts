@@ -21,7 +21,11 @@ export const PaymentIntentModel = t.Object(
     payment_method: t.Union([t.String(), t.Null()], { description: 'The bcard that paid' }),
     last_payment_error: t.Union([t.Record(t.String(), t.Unknown()), t.Null()]),
     canceled_at: t.Union([t.Integer(), t.Null()]),
-    cancellation_reason: t.Union([t.String(), t.Null()]),
+    cancellation_reason: t.Union([t.String(), t.Null()], {
+      description:
+        'duplicate, fraudulent, requested_by_customer or abandoned (given by the merchant), or automatic: bpay canceled ' +
+        'an authorization left uncaptured for 7 days',
+    }),
   },
   { $id: '#/components/schemas/PaymentIntent' },
 );

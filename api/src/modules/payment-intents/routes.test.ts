@@ -22,7 +22,9 @@ import { resetRateWindows } from '../merchants/usage';
  * The merchant API under /api/v1 (Authorization: Bearer sk_…): every endpoint's validation and errors, confirm
  * with a bcard (by its card details, or by id when it was issued for this merchant), manual capture, cancel,
  * usage, and authentication. Errors are Stripe-shaped: { error: { type, code, message, param?, decline_code? } }.
- * The clock starts on 2026-01-15 12:00 UTC and moves only when a test moves it.
+ * The merchants are production ones: a consumer's bcard pays only production intents (a sandbox intent declines it
+ * with test_mode_live_card; see isolation.test.ts). The clock starts on 2026-01-15 12:00 UTC and moves only when a
+ * test moves it.
  */
 
 /** toMatchObject on a copy: Bun 1.3's toMatchObject writes its asymmetric matchers into the object it checks. */
@@ -54,7 +56,7 @@ beforeAll(async () => {
   await makePremium(ctx, consumer.id);
   await makePremium(ctx, owner.id);
   sourceId = (await addCard(ctx, consumer.cookie)).id;
-  merchant = await createMerchant(ctx, owner.cookie);
+  merchant = await createMerchant(ctx, owner.cookie, 'production');
 });
 afterAll(() => ctx.close());
 beforeEach(() => resetRateWindows());
@@ -103,7 +105,7 @@ describe('POST /api/v1/payment_intents', () => {
       created: Math.floor(ctx.clock.now().getTime() / 1000),
       description: 'Order 42',
       metadata: { order: '42' },
-      livemode: false,
+      livemode: true,
       payment_method: null,
       last_payment_error: null,
       canceled_at: null,
@@ -165,7 +167,7 @@ describe('GET /api/v1/payment_intents', () => {
   let pager: TestMerchant;
   const made: string[] = [];
   beforeAll(async () => {
-    pager = await createMerchant(ctx, owner.cookie);
+    pager = await createMerchant(ctx, owner.cookie, 'production');
     for (let i = 0; i < 25; i++) made.push((await create({ amount: 100 + i }, pager)).id);
     resetRateWindows();
   });
@@ -356,7 +358,7 @@ describe('POST /api/v1/payment_intents/:id/confirm', () => {
   });
 
   test('a bcard locked to another merchant -> 402 merchant_not_allowed (by card details), 400 (by id)', async () => {
-    const elsewhere = await createMerchant(ctx, owner.cookie);
+    const elsewhere = await createMerchant(ctx, owner.cookie, 'production');
     const bcard = await newBcard('25.00');
     await q('UPDATE bcards SET locked_merchant_id = ? WHERE id = ?', [elsewhere.id, bcard.id]);
     const pi = await create();
@@ -523,7 +525,7 @@ describe('POST /api/v1/payment_intents/:id/cancel', () => {
 
 describe('GET /api/v1/merchant/usage', () => {
   test('counts every authenticated request, today and this month', async () => {
-    const m = await createMerchant(ctx, owner.cookie);
+    const m = await createMerchant(ctx, owner.cookie, 'production');
     await create({}, m);
     await merchantCall(ctx, m.secretKey, '/payment_intents');
     await merchantCall(ctx, m.secretKey, '/payment_intents/pi_nope');
@@ -550,7 +552,7 @@ describe('authentication', () => {
   let inactive: TestMerchant;
   beforeAll(async () => {
     pi = await create();
-    inactive = await createMerchant(ctx, owner.cookie);
+    inactive = await createMerchant(ctx, owner.cookie, 'production');
     const off = await call(ctx, `/api/merchants/${inactive.id}`, { method: 'PATCH', cookie: owner.cookie, body: { isActive: false } });
     expect(off.status).toBe(200);
   });
@@ -567,7 +569,7 @@ describe('authentication', () => {
   const credentials: Array<{ name: string; headers: () => Record<string, string>; cookie?: () => string }> = [
     { name: 'no Authorization header', headers: () => ({}) },
     { name: 'a wrong secret key', headers: () => ({ authorization: `Bearer sk_test_wrong${'x'.repeat(27)}` }) },
-    { name: 'the live twin of the test key', headers: () => ({ authorization: `Bearer ${merchant.secretKey.replace('sk_test_', 'sk_live_')}` }) },
+    { name: 'the test twin of the live key', headers: () => ({ authorization: `Bearer ${merchant.secretKey.replace('sk_live_', 'sk_test_')}` }) },
     { name: 'the publishable key', headers: () => ({ authorization: `Bearer ${merchant.publishableKey}` }) },
     { name: 'the key without Bearer', headers: () => ({ authorization: merchant.secretKey }) },
     { name: 'the key as Basic auth', headers: () => ({ authorization: `Basic ${btoa(`${merchant.secretKey}:`)}` }) },
@@ -591,7 +593,7 @@ describe('authentication', () => {
     test(`${ep.name} for an inactive merchant -> 403 merchant_inactive`, async () => {
       const res = await merchantCall(ctx, inactive.secretKey, ep.path(), { method: ep.method, body: ep.body });
       expectError(res, 403, 'merchant_inactive');
-      expect(res.body.error.type).toBe('permission_error');
+      expect(res.body.error.type).toBe('invalid_request_error') // Stripe answers a key's missing permission with 403 invalid_request_error;
     });
   }
 

@@ -167,7 +167,9 @@ export function paymentIntentRoutes(deps: AppDeps) {
         parse: 'json',
         params: Id,
         headers: IdempotencyKey,
-        body: t.Optional(t.Object({ amount_to_capture: t.Optional(int({ minimum: 1 })) }, { additionalProperties: false })),
+        body: t.Optional(
+          t.Object({ amount_to_capture: t.Optional(int({ minimum: 1 })) }, { additionalProperties: false, examples: [{}, { amount_to_capture: 1500 }] }),
+        ),
         response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 404, 409, 415, 429) },
         detail: { summary: 'Capture an authorized payment intent (capture_method manual)', security: [{ secretKey: [] }] },
       },
@@ -186,7 +188,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
         body: t.Optional(
           t.Object(
             { cancellation_reason: t.Optional(t.UnionEnum(CANCELLATION_REASONS, { ...noDefault, error: `cancellation_reason must be one of ${CANCELLATION_REASONS.join(', ')}.` })) },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{}, { cancellation_reason: 'requested_by_customer' }] },
           ),
         ),
         response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 404, 409, 415, 429) },

@@ -31,6 +31,12 @@ export function assertIntentTransition(from: PaymentIntentStatus, to: PaymentInt
   }
 }
 
+/**
+ * An uncaptured authorization lasts 7 days, as Stripe's: then the sweep cancels the intent (cancellation_reason
+ * `automatic`) and refunds the bcard, so neither the consumer's money nor the payment waits forever.
+ */
+export const AUTHORIZATION_TTL_MS = 7 * 24 * 3600_000;
+
 /** Stripe's limits: 50 cents to $999,999.99; metadata up to 50 keys (40-char keys, 500-char values). */
 export const MIN_AMOUNT = 50;
 export const MAX_AMOUNT = 99_999_999;
@@ -265,8 +271,19 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
     if (!bcard) throw new CardDecline('card_declined', 'incorrect_number', 'Your card number, expiry or security code is incorrect.');
   }
   const now = deps.clock.now();
-  // Play money never pays a production intent (the merchant lock already implies it: a merchant has one mode).
-  if (bcard.sandbox && pi.livemode) throw new CardDecline('card_declined', 'test_card_in_live_mode', 'Sandbox test bcards pay sandbox payment intents only.');
+  // Each mode takes only its own money, declined like any card before the bcard is touched (Stripe's decline codes).
+  // Play money never pays a production intent (the merchant lock already implies it: a merchant has one mode) ...
+  if (bcard.sandbox && pi.livemode) {
+    throw new CardDecline('card_declined', 'live_mode_test_card', 'A production payment intent cannot be paid with a sandbox test bcard.');
+  }
+  // ... and a sandbox intent never takes real money from a consumer's bcard.
+  if (!bcard.sandbox && !pi.livemode) {
+    throw new CardDecline(
+      'card_declined',
+      'test_mode_live_card',
+      'A sandbox payment intent takes only sandbox test bcards (POST /api/v1/test_helpers/bcards or `bpay trigger`), never a real bcard.',
+    );
+  }
   if (bcard.status !== 'active') throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
   if (bcard.expiresAt <= now) throw new CardDecline('expired_card', 'expired_card', 'This bcard has expired.');
   if (bcard.lockedMerchantId && bcard.lockedMerchantId !== merchant.id) {
@@ -301,6 +318,7 @@ export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemo
           bcardId: bcard.id,
           amountCapturable: processing.amount,
           lastPaymentError: null,
+          authorizedAt: deps.clock.now(),
         });
         await event(tx, deps, row, 'payment_intent.amount_capturable_updated');
         return row;
@@ -385,6 +403,7 @@ export async function captureIntent(deps: AppDeps, merchant: MerchantRow, livemo
   return toIntentObject(done!);
 }
 
+/** What a merchant may give; `automatic` is set by bpay alone (an authorization left uncaptured for 7 days). */
 export const CANCELLATION_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
 
 /** Cancels an intent that has not succeeded; an authorized bcard is refunded to its sources. */
@@ -396,22 +415,60 @@ export async function cancelIntent(
   reason: string | null,
 ) {
   const pi = await getIntent(deps, merchant, livemode, id);
+  return toIntentObject(await cancelIntentRow(deps, pi, reason));
+}
+
+async function cancelIntentRow(deps: AppDeps, pi: IntentRow, reason: string | null): Promise<IntentRow> {
   const set = { cancellationReason: reason, canceledAt: deps.clock.now(), amountCapturable: 0 };
   if (pi.status === 'requires_capture' && pi.bcardId) {
     const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, pi.bcardId) });
     let done: IntentRow | undefined;
-    await refundUnusedBcard(deps, bcard!, 'canceled', async (tx) => {
-      done = await transition(tx, deps, pi, 'requires_capture', 'canceled', set);
-      await event(tx, deps, done, 'payment_intent.canceled');
-    });
-    return toIntentObject(done!);
+    // The intent's cancel is the one thing that may release an authorized bcard (the consumer's cancel may not).
+    await refundUnusedBcard(
+      deps,
+      bcard!,
+      'canceled',
+      async (tx) => {
+        done = await transition(tx, deps, pi, 'requires_capture', 'canceled', set);
+        await event(tx, deps, done, 'payment_intent.canceled');
+      },
+      'authorized',
+    );
+    return done!;
   }
-  const done = await deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const row = await transition(tx, deps, pi, ['requires_payment_method', 'requires_confirmation', 'requires_action'], 'canceled', set);
     await event(tx, deps, row, 'payment_intent.canceled');
     return row;
   });
-  return toIntentObject(done);
+}
+
+/**
+ * Cancels every intent whose authorization is older than AUTHORIZATION_TTL_MS (Stripe cancels uncaptured
+ * PaymentIntents after 7 days): canceled with cancellation_reason `automatic`, the bcard refunded to its sources
+ * (or to the sandbox's test funds) and payment_intent.canceled emitted, as a merchant's cancel would. Intents
+ * authorized before `authorized_at` was recorded count from their last update. Runs in the money sweep; an intent
+ * that a capture or cancel took meanwhile is skipped. Returns how many it canceled.
+ */
+export async function cancelStaleAuthorizations(deps: AppDeps): Promise<number> {
+  const cutoff = deps.clock.now().getTime() - AUTHORIZATION_TTL_MS;
+  const pi = schema.paymentIntents;
+  const stale = await deps.db
+    .select()
+    .from(pi)
+    .where(and(eq(pi.status, 'requires_capture'), sql`coalesce(${pi.authorizedAt}, ${pi.updatedAt}) <= ${cutoff}`))
+    .limit(100);
+  let n = 0;
+  for (const row of stale) {
+    try {
+      await cancelIntentRow(deps, row, 'automatic');
+      n++;
+    } catch (error) {
+      // Captured or canceled meanwhile (an AppError), or left for the next sweep.
+      if (!(error instanceof AppError)) deps.log.error('canceling a stale authorization failed', { paymentIntentId: row.id, error });
+    }
+  }
+  return n;
 }
 
 /** An intent left in processing by a crash (nothing was spent: spending and succeeding commit together) goes back. */

@@ -3,8 +3,6 @@ import fc from 'fast-check';
 import { PAYMENT_INTENT_STATUSES, type PaymentIntentStatus } from '@bpay/db';
 import { AppError } from '../../errors';
 import {
-  addCard,
-  bcardCard,
   createMerchant,
   makePremium,
   makeTestApp,
@@ -12,6 +10,7 @@ import {
   moneyReport,
   moneyViolations,
   registerUser,
+  testBcardCard,
   type TestContext,
   type TestMerchant,
 } from '../../testing';
@@ -99,17 +98,12 @@ describe('INTENT_TRANSITIONS', () => {
 
 describe('the API follows the state machine', () => {
   let ctx: TestContext;
-  let consumer: { cookie: string };
-  let sourceId: string;
   let merchant: TestMerchant;
   beforeAll(async () => {
     ctx = await makeTestApp();
     const owner = await registerUser(ctx);
-    const c = await registerUser(ctx);
-    consumer = { cookie: c.cookie };
-    await makePremium(ctx, c.user.id);
     await makePremium(ctx, owner.user.id);
-    sourceId = (await addCard(ctx, consumer.cookie)).id;
+    // A sandbox merchant, paid with sandbox test bcards (a consumer's bcard pays production intents only).
     merchant = await createMerchant(ctx, owner.cookie);
   });
   afterAll(() => ctx.close());
@@ -132,7 +126,7 @@ describe('the API follows the state machine', () => {
           let next: PaymentIntentStatus = model;
           let expectStatus = 400;
           if (op === 'confirm' || op === 'decline') {
-            const bcard = await bcardCard(ctx, consumer.cookie, sourceId, op === 'confirm' ? '10.00' : '5.00');
+            const bcard = await testBcardCard(ctx, merchant.secretKey, op === 'confirm' ? 1000 : 500);
             res = await post(`/payment_intents/${id}/confirm`, { payment_method_data: { type: 'card', card: bcard.card } });
             if (open && op === 'confirm') (expectStatus = 200), (next = manual ? 'requires_capture' : 'succeeded');
             if (open && op === 'decline') expectStatus = 402;

@@ -4,7 +4,7 @@ import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { listEvents } from '../events/service';
 import { getOwnedMerchant } from '../merchants/service';
-import { merchantIdempotency } from './idempotent';
+import { endpointSecretIdempotency, merchantIdempotency } from './idempotent';
 import {
   CreateEndpointBody,
   DeliveryList,
@@ -38,6 +38,8 @@ const EndpointIds = t.Object({ id: t.String({ maxLength: 64 }), endpointId: t.St
  */
 export function webhookDashboardRoutes(deps: AppDeps) {
   const idempotent = merchantIdempotency(deps);
+  /** Create and roll answer the signing secret, which the Idempotency-Key record must not keep. */
+  const withSecret = endpointSecretIdempotency(deps);
   /** The signed-in user's merchant and its mode. */
   const owned = async (userId: string, merchantId: string) => {
     const merchant = await getOwnedMerchant(deps, userId, merchantId);
@@ -65,7 +67,7 @@ export function webhookDashboardRoutes(deps: AppDeps) {
       '/:id/webhook_endpoints',
       async ({ user, params, body, headers, request }) => {
         const { merchant, livemode } = await owned(user.id, params.id);
-        return idempotent(
+        return withSecret(
           merchant.id,
           request,
           headers['idempotency-key'],
@@ -116,7 +118,7 @@ export function webhookDashboardRoutes(deps: AppDeps) {
       '/:id/webhook_endpoints/:endpointId/roll_secret',
       async ({ user, params, headers, request }) => {
         const { merchant, livemode } = await owned(user.id, params.id);
-        return idempotent(merchant.id, request, headers['idempotency-key'], {}, () =>
+        return withSecret(merchant.id, request, headers['idempotency-key'], {}, () =>
           rollEndpointSecret(deps, merchant, livemode, params.endpointId),
         );
       },

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { addCard, call, CARD_OK, makeTestApp, type TestContext } from '../../testing';
+import { call, makeTestApp, type TestContext } from '../../testing';
 import { signatureHeader, verifySignature } from './signature';
 import { AUTO_DISABLED_REASON } from './service';
-import { attemptsOf, countRows, createIntent, deliveriesOf, HOUR, issueBcard, nowSeconds, setup, v1 } from './test-kit';
+import { attemptsOf, countRows, createIntent, deliveriesOf, HOUR, nowSeconds, setup, testBcard, v1 } from './test-kit';
 import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffMs, deliverDueWebhooks, USER_AGENT } from './worker';
 
 /*
@@ -42,9 +42,8 @@ describe('a payment intent paid with a bcard, delivered to a test receiver', () 
   beforeAll(async () => {
     ctx = await makeTestApp();
     s = await setup(ctx, ['payment_intent.created', 'payment_intent.succeeded', 'payment_intent.failed']);
-    const source = await addCard(ctx, s.user.cookie, CARD_OK);
     piId = await createIntent(ctx, s.merchant, 2500);
-    const { card } = await issueBcard(ctx, s.user.cookie, source.id, '25.00');
+    const { card } = await testBcard(ctx, s.merchant, 2500);
     const wrong = await v1(ctx, s.merchant.key, `/payment_intents/${piId}/confirm`, {
       method: 'POST',
       body: { payment_method_data: { type: 'card', card: { ...card, cvc: card.cvc === '999' ? '998' : '999' } } },

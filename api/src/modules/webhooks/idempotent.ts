@@ -1,5 +1,9 @@
+import { and, eq } from 'drizzle-orm';
+import { schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
+import { unseal } from '../../lib/crypto';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
+import type { WebhookEndpointObject } from './service';
 
 /**
  * Runs a merchant's POST under its Idempotency-Key (scope `merchant:<id>`, shared with the payment intents API, so
@@ -20,4 +24,51 @@ export function merchantIdempotency(deps: AppDeps) {
       { scope: `merchant:${merchantId}`, key: key ?? null, method: request.method, path: new URL(request.url).pathname, body: body ?? {} },
       async () => ({ status, body: await run() }),
     ).then(idempotentResponse);
+}
+
+/**
+ * merchantIdempotency for the answers that carry a webhook signing secret (create, roll secret). The stored answer
+ * never holds the secret (idempotency records are plain text; the secret is kept only sealed): the first answer
+ * gets it from the request that made it, a replay from the endpoint's current secret, unsealed. A replay for an
+ * endpoint deleted since (or whose secret can no longer be unsealed) answers without `secret`.
+ */
+export function endpointSecretIdempotency(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
+  return async (
+    merchantId: string,
+    request: Request,
+    key: string | undefined,
+    body: unknown,
+    run: () => Promise<WebhookEndpointObject>,
+    status = 200,
+  ): Promise<Response> => {
+    let secret: string | undefined;
+    const outcome = await runIdempotent(
+      idem,
+      { scope: `merchant:${merchantId}`, key: key ?? null, method: request.method, path: new URL(request.url).pathname, body: body ?? {} },
+      async () => {
+        const { secret: made, ...stored } = await run();
+        secret = made;
+        return { status, body: stored };
+      },
+    );
+    if (outcome.status !== status) return idempotentResponse(outcome);
+    const stored = outcome.body as Omit<WebhookEndpointObject, 'secret'>;
+    const shown = outcome.replayed ? await currentSecret(deps, merchantId, stored.id) : secret;
+    return idempotentResponse({ ...outcome, body: shown === undefined ? stored : { ...stored, secret: shown } });
+  };
+}
+
+async function currentSecret(deps: AppDeps, merchantId: string, endpointId: string): Promise<string | undefined> {
+  const row = await deps.db.query.webhookEndpoints.findFirst({
+    where: and(eq(schema.webhookEndpoints.id, endpointId), eq(schema.webhookEndpoints.merchantId, merchantId)),
+  });
+  if (!row) return undefined;
+  try {
+    return unseal(deps.webhookKey, row.secretSealed);
+  } catch (error) {
+    // The session secret changed since: the stored secret is unreadable (deliveries say to roll it).
+    deps.log.warn('a replayed webhook endpoint answer cannot show its secret', { endpointId, error });
+    return undefined;
+  }
 }

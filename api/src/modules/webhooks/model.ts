@@ -97,7 +97,10 @@ export const UpdateEndpointBody = t.Object(
     description: t.Optional(description),
     disabled: t.Optional(t.Boolean({ error: 'disabled must be true or false.', description: 'true disables the endpoint; false enables it again' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ enabled_events: ['payment_intent.succeeded', 'payment_intent.failed'], description: 'Orders' }, { disabled: false }],
+  },
 );
 
 export const ListQuery = t.Object({

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { TestClock } from '../../lib/clock';
-import { addCard, CARD_OK, makeTestApp, type TestContext } from '../../testing';
-import { countRows, createIntent, deliveriesOf, HOUR, issueBcard, setup, v1, type Merchant } from './test-kit';
+import { makeTestApp, type TestContext } from '../../testing';
+import { countRows, createIntent, deliveriesOf, HOUR, setup, testBcard, v1, type Merchant } from './test-kit';
 import { deliverDueWebhooks, startWebhookWorker } from './worker';
 
 /*
@@ -101,17 +101,13 @@ describe('the worker timer', () => {
 describe('events are written in the same transaction as the change', () => {
   let ctx: TestContext;
   let m: Merchant;
-  let cookie: string;
-  let sourceId: string;
   let endpointId: string;
   beforeAll(async () => {
     ctx = await makeTestApp();
     const s = await setup(ctx);
     s.receiver.stop();
     m = s.merchant;
-    cookie = s.user.cookie;
     endpointId = s.endpointId;
-    sourceId = (await addCard(ctx, cookie, CARD_OK)).id;
   });
   afterAll(() => ctx.close());
   const exec = (sql: string) => ctx.handle.client.execute(sql);
@@ -131,7 +127,7 @@ describe('events are written in the same transaction as the change', () => {
 
   test('when writing the succeeded event fails, the payment is not made: no spend, no orphan event; a retry succeeds once', async () => {
     const pi = await createIntent(ctx, m, 1500);
-    const { id: bcardId, card } = await issueBcard(ctx, cookie, sourceId, '15.00');
+    const { id: bcardId, card } = await testBcard(ctx, m, 1500);
     const confirm = () => v1(ctx, m.key, `/payment_intents/${pi}/confirm`, { method: 'POST', body: { payment_method_data: { type: 'card', card } } });
 
     await exec(

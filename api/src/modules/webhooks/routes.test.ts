@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { unseal } from '../../lib/crypto';
-import { makeTestApp, registerUser, type TestContext } from '../../testing';
+import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../events/emit';
 import { MAX_ENDPOINTS } from './service';
 import { countRows, fakeDns, newMerchant, v1, type Merchant } from './test-kit';
@@ -346,6 +346,60 @@ describe('webhook endpoints', () => {
     const r2 = await v1(ctx, A.key, `/webhook_endpoints/${first.body.id}/roll_secret`, { method: 'POST', headers: roll });
     expect(r2.headers.get('idempotent-replayed')).toBe('true');
     expect(r2.body.secret).toBe(r1.body.secret);
+  });
+
+  test('Idempotency-Key records never hold a signing secret: stored without it, a replay unseals the current one', async () => {
+    const stored = async (key: string) => {
+      const rs = await ctx.handle.client.execute({ sql: 'SELECT response_body FROM idempotency_keys WHERE key = ?', args: [key] });
+      return String(rs.rows[0]?.response_body);
+    };
+    const headers = { 'idempotency-key': 'create-hook-sealed' };
+    const first = await v1(ctx, A.key, '/webhook_endpoints', { method: 'POST', body: valid, headers });
+    expect(first.status).toBe(200);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const record = await stored('create-hook-sealed');
+    expect(record).not.toContain('whsec_');
+    expect(record).not.toContain(first.body.secret);
+    expect(JSON.parse(record)).toEqual(Object.fromEntries(Object.entries(first.body).filter(([k]) => k !== 'secret')));
+    const replay = await v1(ctx, A.key, '/webhook_endpoints', { method: 'POST', body: valid, headers });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+
+    // Roll: the same. A replay shows the endpoint's secret as it is now (what signs deliveries), here the rolled one.
+    const roll = { 'idempotency-key': 'roll-sealed' };
+    const rolled = await v1(ctx, A.key, `/webhook_endpoints/${first.body.id}/roll_secret`, { method: 'POST', headers: roll });
+    expect(rolled.body.secret).toMatch(/^whsec_/);
+    expect(rolled.body.secret).not.toBe(first.body.secret);
+    expect(await stored('roll-sealed')).not.toContain('whsec_');
+    expect((await v1(ctx, A.key, `/webhook_endpoints/${first.body.id}/roll_secret`, { method: 'POST', headers: roll })).body).toEqual(rolled.body);
+    expect((await v1(ctx, A.key, '/webhook_endpoints', { method: 'POST', body: valid, headers })).body.secret).toBe(rolled.body.secret);
+    // Deleted since: the replay has no secret to show.
+    expect((await v1(ctx, A.key, `/webhook_endpoints/${first.body.id}`, { method: 'DELETE' })).status).toBe(200);
+    const gone = await v1(ctx, A.key, '/webhook_endpoints', { method: 'POST', body: valid, headers });
+    expect(gone.status).toBe(200);
+    expect(gone.body.id).toBe(first.body.id);
+    expect(gone.body.secret).toBeUndefined();
+
+    // The dashboard's create and roll store their answers the same way.
+    const dash = { 'idempotency-key': 'dash-create-sealed' };
+    const made = await call(ctx, `/api/merchants/${A.id}/webhook_endpoints`, { method: 'POST', cookie: ids.cookieA!, body: valid, headers: dash });
+    expect(made.status).toBe(201);
+    expect(made.body.secret).toMatch(/^whsec_/);
+    expect(await stored('dash-create-sealed')).not.toContain('whsec_');
+    const dashAgain = await call(ctx, `/api/merchants/${A.id}/webhook_endpoints`, { method: 'POST', cookie: ids.cookieA!, body: valid, headers: dash });
+    expect(dashAgain.status).toBe(201);
+    expect(dashAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(dashAgain.body).toEqual(made.body);
+    const dashRoll = { 'idempotency-key': 'dash-roll-sealed' };
+    const rolledDash = await call(ctx, `/api/merchants/${A.id}/webhook_endpoints/${made.body.id}/roll_secret`, { method: 'POST', cookie: ids.cookieA!, headers: dashRoll });
+    expect(rolledDash.body.secret).toMatch(/^whsec_/);
+    expect(await stored('dash-roll-sealed')).not.toContain('whsec_');
+    const rolledAgain = await call(ctx, `/api/merchants/${A.id}/webhook_endpoints/${made.body.id}/roll_secret`, { method: 'POST', cookie: ids.cookieA!, headers: dashRoll });
+    expect(rolledAgain.body).toEqual(rolledDash.body);
+
+    // No idempotency record anywhere holds a signing secret.
+    const all = await ctx.handle.client.execute("SELECT count(*) AS n FROM idempotency_keys WHERE response_body LIKE '%whsec%'");
+    expect(Number(all.rows[0]!.n)).toBe(0);
   });
 });
 

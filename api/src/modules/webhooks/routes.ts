@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { errors, sharedModels } from '../../models';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
-import { merchantIdempotency } from './idempotent';
+import { endpointSecretIdempotency, merchantIdempotency } from './idempotent';
 import {
   CreateEndpointBody,
   EndpointDeleted,
@@ -28,13 +28,15 @@ const security = [{ secretKey: [] }];
 /** The merchant API's webhook endpoints (Authorization: Bearer sk_…), scoped to the key's merchant and mode. */
 export function webhookEndpointRoutes(deps: AppDeps) {
   const idempotent = merchantIdempotency(deps);
+  /** Create and roll answer the signing secret, which the Idempotency-Key record must not keep. */
+  const withSecret = endpointSecretIdempotency(deps);
   return new Elysia({ prefix: '/api/v1', tags: ['Webhook endpoints'] })
     .use(sharedModels)
     .use(merchantAuthPlugin(deps))
     .post(
       '/webhook_endpoints',
       ({ merchant, livemode, body, headers, request }) =>
-        idempotent(merchant.id, request, headers['idempotency-key'], body, () => createEndpoint(deps, merchant, livemode, body)),
+        withSecret(merchant.id, request, headers['idempotency-key'], body, () => createEndpoint(deps, merchant, livemode, body)),
       {
         merchant: true,
         parse: 'json',
@@ -104,7 +106,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
     .post(
       '/webhook_endpoints/:id/roll_secret',
       ({ merchant, livemode, params, headers, request }) =>
-        idempotent(merchant.id, request, headers['idempotency-key'], {}, () => rollEndpointSecret(deps, merchant, livemode, params.id)),
+        withSecret(merchant.id, request, headers['idempotency-key'], {}, () => rollEndpointSecret(deps, merchant, livemode, params.id)),
       {
         merchant: true,
         params: Id,

@@ -1,11 +1,11 @@
 /*
  * Helpers for the webhook tests (not a test file itself): merchants and their keys, v1 calls, a DNS stand-in,
- * a bcard to pay with, and a real HTTP receiver that verifies signatures the way a merchant's server would.
+ * a sandbox test bcard to pay with, and a real HTTP receiver that verifies signatures the way a merchant's server would.
  */
 import type { Server } from 'bun';
 import { asc, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { bcardCard, call, createMerchant, registerUser, type CallOptions, type CallResult, type TestCardDetails, type TestContext } from '../../testing';
+import { call, createMerchant, registerUser, type CallOptions, type CallResult, type TestCardDetails, type TestContext } from '../../testing';
 import { resetRateWindows } from '../merchants/usage';
 import { SIGNATURE_HEADER, verifySignature } from './signature';
 
@@ -43,8 +43,15 @@ export function fakeDns(table: Record<string, string[]>) {
 
 export type CardDetails = TestCardDetails;
 
-/** Issues a bcard for `amount` dollars from one source at 100 % and reads its number, expiry and CVC. */
-export const issueBcard = bcardCard;
+/**
+ * A sandbox test bcard of `amount` cents for a sandbox merchant, with its number, expiry and CVC: what pays a sandbox
+ * intent (a consumer's bcard is declined there with test_mode_live_card).
+ */
+export async function testBcard(ctx: TestContext, m: Merchant, amount: number): Promise<{ id: string; card: CardDetails }> {
+  const res = await v1(ctx, m.key, '/test_helpers/bcards', { method: 'POST', body: { amount } });
+  if (res.status !== 200) throw new Error(`test bcard: ${res.status} ${res.text}`);
+  return { id: res.body.id, card: { number: res.body.number, exp_month: res.body.exp_month, exp_year: res.body.exp_year, cvc: res.body.cvc } };
+}
 
 export interface Received {
   rawBody: string;

@@ -35,6 +35,8 @@ export interface PayBody {
 export interface PayAnswer {
   paymentIntent: { id: string; status: string; amount: number };
   bcard: { id: string; totalCharged: string; amount: string; fee: string };
+  /** A sandbox intent: paid with a sandbox test bcard, the consumer's cards were not charged. */
+  testMode: boolean;
 }
 
 /** The details an insufficient_funds error carries (spec §3). */

@@ -41,6 +41,7 @@ export const en = {
   'checkout.toast.failedFallback': 'The payment could not be completed. Please try again.',
   'checkout.complete.title': 'Payment complete',
   'checkout.complete.body': '{amount} was paid with a single-use bcard.',
+  'checkout.complete.testMode': 'Test mode: your cards were not charged',
   'checkout.complete.closing': 'This window closes by itself.',
 } as const;
 
@@ -86,5 +87,6 @@ export const ar: Record<keyof typeof en, string> = {
   'checkout.toast.failedFallback': 'تعذّر إتمام الدفع. يرجى المحاولة مرة أخرى.',
   'checkout.complete.title': 'اكتمل الدفع',
   'checkout.complete.body': 'تم دفع {amount} ببطاقة bcard لمرة واحدة.',
+  'checkout.complete.testMode': 'وضع الاختبار: لم يتم الخصم من بطاقاتك',
   'checkout.complete.closing': 'تُغلق هذه النافذة تلقائيًا.',
 };

@@ -104,6 +104,11 @@ export function Complete({ answer }: { answer: PayAnswer }) {
           {t('checkout.complete.title')}
         </p>
         <p className="text-sm text-slate-600">{t('checkout.complete.body', { amount: isolate(dir)(formatMoney(answer.bcard.totalCharged)) })}</p>
+        {answer.testMode && (
+          <p className="rounded-md bg-yellow-100 px-3 py-1.5 text-sm font-medium text-yellow-800" data-testid="checkout-complete-test-mode">
+            {t('checkout.complete.testMode')}
+          </p>
+        )}
         <p className="font-mono text-xs text-slate-400" dir="ltr">
           {answer.paymentIntent.id}
         </p>
