@@ -278,6 +278,7 @@ export function interceptVendor(
     availableBalance: (...a) => around('availableBalance', a, () => inner.availableBalance(...a)),
     hold: (...a) => around('hold', a, () => inner.hold(...a)),
     findHold: (...a) => around('findHold', a, () => inner.findHold(...a)),
+    getHold: (...a) => around('getHold', a, () => inner.getHold(...a)),
     capture: (...a) => around('capture', a, () => inner.capture(...a)),
     voidHold: (...a) => around('voidHold', a, () => inner.voidHold(...a)),
     refund: (...a) => around('refund', a, () => inner.refund(...a)),

@@ -179,6 +179,10 @@ describe('holds, captures, voids and refunds', () => {
     expect(await available(c.token)).toBe(SIM_STARTING_BALANCE_CENTS - 2500);
     expect(await vendor.findHold(k)).toEqual({ holdId: a.holdId, status: 'held' });
     expect(await vendor.findHold(key('never'))).toBeNull();
+    expect(await vendor.getHold(a.holdId)).toEqual({ holdId: a.holdId, status: 'held' });
+    await vendor.capture(a.holdId);
+    expect(await vendor.getHold(a.holdId)).toEqual({ holdId: a.holdId, status: 'captured' });
+    expect(await vendor.getHold('hold_missing')).toBeNull();
   });
 
   test('a hold must be positive whole cents; an unknown token is declined', async () => {

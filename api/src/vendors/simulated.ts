@@ -195,6 +195,11 @@ export function createSimulatedVendor(db: Db, clock: Clock, secret: string): Pay
       return h ? { holdId: h.id, status: h.status } : null;
     },
 
+    async getHold(holdId) {
+      const h = await db.query.simHolds.findFirst({ where: eq(schema.simHolds.id, holdId) });
+      return h ? { holdId: h.id, status: h.status } : null;
+    },
+
     async capture(holdId) {
       const res = await db
         .update(schema.simHolds)

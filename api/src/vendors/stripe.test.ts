@@ -338,6 +338,21 @@ describe('holds', () => {
     expect(await v.findHold(newKey('never-used'))).toBeNull();
   });
 
+  test('getHold reads the intent by id (no search) through held, captured and voided; an unknown id is null', async () => {
+    const v = vendor();
+    const captured = await heldIntent(v);
+    const voided = await heldIntent(v);
+    stub.clearRequests();
+    expect(await v.getHold(captured.holdId)).toEqual({ holdId: captured.holdId, status: 'held' });
+    expect(stub.find('GET', `/v1/payment_intents/${captured.holdId}`)).toHaveLength(1);
+    expect(stub.find('GET', '/v1/payment_intents/search')).toHaveLength(0);
+    await v.capture(captured.holdId);
+    expect(await v.getHold(captured.holdId)).toEqual({ holdId: captured.holdId, status: 'captured' });
+    await v.voidHold(voided.holdId);
+    expect(await v.getHold(voided.holdId)).toEqual({ holdId: voided.holdId, status: 'voided' });
+    expect(await v.getHold('pi_doesnotexist')).toBeNull();
+  });
+
   test('findHold ignores an intent that was refused under the key', async () => {
     const v = vendor();
     const token = await verifiedToken(v, TEST_CARDS.visa);

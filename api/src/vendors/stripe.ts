@@ -304,6 +304,20 @@ export function createStripeVendor(opts: StripeVendorOptions): PaymentVendor {
         return { holdId: best.id, status };
       }),
 
+    getHold: (holdId) =>
+      guard(async () => {
+        let pi: Stripe.PaymentIntent;
+        try {
+          pi = await stripe.paymentIntents.retrieve(holdId);
+        } catch (err) {
+          if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'resource_missing') return null;
+          throw err;
+        }
+        if (pi.status === 'processing') throw new VendorUnavailableError('Stripe is still processing this hold; ask again later.');
+        const status = pi.status === 'succeeded' ? 'captured' : pi.status === 'requires_capture' ? 'held' : 'voided';
+        return { holdId: pi.id, status };
+      }),
+
     capture: (holdId) =>
       guard(async () => {
         try {

@@ -103,6 +103,11 @@ export interface PaymentVendor {
   hold(token: string, amountCents: number, opts: { idempotencyKey: string; description: string }): Promise<{ holdId: string }>;
   /** The hold placed under this idempotency key, if any (recovery uses it after a crash). */
   findHold(idempotencyKey: string): Promise<{ holdId: string; status: 'held' | 'captured' | 'voided' } | null>;
+  /**
+   * The hold with this id, read directly (strongly consistent, unlike a search by key): null when the processor has
+   * no such hold. A hold the processor refused reports `voided` (nothing is held).
+   */
+  getHold(holdId: string): Promise<{ holdId: string; status: 'held' | 'captured' | 'voided' } | null>;
   capture(holdId: string): Promise<void>;
   /** Releases a hold that was not captured. Voiding a voided hold is a no-op. */
   voidHold(holdId: string): Promise<void>;

@@ -223,6 +223,14 @@ interface Decline {
   message: string;
 }
 
+/**
+ * The processor's record of a share's hold: read by its id when bpay recorded one (strongly consistent), otherwise
+ * looked up by the share's idempotency key (a hold placed just before a crash, its answer lost).
+ */
+function holdOf(vendor: PaymentVendor, share: { id: string; vendorHoldId: string | null }) {
+  return share.vendorHoldId ? vendor.getHold(share.vendorHoldId) : vendor.findHold(holdKey(share.id));
+}
+
 /** Voids every hold of a collection that did not complete, including one placed just before a crash. */
 async function releaseHolds(deps: AppDeps, vendor: PaymentVendor, loaded: Loaded): Promise<void> {
   for (const share of loaded.shares) {
@@ -454,7 +462,12 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
     let refunded = 0;
     for (const share of loaded.shares) {
       await renewLease(deps, lease);
-      const found = await vendor.findHold(holdKey(share.id));
+      const found = await holdOf(vendor, share);
+      // bpay recorded this share as held or captured but the processor's search does not show it yet (Stripe's
+      // search lags writes): ask again at the next sweep rather than call it voided and leave money behind.
+      if (!found && (share.status === 'held' || share.status === 'captured')) {
+        throw new VendorUnavailableError(`the hold of share ${share.id} is not visible at the processor yet`);
+      }
       if (found?.status === 'captured') {
         await vendor.refund(found.holdId, share.amountCents, { idempotencyKey: refundKey(share.id) });
         await setShare(deps, share.id, { status: 'refunded', vendorHoldId: found.holdId });

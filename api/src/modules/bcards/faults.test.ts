@@ -257,6 +257,27 @@ describe('capture fails', () => {
     }
   });
 
+  test("the processor's search lags (as Stripe's does): holds bpay recorded are read by id, so the undo still refunds and voids them", async () => {
+    const { ctx, hook } = await forkWithFaults();
+    try {
+      const refuse = failNth('capture', 2, () => new Error('the processor refused the capture'));
+      // A search by key finds nothing yet; everything else answers normally.
+      hook.fault = async (m, args, run) => (m === 'findHold' ? null : refuse(m, args, run));
+      const res = await bcardRequest(ctx, split([A, 50], [B, 30], [C, 20]));
+      expect(res.status).toBe(402);
+      const col = await lastCollection(ctx);
+      expect(col).toMatchObject({ status: 'failed', refunded_cents: 5145 });
+      expect((await sharesOf(ctx, col.id)).map((s) => [s.status, s.hold])).toEqual([
+        ['refunded', 'captured'],
+        ['voided', 'voided'],
+        ['voided', 'voided'],
+      ]);
+      await expectNothingCharged(ctx);
+    } finally {
+      ctx.close();
+    }
+  });
+
   test('the 2nd capture happens but its answer is lost: both captured shares are refunded, 503', async () => {
     const { ctx, hook } = await forkWithFaults();
     try {
