@@ -453,3 +453,40 @@ export async function testBcardCard(ctx: TestContext, secretKey: string, amount:
   if (res.status !== 200) throw new Error(`creating a test bcard failed: ${res.status} ${res.text}`);
   return { id: res.body.id, card: { number: res.body.number, exp_month: res.body.exp_month, exp_year: res.body.exp_year, cvc: res.body.cvc } };
 }
+
+/** The balance of one ledger account (its postings summed), in cents. */
+export async function ledgerBalance(ctx: TestContext, account: string): Promise<number> {
+  const { rows } = await ctx.handle.client.execute({
+    sql: 'SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = ?',
+    args: [account],
+  });
+  return Number(rows[0]!.s);
+}
+
+export interface MerchantWorld {
+  owner: { cookie: string; id: string };
+  consumer: { cookie: string; id: string; email: string; password: string };
+  /** The consumer's one card ($10,000.00 at the simulator). */
+  sourceId: string;
+  /** The owner's production merchant (takes consumers' bcards) and sandbox merchant (takes sandbox test bcards). */
+  live: TestMerchant;
+  sandbox: TestMerchant;
+}
+
+/**
+ * The cast of the merchant-payment tests: a merchant owner and a consumer with one card, both on premium (no
+ * monthly limits for the consumer's bcards, 100,000 API calls for the owner), and the owner's two merchants.
+ */
+export async function merchantWorld(ctx: TestContext): Promise<MerchantWorld> {
+  const o = await registerUser(ctx);
+  const c = await registerUser(ctx);
+  await makePremium(ctx, c.user.id);
+  await makePremium(ctx, o.user.id);
+  return {
+    owner: { cookie: o.cookie, id: o.user.id },
+    consumer: { cookie: c.cookie, id: c.user.id, email: c.email, password: c.password },
+    sourceId: (await addCard(ctx, c.cookie)).id,
+    live: await createMerchant(ctx, o.cookie, 'production'),
+    sandbox: await createMerchant(ctx, o.cookie, 'sandbox'),
+  };
+}

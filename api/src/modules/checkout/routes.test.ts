@@ -15,6 +15,8 @@ import {
   type CallResult,
   type TestContext,
   type TestMerchant,
+  ledgerBalance,
+  merchantWorld,
 } from '../../testing';
 import { resetRateWindows } from '../merchants/usage';
 
@@ -60,8 +62,7 @@ afterAll(() => ctx.close());
 beforeEach(() => resetRateWindows());
 
 const q = async (sql: string, args: Array<string | number> = []) => (await ctx.handle.client.execute({ sql, args })).rows;
-const ledger = async (account: string) =>
-  Number((await q('SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = ?', [account]))[0]!.s);
+const ledger = (account: string) => ledgerBalance(ctx, account);
 const bcardCount = async (userId: string) => Number((await q('SELECT count(*) AS n FROM bcards WHERE user_id = ?', [userId]))[0]!.n);
 const eventTypes = async (piId: string) =>
   (await q("SELECT type FROM events WHERE json_extract(data, '$.id') = ? ORDER BY seq", [piId])).map((r) => String(r.type));

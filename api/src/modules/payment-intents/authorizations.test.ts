@@ -2,21 +2,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { sweepMoney } from '../../boot';
 import { CATALOGUE } from '../../errors';
 import {
-  addCard,
   bcardCard,
   call,
-  createMerchant,
   login,
-  makePremium,
   makeTestApp,
   merchantCall,
   moneyReport,
   moneyViolations,
-  registerUser,
   testBcardCard,
   type TestCardDetails,
   type TestContext,
   type TestMerchant,
+  ledgerBalance,
+  merchantWorld,
 } from '../../testing';
 import { resetRateWindows } from '../merchants/usage';
 import { AUTHORIZATION_TTL_MS } from './service';
@@ -38,21 +36,13 @@ let sandbox: TestMerchant;
 
 beforeAll(async () => {
   ctx = await makeTestApp();
-  const owner = await registerUser(ctx);
-  const c = await registerUser(ctx);
-  consumer = { cookie: c.cookie, id: c.user.id, email: c.email, password: c.password };
-  await makePremium(ctx, consumer.id);
-  await makePremium(ctx, owner.user.id);
-  sourceId = (await addCard(ctx, consumer.cookie)).id;
-  live = await createMerchant(ctx, owner.cookie, 'production');
-  sandbox = await createMerchant(ctx, owner.cookie, 'sandbox');
+  ({ consumer, sourceId, live, sandbox } = await merchantWorld(ctx));
 });
 afterAll(() => ctx.close());
 beforeEach(() => resetRateWindows());
 
 const q = async (sql: string, args: Array<string | number> = []) => (await ctx.handle.client.execute({ sql, args })).rows;
-const ledger = async (account: string) =>
-  Number((await q('SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = ?', [account]))[0]!.s);
+const ledger = (account: string) => ledgerBalance(ctx, account);
 const bcardRow = async (id: string) => (await q('SELECT status, spent_cents FROM bcards WHERE id = ?', [id]))[0]!;
 const events = async (piId: string) =>
   (await q("SELECT type, json_extract(data, '$.cancellation_reason') AS reason FROM events WHERE json_extract(data, '$.id') = ? ORDER BY seq", [piId])).map(

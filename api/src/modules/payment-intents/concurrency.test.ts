@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { TestClock } from '../../lib/clock';
 import {
-  addCard,
   bcardCard,
-  createMerchant,
-  makePremium,
   makeTestApp,
   merchantCall,
   moneyReport,
   moneyViolations,
-  registerUser,
   type CallResult,
   type TestCardDetails,
   type TestContext,
   type TestMerchant,
+  ledgerBalance,
+  merchantWorld,
 } from '../../testing';
 import { REQUESTS_PER_SECOND, resetRateWindows } from '../merchants/usage';
 
@@ -43,14 +41,8 @@ let merchant: TestMerchant;
 beforeAll(async () => {
   clock = new SteppingClock();
   ctx = await makeTestApp({ clock });
-  const owner = await registerUser(ctx);
-  const c = await registerUser(ctx);
-  consumer = { cookie: c.cookie, id: c.user.id };
-  await makePremium(ctx, consumer.id);
-  await makePremium(ctx, owner.user.id);
-  sourceId = (await addCard(ctx, consumer.cookie)).id;
   // Production: a consumer's bcard pays only production intents.
-  merchant = await createMerchant(ctx, owner.cookie, 'production');
+  ({ consumer, sourceId, live: merchant } = await merchantWorld(ctx));
 });
 afterAll(() => ctx.close());
 

@@ -2,23 +2,21 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { sweepMoney } from '../../boot';
 import { REPLAY_HEADER } from '../../plugins/idempotency';
 import {
-  addCard,
   bcardCard,
   call,
-  createMerchant,
   interceptVendor,
-  makePremium,
   makeTestApp,
   memoryLogger,
   merchantCall,
   moneyReport,
   moneyViolations,
-  registerUser,
   testBcardCard,
   type TestCardDetails,
   type TestContext,
   type TestMerchant,
   type VendorMethod,
+  ledgerBalance,
+  merchantWorld,
 } from '../../testing';
 import { VendorUnavailableError } from '../../vendors/types';
 import { LEASE_MS } from '../bcards/collect';
@@ -50,14 +48,7 @@ beforeAll(async () => {
         return run();
       }),
   });
-  const owner = await registerUser(ctx);
-  const c = await registerUser(ctx);
-  consumer = { cookie: c.cookie, id: c.user.id };
-  await makePremium(ctx, consumer.id);
-  await makePremium(ctx, owner.user.id);
-  sourceId = (await addCard(ctx, consumer.cookie)).id;
-  live = await createMerchant(ctx, owner.cookie, 'production');
-  sandbox = await createMerchant(ctx, owner.cookie, 'sandbox');
+  ({ consumer, sourceId, live, sandbox } = await merchantWorld(ctx));
 });
 afterAll(() => ctx.close());
 beforeEach(() => {
@@ -67,8 +58,7 @@ beforeEach(() => {
 });
 
 const q = async (sql: string, args: Array<string | number> = []) => (await ctx.handle.client.execute({ sql, args })).rows;
-const ledger = async (account: string) =>
-  Number((await q('SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = ?', [account]))[0]!.s);
+const ledger = (account: string) => ledgerBalance(ctx, account);
 /** The bcard, its collection and the card at the simulated processor. */
 async function state(bcardId: string) {
   const [r] = await q(

@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import {
-  addCard,
   bcardCard,
   call,
   createMerchant,
-  makePremium,
   makeTestApp,
   merchantCall,
   moneyReport,
   moneyViolations,
-  registerUser,
   type CallResult,
   type TestCardDetails,
   type TestContext,
   type TestMerchant,
+  ledgerBalance,
+  merchantWorld,
 } from '../../testing';
 import { resetRateWindows } from '../merchants/usage';
 
@@ -48,22 +47,14 @@ let merchant: TestMerchant;
 
 beforeAll(async () => {
   ctx = await makeTestApp();
-  const o = await registerUser(ctx);
-  const c = await registerUser(ctx);
-  owner = { cookie: o.cookie, id: o.user.id };
-  consumer = { cookie: c.cookie, id: c.user.id };
   // Premium: no monthly bcard limits for the consumer (1.9 % fee); the owner's premium plan allows 100,000 calls.
-  await makePremium(ctx, consumer.id);
-  await makePremium(ctx, owner.id);
-  sourceId = (await addCard(ctx, consumer.cookie)).id;
-  merchant = await createMerchant(ctx, owner.cookie, 'production');
+  ({ owner, consumer, sourceId, live: merchant } = await merchantWorld(ctx));
 });
 afterAll(() => ctx.close());
 beforeEach(() => resetRateWindows());
 
 const q = async (sql: string, args: Array<string | number> = []) => (await ctx.handle.client.execute({ sql, args })).rows;
-const ledger = async (account: string) =>
-  Number((await q('SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = ?', [account]))[0]!.s);
+const ledger = (account: string) => ledgerBalance(ctx, account);
 const bcardRow = async (id: string) => (await q('SELECT status, spent_cents, limit_cents FROM bcards WHERE id = ?', [id]))[0]!;
 const eventTypes = async (piId: string) =>
   (await q("SELECT type FROM events WHERE json_extract(data, '$.id') = ? ORDER BY seq", [piId])).map((r) => String(r.type));
