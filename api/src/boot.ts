@@ -70,7 +70,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
       ...(stripeOptions ? { stripe: createStripeVendor(stripeOptions) } : {}),
     },
     bcardTtlMs: env.bcardTtlMs,
-    webhooks: { timeoutMs: env.webhookTimeoutMs },
+    webhooks: { timeoutMs: env.webhookTimeoutMs, sandboxLocal: env.sandboxLocalWebhooks },
     storage: createLocalDiskStorage(env.uploadsDir),
     adminTokenTtlMs: env.admin.tokenTtlMs,
     vendorKey,

@@ -18,6 +18,11 @@ export interface WebhookDeps {
   resolveHost: HostResolver;
   /** How long a receiver has to answer. */
   timeoutMs: number;
+  /**
+   * Sandbox endpoints may target this machine and private networks (a developer's own install). Off, sandbox URLs
+   * must resolve to public addresses like production ones (http is still allowed).
+   */
+  sandboxLocal: boolean;
 }
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
@@ -127,6 +132,7 @@ export function buildDeps(input: {
       fetch: input.webhooks?.fetch ?? ((url, init) => fetch(url, init)),
       resolveHost: input.webhooks?.resolveHost ?? ((host) => dns.lookup(host, { all: true, verbatim: true })),
       timeoutMs: input.webhooks?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+      sandboxLocal: input.webhooks?.sandboxLocal ?? true,
     },
     eventStream: { ...DEFAULT_EVENT_STREAM, ...input.eventStream },
     storage: input.storage ?? createLocalDiskStorage('./data/uploads'),

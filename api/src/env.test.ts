@@ -50,6 +50,16 @@ describe('parseEnv defaults', () => {
     expect(env.sessionTtlMs).toBe(2 * 3600_000);
   });
 
+  test('sandbox webhooks to local addresses: on for a loopback public URL, off for any other, or as set', () => {
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET }).sandboxLocalWebhooks).toBe(true);
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_PUBLIC_URL: 'http://127.0.0.1:3000' }).sandboxLocalWebhooks).toBe(true);
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_PUBLIC_URL: 'https://pay.example.com' }).sandboxLocalWebhooks).toBe(false);
+    expect(
+      parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_PUBLIC_URL: 'https://pay.example.com', BPAY_SANDBOX_LOCAL_WEBHOOKS: 'on' }).sandboxLocalWebhooks,
+    ).toBe(true);
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_SANDBOX_LOCAL_WEBHOOKS: 'off' }).sandboxLocalWebhooks).toBe(false);
+  });
+
   test('the default public URL follows PORT', () => {
     expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, PORT: '4321' }).publicUrl.origin).toBe('http://localhost:4321');
   });

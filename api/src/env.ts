@@ -27,6 +27,7 @@ const schema = z.object({
   BPAY_BCARD_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   BPAY_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
   BPAY_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
+  BPAY_SANDBOX_LOCAL_WEBHOOKS: z.enum(['on', 'off']).optional(),
   BPAY_STRIPE_SECRET_KEY: z
     .string()
     .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)')
@@ -66,6 +67,8 @@ export interface Env {
   webhookTimeoutMs: number;
   /** Whether this process runs the webhook delivery worker. */
   webhookWorker: boolean;
+  /** Whether sandbox webhook endpoints may target loopback, private and other non-public addresses. */
+  sandboxLocalWebhooks: boolean;
   stripe: { secretKey: string; host?: string; port?: number; protocol?: 'http' | 'https' } | null;
   /** The first admin, created at start when no admin exists (each field may be absent: then it is generated). */
   admin: { username?: string; password?: string; totpSecret?: string; tokenTtlMs: number };
@@ -112,6 +115,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     bcardTtlMs: v.BPAY_BCARD_TTL_MINUTES * 60_000,
     webhookTimeoutMs: v.BPAY_WEBHOOK_TIMEOUT_SECONDS * 1000,
     webhookWorker: v.BPAY_WEBHOOK_WORKER === 'on',
+    // Sandbox webhooks to this machine or its network are for a developer's own install: on by default only when
+    // bpay itself runs on a loopback URL, so a shared deployment cannot be made to read its internal services.
+    sandboxLocalWebhooks: (v.BPAY_SANDBOX_LOCAL_WEBHOOKS ?? (isLoopbackUrl(v.BPAY_PUBLIC_URL ?? 'http://localhost') ? 'on' : 'off')) === 'on',
     stripe: v.BPAY_STRIPE_SECRET_KEY
       ? {
           secretKey: v.BPAY_STRIPE_SECRET_KEY,
@@ -128,6 +134,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     },
     vendorKey: v.BPAY_VENDOR_KEY ? Buffer.from(v.BPAY_VENDOR_KEY, 'base64') : null,
   };
+}
+
+/** http://localhost…, http://127.x.x.x…, http://[::1]…: bpay runs on a developer's own machine. */
+function isLoopbackUrl(raw: string): boolean {
+  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1';
 }
 
 function loadOrCreateSecret(file: string): string {

@@ -66,7 +66,7 @@ function cleanDescription(d: string | null | undefined): string | null {
 }
 
 const checkUrl = (deps: AppDeps, livemode: boolean, url: string) =>
-  checkWebhookUrl(url, { production: livemode, resolveHost: deps.webhooks.resolveHost });
+  checkWebhookUrl(url, { production: livemode, sandboxLocal: deps.webhooks.sandboxLocal, resolveHost: deps.webhooks.resolveHost });
 
 /** The merchant's endpoint in its own mode; anything else is "not found". */
 export async function getEndpoint(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<EndpointRow> {

@@ -26,12 +26,13 @@ async function resolveWithTimeout(resolve: HostResolver, host: string, timeoutMs
 /**
  * Parses a webhook URL and applies the mode's rules; returns it normalised. Any mode: an absolute http(s) URL
  * without user or password. Production: https only, and the host (a name is resolved; every address counts) must
- * be a public unicast address. Sandbox allows http and local addresses, for development.
- * Fails with: validation_error (not an http(s) URL), url_not_allowed (production rules).
+ * be a public unicast address. Sandbox allows http, and local addresses too when `sandboxLocal` (the default: a
+ * developer's own install); without it a sandbox host must be public as well.
+ * Fails with: validation_error (not an http(s) URL), url_not_allowed (the mode's rules).
  */
 export async function checkWebhookUrl(
   raw: string,
-  opts: { production: boolean; resolveHost: HostResolver; resolveTimeoutMs?: number },
+  opts: { production: boolean; sandboxLocal?: boolean; resolveHost: HostResolver; resolveTimeoutMs?: number },
 ): Promise<string> {
   let url: URL;
   try {
@@ -45,9 +46,10 @@ export async function checkWebhookUrl(
   if (url.username || url.password) throw invalid('url', 'url must not carry a user name or password.');
   const normalised = url.toString();
   if (normalised.length > MAX_URL_LENGTH) throw invalid('url', `url must be at most ${MAX_URL_LENGTH} characters.`);
-  if (!opts.production) return normalised;
+  if (!opts.production && (opts.sandboxLocal ?? true)) return normalised;
 
-  if (url.protocol !== 'https:') throw refuse('Webhook URLs in production must use https.');
+  const mode = opts.production ? 'in production' : 'on this server';
+  if (opts.production && url.protocol !== 'https:') throw refuse('Webhook URLs in production must use https.');
   const host = url.hostname.replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) throw refuse(`The host ${host} is this machine.`);
   let addresses: string[];
@@ -64,7 +66,7 @@ export async function checkWebhookUrl(
     const kind = classifyAddress(a);
     if (kind !== 'public') {
       throw refuse(
-        `Webhook URLs in production may not point to loopback, private, link-local or reserved addresses ` +
+        `Webhook URLs ${mode} may not point to loopback, private, link-local or reserved addresses ` +
           `(${host} is ${kind.replace('_', '-')}${a === host ? '' : `: ${a}`}).`,
       );
     }

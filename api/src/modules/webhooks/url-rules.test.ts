@@ -128,6 +128,43 @@ describe('sandbox webhook URLs', () => {
   );
 });
 
+describe('sandbox webhook URLs on a shared server (BPAY_SANDBOX_LOCAL_WEBHOOKS off)', () => {
+  test('local targets are refused when given and before every delivery; public ones work, over http too', async () => {
+    // Allowed while the setting was on (a developer's install), then the operator turns it off.
+    const early = (await create(sandbox, 'http://10.0.0.9/hook')).body;
+    ctx.deps.webhooks.sandboxLocal = false;
+    try {
+      for (const url of ['http://127.0.0.1:4242/webhooks', 'http://localhost:3000/hook', 'http://[::1]:8080/', 'https://evil.example/', 'http://metadata.example/']) {
+        const res = await create(sandbox, url);
+        expect(res.status).toBe(400);
+        expect(res.body.error.code).toBe('url_not_allowed');
+        expect(res.body.error.message).not.toContain('in production');
+      }
+      const pub = await create(sandbox, 'http://hooks.example.com/webhooks');
+      expect(pub.status).toBe(200);
+
+      const calls: string[] = [];
+      ctx.deps.webhooks.fetch = async (url) => {
+        calls.push(url);
+        return new Response('ok', { status: 200 });
+      };
+      expect((await v1(ctx, sandbox.key, '/payment_intents', { method: 'POST', body: { amount: 1000, currency: 'usd' } })).status).toBe(200);
+      await deliverDueWebhooks(ctx.deps, { limit: 100 });
+      expect(calls).toContain('http://hooks.example.com/webhooks');
+      expect(calls).not.toContain(early.url);
+      const [attempt] = await ctx.handle.db
+        .select({ error: schema.webhookAttempts.error })
+        .from(schema.webhookAttempts)
+        .innerJoin(schema.webhookDeliveries, eq(schema.webhookDeliveries.id, schema.webhookAttempts.deliveryId))
+        .where(eq(schema.webhookDeliveries.endpointId, early.id));
+      expect(attempt?.error).toContain('url_not_allowed');
+    } finally {
+      ctx.deps.webhooks.sandboxLocal = true;
+      for (const id of [early.id]) await v1(ctx, sandbox.key, `/webhook_endpoints/${id}`, { method: 'DELETE' });
+    }
+  });
+});
+
 describe('checkWebhookUrl', () => {
   test('the default resolver is the system one: localhost resolves to loopback', async () => {
     const local = await makeTestApp();

@@ -77,12 +77,19 @@ type Row = {
   endpoint: typeof schema.webhookEndpoints.$inferSelect;
 };
 
-/** One signed POST of the event. Production URLs are checked again first (the name may resolve elsewhere now). */
+/**
+ * One signed POST of the event. Production URLs (and sandbox ones, when this server refuses local targets) are
+ * checked again first: the name may resolve elsewhere now.
+ */
 async function attempt(deps: AppDeps, row: Row): Promise<AttemptResult> {
   const { timeoutMs } = deps.webhooks;
   try {
-    if (row.endpoint.livemode) {
-      await checkWebhookUrl(row.endpoint.url, { production: true, resolveHost: deps.webhooks.resolveHost });
+    if (row.endpoint.livemode || !deps.webhooks.sandboxLocal) {
+      await checkWebhookUrl(row.endpoint.url, {
+        production: row.endpoint.livemode,
+        sandboxLocal: deps.webhooks.sandboxLocal,
+        resolveHost: deps.webhooks.resolveHost,
+      });
     }
     const body = eventPayload(row.event);
     let secret: string;
