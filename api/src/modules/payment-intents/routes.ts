@@ -6,9 +6,9 @@ import { errors, sharedModels } from '../../models';
 import { PaymentIntentList, UsageModel } from './model';
 
 export { PaymentIntentList, PaymentIntentModel, UsageModel } from './model';
-import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { usageOf } from '../merchants/service';
+import { merchantIdempotency } from '../webhooks/idempotent';
 import {
   CANCELLATION_REASONS,
   cancelIntent,
@@ -31,21 +31,8 @@ const IdempotencyKey = t.Object({
 });
 
 export function paymentIntentRoutes(deps: AppDeps) {
-  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
   /** Every POST runs under the merchant's Idempotency-Key scope. */
-  const idempotent = (
-    merchantId: string,
-    request: Request,
-    key: string | undefined,
-    body: unknown,
-    run: () => Promise<unknown>,
-    status = 200,
-  ) =>
-    runIdempotent(
-      idem,
-      { scope: `merchant:${merchantId}`, key: key ?? null, method: request.method, path: new URL(request.url).pathname, body: body ?? {} },
-      async () => ({ status, body: await run() }),
-    ).then(idempotentResponse);
+  const idempotent = merchantIdempotency(deps);
 
   return new Elysia({ prefix: '/api/v1', tags: ['Payment intents'] })
     .use(sharedModels)

@@ -19,12 +19,19 @@ export function merchantIdempotency(deps: AppDeps) {
     run: () => Promise<unknown>,
     status = 200,
   ): Promise<Response> =>
-    runIdempotent(
-      idem,
-      { scope: `merchant:${merchantId}`, key: key ?? null, method: request.method, path: new URL(request.url).pathname, body: body ?? {} },
-      async () => ({ status, body: await run() }),
-    ).then(idempotentResponse);
+    runIdempotent(idem, merchantRequest(merchantId, request, key, body), async () => ({ status, body: await run() })).then(
+      idempotentResponse,
+    );
 }
+
+/** What runIdempotent keys a merchant's request by: the merchant's scope, its key, method, path and body. */
+const merchantRequest = (merchantId: string, request: Request, key: string | undefined, body: unknown) => ({
+  scope: `merchant:${merchantId}`,
+  key: key ?? null,
+  method: request.method,
+  path: new URL(request.url).pathname,
+  body: body ?? {},
+});
 
 /**
  * merchantIdempotency for the answers that carry a webhook signing secret (create, roll secret). The stored answer
@@ -43,15 +50,11 @@ export function endpointSecretIdempotency(deps: AppDeps) {
     status = 200,
   ): Promise<Response> => {
     let secret: string | undefined;
-    const outcome = await runIdempotent(
-      idem,
-      { scope: `merchant:${merchantId}`, key: key ?? null, method: request.method, path: new URL(request.url).pathname, body: body ?? {} },
-      async () => {
-        const { secret: made, ...stored } = await run();
-        secret = made;
-        return { status, body: stored };
-      },
-    );
+    const outcome = await runIdempotent(idem, merchantRequest(merchantId, request, key, body), async () => {
+      const { secret: made, ...stored } = await run();
+      secret = made;
+      return { status, body: stored };
+    });
     if (outcome.status !== status) return idempotentResponse(outcome);
     const stored = outcome.body as Omit<WebhookEndpointObject, 'secret'>;
     const shown = outcome.replayed ? await currentSecret(deps, merchantId, stored.id) : secret;
