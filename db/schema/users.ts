@@ -73,3 +73,25 @@ export const loginFailures = sqliteTable(
   },
   (t) => [index('login_failures_key_idx').on(t.scope, t.key, t.at)],
 );
+
+/**
+ * Events counted by the abuse limits (sign-in throttling, two-factor failures, card attempts, registrations): one
+ * row per event, `weight` how much it counts (a declined card counts 2). Each limit reads the sum of weights for
+ * its (scope, key) inside its window, in the same write transaction that inserts the new event, so parallel
+ * requests cannot all see room under a limit. Old rows are pruned by the sweep.
+ */
+export const throttleEvents = sqliteTable(
+  'throttle_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+    weight: integer('weight').notNull().default(1),
+  },
+  (t) => [
+    index('throttle_events_key_idx').on(t.scope, t.key, t.at),
+    index('throttle_events_at_idx').on(t.at),
+    check('throttle_events_weight_positive', sql`${t.weight} > 0`),
+  ],
+);
