@@ -32,7 +32,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'bun e2e/serve.ts',
+    command: 'bun --max-http-header-size=262144 e2e/serve.ts',
     url: `http://localhost:${PORT}/api/subscription/tiers`,
     reuseExistingServer: false,
     timeout: 60_000,

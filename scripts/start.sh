@@ -8,4 +8,4 @@ install_deps
 echo "==> building the web app"
 bun run build:web
 echo "==> starting bpay (migrations apply at start)"
-exec bun api/src/server.ts
+exec bun --max-http-header-size=262144 api/src/server.ts

@@ -21,6 +21,7 @@ import { adminAuthRoutes } from './modules/admin/auth-routes';
 import { adminKycRoutes } from './modules/admin/kyc-routes';
 import { adminRoutes } from './modules/admin/routes';
 import { httpPlugin } from './plugins/http';
+import { consumerRateLimitPlugin } from './plugins/consumer-rate-limit';
 
 export const API_VERSION = '0.1.0';
 
@@ -34,10 +35,15 @@ export function createApp(deps: AppDeps) {
           allowedOrigins: [deps.publicUrl.origin],
           bearerPrefixes: ['/api/v1/', '/api/admin/'],
           multipartPaths: ['/api/kyc/submit'],
+          // A consumer or admin body is a form's worth of fields; the merchant API carries metadata (50 keys of up
+          // to 500 characters, as Stripe allows) and webhook event lists.
+          jsonBodyLimits: { defaultBytes: 32 * 1024, byPrefix: [['/api/v1/', 256 * 1024]] },
         },
         deps.log,
       ),
     )
+    // After the http plugin (request id, error rendering), before any body is read: see plugins/consumer-rate-limit.ts.
+    .use(consumerRateLimitPlugin(deps))
     // Plain integers and booleans in the document (see openapi-tidy.ts), so the generated SDK types are exact.
     .onAfterHandle({ as: 'global' }, ({ path, response }) => (path === '/swagger/json' ? tidyOpenApi(response) : undefined))
     .use(

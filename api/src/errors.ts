@@ -27,6 +27,17 @@ export const CATALOGUE = {
     message: 'This endpoint accepts only application/json request bodies.',
   },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
+  body_too_complex: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The request body nests too deeply or has too many members.',
+  },
+  body_not_object: { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' },
+  headers_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    message: 'The request headers are too large: at most 16 KB in all.',
+  },
   route_not_found: { status: 404, type: 'invalid_request_error', message: 'No such API route.' },
   resource_not_found: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
@@ -120,6 +131,16 @@ export const CATALOGUE = {
       "This bcard is authorized for a merchant's payment and cannot be canceled here. Only the merchant's capture or " +
       'cancel of that payment can release it; if the merchant neither captures nor cancels it within 7 days, the ' +
       'payment is canceled automatically and the bcard refunded to your funding sources.',
+  },
+  card_attempts_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many cards were tried in the last hour. Try again after the time given in Retry-After.',
+  },
+  card_adding_locked: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Adding cards is locked for a day after repeated declines. Try again after the time given in Retry-After.',
   },
   verification_not_pending: {
     status: 409,

@@ -3,7 +3,9 @@ import { dirname, join, normalize, resolve } from 'node:path';
 import { boot } from './boot';
 import { EnvError, parseEnv } from './env';
 import { createLogger } from './lib/logger';
-import { setPeerAddress } from './lib/request-context';
+import { requestIdOf, setPeerAddress } from './lib/request-context';
+import { errorBody, AppError } from './errors';
+import { headerBytes, MAX_HEADER_BYTES } from './plugins/http';
 import { EVENT_STREAM_PATH } from './modules/events/stream';
 
 /*
@@ -54,7 +56,25 @@ function staticResponse(path: string): Response {
   return new Response(Bun.file(index), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } });
 }
 
+/**
+ * Bun answers oversized headers (over its --max-http-header-size) and bodies (over maxRequestBodySize) itself, with an
+ * empty body. Its caps are set far above ours (start.sh passes --max-http-header-size=262144; bodies up to 1 GiB reach
+ * us), so every realistic oversized request gets the catalogue's shape from the app instead: headers over 16 KB here
+ * (web pages included), bodies over each route's limit in the http plugin.
+ */
+export const BUN_HEADER_CAP_FLAG = '--max-http-header-size=262144';
+const MAX_REQUEST_BODY_BYTES = 1024 ** 3;
+
+function headersTooLarge(req: Request): Response {
+  const requestId = requestIdOf(req);
+  return new Response(JSON.stringify(errorBody(new AppError('headers_too_large'), requestId)), {
+    status: 431,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'request-id': requestId, connection: 'close' },
+  });
+}
+
 async function handle(req: Request, server: Bun.Server<unknown>): Promise<Response> {
+  if (headerBytes(req) > MAX_HEADER_BYTES) return headersTooLarge(req);
   const ip = server.requestIP(req);
   if (ip) setPeerAddress(req, ip.address);
   const path = new URL(req.url).pathname;
@@ -80,7 +100,10 @@ if (dev) {
     fetch: handle,
   });
 } else {
-  server = Bun.serve({ port: env.port, hostname: env.host, fetch: handle, maxRequestBodySize: 12 * 1024 * 1024 });
+  server = Bun.serve({ port: env.port, hostname: env.host, fetch: handle, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
+}
+if (!process.execArgv.some((a) => a.startsWith('--max-http-header-size'))) {
+  log.warn(`started without ${BUN_HEADER_CAP_FLAG}: requests with over 16 KB of headers get Bun's own empty 431`);
 }
 
 log.info('bpay is listening', { url: `http://localhost:${server.port}`, publicUrl: env.publicUrl.href, dev });

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { AppError, errorBody } from '../errors';
+import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
 import type { Logger } from '../lib/logger';
 
@@ -10,8 +11,92 @@ export interface HttpPolicy {
   allowedOrigins: string[];
   /** Path prefixes not authenticated by the session cookie (bearer-key APIs), exempt from the cross-site check. */
   bearerPrefixes: string[];
-  /** Paths whose bodies are multipart rather than JSON. */
+  /** Paths whose bodies are multipart rather than JSON; their routes limit their own sizes while streaming. */
   multipartPaths: string[];
+  /** Largest JSON body in bytes: the first matching path prefix, else `defaultBytes`. */
+  jsonBodyLimits: { defaultBytes: number; byPrefix: [prefix: string, bytes: number][] };
+}
+
+/** Most bytes of request headers (names and values) a request may carry; Bun itself is started with a higher cap. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+export function jsonBodyLimit(policy: HttpPolicy, path: string): number {
+  return policy.jsonBodyLimits.byPrefix.find(([prefix]) => path.startsWith(prefix))?.[1] ?? policy.jsonBodyLimits.defaultBytes;
+}
+
+const kb = (bytes: number) => `${Math.floor(bytes / 1024)} KB`;
+const tooLarge = (limit: number) =>
+  new AppError('payload_too_large', `The request body is too large: this endpoint accepts at most ${kb(limit)}.`, undefined, {
+    connection: 'close',
+  });
+
+/** The size of a request's headers as sent (name, ": ", value, CRLF), without copying them. */
+export function headerBytes(request: Request): number {
+  let n = 0;
+  request.headers.forEach((value, name) => {
+    n += name.length + value.length + 4;
+  });
+  return n;
+}
+
+/**
+ * Refuses what can be refused from the headers alone: oversized headers (431) and a declared body over the route's
+ * limit (413, before a byte of it is read).
+ */
+export function checkRequestSize(request: Request, url: URL, policy: HttpPolicy): void {
+  if (headerBytes(request) > MAX_HEADER_BYTES) {
+    throw new AppError('headers_too_large', undefined, undefined, { connection: 'close' });
+  }
+  if (!url.pathname.startsWith('/api/') || policy.multipartPaths.includes(url.pathname)) return;
+  const declared = request.headers.get('content-length');
+  if (declared === null) return;
+  const limit = jsonBodyLimit(policy, url.pathname);
+  if (Number(declared) > limit) throw tooLarge(limit);
+}
+
+/** Reads a body as UTF-8 text, stopping (413) as soon as more than `limit` bytes have arrived. */
+async function readBodyText(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new AppError('invalid_json', 'The request body is not valid UTF-8 text.');
+  }
+}
+
+/**
+ * Every JSON body goes through here before any validator: size (per route), then structure (depth and member
+ * counts, one linear pass: lib/json-guard.ts), then JSON.parse, then the root must be an object (empty is {}). So a validator
+ * only ever sees a small, shallow object, and its error path has nothing deep to walk.
+ */
+export async function parseJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const text = await readBodyText(request, limit);
+  // An empty body is an empty object: bodiless POSTs (logout, 2FA setup) may still say application/json, and a route
+  // that needs fields then names the first missing one.
+  if (text.trim() === '') return {};
+  const problem = checkJsonStructure(text);
+  if (problem) throw new AppError('body_too_complex', describeJsonProblem(problem));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_json');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('body_not_object');
+  return value as Record<string, unknown>;
 }
 
 /**
@@ -70,14 +155,26 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       const requestId = requestIdOf(request);
       set.headers['request-id'] = requestId;
       set.headers['x-content-type-options'] = 'nosniff';
-      checkWriteRequest(request, new URL(request.url), policy);
+      const url = new URL(request.url);
+      checkRequestSize(request, url, policy);
+      checkWriteRequest(request, url, policy);
+    })
+    // Runs before the routes' own parsers (parse: 'json'); other content types fall through to them.
+    .onParse({ as: 'global' }, ({ request, contentType }) => {
+      const path = new URL(request.url).pathname;
+      // Multipart routes read their own stream with caps (parse: 'none'); a global parser would otherwise make
+      // Elysia fall back to buffering the whole form. An empty placeholder leaves the stream unread for them.
+      if (policy.multipartPaths.includes(path)) return {};
+      if (contentType.toLowerCase() !== 'application/json') return;
+      return parseJsonBody(request, jsonBodyLimit(policy, path));
     })
     .onError({ as: 'global' }, ({ code, error, request, set }) => {
       const requestId = requestIdOf(request);
       let appError: AppError;
       if (error instanceof AppError) appError = error;
       else if (code === 'VALIDATION') appError = validationToAppError(error);
-      else if (code === 'PARSE') appError = new AppError('invalid_json');
+      // Elysia wraps what a parser throws; parseJsonBody throws catalogue errors (413, body_too_complex, ...).
+      else if (code === 'PARSE') appError = error.cause instanceof AppError ? error.cause : new AppError('invalid_json');
       else if (code === 'NOT_FOUND') appError = new AppError('route_not_found');
       else if (code === 'INVALID_COOKIE_SIGNATURE') appError = new AppError('unauthenticated');
       else {

@@ -1,0 +1,217 @@
+/**
+ * Issue 11 §1–2: one small hostile request must never stall the server, and every refusal comes in the one error
+ * shape. Budgets are ratios against a normal request measured in the same run (never fixed milliseconds): before
+ * the body guard a 20 KB body of nested arrays took the validator seconds, thousands of times a normal request.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { checkJsonStructure, JSON_LIMITS } from './lib/json-guard';
+import { setPeerAddress } from './lib/request-context';
+import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from './modules/admin/test-helpers';
+import { makeTestApp, TEST_ORIGIN, type TestContext } from './testing';
+
+let ctx: TestContext;
+let operations: Array<{ method: string; path: string }>;
+
+beforeAll(async () => {
+  ctx = await makeTestApp();
+  const doc = (await (await ctx.app.handle(new Request(`${TEST_ORIGIN}/swagger/json`))).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops)
+      .filter((m) => ['post', 'put', 'patch', 'delete'].includes(m))
+      .map((m) => ({ method: m.toUpperCase(), path: path.replace(/\{[^}]+\}/g, 'x_1') })),
+  );
+});
+afterAll(() => ctx.close());
+
+function send(method: string, path: string, body: string, headers: Record<string, string> = {}) {
+  const req = new Request(`${TEST_ORIGIN}${path}`, {
+    method,
+    headers: { origin: TEST_ORIGIN, 'content-type': 'application/json', ...headers },
+    body,
+  });
+  setPeerAddress(req, '198.51.100.9');
+  return ctx.app.handle(req);
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  const out = await f();
+  return [out, performance.now() - t0];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function expectErrorShape(body: unknown, code?: string) {
+  const e = (body as { error?: Record<string, unknown> }).error;
+  expect(e).toBeDefined();
+  expect(typeof e!.type).toBe('string');
+  expect(typeof e!.code).toBe('string');
+  expect(typeof e!.message).toBe('string');
+  expect(String(e!.request_id)).toMatch(/^req_/);
+  if (code) expect(e!.code).toBe(code);
+}
+
+// 20 KB of nesting: under every route's size limit, so the structure check (not the size check) must refuse it.
+const DEEP_ARRAYS = '['.repeat(10_000) + ']'.repeat(10_000);
+const DEEP_OBJECTS = '{"a":'.repeat(4_000) + '1' + '}'.repeat(4_000);
+// The attack as reported: 60 KB, over the consumer routes' 32 KB (413) and under the merchant API's 256 KB (400).
+const REPORTED = '['.repeat(30_000) + ']'.repeat(30_000);
+
+describe('the JSON structure check', () => {
+  test('refuses depth, members and totals over the limits, and ignores brackets inside strings', () => {
+    const nest = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    expect(checkJsonStructure(nest(JSON_LIMITS.maxDepth))).toBeNull();
+    expect(checkJsonStructure(nest(JSON_LIMITS.maxDepth + 1))).toEqual({ kind: 'depth', limit: 32 });
+    expect(checkJsonStructure(JSON.stringify({ s: '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["\\' }))).toBeNull();
+    expect(checkJsonStructure(JSON.stringify(Array(JSON_LIMITS.maxItems).fill(0)))).toBeNull();
+    expect(checkJsonStructure(JSON.stringify(Array(JSON_LIMITS.maxItems + 1).fill(0)))).toEqual({ kind: 'items', limit: 1000 });
+    const wide = JSON.stringify(Array.from({ length: 11 }, () => Array(999).fill(0)));
+    expect(checkJsonStructure(wide)).toEqual({ kind: 'total', limit: 10_000 });
+  });
+});
+
+describe('a deep body, sent to every operation without credentials', () => {
+  test('is refused with a 4xx in the error shape, about as fast as a normal request', async () => {
+    expect(operations.length).toBeGreaterThan(40);
+    // The reference: a normal small request that fails validation, measured now, on this machine.
+    const normal: number[] = [];
+    for (let i = 0; i < 30; i++) normal.push((await timed(() => send('POST', '/api/auth/login', '{"email":"a"}')))[1]);
+    const reference = median(normal);
+
+    const deep: number[] = [];
+    for (const op of operations) {
+      for (const body of [DEEP_ARRAYS, DEEP_OBJECTS, REPORTED]) {
+        const [res, ms] = await timed(() => send(op.method, op.path, body));
+        expect(res.status, `${op.method} ${op.path}`).toBeGreaterThanOrEqual(400);
+        expect(res.status, `${op.method} ${op.path}`).toBeLessThan(500);
+        expectErrorShape(await res.json());
+        deep.push(ms);
+      }
+    }
+    // Each refusal is a linear scan of at most 60 KB; 25 times a normal request is a wide margin for a noisy machine
+    // (the unguarded validator took 1,500 to 20,000 times as long).
+    expect(median(deep)).toBeLessThan(Math.max(reference, 0.05) * 25);
+  }, 60_000);
+
+  test('names the limit it broke', async () => {
+    const deep = await send('POST', '/api/auth/register', DEEP_ARRAYS);
+    expect(deep.status).toBe(400);
+    const body = (await deep.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('body_too_complex');
+    expect(body.error.message).toBe('The request body nests objects and arrays more than 32 levels deep.');
+    const reported = await send('POST', '/api/auth/login', REPORTED);
+    expect(reported.status).toBe(413);
+    expectErrorShape(await reported.json(), 'payload_too_large');
+    const merchant = await send('POST', '/api/v1/payment_intents', REPORTED);
+    expect(merchant.status).toBe(400);
+    expectErrorShape(await merchant.json(), 'body_too_complex');
+  });
+
+  test('a concurrent GET /api/subscription/tiers is not held up by fifty deep bodies in flight', async () => {
+    // The GET waits behind whatever is queued with it, so the reference is the same GET behind fifty normal requests.
+    async function tiersBehind(body: string): Promise<number> {
+      const others = Array.from({ length: 50 }, (_, i) => send('POST', i % 2 ? '/api/auth/login' : '/api/auth/register', body));
+      const [tiers, ms] = await timed(() => ctx.app.handle(new Request(`${TEST_ORIGIN}/api/subscription/tiers`)));
+      const answers = await Promise.all(others);
+      expect(tiers.status).toBe(200);
+      expect(answers.every((r) => r.status === 400)).toBe(true);
+      return ms;
+    }
+    const behindNormal: number[] = [];
+    const behindDeep: number[] = [];
+    for (let round = 0; round < 7; round++) {
+      behindNormal.push(await tiersBehind('{"email":"a"}'));
+      behindDeep.push(await tiersBehind(DEEP_ARRAYS));
+    }
+    // Unguarded, one deep body alone held the thread for seconds (over a thousand times this reference).
+    expect(median(behindDeep)).toBeLessThan(Math.max(median(behindNormal), 1) * 20);
+  }, 60_000);
+});
+
+describe('bodies that are not a JSON object', () => {
+  const NOT_OBJECTS = ['null', '[]', 'true', '123', '"text"', '[{"name":"x"}]'];
+
+  test('are refused by every operation in the error shape', async () => {
+    for (const op of operations) {
+      for (const body of NOT_OBJECTS) {
+        const res = await send(op.method, op.path, body);
+        // The upload route takes only multipart bodies: any JSON at all is the wrong media type there.
+        const expected = op.path === '/api/kyc/submit' ? [415, 'unsupported_media_type'] : [400, 'body_not_object'];
+        expect({ op: `${op.method} ${op.path}`, body, status: res.status }).toEqual({
+          op: `${op.method} ${op.path}`,
+          body,
+          status: expected[0] as number,
+        });
+        expectErrorShape(await res.json(), expected[1] as string);
+      }
+    }
+  }, 60_000);
+
+  test('the admin tier PATCH, which used to accept them with 200, refuses them signed in', async () => {
+    await makeAdmin(ctx);
+    const token = await adminToken(ctx);
+    const route = ADMIN_ROUTES.find((r) => r.method === 'PATCH' && r.path.startsWith('/api/admin/subscription-tiers/') && !r.path.endsWith('toggle'));
+    expect(route).toBeDefined();
+    for (const body of NOT_OBJECTS) {
+      const res = await adminCall(ctx, token, route!.path, { method: 'PATCH', rawBody: body, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('body_not_object');
+    }
+  });
+
+  test('an empty body is an empty object: the route names its first missing field', async () => {
+    const res = await send('POST', '/api/auth/login', '');
+    expect(res.status).toBe(400);
+    expectErrorShape(await res.json(), 'validation_error');
+  });
+});
+
+describe('size limits in the app (in-process)', () => {
+  test('a declared body over the route limit is refused before it is read', async () => {
+    const res = await send('POST', '/api/auth/login', '{}', { 'content-length': String(33 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+    expectErrorShape(await res.json(), 'payload_too_large');
+  });
+
+  test('a body without a length stops being read at the limit', async () => {
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        sent += 8192;
+        if (sent > 10 * 1024 * 1024) return c.close();
+        c.enqueue(new Uint8Array(8192).fill(32));
+      },
+    });
+    const req = new Request(`${TEST_ORIGIN}/api/auth/login`, {
+      method: 'POST',
+      headers: { origin: TEST_ORIGIN, 'content-type': 'application/json' },
+      body: stream,
+    });
+    const res = await ctx.app.handle(req);
+    expect(res.status).toBe(413);
+    expectErrorShape(await res.json(), 'payload_too_large');
+    // Reading stopped within a chunk or two of the 32 KB limit instead of draining 10 MB.
+    expect(sent).toBeLessThan(128 * 1024);
+  });
+
+  test('headers over 16 KB get 431 in the error shape', async () => {
+    const res = await ctx.app.handle(new Request(`${TEST_ORIGIN}/api/subscription/tiers`, { headers: { 'x-pad': 'y'.repeat(17 * 1024) } }));
+    expect(res.status).toBe(431);
+    expectErrorShape(await res.json(), 'headers_too_large');
+  });
+
+  test('invalid UTF-8 is refused as such', async () => {
+    const req = new Request(`${TEST_ORIGIN}/api/auth/login`, {
+      method: 'POST',
+      headers: { origin: TEST_ORIGIN, 'content-type': 'application/json' },
+      body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+    });
+    const res = await ctx.app.handle(req);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'invalid_json', message: 'The request body is not valid UTF-8 text.' });
+  });
+});
