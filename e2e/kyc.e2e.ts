@@ -98,6 +98,7 @@ test('a consumer submits a PNG through the wizard and sees Pending Review', asyn
   const file = await page.request.get(`/api/kyc/documents/${doc.id}`);
   expect(file.status()).toBe(200);
   expect(file.headers()['content-type']).toBe('image/png');
+  expect(file.headers()['content-disposition']).toMatch(/^attachment; filename="passport\.png"/);
 });
 
 test('a file that is not really a PNG is refused with a destructive toast and the wizard stays on step 3', async ({ page }) => {

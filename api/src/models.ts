@@ -66,7 +66,7 @@ export function rawResponses(ok: ResponseObject, ...statuses: number[]): Record<
 
 /** A document's bytes as served: JPEG, PNG or PDF. */
 export const BINARY_DOCUMENT: ResponseObject = {
-  description: 'The file, with its detected content type (inline, sandboxed, not cached)',
+  description: "The file, with its detected content type, as an attachment named with that type's extension (nosniff, sandboxed, not cached)",
   content: Object.fromEntries(
     ['image/jpeg', 'image/png', 'application/pdf'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
   ),

@@ -1251,7 +1251,7 @@ export interface paths {
         };
         /**
          * A verification document's bytes, for review
-         * @description Served with its detected content type, sandboxed. Each read is audited.
+         * @description Served with its detected content type as an attachment (nosniff, sandboxed). Each read is audited.
          */
         get: operations["getApiAdminKycDocumentsById"];
         put?: never;
@@ -1290,7 +1290,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an identity verification (multipart/form-data)
-         * @description Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A body over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it has arrived. The applicant must be 18 or older. At most 5 verifications may wait for review at once (409 kyc_pending_limit_reached).
+         * @description Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A file of another type, or whose name extension or part Content-Type says another type than its content, is refused with 415 unsupported_media_type naming it; a kept file is named with its detected type's extension. A body over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it has arrived. The applicant must be 18 or older. At most 5 verifications may wait for review at once (409 kyc_pending_limit_reached).
          */
         post: operations["postApiKycSubmit"];
         delete?: never;
@@ -7475,7 +7475,7 @@ export interface operations {
                         adminNotes: string | null;
                         documents: {
                             id: string;
-                            /** @description The uploaded file name, sanitised. */
+                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
                             name: string;
                             /**
                              * @description Detected from the file content.
@@ -7571,7 +7571,7 @@ export interface operations {
                         adminNotes: string | null;
                         documents: {
                             id: string;
-                            /** @description The uploaded file name, sanitised. */
+                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
                             name: string;
                             /**
                              * @description Detected from the file content.
@@ -7676,7 +7676,7 @@ export interface operations {
                         adminNotes: string | null;
                         documents: {
                             id: string;
-                            /** @description The uploaded file name, sanitised. */
+                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
                             name: string;
                             /**
                              * @description Detected from the file content.
@@ -7755,7 +7755,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file, with its detected content type (inline, sandboxed, not cached) */
+            /** @description The file, with its detected content type, as an attachment named with that type's extension (nosniff, sandboxed, not cached) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7831,7 +7831,7 @@ export interface operations {
                             adminNotes: string | null;
                             documents: {
                                 id: string;
-                                /** @description The uploaded file name, sanitised. */
+                                /** @description The uploaded file name, sanitised, with the detected type's extension. */
                                 name: string;
                                 /**
                                  * @description Detected from the file content.
@@ -7895,7 +7895,7 @@ export interface operations {
                     dateOfBirth: string;
                     /** @description Optional. Stored encrypted. */
                     documentNumber?: string;
-                    /** @description One entry per file: JPEG, PNG or PDF (checked by content), at most 10 MB each. */
+                    /** @description One entry per file: JPEG, PNG or PDF (checked by content; a name extension or part Content-Type naming another type is refused), at most 10 MB each. */
                     documents: string[];
                 };
             };
@@ -7936,7 +7936,7 @@ export interface operations {
                         adminNotes: string | null;
                         documents: {
                             id: string;
-                            /** @description The uploaded file name, sanitised. */
+                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
                             name: string;
                             /**
                              * @description Detected from the file content.
@@ -8017,7 +8017,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file, with its detected content type (inline, sandboxed, not cached) */
+            /** @description The file, with its detected content type, as an attachment named with that type's extension (nosniff, sandboxed, not cached) */
             200: {
                 headers: {
                     [name: string]: unknown;

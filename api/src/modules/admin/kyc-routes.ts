@@ -110,7 +110,7 @@ export function adminKycRoutes(deps: AppDeps) {
           headers: {
             'content-type': document.contentType,
             'content-length': String(bytes.byteLength),
-            'content-disposition': contentDisposition(document.name),
+            'content-disposition': contentDisposition(document.name, document.contentType),
             'x-content-type-options': 'nosniff',
             'cache-control': 'no-store',
             'content-security-policy': "default-src 'none'; sandbox",
@@ -121,7 +121,7 @@ export function adminKycRoutes(deps: AppDeps) {
         admin: true,
         params: IdParams,
         detail: {
-          ...doc("A verification document's bytes, for review", 'Served with its detected content type, sandboxed. Each read is audited.'),
+          ...doc("A verification document's bytes, for review", 'Served with its detected content type as an attachment (nosniff, sandboxed). Each read is audited.'),
           responses: rawResponses(BINARY_DOCUMENT, 401, 404) as never,
         },
       },

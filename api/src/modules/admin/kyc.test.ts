@@ -43,6 +43,10 @@ describe('KYC review', () => {
     const docRes = await adminCall(ctx, token, `/api/admin/kyc/documents/${v.documents[0].id}`);
     expect(docRes.status).toBe(200);
     expect(docRes.headers.get('content-type')).toBe('image/png');
+    // Never rendered in bpay's origin: the admin panel reads it with the Bearer token into a blob URL instead.
+    expect(docRes.headers.get('content-disposition')).toBe(`attachment; filename="passport.png"; filename*=UTF-8''passport.png`);
+    expect(docRes.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(docRes.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
     expect(new Uint8Array(Buffer.from(docRes.text, 'latin1')).length).toBeGreaterThan(0);
     expect((await api('/api/admin/kyc/documents/doc_nope')).status).toBe(404);
 

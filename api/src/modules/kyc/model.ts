@@ -9,7 +9,7 @@ import {
 
 export const KycDocumentModel = t.Object({
   id: t.String(),
-  name: t.String({ description: 'The uploaded file name, sanitised.' }),
+  name: t.String({ description: "The uploaded file name, sanitised, with the detected type's extension." }),
   contentType: t.UnionEnum(KYC_CONTENT_TYPES, { description: 'Detected from the file content.' }),
   size: t.Integer({ description: 'Bytes.' }),
 });
@@ -53,7 +53,8 @@ export const KYC_SUBMIT_REQUEST_BODY = {
             minItems: 1,
             maxItems: 5,
             items: { type: 'string', format: 'binary' },
-            description: 'One entry per file: JPEG, PNG or PDF (checked by content), at most 10 MB each.',
+            description:
+              'One entry per file: JPEG, PNG or PDF (checked by content; a name extension or part Content-Type naming another type is refused), at most 10 MB each.',
           },
         },
       },

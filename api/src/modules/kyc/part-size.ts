@@ -40,7 +40,8 @@ export function multipartBoundary(contentType: string | null): string | null {
   return m ? (m[1] ?? m[2] ?? null) : null;
 }
 
-function headerParam(headers: string, name: 'name' | 'filename'): string | null {
+/** A parameter (name or filename) of the Content-Disposition in a part's headers, or null. */
+export function headerParam(headers: string, name: 'name' | 'filename'): string | null {
   const disposition = /^content-disposition:([^\r\n]*)/im.exec(headers)?.[1];
   if (!disposition) return null;
   const m = new RegExp(`;\\s*${name}\\s*=\\s*(?:"([^"]*)"|([^;\\s]*))`, 'i').exec(disposition);

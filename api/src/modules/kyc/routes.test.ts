@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { CATALOGUE, type ErrorCode } from '../../errors';
@@ -21,6 +22,23 @@ const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x
 const PDF = new TextEncoder().encode('%PDF-1.7\n1 0 obj <<>> endobj\n%%EOF\n');
 const SVG = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
 const HTML = new TextEncoder().encode('<!doctype html><html><body><script>alert(1)</script></body></html>');
+const PNG_THEN_HTML = new Uint8Array([...PNG, ...HTML]);
+function pngChunk(type: string, data: Uint8Array): Uint8Array {
+  const body = new Uint8Array([...new TextEncoder().encode(type), ...data]);
+  const out = Buffer.alloc(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.set(body, 4);
+  out.writeUInt32BE(Bun.hash.crc32(body), 8 + data.length);
+  return out;
+}
+/** A whole 1×1 PNG (signature, IHDR, IDAT, IEND) followed by a script: a valid image with HTML after its end. */
+const PNG_WITH_TRAILER = new Uint8Array([
+  ...PNG.subarray(0, 8),
+  ...pngChunk('IHDR', new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0])),
+  ...pngChunk('IDAT', deflateSync(new Uint8Array([0, 0, 0, 0, 0]))),
+  ...pngChunk('IEND', new Uint8Array(0)),
+  ...HTML,
+]);
 
 type Fields = Record<string, string | undefined>;
 const FIELDS: Fields = {
@@ -85,14 +103,32 @@ describe('POST /api/kyc/submit: validation', () => {
     { name: 'six files', fd: () => form({}, Array.from({ length: 6 }, (_, i) => ({ bytes: PNG, name: `p${i}.png` }))), expectStatus: 400, expectCode: 'validation_error', expectParam: 'documents' },
     { name: 'documents as text', fd: () => { const f = form({}, []); f.append('documents', 'not a file'); return f; }, expectStatus: 400, expectCode: 'validation_error', expectParam: 'documents' },
     { name: 'an empty file', fd: () => form({}, [{ bytes: new Uint8Array(0), name: 'empty.png' }]), expectStatus: 400, expectCode: 'validation_error', expectParam: 'documents' },
-    { name: 'an SVG named .png', fd: () => form({}, [{ bytes: SVG, name: 'passport.png' }]), expectStatus: 400, expectCode: 'validation_error', expectParam: 'documents' },
-    { name: 'HTML named .png (declared image/png)', fd: () => form({}, [{ bytes: HTML, name: 'passport.png', type: 'image/png' }]), expectStatus: 400, expectCode: 'validation_error', expectParam: 'documents' },
-    { name: 'one good PNG and one HTML file', fd: () => form({}, [{ bytes: PNG, name: 'a.png' }, { bytes: HTML, name: 'b.pdf', type: 'application/pdf' }]), expectStatus: 400, expectCode: 'validation_error', expectParam: 'documents' },
+    { name: 'an SVG named .png', fd: () => form({}, [{ bytes: SVG, name: 'passport.png' }]), expectStatus: 415, expectCode: 'unsupported_media_type', expectParam: 'documents' },
+    { name: 'HTML named .png (declared image/png)', fd: () => form({}, [{ bytes: HTML, name: 'passport.png', type: 'image/png' }]), expectStatus: 415, expectCode: 'unsupported_media_type', expectParam: 'documents' },
+    { name: 'one good PNG and one HTML file', fd: () => form({}, [{ bytes: PNG, name: 'a.png' }, { bytes: HTML, name: 'b.pdf', type: 'application/pdf' }]), expectStatus: 415, expectCode: 'unsupported_media_type', expectParam: 'documents' },
+    { name: 'PDF bytes named scan.png (declared image/png)', fd: () => form({}, [{ bytes: PDF, name: 'scan.png', type: 'image/png' }]), expectStatus: 415, expectCode: 'unsupported_media_type', expectParam: 'documents' },
+    { name: 'PDF bytes named scan.pdf but declared image/png', fd: () => form({}, [{ bytes: PDF, name: 'scan.pdf', type: 'image/png' }]), expectStatus: 415, expectCode: 'unsupported_media_type', expectParam: 'documents' },
+    { name: 'a PNG header then HTML, named x.html', fd: () => form({}, [{ bytes: PNG_THEN_HTML, name: 'x.html', type: 'image/png' }]), expectStatus: 415, expectCode: 'unsupported_media_type', expectParam: 'documents' },
+    { name: 'a PNG named passport.png declared text/html', fd: () => form({}, [{ bytes: PNG, name: 'passport.png', type: 'text/html' }]), expectStatus: 415, expectCode: 'unsupported_media_type', expectParam: 'documents' },
     { name: 'a file of 10 MB + 1 byte', fd: () => form({}, [{ bytes: (() => { const b = new Uint8Array(MAX_FILE_BYTES + 1); b.set(PNG); return b; })(), name: 'big.png' }]), expectStatus: 413, expectCode: 'payload_too_large', expectParam: 'documents' },
   ];
 
   test.each(rows)('$name → $expectStatus $expectCode ($expectParam)', async ({ fd, expectStatus, expectCode, expectParam }) => {
     expectError(await submit(ctx, cookie, fd()), expectStatus, expectCode, expectParam);
+  });
+
+  test('a refused file is named in the message, with what its name or declared type said against its content', async () => {
+    const cases: Array<[Array<{ bytes: Uint8Array; name: string; type?: string }>, string]> = [
+      [[{ bytes: PDF, name: 'scan.png', type: 'image/png' }], 'scan.png is named as a .png file but its content is a PDF document.'],
+      [[{ bytes: PNG_THEN_HTML, name: 'x.html', type: 'image/png' }], 'x.html is named as a .html file but its content is a PNG image.'],
+      [[{ bytes: PNG, name: 'a.png' }, { bytes: PDF, name: 'b.pdf', type: 'image/png' }], 'b.pdf was sent as image/png but its content is a PDF document.'],
+      [[{ bytes: SVG, name: 'photo.png' }], 'photo.png is not a JPG, PNG or PDF file.'],
+    ];
+    for (const [files, message] of cases) {
+      const res = await submit(ctx, cookie, form({}, files));
+      expect(res.status).toBe(415);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_media_type', param: 'documents', message });
+    }
   });
 
   test('nothing is stored by a refused submission', async () => {
@@ -262,15 +298,15 @@ describe('POST /api/kyc/submit: access and transport', () => {
 });
 
 describe('submission, status and documents', () => {
-  test('201 with the verification; content detected (a PDF named .png is a PDF); the number sealed at rest', async () => {
+  test('201 with the verification; content detected; the number sealed at rest', async () => {
     const u = await registerUser(ctx);
     const res = await submit(
       ctx,
       u.cookie,
       form({}, [
         { bytes: PNG, name: '../../etc/passwd<script>.png' },
-        { bytes: PDF, name: 'scan.png', type: 'image/png' },
-        { bytes: JPEG, name: 'selfie.jpg', type: 'image/jpeg' },
+        { bytes: PDF, name: 'scan', type: 'application/octet-stream' },
+        { bytes: JPEG, name: 'selfie.JPEG', type: 'image/jpeg' },
       ]),
     );
     expect(res.status).toBe(201);
@@ -284,7 +320,7 @@ describe('submission, status and documents', () => {
       adminNotes: null,
     });
     expect(res.body.documents.map((d: { contentType: string }) => d.contentType)).toEqual(['image/png', 'application/pdf', 'image/jpeg']);
-    expect(res.body.documents[0].name).toBe('passwd_script_.png');
+    expect(res.body.documents.map((d: { name: string }) => d.name)).toEqual(['passwd_script_.png', 'scan.pdf', 'selfie.jpg']);
     expect(JSON.stringify(res.body)).not.toContain('P1234567');
 
     const [row] = await ctx.handle.db.select().from(schema.kycVerifications).where(eq(schema.kycVerifications.id, res.body.id));
@@ -332,7 +368,7 @@ describe('submission, status and documents', () => {
   test("GET /api/kyc/documents/:id: the owner's bytes with safe headers; anyone else 404", async () => {
     const a = await registerUser(ctx);
     const b = await registerUser(ctx);
-    const made = await submit(ctx, a.cookie, form({}, [{ bytes: PDF, name: 'my "scan"\r\n.png' }]));
+    const made = await submit(ctx, a.cookie, form({}, [{ bytes: PDF, name: 'my "scan"\r\n.pdf', type: 'application/pdf' }]));
     const docId = made.body.documents[0].id;
     const res = await call(ctx, `/api/kyc/documents/${docId}`, { cookie: a.cookie });
     expect(res.status).toBe(200);
@@ -340,7 +376,8 @@ describe('submission, status and documents', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('cache-control')).toBe('no-store');
     const disposition = res.headers.get('content-disposition')!;
-    expect(disposition.startsWith('inline; filename="')).toBe(true);
+    expect(disposition.startsWith('attachment; filename="')).toBe(true);
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
     expect(disposition).not.toMatch(/[\r\n]/);
     expect(disposition.split('"').length).toBe(3);
     expect(res.text).toBe(new TextDecoder().decode(PDF));
@@ -348,6 +385,33 @@ describe('submission, status and documents', () => {
     expectError(await call(ctx, `/api/kyc/documents/${docId}`, { cookie: b.cookie }), 404, 'resource_not_found');
     expectError(await call(ctx, '/api/kyc/documents/kycdoc_nope', { cookie: a.cookie }), 404, 'resource_not_found');
     expectError(await call(ctx, `/api/kyc/documents/${docId}`), 401, 'unauthenticated');
+  });
+
+  test('a valid PNG with HTML after its end is kept byte for byte as a .png and only ever served as an attachment', async () => {
+    const u = await registerUser(ctx);
+    const made = await submit(ctx, u.cookie, form({}, [{ bytes: PNG_WITH_TRAILER, name: 'selfie', type: 'image/png' }]));
+    expect(made.status).toBe(201);
+    expect(made.body.documents[0]).toMatchObject({ name: 'selfie.png', contentType: 'image/png', size: PNG_WITH_TRAILER.length });
+    const res = await call(ctx, `/api/kyc/documents/${made.body.documents[0].id}`, { cookie: u.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="selfie.png"; filename*=UTF-8''selfie.png`);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(res.headers.get('content-length')).toBe(String(PNG_WITH_TRAILER.length));
+    const [doc] = await ctx.handle.db.select().from(schema.kycDocuments).where(eq(schema.kycDocuments.id, made.body.documents[0].id));
+    expect(await ctx.deps.storage.get(doc!.storageKey)).toEqual(PNG_WITH_TRAILER);
+  });
+
+  test('a name stored before names took their type\'s extension is listed and served with it', async () => {
+    const u = await registerUser(ctx);
+    const made = await submit(ctx, u.cookie, form({}, [{ bytes: PNG, name: 'x.png' }]));
+    const docId = made.body.documents[0].id;
+    await ctx.handle.db.update(schema.kycDocuments).set({ originalName: 'x.html' }).where(eq(schema.kycDocuments.id, docId));
+    const status = await call(ctx, '/api/kyc/status', { cookie: u.cookie });
+    expect(status.body.verifications[0].documents[0].name).toBe('x.html.png');
+    const res = await call(ctx, `/api/kyc/documents/${docId}`, { cookie: u.cookie });
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="x.html.png"; filename*=UTF-8''x.html.png`);
   });
 
   test(`at most ${MAX_OPEN_VERIFICATIONS} verifications waiting for review → 409; a decision frees a place`, async () => {

@@ -5,6 +5,7 @@ import { BINARY_DOCUMENT, errors, rawResponses, SESSION_SECURITY, sharedModels }
 import { sessionPlugin } from '../../plugins/session';
 import { KYC_SUBMIT_REQUEST_BODY, KycStatusModel, KycVerificationModel } from './model';
 import { getVerificationDocument, listOwnVerifications, submitVerification } from './service';
+import { multipartPartHeaders, type PartHeader } from './part-headers';
 import { createPartSizeGuard, multipartBoundary, type OversizedPart } from './part-size';
 import { contentDisposition, MAX_BODY_BYTES, MAX_FILE_BYTES, sanitiseFileName } from './validation';
 
@@ -56,11 +57,32 @@ export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES,
     body.set(c, at);
     at += c.byteLength;
   }
+  let form: FormData;
   try {
-    return await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
+    form = await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
   } catch {
     throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', 'documents');
   }
+  return withDeclaredTypes(form, boundary ? multipartPartHeaders(body, boundary) : []);
+}
+
+/**
+ * The form with each file's `type` set to the Content-Type its part declared ('' when none), since Bun's parser
+ * replaces it with a guess from the file name. Parts are matched in order per field; if the two parsers disagree on
+ * how many parts a field has, the body is refused rather than a type misattributed.
+ */
+function withDeclaredTypes(form: FormData, headers: PartHeader[]): FormData {
+  const out = new FormData();
+  for (const field of new Set(form.keys())) {
+    const declared = headers.filter((h) => h.field === field);
+    form.getAll(field).forEach((value, index) => {
+      if (typeof value === 'string') return out.append(field, value);
+      const header = declared[index];
+      if (!header) throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', field.slice(0, 100));
+      out.append(field, new File([value], value.name, { type: header.contentType }));
+    });
+  }
+  return out;
 }
 
 export function kycRoutes(deps: AppDeps) {
@@ -88,7 +110,9 @@ export function kycRoutes(deps: AppDeps) {
         detail: {
           summary: 'Submit an identity verification (multipart/form-data)',
           description:
-            'Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A body ' +
+            'Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A file of ' +
+            'another type, or whose name extension or part Content-Type says another type than its content, is refused ' +
+            "with 415 unsupported_media_type naming it; a kept file is named with its detected type's extension. A body " +
             'over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it ' +
             'has arrived. The applicant must be 18 or older. At most 5 ' +
             'verifications may wait for review at once (409 kyc_pending_limit_reached).',
@@ -104,7 +128,7 @@ export function kycRoutes(deps: AppDeps) {
           headers: {
             'content-type': document.contentType,
             'content-length': String(bytes.byteLength),
-            'content-disposition': contentDisposition(document.name),
+            'content-disposition': contentDisposition(document.name, document.contentType),
             'x-content-type-options': 'nosniff',
             'cache-control': 'no-store',
             'content-security-policy': "default-src 'none'; sandbox",

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../deps';
 import { seal, unseal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { newStorageKey } from '../../storage/local-disk';
-import { detectContentType, fileEntries, MAX_FILE_BYTES, parseKycFields, sanitiseFileName } from './validation';
+import { checkUploadedFile, fileEntries, MAX_FILE_BYTES, parseKycFields, sanitiseFileName, storedFileName } from './validation';
 
 type VerificationRow = typeof schema.kycVerifications.$inferSelect;
 type DocumentRow = typeof schema.kycDocuments.$inferSelect;
@@ -38,7 +38,8 @@ export interface KycVerificationView {
 }
 
 export function toDocumentView(d: DocumentRow): KycDocumentView {
-  return { id: d.id, name: d.originalName, contentType: d.contentType, size: d.sizeBytes };
+  // storedFileName again: a name kept before names took their detected type's extension is shown as it is served.
+  return { id: d.id, name: storedFileName(d.originalName, d.contentType), contentType: d.contentType, size: d.sizeBytes };
 }
 
 export function toVerificationView(v: VerificationRow, docs: DocumentRow[]): KycVerificationView {
@@ -162,7 +163,10 @@ interface CheckedFile {
   sha256: string;
 }
 
-/** Reads each file only after its size passed, and keeps it only if its first bytes say JPEG, PNG or PDF. */
+/**
+ * Reads each file only after its size passed, and keeps it only if its first bytes say JPEG, PNG or PDF and its
+ * name and declared type do not say otherwise (checkUploadedFile); it is kept under its detected type's extension.
+ */
 async function checkFiles(files: File[]): Promise<CheckedFile[]> {
   for (const f of files) {
     if (f.size > MAX_FILE_BYTES) {
@@ -172,9 +176,7 @@ async function checkFiles(files: File[]): Promise<CheckedFile[]> {
   const out: CheckedFile[] = [];
   for (const f of files) {
     const bytes = new Uint8Array(await f.arrayBuffer());
-    const contentType = detectContentType(bytes);
-    const name = sanitiseFileName(f.name);
-    if (!contentType) throw invalid('documents', `${name} is not a JPG, PNG or PDF file.`);
+    const { name, contentType } = checkUploadedFile(f.name, f.type, bytes);
     out.push({ name, contentType, bytes, sha256: createHash('sha256').update(bytes).digest('hex') });
   }
   return out;
@@ -185,7 +187,8 @@ async function checkFiles(files: File[]): Promise<CheckedFile[]> {
  * (1 to 5, each at most 10 MB, really JPEG/PNG/PDF), stores the files under random keys, then writes the
  * verification and its documents in one transaction; if that fails, the stored files are removed again.
  * The document number is sealed (AES-GCM) at rest.
- * Fails with: validation_error, payload_too_large, kyc_pending_limit_reached.
+ * Fails with: validation_error, payload_too_large, unsupported_media_type (a file that is not JPEG/PNG/PDF, or
+ * whose name or declared type says another type than its content), kyc_pending_limit_reached.
  */
 export async function submitVerification(deps: AppDeps, user: UserRow, form: FormData): Promise<KycVerificationView> {
   const now = deps.clock.now();

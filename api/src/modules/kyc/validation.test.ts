@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { ageOn, checkDateOfBirth, contentDisposition, detectContentType, sanitiseFileName } from './validation';
+import { AppError } from '../../errors';
+import { ageOn, checkDateOfBirth, checkUploadedFile, contentDisposition, detectContentType, sanitiseFileName, storedFileName } from './validation';
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 const text = (s: string) => new TextEncoder().encode(s);
@@ -39,7 +40,62 @@ describe('KYC validation rules', () => {
     expect(sanitiseFileName('')).toBe('document');
     expect(sanitiseFileName('جواز.png')).toBe('جواز.png');
     expect(sanitiseFileName('x'.repeat(300))).toHaveLength(100);
-    const header = contentDisposition('جواز "سفر".png');
-    expect(header).toMatch(/^inline; filename="[A-Za-z0-9 ._()-]+"; filename\*=UTF-8''[^\s"]+$/);
+    const header = contentDisposition('جواز "سفر".png', 'image/png');
+    expect(header).toMatch(/^attachment; filename="[A-Za-z0-9 ._()-]+\.png"; filename\*=UTF-8''[^\s"]+\.png$/);
+  });
+
+  test("a stored name keeps the user's base name and takes the detected type's extension", () => {
+    expect(storedFileName('passport.png', 'image/png')).toBe('passport.png');
+    expect(storedFileName('Passport.PNG', 'image/png')).toBe('Passport.png');
+    expect(storedFileName('selfie.JPEG', 'image/jpeg')).toBe('selfie.jpg');
+    expect(storedFileName('passport', 'application/pdf')).toBe('passport.pdf');
+    expect(storedFileName('scan 12.05.2024', 'application/pdf')).toBe('scan 12.05.2024.pdf');
+    expect(storedFileName('scan.pdf. . ', 'application/pdf')).toBe('scan.pdf');
+    // Names kept before this rule are repaired where they are shown and served.
+    expect(storedFileName('x.html', 'image/png')).toBe('x.html.png');
+    expect(storedFileName('scan.png', 'application/pdf')).toBe('scan.png.pdf');
+    expect(storedFileName('', 'image/jpeg')).toBe('document.jpg');
+    expect(storedFileName('../../.png', 'image/png')).toBe('png.png');
+    const long = storedFileName(`${'x'.repeat(300)}.png`, 'image/png');
+    expect(long).toHaveLength(100);
+    expect(long.endsWith('x.png')).toBe(true);
+    for (const n of ['a.png', 'x.html', 'جواز.png', 'a"b;c\r\n.pdf', '']) {
+      expect(storedFileName(storedFileName(n, 'image/png'), 'image/png')).toBe(storedFileName(n, 'image/png'));
+    }
+  });
+
+  const PNG = bytes(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13);
+  const PDF = text('%PDF-1.7\n%%EOF\n');
+  const refused = (name: string, type: string, content: Uint8Array) => {
+    try {
+      checkUploadedFile(name, type, content);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      return { status: e.status, code: e.code, param: e.param, message: e.message };
+    }
+    throw new Error(`${name} was accepted`);
+  };
+
+  test('the name and the declared type must agree with the content; refusals are 415 naming the file', () => {
+    expect(refused('scan.png', 'image/png', PDF)).toEqual({
+      status: 415,
+      code: 'unsupported_media_type',
+      param: 'documents',
+      message: 'scan.png is named as a .png file but its content is a PDF document.',
+    });
+    expect(refused('x.html', 'image/png', PNG).message).toBe('x.html is named as a .html file but its content is a PNG image.');
+    expect(refused('x.html.', '', PNG).message).toBe('x.html. is named as a .html file but its content is a PNG image.');
+    expect(refused('scan.pdf', 'image/png', PDF).message).toBe('scan.pdf was sent as image/png but its content is a PDF document.');
+    expect(refused('passport.png', 'text/html', PNG).message).toBe('passport.png was sent as text/html but its content is a PNG image.');
+    expect(refused('passport', 'te"xt/<b>', PNG).message).toBe('passport was sent as another type but its content is a PNG image.');
+    expect(refused('photo.png', 'image/png', text('<svg/>'))).toMatchObject({ status: 415, message: 'photo.png is not a JPG, PNG or PDF file.' });
+  });
+
+  test('a name without an extension, a neutral or aliased declared type, and a date in the name are accepted', () => {
+    expect(checkUploadedFile('passport', '', PNG)).toEqual({ name: 'passport.png', contentType: 'image/png' });
+    expect(checkUploadedFile('scan', 'application/octet-stream', PDF)).toEqual({ name: 'scan.pdf', contentType: 'application/pdf' });
+    expect(checkUploadedFile('selfie.jpeg', 'image/jpg', bytes(0xff, 0xd8, 0xff, 0xe0))).toEqual({ name: 'selfie.jpg', contentType: 'image/jpeg' });
+    expect(checkUploadedFile('scan 12.05.2024', 'application/pdf; charset=binary', PDF).name).toBe('scan 12.05.2024.pdf');
+    expect(checkUploadedFile('PASSPORT.PNG', 'IMAGE/PNG', PNG).name).toBe('PASSPORT.png');
   });
 });

@@ -5,7 +5,7 @@ import {
   KYC_VERIFICATION_TYPES,
   type KycContentType,
 } from '@bpay/db/schema';
-import { invalid } from '../../errors';
+import { AppError, invalid } from '../../errors';
 
 /*
  * Pure rules of a KYC submission (spec §5): the fields, the applicant's age, and what an uploaded file really is.
@@ -150,19 +150,100 @@ export const ACCEPTED_CONTENT_TYPES = KYC_CONTENT_TYPES;
  * at most 100 characters. Never used to build a storage path (keys are random).
  */
 export function sanitiseFileName(name: string | undefined): string {
+  return cleanFileName(name).slice(0, 100) || 'document';
+}
+
+/** sanitiseFileName before it is cut to length (so a long name's extension is still seen). */
+function cleanFileName(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = base
+  return base
     .normalize('NFC')
     .replace(/[^\p{L}\p{N} ._()-]/gu, '_')
     .replace(/\s+/g, ' ')
     .replace(/^[.\s]+/, '')
-    .trim()
-    .slice(0, 100);
-  return cleaned || 'document';
+    .trim();
 }
 
-/** A Content-Disposition value that cannot break out of its header: an ASCII fallback plus the UTF-8 name. */
-export function contentDisposition(name: string | undefined): string {
-  const ascii = sanitiseFileName(name).replace(/[^A-Za-z0-9 ._()-]/g, '_');
-  return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(sanitiseFileName(name))}`;
+/** The extensions each accepted type is known by; the first is the one a stored name gets. */
+const EXTENSIONS: Record<KycContentType, readonly string[]> = {
+  'image/jpeg': ['jpg', 'jpeg', 'jpe', 'jfif'],
+  'image/png': ['png'],
+  'application/pdf': ['pdf'],
+};
+const LABELS: Record<KycContentType, string> = { 'image/jpeg': 'a JPG image', 'image/png': 'a PNG image', 'application/pdf': 'a PDF document' };
+/** Other spellings of the accepted types that clients send as a part's Content-Type. */
+const DECLARED_ALIASES: Record<string, KycContentType> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'image/x-png': 'image/png',
+  'application/x-pdf': 'application/pdf',
+};
+/** Declared types that claim nothing: what browsers and curl send for a file whose type they cannot tell. */
+const NEUTRAL_DECLARED = new Set(['', 'application/octet-stream']);
+
+/**
+ * The extension of a (sanitised) name: letters and digits after the last dot, with at least one letter, so a date
+ * such as "scan 12.05.2024" has none. Trailing dots and spaces are ignored, as Windows ignores them when saving.
+ */
+function splitExtension(name: string): { base: string; ext: string | null } {
+  const trimmed = name.replace(/[.\s]+$/, '');
+  const m = /^(.*)\.([\p{L}\p{N}]{1,16})$/u.exec(trimmed);
+  if (!m || !/\p{L}/u.test(m[2]!)) return { base: trimmed, ext: null };
+  return { base: m[1]!, ext: m[2]!.toLowerCase() };
+}
+
+/**
+ * The name a document is stored, listed and downloaded under: the user's base name, sanitised, with the extension
+ * of the type detected from its content (a matching extension the user gave is replaced by the canonical one).
+ * Idempotent, so it also repairs names stored before this rule when they are shown or downloaded.
+ */
+export function storedFileName(name: string | undefined, contentType: KycContentType): string {
+  const ext = EXTENSIONS[contentType][0]!;
+  const split = splitExtension(cleanFileName(name));
+  // A foreign extension stays part of the base ("x.html" holding a PNG is kept as "x.html.png").
+  const keep = split.ext === null || EXTENSIONS[contentType].includes(split.ext) ? split.base : `${split.base}.${split.ext}`;
+  const base = keep
+    .replace(/[.\s]+$/, '')
+    .slice(0, 100 - ext.length - 1)
+    .trim();
+  return `${base || 'document'}.${ext}`;
+}
+
+const unsupportedMedia = (message: string) => new AppError('unsupported_media_type', message, 'documents');
+
+/**
+ * What an uploaded file is, and the name to keep it under. The type comes from the content alone (JPEG, PNG or PDF);
+ * the name's extension and the part's declared Content-Type, when they say anything, must agree with it. Bytes after
+ * the image's end (a PNG or JPEG followed by HTML) are kept as they are: see docs/DECISIONS.md ("KYC uploads").
+ * Fails with: unsupported_media_type (415, param documents), naming the file.
+ */
+export function checkUploadedFile(
+  name: string | undefined,
+  declaredType: string,
+  bytes: Uint8Array,
+): { name: string; contentType: KycContentType } {
+  const shown = sanitiseFileName(name);
+  const contentType = detectContentType(bytes);
+  if (!contentType) throw unsupportedMedia(`${shown} is not a JPG, PNG or PDF file.`);
+  const { ext } = splitExtension(cleanFileName(name));
+  if (ext !== null && !EXTENSIONS[contentType].includes(ext)) {
+    throw unsupportedMedia(`${shown} is named as a .${ext} file but its content is ${LABELS[contentType]}.`);
+  }
+  const declared = (declaredType.split(';')[0] ?? '').trim().toLowerCase();
+  if (!NEUTRAL_DECLARED.has(declared) && (DECLARED_ALIASES[declared] ?? declared) !== contentType) {
+    const said = /^[a-z0-9.+-]{1,50}\/[a-z0-9.+-]{1,50}$/.test(declared) ? declared : 'another type';
+    throw unsupportedMedia(`${shown} was sent as ${said} but its content is ${LABELS[contentType]}.`);
+  }
+  return { name: storedFileName(name, contentType), contentType };
+}
+
+/**
+ * The Content-Disposition of a document download: always an attachment (never rendered by the browser in bpay's
+ * origin), named with the extension of its detected type, as an ASCII fallback plus the UTF-8 name; it cannot break
+ * out of its header.
+ */
+export function contentDisposition(name: string | undefined, contentType: KycContentType): string {
+  const safe = storedFileName(name, contentType);
+  const ascii = safe.replace(/[^A-Za-z0-9 ._()-]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(safe)}`;
 }

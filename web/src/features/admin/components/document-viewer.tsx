@@ -6,9 +6,14 @@ import type { KycDocument } from '../types';
 
 type State = { kind: 'loading' } | { kind: 'error' } | { kind: 'ready'; url: string; type: string };
 
+/** The only types shown in the page; anything else is offered as a download typed application/octet-stream. */
+const VIEWABLE = new Set(['image/jpeg', 'image/png', 'application/pdf']);
+
 /**
  * Shows one verification document. The bytes are read with the admin's Bearer token (an <img src> could not
- * send it) into a blob URL that is revoked when the viewer goes away.
+ * send it) into a blob URL that is revoked when the viewer goes away. The server sends documents as attachments,
+ * which a fetch does not mind; a blob URL belongs to this page's origin, so a blob is only ever given one of the
+ * three viewable types (never text/html or SVG, which could run script here).
  */
 export function DocumentViewer({ doc }: { doc: KycDocument }) {
   const t = useT();
@@ -20,8 +25,9 @@ export function DocumentViewer({ doc }: { doc: KycDocument }) {
     fetchKycDocument(doc.id).then(
       (blob) => {
         if (!alive) return;
-        url = URL.createObjectURL(blob);
-        setState({ kind: 'ready', url, type: blob.type || doc.contentType || '' });
+        const type = VIEWABLE.has(blob.type) ? blob.type : 'application/octet-stream';
+        url = URL.createObjectURL(blob.type === type ? blob : new Blob([blob], { type }));
+        setState({ kind: 'ready', url, type });
       },
       () => alive && setState({ kind: 'error' }),
     );
@@ -29,7 +35,7 @@ export function DocumentViewer({ doc }: { doc: KycDocument }) {
       alive = false;
       if (url) URL.revokeObjectURL(url);
     };
-  }, [doc.id, doc.contentType]);
+  }, [doc.id]);
 
   const name = doc.name ?? t('admin.kyc.document');
   return (
@@ -42,7 +48,7 @@ export function DocumentViewer({ doc }: { doc: KycDocument }) {
           </p>
         )}
         {state.kind === 'ready' &&
-          (state.type.startsWith('image/') ? (
+          (state.type === 'image/png' || state.type === 'image/jpeg' ? (
             <img src={state.url} alt={t('admin.kyc.documentAlt', { name })} className="max-h-96 w-auto object-contain" data-testid="kyc-document-image" />
           ) : state.type === 'application/pdf' ? (
             <object data={state.url} type="application/pdf" className="h-96 w-full" aria-label={name} data-testid="kyc-document-pdf">
