@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { AppError, errorBody } from '../errors';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
+import { findUnsafeText, unsafeCharacter, unsafeCharacterMessage } from '../lib/text';
 import type { Logger } from '../lib/logger';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -54,6 +55,15 @@ export function checkRequestSize(request: Request, url: URL, policy: HttpPolicy)
   if (Number(declared) > limit) throw tooLarge(limit);
 }
 
+/** Query parameters obey the same character rules as body strings (a search box is text too). */
+function checkQueryText(url: URL): void {
+  if (!url.search) return;
+  for (const [name, value] of url.searchParams) {
+    const code = unsafeCharacter(name) ?? unsafeCharacter(value);
+    if (code) throw new AppError('validation_error', unsafeCharacterMessage(`query parameter ${name}`, code), name);
+  }
+}
+
 /** Reads a body as UTF-8 text, stopping (413) as soon as more than `limit` bytes have arrived. */
 async function readBodyText(request: Request, limit: number): Promise<string> {
   if (!request.body) return '';
@@ -79,7 +89,8 @@ async function readBodyText(request: Request, limit: number): Promise<string> {
 
 /**
  * Every JSON body goes through here before any validator: size (per route), then structure (depth and member
- * counts, one linear pass: lib/json-guard.ts), then JSON.parse, then the root must be an object (empty is {}). So a validator
+ * counts, one linear pass: lib/json-guard.ts), then JSON.parse, then the root must be an object (empty is {}), then no
+ * key or string may hold a control or bidirectional-override character (lib/text.ts). So a validator
  * only ever sees a small, shallow object, and its error path has nothing deep to walk.
  */
 export async function parseJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
@@ -96,6 +107,8 @@ export async function parseJsonBody(request: Request, limit: number): Promise<Re
     throw new AppError('invalid_json');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('body_not_object');
+  const unsafe = findUnsafeText(value);
+  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), unsafe.path);
   return value as Record<string, unknown>;
 }
 
@@ -157,6 +170,7 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       set.headers['x-content-type-options'] = 'nosniff';
       const url = new URL(request.url);
       checkRequestSize(request, url, policy);
+      checkQueryText(url);
       checkWriteRequest(request, url, policy);
     })
     // Runs before the routes' own parsers (parse: 'json'); other content types fall through to them.

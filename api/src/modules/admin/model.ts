@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { FEATURE_KEYS, schema } from '@bpay/db';
+import { nameText } from '../../lib/text';
 
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
 const noDefault = { default: undefined };
@@ -105,7 +106,7 @@ const tierFields = {
     error: 'name must be 1-40 lower-case letters, digits, _ or -.',
     description: 'Internal name, e.g. pro',
   }),
-  displayName: t.String({ minLength: 1, maxLength: 80, error: 'displayName is required (at most 80 characters).' }),
+  displayName: nameText('displayName', 80),
   monthlyPrice: t.Number({ minimum: 0, maximum: 1_000_000, description: 'Dollars, at most 2 decimals' }),
   transactionFeeRate: t.Number({ minimum: 0, maximum: 1, description: 'Fraction in steps of 0.0001 (default 0.029)' }),
   features: t.Array(t.UnionEnum(FEATURE_KEYS, noDefault), { maxItems: FEATURE_KEYS.length, uniqueItems: true }),

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
+import { lineText, nameText } from '../../lib/text';
 
 const email = t.String({ format: 'email', maxLength: 254, error: 'email must be a valid email address.' });
-const name = t.String({ maxLength: 100 });
 
 export const AddressModel = t.Object(
   {
@@ -41,8 +41,8 @@ export const RegisterBody = t.Object(
       maxLength: 256,
       error: 'password must be between 6 and 256 characters.',
     }),
-    firstName: t.Optional(name),
-    lastName: t.Optional(name),
+    firstName: t.Optional(lineText('firstName', 100)),
+    lastName: t.Optional(lineText('lastName', 100)),
   },
   {
     additionalProperties: false,
@@ -63,8 +63,8 @@ export const LoginBody = t.Object(
 
 export const ProfilePatchBody = t.Object(
   {
-    firstName: t.Optional(name),
-    lastName: t.Optional(name),
+    firstName: t.Optional(lineText('firstName', 100)),
+    lastName: t.Optional(lineText('lastName', 100)),
     email: t.Optional(email),
     country: t.Optional(
       t.String({ pattern: '^([A-Za-z]{2})?$', error: 'country must be a 2-letter country code.' }),
@@ -79,8 +79,8 @@ export const ProfilePatchBody = t.Object(
     address: t.Optional(
       t.Object(
         {
-          line1: t.String({ maxLength: 200, error: 'address.line1 is required (at most 200 characters).' }),
-          city: t.String({ maxLength: 100, error: 'address.city is required (at most 100 characters).' }),
+          line1: nameText('address.line1', 200),
+          city: nameText('address.city', 100),
           state: t.Optional(
             t.String({ pattern: '^([A-Za-z]{2})?$', error: 'address.state must be a 2-letter state code.' }),
           ),

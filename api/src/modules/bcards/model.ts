@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { freeText, lineText } from '../../lib/text';
 
 const decimal = (what: string) =>
   t.Union([t.String({ pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' }), t.Number({ minimum: 0 })], {
@@ -16,8 +17,8 @@ export const SplitEntry = t.Object(
 
 export const CreateBcardBody = t.Object(
   {
-    name: t.String({ maxLength: 100, error: 'name must be at most 100 characters.' }),
-    cardholderName: t.Optional(t.String({ maxLength: 100 })),
+    name: lineText('name', 100),
+    cardholderName: t.Optional(lineText('cardholderName', 100)),
     balance: decimal('balance'),
     fundingSources: t.Array(SplitEntry, {
       minItems: 1,
@@ -68,7 +69,7 @@ export const ProcessPaymentBody = t.Object(
         { maxItems: 20 },
       ),
     ),
-    description: t.Optional(t.String({ maxLength: 200 })),
+    description: t.Optional(freeText('description', 200)),
   },
   {
     additionalProperties: false,

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { nameText } from '../../lib/text';
 
 // The ranges are checked by the service (with the field named): Elysia coerces a numeric string that fails the
 // string branch into the integer branch, and a bound failed there is reported without the field's name.
@@ -18,7 +19,7 @@ export const CreateFundingSourceBody = t.Object(
     expiryMonth: monthOrYear('expiryMonth'),
     expiryYear: monthOrYear('expiryYear'),
     cvv: t.String({ pattern: '^[0-9]{3,4}$', error: 'cvv must be 3 digits (4 for American Express).' }),
-    name: t.String({ minLength: 1, maxLength: 100, error: 'name (the cardholder name) is required.' }),
+    name: nameText('name (the cardholder name)', 100),
     type: t.Optional(t.Literal('credit_card', { error: "type must be 'credit_card'." })),
     last4: t.Optional(t.String({ maxLength: 4 })),
     brand: t.Optional(t.String({ maxLength: 20 })),
@@ -49,7 +50,7 @@ export const CreateFundingSourceBody = t.Object(
 
 export const UpdateFundingSourceBody = t.Object(
   {
-    name: t.Optional(t.String({ minLength: 1, maxLength: 100, error: 'name must be 1 to 100 characters.' })),
+    name: t.Optional(nameText('name', 100)),
     defaultSplitPercentage: t.Optional(
       t.Number({ minimum: 0, maximum: 100, error: 'defaultSplitPercentage must be a number between 0 and 100.' }),
     ),

@@ -6,6 +6,7 @@ import { sessionPlugin } from '../../plugins/session';
 import { createMerchant, getOwnedMerchant, listMerchants, ownedUsage, rollSecretKey, updateMerchant } from './service';
 import { listIntents } from '../payment-intents/service';
 import { PaymentIntentList, UsageModel } from '../payment-intents/routes';
+import { nameText } from '../../lib/text';
 
 export const MerchantModel = t.Object(
   {
@@ -51,7 +52,7 @@ export function merchantRoutes(deps: AppDeps) {
         parse: 'json',
         body: t.Object(
           {
-            businessName: t.String({ minLength: 1, maxLength: 120, error: 'businessName is required (at most 120 characters).' }),
+            businessName: nameText('businessName', 120),
             businessEmail: email,
             website: t.Optional(t.Union([t.String({ maxLength: 300 }), t.Null()])),
             platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, { ...noDefault, error: 'platformType must be shopify, wordpress, woocommerce or custom.' })),
@@ -79,7 +80,7 @@ export function merchantRoutes(deps: AppDeps) {
       params: t.Object({ id: t.String() }),
       body: t.Object(
         {
-          businessName: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
+          businessName: t.Optional(nameText('businessName', 120)),
           businessEmail: t.Optional(email),
           website: t.Optional(t.Union([t.String({ maxLength: 300 }), t.Null()])),
           platformType: t.Optional(t.UnionEnum(PLATFORM_TYPES, noDefault)),

@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../events/emit';
+import { freeText } from '../../lib/text';
 
 const ENABLED_EVENTS = ['*', ...SUBSCRIBABLE_EVENT_TYPES] as const;
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
@@ -74,7 +75,7 @@ const enabledEvents = t.Array(
   { minItems: 1, maxItems: 50, error: `enabled_events must list '*' or at least one of: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}.` },
 );
 const url = t.String({ minLength: 1, maxLength: 2048, error: 'url must be an http(s) URL of at most 2048 characters.' });
-const description = t.Union([t.String({ maxLength: 1000 }), t.Null()], { error: 'description must be at most 1000 characters.' });
+const description = t.Union([freeText('description', 1000), t.Null()], { error: 'description must be at most 1000 characters.' });
 
 export const CreateEndpointBody = t.Object(
   { url, enabled_events: enabledEvents, description: t.Optional(description) },
