@@ -9,6 +9,8 @@ import type { PaymentVendor, VendorName } from './vendors/types';
 import { checkStripeCredentials } from './vendors/stripe';
 import { createLocalDiskStorage } from './storage/local-disk';
 import type { FileStorage } from './storage/types';
+import { DEFAULT_CONSUMER_RATE_LIMIT, type ConsumerRateLimit } from './plugins/consumer-rate-limit';
+import { DEFAULT_CARD_ATTEMPT_LIMITS, type CardAttemptLimits } from './modules/funding-sources/attempts';
 
 /** How webhook deliveries reach the outside world (tests replace these). */
 export interface WebhookDeps {
@@ -71,6 +73,10 @@ export interface AppDeps {
   checkStripe: (secretKey: string) => Promise<{ ok: true } | { ok: false; message: string }>;
   /** Which vendor this process uses for new cards, and where its keys came from (shown in Admin → Vendors). */
   vendorInUse: VendorInUse;
+  /** The consumer API's request rate per session and per address (plugins/consumer-rate-limit.ts). */
+  consumerRateLimit: ConsumerRateLimit;
+  /** Card attempts per account and address, and the lock after repeated declines (funding-sources/attempts.ts). */
+  cardAttemptLimits: CardAttemptLimits;
 }
 
 export interface VendorInUse {
@@ -104,6 +110,9 @@ export function buildDeps(input: {
   checkStripe?: AppDeps['checkStripe'];
   /** Where the Stripe keys came from (boot knows); the environment unless said. */
   stripeSource?: { source: 'environment' | 'admin'; mode: 'test' | 'live' };
+  /** The production numbers unless given (tests of other features pass generous ones). */
+  consumerRateLimit?: ConsumerRateLimit;
+  cardAttemptLimits?: CardAttemptLimits;
 }): AppDeps {
   const { vendors } = input;
   const active = vendors.stripe ?? vendors.simulated;
@@ -146,5 +155,7 @@ export function buildDeps(input: {
     vendorInUse: vendors.stripe
       ? { vendor: 'stripe', mode: input.stripeSource?.mode ?? 'test', source: input.stripeSource?.source ?? 'environment' }
       : { vendor: 'simulated', mode: null, source: 'default' },
+    consumerRateLimit: input.consumerRateLimit ?? DEFAULT_CONSUMER_RATE_LIMIT,
+    cardAttemptLimits: input.cardAttemptLimits ?? DEFAULT_CARD_ATTEMPT_LIMITS,
   };
 }

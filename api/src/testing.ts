@@ -36,7 +36,16 @@ export interface TestAppOptions {
   bcardTtlMs?: number;
   /** The events stream's poll and ping intervals (short by default in tests). */
   eventStream?: Partial<AppDeps['eventStream']>;
+  /** Generous unless given: the limits' own tests pass the production numbers (DEFAULT_… constants). */
+  consumerRateLimit?: AppDeps['consumerRateLimit'];
+  cardAttemptLimits?: AppDeps['cardAttemptLimits'];
 }
+
+/** Limits no unrelated test reaches (hundreds of parallel requests from one session and address). */
+export const GENEROUS_LIMITS = {
+  consumerRateLimit: { windowMs: 10_000, perSession: 1_000_000, perAddress: 1_000_000 },
+  cardAttemptLimits: { perAccountPerHour: 1_000_000, perAddressPerHour: 1_000_000, declinesBeforeLock: 1_000_000, lockMs: 60_000 },
+} satisfies Pick<AppDeps, 'consumerRateLimit' | 'cardAttemptLimits'>;
 
 /** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContext> {
@@ -58,6 +67,8 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     bcardTtlMs: opts.bcardTtlMs ?? 30 * 60_000,
     storage: createLocalDiskStorage(join(dir, 'uploads')),
     eventStream: { pollMs: 20, pingMs: 15_000, ...opts.eventStream },
+    consumerRateLimit: opts.consumerRateLimit ?? GENEROUS_LIMITS.consumerRateLimit,
+    cardAttemptLimits: opts.cardAttemptLimits ?? GENEROUS_LIMITS.cardAttemptLimits,
   });
   return {
     app: createApp(deps),

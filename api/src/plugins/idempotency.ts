@@ -127,7 +127,10 @@ export async function runIdempotent(
     // A retry that took over finds the first attempt's work still unfinished: not an answer to remember, or every
     // later retry would hear "still being processed" for 24 hours. The record stays in progress under its lock.
     if (e instanceof AppError && e.code === 'idempotency_key_in_use') throw e;
-    if (e instanceof AppError && e.status < 500) await store(e.status, errorBody(e));
+    // A rate limit refused the request before it did anything and asks for a retry after Retry-After: remembering
+    // that answer would refuse the retry for 24 hours. The key is freed (as Stripe does not save a 429).
+    if (e instanceof AppError && e.type === 'rate_limit_error') await db.delete(schema.idempotencyKeys).where(where);
+    else if (e instanceof AppError && e.status < 500) await store(e.status, errorBody(e));
     // A server error the code answered on purpose (vendor_unavailable, processing_error) comes after everything was
     // undone: the key is freed and a retry starts afresh.
     else if (e instanceof AppError) await db.delete(schema.idempotencyKeys).where(where);

@@ -1,8 +1,16 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
+import { clientAddress } from '../../lib/request-context';
 import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
+import {
+  CARD_ATTEMPTS_PER_ACCOUNT_PER_HOUR,
+  CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR,
+  CARD_LOCK_MS,
+  DECLINE_WEIGHT,
+  DECLINES_BEFORE_LOCK,
+} from './attempts';
 import {
   CreateFundingSourceBody,
   FundingSourceModel,
@@ -39,7 +47,7 @@ export function fundingSourceRoutes(deps: AppDeps) {
         const outcome = await runIdempotent(
           idem,
           { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
-          (scopedKey) => createFundingSource(deps, user, body, scopedKey),
+          (scopedKey) => createFundingSource(deps, user, body, scopedKey, clientAddress(request, deps.trustProxy)),
         );
         return idempotentResponse(outcome);
       },
@@ -48,27 +56,31 @@ export function fundingSourceRoutes(deps: AppDeps) {
         parse: 'json',
         body: CreateFundingSourceBody,
         headers: IdempotencyHeader,
-        response: { 201: FundingSourceModel, 202: RequiresActionModel, ...errors(400, 401, 402, 403, 409, 415, 503) },
+        response: { 201: FundingSourceModel, 202: RequiresActionModel, ...errors(400, 401, 402, 403, 409, 415, 429, 503) },
         detail: {
           summary: 'Add a card: verified with a $1.00 authorization hold that is released',
           description:
             'Only the processor token, brand, last 4, expiry and name are stored. A card that needs 3-D Secure ' +
-            'answers 202 with a verificationId to complete.',
+            'answers 202 with a verificationId to complete. Against card testing, each card sent to the processor ' +
+            `(and each 3-D Secure completion) is an attempt: ${CARD_ATTEMPTS_PER_ACCOUNT_PER_HOUR} an hour per account ` +
+            `and ${CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR} per address, a declined one counting ${DECLINE_WEIGHT} (429 ` +
+            `card_attempts_exceeded); ${DECLINES_BEFORE_LOCK} declines within an hour lock adding cards for ` +
+            `${CARD_LOCK_MS / 3_600_000} hours (429 card_adding_locked). Both answer Retry-After.`,
         },
       },
     )
     .post(
       '/verifications/:id',
-      async ({ user, body, params, set }) => {
+      async ({ user, body, params, set, request }) => {
         set.status = 201;
-        return completeVerification(deps, user, params.id, body.code);
+        return completeVerification(deps, user, params.id, body.code, clientAddress(request, deps.trustProxy));
       },
       {
         auth: true,
         parse: 'json',
         body: VerificationCodeBody,
         params: t.Object({ id: t.String() }),
-        response: { 201: FundingSourceModel, ...errors(400, 401, 402, 404, 409, 415, 503) },
+        response: { 201: FundingSourceModel, ...errors(400, 401, 402, 404, 409, 415, 429, 503) },
         detail: { summary: 'Answer the 3-D Secure challenge of a card being added' },
       },
     )

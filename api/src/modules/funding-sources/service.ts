@@ -6,6 +6,7 @@ import type { AppDeps } from '../../deps';
 import { brandOf, digitsOnly, luhnValid } from '../../lib/cards';
 import { newId, newToken } from '../../lib/ids';
 import { currentTier, maxFundingSources } from '../subscription/service';
+import { assertCardAddingUnlocked, countCardAttempt, recordCardDecline, releaseCardAttempt } from './attempts';
 import { VendorDeclineError, VendorUnavailableError, type TokenizedCard } from '../../vendors/types';
 
 type UserRow = typeof schema.users.$inferSelect;
@@ -210,20 +211,26 @@ export type CreateSourceResult =
   | { status: 202; body: { status: 'requires_action'; verificationId: string; message: string } };
 
 /**
- * Adds a card: validates it, checks the plan's limit and (unverified accounts) the name, then has the processor
- * tokenize it and verify it with a $1.00 hold that is released at once. Stores only the token, brand, last 4,
- * expiry and name. A 3-D Secure card answers 202 with a verification to complete.
- * Fails with: validation_error, funding_source_limit_reached, name_mismatch, card_error codes, vendor_unavailable.
+ * Adds a card: validates it, checks the plan's limit and (unverified accounts) the name, counts the attempt
+ * (attempts.ts: card testing), then has the processor tokenize it and verify it with a $1.00 hold that is released
+ * at once. Stores only the token, brand, last 4, expiry and name. A 3-D Secure card answers 202 with a verification
+ * to complete. `address` is the client's, for the per-address attempt limit.
+ * Fails with: card_adding_locked, validation_error, funding_source_limit_reached, name_mismatch,
+ * card_attempts_exceeded, card_error codes, vendor_unavailable.
  */
 export async function createFundingSource(
   deps: AppDeps,
   user: UserRow,
   input: CreateSourceInput,
   idempotencyKey: string | null,
+  address: string,
 ): Promise<CreateSourceResult> {
+  await assertCardAddingUnlocked(deps, user.id);
   const card = validateCard(input, deps.clock.now());
   await assertUnderLimit(deps.db, user);
   assertNameAllowed(user, card.name);
+  // Counted before the processor sees the card, so a parallel burst cannot outrun the limit.
+  const attempt = await countCardAttempt(deps, user.id, address);
   let result;
   try {
     result = await deps.vendor.verifyCard(
@@ -231,8 +238,14 @@ export async function createFundingSource(
       { idempotencyKey: `verify:${user.id}:${idempotencyKey ?? newToken()}`, customerRef: user.id },
     );
   } catch (e) {
-    if (e instanceof VendorDeclineError) throw declineToAppError(e);
-    if (e instanceof VendorUnavailableError) throw new AppError('vendor_unavailable');
+    if (e instanceof VendorDeclineError) {
+      await recordCardDecline(deps, user.id, attempt);
+      throw declineToAppError(e);
+    }
+    if (e instanceof VendorUnavailableError) {
+      await releaseCardAttempt(deps, attempt);
+      throw new AppError('vendor_unavailable');
+    }
     throw e;
   }
   if (result.status === 'requires_action') {
@@ -260,12 +273,18 @@ export async function createFundingSource(
   return { status: 201, body: await insertSource(deps, user, result.card, card.name, card.splitBps) };
 }
 
-/** Completes a 3-D Secure verification. Fails with: resource_not_found, verification_not_pending, authentication_failed. */
+/**
+ * Completes a 3-D Secure verification. The completion is an attempt of its own (another call to the card's issuer)
+ * and a failed one is a decline, as in createFundingSource.
+ * Fails with: resource_not_found, verification_not_pending, card_adding_locked, card_attempts_exceeded,
+ * authentication_failed.
+ */
 export async function completeVerification(
   deps: AppDeps,
   user: UserRow,
   verificationId: string,
   code: string,
+  address: string,
 ): Promise<FundingSourceView> {
   const v = await deps.db.query.cardVerifications.findFirst({
     where: and(eq(schema.cardVerifications.id, verificationId), eq(schema.cardVerifications.userId, user.id)),
@@ -273,15 +292,21 @@ export async function completeVerification(
   if (!v) throw notFound('card verification');
   if (v.status === 'succeeded' && v.fundingSourceId) return withBalance(deps, await getOwnedSource(deps.db, user.id, v.fundingSourceId));
   if (v.status !== 'pending' || v.expiresAt <= deps.clock.now()) throw new AppError('verification_not_pending');
+  await assertCardAddingUnlocked(deps, user.id);
+  const attempt = await countCardAttempt(deps, user.id, address);
   let card: TokenizedCard;
   try {
     card = await deps.vendorFor(v.vendor).completeChallenge(v.challengeId, code);
   } catch (e) {
     if (e instanceof VendorDeclineError) {
       await deps.db.update(schema.cardVerifications).set({ status: 'failed' }).where(eq(schema.cardVerifications.id, v.id));
+      await recordCardDecline(deps, user.id, attempt);
       throw declineToAppError(e);
     }
-    if (e instanceof VendorUnavailableError) throw new AppError('vendor_unavailable');
+    if (e instanceof VendorUnavailableError) {
+      await releaseCardAttempt(deps, attempt);
+      throw new AppError('vendor_unavailable');
+    }
     throw e;
   }
   try {
