@@ -19,9 +19,16 @@ import { deriveKey } from './lib/crypto';
 import { ensureFirstAdmin } from './modules/admin/accounts';
 import { pruneAdminTokens } from './modules/admin/auth-service';
 import { activeStripeCredentials } from './modules/admin/vendors';
+import { pruneThrottle } from './lib/throttle';
+import { cardThrottleLongestWindowMs } from './modules/funding-sources/attempts';
 
 /** How often unfinished collections are recovered, expired bcards refunded and stale authorizations canceled. */
 export const MONEY_SWEEP_MS = 30_000;
+/**
+ * How long throttle_events are kept: longer than any rule's window (the longest today is the card lock's 24 hours),
+ * so pruning never lifts a limit early.
+ */
+export const THROTTLE_RETENTION_MS = 7 * 24 * 60 * 60_000;
 /** How often the webhook worker looks for due deliveries. */
 export const WEBHOOK_POLL_MS = 1000;
 
@@ -107,6 +114,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
       pruneIdempotencyKeys(handle.db, clock),
       pruneAdminTokens(handle.db, clock),
       pruneBroadcasts(handle.db, clock),
+      pruneThrottle(handle.db, clock, Math.max(THROTTLE_RETENTION_MS, cardThrottleLongestWindowMs(deps.cardAttemptLimits))),
     ]).catch((error) => log.error('housekeeping failed', { error }));
   }, 10 * 60_000);
   housekeeping.unref();
