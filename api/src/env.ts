@@ -83,10 +83,24 @@ export class EnvError extends Error {
 }
 
 /**
- * Parses the environment. Throws EnvError naming every bad variable. When no session secret is given, one is
- * generated once and kept in BPAY_SESSION_SECRET_FILE so sessions survive a restart of a local install.
+ * Where the data lives, and nothing else: what the backup command needs (it must not require or create a session
+ * secret). Parsed by the same schema as parseEnv, so the defaults are the server's.
  */
-export function parseEnv(source: Record<string, string | undefined>): Env {
+export function parseStorageEnv(source: Record<string, string | undefined>): Pick<Env, 'databaseUrl' | 'databaseAuthToken' | 'uploadsDir'> {
+  const parsed = schema.pick({ BPAY_DATABASE_URL: true, BPAY_DATABASE_AUTH_TOKEN: true, BPAY_UPLOADS_DIR: true }).safeParse(source);
+  if (!parsed.success) {
+    throw new EnvError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+  }
+  const v = parsed.data;
+  return { databaseUrl: v.BPAY_DATABASE_URL, databaseAuthToken: v.BPAY_DATABASE_AUTH_TOKEN, uploadsDir: v.BPAY_UPLOADS_DIR };
+}
+
+/**
+ * Parses the environment. Throws EnvError naming every bad variable. When no session secret is given, one is
+ * generated once and kept in BPAY_SESSION_SECRET_FILE so sessions survive a restart of a local install; with
+ * `createSessionSecret: false` (a restore, which needs the secret the data was sealed with) a missing one is an error.
+ */
+export function parseEnv(source: Record<string, string | undefined>, opts: { createSessionSecret?: boolean } = {}): Env {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     throw new EnvError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
@@ -98,7 +112,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (uploads === webDist || uploads.startsWith(webDist + sep) || webDist.startsWith(uploads + sep)) {
     throw new EnvError(['BPAY_UPLOADS_DIR: must not be inside (or contain) BPAY_WEB_DIST, which is served to anyone']);
   }
-  const sessionSecret = v.BPAY_SESSION_SECRET ?? loadOrCreateSecret(v.BPAY_SESSION_SECRET_FILE);
+  const sessionSecret = v.BPAY_SESSION_SECRET ?? loadOrCreateSecret(v.BPAY_SESSION_SECRET_FILE, opts.createSessionSecret ?? true);
   return {
     nodeEnv: v.NODE_ENV,
     port: v.PORT,
@@ -142,11 +156,14 @@ function isLoopbackUrl(raw: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1';
 }
 
-function loadOrCreateSecret(file: string): string {
+function loadOrCreateSecret(file: string, create: boolean): string {
   if (existsSync(file)) {
     const s = readFileSync(file, 'utf8').trim();
     if (s.length < 32) throw new EnvError([`BPAY_SESSION_SECRET_FILE: ${file} holds fewer than 32 characters`]);
     return s;
+  }
+  if (!create) {
+    throw new EnvError([`BPAY_SESSION_SECRET: not set, and BPAY_SESSION_SECRET_FILE (${file}) does not exist`]);
   }
   const s = randomBytes(32).toString('hex');
   mkdirSync(dirname(file), { recursive: true });
