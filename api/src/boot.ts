@@ -101,12 +101,18 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
   });
   await ensureFirstAdmin(deps, log, env.admin);
   const app = createApp(deps);
-  // Finish or undo what a previous process left half-done, and refund bcards that expired meanwhile.
-  await sweepMoney(deps);
-  const moneySweep = setInterval(() => {
-    sweepMoney(deps).catch((error) => log.error('money sweep failed', { error }));
-  }, MONEY_SWEEP_MS);
-  moneySweep.unref();
+  // Finish or undo what a previous process left half-done, and refund bcards that expired meanwhile. Switched off
+  // only while an operator reconciles a restored backup with a real processor (README, Backups and restore).
+  let moneySweep: ReturnType<typeof setInterval> | undefined;
+  if (env.moneySweep) {
+    await sweepMoney(deps);
+    moneySweep = setInterval(() => {
+      sweepMoney(deps).catch((error) => log.error('money sweep failed', { error }));
+    }, MONEY_SWEEP_MS);
+    moneySweep.unref();
+  } else {
+    log.warn('BPAY_MONEY_SWEEP=off: nothing half-done is finished or undone and no expired bcard is refunded until it is on');
+  }
   const housekeeping = setInterval(() => {
     Promise.all([
       deleteExpiredSessions(handle.db, clock),

@@ -27,6 +27,7 @@ const schema = z.object({
   BPAY_BCARD_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   BPAY_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
   BPAY_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
+  BPAY_MONEY_SWEEP: z.enum(['on', 'off']).default('on'),
   BPAY_SANDBOX_LOCAL_WEBHOOKS: z.enum(['on', 'off']).optional(),
   BPAY_STRIPE_SECRET_KEY: z
     .string()
@@ -67,6 +68,8 @@ export interface Env {
   webhookTimeoutMs: number;
   /** Whether this process runs the webhook delivery worker. */
   webhookWorker: boolean;
+  /** Off only while an operator reconciles a restore with the processor: nothing is retried, expired or refunded. */
+  moneySweep: boolean;
   /** Whether sandbox webhook endpoints may target loopback, private and other non-public addresses. */
   sandboxLocalWebhooks: boolean;
   stripe: { secretKey: string; host?: string; port?: number; protocol?: 'http' | 'https' } | null;
@@ -129,6 +132,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     bcardTtlMs: v.BPAY_BCARD_TTL_MINUTES * 60_000,
     webhookTimeoutMs: v.BPAY_WEBHOOK_TIMEOUT_SECONDS * 1000,
     webhookWorker: v.BPAY_WEBHOOK_WORKER === 'on',
+    moneySweep: v.BPAY_MONEY_SWEEP === 'on',
     // Sandbox webhooks to this machine or its network are for a developer's own install: on by default only when
     // bpay itself runs on a loopback URL, so a shared deployment cannot be made to read its internal services.
     sandboxLocalWebhooks: (v.BPAY_SANDBOX_LOCAL_WEBHOOKS ?? (isLoopbackUrl(v.BPAY_PUBLIC_URL ?? 'http://localhost') ? 'on' : 'off')) === 'on',
