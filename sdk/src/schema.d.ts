@@ -173,7 +173,7 @@ export interface paths {
         put?: never;
         /**
          * Add a card: verified with a $1.00 authorization hold that is released
-         * @description Only the processor token, brand, last 4, expiry and name are stored. A card that needs 3-D Secure answers 202 with a verificationId to complete.
+         * @description Only the processor token, brand, last 4, expiry and name are stored. A card that needs 3-D Secure answers 202 with a verificationId to complete. Against card testing, each card sent to the processor (and each 3-D Secure completion) is an attempt: 10 an hour per account and 50 per address, a declined one counting 2 (429 card_attempts_exceeded); 5 declines within an hour lock adding cards for 24 hours (429 card_adding_locked). Both answer Retry-After.
          */
         post: operations["postApiFunding-sources"];
         delete?: never;
@@ -2353,6 +2353,15 @@ export interface operations {
                 };
             };
             /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2458,6 +2467,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
