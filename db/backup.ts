@@ -8,9 +8,11 @@ import {
   existsSync,
   fsyncSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
+  realpathSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -118,7 +120,16 @@ function publishFile(partial: string, final: string): void {
 
 /** Copies a folder tree to `to` (which must not exist), keeping modes; a missing `from` gives an empty folder. */
 function copyTree(from: string, to: string): number {
-  if (existsSync(from)) cpSync(from, to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
+  // bpay writes only regular files and folders there; a symbolic link was put there by someone else, and copied
+  // into a backup (or restored from a tampered one) it would make document reads follow it out of the folder.
+  const refuseLinks = (src: string) => {
+    if (lstatSync(src).isSymbolicLink()) throw new BackupError(`${src} is a symbolic link; uploads hold only files bpay wrote.`);
+    return true;
+  };
+  if (existsSync(from)) {
+    // The folder itself may be a link to where the files live (a mounted volume): copy from where it points.
+    cpSync(realpathSync(from), to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, filter: refuseLinks });
+  }
   else mkdirSync(to, { recursive: true });
   chmodSync(to, 0o700);
   return fsyncTree(to);

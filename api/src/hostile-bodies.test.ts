@@ -130,6 +130,42 @@ describe('a deep body, sent to every operation without credentials', () => {
   }, 60_000);
 });
 
+describe('spellings of the JSON media type', () => {
+  // "application/json ;x" once passed the 415 check (which trims) but not the guard (which did not), and the
+  // route's own parser took the body unguarded: seconds per request, and unfiltered text stored.
+  const SPELLINGS = ['application/json', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/json ;x', 'application/json\t;x', 'application/json;'];
+  const parseJsonRoutes = ['/api/auth/login', '/api/auth/register', '/api/funding-sources', '/api/virtual-cards', '/api/merchants'];
+
+  test('every one of them goes through the guard, on every route that parses JSON', async () => {
+    for (const type of SPELLINGS) {
+      for (const path of parseJsonRoutes) {
+        const res = await send('POST', path, DEEP_ARRAYS, { 'content-type': type });
+        expect({ type, path, status: res.status }).toEqual({ type, path, status: 400 });
+        expectErrorShape(await res.json(), 'body_too_complex');
+      }
+      const chunked = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let i = 0; i < 8; i++) c.enqueue(new TextEncoder().encode('['.repeat(8192)));
+          c.close();
+        },
+      });
+      const req = new Request(`${TEST_ORIGIN}/api/auth/login`, { method: 'POST', headers: { origin: TEST_ORIGIN, 'content-type': type }, body: chunked });
+      setPeerAddress(req, '198.51.100.9');
+      const res = await ctx.app.handle(req);
+      expect({ type, status: res.status }).toEqual({ type, status: 413 });
+      const unsafe = await send('POST', '/api/auth/register', JSON.stringify({ email: 'x@example.com', password: 'p', firstName: 'A\u202eB' }), { 'content-type': type });
+      expect(unsafe.status).toBe(400);
+    }
+  });
+
+  test('other media types are 415, however they are spelt', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch+json', 'application/jsonx', '']) {
+      const res = await send('POST', '/api/auth/login', '{"email":"a@b.co","password":"x"}', { 'content-type': type });
+      expect({ type, status: res.status }).toEqual({ type, status: 415 });
+    }
+  });
+});
+
 describe('bodies that are not a JSON object', () => {
   const NOT_OBJECTS = ['null', '[]', 'true', '123', '"text"', '[{"name":"x"}]'];
 

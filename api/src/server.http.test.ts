@@ -4,7 +4,7 @@
  * app's shaped 413 and 431 are what a client really gets.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -22,6 +22,8 @@ function freePort(): number {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bpay-http-'));
+  mkdirSync(join(dir, 'web'));
+  writeFileSync(join(dir, 'web', 'index.html'), '<!doctype html><title>bpay</title>');
   const port = freePort();
   base = `http://127.0.0.1:${port}`;
   proc = Bun.spawn(['bun', '--max-http-header-size=262144', join(import.meta.dir, 'server.ts')], {
@@ -105,4 +107,13 @@ test('the merchant API takes larger bodies (256 KB), and the server still answer
     'payload_too_large',
   );
   expect((await fetch(`${base}/api/subscription/tiers`)).status).toBe(200);
+});
+
+test('malformed and traversing paths get the app, never an error page or a file beside the build', async () => {
+  for (const path of ['/%zz', '/..%2fbpay.db', '/..%2f..%2fetc/passwd', '/%2e%2e%2fbpay.db']) {
+    const res = await fetch(`${base}${path}`);
+    const text = await res.text();
+    expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    expect(text).toBe('<!doctype html><title>bpay</title>');
+  }
 });

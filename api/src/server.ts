@@ -1,9 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
-import { dirname, join, normalize, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { boot } from './boot';
 import { EnvError, parseEnv } from './env';
 import { createLogger } from './lib/logger';
 import { requestIdOf, setPeerAddress } from './lib/request-context';
+import { resolveStaticFile } from './static-files';
 import { errorBody, AppError } from './errors';
 import { headerBytes, MAX_HEADER_BYTES } from './plugins/http';
 import { EVENT_STREAM_PATH } from './modules/events/stream';
@@ -40,8 +41,8 @@ function isApiPath(path: string): boolean {
 
 /** A file of the production web build, or index.html for client-side routes. Never escapes the build folder. */
 function staticResponse(path: string): Response {
-  const file = normalize(join(webDist, decodeURIComponent(path)));
-  if (file.startsWith(webDist) && existsSync(file) && statSync(file).isFile()) {
+  const file = resolveStaticFile(webDist, path);
+  if (file) {
     const immutable = /\/assets\//.test(path) || /-[a-z0-9]{8}\.(js|css)$/.test(path);
     return new Response(Bun.file(file), {
       headers: { 'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' },
@@ -65,13 +66,15 @@ function staticResponse(path: string): Response {
 export const BUN_HEADER_CAP_FLAG = '--max-http-header-size=262144';
 const MAX_REQUEST_BODY_BYTES = 1024 ** 3;
 
-function headersTooLarge(req: Request): Response {
+function errorResponse(req: Request, error: AppError, extra: Record<string, string> = {}): Response {
   const requestId = requestIdOf(req);
-  return new Response(JSON.stringify(errorBody(new AppError('headers_too_large'), requestId)), {
-    status: 431,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'request-id': requestId, connection: 'close' },
+  return new Response(JSON.stringify(errorBody(error, requestId)), {
+    status: error.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'request-id': requestId, 'x-content-type-options': 'nosniff', ...extra },
   });
 }
+
+const headersTooLarge = (req: Request) => errorResponse(req, new AppError('headers_too_large'), { connection: 'close' });
 
 async function handle(req: Request, server: Bun.Server<unknown>): Promise<Response> {
   if (headerBytes(req) > MAX_HEADER_BYTES) return headersTooLarge(req);
@@ -100,7 +103,23 @@ if (dev) {
     fetch: handle,
   });
 } else {
-  server = Bun.serve({ port: env.port, hostname: env.host, fetch: handle, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
+  server = Bun.serve({
+    port: env.port,
+    hostname: env.host,
+    fetch: handle,
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    // Never Bun's development error page (an HTML page with the error's text): anything thrown outside the API's
+    // own error handler is logged and answered as an opaque 500 in the error shape.
+    development: false,
+    error(error) {
+      const requestId = `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 20)}`;
+      log.error('unhandled error outside the API', { requestId, error });
+      return new Response(
+        JSON.stringify(errorBody(new AppError('internal_error', `Something went wrong on our side. Request id: ${requestId}.`), requestId)),
+        { status: 500, headers: { 'content-type': 'application/json; charset=utf-8', 'request-id': requestId } },
+      );
+    },
+  });
 }
 if (!process.execArgv.some((a) => a.startsWith('--max-http-header-size'))) {
   log.warn(`started without ${BUN_HEADER_CAP_FLAG}: requests with over 16 KB of headers get Bun's own empty 431`);

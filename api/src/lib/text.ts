@@ -6,8 +6,16 @@ import { t } from 'elysia';
  * U+2066–U+2069), which make a name or a description read differently from what it is ("Trojan Source").
  * Tab and line breaks stay allowed in free text (a review note); name fields refuse them by their own pattern.
  */
+// Also the invisible zero-width space and byte-order mark, and the line and paragraph separators (line breaks that
+// are not \n). Zero-width joiners (U+200C/D) and the LRM/RLM marks stay: Persian, Indic and emoji text needs them.
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+const UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B\u2028\u2029\u202A-\u202E\u2066-\u2069\uFEFF]/;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
+
+/** `s` with every unsafe character written as \uXXXX, so an error message or param can name a field safely. */
+export function escapeUnsafe(s: string): string {
+  return s.replace(UNSAFE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
 
 /** The first unsafe character of `s`, as U+XXXX, or null. */
 export function unsafeCharacter(s: string): string | null {
@@ -17,7 +25,7 @@ export function unsafeCharacter(s: string): string | null {
 }
 
 export function unsafeCharacterMessage(where: string, code: string): string {
-  return `${where} contains a control or bidirectional-override character (${code}). Remove it and try again.`;
+  return `${escapeUnsafe(where)} contains a control or bidirectional-override character (${code}). Remove it and try again.`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { AppError, errorBody } from '../errors';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
-import { findUnsafeText, unsafeCharacter, unsafeCharacterMessage } from '../lib/text';
+import { escapeUnsafe, findUnsafeText, unsafeCharacter, unsafeCharacterMessage } from '../lib/text';
 import type { Logger } from '../lib/logger';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -60,7 +60,7 @@ function checkQueryText(url: URL): void {
   if (!url.search) return;
   for (const [name, value] of url.searchParams) {
     const code = unsafeCharacter(name) ?? unsafeCharacter(value);
-    if (code) throw new AppError('validation_error', unsafeCharacterMessage(`query parameter ${name}`, code), name);
+    if (code) throw new AppError('validation_error', unsafeCharacterMessage(`query parameter ${name}`, code), escapeUnsafe(name));
   }
 }
 
@@ -108,7 +108,7 @@ export async function parseJsonBody(request: Request, limit: number): Promise<Re
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('body_not_object');
   const unsafe = findUnsafeText(value);
-  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), unsafe.path);
+  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), escapeUnsafe(unsafe.path));
   return value as Record<string, unknown>;
 }
 
@@ -174,13 +174,15 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       checkWriteRequest(request, url, policy);
     })
     // Runs before the routes' own parsers (parse: 'json'); other content types fall through to them.
-    .onParse({ as: 'global' }, ({ request, contentType }) => {
+    .onParse({ as: 'global' }, ({ request }) => {
       const path = new URL(request.url).pathname;
       // Multipart routes read their own stream with caps (parse: 'none'); a global parser would otherwise make
       // Elysia fall back to buffering the whole form. An empty placeholder leaves the stream unread for them.
       if (policy.multipartPaths.includes(path)) return {};
-      if (contentType.toLowerCase() !== 'application/json') return;
-      return parseJsonBody(request, jsonBodyLimit(policy, path));
+      // Every other body under /api/ is JSON: checkWriteRequest has refused any other media type (415), however it
+      // was spelt. So this parser never declines, and no route's own parser (Elysia's unguarded request.json())
+      // ever sees a body: a spelling such as "application/json ;x" cannot slip past the guard.
+      if (path.startsWith('/api/')) return parseJsonBody(request, jsonBodyLimit(policy, path));
     })
     .onError({ as: 'global' }, ({ code, error, request, set }) => {
       const requestId = requestIdOf(request);

@@ -19,14 +19,15 @@ export interface PartHeader {
  * The header of every part of a complete multipart/form-data body, in order. Delimiters are `--boundary` at the very
  * start or after a CRLF (RFC 7578), so boundary-like bytes inside a part's content are not mistaken for one.
  */
-export function multipartPartHeaders(body: Uint8Array, boundary: string): PartHeader[] {
+export function multipartPartHeaders(body: Uint8Array, boundary: string, maxParts = Number.POSITIVE_INFINITY): PartHeader[] {
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const dash = Buffer.from(`--${boundary}`);
   const delimiter = Buffer.concat([CRLF, dash]);
   const parts: PartHeader[] = [];
   let at = buf.subarray(0, dash.length).equals(dash) ? 0 : buf.indexOf(delimiter);
   if (at > 0) at += CRLF.length;
-  while (at >= 0) {
+  // Stops after maxParts: the caller refuses a body with more, and need not pay to scan the rest.
+  while (at >= 0 && parts.length < maxParts) {
     const afterDash = at + dash.length;
     // The closing delimiter ends the body.
     if (buf[afterDash] === 0x2d && buf[afterDash + 1] === 0x2d) break;

@@ -57,14 +57,23 @@ export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES,
     body.set(c, at);
     at += c.byteLength;
   }
+  // A verification is a handful of fields and at most 5 files; thousands of tiny parts are refused before the form
+  // is parsed (they cost the parsers time, not the size caps bytes).
+  const headers = boundary ? multipartPartHeaders(body, boundary, MAX_PARTS + 1) : [];
+  if (headers.length > MAX_PARTS) {
+    throw new AppError('validation_error', `A verification has at most ${MAX_PARTS} form parts: its fields and up to 5 documents.`, 'documents');
+  }
   let form: FormData;
   try {
     form = await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
   } catch {
     throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', 'documents');
   }
-  return withDeclaredTypes(form, boundary ? multipartPartHeaders(body, boundary) : []);
+  return withDeclaredTypes(form, headers);
 }
+
+/** Every field of the wizard once (7) plus 5 documents, with room to spare; anything beyond is not the wizard. */
+export const MAX_PARTS = 32;
 
 /**
  * The form with each file's `type` set to the Content-Type its part declared ('' when none), since Bun's parser
@@ -72,16 +81,24 @@ export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES,
  * how many parts a field has, the body is refused rather than a type misattributed.
  */
 function withDeclaredTypes(form: FormData, headers: PartHeader[]): FormData {
-  const out = new FormData();
-  for (const field of new Set(form.keys())) {
-    const declared = headers.filter((h) => h.field === field);
-    form.getAll(field).forEach((value, index) => {
-      if (typeof value === 'string') return out.append(field, value);
-      const header = declared[index];
-      if (!header) throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', field.slice(0, 100));
-      out.append(field, new File([value], value.name, { type: header.contentType }));
-    });
+  // One pass over each list (never a scan per field): the n-th part of a field takes the n-th declared header.
+  const declared = new Map<string, PartHeader[]>();
+  for (const h of headers) {
+    if (h.field === null) continue;
+    const list = declared.get(h.field);
+    if (list) list.push(h);
+    else declared.set(h.field, [h]);
   }
+  const seen = new Map<string, number>();
+  const out = new FormData();
+  form.forEach((value: FormDataEntryValue, field: string) => {
+    const index = seen.get(field) ?? 0;
+    seen.set(field, index + 1);
+    if (typeof value === 'string') return out.append(field, value);
+    const header = declared.get(field)?.[index];
+    if (!header) throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', field.slice(0, 100));
+    out.append(field, new File([value], value.name, { type: header.contentType }));
+  });
   return out;
 }
 
