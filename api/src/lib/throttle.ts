@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
 import type { Clock } from './clock';
 
@@ -10,6 +10,12 @@ export interface ThrottleRule {
   scope: string;
   limit: number;
   windowMs: number;
+  /**
+   * Growing delays instead of a hard stop: once `limit` weight is inside the window, one more is allowed only
+   * `baseMs` after the latest event, doubling with every further event inside the window, at most `maxMs` (and never
+   * later than the window alone would allow).
+   */
+  backoff?: { baseMs: number; maxMs: number };
 }
 
 export interface ThrottleHit {
@@ -19,12 +25,18 @@ export interface ThrottleHit {
   weight?: number;
 }
 
-export type ThrottleOutcome = { allowed: true; ids: number[] } | { allowed: false; retryAfterSeconds: number };
+/**
+ * Allowed: the ids of the inserted events, in the order of the hits. Refused: the longest wait, and each refusing
+ * rule's own wait by scope (a caller may treat one rule differently, e.g. a cap that trusted requests may pass).
+ */
+export type ThrottleOutcome =
+  | { allowed: true; ids: number[] }
+  | { allowed: false; retryAfterSeconds: number; blocked: Record<string, number> };
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-/** Seconds until enough of the oldest events leave the window for `weight` more to fit under the limit. */
-function retryAfter(events: { at: Date; weight: number }[], rule: ThrottleRule, weight: number, nowMs: number): number {
+/** Milliseconds until enough of the oldest events leave the window for `weight` more to fit under the limit. */
+function windowWaitMs(events: { at: Date; weight: number }[], rule: ThrottleRule, weight: number, nowMs: number): number {
   let total = events.reduce((s, e) => s + e.weight, 0);
   let pivotMs = nowMs;
   for (const e of events) {
@@ -32,7 +44,23 @@ function retryAfter(events: { at: Date; weight: number }[], rule: ThrottleRule, 
     total -= e.weight;
     pivotMs = e.at.getTime() + rule.windowMs;
   }
-  return Math.max(1, Math.ceil((pivotMs - nowMs) / 1000));
+  return pivotMs - nowMs;
+}
+
+/** Seconds to wait before `weight` more fits under the rule (events oldest first), or 0 when it fits now. */
+function secondsToWait(events: { at: Date; weight: number }[], rule: ThrottleRule, weight: number, nowMs: number): number {
+  const used = events.reduce((s, e) => s + e.weight, 0);
+  if (used + weight <= rule.limit) return 0;
+  let waitMs = windowWaitMs(events, rule, weight, nowMs);
+  const latest = events.at(-1);
+  if (rule.backoff && latest) {
+    const over = Math.min(Math.max(0, used - rule.limit), 40);
+    const delayMs = Math.min(rule.backoff.maxMs, rule.backoff.baseMs * 2 ** over);
+    const sinceLatestMs = latest.at.getTime() + delayMs - nowMs;
+    if (sinceLatestMs <= 0) return 0;
+    waitMs = Math.min(waitMs, sinceLatestMs);
+  }
+  return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
 async function eventsInWindow(tx: Tx | Db, hit: ThrottleHit, nowMs: number) {
@@ -59,21 +87,22 @@ export async function hitThrottle(db: Db, clock: Clock, hits: ThrottleHit[]): Pr
   const at = clock.now();
   const nowMs = at.getTime();
   return db.transaction(async (tx) => {
-    let wait = 0;
+    const blocked: Record<string, number> = {};
     for (const hit of hits) {
-      const weight = hit.weight ?? 1;
-      const events = await eventsInWindow(tx, hit, nowMs);
-      const used = events.reduce((s, e) => s + e.weight, 0);
-      if (used + weight > hit.rule.limit) wait = Math.max(wait, retryAfter(events, hit.rule, weight, nowMs));
+      const wait = secondsToWait(await eventsInWindow(tx, hit, nowMs), hit.rule, hit.weight ?? 1, nowMs);
+      if (wait > 0) blocked[hit.rule.scope] = Math.max(blocked[hit.rule.scope] ?? 0, wait);
     }
-    if (wait > 0) return { allowed: false as const, retryAfterSeconds: wait };
-    if (hits.length === 0) return { allowed: true as const, ids: [] };
-    const ids = (
-      await tx
+    const waits = Object.values(blocked);
+    if (waits.length > 0) return { allowed: false as const, retryAfterSeconds: Math.max(...waits), blocked };
+    // One insert per hit, so the ids are in the order of the hits (a caller may release some of them only).
+    const ids: number[] = [];
+    for (const h of hits) {
+      const [row] = await tx
         .insert(schema.throttleEvents)
-        .values(hits.map((h) => ({ scope: h.rule.scope, key: h.key, at, weight: h.weight ?? 1 })))
-        .returning({ id: schema.throttleEvents.id })
-    ).map((r) => r.id);
+        .values({ scope: h.rule.scope, key: h.key, at, weight: h.weight ?? 1 })
+        .returning({ id: schema.throttleEvents.id });
+      ids.push(row!.id);
+    }
     return { allowed: true as const, ids };
   });
 }
@@ -83,12 +112,15 @@ export async function throttleWait(db: Db, clock: Clock, hits: ThrottleHit[]): P
   const nowMs = clock.now().getTime();
   let wait = 0;
   for (const hit of hits) {
-    const weight = hit.weight ?? 1;
-    const events = await eventsInWindow(db, hit, nowMs);
-    const used = events.reduce((s, e) => s + e.weight, 0);
-    if (used + weight > hit.rule.limit) wait = Math.max(wait, retryAfter(events, hit.rule, weight, nowMs));
+    wait = Math.max(wait, secondsToWait(await eventsInWindow(db, hit, nowMs), hit.rule, hit.weight ?? 1, nowMs));
   }
   return wait > 0 ? wait : null;
+}
+
+/** The weight of one key's events inside the rule's window (a record read back, e.g. "has this happened lately"). */
+export async function throttleUsed(db: Db, clock: Clock, hit: ThrottleHit): Promise<number> {
+  const events = await eventsInWindow(db, hit, clock.now().getTime());
+  return events.reduce((s, e) => s + e.weight, 0);
 }
 
 /** Counts events without checking any limit (an outcome learnt after the fact, such as a decline). */
@@ -113,12 +145,36 @@ export async function clearThrottle(db: Db, rule: ThrottleRule, key: string): Pr
     .where(and(eq(schema.throttleEvents.scope, rule.scope), eq(schema.throttleEvents.key, key)));
 }
 
-/** Drops events older than the longest window in use. */
-export async function pruneThrottle(db: Db, clock: Clock, longestWindowMs: number): Promise<number> {
-  const cutoff = new Date(clock.now().getTime() - longestWindowMs);
-  const gone = await db
-    .delete(schema.throttleEvents)
-    .where(lt(schema.throttleEvents.at, cutoff))
-    .returning({ n: sql<number>`1` });
-  return gone.length;
+/**
+ * Drops events older than the longest window in use. Rules in `keepLonger` (records meant to last longer than every
+ * limit, such as the addresses an account signed in from) keep their events for their own window instead.
+ */
+export async function pruneThrottle(
+  db: Db,
+  clock: Clock,
+  longestWindowMs: number,
+  keepLonger: ThrottleRule[] = [],
+): Promise<number> {
+  const nowMs = clock.now().getTime();
+  const longer = keepLonger.filter((r) => r.windowMs > longestWindowMs);
+  const cutoff = new Date(nowMs - longestWindowMs);
+  let gone = (
+    await db
+      .delete(schema.throttleEvents)
+      .where(
+        longer.length > 0
+          ? and(lt(schema.throttleEvents.at, cutoff), notInArray(schema.throttleEvents.scope, longer.map((r) => r.scope)))
+          : lt(schema.throttleEvents.at, cutoff),
+      )
+      .returning({ n: sql<number>`1` })
+  ).length;
+  for (const r of longer) {
+    gone += (
+      await db
+        .delete(schema.throttleEvents)
+        .where(and(eq(schema.throttleEvents.scope, r.scope), lt(schema.throttleEvents.at, new Date(nowMs - r.windowMs))))
+        .returning({ n: sql<number>`1` })
+    ).length;
+  }
+  return gone;
 }
