@@ -49,6 +49,8 @@ export default defineConfig({
       BPAY_ADMIN_USERNAME: 'root',
       BPAY_ADMIN_PASSWORD: 'correct horse battery staple',
       BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXP',
+      // Every browser test registers its users from this one loopback address.
+      BPAY_REGISTRATIONS_PER_HOUR: '1000',
     },
   },
 });

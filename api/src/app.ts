@@ -89,7 +89,9 @@ export function createApp(deps: AppDeps) {
                 type: 'apiKey',
                 in: 'cookie',
                 name: 'bpay_session',
-                description: 'Set by /api/auth/login and /api/auth/register. HttpOnly, SameSite=Lax.',
+                description:
+                  'Set by /api/auth/login and /api/auth/register. HttpOnly, SameSite=Lax. Named __Host-bpay_session ' +
+                  '(Secure, Path=/, no Domain) when the public URL is https; bpay_session on a plain-http install.',
               },
               secretKey: {
                 type: 'http',

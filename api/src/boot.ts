@@ -6,7 +6,7 @@ import type { Env } from './env';
 import { systemClock, type Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import { deleteExpiredSessions } from './modules/auth/sessions';
-import { pruneFailures } from './modules/auth/rate-limit';
+import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/service';
 import { pruneBroadcasts } from './modules/events/broadcast';
@@ -81,6 +81,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     storage: createLocalDiskStorage(env.uploadsDir),
     adminTokenTtlMs: env.admin.tokenTtlMs,
     vendorKey,
+    registrationLimit: { perAddressPerHour: env.registrationsPerHour },
     ...(stripeOptions
       ? {
           stripeSource: env.stripe
@@ -120,7 +121,12 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
       pruneIdempotencyKeys(handle.db, clock),
       pruneAdminTokens(handle.db, clock),
       pruneBroadcasts(handle.db, clock),
-      pruneThrottle(handle.db, clock, Math.max(THROTTLE_RETENTION_MS, cardThrottleLongestWindowMs(deps.cardAttemptLimits))),
+      pruneThrottle(
+        handle.db,
+        clock,
+        Math.max(THROTTLE_RETENTION_MS, cardThrottleLongestWindowMs(deps.cardAttemptLimits)),
+        AUTH_THROTTLE_KEEP_LONGER,
+      ),
     ]).catch((error) => log.error('housekeeping failed', { error }));
   }, 10 * 60_000);
   housekeeping.unref();

@@ -11,6 +11,7 @@ import { createLocalDiskStorage } from './storage/local-disk';
 import type { FileStorage } from './storage/types';
 import { DEFAULT_CONSUMER_RATE_LIMIT, type ConsumerRateLimit } from './plugins/consumer-rate-limit';
 import { DEFAULT_CARD_ATTEMPT_LIMITS, type CardAttemptLimits } from './modules/funding-sources/attempts';
+import { DEFAULT_REGISTRATION_LIMIT, type RegistrationLimit } from './modules/auth/rate-limit';
 
 /** How webhook deliveries reach the outside world (tests replace these). */
 export interface WebhookDeps {
@@ -77,6 +78,8 @@ export interface AppDeps {
   consumerRateLimit: ConsumerRateLimit;
   /** Card attempts per account and address, and the lock after repeated declines (funding-sources/attempts.ts). */
   cardAttemptLimits: CardAttemptLimits;
+  /** Accounts one address may create per hour (auth/rate-limit.ts). */
+  registrationLimit: RegistrationLimit;
 }
 
 export interface VendorInUse {
@@ -113,6 +116,7 @@ export function buildDeps(input: {
   /** The production numbers unless given (tests of other features pass generous ones). */
   consumerRateLimit?: ConsumerRateLimit;
   cardAttemptLimits?: CardAttemptLimits;
+  registrationLimit?: RegistrationLimit;
 }): AppDeps {
   const { vendors } = input;
   const active = vendors.stripe ?? vendors.simulated;
@@ -157,5 +161,6 @@ export function buildDeps(input: {
       : { vendor: 'simulated', mode: null, source: 'default' },
     consumerRateLimit: input.consumerRateLimit ?? DEFAULT_CONSUMER_RATE_LIMIT,
     cardAttemptLimits: input.cardAttemptLimits ?? DEFAULT_CARD_ATTEMPT_LIMITS,
+    registrationLimit: input.registrationLimit ?? DEFAULT_REGISTRATION_LIMIT,
   };
 }

@@ -43,6 +43,7 @@ const schema = z.object({
     .regex(/^[A-Za-z2-7]{16,}=*$/, 'must be a base32 TOTP secret of at least 16 characters')
     .optional(),
   BPAY_ADMIN_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  BPAY_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
   BPAY_VENDOR_KEY: z
     .string()
     .refine((s) => Buffer.from(s, 'base64').length === 32, 'must be a base64-encoded 32-byte key')
@@ -77,6 +78,8 @@ export interface Env {
   admin: { username?: string; password?: string; totpSecret?: string; tokenTtlMs: number };
   /** AES-256 key for payment-vendor credentials at rest; null means derived from the session secret. */
   vendorKey: Buffer | null;
+  /** Accounts one address may create per hour. */
+  registrationsPerHour: number;
 }
 
 export class EnvError extends Error {
@@ -151,6 +154,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
       tokenTtlMs: v.BPAY_ADMIN_TOKEN_TTL_MINUTES * 60_000,
     },
     vendorKey: v.BPAY_VENDOR_KEY ? Buffer.from(v.BPAY_VENDOR_KEY, 'base64') : null,
+    registrationsPerHour: v.BPAY_REGISTRATIONS_PER_HOUR,
   };
 }
 

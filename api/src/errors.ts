@@ -69,6 +69,39 @@ export const CATALOGUE = {
     message: 'Two-factor authentication is not enabled.',
   },
   email_taken: { status: 409, type: 'invalid_request_error', message: 'An account with this email already exists.' },
+  weak_password: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This password is too easy to guess. A few unrelated words make a password that is long and hard to guess.',
+  },
+  current_password_required: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Enter your current password to change your e-mail address or password.',
+  },
+  invalid_current_password: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Your current password is not correct.',
+  },
+  account_sign_in_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message:
+      'Too many failed sign-ins for this account from new devices. Sign in from a device you have used before, or ' +
+      'enter the code from your authenticator app if two-factor authentication is on; otherwise try again after ' +
+      'the time given in Retry-After.',
+  },
+  verification_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many wrong codes or passwords. Try again after the time given in Retry-After.',
+  },
+  registration_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many accounts were created from this network. Try again after the time given in Retry-After.',
+  },
   cross_site_request: {
     status: 403,
     type: 'permission_error',
@@ -198,7 +231,9 @@ export const CATALOGUE = {
   admin_locked: {
     status: 429,
     type: 'rate_limit_error',
-    message: 'Too many failed sign-in attempts. This admin account is locked for 30 minutes.',
+    message:
+      'Too many failed sign-in attempts for this admin. Until the time given in Retry-After, only the right ' +
+      'username, password and current code get in.',
   },
   invalid_admin_token: {
     status: 401,

@@ -39,13 +39,16 @@ export interface TestAppOptions {
   /** Generous unless given: the limits' own tests pass the production numbers (DEFAULT_… constants). */
   consumerRateLimit?: AppDeps['consumerRateLimit'];
   cardAttemptLimits?: AppDeps['cardAttemptLimits'];
+  registrationLimit?: AppDeps['registrationLimit'];
 }
 
 /** Limits no unrelated test reaches (hundreds of parallel requests from one session and address). */
 export const GENEROUS_LIMITS = {
   consumerRateLimit: { windowMs: 10_000, perSession: 1_000_000, perAddress: 1_000_000 },
   cardAttemptLimits: { perAccountPerHour: 1_000_000, perAddressPerHour: 1_000_000, declinesBeforeLock: 1_000_000, lockMs: 60_000 },
-} satisfies Pick<AppDeps, 'consumerRateLimit' | 'cardAttemptLimits'>;
+  // Every test registers its users from the same in-process address.
+  registrationLimit: { perAddressPerHour: 1_000_000 },
+} satisfies Pick<AppDeps, 'consumerRateLimit' | 'cardAttemptLimits' | 'registrationLimit'>;
 
 /** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContext> {
@@ -69,6 +72,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     eventStream: { pollMs: 20, pingMs: 15_000, ...opts.eventStream },
     consumerRateLimit: opts.consumerRateLimit ?? GENEROUS_LIMITS.consumerRateLimit,
     cardAttemptLimits: opts.cardAttemptLimits ?? GENEROUS_LIMITS.cardAttemptLimits,
+    registrationLimit: opts.registrationLimit ?? GENEROUS_LIMITS.registrationLimit,
   });
   return {
     app: createApp(deps),
@@ -99,7 +103,7 @@ export interface CallResult<T = any> {
   headers: Headers;
   body: T;
   text: string;
-  /** `bpay_session=<token>` from Set-Cookie, when set. */
+  /** `bpay_session=<token>` (`__Host-bpay_session=<token>` on an https install) from Set-Cookie, when set. */
   cookie: string | null;
 }
 
@@ -124,13 +128,13 @@ export async function call<T = any>(ctx: TestContext, path: string, opts: CallOp
     /* not JSON */
   }
   const setCookie = res.headers.get('set-cookie');
-  const m = setCookie ? /bpay_session=([^;]*)/.exec(setCookie) : null;
+  const m = setCookie ? /((?:__Host-)?bpay_session)=([^;]*)/.exec(setCookie) : null;
   return {
     status: res.status,
     headers: res.headers,
     body: parsed as T,
     text,
-    cookie: m && m[1] ? `bpay_session=${m[1]}` : null,
+    cookie: m && m[2] ? `${m[1]}=${m[2]}` : null,
   };
 }
 

@@ -11,7 +11,7 @@ export function sessionPlugin(deps: AppDeps) {
   return new Elysia({ name: 'bpay-session' }).macro({
     auth: {
       async resolve({ request }) {
-        const token = readSessionToken(request.headers.get('cookie'));
+        const token = readSessionToken(request.headers.get('cookie'), deps.session);
         if (!token) throw new AppError('unauthenticated');
         const found = await findSessionUser(deps.db, deps.clock, deps.session, token);
         if (!found) throw new AppError('unauthenticated');

@@ -31,8 +31,11 @@ export function adminAuthRoutes(deps: AppDeps) {
           summary: 'Admin sign-in (username, password and the current TOTP code)',
           description:
             'Unknown username, wrong password and a wrong or already used code all get the same 401 ' +
-            'invalid_admin_credentials. After 10 failures in a row for a username it is locked for 30 minutes: 429 ' +
-            'admin_locked with Retry-After (the same for names no admin has). The token expires after ' +
+            'invalid_admin_credentials. Failures are throttled without locking the real admin out: 10 in 15 minutes ' +
+            'from one address get 429 rate_limited; for one username from one address 5 are free, then each try ' +
+            'waits 1, 2, 4 … up to 60 minutes (429 rate_limited) until a success from there; after 10 failures in ' +
+            '30 minutes for a username (the same for names no admin has) every failure answers 429 admin_locked ' +
+            'with Retry-After, while the right password and an unused current code still sign in. The token expires after ' +
             'BPAY_ADMIN_TOKEN_TTL_MINUTES (15 by default) and can be revoked with /logout.',
           security: [],
         },

@@ -1,18 +1,44 @@
 import { jwt } from '@elysiajs/jwt';
-import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { unseal } from '../../lib/crypto';
+import { addressKey } from '../../lib/address-key';
 import { newToken } from '../../lib/ids';
+import { clearThrottle, hitThrottle, releaseThrottle, throttleWait, type ThrottleHit, type ThrottleRule } from '../../lib/throttle';
 import { verifyTotp } from '../../lib/totp';
 import { normalizeUsername } from './accounts';
 import { recordAudit } from './audit';
 
 export const ADMIN_AUDIENCE = 'bpay-admin';
-/** Ten failures in a row (for one username) lock it for LOCK_MS; a success resets the count. */
+
+/*
+ * Admin sign-in throttling. A lockout must not lock the real admin out: an attacker who knows a username could
+ * otherwise keep it locked forever. So, counted before the password check (atomically, hitThrottle):
+ * - per address: 10 failures in 15 minutes (all usernames together), then 429 rate_limited;
+ * - per username and address: 5 failures free, then growing delays (1, 2, 4 … at most 60 minutes), cleared by a
+ *   success from that address;
+ * - per username, from everywhere: past 10 failures in 30 minutes the username is "locked" for guessers only: every
+ *   attempt is still checked, a complete one (password and an unused current code) signs in from any address, and
+ *   anything less answers 429 admin_locked with Retry-After, so a guesser cannot even tell a right password.
+ */
+const MINUTE = 60_000;
+export const ADMIN_SIGN_IN_PER_ADDRESS: ThrottleRule = { scope: 'admin_sign_in:address', limit: 10, windowMs: 15 * MINUTE };
+export const ADMIN_SIGN_IN_PER_USERNAME_ADDRESS: ThrottleRule = {
+  scope: 'admin_sign_in:username_address',
+  limit: 5,
+  windowMs: 24 * 60 * MINUTE,
+  backoff: { baseMs: MINUTE, maxMs: 60 * MINUTE },
+};
+/** Failures for one username (all addresses) that lock it for guessers, and the window they are counted in. */
 export const MAX_ADMIN_FAILURES = 10;
-export const ADMIN_LOCK_MS = 30 * 60_000;
+export const ADMIN_LOCK_MS = 30 * MINUTE;
+export const ADMIN_SIGN_IN_PER_USERNAME: ThrottleRule = {
+  scope: 'admin_sign_in:username',
+  limit: MAX_ADMIN_FAILURES,
+  windowMs: ADMIN_LOCK_MS,
+};
 
 export interface AdminAuthDeps {
   db: Db;
@@ -35,8 +61,9 @@ const dummy = () => (dummyHash ??= Bun.password.hash('bpay-admin-dummy-password'
 /**
  * Signs an admin in with username, password and the current TOTP code (±1 step, each code once).
  * Failures (all answered identically, 401 invalid_admin_credentials): unknown username, wrong password, wrong or
- * reused code. 429 admin_locked with Retry-After while the username is locked (10 failures → 30 minutes), whether
- * or not the name exists. Every attempt is audited.
+ * reused code. 429 rate_limited with Retry-After when this address failed too often (see the rules above); 429
+ * admin_locked with Retry-After for any failure while the username is locked for guessers (the same for names no
+ * admin has). Every checked attempt is audited.
  */
 export async function adminLogin(
   deps: AdminAuthDeps,
@@ -45,18 +72,13 @@ export async function adminLogin(
 ): Promise<{ token: string; expiresAt: Date; admin: { id: string; username: string } }> {
   const key = normalizeUsername(input.username);
   const now = deps.clock.now();
-  // The attempt is counted before the (slow) password check, in one statement: parallel guesses cannot all read
-  // "not locked yet", so at most MAX_ADMIN_FAILURES of them are ever checked.
-  const attempt = await countAttempt(deps.db, key, now);
-  if (attempt.lockedUntil) {
-    const seconds = Math.max(1, Math.ceil((attempt.lockedUntil.getTime() - now.getTime()) / 1000));
-    throw new AppError('admin_locked', undefined, undefined, { 'retry-after': String(seconds) });
-  }
+  const attempt = await countAdminAttempt(deps, key, addressKey(ip ?? 'unknown'));
   const admin = await deps.db.query.admins.findFirst({ where: eq(schema.admins.usernameNormalized, key) });
   const passwordOk = await Bun.password.verify(input.password, admin ? admin.passwordHash : await dummy());
   const step = admin && passwordOk ? acceptedStep(deps, admin, input.accessCode, now) : null;
   if (!admin || !passwordOk || step === null) {
-    await recordFailure(deps, key, attempt.count, now, admin?.id ?? null, ip);
+    await recordFailure(deps, key, attempt, now, admin?.id ?? null, ip);
+    if (attempt.lockedFor !== null) throw adminLocked(attempt.lockedFor);
     throw new AppError('invalid_admin_credentials');
   }
   const jti = newToken();
@@ -74,8 +96,9 @@ export async function adminLogin(
       .set({ totpLastStep: step, lastLoginAt: now })
       .where(and(eq(schema.admins.id, admin.id), totpStepFree(step)))
       .returning({ id: schema.admins.id });
-    if (used.length !== 1) throw new AppError('invalid_admin_credentials');
-    await tx.delete(schema.adminSignInLocks).where(eq(schema.adminSignInLocks.usernameNormalized, key));
+    if (used.length !== 1) {
+      throw attempt.lockedFor !== null ? adminLocked(attempt.lockedFor) : new AppError('invalid_admin_credentials');
+    }
     await tx.insert(schema.adminTokens).values({ jti, adminId: admin.id, issuedAt: now, expiresAt });
     await recordAudit(tx, deps.clock, {
       adminId: admin.id,
@@ -86,7 +109,57 @@ export async function adminLogin(
       ip,
     });
   });
+  // Not a failure after all; this address starts afresh for this username (the username's count stays).
+  await releaseThrottle(deps.db, attempt.ids);
+  await clearThrottle(deps.db, ADMIN_SIGN_IN_PER_USERNAME_ADDRESS, attempt.pairKey);
   return { token, expiresAt, admin: { id: admin.id, username: admin.username } };
+}
+
+function adminLocked(seconds: number): AppError {
+  return new AppError(
+    'admin_locked',
+    `Too many failed sign-in attempts for this admin. Only the right username, password and current code get in ` +
+      `until ${Math.ceil(seconds / 60)} minute(s) have passed.`,
+    undefined,
+    { 'retry-after': String(seconds) },
+  );
+}
+
+interface AdminAttempt {
+  ids: number[];
+  pairKey: string;
+  /** The username is locked for guessers: seconds until its count has room again. */
+  lockedFor: number | null;
+}
+
+/**
+ * Counts one attempt as a failure before the password check. Fails with rate_limited when the address or the
+ * username-and-address pair has no room; a full username count does not refuse (see adminLogin) and the attempt
+ * then counts against the address and the pair only.
+ */
+async function countAdminAttempt(deps: AdminAuthDeps, username: string, address: string): Promise<AdminAttempt> {
+  const pairKey = `${username}|${address}`;
+  const hits: ThrottleHit[] = [
+    { rule: ADMIN_SIGN_IN_PER_ADDRESS, key: address },
+    { rule: ADMIN_SIGN_IN_PER_USERNAME_ADDRESS, key: pairKey },
+    { rule: ADMIN_SIGN_IN_PER_USERNAME, key: username },
+  ];
+  const first = await hitThrottle(deps.db, deps.clock, hits);
+  if (first.allowed) return { ids: first.ids, pairKey, lockedFor: null };
+  const { [ADMIN_SIGN_IN_PER_USERNAME.scope]: lockWait, ...others } = first.blocked;
+  const otherWaits = Object.values(others);
+  if (otherWaits.length === 0 && lockWait !== undefined) {
+    const second = await hitThrottle(deps.db, deps.clock, hits.slice(0, 2));
+    if (second.allowed) return { ids: second.ids, pairKey, lockedFor: lockWait };
+    otherWaits.push(second.retryAfterSeconds);
+  }
+  const seconds = Math.max(1, ...otherWaits);
+  throw new AppError(
+    'rate_limited',
+    `Too many failed sign-in attempts from this network. Try again in ${Math.ceil(seconds / 60)} minute(s).`,
+    undefined,
+    { 'retry-after': String(seconds) },
+  );
 }
 
 /** The step is later than the last one accepted (so each code signs in once). */
@@ -99,50 +172,22 @@ function acceptedStep(deps: AdminAuthDeps, admin: AdminRow, code: string, now: D
   return step;
 }
 
-/**
- * Counts one sign-in attempt for `key` and answers the count with the lock, if one is in force. A lock that has run
- * out starts the count again. An attempt beyond the limit while the others are still being checked locks at once.
- */
-async function countAttempt(db: Db, key: string, now: Date): Promise<{ count: number; lockedUntil: Date | null }> {
-  const at = now.getTime();
-  const lockUntil = at + ADMIN_LOCK_MS;
-  const [row] = await db
-    .insert(schema.adminSignInLocks)
-    .values({ usernameNormalized: key, failedAttempts: 1, lockedUntil: null, updatedAt: now })
-    .onConflictDoUpdate({
-      target: schema.adminSignInLocks.usernameNormalized,
-      set: {
-        failedAttempts: sql`CASE WHEN ${schema.adminSignInLocks.lockedUntil} <= ${at} THEN 1 ELSE ${schema.adminSignInLocks.failedAttempts} + 1 END`,
-        lockedUntil: sql`CASE
-          WHEN ${schema.adminSignInLocks.lockedUntil} > ${at} THEN ${schema.adminSignInLocks.lockedUntil}
-          WHEN ${schema.adminSignInLocks.lockedUntil} IS NULL AND ${schema.adminSignInLocks.failedAttempts} >= ${MAX_ADMIN_FAILURES} THEN ${lockUntil}
-          ELSE NULL END`,
-        updatedAt: now,
-      },
-    })
-    .returning({ count: schema.adminSignInLocks.failedAttempts, lockedUntil: schema.adminSignInLocks.lockedUntil });
-  if (!row) throw new Error('admin_sign_in_locks upsert returned no row');
-  return { count: row.count, lockedUntil: row.lockedUntil && row.lockedUntil.getTime() > at ? row.lockedUntil : null };
-}
-
-/** A failed attempt (already counted by countAttempt): the tenth locks the username. Audited either way. */
-async function recordFailure(deps: AdminAuthDeps, key: string, failedAttempts: number, now: Date, adminId: string | null, ip: string | null) {
-  const lockedUntil = failedAttempts >= MAX_ADMIN_FAILURES ? new Date(now.getTime() + ADMIN_LOCK_MS) : null;
-  await deps.db.transaction(async (tx) => {
-    if (lockedUntil) {
-      await tx
-        .update(schema.adminSignInLocks)
-        .set({ lockedUntil, updatedAt: now })
-        .where(and(eq(schema.adminSignInLocks.usernameNormalized, key), isNull(schema.adminSignInLocks.lockedUntil)));
-    }
-    await recordAudit(tx, deps.clock, {
-      adminId,
-      action: lockedUntil ? 'admin.login_locked' : 'admin.login_failed',
-      targetType: 'admin',
-      targetId: adminId,
-      after: { username: key, failedAttempts, ...(lockedUntil ? { lockedUntil: lockedUntil.toISOString() } : {}) },
-      ip,
-    });
+/** A failed attempt (already counted): audited, as admin.login_locked when it is the one that locks the username. */
+async function recordFailure(deps: AdminAuthDeps, key: string, attempt: AdminAttempt, now: Date, adminId: string | null, ip: string | null) {
+  const nowLocked =
+    attempt.lockedFor === null &&
+    (await throttleWait(deps.db, deps.clock, [{ rule: ADMIN_SIGN_IN_PER_USERNAME, key }])) !== null;
+  await recordAudit(deps.db, deps.clock, {
+    adminId,
+    action: nowLocked ? 'admin.login_locked' : 'admin.login_failed',
+    targetType: 'admin',
+    targetId: adminId,
+    after: {
+      username: key,
+      ...(nowLocked ? { lockedUntil: new Date(now.getTime() + ADMIN_LOCK_MS).toISOString() } : {}),
+      ...(attempt.lockedFor !== null ? { whileLocked: true } : {}),
+    },
+    ip,
   });
 }
 

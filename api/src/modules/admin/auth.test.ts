@@ -4,7 +4,13 @@ import { schema } from '@bpay/db';
 import { totp } from '../../lib/totp';
 import { call, makeTestApp, memoryLogger, registerUser, type TestContext } from '../../testing';
 import { ensureFirstAdmin } from './accounts';
-import { adminJwt, ADMIN_LOCK_MS, MAX_ADMIN_FAILURES } from './auth-service';
+import {
+  adminJwt,
+  ADMIN_LOCK_MS,
+  ADMIN_SIGN_IN_PER_ADDRESS,
+  ADMIN_SIGN_IN_PER_USERNAME_ADDRESS,
+  MAX_ADMIN_FAILURES,
+} from './auth-service';
 import { ADMIN_PASSWORD, ADMIN_ROUTES, ADMIN_SECRET, adminCall, adminLoginCall, adminToken, codeNow, makeAdmin } from './test-helpers';
 
 let ctx: TestContext;
@@ -49,8 +55,8 @@ describe('POST /api/admin/auth/login', () => {
       expect(a.body.error.code).toBe('invalid_admin_credentials');
       expect(a.body.error.message).toBe('Invalid admin credentials');
     }
-    // The failures reset on the next success.
-    await ctx.handle.db.delete(schema.adminSignInLocks);
+    // Start the next test with no failures counted.
+    await ctx.handle.db.delete(schema.throttleEvents);
   });
 
   test('a code is accepted once, and an earlier step after a later one is refused', async () => {
@@ -63,7 +69,7 @@ describe('POST /api/admin/auth/login', () => {
     // The previous step's code is within the ±1 window but older than the one used.
     const previous = totp(ADMIN_SECRET, ctx.clock.now().getTime() - 30_000);
     expect((await adminLoginCall(ctx, { ...body, accessCode: previous })).status).toBe(401);
-    await ctx.handle.db.delete(schema.adminSignInLocks);
+    await ctx.handle.db.delete(schema.throttleEvents);
   });
 
   test('missing fields are 400 with the spec messages', async () => {
@@ -163,46 +169,75 @@ describe('a consumer session cookie authorizes no admin route', () => {
   });
 });
 
-describe('lockout', () => {
-  test('10 failures lock a username for 30 minutes (429 with Retry-After), even with the right credentials; then it lifts', async () => {
+describe('lockout without denial of service', () => {
+  const wrong = { username: 'ops', password: 'wrong password!!', accessCode: '000000' };
+  const right = (c: TestContext) => ({ username: 'ops', password: ADMIN_PASSWORD, accessCode: codeNow(c) });
+
+  test('10 failures from 10 addresses lock the username for guessers only: the real admin still signs in', async () => {
     const c = await makeTestApp({ clock: ctx.clock });
     try {
       await makeAdmin(c, 'ops');
-      for (let i = 0; i < 10; i++) {
-        const r = await adminLoginCall(c, { username: 'ops', password: 'wrong password!!', accessCode: '000000' });
-        expect(r.status).toBe(401);
+      for (let i = 0; i < MAX_ADMIN_FAILURES; i++) {
+        expect((await adminLoginCall(c, wrong, { ip: `198.51.100.${i + 1}` })).status).toBe(401);
       }
       c.clock.advance(30_000);
-      const locked = await adminLoginCall(c, { username: 'ops', password: ADMIN_PASSWORD, accessCode: codeNow(c) });
-      expect(locked.status).toBe(429);
-      expect(locked.body.error.code).toBe('admin_locked');
-      expect(Number(locked.headers.get('retry-after'))).toBe(30 * 60 - 30);
-      c.clock.advance(ADMIN_LOCK_MS - 30_000);
-      const ok = await adminLoginCall(c, { username: 'ops', password: ADMIN_PASSWORD, accessCode: codeNow(c) });
+      // A guess from a new address: 429 whether or not the password is right.
+      const guess = await adminLoginCall(c, wrong, { ip: '198.51.100.50' });
+      expect(guess.status).toBe(429);
+      expect(guess.body.error.code).toBe('admin_locked');
+      expect(Number(guess.headers.get('retry-after'))).toBe(ADMIN_LOCK_MS / 1000 - 30);
+      const rightPasswordWrongCode = await adminLoginCall(c, { ...right(c), accessCode: '000000' }, { ip: '198.51.100.51' });
+      expect(rightPasswordWrongCode.status).toBe(429);
+      expect(rightPasswordWrongCode.body.error.code).toBe('admin_locked');
+      // The admin, with the password and a current code, gets in from yet another address.
+      const ok = await adminLoginCall(c, right(c), { ip: '198.51.100.52' });
       expect(ok.status).toBe(200);
       const actions = (await c.handle.db.select().from(schema.auditLog)).map((r) => r.action);
-      expect(actions.filter((a) => a === 'admin.login_failed')).toHaveLength(9);
+      expect(actions.filter((a) => a === 'admin.login_failed')).toHaveLength(MAX_ADMIN_FAILURES - 1 + 2);
       expect(actions.filter((a) => a === 'admin.login_locked')).toHaveLength(1);
       expect(actions.filter((a) => a === 'admin.login')).toHaveLength(1);
+      // After the window, guesses are plain 401s again.
+      c.clock.advance(ADMIN_LOCK_MS);
+      expect((await adminLoginCall(c, wrong, { ip: '198.51.100.53' })).status).toBe(401);
     } finally {
       c.close();
     }
   });
 
-  test('40 wrong sign-ins at once: at most 10 are checked, the rest are refused, and the username is locked', async () => {
+  test('one address: 5 failures free, then growing delays; 10 in 15 minutes block the address for every username', async () => {
+    const c = await makeTestApp({ clock: ctx.clock });
+    try {
+      expect(ADMIN_SIGN_IN_PER_USERNAME_ADDRESS).toMatchObject({ limit: 5, backoff: { baseMs: 60_000 } });
+      expect(ADMIN_SIGN_IN_PER_ADDRESS).toMatchObject({ limit: 10, windowMs: 15 * 60_000 });
+      await makeAdmin(c, 'ops');
+      const ip = '192.0.2.80';
+      for (let i = 0; i < 5; i++) expect((await adminLoginCall(c, wrong, { ip })).status).toBe(401);
+      const early = await adminLoginCall(c, right(c), { ip });
+      expect(early.status).toBe(429);
+      expect(early.body.error.code).toBe('rate_limited');
+      expect(Number(early.headers.get('retry-after'))).toBe(60);
+      // Other usernames from that address are not delayed, until the address has had 10 failures.
+      for (let i = 0; i < 5; i++) expect((await adminLoginCall(c, { ...wrong, username: `ghost${i}` }, { ip })).status).toBe(401);
+      const blocked = await adminLoginCall(c, { ...wrong, username: 'ghost9' }, { ip });
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe('rate_limited');
+      // Another address is not affected.
+      expect((await adminLoginCall(c, right(c), { ip: '192.0.2.81' })).status).toBe(200);
+    } finally {
+      c.close();
+    }
+  });
+
+  test('40 wrong sign-ins at once from 40 addresses: at most 10 are checked as failures, and the admin still gets in', async () => {
     const c = await makeTestApp({ clock: ctx.clock });
     try {
       await makeAdmin(c, 'ops');
-      const answers = await Promise.all(
-        Array.from({ length: 40 }, () => adminLoginCall(c, { username: 'ops', password: 'wrong password!!', accessCode: '000000' })),
-      );
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => adminLoginCall(c, wrong, { ip: `10.2.0.${i + 1}` })));
       const statuses = answers.map((a) => a.status);
-      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(MAX_ADMIN_FAILURES);
-      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40 - MAX_ADMIN_FAILURES);
-      expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+      expect(statuses.filter((s) => s === 401).length).toBe(MAX_ADMIN_FAILURES);
+      expect(statuses.filter((s) => s === 429).length).toBe(40 - MAX_ADMIN_FAILURES);
       c.clock.advance(30_000);
-      const locked = await adminLoginCall(c, { username: 'ops', password: ADMIN_PASSWORD, accessCode: codeNow(c) });
-      expect(locked.status).toBe(429);
+      expect((await adminLoginCall(c, right(c), { ip: '10.2.1.1' })).status).toBe(200);
     } finally {
       c.close();
     }
@@ -212,9 +247,10 @@ describe('lockout', () => {
     const c = await makeTestApp({ clock: ctx.clock });
     try {
       for (let i = 0; i < 10; i++) {
-        expect((await adminLoginCall(c, { username: 'ghost', password: 'whatever pass', accessCode: '123456' })).status).toBe(401);
+        const res = await adminLoginCall(c, { username: 'ghost', password: 'whatever pass', accessCode: '123456' }, { ip: `198.51.100.${i + 1}` });
+        expect(res.status).toBe(401);
       }
-      const locked = await adminLoginCall(c, { username: 'ghost', password: 'whatever pass', accessCode: '123456' });
+      const locked = await adminLoginCall(c, { username: 'ghost', password: 'whatever pass', accessCode: '123456' }, { ip: '198.51.100.99' });
       expect(locked.status).toBe(429);
       expect(locked.body.error.code).toBe('admin_locked');
     } finally {

@@ -53,7 +53,8 @@ function expectErrorShape(res: CallResult, code: ErrorCode, status: number): voi
     }),
   });
   expect(res.body.error.message.length).toBeGreaterThan(0);
-  const allowed = new Set(['type', 'code', 'message', 'param', 'request_id']);
+  // details: weak_password's reason and suggestions (zxcvbn keys), for clients that translate them.
+  const allowed = new Set(['type', 'code', 'message', 'param', 'request_id', ...(code === 'weak_password' ? ['details'] : [])]);
   for (const key of Object.keys(res.body.error)) expect(allowed.has(key)).toBe(true);
 }
 
@@ -97,7 +98,10 @@ const raw = (path: string, method: RouteCase['request']['method'], rawBody: stri
 });
 
 const R = '/api/auth/register';
-const ok = { email: 'someone@example.com', password: 'secret1' };
+const STRONG = 'violet kettle orbit';
+const ok = { email: 'someone@example.com', password: STRONG };
+/** 256 characters that are not easy to guess (a long phrase, repeated). */
+const LONG_PASSWORD = 'correct horse battery staple '.repeat(9).slice(0, 256);
 let n = 0;
 const fresh = () => `new${++n}@example.com`;
 
@@ -126,7 +130,7 @@ describe('POST /api/auth/register', () => {
     { name: 'multipart body', request: raw(R, 'POST', '--b\r\n\r\n--b--', 'multipart/form-data; boundary=b'), expectStatus: 415, expectCode: 'unsupported_media_type' },
     {
       name: 'valid, with charset in the content type',
-      request: { ...json(R, 'POST', { email: fresh(), password: 'secret1', firstName: ' Grace ' }), headers: { 'content-type': 'application/json; charset=utf-8' } },
+      request: { ...json(R, 'POST', { email: fresh(), password: STRONG, firstName: ' Grace ' }), headers: { 'content-type': 'application/json; charset=utf-8' } },
       expectStatus: 201,
       check: (res) => {
         expect(res.body.firstName).toBe('Grace');
@@ -138,9 +142,26 @@ describe('POST /api/auth/register', () => {
         expect(res.cookie).toMatch(/^bpay_session=[A-Za-z0-9_-]{20,}$/);
       },
     },
-    { name: 'password of exactly 6 characters', request: json(R, 'POST', { email: fresh(), password: '123456' }), expectStatus: 201 },
-    { name: 'password of exactly 256 characters', request: json(R, 'POST', { email: fresh(), password: 'p'.repeat(256) }), expectStatus: 201 },
-    { name: 'e-mail already registered', request: json(R, 'POST', { email: 'table.user@example.com', password: 'secret1' }), expectStatus: 409, expectCode: 'email_taken', expectParam: 'email' },
+    { name: 'password of exactly 6 random characters', request: json(R, 'POST', { email: fresh(), password: 'k7#pQz' }), expectStatus: 201 },
+    { name: 'password of exactly 256 characters', request: json(R, 'POST', { email: fresh(), password: LONG_PASSWORD }), expectStatus: 201 },
+    ...['123456', 'password', 'qwerty', 'iloveyou', '12345678', 'Passw0rd', 'p4ssw0rd!!', 'Summer2024', 'secret123', 'p'.repeat(256)].map(
+      (password): RouteCase => ({
+        name: `common or breached-pattern password ${password.slice(0, 12)}`,
+        request: json(R, 'POST', { email: fresh(), password }),
+        expectStatus: 400,
+        expectCode: 'weak_password',
+        expectParam: 'password',
+        check: (res) => expect(res.cookie).toBeNull(),
+      }),
+    ),
+    {
+      name: 'a password made of the e-mail address',
+      request: json(R, 'POST', { email: 'grace.hopper@example.com', password: 'gracehopper1' }),
+      expectStatus: 400,
+      expectCode: 'weak_password',
+      expectParam: 'password',
+    },
+    { name: 'e-mail already registered', request: json(R, 'POST', { email: 'table.user@example.com', password: STRONG }), expectStatus: 409, expectCode: 'email_taken', expectParam: 'email' },
   ]);
 });
 
@@ -213,6 +234,12 @@ describe('PATCH /api/auth/user', () => {
     { name: 'role', request: json(U, 'PATCH', { role: 'admin' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'role' },
     { name: 'invalid JSON', request: raw(U, 'PATCH', '{"firstName":', 'application/json', true), expectStatus: 400, expectCode: 'invalid_json' },
     { name: 'text/plain body', request: raw(U, 'PATCH', '{"firstName":"X"}', 'text/plain', true), expectStatus: 415, expectCode: 'unsupported_media_type' },
+    { name: 'new e-mail without currentPassword', request: json(U, 'PATCH', { email: 'elsewhere@example.com' }, true), expectStatus: 400, expectCode: 'current_password_required', expectParam: 'currentPassword' },
+    { name: 'new password without currentPassword', request: json(U, 'PATCH', { password: STRONG }, true), expectStatus: 400, expectCode: 'current_password_required', expectParam: 'currentPassword' },
+    { name: 'new password of 5 characters', request: json(U, 'PATCH', { password: 'k7#pQ', currentPassword: 'correct horse battery' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'password' },
+    { name: 'common new password', request: json(U, 'PATCH', { password: 'iloveyou', currentPassword: 'correct horse battery' }, true), expectStatus: 400, expectCode: 'weak_password', expectParam: 'password' },
+    { name: 'empty currentPassword', request: json(U, 'PATCH', { email: 'elsewhere@example.com', currentPassword: '' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'currentPassword' },
+    { name: 'wrong currentPassword', request: json(U, 'PATCH', { email: 'elsewhere@example.com', currentPassword: 'not it at all' }, true), expectStatus: 400, expectCode: 'invalid_current_password', expectParam: 'currentPassword' },
     { name: 'valid', request: json(U, 'PATCH', { loginNotifications: false }, true), expectStatus: 200, check: (res) => expect(res.body.loginNotifications).toBe(false) },
     { name: 'empty object changes nothing', request: json(U, 'PATCH', {}, true), expectStatus: 200, check: (res) => expect(res.body.email).toBe('table.user@example.com') },
   ]);
@@ -249,9 +276,11 @@ describe('two-factor endpoints', () => {
     { name: 'confirm: unknown extra field', request: json(C, 'POST', { code: '123456', secret: 'x' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'secret' },
     { name: 'confirm: invalid JSON', request: raw(C, 'POST', '{', 'application/json', true), expectStatus: 400, expectCode: 'invalid_json' },
     { name: 'confirm: text/plain', request: raw(C, 'POST', '{"code":"123456"}', 'text/plain', true), expectStatus: 415, expectCode: 'unsupported_media_type' },
-    { name: 'disable without a cookie', request: json(D, 'POST', { code: '123456' }), expectStatus: 401, expectCode: 'unauthenticated' },
-    { name: 'disable: code of 7 digits', request: json(D, 'POST', { code: '1234567' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'code' },
-    { name: 'disable when not enabled', request: json(D, 'POST', { code: '123456' }, true), expectStatus: 409, expectCode: 'two_factor_not_enabled' },
+    { name: 'disable without a cookie', request: json(D, 'POST', { code: '123456', password: 'x' }), expectStatus: 401, expectCode: 'unauthenticated' },
+    { name: 'disable: code of 7 digits', request: json(D, 'POST', { code: '1234567', password: 'x' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'code' },
+    { name: 'disable: missing password', request: json(D, 'POST', { code: '123456' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'password' },
+    { name: 'disable: empty password', request: json(D, 'POST', { code: '123456', password: '' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'password' },
+    { name: 'disable when not enabled', request: json(D, 'POST', { code: '123456', password: 'x' }, true), expectStatus: 409, expectCode: 'two_factor_not_enabled' },
     {
       name: 'setup',
       request: { method: 'POST', path: S, auth: true },

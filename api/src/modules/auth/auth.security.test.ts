@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { call, login, makeTestApp, me, registerUser, type CallResult, type TestContext } from '../../testing';
-import { MAX_FAILURES, WINDOW_MS } from './rate-limit';
+import {
+  DEFAULT_REGISTRATION_LIMIT,
+  SIGN_IN_PER_ACCOUNT,
+  SIGN_IN_PER_ACCOUNT_ADDRESS,
+  SIGN_IN_PER_ADDRESS,
+} from './rate-limit';
 
 /*
  * The security rules of sign-up, sign-in and sessions, each proven through the HTTP API on a fresh database.
@@ -63,23 +68,42 @@ describe('session cookie attributes', () => {
     expect(rows[0]!.id).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  test('Secure is set when the public URL is https', async () => {
+  test('https: the cookie is __Host-bpay_session (Secure, Path=/, no Domain), and only that name is read', async () => {
     const https = await makeTestApp({ publicUrl: 'https://bpay.example' });
     try {
       const origin = 'https://bpay.example';
       const reg = await call(https, '/api/auth/register', { method: 'POST', origin, body: { email: 'secure@example.com', password: PASSWORD } });
       const log = await login(https, 'secure@example.com', PASSWORD, { origin });
+      expect(log.cookie).toMatch(/^__Host-bpay_session=[A-Za-z0-9_-]{32,}$/);
+      // The session works under its own name ...
+      expect((await me(https, log.cookie)).status).toBe(200);
+      // ... and not under the plain name a subdomain or an http page could plant.
+      const token = log.cookie!.split('=')[1]!;
+      expect((await me(https, `bpay_session=${token}`)).status).toBe(401);
       const out = await call(https, '/api/auth/logout', { method: 'POST', origin, cookie: log.cookie });
       for (const res of [reg, log, out]) {
         expect(res.status).toBeLessThan(300);
         const c = parseSetCookie(res.headers.get('set-cookie'));
+        expect(c.name).toBe('__Host-bpay_session');
         expect(c.attrs.has('secure')).toBe(true);
+        expect(c.attrs.get('path')).toBe('/');
+        expect(c.attrs.has('domain')).toBe(false);
         expect(c.attrs.has('httponly')).toBe(true);
         expect(c.attrs.get('samesite')).toBe('Lax');
       }
+      // Sign-out ended the session.
+      expect((await me(https, log.cookie)).status).toBe(401);
     } finally {
       https.close();
     }
+  });
+
+  test('plain-http loopback install: the cookie stays bpay_session, and a __Host- one is not read', async () => {
+    const log = await login(ctx, 'cookie@example.com', PASSWORD);
+    expect(log.cookie).toMatch(/^bpay_session=/);
+    expect((await me(ctx, log.cookie)).status).toBe(200);
+    const token = log.cookie!.split('=')[1]!;
+    expect((await me(ctx, `__Host-bpay_session=${token}`)).status).toBe(401);
   });
 });
 
@@ -153,60 +177,103 @@ describe('cross-site writes', () => {
   });
 });
 
-describe('sign-in rate limit', () => {
-  test('10 wrong passwords for one account lock it for 15 minutes, even with the right password', async () => {
+describe('sign-in throttling: no lockout of the owner', () => {
+  const failures = (ctx: TestContext, scope: string) =>
+    ctx.handle.db.select().from(schema.throttleEvents).where(eq(schema.throttleEvents.scope, scope));
+
+  test('wrong passwords from one address do not lock the account for its owner elsewhere', async () => {
     const ctx = await makeTestApp();
     try {
-      expect(MAX_FAILURES).toBe(10);
-      expect(WINDOW_MS).toBe(15 * 60_000);
       const { email } = await registerUser(ctx, { password: PASSWORD });
-      // Each attempt from its own address, so only the account limit can trip.
-      for (let i = 1; i <= 10; i++) {
-        const res = await login(ctx, email, `wrong-${i}`, { ip: `198.51.100.${i}` });
-        expect(res.status).toBe(401);
-        expect(res.body.error.code).toBe('invalid_credentials');
-      }
-      const locked = await login(ctx, email, PASSWORD, { ip: '198.51.100.200' });
-      expect(locked.status).toBe(429);
-      expect(locked.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
-      expect(locked.cookie).toBeNull();
-      const retryAfter = locked.headers.get('retry-after');
-      expect(retryAfter).toMatch(/^\d+$/);
-      expect(Number(retryAfter)).toBeGreaterThan(0);
-      expect(Number(retryAfter)).toBeLessThanOrEqual(900);
-      expect(Number(retryAfter)).toBe(900); // all 10 failures happened at the same instant
-
-      // Another letter case is the same account.
-      const otherCase = await login(ctx, email.toUpperCase(), PASSWORD, { ip: '198.51.100.201' });
-      expect(otherCase.status).toBe(429);
-
-      // Retry-After counts down with the clock.
-      ctx.clock.advance(5 * 60_000);
-      const later = await login(ctx, email, PASSWORD, { ip: '198.51.100.202' });
-      expect(later.status).toBe(429);
-      expect(Number(later.headers.get('retry-after'))).toBe(600);
-
-      ctx.clock.advance(10 * 60_000 + 1000);
-      const again = await login(ctx, email, PASSWORD, { ip: '198.51.100.203' });
-      expect(again.status).toBe(200);
-      expect(again.cookie).not.toBeNull();
+      const attacker = '198.51.100.66';
+      const answers = [];
+      for (let i = 1; i <= 10; i++) answers.push((await login(ctx, email, `wrong-${i}`, { ip: attacker })).status);
+      expect(answers.slice(0, SIGN_IN_PER_ACCOUNT_ADDRESS.limit)).toEqual(Array(SIGN_IN_PER_ACCOUNT_ADDRESS.limit).fill(401));
+      expect(answers.slice(SIGN_IN_PER_ACCOUNT_ADDRESS.limit).every((s) => s === 429)).toBe(true);
+      // The owner, from an address the account never used, still gets in with the right password.
+      const owner = await login(ctx, email, PASSWORD, { ip: '192.0.2.10' });
+      expect(owner.status).toBe(200);
+      expect(owner.cookie).not.toBeNull();
     } finally {
       ctx.close();
     }
   });
 
-  test('60 wrong passwords at once: at most 10 are checked, the rest are refused, and the account is locked', async () => {
+  test('one account from one address: 5 failures free, then growing delays (1, 2, 4 minutes), reset by a success', async () => {
+    const ctx = await makeTestApp();
+    try {
+      expect(SIGN_IN_PER_ACCOUNT_ADDRESS).toMatchObject({ limit: 5, backoff: { baseMs: 60_000, maxMs: 3_600_000 } });
+      const { email } = await registerUser(ctx, { password: PASSWORD });
+      const a = '198.51.100.20';
+      for (let i = 1; i <= 5; i++) expect((await login(ctx, email, `wrong-${i}`, { ip: a })).status).toBe(401);
+      for (const delaySeconds of [60, 120, 240]) {
+        const early = await login(ctx, email, PASSWORD, { ip: a });
+        expect(early.status).toBe(429);
+        expect(early.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+        expect(Number(early.headers.get('retry-after'))).toBe(delaySeconds);
+        expect(early.cookie).toBeNull();
+        ctx.clock.advance(delaySeconds * 1000);
+        expect((await login(ctx, email, 'still wrong', { ip: a })).status).toBe(401);
+      }
+      // Another address is not slowed down by this pair's delays.
+      expect((await login(ctx, email, 'wrong elsewhere', { ip: '198.51.100.21' })).status).toBe(401);
+      // After the next delay the right password gets in, and the delays start over.
+      ctx.clock.advance(480_000);
+      expect((await login(ctx, email, PASSWORD, { ip: a })).status).toBe(200);
+      expect(await failures(ctx, SIGN_IN_PER_ACCOUNT_ADDRESS.scope).then((r) => r.filter((e) => e.key.endsWith(`|${a}`)))).toEqual([]);
+      expect((await login(ctx, email, 'wrong again', { ip: a })).status).toBe(401);
+      expect((await login(ctx, email, PASSWORD, { ip: a })).status).toBe(200);
+    } finally {
+      ctx.close();
+    }
+  });
+
+  test('60 wrong passwords at once from one address: exactly 5 are checked, the rest wait', async () => {
     const ctx = await makeTestApp();
     try {
       const { email } = await registerUser(ctx, { password: PASSWORD });
       const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => login(ctx, email, `wrong-${i}`, { ip: '198.51.100.9' })));
       const statuses = answers.map((a) => a.status);
-      expect(statuses.filter((s) => s === 401)).toHaveLength(MAX_FAILURES);
-      expect(statuses.filter((s) => s === 429)).toHaveLength(60 - MAX_FAILURES);
-      // A refused attempt is not a failure: the account holds exactly MAX_FAILURES of them.
-      const rows = await ctx.handle.db.select().from(schema.loginFailures).where(eq(schema.loginFailures.key, email));
-      expect(rows).toHaveLength(MAX_FAILURES);
-      expect((await login(ctx, email, PASSWORD, { ip: '198.51.100.10' })).status).toBe(429);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(SIGN_IN_PER_ACCOUNT_ADDRESS.limit);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(60 - SIGN_IN_PER_ACCOUNT_ADDRESS.limit);
+      for (const a of answers.filter((x) => x.status === 429)) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+      // A refused attempt is not a failure: exactly the checked ones are counted.
+      expect(await failures(ctx, SIGN_IN_PER_ACCOUNT.scope)).toHaveLength(SIGN_IN_PER_ACCOUNT_ADDRESS.limit);
+    } finally {
+      ctx.close();
+    }
+  });
+
+  test('a distributed burst: at most 100 guesses a day are checked for one account; then only known addresses get in', async () => {
+    const ctx = await makeTestApp();
+    try {
+      expect(SIGN_IN_PER_ACCOUNT).toMatchObject({ limit: 100, windowMs: 24 * 3600_000 });
+      // Registered from the default test address, which is therefore known to the account.
+      const { email } = await registerUser(ctx, { password: PASSWORD });
+      const burst = 130;
+      const answers = await Promise.all(
+        Array.from({ length: burst }, (_, i) => login(ctx, email, `guess-${i}`, { ip: `10.1.${Math.floor(i / 200)}.${i % 200}` })),
+      );
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(SIGN_IN_PER_ACCOUNT.limit);
+      const capped = answers.filter((a) => a.status === 429);
+      expect(capped).toHaveLength(burst - SIGN_IN_PER_ACCOUNT.limit);
+      for (const a of capped) {
+        expect(a.body.error.code).toBe('account_sign_in_limited');
+        expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      // A new address with the right password is not let in (the account has no two-factor code to prove more).
+      const stranger = await login(ctx, email, PASSWORD, { ip: '192.0.2.99' });
+      expect(stranger.status).toBe(429);
+      expect(stranger.body.error.code).toBe('account_sign_in_limited');
+      expect(stranger.cookie).toBeNull();
+      // The owner on a known address gets in.
+      const owner = await login(ctx, email, PASSWORD);
+      expect(owner.status).toBe(200);
+      expect(owner.cookie).not.toBeNull();
+      // A day later the cap has room again.
+      ctx.clock.advance(24 * 3600_000 + 1000);
+      expect((await login(ctx, email, PASSWORD, { ip: '192.0.2.99' })).status).toBe(200);
     } finally {
       ctx.close();
     }
@@ -217,31 +284,18 @@ describe('sign-in rate limit', () => {
     try {
       const { email } = await registerUser(ctx, { password: PASSWORD });
       for (let i = 0; i < 12; i++) expect((await login(ctx, email, PASSWORD, { ip: '198.51.100.11' })).status).toBe(200);
-      expect(await ctx.handle.db.select().from(schema.loginFailures)).toEqual([]);
+      for (const rule of [SIGN_IN_PER_ADDRESS, SIGN_IN_PER_ACCOUNT_ADDRESS, SIGN_IN_PER_ACCOUNT]) {
+        expect(await failures(ctx, rule.scope)).toEqual([]);
+      }
     } finally {
       ctx.close();
     }
   });
 
-  test('the lock lifts after 15 minutes and a success clears the count', async () => {
+  test('10 failures from one address over 10 unknown e-mails block that address for 15 minutes, not others', async () => {
     const ctx = await makeTestApp();
     try {
-      const { email } = await registerUser(ctx, { password: PASSWORD });
-      for (let i = 1; i <= 10; i++) expect((await login(ctx, email, 'nope-nope', { ip: `203.0.113.${i}` })).status).toBe(401);
-      expect((await login(ctx, email, PASSWORD, { ip: '203.0.113.100' })).status).toBe(429);
-      ctx.clock.advance(15 * 60_000 + 1000);
-      expect((await login(ctx, email, PASSWORD, { ip: '203.0.113.101' })).status).toBe(200);
-      // The success cleared the account's failures: one more wrong password is a plain 401, not a lock.
-      expect((await login(ctx, email, 'nope-nope', { ip: '203.0.113.102' })).status).toBe(401);
-      expect((await login(ctx, email, PASSWORD, { ip: '203.0.113.103' })).status).toBe(200);
-    } finally {
-      ctx.close();
-    }
-  });
-
-  test('10 failures from one address over 10 unknown e-mails block that address, not others', async () => {
-    const ctx = await makeTestApp();
-    try {
+      expect(SIGN_IN_PER_ADDRESS).toMatchObject({ limit: 10, windowMs: 15 * 60_000 });
       const { email } = await registerUser(ctx, { password: PASSWORD });
       const attacker = '192.0.2.66';
       for (let i = 1; i <= 10; i++) {
@@ -251,7 +305,7 @@ describe('sign-in rate limit', () => {
       const eleventh = await login(ctx, 'nobody-11@example.com', 'guess', { ip: attacker });
       expect(eleventh.status).toBe(429);
       expect(eleventh.body.error.code).toBe('rate_limited');
-      expect(Number(eleventh.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(eleventh.headers.get('retry-after'))).toBe(900);
       // Even a right password from that address waits.
       expect((await login(ctx, email, PASSWORD, { ip: attacker })).status).toBe(429);
       // Another address gets through: for unknown e-mails an ordinary 401, for a real account a session.
@@ -259,6 +313,51 @@ describe('sign-in rate limit', () => {
       const other = await login(ctx, email, PASSWORD, { ip: '192.0.2.67' });
       expect(other.status).toBe(200);
       expect(other.cookie).not.toBeNull();
+      ctx.clock.advance(15 * 60_000);
+      expect((await login(ctx, email, PASSWORD, { ip: attacker })).status).toBe(200);
+    } finally {
+      ctx.close();
+    }
+  });
+});
+
+describe('registrations per address', () => {
+  test('a parallel burst from one address: exactly 5 accounts an hour are created; other addresses are not affected', async () => {
+    const ctx = await makeTestApp({ registrationLimit: DEFAULT_REGISTRATION_LIMIT });
+    try {
+      expect(DEFAULT_REGISTRATION_LIMIT.perAddressPerHour).toBe(5);
+      const register = (i: number, ip: string) =>
+        call(ctx, '/api/auth/register', { method: 'POST', ip, body: { email: `burst-${ip.replaceAll(':', '-')}-${i}@example.com`, password: PASSWORD } });
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => register(i, '198.51.100.77')));
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(5);
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused).toHaveLength(35);
+      for (const a of refused) {
+        expect(a.body.error).toMatchObject({ type: 'rate_limit_error', code: 'registration_rate_limited' });
+        expect(Number(a.headers.get('retry-after'))).toBe(3600);
+        expect(a.cookie).toBeNull();
+      }
+      expect(await ctx.handle.db.select().from(schema.users)).toHaveLength(5);
+      // An IPv6 client is limited by its /64, whatever address in it it picks.
+      const v6 = await Promise.all(Array.from({ length: 8 }, (_, i) => register(i, `2001:db8:1:2::${i + 1}`)));
+      expect(v6.filter((a) => a.status === 201)).toHaveLength(5);
+      expect((await register(0, '198.51.100.78')).status).toBe(201);
+      ctx.clock.advance(3600_000);
+      expect((await register(99, '198.51.100.77')).status).toBe(201);
+    } finally {
+      ctx.close();
+    }
+  });
+
+  test('a weak password is refused before it costs any of the allowance', async () => {
+    const ctx = await makeTestApp({ registrationLimit: { perAddressPerHour: 1 } });
+    try {
+      const weak = await call(ctx, '/api/auth/register', { method: 'POST', body: { email: 'w@example.com', password: 'password' } });
+      expect(weak.status).toBe(400);
+      expect(weak.body.error).toMatchObject({ code: 'weak_password', param: 'password', details: { reason: 'topTen' } });
+      expect(weak.body.error.message).toContain('heavily used password');
+      expect(weak.body.error.message).toContain('A few unrelated words');
+      expect((await call(ctx, '/api/auth/register', { method: 'POST', body: { email: 'w@example.com', password: PASSWORD } })).status).toBe(201);
     } finally {
       ctx.close();
     }
@@ -308,7 +407,11 @@ describe('e-mail uniqueness ignores letter case', () => {
   test("PATCH email to another user's address in another case is 409, and nothing changes", async () => {
     await registerUser(ctx, { email: 'owner@example.com' });
     const other = await registerUser(ctx, { email: 'other@example.com' });
-    const res = await call(ctx, '/api/auth/user', { method: 'PATCH', cookie: other.cookie, body: { email: 'OWNER@Example.com', firstName: 'Changed' } });
+    const res = await call(ctx, '/api/auth/user', {
+      method: 'PATCH',
+      cookie: other.cookie,
+      body: { email: 'OWNER@Example.com', firstName: 'Changed', currentPassword: other.password },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'email_taken', param: 'email' });
     const after = await me(ctx, other.cookie);

@@ -76,6 +76,22 @@ export const ProfilePatchBody = t.Object(
       }),
     ),
     loginNotifications: t.Optional(t.Boolean()),
+    password: t.Optional(
+      t.String({
+        minLength: 6,
+        maxLength: 256,
+        error: 'password must be between 6 and 256 characters.',
+        description: 'A new password (needs currentPassword). It must not be easy to guess (weak_password).',
+      }),
+    ),
+    currentPassword: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 256,
+        error: 'currentPassword must be your current password.',
+        description: 'Your current password: required to change email (to another address) or password; ignored otherwise.',
+      }),
+    ),
     address: t.Optional(
       t.Object(
         {
@@ -101,7 +117,9 @@ export const ProfilePatchBody = t.Object(
         phoneNumber: '+1 415 555 0100',
         address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' },
       },
-      { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', country: 'GB' },
+      { firstName: 'Ada', lastName: 'Lovelace', country: 'GB' },
+      { email: 'ada.lovelace@example.com', currentPassword: 'correct horse' },
+      { password: 'analytical engine notes', currentPassword: 'correct horse' },
     ],
   },
 );
@@ -109,6 +127,14 @@ export const ProfilePatchBody = t.Object(
 export const TotpCodeBody = t.Object(
   { code: t.String({ pattern: '^[0-9]{6}$', error: 'code must be the 6-digit code from your authenticator app.' }) },
   { additionalProperties: false, examples: [{ code: '492039' }] },
+);
+
+export const TotpDisableBody = t.Object(
+  {
+    code: t.String({ pattern: '^[0-9]{6}$', error: 'code must be the 6-digit code from your authenticator app.' }),
+    password: t.String({ minLength: 1, maxLength: 256, error: 'password must be your current password.' }),
+  },
+  { additionalProperties: false, examples: [{ code: '492039', password: 'correct horse' }] },
 );
 
 export const TotpEnrolmentModel = t.Object({

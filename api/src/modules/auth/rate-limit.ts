@@ -1,91 +1,183 @@
-import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
+import { lt } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
+import {
+  clearThrottle,
+  hitThrottle,
+  recordThrottle,
+  releaseThrottle,
+  throttleUsed,
+  type ThrottleHit,
+  type ThrottleRule,
+} from '../../lib/throttle';
 
-/** After this many failures inside the window, for one account or one address, sign-in answers 429. */
-export const MAX_FAILURES = 10;
-export const WINDOW_MS = 15 * 60_000;
+/*
+ * Sign-in, two-factor, re-authentication and registration limits (throttle_events). A lockout must not be a denial
+ * of service: no limit here stops the owner who has the password (and the code, when two-factor is on) for long.
+ *
+ * - Per address (an IPv4 address or IPv6 /64, all accounts together): 10 failed sign-ins in 15 minutes, then 429.
+ *   Stops one source spraying passwords over many accounts.
+ * - Per account and address: 5 failures free, then growing delays between tries (1, 2, 4 … minutes, at most 60),
+ *   forgotten after a day or at a success from that address. Slows a guesser aiming at one account.
+ * - Per account, from everywhere: past 100 failures in a day, addresses the account has not signed in from within
+ *   30 days are not checked at all unless the request carries a two-factor code, and any failure of theirs gets the
+ *   same 429: a distributed guesser learns nothing, while the owner, on a known device or with the code, gets in.
+ * - Wrong two-factor codes per account (sign-in, confirm, disable) and wrong current passwords per account (changing
+ *   e-mail, password or turning two-factor off): 5 free, then the same growing delays.
+ * - Registrations per address: 5 an hour by default (AppDeps.registrationLimit).
+ *
+ * Every attempt is counted before the slow check, atomically (hitThrottle), so parallel guesses cannot outrun a
+ * limit; an attempt that turns out not to be a failure is released.
+ */
 
-export interface AttemptKeys {
-  account: string; // normalized e-mail
-  address: string; // client IP
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const GROWING = { baseMs: MINUTE, maxMs: HOUR };
+
+export const SIGN_IN_PER_ADDRESS: ThrottleRule = { scope: 'sign_in:address', limit: 10, windowMs: 15 * MINUTE };
+export const SIGN_IN_PER_ACCOUNT_ADDRESS: ThrottleRule = {
+  scope: 'sign_in:account_address',
+  limit: 5,
+  windowMs: DAY,
+  backoff: GROWING,
+};
+export const SIGN_IN_PER_ACCOUNT: ThrottleRule = { scope: 'sign_in:account', limit: 100, windowMs: DAY };
+/** Not a limit: a record of where an account signed in (one event per account and address, kept 30 days). */
+export const KNOWN_SIGN_IN_ADDRESS: ThrottleRule = { scope: 'sign_in:known_address', limit: 1, windowMs: 30 * DAY };
+export const TWO_FACTOR_FAILURES: ThrottleRule = { scope: 'two_factor:account', limit: 5, windowMs: DAY, backoff: GROWING };
+export const REAUTH_FAILURES: ThrottleRule = { scope: 'reauth:account', limit: 5, windowMs: DAY, backoff: GROWING };
+
+/** Events pruneThrottle must keep longer than its general retention. */
+export const AUTH_THROTTLE_KEEP_LONGER: ThrottleRule[] = [KNOWN_SIGN_IN_ADDRESS];
+
+export interface RegistrationLimit {
+  /** Accounts one address (an IPv6 /64) may create per hour. */
+  perAddressPerHour: number;
+}
+export const REGISTRATIONS_PER_ADDRESS_PER_HOUR = 5;
+export const DEFAULT_REGISTRATION_LIMIT: RegistrationLimit = { perAddressPerHour: REGISTRATIONS_PER_ADDRESS_PER_HOUR };
+const registrationRule = (l: RegistrationLimit): ThrottleRule => ({
+  scope: 'registration:address',
+  limit: l.perAddressPerHour,
+  windowMs: HOUR,
+});
+
+const minutes = (seconds: number) => {
+  const m = Math.ceil(seconds / 60);
+  return `${m} minute${m === 1 ? '' : 's'}`;
+};
+const retryAfter = (seconds: number) => ({ 'retry-after': String(seconds) });
+
+function rateLimited(seconds: number): AppError {
+  return new AppError(
+    'rate_limited',
+    `Too many failed sign-in attempts from this network. Try again in ${minutes(seconds)}.`,
+    undefined,
+    retryAfter(seconds),
+  );
 }
 
-const scoped = (k: AttemptKeys) =>
-  or(
-    and(eq(schema.loginFailures.scope, 'account'), eq(schema.loginFailures.key, k.account)),
-    and(eq(schema.loginFailures.scope, 'address'), eq(schema.loginFailures.key, k.address)),
-  );
+export function accountSignInLimited(seconds: number): AppError {
+  return new AppError('account_sign_in_limited', undefined, undefined, retryAfter(seconds));
+}
 
-/** One sign-in attempt, counted before the password is checked; see reserveSignInAttempt. */
+/** An address (already an addressKey) and a normalized e-mail. */
+export interface SignInKeys {
+  account: string;
+  address: string;
+}
+const pairKey = (k: SignInKeys) => `${k.account}|${k.address}`;
+const knownKey = (userId: string, address: string) => `${userId}|${address}`;
+
 export interface SignInAttempt {
-  /** The two login_failures rows (account and address) that count this attempt until it is released. */
+  /** The events counting this attempt as a failure until it is released. */
   ids: number[];
+  /** When the account's cap is full: seconds until it has room again (the attempt then does not count against it). */
+  cappedFor: number | null;
 }
 
 /**
- * Counts this attempt as a failure before the (slow) password check, and throws rate_limited (429 with
- * Retry-After) when the account or the address already has MAX_FAILURES failures in the last WINDOW_MS. The count
- * and the insert are one write transaction, so parallel attempts cannot all see room under the limit: at most
- * MAX_FAILURES are ever checked. A refused attempt leaves no row. The caller releases the attempt when it turns
- * out not to be a failure (a success, or a password that only lacks its two-factor code).
- * Retry-After is when enough of the oldest failures leave the window to allow one more try.
+ * Counts one sign-in attempt as a failure, before the password is checked. Fails with: rate_limited (429 with
+ * Retry-After) when the address or the account-and-address pair has no room. A full account cap does not refuse
+ * here: the caller decides (see login) and gets `cappedFor`.
  */
-export async function reserveSignInAttempt(db: Db, clock: Clock, keys: AttemptKeys): Promise<SignInAttempt> {
-  const at = clock.now();
-  const now = at.getTime();
-  const since = new Date(now - WINDOW_MS);
-  const outcome = await db.transaction(async (tx) => {
-    const ids = (
-      await tx
-        .insert(schema.loginFailures)
-        .values([
-          { scope: 'account', key: keys.account, at },
-          { scope: 'address', key: keys.address, at },
-        ])
-        .returning({ id: schema.loginFailures.id })
-    ).map((r) => r.id);
-    const rows = await tx
-      .select({ id: schema.loginFailures.id, scope: schema.loginFailures.scope, at: schema.loginFailures.at })
-      .from(schema.loginFailures)
-      .where(and(scoped(keys), gt(schema.loginFailures.at, since)))
-      .orderBy(schema.loginFailures.at, schema.loginFailures.id);
-    let retryAtMs = 0;
-    for (const scope of ['account', 'address'] as const) {
-      // The failures before this attempt (its own row is not one of them).
-      const times = rows.filter((r) => r.scope === scope && !ids.includes(r.id)).map((r) => r.at.getTime());
-      if (times.length >= MAX_FAILURES) {
-        // The (n - MAX + 1)-th oldest must expire for the count to drop below the limit.
-        const pivot = times[times.length - MAX_FAILURES]!;
-        retryAtMs = Math.max(retryAtMs, pivot + WINDOW_MS);
-      }
-    }
-    if (retryAtMs > 0) {
-      await tx.delete(schema.loginFailures).where(inArray(schema.loginFailures.id, ids));
-      return { refused: true as const, retryAtMs };
-    }
-    return { refused: false as const, ids };
-  });
-  if (outcome.refused) {
-    const seconds = Math.max(1, Math.ceil((outcome.retryAtMs - now) / 1000));
-    throw new AppError('rate_limited', undefined, undefined, { 'retry-after': String(seconds) });
-  }
-  return { ids: outcome.ids };
+export async function countSignInAttempt(db: Db, clock: Clock, keys: SignInKeys): Promise<SignInAttempt> {
+  const hits: ThrottleHit[] = [
+    { rule: SIGN_IN_PER_ADDRESS, key: keys.address },
+    { rule: SIGN_IN_PER_ACCOUNT_ADDRESS, key: pairKey(keys) },
+    { rule: SIGN_IN_PER_ACCOUNT, key: keys.account },
+  ];
+  const first = await hitThrottle(db, clock, hits);
+  if (first.allowed) return { ids: first.ids, cappedFor: null };
+  const { [SIGN_IN_PER_ACCOUNT.scope]: capWait, ...others } = first.blocked;
+  const otherWaits = Object.values(others);
+  if (otherWaits.length > 0 || capWait === undefined) throw rateLimited(Math.max(...otherWaits, 1));
+  // Only the cap is full: the attempt still counts (atomically) against its address and pair.
+  const second = await hitThrottle(db, clock, hits.slice(0, 2));
+  if (!second.allowed) throw rateLimited(second.retryAfterSeconds);
+  return { ids: second.ids, cappedFor: capWait };
 }
 
-/** The attempt was not a failure after all: it no longer counts. */
-export async function releaseSignInAttempt(db: Db, attempt: SignInAttempt): Promise<void> {
-  await db.delete(schema.loginFailures).where(inArray(schema.loginFailures.id, attempt.ids));
+/**
+ * A success: the attempt was no failure, the pair's delays start over, and the address is remembered as one the
+ * account signs in from. The address's and the account's other failures stay (one success does not excuse them).
+ */
+export async function signInSucceeded(db: Db, clock: Clock, keys: SignInKeys, userId: string, attempt: SignInAttempt) {
+  await releaseThrottle(db, attempt.ids);
+  await clearThrottle(db, SIGN_IN_PER_ACCOUNT_ADDRESS, pairKey(keys));
+  await rememberSignInAddress(db, clock, userId, keys.address);
 }
 
-/** A successful sign-in clears the account's failures (not the address's: one address may try many accounts). */
-export async function clearAccountFailures(db: Db, account: string): Promise<void> {
-  await db
-    .delete(schema.loginFailures)
-    .where(and(eq(schema.loginFailures.scope, 'account'), eq(schema.loginFailures.key, account)));
+/** This account signed in (or registered) from this address: one record per pair, renewed each time. */
+export async function rememberSignInAddress(db: Db, clock: Clock, userId: string, address: string): Promise<void> {
+  const key = knownKey(userId, address);
+  await clearThrottle(db, KNOWN_SIGN_IN_ADDRESS, key);
+  await recordThrottle(db, clock, [{ rule: KNOWN_SIGN_IN_ADDRESS, key }]);
 }
 
+export async function isKnownSignInAddress(db: Db, clock: Clock, userId: string, address: string): Promise<boolean> {
+  return (await throttleUsed(db, clock, { rule: KNOWN_SIGN_IN_ADDRESS, key: knownKey(userId, address) })) > 0;
+}
+
+export type VerificationKind = 'two_factor' | 'password';
+
+/**
+ * Counts a check of a two-factor code and/or the current password of a signed-in account, before it is made. The
+ * ids come back in the order of `kinds`, to release the ones that turn out right. Fails with:
+ * verification_rate_limited (429 with Retry-After).
+ */
+export async function countVerification(db: Db, clock: Clock, userId: string, kinds: VerificationKind[]): Promise<number[]> {
+  const hits = kinds.map((k) => ({ rule: k === 'two_factor' ? TWO_FACTOR_FAILURES : REAUTH_FAILURES, key: userId }));
+  const outcome = await hitThrottle(db, clock, hits);
+  if (outcome.allowed) return outcome.ids;
+  const s = outcome.retryAfterSeconds;
+  throw new AppError(
+    'verification_rate_limited',
+    `Too many wrong codes or passwords for this account. Try again in ${minutes(s)}.`,
+    undefined,
+    retryAfter(s),
+  );
+}
+
+/**
+ * Counts one registration from this address (an addressKey). Fails with: registration_rate_limited (429 with
+ * Retry-After) once the address has created `perAddressPerHour` accounts in the last hour.
+ */
+export async function countRegistration(db: Db, clock: Clock, limit: RegistrationLimit, address: string): Promise<number[]> {
+  const outcome = await hitThrottle(db, clock, [{ rule: registrationRule(limit), key: address }]);
+  if (outcome.allowed) return outcome.ids;
+  const s = outcome.retryAfterSeconds;
+  throw new AppError(
+    'registration_rate_limited',
+    `Too many accounts were created from this network: at most ${limit.perAddressPerHour} an hour. Try again in ${minutes(s)}.`,
+    undefined,
+    retryAfter(s),
+  );
+}
+
+/** The old login_failures table is no longer written; its last rows age out here. */
 export async function pruneFailures(db: Db, clock: Clock): Promise<void> {
-  await db.delete(schema.loginFailures).where(lt(schema.loginFailures.at, new Date(clock.now().getTime() - WINDOW_MS)));
+  await db.delete(schema.loginFailures).where(lt(schema.loginFailures.at, new Date(clock.now().getTime() - 15 * MINUTE)));
 }

@@ -3,18 +3,25 @@ import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
 import { errors, PUBLIC_SECURITY, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
-import { updateProfile } from '../users/service';
 import { toPublicUser } from '../users/service';
-import { LoginBody, ProfilePatchBody, RegisterBody, TotpCodeBody, TotpEnrolmentModel, UserModel } from './model';
+import { updateAccount } from './account';
+import { LoginBody, ProfilePatchBody, RegisterBody, TotpCodeBody, TotpDisableBody, TotpEnrolmentModel, UserModel } from './model';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, login, register } from './service';
 import { clearedSessionCookie, createSession, deleteSession, readSessionToken, sessionCookie } from './sessions';
 
 export function authRoutes(deps: AppDeps) {
-  const authDeps = { db: deps.db, clock: deps.clock, totpKey: deps.totpKey };
+  const authDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    log: deps.log,
+    totpKey: deps.totpKey,
+    registrationLimit: deps.registrationLimit,
+    session: deps.session,
+  };
 
   /** Starts a fresh session (a new id at every sign-in) and drops the one the request came with, if any. */
   async function signIn(request: Request, userId: string): Promise<string> {
-    const previous = readSessionToken(request.headers.get('cookie'));
+    const previous = readSessionToken(request.headers.get('cookie'), deps.session);
     if (previous) await deleteSession(deps.db, deps.session, previous);
     const { token, expiresAt } = await createSession(deps.db, deps.clock, deps.session, userId, {
       ip: clientAddress(request, deps.trustProxy),
@@ -29,7 +36,7 @@ export function authRoutes(deps: AppDeps) {
     .post(
       '/register',
       async ({ body, request, set }) => {
-        const user = await register(authDeps, body);
+        const user = await register(authDeps, body, clientAddress(request, deps.trustProxy));
         set.headers['set-cookie'] = await signIn(request, user.id);
         set.status = 201;
         return user;
@@ -38,8 +45,17 @@ export function authRoutes(deps: AppDeps) {
         body: RegisterBody,
         // JSON only: the OpenAPI document then lists only application/json (the http plugin answers 415 to others).
         parse: 'json',
-        response: { 201: UserModel, ...errors(400, 403, 409, 415) },
-        detail: { summary: 'Create an account on the free plan and sign in', security: PUBLIC_SECURITY },
+        response: { 201: UserModel, ...errors(400, 403, 409, 415, 429) },
+        detail: {
+          summary: 'Create an account on the free plan and sign in',
+          security: PUBLIC_SECURITY,
+          description:
+            'A password that is too easy to guess (common or breached, a keyboard walk, a date, your name or e-mail, ' +
+            'fewer than about a million guesses by the zxcvbn estimator) is 400 weak_password with param password, ' +
+            'an English message saying why and what would be better, and details {reason, suggestions} (zxcvbn ' +
+            'keys) for clients that say it in another language. One address may create 5 accounts an hour: 429 ' +
+            'registration_rate_limited with Retry-After.',
+        },
       },
     )
     .post(
@@ -58,15 +74,21 @@ export function authRoutes(deps: AppDeps) {
           security: PUBLIC_SECURITY,
           description:
             'Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without ' +
-            'totpCode is answered 401 two_factor_required. 10 failures in 15 minutes for an account or an address ' +
-            'get 429 with Retry-After.',
+            'totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: ' +
+            '10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from ' +
+            'one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last ' +
+            '(429 rate_limited), until a success from that address; past 100 failures in a day for one account, an ' +
+            'address it has not signed in from within 30 days is answered 429 account_sign_in_limited without a ' +
+            'check unless the request carries totpCode, and then gets in only with the right password and code. ' +
+            'Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). ' +
+            'Every 429 has Retry-After.',
         },
       },
     )
     .post(
       '/logout',
       async ({ request, set }) => {
-        const token = readSessionToken(request.headers.get('cookie'));
+        const token = readSessionToken(request.headers.get('cookie'), deps.session);
         if (token) await deleteSession(deps.db, deps.session, token);
         set.headers['set-cookie'] = clearedSessionCookie(deps.session);
         return { success: true };
@@ -81,12 +103,19 @@ export function authRoutes(deps: AppDeps) {
       response: { 200: UserModel, ...errors(401) },
       detail: { summary: 'The signed-in user' },
     })
-    .patch('/user', ({ user, body }) => updateProfile(deps.db, deps.clock, user.id, body), {
+    .patch('/user', ({ user, sessionToken, body }) => updateAccount(authDeps, user.id, sessionToken, body), {
       auth: true,
       body: ProfilePatchBody,
       parse: 'json',
-      response: { 200: UserModel, ...errors(400, 401, 403, 409, 415) },
-      detail: { summary: 'Update your own profile' },
+      response: { 200: UserModel, ...errors(400, 401, 403, 409, 415, 429) },
+      detail: {
+        summary: 'Update your own profile',
+        description:
+          'Changing email (to another address) or password needs currentPassword: 400 current_password_required ' +
+          'when missing, 400 invalid_current_password when wrong (5 wrong ones a day are free, then growing delays: ' +
+          '429 verification_rate_limited with Retry-After). A new password must not be easy to guess (400 ' +
+          'weak_password, see register) and ends every other session. The old address is notified of an e-mail change.',
+      },
     })
     .post('/2fa/setup', ({ user }) => beginTotpEnrolment(authDeps, user.id), {
       auth: true,
@@ -97,14 +126,23 @@ export function authRoutes(deps: AppDeps) {
       auth: true,
       body: TotpCodeBody,
       parse: 'json',
-      response: { 200: UserModel, ...errors(400, 401, 403, 409, 415) },
-      detail: { summary: 'Confirm enrolment with a code; sign-in asks for codes from then on' },
+      response: { 200: UserModel, ...errors(400, 401, 403, 409, 415, 429) },
+      detail: {
+        summary: 'Confirm enrolment with a code; sign-in asks for codes from then on',
+        description: 'Wrong codes count like sign-in failures: 5 free, then growing delays (429 verification_rate_limited).',
+      },
     })
-    .post('/2fa/disable', ({ user, body }) => disableTotp(authDeps, user.id, body.code), {
+    .post('/2fa/disable', ({ user, body }) => disableTotp(authDeps, user.id, body), {
       auth: true,
-      body: TotpCodeBody,
+      body: TotpDisableBody,
       parse: 'json',
-      response: { 200: UserModel, ...errors(400, 401, 403, 409, 415) },
-      detail: { summary: 'Turn two-factor authentication off (needs a current code)' },
+      response: { 200: UserModel, ...errors(400, 401, 403, 409, 415, 429) },
+      detail: {
+        summary: 'Turn two-factor authentication off (needs the current password and a current code)',
+        description:
+          'A wrong password is 400 invalid_current_password (param password), a wrong or used code 400 ' +
+          'invalid_two_factor_code (param code). Both are counted before they are checked, per account: 5 wrong ' +
+          'of each are free, then growing delays (429 verification_rate_limited with Retry-After).',
+      },
     });
 }

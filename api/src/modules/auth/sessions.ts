@@ -1,10 +1,16 @@
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, eq, gt, lt, ne } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
 import type { Clock } from '../../lib/clock';
 import { hmacHex } from '../../lib/crypto';
 import { newToken } from '../../lib/ids';
 
+/** The cookie of a plain-http install (a developer's loopback). */
 export const SESSION_COOKIE = 'bpay_session';
+/**
+ * The cookie when the public URL is https. The __Host- prefix makes browsers accept it only with Secure, Path=/ and
+ * no Domain, from this very host: a sibling subdomain or a plain-http page cannot plant or overwrite it.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-bpay_session';
 
 export interface SessionConfig {
   secret: string;
@@ -12,6 +18,8 @@ export interface SessionConfig {
   /** Secure cookies when the public URL is https. */
   secure: boolean;
 }
+
+export const sessionCookieName = (cfg: Pick<SessionConfig, 'secure'>) => (cfg.secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
 
 /** The cookie carries a random token; the database keeps only HMAC(secret, token), so a leaked table signs no one in. */
 const sessionIdOf = (cfg: SessionConfig, token: string) => hmacHex(cfg.secret, `session:${token}`);
@@ -51,6 +59,13 @@ export async function deleteSession(db: Db, cfg: SessionConfig, token: string): 
   await db.delete(schema.sessions).where(eq(schema.sessions.id, sessionIdOf(cfg, token)));
 }
 
+/** Ends every session of the user except the one presenting `keepToken` (after a password change). */
+export async function deleteOtherSessions(db: Db, cfg: SessionConfig, userId: string, keepToken: string): Promise<void> {
+  await db
+    .delete(schema.sessions)
+    .where(and(eq(schema.sessions.userId, userId), ne(schema.sessions.id, sessionIdOf(cfg, keepToken))));
+}
+
 export async function deleteExpiredSessions(db: Db, clock: Clock): Promise<void> {
   await db.delete(schema.sessions).where(lt(schema.sessions.expiresAt, clock.now()));
 }
@@ -58,7 +73,7 @@ export async function deleteExpiredSessions(db: Db, clock: Clock): Promise<void>
 export function sessionCookie(cfg: SessionConfig, token: string, expiresAt: Date): string {
   const maxAge = Math.max(0, Math.floor(cfg.ttlMs / 1000));
   return [
-    `${SESSION_COOKIE}=${token}`,
+    `${sessionCookieName(cfg)}=${token}`,
     'Path=/',
     'HttpOnly',
     'SameSite=Lax',
@@ -70,7 +85,7 @@ export function sessionCookie(cfg: SessionConfig, token: string, expiresAt: Date
 
 export function clearedSessionCookie(cfg: SessionConfig): string {
   return [
-    `${SESSION_COOKIE}=`,
+    `${sessionCookieName(cfg)}=`,
     'Path=/',
     'HttpOnly',
     'SameSite=Lax',
@@ -80,11 +95,17 @@ export function clearedSessionCookie(cfg: SessionConfig): string {
   ].join('; ');
 }
 
-export function readSessionToken(cookieHeader: string | null): string | null {
+/**
+ * The session token in a Cookie header. With the session config, only the cookie this install sets counts (on https
+ * the __Host- one: a plain `bpay_session` planted by a subdomain or over http is ignored). Without it, either name:
+ * for uses that only key something by the token and never authenticate with it (the request rate limiter).
+ */
+export function readSessionToken(cookieHeader: string | null, cfg?: Pick<SessionConfig, 'secure'>): string | null {
   if (!cookieHeader) return null;
+  const names = cfg ? [sessionCookieName(cfg)] : [SECURE_SESSION_COOKIE, SESSION_COOKIE];
   for (const part of cookieHeader.split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === SESSION_COOKIE) {
+    if (k !== undefined && names.includes(k)) {
       const token = v.join('=');
       return /^[A-Za-z0-9_-]{20,100}$/.test(token) ? token : null;
     }

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { hotp, totp, totpStep } from '../../lib/totp';
+import { recordThrottle } from '../../lib/throttle';
 import { call, login, makeTestApp, me, registerUser, type TestContext } from '../../testing';
+import { REAUTH_FAILURES, SIGN_IN_PER_ACCOUNT, TWO_FACTOR_FAILURES } from './rate-limit';
 
 /* Two-factor enrolment, sign-in with a TOTP code, replay refusal and turning it off, through the HTTP API. */
 
@@ -126,23 +128,113 @@ describe('two-factor sign-in', () => {
     expect((await login(ctx, u.email, PASSWORD, { totpCode: old1 })).status).toBe(200);
   });
 
-  test('disable needs a valid, unused code', async () => {
+  const disable = (cookie: string, body: Record<string, unknown>) => call(ctx, '/api/auth/2fa/disable', { method: 'POST', cookie, body });
+
+  test('disable needs the current password and a valid, unused code', async () => {
     const u = await enrol();
-    const wrong = await call(ctx, '/api/auth/2fa/disable', { method: 'POST', cookie: u.cookie, body: { code: wrongCode(u.secret) } });
+    const noPassword = await disable(u.cookie, { code: totp(u.secret, now()) });
+    expect(noPassword.status).toBe(400);
+    expect(noPassword.body.error).toMatchObject({ code: 'validation_error', param: 'password' });
+    ctx.clock.advance(30_000);
+    const wrongPassword = await disable(u.cookie, { code: totp(u.secret, now()), password: 'not the password' });
+    expect(wrongPassword.status).toBe(400);
+    expect(wrongPassword.body.error).toMatchObject({ code: 'invalid_current_password', param: 'password' });
+    const wrong = await disable(u.cookie, { code: wrongCode(u.secret), password: PASSWORD });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.error.code).toBe('invalid_two_factor_code');
-    const replay = await call(ctx, '/api/auth/2fa/disable', { method: 'POST', cookie: u.cookie, body: { code: u.confirmCode } });
+    expect(wrong.body.error).toMatchObject({ code: 'invalid_two_factor_code', param: 'code' });
+    const replay = await disable(u.cookie, { code: u.confirmCode, password: PASSWORD });
     expect(replay.status).toBe(400);
     expect((await me(ctx, u.cookie)).body.twoFactorEnabled).toBe(true);
     expect((await login(ctx, u.email, PASSWORD)).body.error.code).toBe('two_factor_required');
 
     ctx.clock.advance(30_000);
-    const off = await call(ctx, '/api/auth/2fa/disable', { method: 'POST', cookie: u.cookie, body: { code: totp(u.secret, now()) } });
+    const off = await disable(u.cookie, { code: totp(u.secret, now()), password: PASSWORD });
     expect(off.status).toBe(200);
     expect(off.body.twoFactorEnabled).toBe(false);
     const plain = await login(ctx, u.email, PASSWORD);
     expect(plain.status).toBe(200);
     const row = await ctx.handle.db.query.users.findFirst({ where: eq(schema.users.id, u.user.id) });
     expect(row?.totpSecret).toBeNull();
+  });
+
+  test('200 wrong codes at once to disable: at most 5 are checked, the rest get 429 with Retry-After; then a wait', async () => {
+    const u = await enrol();
+    const bad = wrongCode(u.secret);
+    const answers = await Promise.all(Array.from({ length: 200 }, () => disable(u.cookie, { code: bad, password: PASSWORD })));
+    const checked = answers.filter((a) => a.status === 400);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(checked.length).toBeLessThanOrEqual(TWO_FACTOR_FAILURES.limit);
+    expect(checked.length + refused.length).toBe(200);
+    for (const a of checked) expect(a.body.error.code).toBe('invalid_two_factor_code');
+    for (const a of refused) {
+      expect(a.body.error).toMatchObject({ type: 'rate_limit_error', code: 'verification_rate_limited' });
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Sequential guesses meet the same limit: even the right code waits until the delay has passed.
+    const rightButEarly = await disable(u.cookie, { code: totp(u.secret, now() + 30_000), password: PASSWORD });
+    expect(rightButEarly.status).toBe(429);
+    const wait = Number(rightButEarly.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    ctx.clock.advance(wait * 1000);
+    expect((await disable(u.cookie, { code: totp(u.secret, now()), password: PASSWORD })).status).toBe(200);
+  });
+
+  test('wrong current passwords to disable are counted too', async () => {
+    const u = await enrol();
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => disable(u.cookie, { code: totp(u.secret, now()), password: 'a wrong password' })),
+    );
+    expect(answers.filter((a) => a.status === 400).length).toBeLessThanOrEqual(REAUTH_FAILURES.limit);
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(30 - REAUTH_FAILURES.limit);
+    expect((await me(ctx, u.cookie)).body.twoFactorEnabled).toBe(true);
+  });
+
+  test('wrong codes to confirm enrolment are counted: 100 at once, at most 5 checked', async () => {
+    const u = await registerUser(ctx, { password: PASSWORD });
+    const setup = await call(ctx, '/api/auth/2fa/setup', { method: 'POST', cookie: u.cookie });
+    const bad = wrongCode(setup.body.secret);
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => call(ctx, '/api/auth/2fa/confirm', { method: 'POST', cookie: u.cookie, body: { code: bad } })),
+    );
+    expect(answers.filter((a) => a.status === 400).length).toBeLessThanOrEqual(TWO_FACTOR_FAILURES.limit);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(100 - TWO_FACTOR_FAILURES.limit);
+    expect(refused[0]!.body.error.code).toBe('verification_rate_limited');
+    expect((await me(ctx, u.cookie)).body.twoFactorEnabled).toBe(false);
+  });
+
+  test('wrong codes at sign-in count against the account wherever they come from', async () => {
+    const u = await enrol();
+    ctx.clock.advance(30_000);
+    const bad = wrongCode(u.secret);
+    for (let i = 0; i < TWO_FACTOR_FAILURES.limit; i++) {
+      expect((await login(ctx, u.email, PASSWORD, { totpCode: bad, ip: `198.51.100.${120 + i}` })).status).toBe(400);
+    }
+    const sixth = await login(ctx, u.email, PASSWORD, { totpCode: bad, ip: '198.51.100.140' });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body.error.code).toBe('verification_rate_limited');
+  });
+
+  test('past the account cap, a new address gets in only with the right password and code; anything less is the same 429', async () => {
+    const u = await enrol();
+    // The account has had a day's worth of failed sign-ins from everywhere.
+    await recordThrottle(ctx.handle.db, ctx.clock, [{ rule: SIGN_IN_PER_ACCOUNT, key: u.email.toLowerCase(), weight: SIGN_IN_PER_ACCOUNT.limit }]);
+    ctx.clock.advance(30_000);
+    const code = totp(u.secret, now());
+    const ip = '192.0.2.150';
+    const capped = [
+      await login(ctx, u.email, PASSWORD, { ip: '192.0.2.151' }),
+      await login(ctx, u.email, PASSWORD, { ip: '192.0.2.152', totpCode: wrongCode(u.secret) }),
+      await login(ctx, u.email, 'not the password', { ip: '192.0.2.153', totpCode: code }),
+    ];
+    for (const res of capped) {
+      expect(res.status).toBe(429);
+      expect(res.body.error.code).toBe('account_sign_in_limited');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(res.cookie).toBeNull();
+    }
+    const owner = await login(ctx, u.email, PASSWORD, { ip, totpCode: code });
+    expect(owner.status).toBe(200);
+    expect(owner.cookie).not.toBeNull();
   });
 });

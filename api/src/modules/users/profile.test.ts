@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, login, makeTestApp, me, registerUser, type TestContext } from '../../testing';
+import { call, login, makeTestApp, me, memoryLogger, registerUser, type TestContext } from '../../testing';
+import { REAUTH_FAILURES } from '../auth/rate-limit';
 
 /* Updating your own profile through PATCH /api/auth/user. Refused fields are in ../auth/auth.security.test.ts. */
 
@@ -35,7 +36,7 @@ describe('profile updates', () => {
     const res = await call(ctx, '/api/auth/user', {
       method: 'PATCH',
       cookie: u.cookie,
-      body: { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', country: 'gb' },
+      body: { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', country: 'gb', currentPassword: PASSWORD },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', country: 'GB' });
@@ -55,5 +56,79 @@ describe('profile updates', () => {
     expect(res.body.firstName).toBeNull();
     expect(res.body.phoneNumber).toBeNull();
     expect(res.body.address).toEqual({ line1: '5 Rue', city: 'Paris', state: null, postal_code: null, country: 'FR' });
+  });
+});
+
+describe('changing e-mail or password needs the current password', () => {
+  let ctx: TestContext;
+  const log = memoryLogger();
+  beforeAll(async () => {
+    ctx = await makeTestApp({ log });
+  });
+  afterAll(() => ctx.close());
+
+  const patch = (cookie: string, body: Record<string, unknown>) => call(ctx, '/api/auth/user', { method: 'PATCH', cookie, body });
+  const notifications = () => log.lines.filter((l) => l.msg === 'account notification');
+
+  test('a new e-mail without or with a wrong current password is refused and changes nothing', async () => {
+    const u = await registerUser(ctx, { password: PASSWORD });
+    const missing = await patch(u.cookie, { email: 'taken-over@example.com', firstName: 'Mallory' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: 'current_password_required', param: 'currentPassword' });
+    const wrong = await patch(u.cookie, { email: 'taken-over@example.com', currentPassword: 'guess guess' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toMatchObject({ code: 'invalid_current_password', param: 'currentPassword' });
+    expect((await me(ctx, u.cookie)).body).toMatchObject({ email: u.email, firstName: 'Ada' });
+    // Other fields need no password.
+    expect((await patch(u.cookie, { firstName: 'Augusta' })).status).toBe(200);
+  });
+
+  test('wrong current passwords are counted: 40 at once, at most 5 checked, then 429 with Retry-After', async () => {
+    const u = await registerUser(ctx, { password: PASSWORD });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => patch(u.cookie, { email: `x${i}@example.com`, currentPassword: `guess ${i}` })),
+    );
+    expect(answers.filter((a) => a.status === 400).length).toBeLessThanOrEqual(REAUTH_FAILURES.limit);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(40 - REAUTH_FAILURES.limit);
+    expect(refused[0]!.body.error.code).toBe('verification_rate_limited');
+    expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Even the right password waits for the delay.
+    expect((await patch(u.cookie, { email: 'mine@example.com', currentPassword: PASSWORD })).status).toBe(429);
+    expect((await me(ctx, u.cookie)).body.email).toBe(u.email);
+  });
+
+  test('a new e-mail with the current password: changed, and the old address is told (no password in the log)', async () => {
+    const u = await registerUser(ctx, { password: PASSWORD });
+    const before = notifications().length;
+    const res = await patch(u.cookie, { email: 'new.address@example.com', currentPassword: PASSWORD });
+    expect(res.status).toBe(200);
+    expect(res.body.email).toBe('new.address@example.com');
+    const sent = notifications().slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.fields).toMatchObject({ kind: 'email_changed', userId: u.user.id, to: u.email, newEmail: 'n***@example.com' });
+    expect(JSON.stringify(log.lines)).not.toContain(PASSWORD);
+  });
+
+  test('a new password: must be strong, needs the current one, ends the other sessions, and is announced', async () => {
+    const u = await registerUser(ctx, { password: PASSWORD });
+    const other = (await login(ctx, u.email, PASSWORD, { ip: '198.51.100.31' })).cookie!;
+    expect((await patch(u.cookie, { password: 'new strong passphrase' })).body.error.code).toBe('current_password_required');
+    const weak = await patch(u.cookie, { password: 'qwerty', currentPassword: PASSWORD });
+    expect(weak.status).toBe(400);
+    expect(weak.body.error).toMatchObject({ code: 'weak_password', param: 'password', details: { reason: 'topTen' } });
+    const ownName = await patch(u.cookie, { password: 'AdaLovelace1', currentPassword: PASSWORD });
+    expect(ownName.body.error.code).toBe('weak_password');
+
+    const before = notifications().length;
+    const NEW = 'brass lantern meadow';
+    const ok = await patch(u.cookie, { password: NEW, currentPassword: PASSWORD });
+    expect(ok.status).toBe(200);
+    expect((await me(ctx, u.cookie)).status).toBe(200);
+    expect((await me(ctx, other)).status).toBe(401);
+    expect((await login(ctx, u.email, PASSWORD, { ip: '198.51.100.32' })).status).toBe(401);
+    expect((await login(ctx, u.email, NEW, { ip: '198.51.100.32' })).status).toBe(200);
+    expect(notifications().slice(before).map((l) => l.fields)).toEqual([{ kind: 'password_changed', userId: u.user.id, to: u.email }]);
+    expect(JSON.stringify(log.lines)).not.toContain(NEW);
   });
 });

@@ -76,11 +76,19 @@ const blankToNull = (s: string | undefined) => (s === undefined ? undefined : s.
 
 /**
  * Updates the caller's own profile. Only the fields of ProfilePatch can change: role, plan and verification
- * status are refused at the edge (the route's schema allows no other property).
+ * status are refused at the edge (the route's schema allows no other property). A new password hash comes only
+ * from auth's updateAccount, after it re-authenticated the caller (as must a change of e-mail address).
  * Fails with: validation_error (blank address line1/city, bad state), email_taken (another account has it).
  */
-export async function updateProfile(db: Db, clock: Clock, userId: string, patch: ProfilePatch): Promise<PublicUser> {
+export async function updateProfile(
+  db: Db,
+  clock: Clock,
+  userId: string,
+  patch: ProfilePatch,
+  credentials?: { passwordHash: string },
+): Promise<PublicUser> {
   const set: Partial<typeof schema.users.$inferInsert> = { updatedAt: clock.now() };
+  if (credentials) set.passwordHash = credentials.passwordHash;
   if (patch.firstName !== undefined) set.firstName = blankToNull(patch.firstName);
   if (patch.lastName !== undefined) set.lastName = blankToNull(patch.lastName);
   if (patch.country !== undefined) set.country = blankToNull(patch.country)?.toUpperCase() ?? null;
