@@ -84,14 +84,49 @@ test('register, complete the profile, log out and sign in again', async ({ page 
 test('registering an e-mail that exists shows the server message', async ({ page, request }) => {
   const email = `dup-${Date.now()}@example.com`;
   const first = await request.post('/api/auth/register', {
-    data: { email, password: 'secret123', firstName: 'A', lastName: 'B' },
+    data: { email, password: 'violet kettle orbit', firstName: 'A', lastName: 'B' },
   });
   expect(first.status()).toBe(201);
   await page.goto('/auth');
   await page.getByRole('tab', { name: 'Register' }).click();
   await page.getByLabel('Email').fill(email.toUpperCase());
-  await page.getByPlaceholder('Create a password (min 6 characters)').fill('secret123');
+  await page.getByPlaceholder('Create a password (min 6 characters)').fill('violet kettle orbit');
   await page.getByRole('button', { name: 'Create Account' }).click();
   await expect(toast(page)).toContainText('Registration failed');
   await expect(toast(page)).toContainText('An account with this email already exists.');
+});
+
+test('a common password is refused at registration, saying why and what would be better', async ({ page }) => {
+  const email = `weak-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  await page.goto('/auth');
+  await page.getByRole('tab', { name: 'Register' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByPlaceholder('Create a password (min 6 characters)').fill('iloveyou');
+  await page.getByRole('button', { name: 'Create Account' }).click();
+  await expect(toast(page)).toContainText('Registration failed');
+  const fieldError = page.locator('#register-password-error');
+  await expect(fieldError).toContainText('This password is too easy to guess.');
+  await expect(fieldError).toContainText('This is a frequently used password.');
+  await expect(fieldError).toContainText('A few unrelated words');
+  expect((await page.request.get('/api/auth/user')).status()).toBe(401);
+
+  // A strong one is accepted.
+  await page.getByPlaceholder('Create a password (min 6 characters)').fill('violet kettle orbit');
+  await expect(fieldError).toBeHidden();
+  await page.getByRole('button', { name: 'Create Account' }).click();
+  await expect(toast(page)).toContainText('Your account has been created successfully.');
+});
+
+test('in Arabic, the reason a password is refused is Arabic too', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('bpay-language', 'ar'));
+  await page.goto('/auth');
+  await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+  await page.getByRole('tab', { name: 'إنشاء حساب' }).click();
+  await page.locator('#register-email').fill(`weak-ar-${Date.now()}@example.com`);
+  await page.locator('#register-password').fill('password');
+  await page.getByRole('button', { name: 'إنشاء الحساب' }).click();
+  const fieldError = page.locator('#register-password-error');
+  await expect(fieldError).toContainText('كلمة المرور هذه سهلة التخمين.');
+  await expect(fieldError).toContainText('هذه من أكثر كلمات المرور استخدامًا.');
+  await expect(toast(page)).toContainText('فشل إنشاء الحساب');
 });

@@ -93,3 +93,101 @@ test('the demo switch persists and explains itself', async ({ page }) => {
   await page.getByRole('tab', { name: 'Transactions' }).click();
   await expect(page.getByTestId('transaction-row')).toHaveCount(5);
 });
+
+test('a new e-mail address needs the current password', async ({ page }) => {
+  const { password } = await registerAndOpenSettings(page);
+  const newEmail = `moved-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const current = page.locator('#settings-current-password');
+  await expect(current).toBeHidden();
+  await page.locator('#settings-email').fill(newEmail);
+  await expect(current).toBeVisible();
+
+  await page.getByTestId('settings-save').click();
+  await expect(page.locator('#settings-current-password-error')).toHaveText('Enter your current password');
+
+  await current.fill('not my password');
+  await page.getByTestId('settings-save').click();
+  await expect(toast(page)).toContainText('Update Failed');
+  await expect(page.locator('#settings-current-password-error')).toHaveText('Your current password is not correct.');
+  expect((await (await page.request.get('/api/auth/user')).json()).email).not.toBe(newEmail);
+
+  await current.fill(password);
+  await page.getByTestId('settings-save').click();
+  await expect(toast(page)).toContainText('Profile Updated');
+  await expect(current).toBeHidden();
+  expect((await (await page.request.get('/api/auth/user')).json()).email).toBe(newEmail);
+});
+
+test('changing the password: a weak one is refused with the reason; a strong one signs the other devices out', async ({
+  page,
+  request: other,
+}) => {
+  const { email, password } = await registerAndOpenSettings(page);
+  // Another device (its own cookie jar) signed in to the same account.
+  {
+    expect((await other.post('/api/auth/login', { data: { email, password } })).status()).toBe(200);
+
+    await page.getByTestId('password-change').click();
+    const dialog = page.getByTestId('password-dialog');
+    await dialog.getByTestId('password-current').fill(password);
+    await dialog.getByTestId('password-new').fill('qwerty123');
+    await dialog.getByTestId('password-confirm').fill('qwerty1234');
+    await page.getByTestId('password-save').click();
+    await expect(dialog).toContainText('The new passwords do not match');
+
+    await dialog.getByTestId('password-confirm').fill('qwerty123');
+    await page.getByTestId('password-save').click();
+    await expect(dialog.locator('#password-new-error')).toContainText('This password is too easy to guess.');
+    await expect(dialog.locator('#password-new-error')).toContainText('This is a commonly used password.');
+
+    const strong = 'brass lantern meadow';
+    await dialog.getByTestId('password-current').fill('wrong current one');
+    await dialog.getByTestId('password-new').fill(strong);
+    await dialog.getByTestId('password-confirm').fill(strong);
+    await page.getByTestId('password-save').click();
+    await expect(dialog.locator('#password-current-error')).toHaveText('Your current password is not correct.');
+
+    await dialog.getByTestId('password-current').fill(password);
+    await page.getByTestId('password-save').click();
+    await expect(toast(page)).toContainText('Password Changed');
+    await expect(dialog).toBeHidden();
+
+    // This device stays signed in; the other one is signed out; the new password works.
+    expect((await page.request.get('/api/auth/user')).status()).toBe(200);
+    expect((await other.get('/api/auth/user')).status()).toBe(401);
+    expect((await other.post('/api/auth/login', { data: { email, password } })).status()).toBe(401);
+    expect((await other.post('/api/auth/login', { data: { email, password: strong } })).status()).toBe(200);
+  }
+});
+
+test('turning two-factor off asks for the current password and a code', async ({ page }) => {
+  // Waits for the next 30-second TOTP step below, so it needs more than the default budget.
+  test.setTimeout(75_000);
+  const { password } = await registerAndOpenSettings(page);
+  const setup = await (await page.request.post('/api/auth/2fa/setup')).json();
+  const secret: string = setup.secret;
+  expect((await page.request.post('/api/auth/2fa/confirm', { data: { code: totp(secret, Date.now()) } })).status()).toBe(200);
+  const confirmedStep = Math.floor(Date.now() / 30_000);
+  await page.reload();
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await expect(page.getByTestId('2fa-status')).toHaveText('Enabled');
+
+  await page.getByTestId('2fa-disable').click();
+  const dialog = page.getByTestId('2fa-disable-dialog');
+  await expect(dialog).toContainText('Enter your current password and a current code');
+  await page.getByTestId('2fa-disable-code').fill('123456');
+  // Without the password the button stays disabled.
+  await expect(page.getByTestId('2fa-disable-confirm')).toBeDisabled();
+  await page.getByTestId('2fa-disable-password').fill('not my password');
+  await page.getByTestId('2fa-disable-confirm').click();
+  await expect(dialog.locator('#two-factor-disable-password-error')).toHaveText('Your current password is not correct.');
+  await expect(page.getByTestId('2fa-status')).toHaveText('Enabled');
+
+  // The confirming code's step is used: wait for the next one.
+  await page.waitForTimeout(Math.max(0, (confirmedStep + 1) * 30_000 - Date.now() + 200));
+  await page.getByTestId('2fa-disable-password').fill(password);
+  await page.getByTestId('2fa-disable-code').fill(totp(secret, Date.now()));
+  await page.getByTestId('2fa-disable-confirm').click();
+  await expect(toast(page)).toContainText('Two-Factor Authentication Disabled');
+  await expect(page.getByTestId('2fa-status')).toHaveText('Off');
+});

@@ -21,5 +21,9 @@ export interface ProfileUpdate {
   phoneNumber?: string;
   loginNotifications?: boolean;
   address?: { line1: string; city: string; state?: string; postal_code?: string; country?: string };
+  /** A new password; needs currentPassword. */
+  password?: string;
+  /** Required with a new e-mail address or password. */
+  currentPassword?: string;
 }
 export const updateProfileRequest = (patch: ProfileUpdate) => apiRequest<User>('PATCH', '/api/auth/user', patch);

@@ -8,19 +8,21 @@ import { Label } from '../../../components/ui/label';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
 import { toast } from '../../../components/ui/use-toast';
 import { useT, type MessageKey } from '../../../i18n';
-import { ApiError, messageOf } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
+import { authErrorText, weakPasswordText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
 import { useAuth } from '../auth-context';
 import { nextFromLocation } from '../next-path';
 
 type Errors = Partial<Record<'email' | 'password' | 'totpCode', MessageKey>>;
 
-function FieldError({ id, error }: { id: string; error?: MessageKey }) {
+/** A field's error: a catalogue key, or a text already translated (a weak password's reason from the server). */
+function FieldError({ id, error, text }: { id: string; error?: MessageKey; text?: string }) {
   const t = useT();
-  if (!error) return null;
+  if (!error && !text) return null;
   return (
     <p id={id} role="alert" className="text-xs text-red-600">
-      {t(error)}
+      {error ? t(error) : text}
     </p>
   );
 }
@@ -43,11 +45,11 @@ function SignInForm() {
     if (!email.trim()) next.email = 'auth.error.emailRequired';
     else if (!isEmail(email)) next.email = 'auth.error.emailInvalid';
     if (!password) next.password = 'auth.error.passwordRequired';
-    if (needsCode && !/^\d{6}$/.test(totpCode)) next.totpCode = 'auth.error.totpInvalid';
+    if (needsCode && totpCode && !/^\d{6}$/.test(totpCode)) next.totpCode = 'auth.error.totpInvalid';
     setErrors(next);
     if (Object.keys(next).length) return;
     loginMutation.mutate(
-      { email: email.trim(), password, ...(needsCode ? { totpCode } : {}) },
+      { email: email.trim(), password, ...(needsCode && totpCode ? { totpCode } : {}) },
       {
         onSuccess: () => {
           toast({ title: t('auth.toast.loginSuccess'), description: t('auth.toast.loginSuccessBody') });
@@ -58,7 +60,9 @@ function SignInForm() {
             setNeedsCode(true);
             return;
           }
-          toast({ title: t('auth.toast.loginFailed'), description: messageOf(error), variant: 'destructive' });
+          // Past the account's cap, a new device gets in with the password and a two-factor code: offer the field.
+          if (error instanceof ApiError && error.code === 'account_sign_in_limited') setNeedsCode(true);
+          toast({ title: t('auth.toast.loginFailed'), description: authErrorText(t, error), variant: 'destructive' });
         },
       },
     );
@@ -126,7 +130,11 @@ function RegisterForm() {
   const [nextPath] = useState(nextFromLocation);
   const [form, setForm] = useState({ email: '', password: '', firstName: '', lastName: '' });
   const [errors, setErrors] = useState<Errors>({});
-  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const [weakPassword, setWeakPassword] = useState<string | undefined>();
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => {
+    if (k === 'password') setWeakPassword(undefined);
+    setForm({ ...form, [k]: e.target.value });
+  };
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
@@ -144,8 +152,10 @@ function RegisterForm() {
           toast({ title: t('auth.toast.registerSuccess'), description: t('auth.toast.registerSuccessBody') });
           navigate(nextPath ?? '/');
         },
-        onError: (error) =>
-          toast({ title: t('auth.toast.registerFailed'), description: messageOf(error), variant: 'destructive' }),
+        onError: (error) => {
+          setWeakPassword(weakPasswordText(t, error));
+          toast({ title: t('auth.toast.registerFailed'), description: authErrorText(t, error), variant: 'destructive' });
+        },
       },
     );
   }
@@ -196,9 +206,10 @@ function RegisterForm() {
           placeholder={t('auth.password.createPlaceholder')}
           value={form.password}
           onChange={set('password')}
-          aria-invalid={!!errors.password}
+          aria-invalid={!!errors.password || !!weakPassword}
+          aria-describedby={errors.password || weakPassword ? 'register-password-error' : undefined}
         />
-        <FieldError id="register-password-error" error={errors.password} />
+        <FieldError id="register-password-error" error={errors.password} text={weakPassword} />
       </div>
       <Button type="submit" className="w-full" disabled={registerMutation.isPending}>
         {registerMutation.isPending ? t('auth.register.pending') : t('auth.register.submit')}

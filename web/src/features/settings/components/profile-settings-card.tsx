@@ -7,7 +7,8 @@ import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
-import { messageOf } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
+import { authErrorText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
 import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
 import type { User } from '../../auth/types';
@@ -30,24 +31,36 @@ const fromUser = (user: User): ProfileForm => ({
 const selectClasses =
   'flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 disabled:cursor-not-allowed disabled:opacity-50';
 
-/** Settings > Profile Settings: names, e-mail and country, saved with one PATCH /api/auth/user. */
+const REAUTH_CODES = new Set(['current_password_required', 'invalid_current_password', 'verification_rate_limited']);
+
+/**
+ * Settings > Profile Settings: names, e-mail and country, saved with one PATCH /api/auth/user. A new e-mail address
+ * (not just another letter case) needs the current password, asked for only then.
+ */
 export function ProfileSettingsCard({ user }: { user: User }) {
   const { t, lang } = useLanguage();
   const qc = useQueryClient();
   const [form, setForm] = useState<ProfileForm>(() => fromUser(user));
   const [emailError, setEmailError] = useState(false);
+  const [currentPassword, setCurrentPassword] = useState('');
+  const [currentPasswordError, setCurrentPasswordError] = useState<string | undefined>();
+  const emailChanges = form.email.trim().toLowerCase() !== user.email.toLowerCase();
 
   const save = useMutation({
     mutationFn: updateProfileRequest,
     onSuccess: (updated) => {
       qc.setQueryData(USER_QUERY_KEY, updated);
       setForm(fromUser(updated));
+      setCurrentPassword('');
+      setCurrentPasswordError(undefined);
       toast({ title: t('settings.toast.updated') });
     },
     onError: (error) => {
+      const text = authErrorText(t, error);
+      if (error instanceof ApiError && error.code && REAUTH_CODES.has(error.code)) setCurrentPasswordError(text);
       toast({
         title: t('settings.toast.updateFailed'),
-        description: messageOf(error) ?? t('settings.toast.updateFailedBody'),
+        description: text ?? t('settings.toast.updateFailedBody'),
         variant: 'destructive',
       });
     },
@@ -71,8 +84,16 @@ export function ProfileSettingsCard({ user }: { user: User }) {
     const email = form.email.trim();
     const bad = !isEmail(email);
     setEmailError(bad);
-    if (bad) return;
-    save.mutate({ firstName: form.firstName.trim(), lastName: form.lastName.trim(), email, country: form.country });
+    const needsPassword = emailChanges && !currentPassword;
+    setCurrentPasswordError(needsPassword ? t('settings.currentPasswordRequired') : undefined);
+    if (bad || needsPassword) return;
+    save.mutate({
+      firstName: form.firstName.trim(),
+      lastName: form.lastName.trim(),
+      email,
+      country: form.country,
+      ...(emailChanges ? { currentPassword } : {}),
+    });
   }
 
   return (
@@ -139,6 +160,37 @@ export function ProfileSettingsCard({ user }: { user: User }) {
               </p>
             )}
           </div>
+          {emailChanges && (
+            <div className="space-y-2">
+              <Label htmlFor="settings-current-password">{t('settings.profile.currentPassword')}</Label>
+              <p id="settings-current-password-help" className="text-xs text-slate-500">
+                {t('settings.profile.currentPasswordHelp')}
+              </p>
+              <Input
+                id="settings-current-password"
+                name="currentPassword"
+                type="password"
+                autoComplete="current-password"
+                maxLength={256}
+                value={currentPassword}
+                onChange={(e) => {
+                  setCurrentPassword(e.target.value);
+                  setCurrentPasswordError(undefined);
+                }}
+                aria-invalid={!!currentPasswordError}
+                aria-describedby={
+                  currentPasswordError
+                    ? 'settings-current-password-help settings-current-password-error'
+                    : 'settings-current-password-help'
+                }
+              />
+              {currentPasswordError && (
+                <p id="settings-current-password-error" role="alert" className="text-xs text-red-600">
+                  {currentPasswordError}
+                </p>
+              )}
+            </div>
+          )}
           <div className="space-y-2">
             <Label htmlFor="settings-country">{t('settings.profile.country')}</Label>
             <select

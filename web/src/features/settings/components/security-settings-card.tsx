@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Bell, KeyRound, ShieldCheck } from 'lucide-react';
+import { Bell, KeyRound, LockKeyhole, ShieldCheck } from 'lucide-react';
 import { useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
@@ -12,7 +12,36 @@ import { messageOf } from '../../../lib/api';
 import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
 import type { User } from '../../auth/types';
 import { setupTwoFactorRequest } from '../api';
+import { ChangePasswordDialog } from './change-password-dialog';
 import { DisableTwoFactorDialog, EnableTwoFactorDialog } from './two-factor-dialogs';
+
+function PasswordRow() {
+  const t = useT();
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="flex flex-col gap-3 py-4 sm:flex-row sm:items-center sm:justify-between">
+      <div className="flex items-start gap-3">
+        <LockKeyhole className="mt-0.5 h-5 w-5 shrink-0 text-slate-400" aria-hidden />
+        <div>
+          <p className="font-medium text-slate-900" id="password-title">
+            {t('settings.password.title')}
+          </p>
+          <p className="text-sm text-slate-500">{t('settings.password.description')}</p>
+        </div>
+      </div>
+      <Button
+        variant="outline"
+        className="shrink-0"
+        onClick={() => setOpen(true)}
+        data-testid="password-change"
+        aria-describedby="password-title"
+      >
+        {t('settings.password.change')}
+      </Button>
+      <ChangePasswordDialog open={open} onOpenChange={setOpen} />
+    </div>
+  );
+}
 
 function TwoFactorRow({ user }: { user: User }) {
   const t = useT();
@@ -119,7 +148,7 @@ function LoginNotificationsRow({ user }: { user: User }) {
   );
 }
 
-/** Settings > Security Settings: two-factor enrolment and login notifications. */
+/** Settings > Security Settings: password, two-factor enrolment and login notifications. */
 export function SecuritySettingsCard({ user }: { user: User }) {
   const t = useT();
   return (
@@ -136,6 +165,7 @@ export function SecuritySettingsCard({ user }: { user: User }) {
         </div>
       </CardHeader>
       <div className="divide-y divide-slate-100 px-6 pb-2">
+        <PasswordRow />
         <TwoFactorRow user={user} />
         <LoginNotificationsRow user={user} />
       </div>

@@ -5,7 +5,10 @@ import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
+import { Input } from '../../../components/ui/input';
+import { Label } from '../../../components/ui/label';
 import { ApiError, messageOf } from '../../../lib/api';
+import { authErrorText } from '../../../lib/auth-errors';
 import { USER_QUERY_KEY } from '../../auth/api';
 import type { User } from '../../auth/types';
 import { confirmTwoFactorRequest, disableTwoFactorRequest, TOTP_CODE_RE, type TwoFactorSetup } from '../api';
@@ -17,7 +20,7 @@ function useCodeErrorText() {
   return (error: unknown): string =>
     error instanceof ApiError && error.code === 'invalid_two_factor_code'
       ? t('settings.2fa.invalidCode')
-      : (messageOf(error) ?? t('settings.2fa.failed'));
+      : (authErrorText(t, error) ?? t('settings.2fa.failed'));
 }
 
 /** Copies the secret and says so for two seconds (announced to screen readers). */
@@ -175,13 +178,15 @@ export function EnableTwoFactorDialog({
   );
 }
 
-/** Turning two-factor off needs a current code from the app (POST /2fa/disable). */
+/** Turning two-factor off needs the current password and a current code from the app (POST /2fa/disable). */
 export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
   const t = useT();
   const qc = useQueryClient();
   const errorText = useCodeErrorText();
   const [code, setCode] = useState('');
   const [codeError, setCodeError] = useState<string | undefined>();
+  const [password, setPassword] = useState('');
+  const [passwordError, setPasswordError] = useState<string | undefined>();
 
   const disable = useMutation({
     mutationFn: disableTwoFactorRequest,
@@ -190,13 +195,21 @@ export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; 
       toast({ title: t('settings.2fa.disabledToast'), description: t('settings.2fa.disabledToastBody') });
       close(false);
     },
-    onError: (error) => setCodeError(errorText(error)),
+    onError: (error) => {
+      if (error instanceof ApiError && error.code === 'invalid_current_password') {
+        setPasswordError(t('settings.currentPasswordWrong'));
+      } else {
+        setCodeError(errorText(error));
+      }
+    },
   });
 
   function close(next: boolean) {
     if (!next) {
       setCode('');
       setCodeError(undefined);
+      setPassword('');
+      setPasswordError(undefined);
       disable.reset();
     }
     onOpenChange(next);
@@ -204,12 +217,11 @@ export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; 
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
-    if (!TOTP_CODE_RE.test(code)) {
-      setCodeError(t('settings.2fa.codeRequired'));
-      return;
-    }
-    setCodeError(undefined);
-    disable.mutate(code);
+    const badCode = !TOTP_CODE_RE.test(code);
+    setCodeError(badCode ? t('settings.2fa.codeRequired') : undefined);
+    setPasswordError(password ? undefined : t('settings.currentPasswordRequired'));
+    if (badCode || !password) return;
+    disable.mutate({ code, password });
   }
 
   return (
@@ -220,6 +232,29 @@ export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; 
           <DialogDescription>{t('settings.2fa.disableDescription')}</DialogDescription>
         </DialogHeader>
         <form onSubmit={onSubmit} noValidate className="space-y-5">
+          <div className="space-y-2">
+            <Label htmlFor="two-factor-disable-password">{t('settings.2fa.passwordLabel')}</Label>
+            <Input
+              id="two-factor-disable-password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              maxLength={256}
+              data-testid="2fa-disable-password"
+              value={password}
+              onChange={(e) => {
+                setPassword(e.target.value);
+                setPasswordError(undefined);
+              }}
+              aria-invalid={!!passwordError}
+              aria-describedby={passwordError ? 'two-factor-disable-password-error' : undefined}
+            />
+            {passwordError && (
+              <p id="two-factor-disable-password-error" role="alert" className="text-xs text-red-600">
+                {passwordError}
+              </p>
+            )}
+          </div>
           <CodeInput
             id="two-factor-disable-code"
             label={t('settings.2fa.codeLabel')}
@@ -239,7 +274,7 @@ export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; 
             <Button
               type="submit"
               variant="destructive"
-              disabled={disable.isPending || code.length !== 6}
+              disabled={disable.isPending || code.length !== 6 || !password}
               data-testid="2fa-disable-confirm"
             >
               {disable.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}

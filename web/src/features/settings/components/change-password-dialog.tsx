@@ -1,0 +1,155 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Loader2 } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { Button } from '../../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { Input } from '../../../components/ui/input';
+import { Label } from '../../../components/ui/label';
+import { toast } from '../../../components/ui/use-toast';
+import { useT } from '../../../i18n';
+import { authErrorText, weakPasswordText } from '../../../lib/auth-errors';
+import { USER_QUERY_KEY } from '../../auth/api';
+import type { User } from '../../auth/types';
+import { changePasswordRequest } from '../api';
+
+type Field = 'current' | 'next' | 'confirm';
+
+function PasswordField({
+  id,
+  label,
+  value,
+  onChange,
+  error,
+  autoComplete,
+  placeholder,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange(value: string): void;
+  error?: string;
+  autoComplete: 'current-password' | 'new-password';
+  placeholder?: string;
+}) {
+  const errorId = `${id}-error`;
+  return (
+    <div className="space-y-2">
+      <Label htmlFor={id}>{label}</Label>
+      <Input
+        id={id}
+        type="password"
+        autoComplete={autoComplete}
+        maxLength={256}
+        placeholder={placeholder}
+        data-testid={id}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-invalid={!!error}
+        aria-describedby={error ? errorId : undefined}
+      />
+      {error && (
+        <p id={errorId} role="alert" className="text-xs text-red-600">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Changing the password: the current one, then a new one twice. The server checks the new one's strength and says
+ * why it is weak (shown in the reader's language); the other devices are signed out.
+ */
+export function ChangePasswordDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
+  const t = useT();
+  const qc = useQueryClient();
+  const [values, setValues] = useState<Record<Field, string>>({ current: '', next: '', confirm: '' });
+  const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
+
+  const change = useMutation({
+    mutationFn: changePasswordRequest,
+    onSuccess: (user: User) => {
+      qc.setQueryData(USER_QUERY_KEY, user);
+      toast({ title: t('settings.password.changedToast'), description: t('settings.password.changedToastBody') });
+      close(false);
+    },
+    onError: (error) => {
+      const weak = weakPasswordText(t, error);
+      if (weak) return setErrors({ next: weak });
+      // Wrong or missing current password, or too many tries: said under the current password.
+      setErrors({ current: authErrorText(t, error) ?? t('settings.2fa.failed') });
+    },
+  });
+
+  function close(next: boolean) {
+    if (!next) {
+      setValues({ current: '', next: '', confirm: '' });
+      setErrors({});
+      change.reset();
+    }
+    onOpenChange(next);
+  }
+
+  const set = (field: Field) => (value: string) => {
+    setValues((v) => ({ ...v, [field]: value }));
+    setErrors((e) => ({ ...e, [field]: undefined }));
+  };
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const next: Partial<Record<Field, string>> = {};
+    if (!values.current) next.current = t('settings.currentPasswordRequired');
+    if (values.next.length < 6) next.next = t('auth.error.passwordShort');
+    else if (values.confirm !== values.next) next.confirm = t('settings.password.mismatch');
+    setErrors(next);
+    if (Object.keys(next).length) return;
+    change.mutate({ password: values.next, currentPassword: values.current });
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={close}>
+      <DialogContent closeLabel={t('settings.close')} data-testid="password-dialog">
+        <DialogHeader>
+          <DialogTitle>{t('settings.password.dialogTitle')}</DialogTitle>
+          <DialogDescription>{t('settings.password.dialogDescription')}</DialogDescription>
+        </DialogHeader>
+        <form onSubmit={onSubmit} noValidate className="space-y-4">
+          <PasswordField
+            id="password-current"
+            label={t('settings.password.current')}
+            value={values.current}
+            onChange={set('current')}
+            error={errors.current}
+            autoComplete="current-password"
+          />
+          <PasswordField
+            id="password-new"
+            label={t('settings.password.new')}
+            value={values.next}
+            onChange={set('next')}
+            error={errors.next}
+            autoComplete="new-password"
+            placeholder={t('auth.password.createPlaceholder')}
+          />
+          <PasswordField
+            id="password-confirm"
+            label={t('settings.password.confirm')}
+            value={values.confirm}
+            onChange={set('confirm')}
+            error={errors.confirm}
+            autoComplete="new-password"
+          />
+          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <Button variant="outline" onClick={() => close(false)}>
+              {t('settings.cancel')}
+            </Button>
+            <Button type="submit" disabled={change.isPending} data-testid="password-save">
+              {change.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+              {change.isPending ? t('settings.password.saving') : t('settings.password.save')}
+            </Button>
+          </div>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,57 @@
+import type { MessageKey, Vars } from '../i18n';
+import { ApiError, messageOf } from './api';
+
+type Translate = (key: MessageKey, vars?: Vars) => string;
+
+/*
+ * Sign-in, registration and account-security failures in the reader's language. The API says why a password is weak
+ * with a stable reason key (error.details.reason of weak_password, from the server's strength check: the web app
+ * never bundles the dictionaries); the other codes here have fixed texts.
+ */
+
+const REASONS = [
+  'straightRow',
+  'keyPattern',
+  'simpleRepeat',
+  'extendedRepeat',
+  'sequences',
+  'recentYears',
+  'dates',
+  'topTen',
+  'topHundred',
+  'common',
+  'similarToCommon',
+  'wordByItself',
+  'namesByThemselves',
+  'commonNames',
+  'userInputs',
+  'pwned',
+  'guessable',
+] as const;
+type Reason = (typeof REASONS)[number];
+const isReason = (r: unknown): r is Reason => typeof r === 'string' && (REASONS as readonly string[]).includes(r);
+
+const CODE_TEXT: Partial<Record<string, MessageKey>> = {
+  rate_limited: 'auth.error.rateLimited',
+  account_sign_in_limited: 'auth.error.accountLimited',
+  registration_rate_limited: 'auth.error.registrationLimited',
+  verification_rate_limited: 'auth.error.verificationLimited',
+  current_password_required: 'settings.currentPasswordRequired',
+  invalid_current_password: 'settings.currentPasswordWrong',
+};
+
+/** Why the password was refused and what would be better, or undefined when the error is not weak_password. */
+export function weakPasswordText(t: Translate, error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'weak_password') return undefined;
+  const details = (error.body as { error?: { details?: { reason?: unknown } } } | null)?.error?.details;
+  const reason: Reason = isReason(details?.reason) ? details.reason : 'guessable';
+  return [t('auth.weakPassword.title'), t(`auth.weakPassword.reason.${reason}`), t('auth.weakPassword.better')].join(' ');
+}
+
+/** The text to show for an auth failure: translated for the codes above, otherwise the server's message. */
+export function authErrorText(t: Translate, error: unknown): string | undefined {
+  const weak = weakPasswordText(t, error);
+  if (weak) return weak;
+  const key = error instanceof ApiError && error.code ? CODE_TEXT[error.code] : undefined;
+  return key ? t(key) : messageOf(error);
+}
