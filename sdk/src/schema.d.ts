@@ -13,7 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account on the free plan and sign in */
+        /**
+         * Create an account on the free plan and sign in
+         * @description A password that is too easy to guess (common or breached, a keyboard walk, a date, your name or e-mail, fewer than about a million guesses by the zxcvbn estimator) is 400 weak_password with param password, an English message saying why and what would be better, and details {reason, suggestions} (zxcvbn keys) for clients that say it in another language. One address may create 5 accounts an hour: 429 registration_rate_limited with Retry-After.
+         */
         post: operations["postApiAuthRegister"];
         delete?: never;
         options?: never;
@@ -32,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without totpCode is answered 401 two_factor_required. 10 failures in 15 minutes for an account or an address get 429 with Retry-After.
+         * @description Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: 10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last (429 rate_limited), until a success from that address; past 100 failures in a day for one account, an address it has not signed in from within 30 days is answered 429 account_sign_in_limited without a check unless the request carries totpCode, and then gets in only with the right password and code. Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). Every 429 has Retry-After.
          */
         post: operations["postApiAuthLogin"];
         delete?: never;
@@ -72,7 +75,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update your own profile */
+        /**
+         * Update your own profile
+         * @description Changing email (to another address) or password needs currentPassword: 400 current_password_required when missing, 400 invalid_current_password when wrong (5 wrong ones a day are free, then growing delays: 429 verification_rate_limited with Retry-After). A new password must not be easy to guess (400 weak_password, see register) and ends every other session. The old address is notified of an e-mail change.
+         */
         patch: operations["patchApiAuthUser"];
         trace?: never;
     };
@@ -102,7 +108,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm enrolment with a code; sign-in asks for codes from then on */
+        /**
+         * Confirm enrolment with a code; sign-in asks for codes from then on
+         * @description Wrong codes count like sign-in failures: 5 free, then growing delays (429 verification_rate_limited).
+         */
         post: operations["postApiAuth2faConfirm"];
         delete?: never;
         options?: never;
@@ -119,7 +128,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn two-factor authentication off (needs a current code) */
+        /**
+         * Turn two-factor authentication off (needs the current password and a current code)
+         * @description A wrong password is 400 invalid_current_password (param password), a wrong or used code 400 invalid_two_factor_code (param code). Both are counted before they are checked, per account: 5 wrong of each are free, then growing delays (429 verification_rate_limited with Retry-After).
+         */
         post: operations["postApiAuth2faDisable"];
         delete?: never;
         options?: never;
@@ -870,7 +882,7 @@ export interface paths {
         put?: never;
         /**
          * Admin sign-in (username, password and the current TOTP code)
-         * @description Unknown username, wrong password and a wrong or already used code all get the same 401 invalid_admin_credentials. After 10 failures in a row for a username it is locked for 30 minutes: 429 admin_locked with Retry-After (the same for names no admin has). The token expires after BPAY_ADMIN_TOKEN_TTL_MINUTES (15 by default) and can be revoked with /logout.
+         * @description Unknown username, wrong password and a wrong or already used code all get the same 401 invalid_admin_credentials. Failures are throttled without locking the real admin out: 10 in 15 minutes from one address get 429 rate_limited; for one username from one address 5 are free, then each try waits 1, 2, 4 … up to 60 minutes (429 rate_limited) until a success from there; after 10 failures in 30 minutes for a username (the same for names no admin has) every failure answers 429 admin_locked with Retry-After, while the right password and an unused current code still sign in. The token expires after BPAY_ADMIN_TOKEN_TTL_MINUTES (15 by default) and can be revoked with /logout.
          */
         post: operations["postApiAdminAuthLogin"];
         delete?: never;
@@ -1542,6 +1554,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postApiAuthLogin: {
@@ -1744,6 +1765,10 @@ export interface operations {
                     country?: string;
                     phoneNumber?: string;
                     loginNotifications?: boolean;
+                    /** @description A new password (needs currentPassword). It must not be easy to guess (weak_password). */
+                    password?: string;
+                    /** @description Your current password: required to change email (to another address) or password; ignored otherwise. */
+                    currentPassword?: string;
                     address?: {
                         line1: string;
                         city: string;
@@ -1826,6 +1851,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1980,6 +2014,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postApiAuth2faDisable: {
@@ -1993,6 +2036,7 @@ export interface operations {
             content: {
                 "application/json": {
                     code: string;
+                    password: string;
                 };
             };
         };
@@ -2068,6 +2112,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
