@@ -7,35 +7,18 @@
  * Exit codes: 0 written and checked; 1 failed (bad configuration, no database, an error or a failed check; nothing is
  * left at <file>); 2 wrong usage; 3 refused because <file> or <file>.uploads already exists (it never overwrites).
  */
-import { parseArgs } from 'node:util';
+import { oneFileArgument } from './one-file-argument';
 import { BackupError, createBackup } from '../db/backup';
 import { EnvError, parseStorageEnv } from '../api/src/env';
 
 const USAGE = 'Usage: bun run db:backup <file>   (writes <file> and <file>.uploads/; never overwrites)';
 
-let positionals: string[];
-let help = false;
-try {
-  const parsed = parseArgs({ args: Bun.argv.slice(2), options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  positionals = parsed.positionals;
-  help = parsed.values.help ?? false;
-} catch (e) {
-  console.error(`${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-if (positionals.length !== 1 || !positionals[0]) {
-  console.error(USAGE);
-  process.exit(2);
-}
+const file = oneFileArgument(USAGE);
 
 try {
   const env = parseStorageEnv(process.env);
   const started = performance.now();
-  const r = await createBackup({ databaseUrl: env.databaseUrl, uploadsDir: env.uploadsDir }, positionals[0]);
+  const r = await createBackup({ databaseUrl: env.databaseUrl, uploadsDir: env.uploadsDir }, file);
   console.log(`Backup written and checked (integrity_check ok) in ${Math.round(performance.now() - started)} ms:`);
   console.log(`  database  ${r.file} (${r.bytes} bytes)`);
   console.log(`  uploads   ${r.uploads}/ (${r.uploadFiles} files)`);

@@ -9,30 +9,13 @@
  * 2 wrong usage; 3 refused (a server is running, or the database or uploads are still in place).
  */
 import { createConnection } from 'node:net';
-import { parseArgs } from 'node:util';
+import { oneFileArgument } from './one-file-argument';
 import { BackupError, localDatabasePath, restoreBackup } from '../db/backup';
 import { EnvError, parseEnv } from '../api/src/env';
 
 const USAGE = 'Usage: bun run db:restore <file>   (the server stopped; the current database and uploads moved aside)';
 
-let positionals: string[];
-let help = false;
-try {
-  const parsed = parseArgs({ args: Bun.argv.slice(2), options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  positionals = parsed.positionals;
-  help = parsed.values.help ?? false;
-} catch (e) {
-  console.error(`${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-if (positionals.length !== 1 || !positionals[0]) {
-  console.error(USAGE);
-  process.exit(2);
-}
+const file = oneFileArgument(USAGE);
 
 /** Whether something accepts connections on the server's port (best effort: a server on another host is not seen). */
 function listening(host: string, port: number): Promise<boolean> {
@@ -56,8 +39,8 @@ try {
   if (await listening(env.host, env.port)) {
     throw new BackupError(`something answers on port ${env.port} (a bpay server?): stop the server before restoring`, true);
   }
-  const r = restoreBackup(positionals[0], { databasePath, uploadsDir: env.uploadsDir });
-  console.log(`Restored ${positionals[0]}:`);
+  const r = restoreBackup(file, { databasePath, uploadsDir: env.uploadsDir });
+  console.log(`Restored ${file}:`);
   console.log(`  database  ${databasePath}`);
   console.log(`  uploads   ${env.uploadsDir} (${r.uploadFiles} files)`);
   console.log('Start the server: at start it finishes or undoes collections left in flight and refunds expired bcards (README: "Backups and restore").');
