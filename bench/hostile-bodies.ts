@@ -1,0 +1,77 @@
+/*
+ * What a hostile body costs the server, against a normal request measured in the same run (issue 11). In-process on
+ * a temporary database; each figure is the median of per-run medians over RUNS runs, with the spread (min–max of the
+ * run medians) and the ratio to the reference: a small login body that fails validation.
+ * Run: bun bench/hostile-bodies.ts [runs=5] [requests per run=200]. No targets are asserted.
+ */
+import { setPeerAddress } from '../api/src/lib/request-context';
+import { makeTestApp, TEST_ORIGIN } from '../api/src/testing';
+
+const RUNS = Number(process.argv[2] ?? 5);
+const N = Number(process.argv[3] ?? 200);
+
+const ctx = await makeTestApp();
+const send = (body: string, path = '/api/auth/login') => {
+  const req = new Request(`${TEST_ORIGIN}${path}`, { method: 'POST', headers: { origin: TEST_ORIGIN, 'content-type': 'application/json' }, body });
+  setPeerAddress(req, '198.51.100.1');
+  return ctx.app.handle(req);
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const bodies: Record<string, string> = {
+  'normal login body (reference)': '{"email":"a"}',
+  'deep arrays, 20 KB (400 body_too_complex)': '['.repeat(10_000) + ']'.repeat(10_000),
+  'deep arrays, 60 KB as reported (413)': '['.repeat(30_000) + ']'.repeat(30_000),
+  'wide object at the limits, 31 KB (400 validation)': JSON.stringify(Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, [1, 2, 3, 4, 5, 6, 7, 8]]))),
+};
+
+async function oneRun(body: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < N; i++) {
+    const t0 = performance.now();
+    const res = await send(body);
+    await res.arrayBuffer();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+/** A GET queued behind 50 requests of `body` at once. */
+async function behind(body: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const others = Array.from({ length: 50 }, () => send(body));
+    const t0 = performance.now();
+    await (await ctx.app.handle(new Request(`${TEST_ORIGIN}/api/subscription/tiers`))).arrayBuffer();
+    times.push(performance.now() - t0);
+    await Promise.all(others);
+  }
+  return median(times);
+}
+
+try {
+  for (const b of Object.values(bodies)) await oneRun(b); // warm up
+  const rows: Array<[string, number[]]> = [];
+  for (const [name, body] of Object.entries(bodies)) {
+    const meds: number[] = [];
+    for (let r = 0; r < RUNS; r++) meds.push(await oneRun(body));
+    rows.push([name, meds]);
+  }
+  const behindNormal: number[] = [];
+  const behindDeep: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    behindNormal.push(await behind(bodies['normal login body (reference)']!));
+    behindDeep.push(await behind(bodies['deep arrays, 20 KB (400 body_too_complex)']!));
+  }
+  const ref = median(rows[0]![1]);
+  const line = (name: string, meds: number[], reference: number) =>
+    `| ${name.padEnd(52)} | ${median(meds).toFixed(3).padStart(7)} ms | ${Math.min(...meds).toFixed(3)}–${Math.max(...meds).toFixed(3)} | ${(median(meds) / reference).toFixed(1).padStart(5)}× |`;
+  console.log(`| request (median of ${RUNS} runs × ${N}) | median | spread | ratio |`);
+  console.log('|---|---|---|---|');
+  for (const [name, meds] of rows) console.log(line(name, meds, ref));
+  const refBehind = median(behindNormal);
+  console.log(line('GET tiers behind 50 normal bodies (reference 2)', behindNormal, refBehind));
+  console.log(line('GET tiers behind 50 deep 20 KB bodies', behindDeep, refBehind));
+} finally {
+  ctx.close();
+}
