@@ -107,6 +107,29 @@ export async function hitThrottle(db: Db, clock: Clock, hits: ThrottleHit[]): Pr
   });
 }
 
+/**
+ * hitThrottle where one rule, the cap, may be full without refusing: the event then counts against the other rules
+ * only (atomically, in a second transaction), and `cappedFor` says how long the cap stays full, for the caller to
+ * decide (a sign-in cap that only a trusted request passes). Refused when any other rule is full: the longest wait.
+ */
+export async function hitThrottleWithCap(
+  db: Db,
+  clock: Clock,
+  hits: ThrottleHit[],
+  cap: ThrottleRule,
+): Promise<{ allowed: true; ids: number[]; cappedFor: number | null } | { allowed: false; retryAfterSeconds: number }> {
+  const first = await hitThrottle(db, clock, hits);
+  if (first.allowed) return { allowed: true, ids: first.ids, cappedFor: null };
+  const { [cap.scope]: capWait, ...others } = first.blocked;
+  const otherWaits = Object.values(others);
+  if (otherWaits.length === 0 && capWait !== undefined) {
+    const second = await hitThrottle(db, clock, hits.filter((h) => h.rule.scope !== cap.scope));
+    if (second.allowed) return { allowed: true, ids: second.ids, cappedFor: capWait };
+    otherWaits.push(second.retryAfterSeconds);
+  }
+  return { allowed: false, retryAfterSeconds: Math.max(1, ...otherWaits) };
+}
+
 /** Read-only: seconds to wait before `weight` more would fit under every rule, or null when it fits now. */
 export async function throttleWait(db: Db, clock: Clock, hits: ThrottleHit[]): Promise<number | null> {
   const nowMs = clock.now().getTime();

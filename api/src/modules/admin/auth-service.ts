@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock';
 import { unseal } from '../../lib/crypto';
 import { addressKey } from '../../lib/address-key';
 import { newToken } from '../../lib/ids';
-import { clearThrottle, hitThrottle, releaseThrottle, throttleWait, type ThrottleHit, type ThrottleRule } from '../../lib/throttle';
+import { clearThrottle, hitThrottleWithCap, releaseThrottle, throttleWait, type ThrottleHit, type ThrottleRule } from '../../lib/throttle';
 import { verifyTotp } from '../../lib/totp';
 import { normalizeUsername } from './accounts';
 import { recordAudit } from './audit';
@@ -144,16 +144,9 @@ async function countAdminAttempt(deps: AdminAuthDeps, username: string, address:
     { rule: ADMIN_SIGN_IN_PER_USERNAME_ADDRESS, key: pairKey },
     { rule: ADMIN_SIGN_IN_PER_USERNAME, key: username },
   ];
-  const first = await hitThrottle(deps.db, deps.clock, hits);
-  if (first.allowed) return { ids: first.ids, pairKey, lockedFor: null };
-  const { [ADMIN_SIGN_IN_PER_USERNAME.scope]: lockWait, ...others } = first.blocked;
-  const otherWaits = Object.values(others);
-  if (otherWaits.length === 0 && lockWait !== undefined) {
-    const second = await hitThrottle(deps.db, deps.clock, hits.slice(0, 2));
-    if (second.allowed) return { ids: second.ids, pairKey, lockedFor: lockWait };
-    otherWaits.push(second.retryAfterSeconds);
-  }
-  const seconds = Math.max(1, ...otherWaits);
+  const outcome = await hitThrottleWithCap(deps.db, deps.clock, hits, ADMIN_SIGN_IN_PER_USERNAME);
+  if (outcome.allowed) return { ids: outcome.ids, pairKey, lockedFor: outcome.cappedFor };
+  const seconds = outcome.retryAfterSeconds;
   throw new AppError(
     'rate_limited',
     `Too many failed sign-in attempts from this network. Try again in ${Math.ceil(seconds / 60)} minute(s).`,

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock';
 import {
   clearThrottle,
   hitThrottle,
+  hitThrottleWithCap,
   recordThrottle,
   releaseThrottle,
   throttleUsed,
@@ -109,15 +110,10 @@ export async function countSignInAttempt(db: Db, clock: Clock, keys: SignInKeys)
     { rule: SIGN_IN_PER_ACCOUNT_ADDRESS, key: pairKey(keys) },
     { rule: SIGN_IN_PER_ACCOUNT, key: keys.account },
   ];
-  const first = await hitThrottle(db, clock, hits);
-  if (first.allowed) return { ids: first.ids, cappedFor: null };
-  const { [SIGN_IN_PER_ACCOUNT.scope]: capWait, ...others } = first.blocked;
-  const otherWaits = Object.values(others);
-  if (otherWaits.length > 0 || capWait === undefined) throw rateLimited(Math.max(...otherWaits, 1));
-  // Only the cap is full: the attempt still counts (atomically) against its address and pair.
-  const second = await hitThrottle(db, clock, hits.slice(0, 2));
-  if (!second.allowed) throw rateLimited(second.retryAfterSeconds);
-  return { ids: second.ids, cappedFor: capWait };
+  // When only the account's cap is full the attempt still counts (atomically) against its address and pair.
+  const outcome = await hitThrottleWithCap(db, clock, hits, SIGN_IN_PER_ACCOUNT);
+  if (!outcome.allowed) throw rateLimited(outcome.retryAfterSeconds);
+  return { ids: outcome.ids, cappedFor: outcome.cappedFor };
 }
 
 /**
