@@ -15,6 +15,8 @@ const result = await Bun.build({
   // Absolute asset URLs: client-side routes such as /auth/logout must still load /assets/...
   publicPath: '/',
   plugins: [tailwind],
+  // Lazy routes (`import()`) become their own chunks; shared code goes into common chunks.
+  splitting: true,
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: 'linked',
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },

@@ -1,5 +1,5 @@
 import { parse } from 'regexparam';
-import { useState, type ComponentType } from 'react';
+import { lazy, Suspense, useState, type ComponentType, type LazyExoticComponent } from 'react';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import { AdminLoginPage } from '../features/admin/components/admin-login-page';
 import { AdminPanelPage, useAdminSession } from '../features/admin/components/admin-panel-page';
@@ -18,6 +18,33 @@ import { AccessRequired } from '../features/merchants/components/access-required
 import { MerchantDashboardPage } from '../features/merchants/components/merchant-dashboard-page';
 import { MerchantPortalPage } from '../features/merchants/components/merchant-portal-page';
 import { NotFoundPage } from './not-found';
+
+/*
+ * The demos and the investor pages are their own chunks (issue 12): a first visit to / does not download them.
+ * Each import names the module's export, so a renamed page fails the typecheck.
+ */
+const PaymentDemoPage = lazy(() =>
+  import('../features/payment-demo/components/payment-demo-page').then((m) => ({ default: m.PaymentDemoPage })),
+);
+const AddonCheckoutDemoPage = lazy(() =>
+  import('../features/checkout-demos/components/addon-demo-page').then((m) => ({ default: m.AddonCheckoutDemoPage })),
+);
+const BannerCheckoutDemoPage = lazy(() =>
+  import('../features/checkout-demos/components/banner-demo-page').then((m) => ({ default: m.BannerCheckoutDemoPage })),
+);
+const InvestorsPage = lazy(() => import('../features/investors/components/investors-page').then((m) => ({ default: m.InvestorsPage })));
+const InvestorsArPage = lazy(() =>
+  import('../features/investors/components/investors-ar-page').then((m) => ({ default: m.InvestorsArPage })),
+);
+
+/** A lazily loaded page, with a quiet placeholder while its chunk arrives. */
+function Lazy({ page: Page }: { page: LazyExoticComponent<ComponentType> }) {
+  return (
+    <Suspense fallback={<div className="min-h-screen bg-slate-50" aria-busy="true" data-testid="page-loading" />}>
+      <Page />
+    </Suspense>
+  );
+}
 
 /** Route matching is case-insensitive (spec §2); named and optional parameters and wildcards come from regexparam. */
 export function caseInsensitiveParser(route: string, loose?: boolean) {
@@ -89,6 +116,13 @@ export function AppRouter() {
         <Route path="/merchant-dashboard">{() => <SignedIn page={MerchantDashboardPage} />}</Route>
         {/* The checkout popup asks for sign-in itself, after showing what is being paid. */}
         <Route path="/checkout/pay" component={CheckoutPayPage} />
+        <Route path="/payment-demo">{() => <Lazy page={PaymentDemoPage} />}</Route>
+        <Route path="/addon-checkout-demo">{() => <Lazy page={AddonCheckoutDemoPage} />}</Route>
+        {/* The dashboard links /checkout-demo (spec §2 leaves its route open): it is the Merchant Demo. */}
+        <Route path="/checkout-demo">{() => <Redirect to="/addon-checkout-demo" replace />}</Route>
+        <Route path="/banner-checkout-demo">{() => <Lazy page={BannerCheckoutDemoPage} />}</Route>
+        <Route path="/investors">{() => <Lazy page={InvestorsPage} />}</Route>
+        <Route path="/investors-ar">{() => <Lazy page={InvestorsArPage} />}</Route>
         <Route component={NotFoundPage} />
       </Switch>
     </Router>

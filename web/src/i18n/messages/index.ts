@@ -11,6 +11,9 @@ import * as legal from './legal';
 import * as merchants from './merchants';
 import * as profile from './profile';
 import * as settings from './settings';
+import * as split from './split';
+import * as demos from './demos';
+import * as investors from './investors';
 
 /*
  * The whole catalogue: one file per area, merged here. Adding an area: create messages/<area>.ts exporting
@@ -31,6 +34,9 @@ export const messages = {
     ...checkout.en,
     ...admin.en,
     ...kyc.en,
+    ...split.en,
+    ...demos.en,
+    ...investors.en,
   },
   ar: {
     ...common.ar,
@@ -46,6 +52,9 @@ export const messages = {
     ...checkout.ar,
     ...admin.ar,
     ...kyc.ar,
+    ...split.ar,
+    ...demos.ar,
+    ...investors.ar,
   },
 };
 

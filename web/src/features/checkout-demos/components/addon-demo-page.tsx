@@ -1,0 +1,4 @@
+/** Being built (issue 12). */
+export function AddonCheckoutDemoPage() {
+  return <main data-testid="AddonCheckoutDemoPage" />;
+}

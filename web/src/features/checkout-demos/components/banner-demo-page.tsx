@@ -1,0 +1,4 @@
+/** Being built (issue 12). */
+export function BannerCheckoutDemoPage() {
+  return <main data-testid="BannerCheckoutDemoPage" />;
+}

@@ -1,0 +1,4 @@
+/** Being built (issue 12). */
+export function InvestorsArPage() {
+  return <main data-testid="InvestorsArPage" />;
+}

@@ -1,0 +1,4 @@
+/** Being built (issue 12). */
+export function InvestorsPage() {
+  return <main data-testid="InvestorsPage" />;
+}

@@ -1,0 +1,4 @@
+/** Being built (issue 12). */
+export function PaymentDemoPage() {
+  return <main data-testid="PaymentDemoPage" />;
+}

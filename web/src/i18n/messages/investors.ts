@@ -1,0 +1,8 @@
+/** The investors texts (issue 12). Every catalogue file exports `en` and an `ar` with exactly the same keys. */
+export const en = {
+  'investors.placeholder': '',
+} as const;
+
+export const ar: Record<keyof typeof en, string> = {
+  'investors.placeholder': '',
+};
