@@ -13,6 +13,7 @@ import * as profile from './profile';
 import * as settings from './settings';
 import * as split from './split';
 import * as demos from './demos';
+import * as paymentDemo from './payment-demo';
 import * as investors from './investors';
 
 /*
@@ -36,6 +37,7 @@ export const messages = {
     ...kyc.en,
     ...split.en,
     ...demos.en,
+    ...paymentDemo.en,
     ...investors.en,
   },
   ar: {
@@ -54,6 +56,7 @@ export const messages = {
     ...kyc.ar,
     ...split.ar,
     ...demos.ar,
+    ...paymentDemo.ar,
     ...investors.ar,
   },
 };
