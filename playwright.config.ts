@@ -1,6 +1,11 @@
 import { defineConfig } from '@playwright/test';
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+/*
+ * Several runs may share a checkout (one per E2E_PORT): each gets its own database folder, and BPAY_WEB_DIST
+ * names the build it serves (`BPAY_WEB_DIST=web/dist-3101 bun run build:web` writes there).
+ */
+const DATA_DIR = process.env.E2E_DATA_DIR ?? (PORT === 3100 ? './data/e2e' : `./data/e2e-${PORT}`);
 
 /*
  * Browser tests run against the production build served by the real server on a fresh database
@@ -9,6 +14,7 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
 export default defineConfig({
   testDir: './e2e',
   testMatch: '**/*.e2e.ts',
+  outputDir: PORT === 3100 ? 'test-results' : `test-results-${PORT}`,
   fullyParallel: true,
   workers: process.env.CI ? 2 : undefined,
   retries: 0,
@@ -40,8 +46,10 @@ export default defineConfig({
     stderr: 'pipe',
     env: {
       PORT: String(PORT),
-      BPAY_DATABASE_URL: 'file:./data/e2e/bpay.db',
-      BPAY_UPLOADS_DIR: './data/e2e/uploads',
+      E2E_DATA_DIR: DATA_DIR,
+      BPAY_DATABASE_URL: `file:${DATA_DIR}/bpay.db`,
+      BPAY_UPLOADS_DIR: `${DATA_DIR}/uploads`,
+      BPAY_WEB_DIST: process.env.BPAY_WEB_DIST ?? './web/dist',
       BPAY_SESSION_SECRET: 'e2e-session-secret-e2e-session-secret',
       BPAY_PUBLIC_URL: `http://localhost:${PORT}`,
       BPAY_LOG_LEVEL: 'debug',

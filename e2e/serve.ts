@@ -2,12 +2,13 @@
 // scripts/scan-card-data.ts can check, after the run, that no card number or CVV reached the disk or the log.
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 
-rmSync('./data/e2e', { recursive: true, force: true });
-mkdirSync('./data/e2e', { recursive: true });
+const dir = process.env.E2E_DATA_DIR ?? './data/e2e';
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
 for (const method of ['log', 'error', 'warn', 'info'] as const) {
   const original = console[method].bind(console);
   console[method] = (...args: unknown[]) => {
-    appendFileSync('./data/e2e/server.log', `${args.map(String).join(' ')}\n`);
+    appendFileSync(`${dir}/server.log`, `${args.map(String).join(' ')}\n`);
     original(...args);
   };
 }

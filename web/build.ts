@@ -1,13 +1,14 @@
 import tailwind from 'bun-plugin-tailwind';
 import { copyFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /*
  * Production build of the web app into web/dist. The Tailwind plugin is given to Bun.build explicitly:
  * bunfig's [serve.static] plugins apply only to the dev server.
  * Minification is limited to whitespace and syntax (identifier minification has broken builds with this stack).
  */
-const outdir = join(import.meta.dir, 'dist');
+// BPAY_WEB_DIST (the folder the server serves) may name another folder, e.g. for parallel e2e runs.
+const outdir = process.env.BPAY_WEB_DIST ? resolve(process.env.BPAY_WEB_DIST) : join(import.meta.dir, 'dist');
 rmSync(outdir, { recursive: true, force: true });
 const result = await Bun.build({
   entrypoints: [join(import.meta.dir, 'index.html')],
