@@ -12,6 +12,8 @@ import { transactionRoutes } from './modules/transactions/routes';
 import { merchantRoutes } from './modules/merchants/routes';
 import { paymentIntentRoutes } from './modules/payment-intents/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
+import { demoRoutes } from './modules/demo/routes';
+import { siteRoutes } from './modules/site/routes';
 import { eventRoutes } from './modules/events/routes';
 import { webhookDashboardRoutes } from './modules/webhooks/dashboard-routes';
 import { webhookEndpointRoutes } from './modules/webhooks/routes';
@@ -120,6 +122,8 @@ export function createApp(deps: AppDeps) {
     .use(merchantRoutes(deps))
     .use(paymentIntentRoutes(deps))
     .use(checkoutRoutes(deps))
+    .use(demoRoutes(deps))
+    .use(siteRoutes(deps))
     .use(webhookEndpointRoutes(deps))
     .use(eventRoutes(deps))
     .use(testHelperRoutes(deps))

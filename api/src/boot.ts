@@ -82,6 +82,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     adminTokenTtlMs: env.admin.tokenTtlMs,
     vendorKey,
     registrationLimit: { perAddressPerHour: env.registrationsPerHour },
+    site: env.site,
     ...(stripeOptions
       ? {
           stripeSource: env.stripe

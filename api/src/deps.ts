@@ -3,6 +3,7 @@ import type { Db } from '@bpay/db';
 import type { Clock } from './lib/clock';
 import { deriveKey } from './lib/crypto';
 import type { Logger } from './lib/logger';
+import type { SiteConfig } from './env';
 import type { SessionConfig } from './modules/auth/sessions';
 import type { HostResolver } from './modules/webhooks/url-policy';
 import type { PaymentVendor, VendorName } from './vendors/types';
@@ -80,6 +81,8 @@ export interface AppDeps {
   cardAttemptLimits: CardAttemptLimits;
   /** Accounts one address may create per hour (auth/rate-limit.ts). */
   registrationLimit: RegistrationLimit;
+  /** Public contact details (GET /api/site/contact). */
+  site: SiteConfig;
 }
 
 export interface VendorInUse {
@@ -89,6 +92,9 @@ export interface VendorInUse {
   /** environment: BPAY_STRIPE_SECRET_KEY; admin: Admin → Vendors at start; default: the simulator. */
   source: 'environment' | 'admin' | 'default';
 }
+
+/** The defaults of BPAY_INVESTOR_EMAIL and BPAY_INVESTOR_PHONE (env.ts), for apps built without an environment. */
+export const DEFAULT_SITE: SiteConfig = { investorEmail: 'investors@bpay.example', investorPhone: '+1 (555) 010-2025' };
 
 export const DEFAULT_ADMIN_TOKEN_TTL_MS = 15 * 60_000;
 
@@ -117,6 +123,8 @@ export function buildDeps(input: {
   consumerRateLimit?: ConsumerRateLimit;
   cardAttemptLimits?: CardAttemptLimits;
   registrationLimit?: RegistrationLimit;
+  /** BPAY_INVESTOR_EMAIL / BPAY_INVESTOR_PHONE; the documented defaults unless given. */
+  site?: SiteConfig;
 }): AppDeps {
   const { vendors } = input;
   const active = vendors.stripe ?? vendors.simulated;
@@ -162,5 +170,6 @@ export function buildDeps(input: {
     consumerRateLimit: input.consumerRateLimit ?? DEFAULT_CONSUMER_RATE_LIMIT,
     cardAttemptLimits: input.cardAttemptLimits ?? DEFAULT_CARD_ATTEMPT_LIMITS,
     registrationLimit: input.registrationLimit ?? DEFAULT_REGISTRATION_LIMIT,
+    site: input.site ?? DEFAULT_SITE,
   };
 }

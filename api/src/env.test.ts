@@ -60,6 +60,16 @@ describe('parseEnv defaults', () => {
     expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_SANDBOX_LOCAL_WEBHOOKS: 'off' }).sandboxLocalWebhooks).toBe(false);
   });
 
+  test('the investor contact: defaults, configured values, and a bad e-mail or phone named', () => {
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET }).site).toEqual({ investorEmail: 'investors@bpay.example', investorPhone: '+1 (555) 010-2025' });
+    expect(
+      parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_INVESTOR_EMAIL: 'ir@example.com', BPAY_INVESTOR_PHONE: '+44 20 7946 0000' }).site,
+    ).toEqual({ investorEmail: 'ir@example.com', investorPhone: '+44 20 7946 0000' });
+    const e = envError({ BPAY_SESSION_SECRET: SECRET, BPAY_INVESTOR_EMAIL: 'not an address', BPAY_INVESTOR_PHONE: 'call us' });
+    expect(e.problems.some((p) => p.startsWith('BPAY_INVESTOR_EMAIL'))).toBe(true);
+    expect(e.problems.some((p) => p.startsWith('BPAY_INVESTOR_PHONE'))).toBe(true);
+  });
+
   test('the default public URL follows PORT', () => {
     expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, PORT: '4321' }).publicUrl.origin).toBe('http://localhost:4321');
   });

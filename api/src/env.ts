@@ -44,11 +44,21 @@ const schema = z.object({
     .optional(),
   BPAY_ADMIN_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   BPAY_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  BPAY_INVESTOR_EMAIL: z.email({ error: 'must be an e-mail address' }).default('investors@bpay.example'),
+  BPAY_INVESTOR_PHONE: z
+    .string()
+    .regex(/^\+?[0-9][0-9 ().-]{5,30}$/, 'must be a phone number such as +1 (555) 123-4567')
+    .default('+1 (555) 010-2025'),
   BPAY_VENDOR_KEY: z
     .string()
     .refine((s) => Buffer.from(s, 'base64').length === 32, 'must be a base64-encoded 32-byte key')
     .optional(),
 });
+
+export interface SiteConfig {
+  investorEmail: string;
+  investorPhone: string;
+}
 
 export interface Env {
   nodeEnv: 'development' | 'production' | 'test';
@@ -80,6 +90,8 @@ export interface Env {
   vendorKey: Buffer | null;
   /** Accounts one address may create per hour. */
   registrationsPerHour: number;
+  /** Public contact details the site shows (the investor pages' e-mail and phone). */
+  site: SiteConfig;
 }
 
 export class EnvError extends Error {
@@ -155,6 +167,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     },
     vendorKey: v.BPAY_VENDOR_KEY ? Buffer.from(v.BPAY_VENDOR_KEY, 'base64') : null,
     registrationsPerHour: v.BPAY_REGISTRATIONS_PER_HOUR,
+    site: { investorEmail: v.BPAY_INVESTOR_EMAIL, investorPhone: v.BPAY_INVESTOR_PHONE },
   };
 }
 

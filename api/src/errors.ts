@@ -102,6 +102,16 @@ export const CATALOGUE = {
     type: 'rate_limit_error',
     message: 'Too many accounts were created from this network. Try again after the time given in Retry-After.',
   },
+  demo_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many demo checkouts were started from this account. Try again after the time given in Retry-After.',
+  },
+  demo_unavailable: {
+    status: 503,
+    type: 'api_error',
+    message: 'The checkout demo is not available right now.',
+  },
   cross_site_request: {
     status: 403,
     type: 'permission_error',

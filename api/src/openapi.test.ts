@@ -121,10 +121,11 @@ const PUBLIC_ROUTES = new Set([
   'post /api/auth/login',
   'get /api/subscription/tiers',
   'get /api/checkout/payment_intents/{id}',
+  'get /api/site/contact',
   'post /api/admin/auth/login',
 ]);
 /** Routes no client input can make fail (no body, params, query or credential): a 4xx would be invented. */
-const NO_CLIENT_ERROR = new Set(['get /api/subscription/tiers']);
+const NO_CLIENT_ERROR = new Set(['get /api/subscription/tiers', 'get /api/site/contact']);
 
 /** The security a path must declare, by its prefix (public routes aside). */
 function expectedSecurity(path: string): Array<Record<string, string[]>> {

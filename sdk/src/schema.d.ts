@@ -604,6 +604,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/demo/checkout-intent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sandbox payment intent of the built-in demo merchant TechStore, for the checkout demos
+         * @description The Merchant and Customer demos pay it through the checkout widget's own endpoint; being a sandbox intent, it is paid with a sandbox test bcard and the consumer's sources are not charged. At most 30 an hour per user.
+         */
+        post: operations["postApiDemoCheckout-intent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/site/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The investor pages' contact e-mail and phone (public) */
+        get: operations["getApiSiteContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -2764,7 +2801,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description balance is the purchase amount. Each source is charged its percentage of balance plus the plan fee (largest-remainder rounding, so the shares add up exactly). The cardholder name is the account name; spendingLimit and interval are accepted for compatibility: a bcard is always limited to balance and single use. */
+        /** @description balance is the purchase amount. Each source is charged its percentage of balance plus the plan fee (largest-remainder rounding, so the shares add up exactly); or, when no entry has a percentage, its fixed `amount`, fee included (the amounts must add up to balance plus the fee within $0.01). The cardholder name is the account name; spendingLimit and interval are accepted for compatibility: a bcard is always limited to balance and single use. */
         requestBody: {
             content: {
                 "application/json": {
@@ -4527,7 +4564,8 @@ export interface operations {
                     client_secret: string;
                     splits: {
                         fundingSourceId: string;
-                        percentage: number;
+                        percentage?: number;
+                        fixedAmount?: string | number;
                     }[];
                 };
             };
@@ -4654,6 +4692,126 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiDemoCheckout-intent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Empty: the order is the demo's fixed one. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description Pay it with POST /api/checkout/payment_intents/{id}/pay, as the widget does. */
+                        clientSecret: string;
+                        /**
+                         * @description Cents
+                         * @example 14577
+                         */
+                        amount: number;
+                        /** @example usd */
+                        currency: string;
+                        /** @description Always false: a sandbox intent, nothing is charged. */
+                        livemode: boolean;
+                        /** @example TechStore */
+                        merchant: string;
+                        /** @example Premium Laptop Stand */
+                        description: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiSiteContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        investorEmail: string;
+                        investorPhone: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

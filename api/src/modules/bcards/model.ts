@@ -42,7 +42,8 @@ export const CreateBcardBody = t.Object(
     ],
     description:
       'balance is the purchase amount. Each source is charged its percentage of balance plus the plan fee ' +
-      '(largest-remainder rounding, so the shares add up exactly). The cardholder name is the account name; ' +
+      '(largest-remainder rounding, so the shares add up exactly); or, when no entry has a percentage, its fixed ' +
+      '`amount`, fee included (the amounts must add up to balance plus the fee within $0.01). The cardholder name is the account name; ' +
       'spendingLimit and interval are accepted for compatibility: a bcard is always limited to balance and single use.',
   },
 );

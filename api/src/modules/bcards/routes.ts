@@ -30,7 +30,13 @@ export function bcardRoutes(deps: AppDeps) {
             body: await createBcard(deps, user, {
               name: body.name,
               amountCents: parseAmount(body.balance, 'balance'),
-              splits: body.fundingSources.map((s) => ({ fundingSourceId: s.fundingSourceId, percentage: s.percentage ?? null })),
+              // Every entry with a percentage: split by percentage (amount is then only informative); otherwise
+              // each entry's amount is its fixed share, fee included (the split configurator's fixed mode).
+              splits: body.fundingSources.map((s, i) => ({
+                fundingSourceId: s.fundingSourceId,
+                percentage: s.percentage ?? null,
+                fixedCents: s.percentage === undefined ? parseFixedAmount(s.amount, `fundingSources.${i}.amount`) : null,
+              })),
               idempotencyKey: scopedKey,
             }),
           }),

@@ -4,6 +4,7 @@ import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { BcardModel } from '../bcards/model';
+import { parseFixedAmount } from '../bcards/service';
 import { payIntent, publicIntent } from './service';
 
 /*
@@ -54,7 +55,11 @@ export function checkoutRoutes(deps: AppDeps) {
             body: await payIntent(deps, user, {
               id: params.id,
               clientSecret: body.client_secret,
-              splits: body.splits.map((s) => ({ fundingSourceId: s.fundingSourceId, percentage: s.percentage })),
+              splits: body.splits.map((s, i) => ({
+                fundingSourceId: s.fundingSourceId,
+                percentage: s.percentage ?? null,
+                fixedCents: parseFixedAmount(s.fixedAmount, `splits.${i}.fixedAmount`),
+              })),
               idempotencyKey: scopedKey,
             }),
           }),
@@ -73,7 +78,12 @@ export function checkoutRoutes(deps: AppDeps) {
               t.Object(
                 {
                   fundingSourceId: t.String({ maxLength: 64 }),
-                  percentage: t.Number({ minimum: 0, maximum: 100, error: 'percentage must be between 0 and 100.' }),
+                  percentage: t.Optional(t.Number({ minimum: 0, maximum: 100, error: 'percentage must be between 0 and 100.' })),
+                  fixedAmount: t.Optional(
+                    t.Union([t.String({ pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' }), t.Number({ minimum: 0 })], {
+                      error: 'fixedAmount must be an amount in dollars with at most 2 decimals, such as 12.34.',
+                    }),
+                  ),
                 },
                 { additionalProperties: false },
               ),
