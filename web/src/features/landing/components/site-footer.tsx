@@ -52,6 +52,7 @@ export function SiteFooter({ lang }: { lang: Lang }) {
     { label: 'landing.footer.features', href: '#features', kind: 'anchor' },
     { label: 'landing.footer.pricing', href: '#pricing', kind: 'anchor' },
     { label: 'landing.footer.merchantDemo', href: '/addon-checkout-demo', kind: 'route' },
+    { label: 'landing.footer.paymentDemo', href: '/payment-demo', kind: 'route' },
   ];
   const company: FooterLink[] = [
     { label: 'landing.footer.investors', href: lang === 'ar' ? '/investors-ar' : '/investors', kind: 'route' },
