@@ -52,7 +52,7 @@ test('add two cards (one through 3-D Secure), split a bcard 60/40, see it, expor
   await dialog.getByTestId('bcard-name').fill('Groceries');
   await dialog.getByTestId('bcard-amount').fill('100');
   await dialog.getByTestId('bcard-next').click();
-  const splits = dialog.getByTestId('bcard-split');
+  const splits = dialog.getByTestId('split-percentage-input');
   await splits.nth(0).fill('60');
   await splits.nth(1).fill('40');
   await expect(dialog.getByTestId('bcard-create')).toBeEnabled();
@@ -81,8 +81,8 @@ test('add two cards (one through 3-D Secure), split a bcard 60/40, see it, expor
   await dialog.getByTestId('bcard-name').fill('Car');
   await dialog.getByTestId('bcard-amount').fill('19000');
   await dialog.getByTestId('bcard-next').click();
-  await dialog.getByTestId('bcard-split').nth(0).fill('60');
-  await dialog.getByTestId('bcard-split').nth(1).fill('40');
+  await dialog.getByTestId('split-percentage-input').nth(0).fill('60');
+  await dialog.getByTestId('split-percentage-input').nth(1).fill('40');
   const error = dialog.getByTestId('bcard-split-error');
   await expect(error).toContainText('Insufficient funds in funding sources.');
   await expect(error).toContainText(/needs \$[\d,]+\.\d\d, has \$[\d,]+\.\d\d/);
@@ -115,13 +115,13 @@ test('reveal a bcard, view its transaction, filter, cancel it and see the money 
   await expect(toast(page)).toContainText('Invalid Amount');
   await dialog.getByTestId('bcard-amount').fill('40');
   await dialog.getByTestId('bcard-next').click();
-  await dialog.getByTestId('bcard-split').nth(0).fill('99');
+  await dialog.getByTestId('split-percentage-input').nth(0).fill('99');
   await expect(dialog.getByTestId('bcard-split-error')).toContainText('Funding splits must add up to 100%');
   await expect(dialog.getByTestId('bcard-create')).toBeDisabled();
   await dialog.getByTestId('bcard-back').click();
   await expect(dialog.getByTestId('bcard-name')).toHaveValue('Flowers');
   await dialog.getByTestId('bcard-next').click();
-  await dialog.getByTestId('bcard-split').nth(0).fill('100');
+  await dialog.getByTestId('split-percentage-input').nth(0).fill('100');
   await dialog.getByTestId('bcard-create').click();
   await expect(toast(page)).toContainText('bcard Created Successfully!');
 

@@ -179,7 +179,8 @@ export function SplitConfigurator({
                 )}
               </div>
               <div className="mt-2 flex items-center gap-3">
-                <div className="relative w-32 shrink-0">
+                {/* Left-to-right as a whole, so the $ / % sign and the input's padding sit on the same side. */}
+                <div className="relative w-32 shrink-0" dir="ltr">
                   {value.mode === 'percentage' ? (
                     <>
                       <Input
@@ -190,7 +191,6 @@ export function SplitConfigurator({
                         max={100}
                         step={0.1}
                         inputMode="decimal"
-                        dir="ltr"
                         className="pe-7 text-end"
                         value={row.percentage}
                         disabled={pending}
@@ -204,10 +204,7 @@ export function SplitConfigurator({
                     </>
                   ) : (
                     <>
-                      <span
-                        className="pointer-events-none absolute inset-y-0 start-3 flex items-center text-sm text-slate-400"
-                        dir="ltr"
-                      >
+                      <span className="pointer-events-none absolute inset-y-0 start-3 flex items-center text-sm text-slate-400">
                         $
                       </span>
                       <Input
@@ -217,7 +214,6 @@ export function SplitConfigurator({
                         min={0}
                         step={0.01}
                         inputMode="decimal"
-                        dir="ltr"
                         className="ps-7 text-end"
                         placeholder="0.00"
                         value={row.fixedAmount}

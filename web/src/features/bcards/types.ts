@@ -52,6 +52,8 @@ export interface FundingOption {
   id: string;
   name: string;
   last4: string;
+  /** visa, mastercard, amex, ... (the configurator shows it when given). */
+  brand?: string;
   balance: string | null;
   defaultSplitPercentage: number;
   isActive: boolean;
@@ -62,7 +64,11 @@ export interface CreateBcardBody {
   cardholderName: string;
   /** The purchase amount. */
   balance: string;
-  fundingSources: { fundingSourceId: string; percentage: number; amount: string }[];
+  /**
+   * Every entry with a percentage: split by percentage (amount informative). Otherwise every entry's amount is its
+   * fixed share of amount + fee.
+   */
+  fundingSources: { fundingSourceId: string; percentage?: number; amount: string }[];
   spendingLimit: string;
   interval: 'monthly';
 }
