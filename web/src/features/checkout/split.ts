@@ -1,3 +1,4 @@
+import { allocateCents, clampPercentage, feeCents } from '../../components/split-configurator/split-rules';
 import { parseCents } from '../../lib/money';
 
 /*
@@ -10,33 +11,8 @@ const FULL_BPS = 10_000;
 /** Percentages must total 100 within 0.01. */
 const TOLERANCE_BPS = 1;
 
-export function feeCents(amountCents: number, feePercentage: number): number {
-  const bps = Math.round(feePercentage * 100);
-  return Math.floor((amountCents * bps + 5000) / 10000);
-}
-
-export function clampPercentage(value: number): number {
-  if (!Number.isFinite(value)) return 0;
-  return Math.min(100, Math.max(0, value));
-}
-
-/** Splits `total` in proportion to `weights`; leftover cents go to the largest remainders (ties to the earlier). */
-export function allocateCents(total: number, weights: readonly number[]): number[] {
-  const sum = weights.reduce((a, w) => a + Math.max(0, w), 0);
-  if (sum <= 0 || total <= 0) return weights.map(() => 0);
-  const parts = weights.map((w, i) => {
-    const exact = total * Math.max(0, w);
-    return { i, floor: Math.floor(exact / sum), remainder: exact % sum };
-  });
-  let left = total - parts.reduce((a, p) => a + p.floor, 0);
-  const shares = parts.map((p) => p.floor);
-  for (const p of [...parts].sort((a, b) => b.remainder - a.remainder || a.i - b.i)) {
-    if (left <= 0) break;
-    shares[p.i] = (shares[p.i] ?? 0) + 1;
-    left -= 1;
-  }
-  return shares;
-}
+// One fee and one allocation rule for every split in the web app (the shared configurator's).
+export { allocateCents, clampPercentage, feeCents } from '../../components/split-configurator/split-rules';
 
 export interface ShareInput {
   id: string;
