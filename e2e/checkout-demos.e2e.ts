@@ -1,0 +1,280 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
+
+/*
+ * The checkout demos (issue 12): /addon-checkout-demo (Merchant Demo) and /banner-checkout-demo (Customer Demo).
+ * Signed out they simulate with sample sources and the spec's timings; a signed-in consumer pays a real sandbox
+ * intent of the built-in merchant TechStore through the checkout widget's own endpoint, and nothing is charged.
+ */
+
+const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+/** Types one share's one-time code and verifies it. */
+async function verifyCode(scope: Page | Locator, index: number, code = '123456') {
+  const form = scope.getByTestId('three-ds');
+  await expect(form).toHaveAttribute('data-index', String(index));
+  await form.getByTestId('three-ds-code').fill(code);
+  await form.getByTestId('three-ds-submit').click();
+}
+
+async function noHorizontalOverflow(page: Page) {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width).toBeLessThanOrEqual(390);
+}
+
+test('Merchant Demo signed out: the order, the one-time code rule, each source, the demo card, the filled form, completion', async ({
+  page,
+}) => {
+  await page.goto('/addon-checkout-demo');
+  const step = page.getByTestId('demo-step');
+  await expect(step).toContainText('2/5');
+  await expect(page.getByTestId('demo-mode-notice')).toHaveAttribute('data-mode', 'sample');
+  await expect(page.getByTestId('demo-store')).toContainText('TechStore');
+  await expect(page.getByTestId('demo-order-item')).toHaveText('Premium Laptop Stand');
+  await expect(page.getByTestId('demo-order-tax')).toHaveText('$0.00');
+  await expect(page.getByTestId('demo-order-shipping')).toHaveText('Free');
+  await expect(page.getByTestId('demo-order-total')).toHaveText('$145.77');
+  await expect(page.getByTestId('try-bpay-fee')).toContainText('2.9%');
+  // The traditional card form is there, turned off.
+  await expect(page.getByTestId('merchant-card-number')).toBeDisabled();
+  await expect(page.getByTestId('merchant-card-pay')).toBeDisabled();
+  await expect(page.getByTestId('demo-back-home')).toHaveAttribute('href', '/');
+
+  await page.getByRole('button', { name: 'Try bpay for this payment' }).click();
+  await expect(step).toContainText('3/5');
+  await expect(page.getByTestId('split-row')).toHaveCount(4);
+  await expect(page.getByTestId('split-fee')).toContainText('$4.23');
+  await expect(page.getByTestId('split-total')).toContainText('$150.00');
+  await page.getByTestId('split-submit').click();
+
+  // The first source's 3-D Secure code: digits only, at most six, the button only at exactly six.
+  const form = page.getByTestId('three-ds');
+  await expect(form).toHaveAttribute('data-index', '0');
+  await expect(form).toContainText('Source 1 of 2');
+  await expect(form).toContainText('$90.00');
+  await expect(page.getByTestId('three-ds-hint')).toContainText('Demo: enter any 6 digits');
+  const code = form.getByTestId('three-ds-code');
+  const verify = form.getByRole('button', { name: 'Verify & Continue' });
+  await expect(verify).toBeDisabled();
+  await code.fill('12345');
+  await expect(verify).toBeDisabled();
+  await code.pressSequentially('ab');
+  await expect(code).toHaveValue('12345');
+  await expect(verify).toBeDisabled();
+  await code.pressSequentially('67');
+  await expect(code).toHaveValue('123456');
+  await expect(verify).toBeEnabled();
+  await verify.click();
+
+  // Processing the first source, then the second source's code.
+  await expect(page.getByTestId('demo-progress-row').first()).toHaveAttribute('data-state', /verifying|charging/);
+  await expect(page.getByTestId('three-ds')).toContainText('Source 2 of 2');
+  await expect(page.getByTestId('three-ds')).toContainText('$60.00');
+  await expect(page.getByTestId('demo-progress-row').first()).toHaveAttribute('data-state', 'done');
+  await verifyCode(page, 1, '654321');
+
+  await expect(page.getByTestId('demo-creating')).toHaveText('Creating your bcard...');
+  const card = page.getByTestId('demo-bcard');
+  await expect(card).toHaveAttribute('data-kind', 'demo');
+  await expect(page.getByTestId('demo-bcard-number')).toHaveText('4242 4242 4242 4242');
+  await expect(page.getByTestId('demo-bcard-expiry')).toHaveText('12/28');
+  await expect(page.getByTestId('demo-bcard-cvv')).toHaveText('123');
+  await expect(page.getByTestId('demo-card-flag')).toHaveText('Demo card — not a real card');
+
+  // 2 s later, TechStore's own form, filled in.
+  await expect(step).toContainText('4/5');
+  await expect(page.getByTestId('merchant-card-form')).toHaveAttribute('data-filled', 'true');
+  await expect(page.getByTestId('merchant-card-number')).toHaveValue('4242 4242 4242 4242');
+  await expect(page.getByTestId('merchant-card-expiry')).toHaveValue('12/28');
+  await expect(page.getByTestId('merchant-card-cvc')).toHaveValue('123');
+  await expect(page.getByTestId('merchant-card-flag')).toHaveText('Demo card — not a real card');
+  await page.getByRole('button', { name: 'Complete Payment' }).click();
+
+  await expect(step).toContainText('5/5');
+  const done = page.getByTestId('demo-complete');
+  await expect(done).toContainText('Payment complete');
+  await expect(page.getByTestId('demo-complete-reference')).toHaveText(/^DEMO-[A-Z2-9]{8}$/);
+  await expect(page.getByTestId('demo-complete-amount')).toHaveText('$145.77');
+  await expect(page.getByTestId('demo-complete-flag')).toContainText('Demo order');
+
+  await page.getByTestId('demo-restart').click();
+  await expect(step).toContainText('2/5');
+  await page.getByTestId('demo-back-home').click();
+  await expect(page).toHaveURL(/\/$/);
+});
+
+test('Customer Demo signed out: the dismissible Extension Mode banner, the overlay for split and bcard, 4/5 then 5/5', async ({
+  page,
+}) => {
+  await page.goto('/banner-checkout-demo');
+  const step = page.getByTestId('demo-step');
+  await expect(step).toContainText('2/5');
+  const banner = page.getByTestId('extension-banner');
+  await expect(banner).toContainText('Extension Mode');
+  await expect(banner.getByRole('button', { name: 'Try bpay' })).toBeVisible();
+  await expect(page.getByTestId('merchant-card-pay')).toBeDisabled();
+
+  await page.getByTestId('extension-banner-dismiss').click();
+  await expect(banner).toBeHidden();
+
+  // 'Try bpay' stays at hand; the overlay opens, and closing it leaves the banner gone.
+  await page.getByRole('button', { name: 'Try bpay' }).click();
+  const overlay = page.getByRole('dialog');
+  await expect(overlay).toBeVisible();
+  await expect(overlay.getByTestId('split-configurator')).toBeVisible();
+  await expect(step).toContainText('3/5');
+  await page.keyboard.press('Escape');
+  await expect(overlay).toBeHidden();
+  await expect(step).toContainText('2/5');
+  await expect(banner).toBeHidden();
+
+  await page.getByRole('button', { name: 'Try bpay' }).click();
+  await expect(overlay.getByTestId('split-configurator')).toBeVisible();
+  // All on the first card in fixed amounts: one share, one code.
+  await overlay.getByTestId('split-mode-fixed').click();
+  await overlay.getByTestId('split-fixed-input').first().fill('150.00');
+  await overlay.getByTestId('split-submit').click();
+  await verifyCode(overlay, 0);
+  await expect(overlay.getByTestId('demo-creating')).toBeVisible();
+  await expect(overlay.getByTestId('demo-bcard')).toBeVisible();
+  await expect(overlay.getByTestId('demo-card-flag')).toHaveText('Demo card — not a real card');
+
+  // The overlay closes by itself and the merchant's page is filled in: step 4/5.
+  await expect(overlay).toBeHidden();
+  await expect(step).toContainText('4/5');
+  await expect(page.getByTestId('merchant-card-number')).toHaveValue('4242 4242 4242 4242');
+  await expect(page.getByTestId('merchant-card-name')).toHaveValue('Demo Customer');
+  await page.getByRole('button', { name: 'Complete Payment' }).click();
+  await expect(step).toContainText('5/5');
+  await expect(page.getByTestId('demo-complete')).toContainText('Payment complete');
+  await expect(page.getByTestId('demo-complete-flag')).toContainText('Demo order');
+  await expect(banner).toBeHidden();
+});
+
+async function addCard(page: Page, number: string, opts: { threeDS?: boolean; split: string }) {
+  await page.getByTestId('add-source-button').click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByTestId('card-number').fill(number);
+  await dialog.getByTestId('card-expiry').fill('12/30');
+  await dialog.getByTestId('card-cvv').fill(E2E_CVV);
+  await expect(dialog.getByTestId('card-name')).toHaveValue('Ada Lovelace');
+  await dialog.getByTestId('card-split').fill(opts.split);
+  await dialog.getByTestId('add-card-submit').click();
+  if (opts.threeDS) {
+    const code = dialog.getByTestId('3ds-code');
+    await expect(code).toBeVisible();
+    await code.fill('123456');
+    await dialog.getByTestId('3ds-submit').click();
+  }
+  await expect(page.getByTestId('toast').last()).toContainText('Funding source added successfully');
+  await expect(page.getByRole('dialog')).toBeHidden({ timeout: 10_000 });
+}
+
+test('Merchant Demo signed in: a real sandbox intent of TechStore, paid through the checkout endpoint; nothing charged', async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  const res = await page.request.post('/api/auth/register', {
+    data: { email: uniqueEmail('demo-sandbox'), password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+  });
+  expect(res.status()).toBe(201);
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Funding Sources' }).click();
+  await addCard(page, E2E_CARD_NUMBERS[0]!, { split: '60' });
+  await addCard(page, E2E_CARD_NUMBERS[1]!, { threeDS: true, split: '40' });
+  const balances = async () =>
+    ((await (await page.request.get('/api/funding-sources')).json()) as { id: string; balance: string | null }[])
+      .map((s) => `${s.id}:${s.balance}`)
+      .sort();
+  const before = await balances();
+  expect(before).toHaveLength(2);
+
+  await page.goto('/addon-checkout-demo');
+  const step = page.getByTestId('demo-step');
+  await expect(page.getByTestId('demo-mode-notice')).toHaveAttribute('data-mode', 'sandbox');
+  const intentCreated = page.waitForResponse((r) => r.url().endsWith('/api/demo/checkout-intent') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Try bpay for this payment' }).click();
+  expect((await intentCreated).status()).toBe(201);
+  await expect(step).toContainText('3/5');
+  // The consumer's own two cards, at their default 60/40.
+  await expect(page.getByTestId('split-row')).toHaveCount(2);
+  await expect(page.getByTestId('split-total')).toContainText('$150.00');
+  await page.getByTestId('split-submit').click();
+
+  await expect(page.getByTestId('three-ds-hint')).toContainText('Sandbox: enter any 6 digits');
+  await verifyCode(page, 0);
+  const paid = page.waitForResponse((r) => /\/api\/checkout\/payment_intents\/[^/]+\/pay$/.test(new URL(r.url()).pathname));
+  await verifyCode(page, 1);
+  const payAnswer = await paid;
+  expect(payAnswer.status()).toBe(200);
+  expect(payAnswer.request().headers()['idempotency-key']).toBeTruthy();
+  const body = (await payAnswer.json()) as { paymentIntent: { id: string; status: string }; bcard: { last4: string }; testMode: boolean };
+  expect(body.testMode).toBe(true);
+  expect(body.paymentIntent.status).toBe('succeeded');
+
+  // The sandbox bcard's real details: masked number and its last four, no CVV.
+  await expect(page.getByTestId('demo-bcard')).toHaveAttribute('data-kind', 'sandbox');
+  await expect(page.getByTestId('demo-bcard-number')).toHaveText(`•••• •••• •••• ${body.bcard.last4}`);
+  await expect(page.getByTestId('demo-bcard-cvv')).toHaveText('•••');
+  await expect(page.getByTestId('demo-card-flag')).toHaveText('Sandbox test card — nothing charged');
+
+  await expect(step).toContainText('4/5');
+  await expect(page.getByTestId('merchant-card-number')).toHaveValue(`•••• •••• •••• ${body.bcard.last4}`);
+  await expect(page.getByTestId('merchant-card-flag')).toHaveText('Sandbox test card — nothing charged');
+  // Complete Payment reads the intent back, as a merchant's page does, and trusts only its status.
+  const reread = page.waitForResponse(
+    (r) => new URL(r.url()).pathname === `/api/checkout/payment_intents/${body.paymentIntent.id}` && r.request().method() === 'GET',
+  );
+  await page.getByRole('button', { name: 'Complete Payment' }).click();
+  expect((await reread).status()).toBe(200);
+  await expect(step).toContainText('5/5');
+  await expect(page.getByTestId('demo-complete')).toHaveAttribute('data-kind', 'sandbox');
+  await expect(page.getByTestId('demo-complete-reference')).toHaveText(body.paymentIntent.id);
+  await expect(page.getByTestId('demo-complete-status')).toHaveText('succeeded');
+  await expect(page.getByTestId('demo-complete-amount')).toHaveText('$145.77');
+  await expect(page.getByTestId('demo-complete-flag')).toContainText('nothing was charged');
+
+  // Sandbox: the consumer's sources were not charged.
+  expect(await balances()).toEqual(before);
+});
+
+test.describe('at 390 px', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('Customer Demo in Arabic: right to left, no horizontal overflow, the card number left to right', async ({ page }) => {
+    await page.addInitScript(() => localStorage.setItem('bpay-language', 'ar'));
+    await page.goto('/addon-checkout-demo');
+    await expect(page.getByTestId('demo-step')).toBeVisible();
+    await noHorizontalOverflow(page);
+
+    await page.goto('/banner-checkout-demo');
+    await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+    const step = page.getByTestId('demo-step');
+    await expect(step).toContainText('2/5');
+    await expect(page.getByTestId('extension-banner')).toContainText('وضع الإضافة');
+    await noHorizontalOverflow(page);
+
+    await page.getByTestId('banner-try-bpay').click();
+    const overlay = page.getByRole('dialog');
+    await expect(overlay.getByTestId('split-configurator')).toBeVisible();
+    await noHorizontalOverflow(page);
+    await overlay.getByTestId('split-submit').click();
+    await expect(overlay.getByTestId('three-ds-submit')).toHaveText('تحقّق ومتابعة');
+    await verifyCode(overlay, 0);
+    await verifyCode(overlay, 1);
+    const number = overlay.getByTestId('demo-bcard-number');
+    await expect(number).toHaveText('4242 4242 4242 4242');
+    expect(await number.evaluate((el) => getComputedStyle(el).direction)).toBe('ltr');
+    await noHorizontalOverflow(page);
+
+    await expect(step).toContainText('4/5');
+    const filled = page.getByTestId('merchant-card-number');
+    await expect(filled).toHaveValue('4242 4242 4242 4242');
+    expect(await filled.evaluate((el) => getComputedStyle(el).direction)).toBe('ltr');
+    await noHorizontalOverflow(page);
+    await page.getByTestId('merchant-complete').click();
+    await expect(step).toContainText('5/5');
+    await expect(page.getByTestId('demo-complete')).toContainText('اكتمل الدفع');
+    await noHorizontalOverflow(page);
+  });
+});
