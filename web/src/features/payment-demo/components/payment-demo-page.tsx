@@ -1,4 +1,171 @@
-/** Being built (issue 12). */
+import { ArrowLeft, CreditCard, FlaskConical, Languages, ShieldCheck } from 'lucide-react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { Link } from 'wouter';
+import { initialSplit, type SplitValue } from '../../../components/split-configurator';
+import { Button } from '../../../components/ui/button';
+import { useLanguage, type MessageKey } from '../../../i18n';
+import { amountInputToCents, DEFAULT_AMOUNT, DEFAULT_MERCHANT, STEPS, type Step } from '../flow';
+import { usePaymentFlow } from '../hooks/use-payment-flow';
+import { usePaymentSources, type PaymentSources } from '../hooks/use-payment-sources';
+import { CheckoutStep } from './checkout-step';
+import { CompleteStep } from './complete-step';
+import { GenerationStep } from './generation-step';
+import { MerchantStep } from './merchant-step';
+import { SplitStep } from './split-step';
+
+const STEP_NAME: Record<Step, MessageKey> = {
+  checkout: 'paymentDemo.stepName.checkout',
+  split: 'paymentDemo.stepName.split',
+  bcard: 'paymentDemo.stepName.bcard',
+  merchant: 'paymentDemo.stepName.merchant',
+  complete: 'paymentDemo.stepName.complete',
+};
+
+/** The page's frame: the mark, Back to Home (spec §2 "links back to /"), the language switch. */
+function Shell({ children }: { children: ReactNode }) {
+  const { t, lang, setLanguage } = useLanguage();
+  return (
+    <div className="min-h-screen bg-slate-50">
+      <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
+        <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-3 px-4 sm:px-6 lg:px-8">
+          <div className="flex min-w-0 items-center gap-4">
+            <Link href="/" className="flex items-center gap-2 rounded-md" aria-label={t('common.brand')}>
+              <span className="flex h-8 w-8 items-center justify-center rounded-lg bg-brand-600 text-white" aria-hidden>
+                <CreditCard className="h-4 w-4" />
+              </span>
+              <span className="text-xl font-bold tracking-tight text-slate-900" dir="ltr">
+                {t('common.brand')}
+              </span>
+            </Link>
+            <Link
+              href="/"
+              className="flex items-center gap-1.5 truncate text-sm font-medium text-slate-600 hover:text-slate-900"
+              data-testid="pd-back-home"
+            >
+              <ArrowLeft className="h-4 w-4 shrink-0 rtl:-scale-x-100" aria-hidden />
+              {t('common.backHome')}
+            </Link>
+          </div>
+          <Button
+            variant="ghost"
+            size="sm"
+            onClick={() => setLanguage(lang === 'ar' ? 'en' : 'ar')}
+            lang={lang === 'ar' ? 'en' : 'ar'}
+            aria-label={t('common.language.label')}
+            data-testid="pd-language-switch"
+          >
+            <Languages className="h-4 w-4" aria-hidden />
+            {t('common.language.switch')}
+          </Button>
+        </div>
+      </header>
+      <main className="mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8">{children}</main>
+    </div>
+  );
+}
+
+/** Says who pays: a visible demo label for every sample run, a plain notice when the consumer's money moves. */
+function ModeBanner({ src }: { src: PaymentSources }) {
+  const { t } = useLanguage();
+  if (src.authLoading) return null;
+  if (src.own) {
+    return (
+      <div className="flex items-start gap-3 rounded-lg border border-blue-200 bg-blue-50 p-4 text-sm text-blue-900" data-testid="pd-mode-banner" data-mode="real">
+        <ShieldCheck className="mt-0.5 h-5 w-5 shrink-0" aria-hidden />
+        <p>
+          <span className="font-semibold">{t('paymentDemo.banner.real')}</span> {t('paymentDemo.banner.realBody')}
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div className="flex items-start gap-3 rounded-lg border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900" data-testid="pd-mode-banner" data-mode="demo">
+      <FlaskConical className="mt-0.5 h-5 w-5 shrink-0" aria-hidden />
+      <p>
+        <span className="font-semibold">{t('paymentDemo.banner.demo')}</span>{' '}
+        {src.demoMode ? t('paymentDemo.banner.demoModeBody') : t('paymentDemo.banner.signedOutBody')}
+      </p>
+    </div>
+  );
+}
+
+/**
+ * /payment-demo (spec §2, §4): checkout -> split -> bcard -> merchant -> complete. Public: signed-out visitors and
+ * demo mode get the labelled sample flow; a signed-in consumer with demo mode off pays for real.
+ */
 export function PaymentDemoPage() {
-  return <main data-testid="PaymentDemoPage" />;
+  const { t } = useLanguage();
+  const src = usePaymentSources();
+  const flow = usePaymentFlow({ signedIn: src.signedIn, demoMode: src.demoMode });
+  const { state } = flow;
+  const [merchant, setMerchant] = useState(DEFAULT_MERCHANT);
+  const [amount, setAmount] = useState(DEFAULT_AMOUNT);
+  const amountCents = amountInputToCents(amount);
+
+  // The split survives going back to the checkout; it starts over when the sources change (sign-in, demo mode).
+  const sourcesKey = `${src.own ? 'own' : 'sample'}:${src.sources.map((s) => s.id).join(',')}`;
+  const [split, setSplit] = useState<{ key: string; value: SplitValue } | null>(null);
+  const splitValue = split?.key === sourcesKey ? split.value : initialSplit(src.sources, { useSourceDefaults: src.own });
+
+  useEffect(() => {
+    window.scrollTo({ top: 0 });
+  }, [state.step]);
+
+  const stepNumber = STEPS.indexOf(state.step) + 1;
+  const g = state.generation;
+  const merchantName = merchant.trim();
+
+  return (
+    <Shell>
+      <div className="mb-6 space-y-4">
+        <div className="space-y-1">
+          <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('paymentDemo.title')}</h1>
+          <p className="text-sm text-slate-500">{t('paymentDemo.subtitle')}</p>
+        </div>
+        <ModeBanner src={src} />
+        <p className="text-sm font-medium text-brand-700" data-testid="pd-step" data-step={state.step}>
+          {t('paymentDemo.stepOf', { n: stepNumber })} · {t(STEP_NAME[state.step])}
+        </p>
+      </div>
+
+      {state.step === 'checkout' && (
+        <CheckoutStep
+          merchant={merchant}
+          onMerchantChange={setMerchant}
+          amount={amount}
+          onAmountChange={setAmount}
+          feePercentage={src.feePercentage}
+          showScenario={!src.demoMode}
+          scenario={state.scenario}
+          onScenarioChange={flow.setScenario}
+          onPay={flow.toSplit}
+        />
+      )}
+      {state.step === 'split' && (
+        <SplitStep
+          merchant={merchantName}
+          amountCents={amountCents}
+          src={src}
+          value={splitValue}
+          onChange={(value) => setSplit({ key: sourcesKey, value })}
+          onBack={flow.toCheckout}
+          onSubmit={(evaluation) => flow.pay(merchantName, evaluation)}
+        />
+      )}
+      {state.step === 'bcard' && g && <GenerationStep generation={g} onRetry={flow.retry} onCancel={flow.toCheckout} />}
+      {state.step === 'merchant' && state.card && g && (
+        <MerchantStep
+          card={state.card}
+          kind={g.kind}
+          merchant={merchantName}
+          amountCents={g.amountCents}
+          purchasing={flow.purchasing}
+          onComplete={() => void flow.completePurchase()}
+        />
+      )}
+      {state.step === 'complete' && state.completion && (
+        <CompleteStep completion={state.completion} scenario={state.scenario} onAnother={flow.toCheckout} onTryOther={flow.tryOtherScenario} />
+      )}
+    </Shell>
+  );
 }

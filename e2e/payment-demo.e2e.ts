@@ -1,0 +1,236 @@
+import { expect, test, type Page } from '@playwright/test';
+import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
+
+const toast = (page: Page) => page.getByTestId('toast').last();
+
+/** The page never scrolls sideways at this width. */
+async function expectNoHorizontalOverflow(page: Page, width: number) {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+}
+
+async function openSplit(page: Page) {
+  await page.goto('/payment-demo');
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'checkout');
+  await page.getByTestId('pd-pay').click();
+  await expect(page.getByTestId('split-configurator')).toBeVisible();
+}
+
+test('signed out: the labelled sample flow from checkout to Payment Successful!, at 390 px', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/payment-demo');
+  await expect(page.getByTestId('pd-mode-banner')).toHaveAttribute('data-mode', 'demo');
+  await expect(page.getByTestId('pd-mode-banner')).toContainText('Demo: no money moves');
+  await expect(page.getByTestId('pd-merchant')).toHaveValue('Demo Store');
+  await expect(page.getByTestId('pd-amount')).toHaveValue('150');
+  await expect(page.getByTestId('pd-how-step')).toHaveCount(3);
+  await expect(page.getByTestId('pd-scenario')).toBeVisible();
+  await expect(page.getByTestId('pd-back-home')).toHaveAttribute('href', '/');
+  await expectNoHorizontalOverflow(page, 390);
+
+  // Pay with bpay needs an amount above 0.
+  await page.getByTestId('pd-amount').fill('0');
+  await expect(page.getByTestId('pd-pay')).toBeDisabled();
+  await page.getByTestId('pd-amount').fill('150');
+  await page.getByTestId('pd-pay').click();
+
+  // The sample sources, 60/40 of $150 + 2.9 %.
+  await expect(page.getByTestId('split-row')).toHaveCount(4);
+  await expect(page.getByTestId('split-total')).toContainText('$154.35');
+  await expectNoHorizontalOverflow(page, 390);
+  await page.getByTestId('split-submit').click();
+
+  const bcard = page.getByTestId('pd-bcard');
+  await expect(bcard).toHaveAttribute('data-kind', 'simulated');
+  await expect(page.getByTestId('pd-bcard-kind')).toContainText('Simulated: nothing is charged');
+  // Two shares (the 0 % rows pay nothing) plus the card: three equal steps.
+  await expect(page.getByTestId('pd-share')).toHaveCount(2);
+  await expect(page.getByTestId('pd-progress-steps')).toContainText('of 3 steps');
+  await expect(page.getByTestId('pd-share').first()).toHaveAttribute('data-status', 'captured');
+  await expect(page.getByTestId('pd-collected')).toHaveText('$92.61');
+  await expect(page.getByTestId('pd-remaining')).toHaveText('$61.74');
+  await expectNoHorizontalOverflow(page, 390);
+
+  // The merchant step: the demo card, marked as such, filled into the merchant's form.
+  await expect(page.getByTestId('pd-card-number')).toHaveText('4242 4242 4242 4242', { timeout: 10_000 });
+  await expect(page.getByTestId('pd-demo-card-badge')).toContainText('not a real card');
+  await expect(page.getByTestId('pd-form-expiry')).toHaveValue('12/28');
+  await expect(page.getByTestId('pd-form-cvv')).toHaveValue('123');
+  await expect(page.getByTestId('pd-merchant-note')).toContainText('Demo: no money moves');
+  await expectNoHorizontalOverflow(page, 390);
+  await page.getByTestId('pd-complete').click();
+
+  const done = page.getByTestId('pd-complete-step');
+  await expect(done).toContainText('Payment Successful!');
+  await expect(toast(page)).toContainText('Payment of $150.00 processed successfully!');
+  await expect(page.getByTestId('pd-complete-amount')).toHaveText('$150.00');
+  await expect(page.getByTestId('pd-complete-merchant')).toHaveText('Demo Store');
+  await expect(page.getByTestId('pd-complete-fee')).toHaveText('$4.35');
+  await expect(page.getByTestId('pd-transaction-id')).toHaveText(/^demo_txn_/);
+  await expect(page.getByTestId('pd-demo-transaction')).toBeVisible();
+  await expectNoHorizontalOverflow(page, 390);
+
+  await page.getByTestId('pd-dashboard').click();
+  await expect(page).toHaveURL(/\/$/);
+});
+
+test('failure scenario: the second share fails for want of funds, progress stops, Retry Payment then succeeds', async ({ page }) => {
+  await page.goto('/payment-demo');
+  await page.getByTestId('pd-scenario-failure').check();
+  await expect(page.getByTestId('pd-failure-note')).toContainText('Simulated: nothing is charged');
+  await page.getByTestId('pd-pay').click();
+  await page.getByTestId('split-submit').click();
+
+  const error = page.getByTestId('pd-error');
+  await expect(error).toContainText('Failed to process payment splits');
+  await expect(error).toContainText('Insufficient funds');
+  await expect(error).toContainText('Simulated: nothing is charged');
+  const shares = page.getByTestId('pd-share');
+  await expect(shares.nth(1)).toHaveAttribute('data-status', 'declined');
+  // All or nothing: the first share is let go again, nothing stays collected, the card is not made.
+  await expect(shares.nth(0)).toHaveAttribute('data-status', 'released');
+  await expect(page.getByTestId('pd-collected')).toHaveText('$0.00');
+  await expect(page.getByTestId('pd-card-step')).toHaveAttribute('data-status', 'failed');
+  await expect(page.getByTestId('pd-progress')).toHaveAttribute('aria-valuenow', '33');
+  await expect(page.getByTestId('pd-error-hints').getByRole('listitem')).toHaveCount(4);
+  await expect(toast(page)).toContainText('Failed to process payment splits');
+
+  // The options come after a short delay.
+  await expect(page.getByTestId('pd-retry')).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByTestId('pd-cancel')).toBeVisible();
+  await page.getByTestId('pd-retry').click();
+
+  // Retry replays the same split in the success scenario.
+  await expect(page.getByTestId('pd-error')).toHaveCount(0);
+  await expect(page.getByTestId('pd-card-number')).toBeVisible({ timeout: 10_000 });
+  await page.getByTestId('pd-complete').click();
+  await expect(page.getByTestId('pd-complete-step')).toContainText('Payment Successful!');
+  // The next run can try the failure again.
+  await expect(page.getByTestId('pd-try-other')).toHaveText('Try Failure Scenario');
+});
+
+test('Cancel & Reconfigure returns to the checkout', async ({ page }) => {
+  await page.goto('/payment-demo');
+  await page.getByTestId('pd-merchant').fill('Corner Books');
+  await page.getByTestId('pd-amount').fill('42.50');
+  await page.getByTestId('pd-scenario-failure').check();
+  await page.getByTestId('pd-pay').click();
+  await page.getByTestId('split-submit').click();
+  await expect(page.getByTestId('pd-cancel')).toBeVisible({ timeout: 10_000 });
+  await page.getByTestId('pd-cancel').click();
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'checkout');
+  await expect(page.getByTestId('pd-merchant')).toHaveValue('Corner Books');
+  await expect(page.getByTestId('pd-amount')).toHaveValue('42.50');
+  await expect(page.getByTestId('pd-scenario-failure')).toBeChecked();
+});
+
+test('fixed amounts: a wrong total shows the spec text and disables the pay button', async ({ page }) => {
+  await openSplit(page);
+  await page.getByTestId('split-mode-fixed').click();
+  const inputs = page.getByTestId('split-fixed-input');
+  await inputs.nth(0).fill('100');
+  await inputs.nth(1).fill('50');
+  await expect(page.getByTestId('split-error')).toContainText(
+    'Total fixed amounts ($150.00) must equal the total payment amount ($154.35) including fees.',
+  );
+  await expect(page.getByTestId('split-submit')).toBeDisabled();
+  await inputs.nth(1).fill('54.35');
+  await expect(page.getByTestId('split-error')).toHaveCount(0);
+  await expect(page.getByTestId('split-submit')).toBeEnabled();
+  await page.getByTestId('pd-split-back').click();
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'checkout');
+});
+
+async function addCard(page: Page, number: string, opts: { threeDS?: boolean; split: string }) {
+  await page.getByTestId('add-source-button').click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByTestId('card-number').fill(number);
+  await dialog.getByTestId('card-expiry').fill('12/30');
+  await dialog.getByTestId('card-cvv').fill(E2E_CVV);
+  await dialog.getByTestId('card-split').fill(opts.split);
+  await dialog.getByTestId('add-card-submit').click();
+  if (opts.threeDS) {
+    await expect(dialog.getByTestId('3ds-code')).toBeVisible();
+    await dialog.getByTestId('3ds-code').fill('123456');
+    await dialog.getByTestId('3ds-submit').click();
+  }
+  await expect(toast(page)).toContainText('Funding source added successfully');
+  await expect(page.getByRole('dialog')).toBeHidden({ timeout: 10_000 });
+}
+
+interface Source {
+  id: string;
+  balance: string | null;
+}
+const cents = (s: string) => Math.round(Number(s) * 100);
+
+test('signed in: a real split, a real bcard spent at the merchant, the transaction recorded and nothing left held', async ({ page }) => {
+  test.setTimeout(90_000);
+  const email = `paydemo-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const res = await page.request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+  });
+  expect(res.status()).toBe(201);
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Funding Sources' }).click();
+  await addCard(page, E2E_CARD_NUMBERS[0]!, { split: '60' });
+  await addCard(page, E2E_CARD_NUMBERS[1]!, { threeDS: true, split: '40' });
+
+  const before: Source[] = await (await page.request.get('/api/funding-sources')).json();
+  expect(before).toHaveLength(2);
+
+  await page.goto('/payment-demo');
+  await expect(page.getByTestId('pd-mode-banner')).toHaveAttribute('data-mode', 'real');
+  await page.getByTestId('pd-pay').click();
+  await expect(page.getByTestId('split-row')).toHaveCount(2);
+  await expect(page.getByTestId('split-total')).toContainText('$154.35');
+  await page.getByTestId('split-submit').click();
+  await expect(page.getByTestId('pd-bcard')).toHaveAttribute('data-kind', 'real');
+
+  // The merchant step shows the issued bcard's own details.
+  const card = page.getByTestId('pd-card');
+  await expect(card).toHaveAttribute('data-demo-card', 'false', { timeout: 15_000 });
+  await expect(page.getByTestId('pd-card-number')).toHaveText(/^4000 009\d \d{4} \d{4}$/);
+  await expect(page.getByTestId('pd-card-id')).toHaveText(/^bc_/);
+  await expect(page.getByTestId('pd-form-name')).toHaveValue('Ada Lovelace');
+  const bcardId = (await page.getByTestId('pd-card-id').textContent())!.trim();
+  await page.getByTestId('pd-complete').click();
+
+  await expect(page.getByTestId('pd-complete-step')).toContainText('Payment Successful!', { timeout: 15_000 });
+  await expect(toast(page)).toContainText('Payment of $150.00 processed successfully!');
+  await expect(page.getByTestId('pd-complete-fee')).toHaveText('$4.35');
+  await expect(page.getByTestId('pd-demo-transaction')).toHaveCount(0);
+  const txId = (await page.getByTestId('pd-transaction-id').textContent())!.trim();
+  expect(txId).not.toMatch(/^demo_/);
+
+  // The API agrees: the transaction is listed, its shares captured, the bcard used and none left active.
+  const txs: { id: string; status: string; merchant: string; amount: string; totalCharged: string; virtualCardId: string | null }[] =
+    await (await page.request.get('/api/transactions')).json();
+  const tx = txs.find((x) => x.id === txId);
+  expect(tx).toMatchObject({ status: 'completed', merchant: 'Demo Store', amount: '150.00', totalCharged: '154.35', virtualCardId: bcardId });
+  const detail: { shares: { fundingSourceId: string; amount: string; status: string }[] } = await (
+    await page.request.get(`/api/transactions/${txId}`)
+  ).json();
+  expect(detail.shares.map((s) => s.status)).toEqual(['captured', 'captured']);
+  expect(detail.shares.reduce((a, s) => a + cents(s.amount), 0)).toBe(15435);
+
+  const bcards: { id: string; status: string }[] = await (await page.request.get('/api/virtual-cards')).json();
+  expect(bcards.find((b) => b.id === bcardId)?.status).toBe('used');
+  expect(bcards.filter((b) => b.status === 'active')).toHaveLength(0);
+
+  // Each source paid exactly its share; together the amount plus the fee, nothing more held.
+  const after: Source[] = await (await page.request.get('/api/funding-sources')).json();
+  let paid = 0;
+  for (const b of before) {
+    const a = after.find((x) => x.id === b.id)!;
+    const share = detail.shares.find((s) => s.fundingSourceId === b.id);
+    const diff = cents(b.balance!) - cents(a.balance!);
+    expect(diff).toBe(share ? cents(share.amount) : 0);
+    paid += diff;
+  }
+  expect(paid).toBe(15435);
+
+  // And the dashboard's Transactions tab lists it.
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Transactions' }).click();
+  await expect(page.getByTestId('transaction-row').first()).toContainText('Demo Store');
+});

@@ -1,0 +1,316 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { createBcardFundingSources, type SplitEvaluation } from '../../../components/split-configurator';
+import { toast } from '../../../components/ui/use-toast';
+import { useLanguage } from '../../../i18n';
+import { ApiError } from '../../../lib/api';
+import { centsToDecimal, formatCents, parseCents } from '../../../lib/money';
+import { isolateFor } from '../../bcards/bcard-display';
+import type { Bcard } from '../../bcards/types';
+import { createDemoBcardRequest, demoCheckoutDetailsRequest, processPaymentRequest, useRefreshMoney, type DemoBcardBody } from '../api';
+import {
+  demoCardDetails,
+  demoTransactionId,
+  flowReducer,
+  initialFlowState,
+  RESULT_SHOWN_MS,
+  RETRY_DELAY_MS,
+  runKindFor,
+  simulationTimeline,
+  type CardDetails,
+  type Failure,
+  type Scenario,
+  type ShareInput,
+} from '../flow';
+import { nextAttempt, type Attempt } from '../idempotency';
+import { realFailureFrom, type ServerError } from '../server-outcome';
+
+/** What was ordered: kept for 'Retry Payment', which replays the same split. */
+interface Order {
+  merchant: string;
+  evaluation: SplitEvaluation;
+}
+
+function serverErrorOf(e: ApiError): ServerError {
+  const details = (e.body as { error?: { details?: unknown } } | null)?.error?.details;
+  return { status: e.status, code: e.code, message: e.serverMessage ?? e.message, details };
+}
+
+/**
+ * Runs the payment demo (spec §4): the reducer holds the state, this hook the side effects. A sample run plays the
+ * spec's timeline with timers; a real run (signed-in consumer, demo mode off, success scenario) collects the split
+ * with POST /api/virtual-cards, reads the card with GET checkout-details and spends it with POST
+ * /api/process-payment. Every timer and answer is tied to its run, so cancelling or leaving the page drops it.
+ */
+export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
+  const { t, dir } = useLanguage();
+  const iso = isolateFor(dir);
+  const money = (cents: number) => iso(formatCents(cents));
+  const refreshMoney = useRefreshMoney();
+  const [state, dispatch] = useReducer(flowReducer, initialFlowState);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  const whoRef = useRef(who);
+  whoRef.current = who;
+
+  const timers = useRef<ReturnType<typeof setTimeout>[]>([]);
+  const runCounter = useRef(0);
+  /** The run on screen; 0 when none (checkout, split). */
+  const currentRun = useRef(0);
+  const order = useRef<Order | null>(null);
+  const bcardAttempt = useRef<Attempt | null>(null);
+  const payAttempt = useRef<Attempt | null>(null);
+  const purchasingRef = useRef(false);
+  const [purchasing, setPurchasing] = useState(false);
+
+  const clearTimers = useCallback(() => {
+    for (const id of timers.current) clearTimeout(id);
+    timers.current = [];
+  }, []);
+  useEffect(() => clearTimers, [clearTimers]);
+
+  const later = (ms: number, f: () => void) => {
+    timers.current.push(setTimeout(f, ms));
+  };
+  const isCurrent = (runId: number) => currentRun.current === runId;
+
+  function toastInsufficient(f: Extract<Failure, { kind: 'insufficient' }>) {
+    const lines = f.sources.map(
+      (s) =>
+        `• ${
+          s.availableCents === null || s.requiredCents === null
+            ? t('paymentDemo.error.sourceLineNoBalance', { name: s.name, needs: money(s.requiredCents ?? 0) })
+            : t('paymentDemo.error.sourceLine', { name: s.name, needs: money(s.requiredCents), has: money(s.availableCents) })
+        }`,
+    );
+    const head =
+      f.totalRequiredCents !== null && f.totalAvailableCents !== null
+        ? t('paymentDemo.toast.insufficientBody', { need: money(f.totalRequiredCents), have: money(f.totalAvailableCents) })
+        : f.message;
+    toast({ title: t('paymentDemo.toast.insufficient'), description: [head, ...lines].join('\n'), variant: 'destructive' });
+  }
+
+  function toastFailure(f: Failure) {
+    switch (f.kind) {
+      case 'simulated':
+        toast({
+          title: t('paymentDemo.toast.splitsFailed'),
+          description: t('paymentDemo.toast.simulatedFailureBody', { source: iso(`${f.sourceName} (•••• ${f.last4})`) }),
+          variant: 'destructive',
+        });
+        return;
+      case 'insufficient':
+        toastInsufficient(f);
+        return;
+      case 'invalidSplits':
+        toast({ title: t('paymentDemo.toast.invalidSplits'), description: f.message, variant: 'destructive' });
+        return;
+      case 'declined':
+      case 'other':
+        toast({ title: t('paymentDemo.toast.failed'), description: f.message, variant: 'destructive' });
+    }
+  }
+
+  function runSimulation(runId: number, amountCents: number, shares: ShareInput[], scenario: Scenario) {
+    for (const ev of simulationTimeline(shares.length, scenario)) {
+      later(ev.at, () => {
+        if (!isCurrent(runId)) return;
+        switch (ev.type) {
+          case 'collected':
+            dispatch({ type: 'simCollected', runId, index: ev.index });
+            return;
+          case 'failed': {
+            dispatch({ type: 'simFailed', runId, index: ev.index });
+            const s = shares[ev.index];
+            if (s) toastFailure({ kind: 'simulated', sourceName: s.name, last4: s.last4 });
+            return;
+          }
+          case 'retryAvailable':
+            dispatch({ type: 'retryAvailable', runId });
+            return;
+          case 'cardIssued':
+            dispatch({ type: 'simCardIssued', runId });
+            return;
+          case 'toMerchant':
+            dispatch({ type: 'cardReady', runId, card: demoCardDetails(amountCents) });
+        }
+      });
+    }
+  }
+
+  async function runReal(runId: number, o: Order, shares: ShareInput[]) {
+    const ev = o.evaluation;
+    const body: DemoBcardBody = {
+      name: `${o.merchant} purchase`,
+      balance: centsToDecimal(ev.amountCents),
+      fundingSources: createBcardFundingSources(ev),
+    };
+    const attempt = nextAttempt(bcardAttempt.current, JSON.stringify(body), () => crypto.randomUUID());
+    bcardAttempt.current = attempt;
+
+    let bcard: Bcard;
+    try {
+      bcard = await createDemoBcardRequest(body, attempt.key);
+      attempt.answered = true;
+    } catch (e) {
+      refreshMoney();
+      if (!isCurrent(runId)) return;
+      if (e instanceof ApiError) {
+        attempt.answered = true;
+        const { failure, outcomes } = realFailureFrom(serverErrorOf(e), shares);
+        dispatch({ type: 'realFailed', runId, failure, outcomes });
+        toastFailure(failure);
+        later(RETRY_DELAY_MS, () => {
+          if (isCurrent(runId)) dispatch({ type: 'retryAvailable', runId });
+        });
+        return;
+      }
+      // No answer at all: spec §4's fallback. Without a bcard id, 'Complete Purchase' says there is no bcard.
+      toast({ title: t('paymentDemo.toast.cardFailed'), description: t('paymentDemo.toast.cardFailedBody'), variant: 'destructive' });
+      dispatch({ type: 'cardReady', runId, card: demoCardDetails(ev.amountCents) });
+      return;
+    }
+
+    refreshMoney();
+    if (!isCurrent(runId)) return;
+    dispatch({
+      type: 'realIssued',
+      runId,
+      bcardId: bcard.id,
+      statuses: bcard.fundingSources.map((s) => ({ fundingSourceId: s.fundingSourceId, status: (s as { status?: string }).status ?? 'captured' })),
+    });
+
+    let card: CardDetails;
+    try {
+      const d = await demoCheckoutDetailsRequest(bcard.id);
+      card = {
+        bcardId: bcard.id,
+        number: d.cardNumber,
+        expiryMonth: Number(d.expiryMonth),
+        expiryYear: Number(d.expiryYear),
+        cvv: d.cvv,
+        isDemoCard: d.isDemoCard,
+        cardholderName: bcard.cardholderName,
+        balanceCents: parseCents(bcard.balance) ?? ev.amountCents,
+        status: bcard.status,
+      };
+    } catch {
+      if (!isCurrent(runId)) return;
+      toast({ title: t('paymentDemo.toast.cardFailed'), description: t('paymentDemo.toast.cardFailedBody'), variant: 'destructive' });
+      card = { ...demoCardDetails(parseCents(bcard.balance) ?? ev.amountCents, bcard.id), cardholderName: bcard.cardholderName };
+    }
+    if (!isCurrent(runId)) return;
+    later(RESULT_SHOWN_MS, () => {
+      if (isCurrent(runId)) dispatch({ type: 'cardReady', runId, card });
+    });
+  }
+
+  function startRun(o: Order, scenario: Scenario) {
+    clearTimers();
+    const runId = ++runCounter.current;
+    currentRun.current = runId;
+    const kind = runKindFor({ signedIn: whoRef.current.signedIn, demoMode: whoRef.current.demoMode, scenario });
+    const ev = o.evaluation;
+    const shares: ShareInput[] = ev.shares.map((s) => ({ sourceId: s.sourceId, name: s.name, last4: s.last4, brand: s.brand, cents: s.cents }));
+    dispatch({ type: 'start', runId, kind, scenario, amountCents: ev.amountCents, feeCents: ev.feeCents, totalCents: ev.totalCents, shares });
+    if (kind === 'simulated') runSimulation(runId, ev.amountCents, shares, scenario);
+    else void runReal(runId, o, shares);
+  }
+
+  /** The split's pay button. A second click before the page re-renders finds the run already started. */
+  function pay(merchant: string, evaluation: SplitEvaluation) {
+    if (stateRef.current.step !== 'split' || currentRun.current !== 0) return;
+    const o = { merchant, evaluation };
+    order.current = o;
+    startRun(o, stateRef.current.scenario);
+  }
+
+  /** 'Retry Payment': the success scenario, replayed with the same split (spec §4). */
+  function retry() {
+    const s = stateRef.current;
+    if (s.step !== 'bcard' || !s.generation?.failure || !s.generation.retryAvailable || !order.current) return;
+    startRun(order.current, 'success');
+  }
+
+  /** Back to the checkout (Cancel & Reconfigure, Make Another Payment, the split's Back): whatever runs is dropped. */
+  function toCheckout() {
+    clearTimers();
+    currentRun.current = 0;
+    dispatch({ type: 'toCheckout' });
+  }
+
+  function tryOtherScenario() {
+    clearTimers();
+    currentRun.current = 0;
+    dispatch({ type: 'tryOtherScenario' });
+  }
+
+  function toastPaid(amountCents: number) {
+    toast({ title: t('paymentDemo.toast.success'), description: t('paymentDemo.toast.successBody', { amount: money(amountCents) }) });
+  }
+
+  /** 'Complete Purchase': a real run spends its bcard at the merchant; a sample run completes with a demo id. */
+  async function completePurchase() {
+    const s = stateRef.current;
+    const g = s.generation;
+    const o = order.current;
+    if (s.step !== 'merchant' || !s.card || !g || !o || purchasingRef.current) return;
+    if (g.kind === 'simulated') {
+      dispatch({
+        type: 'paid',
+        completion: { amountCents: g.amountCents, feeCents: g.feeCents, totalCents: g.totalCents, merchant: o.merchant, transactionId: demoTransactionId(), isDemo: true },
+      });
+      toastPaid(g.amountCents);
+      return;
+    }
+    if (!s.card.bcardId) {
+      toast({ title: t('paymentDemo.toast.noBcard'), description: t('paymentDemo.toast.noBcardBody'), variant: 'destructive' });
+      return;
+    }
+    const body = { amount: centsToDecimal(g.amountCents), merchant: o.merchant, virtualCardId: s.card.bcardId };
+    const attempt = nextAttempt(payAttempt.current, JSON.stringify(body), () => crypto.randomUUID());
+    payAttempt.current = attempt;
+    purchasingRef.current = true;
+    setPurchasing(true);
+    try {
+      const result = await processPaymentRequest(body, attempt.key);
+      attempt.answered = true;
+      dispatch({
+        type: 'paid',
+        completion: {
+          amountCents: g.amountCents,
+          feeCents: parseCents(result.totalFees) ?? g.feeCents,
+          totalCents: parseCents(result.totalAmount) ?? g.totalCents,
+          merchant: o.merchant,
+          transactionId: result.transaction.id,
+          isDemo: false,
+        },
+      });
+      toastPaid(g.amountCents);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        attempt.answered = true;
+        const err = serverErrorOf(e);
+        const { failure } = realFailureFrom(err, []);
+        toastFailure(failure.kind === 'invalidSplits' ? { kind: 'other', message: err.message } : failure);
+      } else {
+        toast({ title: t('paymentDemo.toast.failed'), description: e instanceof Error ? e.message : undefined, variant: 'destructive' });
+      }
+    } finally {
+      refreshMoney();
+      purchasingRef.current = false;
+      setPurchasing(false);
+    }
+  }
+
+  return {
+    state,
+    purchasing,
+    toSplit: () => dispatch({ type: 'toSplit' }),
+    setScenario: (scenario: Scenario) => dispatch({ type: 'setScenario', scenario }),
+    pay,
+    retry,
+    toCheckout,
+    tryOtherScenario,
+    completePurchase,
+  };
+}
