@@ -123,7 +123,11 @@ test('Cancel & Reconfigure returns to the checkout', async ({ page }) => {
   await expect(page.getByTestId('pd-scenario-failure')).toBeChecked();
 });
 
-test('fixed amounts: a wrong total shows the spec text and disables the pay button', async ({ page }) => {
+test('fixed amounts: a wrong total shows the spec text and disables the pay button (demo mode: no scenario radio)', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('bpay-demo-mode', 'true'));
+  await page.goto('/payment-demo');
+  await expect(page.getByTestId('pd-mode-banner')).toContainText('Demo mode is on');
+  await expect(page.getByTestId('pd-scenario')).toHaveCount(0);
   await openSplit(page);
   await page.getByTestId('split-mode-fixed').click();
   const inputs = page.getByTestId('split-fixed-input');
