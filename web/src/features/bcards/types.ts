@@ -7,6 +7,8 @@ export interface BcardFunding {
   percentage: number;
   /** Decimal string: this source's share of the total charged. */
   amount: string;
+  /** The share's state at the processor (held, captured, refunded...), as the server reports it. */
+  status: string;
 }
 
 /** The server may add statuses; unknown ones are shown neutrally. */

@@ -115,7 +115,7 @@ export function demoBcards(now: Date = new Date()): Bcard[] {
       ...withFee('612.30'),
       transactionId: null,
       fundingSources: [
-        { fundingSourceId: 'demo_fs_1', name: 'Chase Sapphire', last4: '4242', brand: 'visa', percentage: 60, amount: '378.04' },
+        { fundingSourceId: 'demo_fs_1', name: 'Chase Sapphire', last4: '4242', brand: 'visa', percentage: 60, amount: '378.04', status: 'captured' },
         {
           fundingSourceId: 'demo_fs_2',
           name: 'Capital One Quicksilver',
@@ -123,6 +123,7 @@ export function demoBcards(now: Date = new Date()): Bcard[] {
           brand: 'mastercard',
           percentage: 40,
           amount: '252.02',
+          status: 'captured',
         },
       ],
     },

@@ -176,7 +176,7 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
       type: 'realIssued',
       runId,
       bcardId: bcard.id,
-      statuses: bcard.fundingSources.map((s) => ({ fundingSourceId: s.fundingSourceId, status: (s as { status?: string }).status ?? 'captured' })),
+      statuses: bcard.fundingSources.map((s) => ({ fundingSourceId: s.fundingSourceId, status: s.status })),
     });
 
     let card: CardDetails;
