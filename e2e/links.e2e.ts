@@ -47,3 +47,18 @@ test("every link on the signed-in dashboard's overview opens a page; /checkout-d
   await page.goto('/checkout-demo');
   await expect(page).toHaveURL(/\/addon-checkout-demo$/);
 });
+
+test('a first visit to / does not download the demos or the investor pages; opening one loads its own chunk', async ({ page }) => {
+  const scripts: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+  });
+  await page.goto('/');
+  await expect(page.locator('footer')).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  const lazyChunk = /(payment-demo|addon-demo|banner-demo|investors)[^/]*\.js$/;
+  expect(scripts.filter((s) => lazyChunk.test(s))).toEqual([]);
+  await page.getByRole('contentinfo').getByRole('link', { name: 'Payment Demo' }).click();
+  await expect(page).toHaveURL(/\/payment-demo$/);
+  await expect.poll(() => scripts.some((s) => /payment-demo[^/]*\.js$/.test(s))).toBe(true);
+});
