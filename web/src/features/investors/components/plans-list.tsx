@@ -43,10 +43,10 @@ export function PlansList({ lang }: { lang: Lang }) {
           const price = planPrice(tier.monthlyPrice);
           return (
             <li key={tier.id} data-testid="investor-plan" className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
-              <h4 className="text-lg font-semibold text-slate-900">
+              <h4 className="flex flex-wrap items-baseline gap-x-2 text-lg font-semibold text-slate-900">
                 {lang === 'en' || !nameKey ? tier.displayName : t(nameKey)}
                 {lang !== 'en' && nameKey && (
-                  <span lang="en" dir="ltr" className="ms-2 text-sm font-medium text-slate-600">
+                  <span lang="en" dir="ltr" className="text-sm font-medium text-slate-600">
                     {tier.displayName}
                   </span>
                 )}

@@ -6,7 +6,7 @@ import { usePageT } from '../hooks/use-page-t';
 import { Ltr, Rich } from './ltr';
 
 /** SVG user units; the drawing scales to the card's width (390 px phones included). */
-const BOX: Box = { width: 340, height: 240, padding: { top: 28, right: 6, bottom: 32, left: 50 } };
+const BOX: Box = { width: 340, height: 240, padding: { top: 28, right: 6, bottom: 32, left: 54 } };
 const TITLE_ID = 'investors-chart-title';
 const DESC_ID = 'investors-chart-desc';
 
@@ -62,7 +62,7 @@ export function RevenueChart({ lang }: { lang: Lang }) {
         {layout.ticks.map((tick) => (
           <g key={tick.value}>
             <line x1={layout.plotLeft} x2={layout.plotRight} y1={tick.y} y2={tick.y} className="stroke-slate-200" strokeWidth={1} />
-            <text x={layout.plotLeft - 6} y={tick.y} textAnchor="end" dominantBaseline="middle" className="fill-slate-600" fontSize={12}>
+            <text x={layout.plotLeft - 6} y={tick.y} textAnchor="end" dominantBaseline="middle" className="fill-slate-600" fontSize={13}>
               {usdCompact(tick.value)}
             </text>
           </g>
