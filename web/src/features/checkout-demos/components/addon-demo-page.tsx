@@ -1,20 +1,13 @@
 import { Loader2, Sparkles } from 'lucide-react';
 import { Button } from '../../../components/ui/button';
-import { useLanguage, type MessageKey } from '../../../i18n';
-import { isBpayPhase, isolateFor, stepOf, type Phase } from '../flow';
+import { useLanguage } from '../../../i18n';
+import { isBpayPhase, isolateFor, stepOf } from '../flow';
 import { useCheckoutDemo, type CheckoutDemo } from '../hooks/use-checkout-demo';
 import { BpayFlowContent, bpayPhaseTitle } from './bpay-flow';
 import { Completion } from './completion';
-import { BpayMark, DemoPage, StoreFrame } from './demo-layout';
+import { BpayMark, DemoPage, StoreFrame, storeHeading } from './demo-layout';
 import { MerchantCardForm } from './merchant-card-form';
 import { OrderSummary } from './order-summary';
-
-/** The store's heading for each step of its checkout. */
-export function storeHeading(phase: Phase): MessageKey {
-  if (phase.kind === 'merchant') return 'demos.store.paymentHeading';
-  if (phase.kind === 'complete') return 'demos.store.completeHeading';
-  return 'demos.store.checkoutHeading';
-}
 
 /** The merchant's bpay add-on: an offer beside the card form (spec §2, Addon-mode demo). */
 function TryBpayOffer({ demo }: { demo: CheckoutDemo }) {

@@ -5,10 +5,9 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { useLanguage } from '../../../i18n';
 import { isBpayPhase, isCancellable, stepOf } from '../flow';
 import { useCheckoutDemo } from '../hooks/use-checkout-demo';
-import { storeHeading } from './addon-demo-page';
 import { BpayFlowContent, bpayPhaseTitle } from './bpay-flow';
 import { Completion } from './completion';
-import { BpayMark, DemoPage, StoreFrame } from './demo-layout';
+import { BpayMark, DemoPage, StoreFrame, storeHeading } from './demo-layout';
 import { ExtensionBanner } from './extension-banner';
 import { MerchantCardForm } from './merchant-card-form';
 import { OrderSummary } from './order-summary';

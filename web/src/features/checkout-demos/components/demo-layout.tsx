@@ -2,8 +2,8 @@ import { ArrowLeft, FlaskConical, Lock, Store } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
-import { useLanguage } from '../../../i18n';
-import { DEMO_ORDER, TOTAL_STEPS } from '../flow';
+import { useLanguage, type MessageKey } from '../../../i18n';
+import { DEMO_ORDER, TOTAL_STEPS, type Phase } from '../flow';
 import type { CheckoutDemo } from '../hooks/use-checkout-demo';
 
 /** bpay's mark: a square with the first letter and the name, always left to right. */
@@ -101,6 +101,13 @@ export function DemoPage({
       </main>
     </div>
   );
+}
+
+/** The store's heading for each step of its checkout. */
+export function storeHeading(phase: Phase): MessageKey {
+  if (phase.kind === 'merchant') return 'demos.store.paymentHeading';
+  if (phase.kind === 'complete') return 'demos.store.completeHeading';
+  return 'demos.store.checkoutHeading';
 }
 
 /** The merchant's own page: TechStore's header with the step badge, then its content. */
