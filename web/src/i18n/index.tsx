@@ -53,6 +53,16 @@ export function useLanguage(): LanguageContextValue {
   return ctx;
 }
 
+export type Translate = (key: MessageKey, vars?: Vars) => string;
+
+/**
+ * For pages whose route fixes the language (`/` and `/ar`, `/investors` and `/investors-ar`): they translate with
+ * their own `lang`, not the context's, so the first paint is right while the context catches up in an effect.
+ */
+export function usePageT(lang: Lang): Translate {
+  return useCallback<Translate>((key, vars) => translate(lang, key, vars), [lang]);
+}
+
 /** The translate function of the current language. */
 export function useT() {
   return useLanguage().t;

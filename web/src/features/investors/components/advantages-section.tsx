@@ -1,6 +1,6 @@
 import { CreditCard, Layers, ShieldCheck, Store, type LucideIcon } from 'lucide-react';
 import type { Lang, MessageKey } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { SectionHeading, sectionClass } from './section-heading';
 
 const ADVANTAGES: Array<{ id: string; icon: LucideIcon; title: MessageKey; body: MessageKey }> = [

@@ -1,7 +1,7 @@
 import type { Lang } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { ADDRESSABLE_MARKET_YEAR, type Claim } from '../claims';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { Ltr, Rich } from './ltr';
 
 /** One figure with its label. `data-claim` names the figure for tests. */

@@ -1,7 +1,7 @@
 import { CalendarDays, FileText, Mail, Phone, type LucideIcon } from 'lucide-react';
 import { buttonClasses } from '../../../components/ui/button';
 import type { Lang } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { useInvestorContact, type InvestorContact } from '../hooks/use-investor-contact';
 import { ContactLink } from './contact-link';
 import { Ltr } from './ltr';

@@ -2,7 +2,7 @@ import { ArrowRight, CalendarDays, FileText, Mail } from 'lucide-react';
 import { Link } from 'wouter';
 import { buttonClasses } from '../../../components/ui/button';
 import type { Lang } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { useInvestorContact } from '../hooks/use-investor-contact';
 import { ContactLink } from './contact-link';
 

@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
 import type { Lang, MessageKey } from '../../../i18n';
 import { Logo } from '../../landing/components/logo';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 
 const LEGAL: Array<{ label: MessageKey; href: string }> = [
   { label: 'investors.footer.terms', href: '/terms-conditions' },

@@ -6,7 +6,7 @@ import { useLanguage, type Lang, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 // The brand mark is the landing's own small presentational component, shared rather than copied (noted in the report).
 import { Logo } from '../../landing/components/logo';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 
 const MOBILE_MENU_ID = 'investors-mobile-menu';
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { Lang } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { InvestorsFooter } from './investors-footer';
 import { InvestorsHeader } from './investors-header';
 

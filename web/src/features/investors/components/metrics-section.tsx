@@ -1,6 +1,6 @@
 import type { Lang } from '../../../i18n';
 import { METRIC_CLAIMS } from '../claims';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { ClaimGrid } from './claim-grid';
 import { SectionHeading, sectionClass } from './section-heading';
 

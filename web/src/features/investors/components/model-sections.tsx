@@ -1,5 +1,5 @@
 import type { Lang } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { PlansList } from './plans-list';
 import { RevenueChart } from './revenue-chart';
 import { RevenueStreams } from './revenue-streams';

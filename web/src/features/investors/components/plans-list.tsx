@@ -3,7 +3,7 @@ import { LoaderCircle, RotateCw, TriangleAlert } from 'lucide-react';
 import { Button } from '../../../components/ui/button';
 import type { Lang } from '../../../i18n';
 import { tiersQuery } from '../api';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { planFee, planPrice, tierNameKey } from '../plan-format';
 import { Ltr, Rich } from './ltr';
 

@@ -2,7 +2,7 @@ import { Fragment } from 'react';
 import type { Lang } from '../../../i18n';
 import { layoutBars, type Box } from '../chart-layout';
 import { PROJECTION_TOTAL, PROJECTIONS, usdCompact } from '../claims';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { Ltr, Rich } from './ltr';
 
 /** SVG user units; the drawing scales to the card's width (390 px phones included). */

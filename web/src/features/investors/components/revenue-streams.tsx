@@ -1,7 +1,7 @@
 import { Percent, Repeat, Store, type LucideIcon } from 'lucide-react';
 import type { Lang, MessageKey } from '../../../i18n';
 import { CLAIMS, type Claim } from '../claims';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { ClaimItem } from './claim-grid';
 
 interface Stream {

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useLanguage, type Lang } from '../../../i18n';
-import { usePageT } from './use-page-t';
+import { usePageT } from '../../../i18n';
 
 /**
  * What both investor routes do on arrival, like the landing's /ar: the route's language becomes the context

@@ -1,6 +1,6 @@
 import { ChartColumn, CreditCard, Puzzle, ShieldCheck, Smartphone, Store, type LucideIcon } from 'lucide-react';
 import type { Lang, MessageKey } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { SectionHeading } from './section-heading';
 
 const FEATURES: Array<{ icon: LucideIcon; title: MessageKey; body: MessageKey; tint: string }> = [

@@ -2,7 +2,7 @@ import { ArrowRight, CircleCheck, Clock, Sparkles, Star } from 'lucide-react';
 import { Link } from 'wouter';
 import { buttonClasses } from '../../../components/ui/button';
 import type { Lang, MessageKey } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 
 /** The example in the illustration: shares that add up to the total (50% + 30% + 20% of $120.00). */
 const EXAMPLE_TOTAL = '120.00';

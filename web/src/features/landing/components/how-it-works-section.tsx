@@ -1,6 +1,6 @@
 import { Link2, ShoppingBag, SlidersHorizontal, type LucideIcon } from 'lucide-react';
 import type { Lang, MessageKey } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { SectionHeading } from './section-heading';
 
 const STEPS: Array<{ icon: LucideIcon; title: MessageKey; body: MessageKey }> = [

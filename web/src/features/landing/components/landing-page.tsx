@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { Redirect } from 'wouter';
 import { useLanguage, type Lang } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { CtaSection } from './cta-section';
 import { FeaturesSection } from './features-section';
 import { HeroSection } from './hero-section';

@@ -2,7 +2,7 @@ import { Languages } from 'lucide-react';
 import { useLocation } from 'wouter';
 import { Button } from '../../../components/ui/button';
 import { useLanguage, type Lang } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 
 /** Spec §2: toggles en/ar and goes to the other landing route. The label is written in the target language. */
 export function LanguageSwitch({ lang }: { lang: Lang }) {

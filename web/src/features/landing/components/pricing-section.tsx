@@ -6,7 +6,7 @@ import { Button, buttonClasses } from '../../../components/ui/button';
 import type { Lang } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { tiersQuery } from '../api';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { formatTier, type TierDisplay } from '../pricing-format';
 import { SectionHeading } from './section-heading';
 

@@ -2,7 +2,7 @@ import { Mail, MapPin, Phone } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { Lang, MessageKey } from '../../../i18n';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { Logo } from './logo';
 
 interface FooterLink {

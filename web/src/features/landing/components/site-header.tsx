@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { buttonClasses } from '../../../components/ui/button';
 import type { Lang, MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
-import { usePageT } from '../hooks/use-page-t';
+import { usePageT } from '../../../i18n';
 import { LanguageSwitch } from './language-switch';
 import { Logo } from './logo';
 
