@@ -4704,7 +4704,9 @@ export interface operations {
     "postApiDemoCheckout-intent": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };

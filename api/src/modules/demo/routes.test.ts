@@ -70,6 +70,15 @@ describe('POST /api/demo/checkout-intent', () => {
     expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
   });
 
+  test('a retried start with the same Idempotency-Key answers the same intent', async () => {
+    const headers = { 'idempotency-key': `demo-${crypto.randomUUID()}` };
+    const first = await call(ctx, '/api/demo/checkout-intent', { method: 'POST', body: {}, cookie: consumer.cookie, headers });
+    const again = await call(ctx, '/api/demo/checkout-intent', { method: 'POST', body: {}, cookie: consumer.cookie, headers });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+  });
+
   test('a fixed split that misses the total is refused with the spec text, nothing collected', async () => {
     const { id, clientSecret } = (await start()).body as { id: string; clientSecret: string };
     const res = await call(ctx, `/api/checkout/payment_intents/${id}/pay`, {

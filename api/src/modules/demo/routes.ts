@@ -1,7 +1,9 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { errors, SESSION_SECURITY, sharedModels } from '../../models';
+import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
+import { IdempotencyHeader } from '../funding-sources/routes';
 import { createDemoCheckoutIntent } from './service';
 
 export const DemoCheckoutIntentModel = t.Object({
@@ -15,18 +17,25 @@ export const DemoCheckoutIntentModel = t.Object({
 });
 
 export function demoRoutes(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
   return new Elysia({ prefix: '/api/demo', tags: ['Demos'], detail: { security: SESSION_SECURITY } })
     .use(sharedModels)
     .use(sessionPlugin(deps))
     .post(
       '/checkout-intent',
-      async ({ user, set }) => {
-        set.status = 201;
-        return createDemoCheckoutIntent(deps, user.id);
+      async ({ user, body, headers, request }) => {
+        // A retried start (same key) answers the same intent instead of making, and counting, another.
+        const outcome = await runIdempotent(
+          idem,
+          { scope: `user:${user.id}`, key: headers['idempotency-key'] ?? null, method: 'POST', path: new URL(request.url).pathname, body },
+          async () => ({ status: 201, body: await createDemoCheckoutIntent(deps, user.id) }),
+        );
+        return idempotentResponse(outcome);
       },
       {
         auth: true,
         parse: 'json',
+        headers: IdempotencyHeader,
         body: t.Object({}, { additionalProperties: false, examples: [{}], description: 'Empty: the order is the demo\'s fixed one.' }),
         response: { 201: DemoCheckoutIntentModel, ...errors(400, 401, 415, 429, 503) },
         detail: {
