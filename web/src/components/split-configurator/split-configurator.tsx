@@ -94,7 +94,9 @@ export function SplitConfigurator({
   const byId = new Map(sources.map((s) => [s.id, s]));
   const evaluatedRows = new Map(evaluation.rows.map((r) => [r.key, r]));
   const money = (cents: number) => isolate(dir, formatCents(cents));
-  const label = (s: SplitSourceOption) => `${s.name} ${isolate(dir, `•••• ${s.last4}`)}`;
+  // The last four digits first: a narrow select (390 px) then cuts the end of the name, never the digits that tell
+  // two cards of the same name apart, in either direction.
+  const label = (s: SplitSourceOption) => `${isolate(dir, `•••• ${s.last4}`)} ${s.name}`;
   const disabled = !canSubmit(evaluation) || pending || submitDisabled;
   const leftCents = evaluation.totalCents - evaluation.fixedTotalCents;
 

@@ -215,7 +215,8 @@ export function CreateBcardDialog({
             </div>
             <div className="space-y-1.5">
               <Label htmlFor="bcard-amount">{t('bcards.create.amount')}</Label>
-              <div className="relative">
+              {/* Left-to-right as a whole, so the $ sign and the padding for it sit on the same side in Arabic. */}
+              <div className="relative" dir="ltr">
                 <span className="pointer-events-none absolute inset-y-0 start-3 flex items-center text-sm text-slate-400" dir="ltr">
                   $
                 </span>
