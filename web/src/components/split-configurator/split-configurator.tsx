@@ -1,3 +1,4 @@
+import { isolateFor } from '../../lib/card-display';
 import { Loader2, Plus, Trash2 } from 'lucide-react';
 import { useId, type ReactNode } from 'react';
 import { useLanguage } from '../../i18n';
@@ -61,7 +62,7 @@ export interface SplitConfiguratorProps {
 }
 
 /** Keeps "$1,234.56" or "•••• 4242" in one left-to-right piece inside right-to-left text (Unicode isolates). */
-const isolate = (dir: 'ltr' | 'rtl', text: string) => (dir === 'rtl' ? `\u2066${text}\u2069` : text);
+const isolate = (dir: 'ltr' | 'rtl', text: string) => isolateFor(dir)(text);
 
 const selectClass =
   'h-10 w-full min-w-0 rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900 disabled:opacity-50';

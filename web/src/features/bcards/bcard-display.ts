@@ -37,20 +37,4 @@ export function cardholderNameFor(
   return local || fallback;
 }
 
-/** "4242424242424242" -> "4242 4242 4242 4242" (the revealed number, read in groups). */
-export function groupCardNumber(number: string): string {
-  return (number.replace(/\D/g, '').match(/.{1,4}/g) ?? []).join(' ');
-}
-
-/**
- * Keeps an amount such as "$1,234.56" in one left-to-right piece inside a translated sentence (Unicode isolates),
- * so that in Arabic the currency sign and digits are not reordered by the surrounding right-to-left text.
- */
-export function ltrIsolate(text: string): string {
-  return `\u2066${text}\u2069`;
-}
-
-/** Isolation is needed only inside right-to-left text; English sentences stay free of invisible marks. */
-export function isolateFor(dir: 'ltr' | 'rtl'): (text: string) => string {
-  return dir === 'rtl' ? ltrIsolate : (text) => text;
-}
+export { groupCardNumber, isolateFor, ltrIsolate } from '../../lib/card-display';

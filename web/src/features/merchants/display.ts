@@ -65,4 +65,4 @@ export function formatIntentAmount(cents: number, currency: string): string {
 }
 
 /** Wraps text in Unicode isolates on right-to-left pages so a left-to-right value ($12.00, a URL) keeps its order. */
-export const isolateFor = (dir: 'ltr' | 'rtl') => (s: string) => (dir === 'rtl' ? `\u2068${s}\u2069` : s);
+export { isolateFor } from '../../lib/card-display';
