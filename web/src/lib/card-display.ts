@@ -8,6 +8,21 @@ export function groupCardNumber(number: string): string {
   return (number.replace(/\D/g, '').match(/.{1,4}/g) ?? []).join(' ');
 }
 
+/** The bcard's cardholder (spec §5): first and last name; else the e-mail's local part; else 'bpay User'. */
+export function cardholderNameFor(
+  user: { firstName: string | null; lastName: string | null; email: string } | null,
+  fallback = 'bpay User',
+): string {
+  if (!user) return fallback;
+  const full = [user.firstName, user.lastName]
+    .map((p) => p?.trim() ?? '')
+    .filter(Boolean)
+    .join(' ');
+  if (full) return full;
+  const local = user.email.split('@')[0]?.trim() ?? '';
+  return local || fallback;
+}
+
 /** (12, 2028) or (12, 28) -> "12/28". */
 export function formatExpiry(month: number, year: number): string {
   return `${String(month).padStart(2, '0')}/${String(year % 100).padStart(2, '0')}`;

@@ -22,19 +22,4 @@ export function expiryCountdown(expiresAt: string, now: Date): Countdown {
   return { kind: 'days', days: Math.floor(totalMinutes / (24 * 60)) };
 }
 
-/** The bcard's cardholder (spec §5): first and last name; else the e-mail's local part; else 'bpay User'. */
-export function cardholderNameFor(
-  user: { firstName: string | null; lastName: string | null; email: string } | null,
-  fallback = 'bpay User',
-): string {
-  if (!user) return fallback;
-  const full = [user.firstName, user.lastName]
-    .map((p) => p?.trim() ?? '')
-    .filter(Boolean)
-    .join(' ');
-  if (full) return full;
-  const local = user.email.split('@')[0]?.trim() ?? '';
-  return local || fallback;
-}
-
-export { groupCardNumber, isolateFor, ltrIsolate } from '../../lib/card-display';
+export { cardholderNameFor, groupCardNumber, isolateFor, ltrIsolate } from '../../lib/card-display';
