@@ -17,6 +17,7 @@ import { createSimulatedVendor } from './vendors/simulated';
 import { checkStripeCredentials, createStripeVendor } from './vendors/stripe';
 import { deriveKey } from './lib/crypto';
 import { ensureFirstAdmin } from './modules/admin/accounts';
+import { ensureDemoMerchant } from './modules/demo/service';
 import { pruneAdminTokens } from './modules/admin/auth-service';
 import { activeStripeCredentials } from './modules/admin/vendors';
 import { pruneThrottle } from './lib/throttle';
@@ -102,6 +103,8 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     ...(adminStripe ? { source: 'admin vendor settings', mode: adminStripe.mode } : {}),
   });
   await ensureFirstAdmin(deps, log, env.admin);
+  // The checkout demos' merchant exists before the first request, so no request pays for creating it.
+  await ensureDemoMerchant(deps).catch((e: unknown) => log.error('demo merchant unavailable', { error: String(e) }));
   const app = createApp(deps);
   // Finish or undo what a previous process left half-done, and refund bcards that expired meanwhile. Switched off
   // only while an operator reconciles a restored backup with a real processor (README, Backups and restore).

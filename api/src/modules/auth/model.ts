@@ -1,7 +1,16 @@
 import { t } from 'elysia';
 import { lineText, nameText } from '../../lib/text';
 
-const email = t.String({ format: 'email', maxLength: 254, error: 'email must be a valid email address.' });
+/*
+ * `.invalid` (RFC 2606) can never receive mail, and bpay's own system accounts live there (the demo merchant), so no
+ * one can register or move to such an address.
+ */
+const email = t.String({
+  format: 'email',
+  maxLength: 254,
+  pattern: '^(?!.*\\.[iI][nN][vV][aA][lL][iI][dD]$)',
+  error: 'email must be a valid email address.',
+});
 
 export const AddressModel = t.Object(
   {

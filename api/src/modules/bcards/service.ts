@@ -93,6 +93,11 @@ export async function planCollection(deps: AppDeps, user: UserRow, input: PlanIn
 
   let weights: number[];
   let amounts: number[];
+  // One entry with both would let one of them be silently ignored.
+  const both = input.splits.findIndex((s) => typeof s.percentage === 'number' && typeof s.fixedCents === 'number');
+  if (both >= 0) {
+    throw new AppError('invalid_splits', 'Give each split either a percentage or a fixed amount, not both.', `splits.${both}`);
+  }
   const byPercentage = input.splits.every((s) => typeof s.percentage === 'number');
   const byFixed = !byPercentage && input.splits.every((s) => typeof s.fixedCents === 'number');
   if (byPercentage) {

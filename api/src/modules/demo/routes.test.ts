@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { addCard, call, CARDS_OK, login, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../testing';
-import { DEMO_INTENTS_PER_HOUR, DEMO_MERCHANT_ID } from './service';
+import { DEMO_INTENTS_PER_HOUR, DEMO_MERCHANT_ID, DEMO_MERCHANT_USER_ID } from './service';
 
 /*
  * The checkout demos' real path (issue 12): a signed-in consumer gets a sandbox intent of the built-in demo merchant
@@ -70,6 +70,23 @@ describe('POST /api/demo/checkout-intent', () => {
     expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
   });
 
+  test('a split entry with both a percentage and a fixed amount is refused, not half read', async () => {
+    const { id, clientSecret } = (await start()).body as { id: string; clientSecret: string };
+    const res = await call(ctx, `/api/checkout/payment_intents/${id}/pay`, {
+      method: 'POST',
+      cookie: consumer.cookie,
+      body: {
+        client_secret: clientSecret,
+        splits: [
+          { fundingSourceId: sources.a, percentage: 10, fixedAmount: '150.00' },
+          { fundingSourceId: sources.b, fixedAmount: '0' },
+        ],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_splits', param: 'splits.0' });
+  });
+
   test('a retried start with the same Idempotency-Key answers the same intent', async () => {
     const headers = { 'idempotency-key': `demo-${crypto.randomUUID()}` };
     const first = await call(ctx, '/api/demo/checkout-intent', { method: 'POST', body: {}, cookie: consumer.cookie, headers });
@@ -101,14 +118,40 @@ describe('POST /api/demo/checkout-intent', () => {
       expect(Number(rows.rows[0]!.n)).toBe(1);
       const intents = await fresh.handle.client.execute({ sql: 'SELECT count(DISTINCT seq) AS n FROM payment_intents WHERE merchant_id = ?', args: [DEMO_MERCHANT_ID] });
       expect(Number(intents.rows[0]!.n)).toBe(8);
+      // No .invalid address is accepted by the sign-in form at all; and the stored hash is of random bytes.
       const signIn = await login(fresh, 'demo-merchant@system.bpay.invalid', 'correct horse battery');
-      expect(signIn.status).toBe(401);
-      // The address is taken by the system account, so nobody can register it and borrow the merchant.
+      expect(signIn.status).toBe(400);
+      const hash = await fresh.handle.client.execute({ sql: 'SELECT password_hash AS h FROM users WHERE id = ?', args: [DEMO_MERCHANT_USER_ID] });
+      expect(String(hash.rows[0]!.h)).toStartWith('$argon2id$');
+      // Nobody can register the address, in any case.
       const register = await call(fresh, '/api/auth/register', {
         method: 'POST',
-        body: { email: 'demo-merchant@system.bpay.invalid', password: 'correct horse battery staple', firstName: 'A', lastName: 'B' },
+        body: { email: 'Demo-Merchant@System.bpay.INVALID', password: 'correct horse battery staple', firstName: 'A', lastName: 'B' },
       });
-      expect(register.status).not.toBe(201);
+      expect(register.status).toBe(400);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  test('no address under .invalid can be registered or moved to before the demo merchant exists, so it cannot be blocked', async () => {
+    const fresh = await makeTestApp();
+    try {
+      for (const email of ['demo-merchant@system.bpay.invalid', 'Demo-Merchant@System.Bpay.Invalid', 'x@y.INVALID']) {
+        const res = await call(fresh, '/api/auth/register', {
+          method: 'POST',
+          body: { email, password: 'correct horse battery staple', firstName: 'A', lastName: 'B' },
+        });
+        expect({ email, status: res.status, code: res.body.error?.code }).toEqual({ email, status: 400, code: 'validation_error' });
+      }
+      const u = await registerUser(fresh);
+      const moved = await call(fresh, '/api/auth/user', {
+        method: 'PATCH',
+        cookie: u.cookie,
+        body: { email: 'demo-merchant@system.bpay.invalid', currentPassword: u.password },
+      });
+      expect(moved.status).toBe(400);
+      expect((await call(fresh, '/api/demo/checkout-intent', { method: 'POST', body: {}, cookie: u.cookie })).status).toBe(201);
     } finally {
       fresh.close();
     }
