@@ -33,3 +33,11 @@ export function formatMoney(amount: string): string {
   const cents = parseCents(amount);
   return cents === null ? amount : formatCents(cents);
 }
+
+/**
+ * A fee rate as the API gives it (a fraction, 0.029) as a percent for display: "2.9", "3.0", "1.25". Fees are kept
+ * in basis points, so two decimals are exact; rate × 100 carries float noise (2.9000000000000004), hence the rounding.
+ */
+export function feeRatePercent(rate: number): string {
+  return (Math.round(rate * 10_000) / 100).toFixed(2).replace(/(\.\d)0$/, '$1');
+}

@@ -15,6 +15,7 @@ test('fees are the rate × 100 with one decimal, without float noise', () => {
   expect(planFee(0.019)).toBe('1.9%');
   expect(planFee(0.009)).toBe('0.9%');
   expect(planFee(0.03)).toBe('3.0%');
+  expect(planFee(0.0125)).toBe('1.25%');
 });
 
 test('known tiers have a translated name; admin-made tiers keep their display name', () => {

@@ -1,5 +1,5 @@
 import type { MessageKey } from '../../i18n';
-import { formatCents } from '../../lib/money';
+import { feeRatePercent, formatCents } from '../../lib/money';
 import type { TierSummary } from './api';
 
 /*
@@ -13,9 +13,9 @@ export function planPrice(monthlyPrice: number): string | null {
   return cents === 0 ? null : formatCents(cents);
 }
 
-/** 0.029 -> "2.9%". rate × 100 carries float noise (2.9000000000000004): round to tenths first. */
+/** 0.029 -> "2.9%", 0.0125 -> "1.25%". */
 export function planFee(transactionFeeRate: number): string {
-  return `${(Math.round(transactionFeeRate * 1000) / 10).toFixed(1)}%`;
+  return `${feeRatePercent(transactionFeeRate)}%`;
 }
 
 const TIER_NAMES: Record<string, MessageKey> = {

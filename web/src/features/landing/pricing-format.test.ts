@@ -47,6 +47,7 @@ test('the fee is the rate times 100 with one decimal', () => {
   expect(formatFee(0.019, en)).toBe('1.9% transaction fee');
   expect(formatFee(0.009, en)).toBe('0.9% transaction fee');
   expect(formatFee(0.03, en)).toBe('3.0% transaction fee');
+  expect(formatFee(0.0125, en)).toBe('1.25% transaction fee');
   expect(formatFee(0, en)).toBe('0.0% transaction fee');
   expect(formatFee(0.019, ar)).toContain('1.9%');
 });

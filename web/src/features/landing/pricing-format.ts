@@ -1,4 +1,5 @@
 import type { Lang, MessageKey } from '../../i18n';
+import { feeRatePercent } from '../../lib/money';
 import type { SubscriptionTier } from './types';
 
 /*
@@ -38,10 +39,9 @@ export function formatPrice(monthlyPrice: number, t: Translate): PriceDisplay {
   return { amount: t('landing.pricing.price', { amount: monthlyPrice.toFixed(2) }), period: t('landing.pricing.perMonth') };
 }
 
-/** 0.029 -> "2.9% transaction fee". rate × 100 carries float noise (2.9000000000000004): round to tenths first. */
+/** 0.029 -> "2.9% transaction fee", 0.0125 -> "1.25% transaction fee". */
 export function formatFee(rate: number, t: Translate): string {
-  const percent = Math.round(rate * 1000) / 10;
-  return t('landing.pricing.fee', { rate: percent.toFixed(1) });
+  return t('landing.pricing.fee', { rate: feeRatePercent(rate) });
 }
 
 export function formatSourcesLimit(limit: LimitValue, t: Translate): string {
