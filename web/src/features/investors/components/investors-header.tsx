@@ -1,5 +1,5 @@
+import { useMobileMenu } from '../../../components/ui/use-mobile-menu';
 import { Languages, Menu, X } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { useLanguage, type Lang, type MessageKey } from '../../../i18n';
@@ -47,23 +47,9 @@ function InvestorsLanguageSwitch({ lang }: { lang: Lang }) {
 
 export function InvestorsHeader({ lang }: { lang: Lang }) {
   const t = usePageT(lang);
-  const [open, setOpen] = useState(false);
-  const toggleRef = useRef<HTMLButtonElement>(null);
+  const { open, setOpen, toggleRef, close } = useMobileMenu();
   const items = navItems(lang);
 
-  // Escape closes the mobile menu and gives focus back to its toggle.
-  useEffect(() => {
-    if (!open) return;
-    function onKey(e: KeyboardEvent) {
-      if (e.key !== 'Escape') return;
-      setOpen(false);
-      toggleRef.current?.focus();
-    }
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [open]);
-
-  const close = () => setOpen(false);
   const desktopLink = 'rounded-md px-3 py-2 text-sm font-medium text-slate-700 transition-colors hover:bg-slate-100 hover:text-slate-900';
   const mobileLink = 'block rounded-md px-3 py-2.5 text-base font-medium text-slate-700 hover:bg-slate-100';
 

@@ -1,5 +1,5 @@
+import { useMobileMenu } from '../../../components/ui/use-mobile-menu';
 import { Menu, X } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { buttonClasses } from '../../../components/ui/button';
 import type { Lang, MessageKey } from '../../../i18n';
@@ -43,23 +43,9 @@ const MOBILE_MENU_ID = 'landing-mobile-menu';
 
 export function SiteHeader({ lang }: { lang: Lang }) {
   const t = usePageT(lang);
-  const [open, setOpen] = useState(false);
-  const toggleRef = useRef<HTMLButtonElement>(null);
+  const { open, setOpen, toggleRef, close } = useMobileMenu();
   const items = navItems(lang);
 
-  // Escape closes the mobile menu and gives focus back to its toggle.
-  useEffect(() => {
-    if (!open) return;
-    function onKey(e: KeyboardEvent) {
-      if (e.key !== 'Escape') return;
-      setOpen(false);
-      toggleRef.current?.focus();
-    }
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [open]);
-
-  const close = () => setOpen(false);
   const desktopLink =
     'rounded-md px-3 py-2 text-sm font-medium text-slate-600 transition-colors hover:bg-slate-100 hover:text-slate-900';
   const mobileLink = 'block rounded-md px-3 py-2.5 text-base font-medium text-slate-700 hover:bg-slate-100';
