@@ -303,17 +303,23 @@ export function SplitConfigurator({
         )}
       </dl>
 
-      {evaluation.error && (
-        <SplitErrorMessage
-          error={evaluation.error}
-          mode={value.mode}
-          messages={messages}
-          money={money}
-          dir={dir}
-          testId={ids.error}
-          fundsTestId={ids.fundsError}
-        />
-      )}
+      {/*
+       * Always mounted and polite: the rule being broken is read out when it changes, without interrupting every
+       * keystroke the way an alert that re-renders with each typed digit would.
+       */}
+      <div aria-live="polite" aria-atomic="true">
+        {evaluation.error && (
+          <SplitErrorMessage
+            error={evaluation.error}
+            mode={value.mode}
+            messages={messages}
+            money={money}
+            dir={dir}
+            testId={ids.error}
+            fundsTestId={ids.fundsError}
+          />
+        )}
+      </div>
 
       {footnote}
 
@@ -412,7 +418,7 @@ function SplitErrorMessage({
       break;
   }
   return (
-    <div className="space-y-1 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700" role="alert" data-testid={testId}>
+    <div className="space-y-1 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700" data-testid={testId}>
       {body}
     </div>
   );
