@@ -3,9 +3,24 @@ import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
 
 const toast = (page: Page) => page.getByTestId('toast').last();
 
-/** The page never scrolls sideways at this width. */
+/** The page never scrolls sideways at this width, and nothing in it reaches past either edge. */
 async function expectNoHorizontalOverflow(page: Page, width: number) {
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  const outside = await page.evaluate((w) => {
+    const out: string[] = [];
+    for (const el of Array.from(document.querySelectorAll('main *'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && (r.right > w + 1 || r.left < -1)) out.push(`${el.tagName.toLowerCase()}.${el.className} [${Math.round(r.left)}, ${Math.round(r.right)}]`);
+    }
+    return out.slice(0, 5);
+  }, width);
+  expect(outside).toEqual([]);
+}
+
+/** The step's heading has the focus (the button that led there is gone). */
+async function expectStepHeadingFocused(page: Page, text: string) {
+  await expect(page.getByTestId('pd-step-heading')).toBeFocused();
+  expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe(text);
 }
 
 async function openSplit(page: Page) {
@@ -15,7 +30,12 @@ async function openSplit(page: Page) {
   await expect(page.getByTestId('split-configurator')).toBeVisible();
 }
 
-test('signed out: the labelled sample flow from checkout to Payment Successful!, at 390 px', async ({ page }) => {
+/** 52 characters without a space: the longest word most people will ever type into the field. */
+const LONG_EN = 'Supercalifragilisticexpialidocious-Electronics-Store';
+/** 50 Arabic letters without a space. */
+const LONG_AR = 'متجرالإلكترونياتوالأجهزةالذكيةوالحواسيبوالهواتفالمحمولةالحديثة'.slice(0, 50);
+
+test('signed out: the labelled sample flow from checkout to Payment Successful!, at 390 px with a long merchant name', async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto('/payment-demo');
   await expect(page.getByTestId('pd-mode-banner')).toHaveAttribute('data-mode', 'demo');
@@ -25,6 +45,11 @@ test('signed out: the labelled sample flow from checkout to Payment Successful!,
   await expect(page.getByTestId('pd-how-step')).toHaveCount(3);
   await expect(page.getByTestId('pd-scenario')).toBeVisible();
   await expect(page.getByTestId('pd-back-home')).toHaveAttribute('href', '/');
+  // One polite live region for the whole run: marked here, it must still be the same element at the end.
+  const live = page.getByTestId('pd-live');
+  await expect(live).toHaveAttribute('aria-live', 'polite');
+  await live.evaluate((el) => el.setAttribute('data-e2e-mark', 'first'));
+  await page.getByTestId('pd-merchant').fill(LONG_EN);
   await expectNoHorizontalOverflow(page, 390);
 
   // Pay with bpay needs an amount above 0.
@@ -32,12 +57,15 @@ test('signed out: the labelled sample flow from checkout to Payment Successful!,
   await expect(page.getByTestId('pd-pay')).toBeDisabled();
   await page.getByTestId('pd-amount').fill('150');
   await page.getByTestId('pd-pay').click();
+  await expectStepHeadingFocused(page, 'Split your payment');
 
   // The sample sources, 60/40 of $150 + 2.9 %.
   await expect(page.getByTestId('split-row')).toHaveCount(4);
   await expect(page.getByTestId('split-total')).toContainText('$154.35');
+  await expect(page.getByTestId('pd-split')).toContainText(LONG_EN);
   await expectNoHorizontalOverflow(page, 390);
   await page.getByTestId('split-submit').click();
+  await expectStepHeadingFocused(page, 'Generating your bcard');
 
   const bcard = page.getByTestId('pd-bcard');
   await expect(bcard).toHaveAttribute('data-kind', 'simulated');
@@ -48,29 +76,62 @@ test('signed out: the labelled sample flow from checkout to Payment Successful!,
   await expect(page.getByTestId('pd-share').first()).toHaveAttribute('data-status', 'captured');
   await expect(page.getByTestId('pd-collected')).toHaveText('$92.61');
   await expect(page.getByTestId('pd-remaining')).toHaveText('$61.74');
+  await expect(live).toContainText('Collected $92.61');
   await expectNoHorizontalOverflow(page, 390);
 
   // The merchant step: the demo card, marked as such, filled into the merchant's form.
   await expect(page.getByTestId('pd-card-number')).toHaveText('4242 4242 4242 4242', { timeout: 10_000 });
+  await expectStepHeadingFocused(page, 'Your bcard');
   await expect(page.getByTestId('pd-demo-card-badge')).toContainText('not a real card');
   await expect(page.getByTestId('pd-form-expiry')).toHaveValue('12/28');
   await expect(page.getByTestId('pd-form-cvv')).toHaveValue('123');
+  // The revealed details are no form data a browser may keep or correct.
+  for (const id of ['pd-form-name', 'pd-form-number', 'pd-form-expiry', 'pd-form-cvv']) {
+    await expect(page.getByTestId(id)).toHaveAttribute('autocomplete', 'off');
+    await expect(page.getByTestId(id)).toHaveAttribute('autocorrect', 'off');
+    await expect(page.getByTestId(id)).toHaveAttribute('spellcheck', 'false');
+  }
   await expect(page.getByTestId('pd-merchant-note')).toContainText('Demo: no money moves');
+  await expect(page.getByTestId('pd-merchant-form')).toContainText(LONG_EN);
   await expectNoHorizontalOverflow(page, 390);
   await page.getByTestId('pd-complete').click();
 
   const done = page.getByTestId('pd-complete-step');
   await expect(done).toContainText('Payment Successful!');
+  await expectStepHeadingFocused(page, 'Payment Successful!');
   await expect(toast(page)).toContainText('Payment of $150.00 processed successfully!');
   await expect(page.getByTestId('pd-complete-amount')).toHaveText('$150.00');
-  await expect(page.getByTestId('pd-complete-merchant')).toHaveText('Demo Store');
+  await expect(page.getByTestId('pd-complete-merchant')).toHaveText(LONG_EN);
   await expect(page.getByTestId('pd-complete-fee')).toHaveText('$4.35');
   await expect(page.getByTestId('pd-transaction-id')).toHaveText(/^demo_txn_/);
   await expect(page.getByTestId('pd-demo-transaction')).toBeVisible();
   await expectNoHorizontalOverflow(page, 390);
+  await expect(live).toHaveAttribute('data-e2e-mark', 'first');
 
   await page.getByTestId('pd-dashboard').click();
   await expect(page).toHaveURL(/\/$/);
+});
+
+test('Arabic at 390 px: fifty Arabic letters without a space as the merchant name never widen any step', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('bpay-language', 'ar'));
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/payment-demo');
+  await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+  await page.getByTestId('pd-merchant').fill(LONG_AR);
+  await expectNoHorizontalOverflow(page, 390);
+  await page.getByTestId('pd-pay').click();
+  await expect(page.getByTestId('split-configurator')).toBeVisible();
+  await expect(page.getByTestId('pd-split')).toContainText(LONG_AR);
+  await expectNoHorizontalOverflow(page, 390);
+  await page.getByTestId('split-submit').click();
+  await expect(page.getByTestId('pd-bcard')).toBeVisible();
+  await expectNoHorizontalOverflow(page, 390);
+  await expect(page.getByTestId('pd-card-number')).toHaveText('4242 4242 4242 4242', { timeout: 10_000 });
+  await expect(page.getByTestId('pd-merchant-form')).toContainText(LONG_AR);
+  await expectNoHorizontalOverflow(page, 390);
+  await page.getByTestId('pd-complete').click();
+  await expect(page.getByTestId('pd-complete-merchant')).toHaveText(LONG_AR);
+  await expectNoHorizontalOverflow(page, 390);
 });
 
 test('failure scenario: the second share fails for want of funds, progress stops, Retry Payment then succeeds', async ({ page }) => {
@@ -93,9 +154,13 @@ test('failure scenario: the second share fails for want of funds, progress stops
   await expect(page.getByTestId('pd-progress')).toHaveAttribute('aria-valuenow', '33');
   await expect(page.getByTestId('pd-error-hints').getByRole('listitem')).toHaveCount(4);
   await expect(toast(page)).toContainText('Failed to process payment splits');
+  // The failure is announced through the step's permanent polite region, not a freshly mounted alert.
+  await expect(page.getByTestId('pd-live')).toContainText('Failed to process payment splits');
+  await expect(page.locator('main [role="alert"], main [aria-live="assertive"]')).toHaveCount(0);
 
   // The options come after a short delay.
   await expect(page.getByTestId('pd-retry')).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByTestId('pd-live')).toContainText('Retry Payment');
   await expect(page.getByTestId('pd-cancel')).toBeVisible();
   await page.getByTestId('pd-retry').click();
 
@@ -237,4 +302,123 @@ test('signed in: a real split, a real bcard spent at the merchant, the transacti
   await page.goto('/');
   await page.getByRole('tab', { name: 'Transactions' }).click();
   await expect(page.getByTestId('transaction-row').first()).toContainText('Demo Store');
+});
+
+async function signUpWithOneCard(page: Page, tag: string) {
+  const email = `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const res = await page.request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+  });
+  expect(res.status()).toBe(201);
+  const added = await page.request.post('/api/funding-sources', {
+    data: { cardNumber: E2E_CARD_NUMBERS[0], expiryMonth: '12', expiryYear: '2030', cvv: E2E_CVV, name: 'Ada Lovelace', type: 'credit_card', defaultSplitPercentage: 100 },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+}
+
+interface BcardRow {
+  id: string;
+  status: string;
+  last4: string;
+  fundingSources: { status: string }[];
+}
+
+test('signed in, no answer to POST /api/virtual-cards: the same body and key are resent, giving up shows the demo card honestly, the same split after a reload gets the same bcard back, and cancelling it refunds at once', async ({ page }) => {
+  test.setTimeout(90_000);
+  await signUpWithOneCard(page, 'paydemo-noanswer');
+  const balance = async () => ((await (await page.request.get('/api/funding-sources')).json()) as Source[])[0]!.balance!;
+  const bcards = async (): Promise<BcardRow[]> => (await page.request.get('/api/virtual-cards')).json();
+  const before = await balance();
+
+  // The server does the work, then the answer is lost on the way back, as on a dropped connection.
+  const sent: { key: string; body: string }[] = [];
+  let loseAnswers = true;
+  await page.route('**/api/virtual-cards', async (route) => {
+    const req = route.request();
+    if (req.method() !== 'POST') return route.fallback();
+    sent.push({ key: req.headers()['idempotency-key'] ?? '', body: req.postData() ?? '' });
+    if (!loseAnswers) return route.fallback();
+    await route.fetch();
+    await route.abort('connectionreset');
+  });
+
+  await page.goto('/payment-demo');
+  await expect(page.getByTestId('pd-mode-banner')).toHaveAttribute('data-mode', 'real');
+  await page.getByTestId('pd-pay').click();
+  await expect(page.getByTestId('split-row')).toHaveCount(1);
+  await page.getByTestId('split-submit').click();
+
+  // Two automatic resends, then the panel: three requests, one key, one body. The server made one bcard, not three.
+  const error = page.getByTestId('pd-error');
+  await expect(error).toContainText('Failed to create virtual card', { timeout: 15_000 });
+  await expect(error).toContainText('could not be confirmed');
+  await expect(page.getByTestId('pd-card-step')).toHaveAttribute('data-status', 'unconfirmed');
+  expect(sent).toHaveLength(3);
+  expect(new Set(sent.map((s) => s.key)).size).toBe(1);
+  expect(new Set(sent.map((s) => s.body)).size).toBe(1);
+  const key = sent[0]!.key;
+  expect(key).toMatch(/^[0-9a-f-]{36}$/);
+  let list = await bcards();
+  expect(list).toHaveLength(1);
+  expect(list[0]!.status).toBe('active');
+  const bcard = list[0]!;
+  expect(cents(await balance())).toBe(cents(before) - 15435);
+
+  // Retry Payment resends the very same request again.
+  await page.getByTestId('pd-retry').click();
+  await expect.poll(() => sent.length, { timeout: 15_000 }).toBe(6);
+  await expect(page.getByTestId('pd-retry')).toBeVisible({ timeout: 15_000 });
+  expect(new Set(sent.map((s) => s.key))).toEqual(new Set([key]));
+  expect(await bcards()).toHaveLength(1);
+
+  // Giving up: the spec's demo card, said to be one, and the truth about the bcard that may exist.
+  await page.getByTestId('pd-cancel').click();
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'merchant');
+  await expect(page.getByTestId('pd-card')).toHaveAttribute('data-demo-card', 'true');
+  await expect(page.getByTestId('pd-card-number')).toHaveText('4242 4242 4242 4242');
+  const unconfirmed = page.getByTestId('pd-unconfirmed');
+  await expect(unconfirmed).toContainText('could not be confirmed');
+  await expect(unconfirmed).toContainText('refunded automatically when its session ends');
+  await page.getByTestId('pd-complete').click();
+  await expect(toast(page)).toContainText('No bcard Available');
+  await expect(toast(page)).toContainText('Please create a bcard first');
+  await page.getByTestId('pd-merchant-back').click();
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'checkout');
+  await expect(page.getByTestId('pd-notice')).toContainText('could not be confirmed');
+
+  // After a reload, the same split is the same request: the server answers the bcard it already made.
+  loseAnswers = false;
+  await page.route('**/api/virtual-cards/*/checkout-details', (route) => route.abort('connectionreset'));
+  await page.reload();
+  await page.getByTestId('pd-pay').click();
+  await page.getByTestId('split-submit').click();
+  // Its full details could not be read: the real bcard as the create answer showed it, not a "demo card".
+  const card = page.getByTestId('pd-card');
+  await expect(card).toHaveAttribute('data-demo-card', 'false', { timeout: 15_000 });
+  await expect(page.getByTestId('pd-details-missing')).toContainText('card details could not be loaded');
+  await expect(page.getByTestId('pd-demo-card-badge')).toHaveCount(0);
+  await expect(page.getByTestId('pd-card-id')).toHaveText(bcard.id);
+  await expect(page.getByTestId('pd-card-number')).toHaveText(`•••• •••• •••• ${bcard.last4}`);
+  await expect(page.getByTestId('pd-card-balance')).toHaveText('$150.00');
+  expect(sent).toHaveLength(7);
+  expect(sent[6]!.key).toBe(key);
+  list = await bcards();
+  expect(list.map((b) => b.id)).toEqual([bcard.id]);
+
+  // Cancelling the real bcard gives the money back at once.
+  const cancelKeys: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith(`/api/virtual-cards/${bcard.id}/cancel`)) cancelKeys.push(r.headers()['idempotency-key'] ?? '');
+  });
+  await expect(page.getByTestId('pd-merchant-back')).toContainText('Cancel bcard');
+  await page.getByTestId('pd-merchant-back').click();
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'checkout');
+  await expect(toast(page)).toContainText('bcard canceled');
+  await expect(page.getByTestId('pd-notice')).toContainText('$154.35 was refunded to your funding sources');
+  expect(cancelKeys).toHaveLength(1);
+  expect(cancelKeys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  list = await bcards();
+  expect(list[0]).toMatchObject({ id: bcard.id, status: 'canceled' });
+  expect(list[0]!.fundingSources.map((s) => s.status)).toEqual(['refunded']);
+  expect(await balance()).toBe(before);
 });

@@ -44,6 +44,13 @@ export const createDemoBcardRequest = (body: DemoBcardBody, idempotencyKey: stri
 export const demoCheckoutDetailsRequest = (bcardId: string) =>
   apiRequest<CheckoutDetails>('GET', `/api/virtual-cards/${encodeURIComponent(bcardId)}/checkout-details`);
 
+/**
+ * Cancels the unused bcard: it is deactivated and every share refunded at once. Refunds move money, so it carries an
+ * Idempotency-Key too: a resend after no answer gets the first answer, not a 409.
+ */
+export const cancelDemoBcardRequest = (bcardId: string, idempotencyKey: string) =>
+  apiRequest<Bcard>('POST', `/api/virtual-cards/${encodeURIComponent(bcardId)}/cancel`, undefined, {}, { 'Idempotency-Key': idempotencyKey });
+
 /** Spends the bcard at the merchant; the transaction is recorded. */
 export const processPaymentRequest = (body: ProcessPaymentBody, idempotencyKey: string) =>
   apiRequest<PaymentResult>('POST', '/api/process-payment', body, {}, { 'Idempotency-Key': idempotencyKey });

@@ -1,13 +1,18 @@
 import { describe, expect, test } from 'bun:test';
+import { DEFAULT_FEE_PERCENTAGE } from '../../components/split-configurator';
+import { formatExpiry, groupCardNumber } from '../../lib/card-display';
 import {
+  AUTO_RESENDS,
   CARD_STEP_MS,
-  DEMO_CARD,
+  DEFAULT_AMOUNT,
+  DEFAULT_MERCHANT,
   demoCardDetails,
   demoTransactionId,
   failingShareIndex,
   flowReducer,
-  formatExpiry,
   initialFlowState,
+  maskedCardDetails,
+  RESEND_BACKOFF_MS,
   progressOf,
   RESULT_SHOWN_MS,
   RETRY_DELAY_MS,
@@ -39,6 +44,24 @@ const start = (kind: 'real' | 'simulated', scenario: 'success' | 'failure' = 'su
   feeCents: 435,
   totalCents: TOTAL,
   shares: list,
+});
+
+describe('the spec numbers (§2, §4, §9), pinned: changing a constant fails here', () => {
+  test.each([
+    ['each simulated split, ms', SPLIT_STEP_MS, 1500],
+    ['card creation after the last split, ms', CARD_STEP_MS, 1000],
+    ['retry options after a failure, ms', RETRY_DELAY_MS, 2000],
+    ['default amount, dollars', DEFAULT_AMOUNT, '150'],
+    ['default merchant', DEFAULT_MERCHANT, 'Demo Store'],
+    ['default fee, percent', DEFAULT_FEE_PERCENTAGE, 2.9],
+  ] as const)('%s', (_name, actual, spec) => {
+    expect(actual).toBe(spec);
+  });
+
+  test('no answer: two automatic resends, a short wait before each (and never more waits than resends)', () => {
+    expect(AUTO_RESENDS).toBe(2);
+    expect(RESEND_BACKOFF_MS).toEqual([1000, 2000]);
+  });
 });
 
 describe('steps', () => {
@@ -203,15 +226,112 @@ describe('the simulation timeline (spec §4, §9)', () => {
 });
 
 describe('the fallback card and demo ids', () => {
-  test('is 4242 4242 4242 4242, 12/28, CVV 123, flagged as a demo card', () => {
-    const card = demoCardDetails(15000, 'bc_9');
-    expect(card).toMatchObject({ number: '4242424242424242', expiryMonth: 12, expiryYear: 28, cvv: '123', isDemoCard: true, bcardId: 'bc_9' });
-    expect(formatExpiry(DEMO_CARD.expiryMonth, DEMO_CARD.expiryYear)).toBe('12/28');
-    expect(formatExpiry(3, 2030)).toBe('03/30');
+  test('is 4242 4242 4242 4242, 12/28, CVV 123, flagged as a demo card, with no bcard id', () => {
+    const card = demoCardDetails(15000);
+    expect(card).toMatchObject({ display: 'demo', unconfirmed: false, bcardId: null, cvv: '123', balanceCents: 15000 });
+    expect(groupCardNumber(card.number)).toBe('4242 4242 4242 4242');
+    expect(formatExpiry(card.expiryMonth, card.expiryYear)).toBe('12/28');
+  });
+
+  test("a real bcard whose details could not be read keeps its id and shows the create answer's masked number, no CVV", () => {
+    const card = maskedCardDetails(
+      { id: 'bc_9', cardNumber: '•••• •••• •••• 4821', expiryMonth: 3, expiryYear: 2030, cardholderName: 'Ada Lovelace', status: 'active' },
+      15000,
+    );
+    expect(card).toEqual({
+      bcardId: 'bc_9',
+      display: 'masked',
+      unconfirmed: false,
+      number: '•••• •••• •••• 4821',
+      expiryMonth: 3,
+      expiryYear: 2030,
+      cvv: null,
+      cardholderName: 'Ada Lovelace',
+      balanceCents: 15000,
+      status: 'active',
+    });
   });
 
   test('a demo transaction id says it is one', () => {
     expect(demoTransactionId(() => 0)).toBe('demo_txn_aaaaaaaaaaaa');
     expect(demoTransactionId()).toMatch(/^demo_txn_[a-z0-9]{12}$/);
+  });
+});
+
+describe('a bcard request that gets no answer', () => {
+  const realRun = () => {
+    const s = run([{ type: 'toSplit' }, start('real')]);
+    return { s, runId: s.generation!.runId };
+  };
+
+  test('resends are shown; after the last one every share and the card are unconfirmed, not failed or released', () => {
+    let { s, runId } = realRun();
+    s = run([{ type: 'resending', runId, attempt: 2, of: 3 }], s);
+    expect(s.generation!.resend).toEqual({ attempt: 2, of: 3 });
+    s = run([{ type: 'realUnconfirmed', runId, message: null }], s);
+    const g = s.generation!;
+    expect(g.shares.map((x) => x.status)).toEqual(['unconfirmed', 'unconfirmed']);
+    expect(g.card).toBe('unconfirmed');
+    expect(g.failure).toEqual({ kind: 'unconfirmed', message: null });
+    expect(g.resend).toBeNull();
+    expect(progressOf(g).collectedCents).toBe(0);
+  });
+
+  test('an answer after a resend wins: the issued bcard, no resend shown', () => {
+    let { s, runId } = realRun();
+    s = run([{ type: 'resending', runId, attempt: 2, of: 3 }, { type: 'realIssued', runId, bcardId: 'bc_1', statuses: [] }], s);
+    expect(s.generation).toMatchObject({ card: 'issued', bcardId: 'bc_1', resend: null });
+    // Late news of the lost answer cannot turn the issued bcard into an unconfirmed one.
+    s = run([{ type: 'realUnconfirmed', runId, message: null }], s);
+    expect(s.generation!.failure).toBeNull();
+  });
+
+  test('giving up shows the fallback card marked unconfirmed; leaving it, the checkout keeps saying so', () => {
+    let { s, runId } = realRun();
+    // Only after an unconfirmed request: a refusal's Cancel goes back to the checkout instead.
+    expect(run([{ type: 'giveUp', runId }], s).step).toBe('bcard');
+    s = run([{ type: 'realUnconfirmed', runId, message: null }, { type: 'retryAvailable', runId }, { type: 'giveUp', runId }], s);
+    expect(s.step).toBe('merchant');
+    expect(s.card).toMatchObject({ display: 'demo', unconfirmed: true, bcardId: null, balanceCents: 15000 });
+    s = run([{ type: 'toCheckout' }], s);
+    expect(s).toMatchObject({ step: 'checkout', card: null, notice: { kind: 'unconfirmed' } });
+    // The next run starts without it.
+    s = run([{ type: 'toSplit' }, start('real')], s);
+    expect(s.notice).toBeNull();
+  });
+
+  test('a refusal after no answer is still a refusal (the resend got an answer)', () => {
+    let { s, runId } = realRun();
+    s = run([{ type: 'resending', runId, attempt: 2, of: 3 }, { type: 'realFailed', runId, failure: { kind: 'other', message: 'x' }, outcomes: new Map() }], s);
+    expect(s.generation).toMatchObject({ card: 'failed', resend: null, failure: { kind: 'other' } });
+  });
+});
+
+describe('leaving the merchant step', () => {
+  const atMerchant = (): FlowState => {
+    const s = run([{ type: 'toSplit' }, start('real')]);
+    const runId = s.generation!.runId;
+    return run([{ type: 'realIssued', runId, bcardId: 'bc_1', statuses: [] }, { type: 'cardReady', runId, card: { ...demoCardDetails(15000), display: 'full', bcardId: 'bc_1', cvv: '917' } }], s);
+  };
+
+  test('a canceled bcard: back at the checkout with what was refunded', () => {
+    const s = run([{ type: 'canceled', notice: { kind: 'canceled', refundedCents: TOTAL, refunded: true } }], atMerchant());
+    expect(s).toMatchObject({ step: 'checkout', card: null, generation: null, notice: { kind: 'canceled', refundedCents: TOTAL, refunded: true } });
+    // Only from the merchant step.
+    expect(run([{ type: 'canceled', notice: { kind: 'unconfirmed' } }]).step).toBe('checkout');
+    expect(run([{ type: 'canceled', notice: { kind: 'unconfirmed' } }]).notice).toBeNull();
+  });
+
+  test('paid: the revealed number and CVV are not kept for the completion step', () => {
+    const before = atMerchant();
+    expect(before.card?.cvv).toBe('917');
+    const s = run([{ type: 'paid', completion: { amountCents: 15000, feeCents: 435, totalCents: TOTAL, merchant: 'Demo Store', transactionId: 'tx_1', isDemo: false } }], before);
+    expect(s.step).toBe('complete');
+    expect(s.card).toBeNull();
+    expect(JSON.stringify(s)).not.toContain('917');
+  });
+
+  test('back from a real card that was confirmed: no unconfirmed notice', () => {
+    expect(run([{ type: 'toCheckout' }], atMerchant()).notice).toBeNull();
   });
 });

@@ -1,3 +1,5 @@
+import { DEMO_CARD } from '../../lib/card-display';
+
 /*
  * The payment demo's flow as data (spec §2 "Payment demo", §4): the steps, the bcard step's progress and the
  * scenario rules. Pure: the hook (hooks/use-payment-flow.ts) runs the timers and the requests and dispatches what
@@ -11,10 +13,16 @@ export const RETRY_DELAY_MS = 2000;
 /** How long the finished progress (100 %, every share's outcome) stays before the merchant step. */
 export const RESULT_SHOWN_MS = 800;
 
+/**
+ * A real bcard request that gets no answer may still have gone through: it is resent, same body and same
+ * Idempotency-Key, this many times on its own, waiting RESEND_BACKOFF_MS[i] before resend i (a replay answers the
+ * first outcome, so this cannot collect twice). Then the error panel's Retry Payment resends it again.
+ */
+export const AUTO_RESENDS = 2;
+export const RESEND_BACKOFF_MS: readonly number[] = [1000, 2000];
+
 export const DEFAULT_MERCHANT = 'Demo Store';
 export const DEFAULT_AMOUNT = '150';
-/** Spec §9: the fee when the plan's benefits give none (and always for the sample flow). */
-export const DEFAULT_FEE_PERCENTAGE = 2.9;
 
 export type Step = 'checkout' | 'split' | 'bcard' | 'merchant' | 'complete';
 export const STEPS: readonly Step[] = ['checkout', 'split', 'bcard', 'merchant', 'complete'];
@@ -42,8 +50,9 @@ export const otherScenario = (s: Scenario): Scenario => (s === 'success' ? 'fail
 /**
  * A share's state as the list shows it. held/captured: the money is with bpay. declined: this source refused.
  * released: it was held, then let go because another share failed (all or nothing). skipped: never charged.
+ * unconfirmed: the request got no answer, so whether it was collected is not known.
  */
-export type ShareStatus = 'pending' | 'processing' | 'held' | 'captured' | 'declined' | 'released' | 'skipped';
+export type ShareStatus = 'pending' | 'processing' | 'held' | 'captured' | 'declined' | 'released' | 'skipped' | 'unconfirmed';
 
 export type ShareReason =
   | { kind: 'insufficient'; requiredCents: number | null; availableCents: number | null }
@@ -63,7 +72,7 @@ export interface ProgressShare extends ShareInput {
   reason: ShareReason | null;
 }
 
-export type CardStatus = 'pending' | 'processing' | 'issued' | 'failed';
+export type CardStatus = 'pending' | 'processing' | 'issued' | 'failed' | 'unconfirmed';
 
 export interface InsufficientLine {
   name: string;
@@ -77,7 +86,9 @@ export type Failure =
   | { kind: 'insufficient'; message: string; totalRequiredCents: number | null; totalAvailableCents: number | null; sources: InsufficientLine[] }
   | { kind: 'declined'; message: string }
   | { kind: 'invalidSplits'; message: string }
-  | { kind: 'other'; message: string };
+  | { kind: 'other'; message: string }
+  /** No answer (or a server error) after every resend: the bcard may exist. `message`: the server's, if it said one. */
+  | { kind: 'unconfirmed'; message: string | null };
 
 export interface Generation {
   runId: number;
@@ -94,34 +105,82 @@ export interface Generation {
   retryAvailable: boolean;
   /** The real bcard, once the server issued it. */
   bcardId: string | null;
+  /** Set while an unanswered request is being resent: request `attempt` of `of`. */
+  resend: { attempt: number; of: number } | null;
 }
 
-/** What the merchant step shows and fills in. */
+/**
+ * What the merchant step shows and fills in. `display`:
+ *  - full: the real bcard's revealed number, expiry and CVV (checkout-details);
+ *  - masked: the real bcard as its create answer showed it ("•••• •••• •••• 4821", no CVV), when its details could
+ *    not be read; 'Complete Purchase' still spends it by id;
+ *  - demo: the spec's fallback card (§4: 4242…, 12/28, 123), not a real card: the sample flow, or a real run whose
+ *    bcard request never got an answer and the user gave up (then `unconfirmed`).
+ */
 export interface CardDetails {
   /** The real bcard's id; null when there is none (sample flow, or a creation that never answered). */
   bcardId: string | null;
+  display: 'full' | 'masked' | 'demo';
+  /** The bcard request never got an answer: a bcard may exist, unused, refunded when its session ends. */
+  unconfirmed: boolean;
+  /** The full number's digits, or the masked number. */
   number: string;
   expiryMonth: number;
   expiryYear: number;
-  cvv: string;
-  /** The fallback card of spec §4 (4242…, 12/28, 123): not a real card. */
-  isDemoCard: boolean;
+  /** Null when the details could not be read. */
+  cvv: string | null;
   cardholderName: string | null;
   balanceCents: number;
   status: string;
 }
 
-/** Spec §4: shown when real card creation or reading its details fails, flagged not real. */
-export const DEMO_CARD = { number: '4242424242424242', expiryMonth: 12, expiryYear: 28, cvv: '123' } as const;
-
-export function demoCardDetails(balanceCents: number, bcardId: string | null = null): CardDetails {
-  return { bcardId, ...DEMO_CARD, isDemoCard: true, cardholderName: null, balanceCents, status: 'active' };
+export function demoCardDetails(balanceCents: number, opts: { unconfirmed?: boolean } = {}): CardDetails {
+  return {
+    bcardId: null,
+    display: 'demo',
+    unconfirmed: opts.unconfirmed ?? false,
+    number: DEMO_CARD.number,
+    expiryMonth: DEMO_CARD.expiryMonth,
+    expiryYear: DEMO_CARD.expiryYear,
+    cvv: DEMO_CARD.cvv,
+    cardholderName: null,
+    balanceCents,
+    status: 'active',
+  };
 }
 
-/** "12/28": two-digit month and year, whatever the server sent (2030 or 30). */
-export function formatExpiry(month: number, year: number): string {
-  return `${String(month).padStart(2, '0')}/${String(year % 100).padStart(2, '0')}`;
+/** What the create answer (a Bcard) tells of the card; its number is masked ("•••• •••• •••• 4821"). */
+interface IssuedBcard {
+  id: string;
+  cardNumber: string;
+  expiryMonth: number;
+  expiryYear: number;
+  cardholderName: string | null;
+  status: string;
 }
+
+/** The issued bcard as its create answer shows it: what the page can say when checkout-details fails. */
+export function maskedCardDetails(bcard: IssuedBcard, balanceCents: number): CardDetails {
+  return {
+    bcardId: bcard.id,
+    display: 'masked',
+    unconfirmed: false,
+    number: bcard.cardNumber,
+    expiryMonth: Number(bcard.expiryMonth),
+    expiryYear: Number(bcard.expiryYear),
+    cvv: null,
+    cardholderName: bcard.cardholderName,
+    balanceCents,
+    status: bcard.status,
+  };
+}
+
+/** What the checkout says after a run ended without paying. */
+export type Notice =
+  /** The bcard was canceled from the merchant step; `refunded`: every share is back, else the refund is under way. */
+  | { kind: 'canceled'; refundedCents: number; refunded: boolean }
+  /** The user gave up on a bcard request that never got an answer. */
+  | { kind: 'unconfirmed' };
 
 export interface Completion {
   amountCents: number;
@@ -145,8 +204,10 @@ export interface FlowState {
   step: Step;
   scenario: Scenario;
   generation: Generation | null;
+  /** Null once paid: the completion step does not need the revealed number and CVV, so they are not kept. */
   card: CardDetails | null;
   completion: Completion | null;
+  notice: Notice | null;
 }
 
 export const initialFlowState: FlowState = {
@@ -155,6 +216,7 @@ export const initialFlowState: FlowState = {
   generation: null,
   card: null,
   completion: null,
+  notice: null,
 };
 
 export type FlowAction =
@@ -173,8 +235,16 @@ export type FlowAction =
   | { type: 'realIssued'; runId: number; bcardId: string; statuses: { fundingSourceId: string; status: string }[] }
   /** Real: the server refused; each share's outcome as the error details tell it. */
   | { type: 'realFailed'; runId: number; failure: Failure; outcomes: Map<string, { status: ShareStatus; reason: ShareReason | null }> }
+  /** Real: no answer; request `attempt` of `of` goes out after a short wait, same body and key. */
+  | { type: 'resending'; runId: number; attempt: number; of: number }
+  /** Real: still no answer after every resend: the bcard may or may not exist. */
+  | { type: 'realUnconfirmed'; runId: number; message: string | null }
   | { type: 'retryAvailable'; runId: number }
   | { type: 'cardReady'; runId: number; card: CardDetails }
+  /** 'Cancel & Reconfigure' after an unconfirmed request: the spec's fallback card, said to be one. */
+  | { type: 'giveUp'; runId: number }
+  /** The merchant step's real bcard was canceled and refunded. */
+  | { type: 'canceled'; notice: Notice }
   | { type: 'paid'; completion: Completion }
   /** 'Try Failure/Success Scenario': the other scenario, from the checkout. */
   | { type: 'tryOtherScenario' };
@@ -197,12 +267,19 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
   switch (action.type) {
     case 'toSplit':
       return state.step === 'checkout' ? { ...state, step: 'split' } : state;
-    case 'toCheckout':
-      return { ...state, step: 'checkout', generation: null, card: null, completion: null };
+    case 'toCheckout': {
+      // Leaving the fallback card of an unconfirmed request: the checkout keeps saying what may have happened.
+      const notice: Notice | null = state.step === 'merchant' && state.card?.unconfirmed ? { kind: 'unconfirmed' } : null;
+      return { ...state, step: 'checkout', generation: null, card: null, completion: null, notice };
+    }
     case 'setScenario':
       return { ...state, scenario: action.scenario };
     case 'tryOtherScenario':
-      return { ...state, step: 'checkout', scenario: otherScenario(state.scenario), generation: null, card: null, completion: null };
+      return { ...state, step: 'checkout', scenario: otherScenario(state.scenario), generation: null, card: null, completion: null, notice: null };
+    case 'canceled':
+      return state.step === 'merchant'
+        ? { ...state, step: 'checkout', generation: null, card: null, completion: null, notice: action.notice }
+        : state;
     case 'start': {
       if (state.step !== 'split' && state.step !== 'bcard') return state;
       const runId = action.runId;
@@ -218,6 +295,7 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
         scenario: action.scenario,
         card: null,
         completion: null,
+        notice: null,
         generation: {
           runId,
           kind: action.kind,
@@ -230,6 +308,7 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
           failure: null,
           retryAvailable: false,
           bcardId: null,
+          resend: null,
         },
       };
     }
@@ -266,7 +345,7 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
           const status = byId.get(s.sourceId);
           return { ...s, status: status ? shareStatusFromServer(status) : s.status };
         });
-        return { ...g, shares, card: 'issued', reached: g.shares.length + 1, bcardId: action.bcardId };
+        return { ...g, shares, card: 'issued', reached: g.shares.length + 1, bcardId: action.bcardId, resend: null };
       });
     case 'realFailed':
       return updateRun(state, action.runId, (g) => {
@@ -276,8 +355,34 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
         });
         // The shares before the first declined one were held (the server holds in order), then released.
         const firstDeclined = shares.findIndex((s) => s.status === 'declined');
-        return { ...g, shares, card: 'failed', failure: action.failure, reached: Math.max(g.reached, firstDeclined < 0 ? 0 : firstDeclined) };
+        return {
+          ...g,
+          shares,
+          card: 'failed',
+          failure: action.failure,
+          reached: Math.max(g.reached, firstDeclined < 0 ? 0 : firstDeclined),
+          resend: null,
+        };
       });
+    case 'resending':
+      return updateRun(state, action.runId, (g) => (g.failure || g.bcardId ? g : { ...g, resend: { attempt: action.attempt, of: action.of } }));
+    case 'realUnconfirmed':
+      return updateRun(state, action.runId, (g) =>
+        g.failure || g.bcardId
+          ? g
+          : {
+              ...g,
+              shares: g.shares.map((s): ProgressShare => ({ ...s, status: 'unconfirmed', reason: null })),
+              card: 'unconfirmed',
+              failure: { kind: 'unconfirmed', message: action.message },
+              resend: null,
+            },
+      );
+    case 'giveUp': {
+      const g = state.generation;
+      if (state.step !== 'bcard' || !g || g.runId !== action.runId || g.failure?.kind !== 'unconfirmed') return state;
+      return { ...state, step: 'merchant', card: demoCardDetails(g.amountCents, { unconfirmed: true }) };
+    }
     case 'retryAvailable':
       return updateRun(state, action.runId, (g) => (g.failure ? { ...g, retryAvailable: true } : g));
     case 'cardReady': {
@@ -286,7 +391,7 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
       return { ...state, step: 'merchant', card: action.card };
     }
     case 'paid':
-      return state.step === 'merchant' ? { ...state, step: 'complete', completion: action.completion } : state;
+      return state.step === 'merchant' ? { ...state, step: 'complete', completion: action.completion, card: null } : state;
   }
 }
 

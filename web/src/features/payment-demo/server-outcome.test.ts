@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { ShareInput } from './flow';
-import { realFailureFrom } from './server-outcome';
+import { cancelNoticeFrom, realFailureFrom } from './server-outcome';
 
 const shares: ShareInput[] = [
   { sourceId: 'fs_a', name: 'Chase', last4: '4242', brand: 'visa', cents: 9261 },
@@ -71,5 +71,24 @@ describe('reading a refused POST /api/virtual-cards', () => {
     const other = realFailureFrom({ status: 503, code: 'vendor_unavailable', message: 'The payment processor is unavailable.', details: null }, shares);
     expect(other.failure.kind).toBe('other');
     expect(statuses(other.outcomes)).toEqual(['skipped', 'skipped', 'skipped']);
+  });
+});
+
+describe("the cancel answer (the bcard, canceled) as the checkout's notice", () => {
+  test('every share refunded: the whole total charged, fee included, is back', () => {
+    expect(cancelNoticeFrom({ totalCharged: '154.35', fundingSources: [{ status: 'refunded' }, { status: 'refunded' }] }, 1)).toEqual({
+      kind: 'canceled',
+      refundedCents: 15435,
+      refunded: true,
+    });
+  });
+
+  test('a share the processor has not refunded yet: the refund is under way, not done', () => {
+    expect(cancelNoticeFrom({ totalCharged: '154.35', fundingSources: [{ status: 'refunded' }, { status: 'captured' }] }, 1).refunded).toBe(false);
+    expect(cancelNoticeFrom({ totalCharged: '154.35', fundingSources: [] }, 1).refunded).toBe(false);
+  });
+
+  test('an unreadable total falls back to what the run collected', () => {
+    expect(cancelNoticeFrom({ totalCharged: 'n/a', fundingSources: [{ status: 'refunded' }] }, 15435).refundedCents).toBe(15435);
   });
 });

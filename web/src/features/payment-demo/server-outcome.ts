@@ -91,3 +91,19 @@ export function realFailureFrom(e: ServerError, shares: readonly ShareInput[]): 
   if (e.status === 400 && e.code === 'invalid_splits') return { failure: { kind: 'invalidSplits', message: e.message }, outcomes: none };
   return { failure: { kind: 'other', message: e.message }, outcomes: none };
 }
+
+/**
+ * The answer of POST /api/virtual-cards/{id}/cancel (the bcard, status canceled) as the checkout's notice: how much
+ * went back (every share in full, fee included: totalCharged) and whether every share reports refunded already (a
+ * processor that did not answer leaves the rest to the server's recovery sweep: then the refund is under way).
+ */
+export function cancelNoticeFrom(
+  bcard: { totalCharged: string; fundingSources: readonly { status: string }[] },
+  fallbackCents: number,
+): { kind: 'canceled'; refundedCents: number; refunded: boolean } {
+  return {
+    kind: 'canceled',
+    refundedCents: parseCents(bcard.totalCharged) ?? fallbackCents,
+    refunded: bcard.fundingSources.length > 0 && bcard.fundingSources.every((s) => s.status === 'refunded'),
+  };
+}

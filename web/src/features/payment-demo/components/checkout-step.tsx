@@ -1,4 +1,4 @@
-import { CreditCard, ListChecks, Sparkles, Wand2 } from 'lucide-react';
+import { CreditCard, Info, ListChecks, Sparkles, Wand2 } from 'lucide-react';
 import type { FormEvent } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
@@ -21,6 +21,7 @@ export function CheckoutStep({
   scenario,
   onScenarioChange,
   onPay,
+  notice,
 }: {
   merchant: string;
   onMerchantChange(v: string): void;
@@ -31,6 +32,8 @@ export function CheckoutStep({
   scenario: Scenario;
   onScenarioChange(s: Scenario): void;
   onPay(): void;
+  /** What happened to the last run's bcard (canceled and refunded, or never confirmed), if anything. */
+  notice: string | null;
 }) {
   const { t } = useLanguage();
   const amountCents = amountInputToCents(amount);
@@ -46,10 +49,18 @@ export function CheckoutStep({
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
       <Card data-testid="pd-checkout">
         <CardHeader>
-          <CardTitle>{t('paymentDemo.checkout.title')}</CardTitle>
+          <CardTitle tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
+            {t('paymentDemo.checkout.title')}
+          </CardTitle>
           <CardDescription>{t('paymentDemo.checkout.description')}</CardDescription>
         </CardHeader>
-        <CardContent>
+        <CardContent className="space-y-5">
+          {notice && (
+            <p className="flex items-start gap-2 rounded-lg border border-blue-200 bg-blue-50 p-3 text-sm text-blue-900" data-testid="pd-notice">
+              <Info className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+              <span className="min-w-0">{notice}</span>
+            </p>
+          )}
           <form onSubmit={submit} noValidate className="space-y-5">
             <div className="space-y-1.5">
               <Label htmlFor="pd-merchant">{t('paymentDemo.checkout.merchant')}</Label>

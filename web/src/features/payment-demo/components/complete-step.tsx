@@ -11,7 +11,7 @@ function Line({ label, children, testId, strong }: { label: string; children: Re
   return (
     <div className={strong ? 'flex justify-between gap-4 border-t border-slate-200 pt-2 font-semibold' : 'flex justify-between gap-4'}>
       <dt className="text-slate-600">{label}</dt>
-      <dd className="min-w-0 break-all text-end tabular-nums text-slate-900" data-testid={testId}>
+      <dd className="min-w-0 text-end tabular-nums text-slate-900 [overflow-wrap:anywhere]" data-testid={testId}>
         {children}
       </dd>
     </div>
@@ -36,7 +36,9 @@ export function CompleteStep({
       <CardContent className="space-y-6 pt-6">
         <div className="flex flex-col items-center gap-2 text-center">
           <CheckCircle2 className="h-14 w-14 text-green-600" aria-hidden />
-          <h2 className="text-2xl font-bold text-slate-900">{t('paymentDemo.complete.title')}</h2>
+          <h2 tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="text-2xl font-bold text-slate-900 outline-none">
+            {t('paymentDemo.complete.title')}
+          </h2>
           <p className="text-sm text-slate-600">{t('paymentDemo.complete.description')}</p>
         </div>
         <dl className="space-y-2 rounded-lg bg-slate-50 p-4 text-sm">

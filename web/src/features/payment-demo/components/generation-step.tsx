@@ -1,13 +1,14 @@
-import { AlertTriangle, Check, CircleDashed, CreditCard, Loader2, RotateCcw, Undo2, X } from 'lucide-react';
+import { AlertTriangle, Check, CircleDashed, CircleHelp, CreditCard, Loader2, RotateCcw, Undo2, X } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useLanguage, type MessageKey } from '../../../i18n';
-import { formatCents } from '../../../lib/money';
+import { isolateFor } from '../../../lib/card-display';
 import { cn } from '../../../lib/cn';
-import { isolateFor } from '../../bcards/bcard-display';
+import { formatCents } from '../../../lib/money';
 import { progressOf, type CardStatus, type Failure, type Generation, type ShareReason, type ShareStatus } from '../flow';
+import { failureMessage, failureTitle } from '../texts';
 
 const STATUS_KEY: Record<ShareStatus, MessageKey> = {
   pending: 'paymentDemo.status.pending',
@@ -17,15 +18,17 @@ const STATUS_KEY: Record<ShareStatus, MessageKey> = {
   declined: 'paymentDemo.status.declined',
   released: 'paymentDemo.status.released',
   skipped: 'paymentDemo.status.skipped',
+  unconfirmed: 'paymentDemo.status.unconfirmed',
 };
 const CARD_KEY: Record<CardStatus, MessageKey> = {
   pending: 'paymentDemo.cardStatus.pending',
   processing: 'paymentDemo.cardStatus.processing',
   issued: 'paymentDemo.cardStatus.issued',
   failed: 'paymentDemo.cardStatus.failed',
+  unconfirmed: 'paymentDemo.cardStatus.unconfirmed',
 };
 
-type Tone = 'neutral' | 'busy' | 'ok' | 'bad' | 'back';
+type Tone = 'neutral' | 'busy' | 'ok' | 'bad' | 'back' | 'unknown';
 const SHARE_TONE: Record<ShareStatus, Tone> = {
   pending: 'neutral',
   processing: 'busy',
@@ -34,8 +37,9 @@ const SHARE_TONE: Record<ShareStatus, Tone> = {
   declined: 'bad',
   released: 'back',
   skipped: 'neutral',
+  unconfirmed: 'unknown',
 };
-const CARD_TONE: Record<CardStatus, Tone> = { pending: 'neutral', processing: 'busy', issued: 'ok', failed: 'bad' };
+const CARD_TONE: Record<CardStatus, Tone> = { pending: 'neutral', processing: 'busy', issued: 'ok', failed: 'bad', unconfirmed: 'unknown' };
 
 function StatusIcon({ tone }: { tone: Tone }) {
   const cls = 'h-4 w-4 shrink-0';
@@ -48,6 +52,8 @@ function StatusIcon({ tone }: { tone: Tone }) {
       return <X className={cn(cls, 'text-red-600')} aria-hidden />;
     case 'back':
       return <Undo2 className={cn(cls, 'text-slate-500')} aria-hidden />;
+    case 'unknown':
+      return <CircleHelp className={cn(cls, 'text-amber-600')} aria-hidden />;
     default:
       return <CircleDashed className={cn(cls, 'text-slate-400')} aria-hidden />;
   }
@@ -58,7 +64,13 @@ function Row({ tone, status, children, testId, statusWord }: { tone: Tone; statu
     <li
       className={cn(
         'flex items-start gap-3 rounded-lg border p-3',
-        tone === 'bad' ? 'border-red-200 bg-red-50' : tone === 'ok' ? 'border-green-200 bg-green-50/60' : 'border-slate-200',
+        tone === 'bad'
+          ? 'border-red-200 bg-red-50'
+          : tone === 'ok'
+            ? 'border-green-200 bg-green-50/60'
+            : tone === 'unknown'
+              ? 'border-amber-200 bg-amber-50'
+              : 'border-slate-200',
       )}
       data-testid={testId}
       data-status={status}
@@ -67,7 +79,12 @@ function Row({ tone, status, children, testId, statusWord }: { tone: Tone; statu
         <StatusIcon tone={tone} />
       </span>
       <div className="min-w-0 flex-1">{children}</div>
-      <span className={cn('shrink-0 text-xs font-medium', tone === 'bad' ? 'text-red-700' : tone === 'ok' ? 'text-green-700' : 'text-slate-500')}>
+      <span
+        className={cn(
+          'shrink-0 text-xs font-medium',
+          tone === 'bad' ? 'text-red-700' : tone === 'ok' ? 'text-green-700' : tone === 'unknown' ? 'text-amber-800' : 'text-slate-500',
+        )}
+      >
         {statusWord}
       </span>
     </li>
@@ -76,7 +93,8 @@ function Row({ tone, status, children, testId, statusWord }: { tone: Tone; statu
 
 /**
  * bcard (spec §2, §4): the progress bar in N+1 equal steps, each share's state (simulated, or as the server reported
- * it), Collected and Remaining, and after a failure the error panel whose Retry/Cancel buttons come 2 s later.
+ * it), Collected and Remaining, and after a failure the error panel whose Retry/Cancel buttons come 2 s later. The
+ * page's live region announces the changes; nothing here is a live region of its own.
  */
 export function GenerationStep({ generation: g, onRetry, onCancel }: { generation: Generation; onRetry(): void; onCancel(): void }) {
   const { t, dir } = useLanguage();
@@ -99,7 +117,9 @@ export function GenerationStep({ generation: g, onRetry, onCancel }: { generatio
     <Card data-testid="pd-bcard" data-kind={g.kind} className="mx-auto max-w-3xl">
       <CardHeader>
         <div className="flex flex-wrap items-center justify-between gap-2">
-          <CardTitle>{t('paymentDemo.bcard.title')}</CardTitle>
+          <CardTitle tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
+            {t('paymentDemo.bcard.title')}
+          </CardTitle>
           <Badge tone={simulated ? 'yellow' : 'blue'} data-testid="pd-bcard-kind">
             {simulated ? t('paymentDemo.bcard.simulatedBadge') : t('paymentDemo.bcard.realBadge')}
           </Badge>
@@ -150,13 +170,20 @@ export function GenerationStep({ generation: g, onRetry, onCancel }: { generatio
           </dl>
         </div>
 
-        <ol className="space-y-2" aria-live="polite">
+        {g.resend && (
+          <p className="flex items-center gap-2 text-sm text-amber-800" data-testid="pd-resending">
+            <Loader2 className="h-4 w-4 shrink-0 animate-spin" aria-hidden />
+            {t('paymentDemo.live.resending', { n: g.resend.attempt, total: g.resend.of })}
+          </p>
+        )}
+
+        <ol className="space-y-2">
           {g.shares.map((s) => {
             const reason = reasonText(s.reason);
             return (
               <Row key={s.sourceId} tone={SHARE_TONE[s.status]} status={s.status} testId="pd-share" statusWord={t(STATUS_KEY[s.status])}>
                 <p className="flex flex-wrap items-baseline gap-x-2 text-sm font-medium text-slate-900">
-                  <span className="break-words">{s.name}</span>
+                  <span className="min-w-0 [overflow-wrap:anywhere]">{s.name}</span>
                   <span className="font-mono text-xs text-slate-400" dir="ltr">
                     •••• {s.last4}
                   </span>
@@ -201,22 +228,27 @@ function FailurePanel({
   const { t, dir } = useLanguage();
   const iso = isolateFor(dir);
   const money = (cents: number) => iso(formatCents(cents));
-  const message =
-    failure.kind === 'simulated'
-      ? t('paymentDemo.error.simulated', { source: iso(`${failure.sourceName} (•••• ${failure.last4})`) })
-      : failure.kind === 'insufficient' && failure.totalRequiredCents !== null && failure.totalAvailableCents !== null
-        ? t('paymentDemo.toast.insufficientBody', { need: money(failure.totalRequiredCents), have: money(failure.totalAvailableCents) })
-        : failure.message;
+  const f = { t, money, iso };
+  const unconfirmed = failure.kind === 'unconfirmed';
 
   return (
-    <div className="space-y-4 rounded-lg border border-red-200 bg-red-50 p-4" role="alert" data-testid="pd-error">
+    <div
+      className={cn('space-y-4 rounded-lg border p-4', unconfirmed ? 'border-amber-300 bg-amber-50' : 'border-red-200 bg-red-50')}
+      data-testid="pd-error"
+      data-failure={failure.kind}
+    >
       <div className="flex items-start gap-3">
-        <AlertTriangle className="mt-0.5 h-5 w-5 shrink-0 text-red-600" aria-hidden />
+        <AlertTriangle className={cn('mt-0.5 h-5 w-5 shrink-0', unconfirmed ? 'text-amber-600' : 'text-red-600')} aria-hidden />
         <div className="min-w-0 space-y-1">
-          <p className="font-semibold text-red-800">{t('paymentDemo.error.title')}</p>
-          <p className="break-words text-sm text-red-700" data-testid="pd-error-message">
-            {message}
+          <p className={cn('font-semibold', unconfirmed ? 'text-amber-900' : 'text-red-800')}>{failureTitle(failure, f)}</p>
+          <p className={cn('break-words text-sm', unconfirmed ? 'text-amber-900' : 'text-red-700')} data-testid="pd-error-message">
+            {failureMessage(failure, f)}
           </p>
+          {failure.kind === 'unconfirmed' && failure.message && (
+            <p className="break-words text-sm text-amber-900" data-testid="pd-error-server-message">
+              {failure.message}
+            </p>
+          )}
           {failure.kind === 'insufficient' && failure.sources.length > 0 && (
             <ul className="list-disc space-y-0.5 ps-5 text-sm text-red-700" data-testid="pd-error-sources">
               {failure.sources.map((s, i) => (
@@ -228,16 +260,22 @@ function FailurePanel({
               ))}
             </ul>
           )}
-          {failure.kind !== 'simulated' && <p className="text-sm text-red-700">{t('paymentDemo.error.nothingCharged')}</p>}
+          {failure.kind !== 'simulated' && !unconfirmed && <p className="text-sm text-red-700">{t('paymentDemo.error.nothingCharged')}</p>}
         </div>
       </div>
       <div className="text-sm text-slate-700">
         <p className="font-medium">{t('paymentDemo.error.hintsTitle')}</p>
         <ul className="mt-1 list-disc space-y-0.5 ps-5" data-testid="pd-error-hints">
-          <li>{t('paymentDemo.error.hint.balance')}</li>
-          <li>{t('paymentDemo.error.hint.card')}</li>
-          <li>{t('paymentDemo.error.hint.another')}</li>
-          <li>{t('paymentDemo.error.hint.amount')}</li>
+          {unconfirmed ? (
+            <li>{t('paymentDemo.error.unconfirmedHint')}</li>
+          ) : (
+            <>
+              <li>{t('paymentDemo.error.hint.balance')}</li>
+              <li>{t('paymentDemo.error.hint.card')}</li>
+              <li>{t('paymentDemo.error.hint.another')}</li>
+              <li>{t('paymentDemo.error.hint.amount')}</li>
+            </>
+          )}
         </ul>
       </div>
       {retryAvailable ? (

@@ -1,12 +1,15 @@
 import { ArrowLeft, CreditCard, FlaskConical, Languages, ShieldCheck } from 'lucide-react';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { initialSplit, type SplitValue } from '../../../components/split-configurator';
 import { Button } from '../../../components/ui/button';
 import { useLanguage, type MessageKey } from '../../../i18n';
+import { isolateFor } from '../../../lib/card-display';
+import { formatCents } from '../../../lib/money';
 import { amountInputToCents, DEFAULT_AMOUNT, DEFAULT_MERCHANT, STEPS, type Step } from '../flow';
 import { usePaymentFlow } from '../hooks/use-payment-flow';
 import { usePaymentSources, type PaymentSources } from '../hooks/use-payment-sources';
+import { liveText, noticeText, type SplitSourcesState } from '../texts';
 import { CheckoutStep } from './checkout-step';
 import { CompleteStep } from './complete-step';
 import { GenerationStep } from './generation-step';
@@ -94,7 +97,9 @@ function ModeBanner({ src }: { src: PaymentSources }) {
  * demo mode get the labelled sample flow; a signed-in consumer with demo mode off pays for real.
  */
 export function PaymentDemoPage() {
-  const { t } = useLanguage();
+  const { t, dir } = useLanguage();
+  const iso = isolateFor(dir);
+  const formatters = { t, iso, money: (cents: number) => iso(formatCents(cents)) };
   const src = usePaymentSources();
   const flow = usePaymentFlow({ signedIn: src.signedIn, demoMode: src.demoMode });
   const { state } = flow;
@@ -107,13 +112,31 @@ export function PaymentDemoPage() {
   const [split, setSplit] = useState<{ key: string; value: SplitValue } | null>(null);
   const splitValue = split?.key === sourcesKey ? split.value : initialSplit(src.sources, { useSourceDefaults: src.own });
 
+  /*
+   * A new step (or a new run of the bcard step, after Retry) replaces the button that led to it, which would leave the
+   * focus on <body>: the new step's heading takes it, so keyboard and screen-reader users continue from there.
+   */
+  const stepRoot = useRef<HTMLDivElement>(null);
+  const focusKey = state.step === 'bcard' ? `bcard:${state.generation?.runId ?? 0}` : state.step;
+  const shownKey = useRef(focusKey);
   useEffect(() => {
+    if (shownKey.current === focusKey) return;
+    shownKey.current = focusKey;
     window.scrollTo({ top: 0 });
-  }, [state.step]);
+    stepRoot.current?.querySelector<HTMLElement>('[data-step-heading]')?.focus({ preventScroll: true });
+  }, [focusKey]);
 
   const stepNumber = STEPS.indexOf(state.step) + 1;
   const g = state.generation;
   const merchantName = merchant.trim();
+  const sourcesState: SplitSourcesState = src.sourcesLoading
+    ? 'loading'
+    : src.sourcesError
+      ? 'failed'
+      : src.sources.length === 0
+        ? 'none'
+        : 'ready';
+  const announcement = liveText({ state, sources: sourcesState, purchasing: flow.purchasing, canceling: flow.canceling }, formatters);
 
   return (
     <Shell>
@@ -127,45 +150,55 @@ export function PaymentDemoPage() {
           {t('paymentDemo.stepOf', { n: stepNumber })} · {t(STEP_NAME[state.step])}
         </p>
       </div>
+      {/* The one polite live region, mounted for the whole visit so a screen reader hears each change of its text. */}
+      <p className="sr-only" role="status" aria-live="polite" aria-atomic="true" data-testid="pd-live">
+        {announcement}
+      </p>
 
-      {state.step === 'checkout' && (
-        <CheckoutStep
-          merchant={merchant}
-          onMerchantChange={setMerchant}
-          amount={amount}
-          onAmountChange={setAmount}
-          feePercentage={src.feePercentage}
-          showScenario={!src.demoMode}
-          scenario={state.scenario}
-          onScenarioChange={flow.setScenario}
-          onPay={flow.toSplit}
-        />
-      )}
-      {state.step === 'split' && (
-        <SplitStep
-          merchant={merchantName}
-          amountCents={amountCents}
-          src={src}
-          value={splitValue}
-          onChange={(value) => setSplit({ key: sourcesKey, value })}
-          onBack={flow.toCheckout}
-          onSubmit={(evaluation) => flow.pay(merchantName, evaluation)}
-        />
-      )}
-      {state.step === 'bcard' && g && <GenerationStep generation={g} onRetry={flow.retry} onCancel={flow.toCheckout} />}
-      {state.step === 'merchant' && state.card && g && (
-        <MerchantStep
-          card={state.card}
-          kind={g.kind}
-          merchant={merchantName}
-          amountCents={g.amountCents}
-          purchasing={flow.purchasing}
-          onComplete={() => void flow.completePurchase()}
-        />
-      )}
-      {state.step === 'complete' && state.completion && (
-        <CompleteStep completion={state.completion} scenario={state.scenario} onAnother={flow.toCheckout} onTryOther={flow.tryOtherScenario} />
-      )}
+      <div ref={stepRoot} className="min-w-0">
+        {state.step === 'checkout' && (
+          <CheckoutStep
+            merchant={merchant}
+            onMerchantChange={setMerchant}
+            amount={amount}
+            onAmountChange={setAmount}
+            feePercentage={src.feePercentage}
+            showScenario={!src.demoMode}
+            scenario={state.scenario}
+            onScenarioChange={flow.setScenario}
+            onPay={flow.toSplit}
+            notice={state.notice ? noticeText(state.notice, formatters) : null}
+          />
+        )}
+        {state.step === 'split' && (
+          <SplitStep
+            merchant={merchantName}
+            amountCents={amountCents}
+            src={src}
+            value={splitValue}
+            onChange={(value) => setSplit({ key: sourcesKey, value })}
+            onBack={flow.toCheckout}
+            onSubmit={(evaluation) => flow.pay(merchantName, evaluation)}
+          />
+        )}
+        {state.step === 'bcard' && g && <GenerationStep generation={g} onRetry={flow.retry} onCancel={flow.cancelAfterFailure} />}
+        {state.step === 'merchant' && state.card && g && (
+          <MerchantStep
+            card={state.card}
+            kind={g.kind}
+            merchant={merchantName}
+            amountCents={g.amountCents}
+            totalCents={g.totalCents}
+            purchasing={flow.purchasing}
+            canceling={flow.canceling}
+            onComplete={() => void flow.completePurchase()}
+            onBack={flow.leaveMerchant}
+          />
+        )}
+        {state.step === 'complete' && state.completion && (
+          <CompleteStep completion={state.completion} scenario={state.scenario} onAnother={flow.toCheckout} onTryOther={flow.tryOtherScenario} />
+        )}
+      </div>
     </Shell>
   );
 }

@@ -5,11 +5,14 @@ import { Badge } from '../../../components/ui/badge';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useLanguage } from '../../../i18n';
+import { isolateFor } from '../../../lib/card-display';
 import { formatCents } from '../../../lib/money';
-import { isolateFor } from '../../bcards/bcard-display';
 import type { PaymentSources } from '../hooks/use-payment-sources';
 
-/** Split (spec §2): a Back button and the shared configurator, over the sample sources or the consumer's own. */
+/**
+ * Split (spec §2): a Back button and the shared configurator, over the sample sources or the consumer's own. Loading
+ * and a missing source list are announced by the page's live region, not by an alert mounted with its text.
+ */
 export function SplitStep({
   merchant,
   amountCents,
@@ -39,7 +42,7 @@ export function SplitStep({
   let body;
   if (src.sourcesLoading) {
     body = (
-      <p className="flex items-center gap-2 py-6 text-sm text-slate-600" aria-busy="true">
+      <p className="flex items-center gap-2 py-6 text-sm text-slate-600">
         <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
         {t('paymentDemo.split.loading')}
       </p>
@@ -47,7 +50,7 @@ export function SplitStep({
   } else if (src.sourcesError || src.sources.length === 0) {
     body = (
       <div className="space-y-4">
-        <p className="rounded-lg border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900" role="alert" data-testid="pd-no-sources">
+        <p className="rounded-lg border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900" data-testid="pd-no-sources">
           {src.sourcesError ? t('paymentDemo.split.loadFailed') : t('paymentDemo.split.noSources')}
         </p>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-between">
@@ -77,13 +80,16 @@ export function SplitStep({
   }
 
   return (
-    <Card data-testid="pd-split" className="mx-auto max-w-3xl">
+    <Card data-testid="pd-split" className="mx-auto min-w-0 max-w-3xl">
       <CardHeader>
         <div className="flex flex-wrap items-center justify-between gap-2">
-          <CardTitle>{t('paymentDemo.split.title')}</CardTitle>
+          <CardTitle tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
+            {t('paymentDemo.split.title')}
+          </CardTitle>
           <Badge tone={src.own ? 'blue' : 'yellow'}>{src.own ? t('paymentDemo.split.yourSources') : t('paymentDemo.split.sampleSources')}</Badge>
         </div>
-        <CardDescription>
+        {/* A long merchant name wraps anywhere rather than widening the page. */}
+        <CardDescription className="[overflow-wrap:anywhere]">
           {t('paymentDemo.split.description', { merchant, amount: iso(formatCents(amountCents)) })}
         </CardDescription>
       </CardHeader>

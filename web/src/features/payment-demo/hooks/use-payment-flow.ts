@@ -2,16 +2,26 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { createBcardFundingSources, type SplitEvaluation } from '../../../components/split-configurator';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
-import { ApiError } from '../../../lib/api';
+import { ApiError, messageOf } from '../../../lib/api';
+import { isolateFor } from '../../../lib/card-display';
 import { centsToDecimal, formatCents, parseCents } from '../../../lib/money';
-import { isolateFor } from '../../bcards/bcard-display';
 import type { Bcard } from '../../bcards/types';
-import { createDemoBcardRequest, demoCheckoutDetailsRequest, processPaymentRequest, useRefreshMoney, type DemoBcardBody } from '../api';
 import {
+  cancelDemoBcardRequest,
+  createDemoBcardRequest,
+  demoCheckoutDetailsRequest,
+  processPaymentRequest,
+  useRefreshMoney,
+  type DemoBcardBody,
+} from '../api';
+import {
+  AUTO_RESENDS,
   demoCardDetails,
   demoTransactionId,
   flowReducer,
   initialFlowState,
+  maskedCardDetails,
+  RESEND_BACKOFF_MS,
   RESULT_SHOWN_MS,
   RETRY_DELAY_MS,
   runKindFor,
@@ -21,8 +31,8 @@ import {
   type Scenario,
   type ShareInput,
 } from '../flow';
-import { nextAttempt, type Attempt } from '../idempotency';
-import { realFailureFrom, type ServerError } from '../server-outcome';
+import { isFinalAnswer, loadPendingAttempt, nextAttempt, savePendingAttempt, sessionStore, type Attempt } from '../idempotency';
+import { cancelNoticeFrom, realFailureFrom, type ServerError } from '../server-outcome';
 
 /** What was ordered: kept for 'Retry Payment', which replays the same split. */
 interface Order {
@@ -35,11 +45,16 @@ function serverErrorOf(e: ApiError): ServerError {
   return { status: e.status, code: e.code, message: e.serverMessage ?? e.message, details };
 }
 
+/** A final answer settles a request (its key is done with); no answer, a 5xx or "still running" leave it open. */
+const isFinal = (e: unknown): e is ApiError => e instanceof ApiError && isFinalAnswer(e.status, e.code);
+
 /**
  * Runs the payment demo (spec §4): the reducer holds the state, this hook the side effects. A sample run plays the
  * spec's timeline with timers; a real run (signed-in consumer, demo mode off, success scenario) collects the split
  * with POST /api/virtual-cards, reads the card with GET checkout-details and spends it with POST
  * /api/process-payment. Every timer and answer is tied to its run, so cancelling or leaving the page drops it.
+ * A bcard request without an answer is resent with the same body and key (never a second collection); the merchant
+ * step's way back cancels a real bcard (POST /api/virtual-cards/{id}/cancel) so its money goes back at once.
  */
 export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
   const { t, dir } = useLanguage();
@@ -59,8 +74,11 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
   const order = useRef<Order | null>(null);
   const bcardAttempt = useRef<Attempt | null>(null);
   const payAttempt = useRef<Attempt | null>(null);
-  const purchasingRef = useRef(false);
+  const cancelAttempt = useRef<Attempt | null>(null);
+  /** One request at a time from the merchant step: Complete Purchase or the bcard's cancel. */
+  const busyRef = useRef(false);
   const [purchasing, setPurchasing] = useState(false);
+  const [canceling, setCanceling] = useState(false);
 
   const clearTimers = useCallback(() => {
     for (const id of timers.current) clearTimeout(id);
@@ -107,7 +125,25 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
       case 'declined':
       case 'other':
         toast({ title: t('paymentDemo.toast.failed'), description: f.message, variant: 'destructive' });
+        return;
+      case 'unconfirmed':
+        toast({ title: t('paymentDemo.toast.cardFailed'), description: t('paymentDemo.toast.unconfirmedBody'), variant: 'destructive' });
     }
+  }
+
+  const wait = (ms: number) => new Promise<void>((resolve) => later(ms, resolve));
+
+  /** The bcard request's attempt: the unanswered one of this tab (kept across a reload) if the body is the same. */
+  function bcardAttemptFor(body: string): Attempt {
+    const attempt = nextAttempt(bcardAttempt.current ?? loadPendingAttempt(sessionStore()), body, () => crypto.randomUUID());
+    bcardAttempt.current = attempt;
+    savePendingAttempt(sessionStore(), attempt);
+    return attempt;
+  }
+
+  function settle(attempt: Attempt) {
+    attempt.answered = true;
+    savePendingAttempt(sessionStore(), attempt);
   }
 
   function runSimulation(runId: number, amountCents: number, shares: ShareInput[], scenario: Scenario) {
@@ -144,30 +180,43 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
       balance: centsToDecimal(ev.amountCents),
       fundingSources: createBcardFundingSources(ev),
     };
-    const attempt = nextAttempt(bcardAttempt.current, JSON.stringify(body), () => crypto.randomUUID());
-    bcardAttempt.current = attempt;
+    const attempt = bcardAttemptFor(JSON.stringify(body));
 
-    let bcard: Bcard;
-    try {
-      bcard = await createDemoBcardRequest(body, attempt.key);
-      attempt.answered = true;
-    } catch (e) {
-      refreshMoney();
-      if (!isCurrent(runId)) return;
-      if (e instanceof ApiError) {
-        attempt.answered = true;
-        const { failure, outcomes } = realFailureFrom(serverErrorOf(e), shares);
-        dispatch({ type: 'realFailed', runId, failure, outcomes });
-        toastFailure(failure);
-        later(RETRY_DELAY_MS, () => {
-          if (isCurrent(runId)) dispatch({ type: 'retryAvailable', runId });
-        });
-        return;
+    // No answer may mean the bcard was made: resend the same body under the same key (the server then answers
+    // what it did the first time), AUTO_RESENDS times after a short wait, then let the user decide.
+    let bcard: Bcard | null = null;
+    for (let sent = 1; bcard === null; sent++) {
+      try {
+        bcard = await createDemoBcardRequest(body, attempt.key);
+        settle(attempt);
+      } catch (e) {
+        if (isFinal(e)) {
+          settle(attempt);
+          refreshMoney();
+          if (!isCurrent(runId)) return;
+          const { failure, outcomes } = realFailureFrom(serverErrorOf(e), shares);
+          dispatch({ type: 'realFailed', runId, failure, outcomes });
+          toastFailure(failure);
+          later(RETRY_DELAY_MS, () => {
+            if (isCurrent(runId)) dispatch({ type: 'retryAvailable', runId });
+          });
+          return;
+        }
+        if (!isCurrent(runId)) return;
+        if (sent > AUTO_RESENDS) {
+          refreshMoney();
+          const failure: Failure = { kind: 'unconfirmed', message: e instanceof ApiError ? (e.serverMessage ?? null) : null };
+          dispatch({ type: 'realUnconfirmed', runId, message: failure.message });
+          toastFailure(failure);
+          later(RETRY_DELAY_MS, () => {
+            if (isCurrent(runId)) dispatch({ type: 'retryAvailable', runId });
+          });
+          return;
+        }
+        dispatch({ type: 'resending', runId, attempt: sent + 1, of: AUTO_RESENDS + 1 });
+        await wait(RESEND_BACKOFF_MS[sent - 1] ?? RESEND_BACKOFF_MS[RESEND_BACKOFF_MS.length - 1] ?? 1000);
+        if (!isCurrent(runId)) return;
       }
-      // No answer at all: spec §4's fallback. Without a bcard id, 'Complete Purchase' says there is no bcard.
-      toast({ title: t('paymentDemo.toast.cardFailed'), description: t('paymentDemo.toast.cardFailedBody'), variant: 'destructive' });
-      dispatch({ type: 'cardReady', runId, card: demoCardDetails(ev.amountCents) });
-      return;
     }
 
     refreshMoney();
@@ -179,24 +228,27 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
       statuses: bcard.fundingSources.map((s) => ({ fundingSourceId: s.fundingSourceId, status: s.status })),
     });
 
+    const balanceCents = parseCents(bcard.balance) ?? ev.amountCents;
     let card: CardDetails;
     try {
       const d = await demoCheckoutDetailsRequest(bcard.id);
       card = {
         bcardId: bcard.id,
+        display: d.isDemoCard ? 'demo' : 'full',
+        unconfirmed: false,
         number: d.cardNumber,
         expiryMonth: Number(d.expiryMonth),
         expiryYear: Number(d.expiryYear),
         cvv: d.cvv,
-        isDemoCard: d.isDemoCard,
         cardholderName: bcard.cardholderName,
-        balanceCents: parseCents(bcard.balance) ?? ev.amountCents,
+        balanceCents,
         status: bcard.status,
       };
     } catch {
+      // The bcard exists and holds the money: show it as its create answer did, never as a "demo card".
       if (!isCurrent(runId)) return;
-      toast({ title: t('paymentDemo.toast.cardFailed'), description: t('paymentDemo.toast.cardFailedBody'), variant: 'destructive' });
-      card = { ...demoCardDetails(parseCents(bcard.balance) ?? ev.amountCents, bcard.id), cardholderName: bcard.cardholderName };
+      toast({ title: t('paymentDemo.toast.detailsFailed'), description: t('paymentDemo.toast.detailsFailedBody'), variant: 'destructive' });
+      card = maskedCardDetails(bcard, balanceCents);
     }
     if (!isCurrent(runId)) return;
     later(RESULT_SHOWN_MS, () => {
@@ -231,7 +283,71 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
     startRun(order.current, 'success');
   }
 
-  /** Back to the checkout (Cancel & Reconfigure, Make Another Payment, the split's Back): whatever runs is dropped. */
+  /**
+   * 'Cancel & Reconfigure'. After a request that never got an answer, giving up shows the spec's fallback card (§4)
+   * and says that a bcard made meanwhile is refunded when its session ends; otherwise back to the checkout.
+   */
+  function cancelAfterFailure() {
+    const s = stateRef.current;
+    const g = s.generation;
+    if (s.step !== 'bcard' || !g?.failure) return;
+    if (g.failure.kind === 'unconfirmed') {
+      clearTimers();
+      dispatch({ type: 'giveUp', runId: g.runId });
+      return;
+    }
+    toCheckout();
+  }
+
+  /**
+   * The merchant step's way back. A real bcard is canceled first, so its money goes back at once instead of when the
+   * bcard expires; only the server's answer moves on (no answer: stay, and the same key is resent next time).
+   */
+  async function leaveMerchant() {
+    const s = stateRef.current;
+    const g = s.generation;
+    if (s.step !== 'merchant' || !s.card || !g || busyRef.current) return;
+    const bcardId = s.card.bcardId;
+    if (g.kind !== 'real' || !bcardId) {
+      toCheckout();
+      return;
+    }
+    const attempt = nextAttempt(cancelAttempt.current, `cancel:${bcardId}`, () => crypto.randomUUID());
+    cancelAttempt.current = attempt;
+    busyRef.current = true;
+    setCanceling(true);
+    try {
+      const bcard = await cancelDemoBcardRequest(bcardId, attempt.key);
+      attempt.answered = true;
+      const notice = cancelNoticeFrom(bcard, g.totalCents);
+      clearTimers();
+      currentRun.current = 0;
+      dispatch({ type: 'canceled', notice });
+      toast({
+        title: t('paymentDemo.toast.canceled'),
+        description: t(notice.refunded ? 'paymentDemo.notice.canceled' : 'paymentDemo.notice.canceledPending', { amount: money(notice.refundedCents) }),
+      });
+    } catch (e) {
+      if (isFinal(e)) attempt.answered = true;
+      if (isFinal(e) && e.code === 'bcard_not_active') {
+        // Spent, expired or canceled already: nothing is left to give back from here.
+        toast({ title: t('paymentDemo.toast.cancelFailed'), description: messageOf(e), variant: 'destructive' });
+        toCheckout();
+      } else {
+        toast({
+          title: t('paymentDemo.toast.cancelFailed'),
+          description: isFinal(e) ? messageOf(e) : t('paymentDemo.toast.cancelNoAnswer'),
+          variant: 'destructive',
+        });
+      }
+    } finally {
+      refreshMoney();
+      busyRef.current = false;
+      setCanceling(false);
+    }
+  }
+
+  /** Back to the checkout (Make Another Payment, the split's Back, a run without a bcard to cancel): whatever runs is dropped. */
   function toCheckout() {
     clearTimers();
     currentRun.current = 0;
@@ -253,7 +369,7 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
     const s = stateRef.current;
     const g = s.generation;
     const o = order.current;
-    if (s.step !== 'merchant' || !s.card || !g || !o || purchasingRef.current) return;
+    if (s.step !== 'merchant' || !s.card || !g || !o || busyRef.current) return;
     if (g.kind === 'simulated') {
       dispatch({
         type: 'paid',
@@ -269,7 +385,7 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
     const body = { amount: centsToDecimal(g.amountCents), merchant: o.merchant, virtualCardId: s.card.bcardId };
     const attempt = nextAttempt(payAttempt.current, JSON.stringify(body), () => crypto.randomUUID());
     payAttempt.current = attempt;
-    purchasingRef.current = true;
+    busyRef.current = true;
     setPurchasing(true);
     try {
       const result = await processPaymentRequest(body, attempt.key);
@@ -287,17 +403,18 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
       });
       toastPaid(g.amountCents);
     } catch (e) {
-      if (e instanceof ApiError) {
+      if (isFinal(e)) {
         attempt.answered = true;
         const err = serverErrorOf(e);
         const { failure } = realFailureFrom(err, []);
         toastFailure(failure.kind === 'invalidSplits' ? { kind: 'other', message: err.message } : failure);
       } else {
-        toast({ title: t('paymentDemo.toast.failed'), description: e instanceof Error ? e.message : undefined, variant: 'destructive' });
+        // No final answer: the payment may have gone through; the next click resends it under the same key.
+        toast({ title: t('paymentDemo.toast.failed'), description: t('paymentDemo.toast.payNoAnswer'), variant: 'destructive' });
       }
     } finally {
       refreshMoney();
-      purchasingRef.current = false;
+      busyRef.current = false;
       setPurchasing(false);
     }
   }
@@ -305,10 +422,13 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
   return {
     state,
     purchasing,
+    canceling,
     toSplit: () => dispatch({ type: 'toSplit' }),
     setScenario: (scenario: Scenario) => dispatch({ type: 'setScenario', scenario }),
     pay,
     retry,
+    cancelAfterFailure,
+    leaveMerchant: () => void leaveMerchant(),
     toCheckout,
     tryOtherScenario,
     completePurchase,

@@ -1,10 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { sampleSplitOptions, type SplitSourceOption } from '../../../components/split-configurator';
+import { DEFAULT_FEE_PERCENTAGE, sampleSplitOptions, type SplitSourceOption } from '../../../components/split-configurator';
 import { useAuth } from '../../auth/auth-context';
 import { useDemoMode } from '../../demo-mode/demo-mode';
 import { benefitsQuery, fundingSourcesQuery } from '../api';
-import { DEFAULT_FEE_PERCENTAGE } from '../flow';
 
 export interface PaymentSources {
   /** The session is still being read: who pays is not known yet. */
