@@ -47,10 +47,20 @@ test('Merchant Demo signed out: the order, the one-time code rule, each source, 
   await expect(page.getByTestId('split-row')).toHaveCount(4);
   await expect(page.getByTestId('split-fee')).toContainText('$4.23');
   await expect(page.getByTestId('split-total')).toContainText('$150.00');
+  // Each new step takes the focus (its heading, or a 3-D Secure prompt's code field): never left on <body>.
+  const panelHeading = page.locator('#bpay-panel-title');
+  const storeHeading = page.locator('#demo-store-heading');
+  await expect(panelHeading).toBeFocused();
+  // One polite live region for the whole flow, there (and empty) before any progress: its changes are read out.
+  const live = page.getByTestId('demo-progress-live');
+  await expect(live).toHaveAttribute('aria-live', 'polite');
+  await expect(live).toHaveText('');
+  const liveNode = await live.elementHandle();
   await page.getByTestId('split-submit').click();
 
   // The first source's 3-D Secure code: digits only, at most six, the button only at exactly six.
   const form = page.getByTestId('three-ds');
+  await expect(form.getByTestId('three-ds-code')).toBeFocused();
   await expect(form).toHaveAttribute('data-index', '0');
   await expect(form).toContainText('Source 1 of 2');
   await expect(form).toContainText('$90.00');
@@ -72,7 +82,13 @@ test('Merchant Demo signed out: the order, the one-time code rule, each source, 
   await expect(page.getByTestId('three-ds')).toContainText('Source 2 of 2');
   await expect(page.getByTestId('three-ds')).toContainText('$60.00');
   await expect(page.getByTestId('demo-progress-row').first()).toHaveAttribute('data-state', 'done');
+  // The next prompt's code field has the focus; the live region (the same node) said the first source is done.
+  await expect(page.getByTestId('three-ds-code')).toBeFocused();
+  await expect(live).toHaveText(/: Verified, \$90\.00$/);
+  expect(await liveNode!.evaluate((el) => el.isConnected)).toBe(true);
   await verifyCode(page, 1, '654321');
+  // 'Verify & Continue' is gone with its prompt: the focus is on bpay's heading (processing, creating, the card).
+  await expect(panelHeading).toBeFocused();
 
   await expect(page.getByTestId('demo-creating')).toHaveText('Creating your bcard...');
   const card = page.getByTestId('demo-bcard');
@@ -82,16 +98,22 @@ test('Merchant Demo signed out: the order, the one-time code rule, each source, 
   await expect(page.getByTestId('demo-bcard-cvv')).toHaveText('123');
   await expect(page.getByTestId('demo-card-flag')).toHaveText('Demo card — not a real card');
 
-  // 2 s later, TechStore's own form, filled in.
+  // 2 s later, TechStore's own form, filled in; the store's heading has the focus.
   await expect(step).toContainText('4/5');
+  await expect(storeHeading).toHaveText('Payment details');
+  await expect(storeHeading).toBeFocused();
   await expect(page.getByTestId('merchant-card-form')).toHaveAttribute('data-filled', 'true');
   await expect(page.getByTestId('merchant-card-number')).toHaveValue('4242 4242 4242 4242');
   await expect(page.getByTestId('merchant-card-expiry')).toHaveValue('12/28');
   await expect(page.getByTestId('merchant-card-cvc')).toHaveValue('123');
   await expect(page.getByTestId('merchant-card-flag')).toHaveText('Demo card — not a real card');
+  // Signed out, the sample flow's made-up cardholder.
+  await expect(page.getByTestId('merchant-card-name')).toHaveValue('Demo Customer');
   await page.getByRole('button', { name: 'Complete Payment' }).click();
 
   await expect(step).toContainText('5/5');
+  await expect(storeHeading).toHaveText('Order confirmed');
+  await expect(storeHeading).toBeFocused();
   const done = page.getByTestId('demo-complete');
   await expect(done).toContainText('Payment complete');
   await expect(page.getByTestId('demo-complete-reference')).toHaveText(/^DEMO-[A-Z2-9]{8}$/);
@@ -121,13 +143,18 @@ test('Customer Demo signed out: the dismissible Extension Mode banner, the overl
   // 'Try bpay' stays at hand; the overlay opens, and closing it leaves the banner gone.
   await page.getByRole('button', { name: 'Try bpay' }).click();
   const overlay = page.getByRole('dialog');
+  const overlayTitle = overlay.getByTestId('bpay-overlay-title');
+  const storeHeading = page.locator('#demo-store-heading');
   await expect(overlay).toBeVisible();
   await expect(overlay.getByTestId('split-configurator')).toBeVisible();
   await expect(step).toContainText('3/5');
+  // The overlay opens with its title focused; closed, it hands the focus to the store's heading.
+  await expect(overlayTitle).toBeFocused();
   await page.keyboard.press('Escape');
   await expect(overlay).toBeHidden();
   await expect(step).toContainText('2/5');
   await expect(banner).toBeHidden();
+  await expect(storeHeading).toBeFocused();
 
   await page.getByRole('button', { name: 'Try bpay' }).click();
   await expect(overlay.getByTestId('split-configurator')).toBeVisible();
@@ -135,14 +162,18 @@ test('Customer Demo signed out: the dismissible Extension Mode banner, the overl
   await overlay.getByTestId('split-mode-fixed').click();
   await overlay.getByTestId('split-fixed-input').first().fill('150.00');
   await overlay.getByTestId('split-submit').click();
+  await expect(overlay.getByTestId('three-ds-code')).toBeFocused();
   await verifyCode(overlay, 0);
+  // Inside the overlay too, the pressed button is gone and the focus is on the overlay's title, not <body>.
+  await expect(overlayTitle).toBeFocused();
   await expect(overlay.getByTestId('demo-creating')).toBeVisible();
   await expect(overlay.getByTestId('demo-bcard')).toBeVisible();
   await expect(overlay.getByTestId('demo-card-flag')).toHaveText('Demo card — not a real card');
 
-  // The overlay closes by itself and the merchant's page is filled in: step 4/5.
+  // The overlay closes by itself and the merchant's page is filled in: step 4/5, its heading focused.
   await expect(overlay).toBeHidden();
   await expect(step).toContainText('4/5');
+  await expect(storeHeading).toBeFocused();
   await expect(page.getByTestId('merchant-card-number')).toHaveValue('4242 4242 4242 4242');
   await expect(page.getByTestId('merchant-card-name')).toHaveValue('Demo Customer');
   await page.getByRole('button', { name: 'Complete Payment' }).click();
@@ -265,6 +296,8 @@ test('Merchant Demo signed in: a real sandbox intent of TechStore, paid through 
 
   await expect(step).toContainText('4/5');
   await expect(page.getByTestId('merchant-card-number')).toHaveValue(`•••• •••• •••• ${body.bcard.last4}`);
+  // The consumer's name, as on their own bcards: not the merchant the sandbox test bcard is issued to.
+  await expect(page.getByTestId('merchant-card-name')).toHaveValue('Ada Lovelace');
   await expect(page.getByTestId('merchant-card-flag')).toHaveText('Sandbox test card — nothing charged');
   // Complete Payment reads the intent back, as a merchant's page does, and trusts only its status.
   const reread = page.waitForResponse(
@@ -281,6 +314,61 @@ test('Merchant Demo signed in: a real sandbox intent of TechStore, paid through 
 
   // Sandbox: the consumer's sources were not charged.
   expect(await balances()).toEqual(before);
+});
+
+test('Customer Demo signed in: while the sandbox payment is in flight the overlay cannot be closed, and says why', async ({
+  page,
+}) => {
+  test.setTimeout(45_000);
+  const res = await page.request.post('/api/auth/register', {
+    data: { email: uniqueEmail('demo-overlay'), password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+  });
+  expect(res.status()).toBe(201);
+  const card = await page.request.post('/api/funding-sources', {
+    data: { cardNumber: E2E_CARD_NUMBERS[0], expiryMonth: '12', expiryYear: '2030', cvv: E2E_CVV, name: 'Ada Lovelace', type: 'credit_card', defaultSplitPercentage: 100 },
+  });
+  expect(card.status(), await card.text()).toBe(201);
+
+  // The real pay request is held until the checks below are done: the payment stays in flight as long as needed.
+  const payPath = /\/api\/checkout\/payment_intents\/[^/]+\/pay$/;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(payPath, async (route) => {
+    await held;
+    await route.continue();
+  });
+
+  await page.goto('/banner-checkout-demo');
+  await expect(page.getByTestId('demo-mode-notice')).toHaveAttribute('data-mode', 'sandbox');
+  await page.getByTestId('banner-try-bpay').click();
+  const overlay = page.getByRole('dialog');
+  await expect(overlay.getByTestId('split-row')).toHaveCount(1);
+  // Before the payment starts, the close button is an ordinary one.
+  await expect(overlay.getByTestId('bpay-overlay-close')).not.toHaveAttribute('aria-disabled', 'true');
+  await overlay.getByTestId('split-submit').click();
+  const paid = page.waitForResponse((r) => payPath.test(new URL(r.url()).pathname));
+  await verifyCode(overlay, 0);
+
+  await expect(overlay).toHaveAttribute('data-phase', 'creating');
+  const busy = overlay.getByTestId('bpay-overlay-busy');
+  await expect(busy).toHaveText('Payment in progress… This window closes by itself when your bcard is ready.');
+  const close = overlay.getByTestId('bpay-overlay-close');
+  await expect(close).toBeVisible();
+  await expect(close).toHaveAttribute('aria-disabled', 'true');
+  await expect(close).toHaveAccessibleDescription(/Payment in progress/);
+  // Neither the close button nor Escape closes it.
+  await close.click({ force: true });
+  await page.keyboard.press('Escape');
+  await expect(overlay).toBeVisible();
+  await expect(overlay).toHaveAttribute('data-phase', 'creating');
+
+  release();
+  expect((await paid).status()).toBe(200);
+  // The card, then (by itself) the store's form, filled in with the consumer's name; the store's heading focused.
+  await expect(overlay).toBeHidden();
+  await expect(page.getByTestId('demo-step')).toContainText('4/5');
+  await expect(page.getByTestId('merchant-card-name')).toHaveValue('Ada Lovelace');
+  await expect(page.locator('#demo-store-heading')).toBeFocused();
 });
 
 test.describe('at 390 px', () => {

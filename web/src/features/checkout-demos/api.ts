@@ -1,13 +1,48 @@
 import { queryOptions } from '@tanstack/react-query';
+import type { paths } from '../../../../sdk/src/schema';
 import { apiRequest } from '../../lib/api';
-import type { DemoBenefits, DemoFundingSource, DemoIntent, PayAnswer, PayBody, PublicIntent } from './types';
+import type { PayBody } from './types';
 
 /*
  * The signed-in demos run the real checkout: a sandbox intent of the built-in merchant TechStore, paid through the
  * same endpoint the widget's popup uses. Nothing here runs for signed-out visitors or in demo mode.
+ *
+ * Every answer's type is read from the OpenAPI types the server's routes generate (sdk/src/schema.d.ts, checked
+ * against the API by `bun scripts/generate-sdk.ts --check`), never written by hand: a field the server renames or
+ * drops breaks this feature's typecheck instead of reaching the page as `undefined`.
  */
 
-/** The consumer's funding sources. Same key as the dashboard's, so a signed-in cache is shared. */
+/** The JSON body of one status of one operation in the generated `paths`. */
+type AnswerOf<Op, Status extends number> = Op extends { responses: { [S in Status]: { content: { 'application/json': infer B } } } }
+  ? B
+  : never;
+
+/** GET /api/funding-sources: one of the consumer's sources, exactly as the server answers it. */
+export type DemoFundingSource = AnswerOf<paths['/api/funding-sources']['get'], 200>[number];
+/** GET /api/subscription/benefits, exactly as the server answers it (feePercentage is always a number). */
+export type DemoBenefits = AnswerOf<paths['/api/subscription/benefits']['get'], 200>;
+/** POST /api/demo/checkout-intent: a fresh sandbox payment intent of TechStore. */
+export type DemoIntent = AnswerOf<paths['/api/demo/checkout-intent']['post'], 201>;
+/** GET /api/checkout/payment_intents/{id}?client_secret=… (public fields only). */
+export type PublicIntent = AnswerOf<paths['/api/checkout/payment_intents/{id}']['get'], 200>;
+/** POST /api/checkout/payment_intents/{id}/pay: the intent and the bcard that paid it (masked, no CVV). */
+export type PayAnswer = AnswerOf<paths['/api/checkout/payment_intents/{id}/pay']['post'], 200>;
+export type PaidBcard = PayAnswer['bcard'];
+/** What the /pay endpoint accepts. The demo's PayBody is narrower (one of percentage or fixedAmount); it must fit. */
+type PayRequest = paths['/api/checkout/payment_intents/{id}/pay']['post']['requestBody']['content']['application/json'];
+type Fits<T extends PayRequest> = T;
+export type CheckedPayBody = Fits<PayBody>;
+
+/*
+ * The two queries below reuse the cache keys of the dashboard's own queries on purpose — ['/api/funding-sources']
+ * (features/funding-sources: FUNDING_SOURCES_QUERY_KEY) and ['/api/subscription/benefits'] (features/dashboard:
+ * BENEFITS_QUERY_KEY) — so a consumer coming from the dashboard sees their sources at once, and a payment here
+ * invalidates the dashboard's balances too. They are declared again rather than imported because features do not
+ * import each other. Sharing a key is safe only while both sides cache the very same answer: that is why the types
+ * above come from the generated schema, as the endpoints answer, not from what this page happens to read.
+ */
+
+/** The consumer's funding sources (shared cache key: ['/api/funding-sources'], see above). */
 export function demoSourcesQuery() {
   return queryOptions({
     queryKey: ['/api/funding-sources'] as const,
@@ -17,7 +52,7 @@ export function demoSourcesQuery() {
   });
 }
 
-/** The plan's fee (spec §7: reads benefits.feePercentage). */
+/** The plan's fee (spec §7: reads benefits.feePercentage). Shared cache key: ['/api/subscription/benefits']. */
 export function demoBenefitsQuery() {
   return queryOptions({
     queryKey: ['/api/subscription/benefits'] as const,
@@ -30,7 +65,7 @@ export const createDemoIntentRequest = (idempotencyKey: string) =>
   apiRequest<DemoIntent>('POST', '/api/demo/checkout-intent', {}, {}, { 'Idempotency-Key': idempotencyKey });
 
 /** Pays the intent with the split (a sandbox intent: checked, then paid with a sandbox test bcard). */
-export const payDemoIntentRequest = (id: string, body: PayBody, idempotencyKey: string) =>
+export const payDemoIntentRequest = (id: string, body: CheckedPayBody, idempotencyKey: string) =>
   apiRequest<PayAnswer>('POST', `/api/checkout/payment_intents/${encodeURIComponent(id)}/pay`, body, {}, {
     'Idempotency-Key': idempotencyKey,
   });

@@ -1,10 +1,15 @@
 import { describe, expect, test } from 'bun:test';
+import { DEFAULT_FEE_PERCENTAGE } from '../../components/split-configurator';
+import { en } from '../../i18n/messages/demos';
 import {
+  CODE_LENGTH,
   codeReady,
   DELAYS,
+  DEMO_ORDER,
   demoOrderNumber,
   flowReducer,
-  formatExpiry,
+  focusStepOf,
+  focusTargetOf,
   initialFlow,
   isBpayPhase,
   progressPercent,
@@ -154,9 +159,64 @@ describe('per-source progression', () => {
   });
 });
 
+/*
+ * The spec's numbers, written out here rather than read from the constants, so that changing a constant fails a
+ * test (spec §4 "Addon and extension flows", §2 "Addon-mode demo", §9).
+ */
+describe("the spec's constants", () => {
+  test.each([
+    ['0.5 s after a code is accepted', DELAYS.verifying, 500],
+    ['then 1.5 s of processing per source', DELAYS.charging, 1500],
+    ["'Creating your bcard...' for 2 s", DELAYS.creating, 2000],
+    ['2 s from the card to the merchant form', DELAYS.cardToMerchant, 2000],
+    ['the order is $145.77', DEMO_ORDER.amountCents, 14_577],
+    ['tax $0.00', DEMO_ORDER.taxCents, 0],
+    ['free shipping', DEMO_ORDER.shippingCents, 0],
+    ['the Addon demo shows fee 2.9%', DEFAULT_FEE_PERCENTAGE, 2.9],
+    ['the one-time code has 6 digits', CODE_LENGTH, 6],
+    ['the store', DEMO_ORDER.merchant, 'TechStore'],
+    ['the item', DEMO_ORDER.item, 'Premium Laptop Stand'],
+    ['the item as the page shows it', en['demos.order.item'], 'Premium Laptop Stand'],
+  ] as const)('%s', (_name, actual, expected) => {
+    expect(actual).toBe(expected);
+  });
+
+  test('the timers the flow runs are those numbers', () => {
+    expect(tickDelay({ kind: 'processing', index: 0, stage: 'verifying' })).toBe(500);
+    expect(tickDelay({ kind: 'processing', index: 0, stage: 'charging' })).toBe(1500);
+    expect(tickDelay({ kind: 'card' })).toBe(2000);
+  });
+});
+
+describe('focus on each new step', () => {
+  const phases = [
+    { kind: 'checkout' },
+    { kind: 'split' },
+    { kind: 'verify', index: 0 },
+    { kind: 'processing', index: 0, stage: 'verifying' },
+    { kind: 'verify', index: 1 },
+    { kind: 'processing', index: 1, stage: 'verifying' },
+    { kind: 'creating' },
+    { kind: 'card' },
+    { kind: 'merchant' },
+    { kind: 'complete' },
+  ] as const;
+
+  test('every step of a run is a new step for the focus', () => {
+    const steps = phases.map(focusStepOf);
+    expect(new Set(steps).size).toBe(phases.length);
+  });
+
+  test("processing's two stages are one step: the focus moves once", () => {
+    expect(focusStepOf({ kind: 'processing', index: 1, stage: 'charging' })).toBe(focusStepOf({ kind: 'processing', index: 1, stage: 'verifying' }));
+  });
+
+  test("a 3-D Secure prompt's code field takes the focus; every other step its heading", () => {
+    for (const p of phases) expect(focusTargetOf(p)).toBe(p.kind === 'verify' ? 'code' : 'heading');
+  });
+});
+
 test('display helpers', () => {
-  expect(formatExpiry(12, 2028)).toBe('12/28');
-  expect(formatExpiry(3, 2031)).toBe('03/31');
   expect(demoOrderNumber(() => 0)).toBe('DEMO-AAAAAAAA');
   expect(demoOrderNumber()).toMatch(/^DEMO-[A-Z2-9]{8}$/);
 });

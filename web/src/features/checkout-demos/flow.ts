@@ -17,12 +17,6 @@ export const DEMO_ORDER = {
   shippingCents: 0,
 } as const;
 
-/** Spec §9: "Addon demo shows fee 2.9%"; also the plan fee when the benefits say nothing. */
-export const DEFAULT_FEE_PERCENTAGE = 2.9;
-
-/** The demo's card (spec §4): used only for signed-out visitors and demo mode, always marked as not real. */
-export const DEMO_CARD_DETAILS = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2028, cvv: '123' } as const;
-
 /** Spec §4 and §9, in milliseconds. */
 export const DELAYS = {
   /** After a code is accepted, before the source is processed. */
@@ -221,17 +215,26 @@ export function progressPercent(phase: Phase, shareCount: number): number {
   return Math.round((done / steps) * 100);
 }
 
+// ---- Focus (the button that moved the flow on has usually just unmounted, which would leave focus on <body>) ---
+
+/**
+ * Which step the keyboard focus belongs to: it moves when this changes, never within a step (processing's two
+ * stages are one step, so focus moves once).
+ */
+export function focusStepOf(phase: Phase): string {
+  if (phase.kind === 'verify' || phase.kind === 'processing') return `${phase.kind}-${phase.index}`;
+  return phase.kind;
+}
+
+/**
+ * What takes the focus on a new step: a 3-D Secure prompt's code field (the one thing to do there; it focuses
+ * itself as it mounts), else the step's heading (tabIndex -1), so a screen reader announces where the visitor is.
+ */
+export function focusTargetOf(phase: Phase): 'code' | 'heading' {
+  return phase.kind === 'verify' ? 'code' : 'heading';
+}
+
 // ---- Small display rules ---------------------------------------------------------------------------------------
-
-/** "4242424242424242" -> "4242 4242 4242 4242". */
-export function groupCardNumber(number: string): string {
-  return (number.replace(/\D/g, '').match(/.{1,4}/g) ?? []).join(' ');
-}
-
-/** 12, 2028 -> "12/28". */
-export function formatExpiry(month: number, year: number): string {
-  return `${String(month).padStart(2, '0')}/${String(year % 100).padStart(2, '0')}`;
-}
 
 /** A visibly made-up order number for the simulated completion ("DEMO-" and eight characters). */
 export function demoOrderNumber(random: () => number = Math.random): string {
@@ -239,12 +242,4 @@ export function demoOrderNumber(random: () => number = Math.random): string {
   let s = '';
   for (let i = 0; i < 8; i++) s += alphabet[Math.floor(random() * alphabet.length)] ?? 'X';
   return `DEMO-${s}`;
-}
-
-/**
- * Keeps "$1,234.56" or "12/28" in one left-to-right piece inside a translated sentence (Unicode isolates); only
- * right-to-left pages need it, so English sentences stay free of invisible marks.
- */
-export function isolateFor(dir: 'ltr' | 'rtl'): (text: string) => string {
-  return dir === 'rtl' ? (text) => `\u2066${text}\u2069` : (text) => text;
 }

@@ -34,6 +34,7 @@ export const en = {
   'demos.banner.try': 'Try bpay',
   'demos.banner.dismiss': 'Dismiss the bpay banner',
   'demos.banner.overlayDescription': "bpay's extension pays this store's card form with a single-use bcard.",
+  'demos.overlay.busy': 'Payment in progress… This window closes by itself when your bcard is ready.',
 
   'demos.merchant.cardTitle': 'Card details',
   'demos.merchant.autofilled': 'Filled in by bpay',
@@ -76,6 +77,7 @@ export const en = {
   'demos.progress.pending': 'Waiting',
   'demos.progress.creating': 'Creating your bcard...',
   'demos.progress.bcardPending': 'Then your bcard is created',
+  'demos.progress.live': '{source}: {status}',
 
   'demos.card.brand': 'bcard',
   'demos.card.label': 'Your bcard',
@@ -148,6 +150,7 @@ export const ar: Record<keyof typeof en, string> = {
   'demos.banner.try': 'جرّب bpay',
   'demos.banner.dismiss': 'إغلاق شريط bpay',
   'demos.banner.overlayDescription': 'تدفع إضافة bpay نموذج البطاقة في هذا المتجر ببطاقة bcard لمرة واحدة.',
+  'demos.overlay.busy': 'الدفع قيد التنفيذ… تُغلق هذه النافذة تلقائيًا عندما تصبح بطاقة bcard جاهزة.',
 
   'demos.merchant.cardTitle': 'بيانات البطاقة',
   'demos.merchant.autofilled': 'عبّأها bpay',
@@ -190,6 +193,7 @@ export const ar: Record<keyof typeof en, string> = {
   'demos.progress.pending': 'بالانتظار',
   'demos.progress.creating': 'جارٍ إنشاء بطاقة bcard...',
   'demos.progress.bcardPending': 'ثم تُنشأ بطاقة bcard',
+  'demos.progress.live': '{source}: {status}',
 
   'demos.card.brand': 'bcard',
   'demos.card.label': 'بطاقة bcard الخاصة بك',

@@ -1,8 +1,11 @@
 import { Loader2, Sparkles } from 'lucide-react';
+import { useRef } from 'react';
 import { Button } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
-import { isBpayPhase, isolateFor, stepOf } from '../flow';
+import { isolateFor } from '../../../lib/card-display';
+import { isBpayPhase, stepOf } from '../flow';
 import { useCheckoutDemo, type CheckoutDemo } from '../hooks/use-checkout-demo';
+import { useStepFocus } from '../hooks/use-step-focus';
 import { BpayFlowContent, bpayPhaseTitle } from './bpay-flow';
 import { Completion } from './completion';
 import { BpayMark, DemoPage, StoreFrame, storeHeading } from './demo-layout';
@@ -39,9 +42,13 @@ export function AddonCheckoutDemoPage() {
   const { t } = useLanguage();
   const demo = useCheckoutDemo();
   const { phase, receipt, card } = demo.flow;
+  // Each new step takes the focus: bpay's panel heading inside bpay, the store's heading on the store's own steps.
+  const storeHeadingRef = useRef<HTMLHeadingElement>(null);
+  const bpayHeadingRef = useRef<HTMLHeadingElement>(null);
+  useStepFocus(phase, (p) => (isBpayPhase(p) ? bpayHeadingRef.current : storeHeadingRef.current));
   return (
     <DemoPage title={t('demos.addon.title')} path="/addon-checkout-demo" demo={demo} testId="AddonCheckoutDemoPage">
-      <StoreFrame step={stepOf(phase)} heading={t(storeHeading(phase))}>
+      <StoreFrame step={stepOf(phase)} heading={t(storeHeading(phase))} headingRef={storeHeadingRef}>
         {phase.kind === 'complete' && receipt ? (
           <Completion receipt={receipt} card={card} onRestart={demo.restart} />
         ) : (
@@ -62,7 +69,7 @@ export function AddonCheckoutDemoPage() {
                 <section className="space-y-4 rounded-xl border-2 border-brand-500/40 p-4" aria-labelledby="bpay-panel-title" data-testid="bpay-panel" data-phase={phase.kind}>
                   <div className="flex flex-wrap items-center gap-3">
                     <BpayMark small />
-                    <h3 id="bpay-panel-title" className="font-semibold text-slate-900">
+                    <h3 id="bpay-panel-title" ref={bpayHeadingRef} tabIndex={-1} className="font-semibold text-slate-900">
                       {t(bpayPhaseTitle(phase))}
                     </h3>
                   </div>

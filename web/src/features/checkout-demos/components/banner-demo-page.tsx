@@ -1,11 +1,13 @@
 import { Loader2 } from 'lucide-react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { Dialog, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
 import { useLanguage } from '../../../i18n';
 import { isBpayPhase, isCancellable, stepOf } from '../flow';
 import { useCheckoutDemo } from '../hooks/use-checkout-demo';
+import { useStepFocus } from '../hooks/use-step-focus';
 import { BpayFlowContent, bpayPhaseTitle } from './bpay-flow';
+import { BpayOverlayContent } from './bpay-overlay';
 import { Completion } from './completion';
 import { BpayMark, DemoPage, StoreFrame, storeHeading } from './demo-layout';
 import { ExtensionBanner } from './extension-banner';
@@ -23,12 +25,22 @@ export function BannerCheckoutDemoPage() {
   // Dismissed for this page view only: a new visit shows the banner again.
   const [bannerOpen, setBannerOpen] = useState(true);
   const tryDisabled = demo.modeLoading || demo.startPending;
+  /*
+   * Each new step takes the focus: the overlay's title inside bpay, the store's heading on the store's own steps.
+   * The overlay focuses its title itself as it opens (it is not mounted yet when the step changes), and on closing
+   * hands the focus to the store's heading instead of the 'Try bpay' button that opened it, which is gone by then.
+   */
+  const storeHeadingRef = useRef<HTMLHeadingElement>(null);
+  const overlayTitleRef = useRef<HTMLHeadingElement>(null);
+  useStepFocus(phase, (p) => (isBpayPhase(p) ? overlayTitleRef.current : storeHeadingRef.current));
+  // While the bcard is being created the payment is in flight: the overlay cannot be closed, and says why.
+  const busy = phase.kind === 'creating';
 
   function onOverlayOpenChange(open: boolean) {
     if (open) return;
     if (phase.kind === 'card') demo.showMerchant();
     else if (isCancellable(phase)) demo.cancel();
-    // While the bcard is being created the overlay stays: the payment is in flight.
+    // While the bcard is being created (busy) nothing closes the overlay: the payment is in flight.
   }
 
   return (
@@ -39,7 +51,7 @@ export function BannerCheckoutDemoPage() {
       testId="BannerCheckoutDemoPage"
       banner={bannerOpen && phase.kind === 'checkout' ? <ExtensionBanner onTry={demo.tryBpay} onDismiss={() => setBannerOpen(false)} disabled={tryDisabled} /> : null}
     >
-      <StoreFrame step={stepOf(phase)} heading={t(storeHeading(phase))}>
+      <StoreFrame step={stepOf(phase)} heading={t(storeHeading(phase))} headingRef={storeHeadingRef}>
         {phase.kind === 'complete' && receipt ? (
           <Completion receipt={receipt} card={card} onRestart={demo.restart} />
         ) : (
@@ -64,25 +76,32 @@ export function BannerCheckoutDemoPage() {
       )}
 
       <Dialog open={isBpayPhase(phase)} onOpenChange={onOverlayOpenChange}>
-        <DialogContent
-          closeLabel={t('common.close')}
-          onEscapeKeyDown={(e) => {
-            if (phase.kind === 'creating') e.preventDefault();
+        <BpayOverlayContent
+          busy={busy}
+          header={
+            <DialogHeader>
+              <DialogTitle ref={overlayTitleRef} tabIndex={-1} className="flex flex-wrap items-center gap-2" data-testid="bpay-overlay-title">
+                <BpayMark small />
+                <span>{t(bpayPhaseTitle(phase))}</span>
+              </DialogTitle>
+              <DialogDescription>{t('demos.banner.overlayDescription')}</DialogDescription>
+            </DialogHeader>
+          }
+          onOpenAutoFocus={(e) => {
+            e.preventDefault();
+            overlayTitleRef.current?.focus();
           }}
-          // A click beside the overlay must not abandon a payment half-way; Close and Escape do.
+          onCloseAutoFocus={(e) => {
+            e.preventDefault();
+            storeHeadingRef.current?.focus();
+          }}
+          // A click beside the overlay must not abandon a payment half-way; Close and Escape do (except while busy).
           onInteractOutside={(e) => e.preventDefault()}
           data-testid="bpay-overlay"
           data-phase={phase.kind}
         >
-          <DialogHeader>
-            <DialogTitle className="flex flex-wrap items-center gap-2">
-              <BpayMark small />
-              <span>{t(bpayPhaseTitle(phase))}</span>
-            </DialogTitle>
-            <DialogDescription>{t('demos.banner.overlayDescription')}</DialogDescription>
-          </DialogHeader>
           <BpayFlowContent demo={demo} />
-        </DialogContent>
+        </BpayOverlayContent>
       </Dialog>
     </DemoPage>
   );

@@ -2,7 +2,8 @@ import { ArrowRight, Loader2 } from 'lucide-react';
 import { Button } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
 import { formatCents } from '../../../lib/money';
-import { DEMO_ORDER, formatExpiry, isolateFor, type FlowCard } from '../flow';
+import { formatExpiry, isolateFor } from '../../../lib/card-display';
+import { DEMO_ORDER, type FlowCard } from '../flow';
 import { CardFlag } from './merchant-card-form';
 
 /**
@@ -14,7 +15,8 @@ export function BcardView({ card, onContinue }: { card: FlowCard; onContinue(): 
   const iso = isolateFor(dir);
   return (
     <div className="space-y-4" data-testid="demo-bcard" data-kind={card.kind}>
-      <p className="text-sm font-medium text-green-700" role="status">
+      {/* Read out by the flow's live region (ProgressAnnouncer), which was there before this card appeared. */}
+      <p className="text-sm font-medium text-green-700">
         {t('demos.card.ready', { amount: iso(formatCents(card.totalCents)) })}
       </p>
       <div

@@ -4,10 +4,11 @@ import { SplitConfigurator } from '../../../components/split-configurator';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { formatMoney } from '../../../lib/money';
-import { isolateFor, type Phase } from '../flow';
+import { isolateFor } from '../../../lib/card-display';
+import { type Phase } from '../flow';
 import type { CheckoutDemo, PayProblem } from '../hooks/use-checkout-demo';
 import { BcardView } from './bcard-view';
-import { ProgressList } from './progress-list';
+import { ProgressAnnouncer, ProgressList, useProgressAnnouncement } from './progress-list';
 import { ThreeDsStep } from './three-ds-step';
 
 /** The heading of each step inside bpay. */
@@ -120,8 +121,22 @@ function SplitStep({ demo }: { demo: CheckoutDemo }) {
   );
 }
 
-/** Everything that happens inside bpay, by phase: split, a code per share, processing, creating, the card. */
+/**
+ * Everything that happens inside bpay, by phase: split, a code per share, processing, creating, the card; with the
+ * one live region that reads the progress, which stays mounted while the phases' content comes and goes.
+ */
 export function BpayFlowContent({ demo }: { demo: CheckoutDemo }) {
+  const { flow } = demo;
+  const announcement = useProgressAnnouncement(flow.phase, flow.shares, flow.card?.totalCents ?? null);
+  return (
+    <>
+      <ProgressAnnouncer text={announcement} />
+      <PhaseContent demo={demo} />
+    </>
+  );
+}
+
+function PhaseContent({ demo }: { demo: CheckoutDemo }) {
   const { flow } = demo;
   const { phase } = flow;
   switch (phase.kind) {

@@ -1,5 +1,5 @@
 import { ArrowLeft, FlaskConical, Lock, Store } from 'lucide-react';
-import type { ReactNode } from 'react';
+import type { ReactNode, Ref } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
 import { useLanguage, type MessageKey } from '../../../i18n';
@@ -110,8 +110,21 @@ export function storeHeading(phase: Phase): MessageKey {
   return 'demos.store.checkoutHeading';
 }
 
-/** The merchant's own page: TechStore's header with the step badge, then its content. */
-export function StoreFrame({ step, heading, children }: { step: number; heading: string; children: ReactNode }) {
+/**
+ * The merchant's own page: TechStore's header with the step badge, then its content. `headingRef` lets the page move
+ * the focus to the store's heading when a step of the store's own begins (its checkout, the filled form, done).
+ */
+export function StoreFrame({
+  step,
+  heading,
+  headingRef,
+  children,
+}: {
+  step: number;
+  heading: string;
+  headingRef?: Ref<HTMLHeadingElement>;
+  children: ReactNode;
+}) {
   const { t } = useLanguage();
   return (
     <section className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm" aria-labelledby="demo-store-heading" data-testid="demo-store">
@@ -129,7 +142,7 @@ export function StoreFrame({ step, heading, children }: { step: number; heading:
         <StepBadge step={step} />
       </div>
       <div className="p-4 sm:p-6">
-        <h2 id="demo-store-heading" className="mb-4 text-xl font-semibold text-slate-900">
+        <h2 id="demo-store-heading" ref={headingRef} tabIndex={-1} className="mb-4 text-xl font-semibold text-slate-900">
           {heading}
         </h2>
         {children}

@@ -3,7 +3,8 @@ import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
 import { formatCents } from '../../../lib/money';
-import { DEMO_ORDER, isolateFor } from '../flow';
+import { isolateFor } from '../../../lib/card-display';
+import { DEMO_ORDER } from '../flow';
 import { BpayMark } from './demo-layout';
 
 /** What bpay's browser extension shows over a merchant's checkout it recognised (spec §2, Extension-mode demo). */

@@ -6,7 +6,8 @@ import { Label } from '../../../components/ui/label';
 import { useLanguage } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { formatCents } from '../../../lib/money';
-import { DEMO_ORDER, formatExpiry, type FlowCard } from '../flow';
+import { formatExpiry } from '../../../lib/card-display';
+import { DEMO_ORDER, type FlowCard } from '../flow';
 
 /** The marking every card the demos show carries: a sandbox test card, or the demo card that is not a real card. */
 export function CardFlag({ card, testId }: { card: FlowCard; testId: string }) {

@@ -5,7 +5,8 @@ import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { useLanguage } from '../../../i18n';
 import { formatCents } from '../../../lib/money';
-import { CODE_LENGTH, codeReady, isolateFor, sanitizeCode, type FlowShare } from '../flow';
+import { isolateFor } from '../../../lib/card-display';
+import { CODE_LENGTH, codeReady, sanitizeCode, type FlowShare } from '../flow';
 import type { RunMode } from '../hooks/use-checkout-demo';
 
 /**

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import {
   checkoutPaySplits,
+  DEFAULT_FEE_PERCENTAGE,
   initialSplit,
   sampleSplitOptions,
   type SplitEvaluation,
@@ -11,25 +12,31 @@ import {
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
+import { cardholderNameFor, DEMO_CARD, groupCardNumber, isolateFor } from '../../../lib/card-display';
 import { formatCents, formatMoney, parseCents } from '../../../lib/money';
 import { useAuth } from '../../auth/auth-context';
 import { useDemoMode } from '../../demo-mode/demo-mode';
-import { createDemoIntentRequest, demoBenefitsQuery, demoSourcesQuery, payDemoIntentRequest, readIntentRequest } from '../api';
 import {
-  DEFAULT_FEE_PERCENTAGE,
+  createDemoIntentRequest,
+  demoBenefitsQuery,
+  demoSourcesQuery,
+  payDemoIntentRequest,
+  readIntentRequest,
+  type DemoFundingSource,
+  type DemoIntent,
+  type PaidBcard,
+} from '../api';
+import {
   DELAYS,
-  DEMO_CARD_DETAILS,
   DEMO_ORDER,
   demoOrderNumber,
   flowReducer,
-  groupCardNumber,
   initialFlow,
-  isolateFor,
   tickDelay,
   type FlowCard,
   type FlowState,
 } from '../flow';
-import type { DemoFundingSource, DemoIntent, InsufficientDetails, PaidBcard, PayBody } from '../types';
+import type { InsufficientDetails, PayBody } from '../types';
 
 /** Why the last payment attempt failed, shown above the split it returned to (as the checkout popup shows it). */
 export type PayProblem =
@@ -80,8 +87,13 @@ const toOption = (s: DemoFundingSource): SplitSourceOption => ({
   defaultPercentage: s.defaultSplitPercentage,
 });
 
-/** The sandbox bcard's real details as the API gives them: masked number, no CVV. */
-function sandboxCard(b: PaidBcard): FlowCard {
+/**
+ * The sandbox bcard's real details as the API gives them (masked number, no CVV), held by the signed-in consumer.
+ * The server issues a sandbox intent's test bcard in the merchant's name (TechStore); in the story the demos tell,
+ * the consumer's extension fills the store's form, so the cardholder is the consumer, named as their own bcards
+ * are (cardholderNameFor).
+ */
+function sandboxCard(b: PaidBcard, cardholderName: string): FlowCard {
   return {
     kind: 'sandbox',
     number: b.cardNumber,
@@ -89,7 +101,7 @@ function sandboxCard(b: PaidBcard): FlowCard {
     expiryMonth: b.expiryMonth,
     expiryYear: b.expiryYear,
     cvv: null,
-    cardholderName: b.cardholderName,
+    cardholderName,
     totalCents: parseCents(b.totalCharged) ?? 0,
   };
 }
@@ -97,11 +109,11 @@ function sandboxCard(b: PaidBcard): FlowCard {
 function demoCard(cardholderName: string, totalCents: number): FlowCard {
   return {
     kind: 'demo',
-    number: groupCardNumber(DEMO_CARD_DETAILS.number),
-    last4: DEMO_CARD_DETAILS.number.slice(-4),
-    expiryMonth: DEMO_CARD_DETAILS.expiryMonth,
-    expiryYear: DEMO_CARD_DETAILS.expiryYear,
-    cvv: DEMO_CARD_DETAILS.cvv,
+    number: groupCardNumber(DEMO_CARD.number),
+    last4: DEMO_CARD.number.slice(-4),
+    expiryMonth: DEMO_CARD.expiryMonth,
+    expiryYear: DEMO_CARD.expiryYear,
+    cvv: DEMO_CARD.cvv,
     cardholderName,
     totalCents,
   };
@@ -186,7 +198,7 @@ export function useCheckoutDemo(): CheckoutDemo {
         throw e;
       }
     },
-    onSuccess: (answer) => dispatch({ type: 'cardIssued', card: sandboxCard(answer.bcard) }),
+    onSuccess: (answer) => dispatch({ type: 'cardIssued', card: sandboxCard(answer.bcard, cardholderNameFor(user)) }),
     onError: (error) => {
       const message = messageOf(error) ?? '';
       if (error instanceof ApiError && error.status === 409) setIntent(null);
