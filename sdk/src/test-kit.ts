@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'bun';
-import { call, createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../../api/src/testing';
+import { createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../../api/src/testing';
 import { TestClock } from '../../api/src/lib/clock';
 import { setPeerAddress } from '../../api/src/lib/request-context';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';

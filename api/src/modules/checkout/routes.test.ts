@@ -16,7 +16,6 @@ import {
   type TestContext,
   type TestMerchant,
   ledgerBalance,
-  merchantWorld,
 } from '../../testing';
 import { resetRateWindows } from '../merchants/usage';
 

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { schema, type Environment } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import { AppError, invalid, notFound } from '../../errors';
+import { invalid, notFound } from '../../errors';
 import { newId } from '../../lib/ids';
 import { randomBytes } from 'node:crypto';
 import { secretKeyHash } from '../../plugins/merchant-auth';

@@ -10,7 +10,6 @@ import {
   type TestCardDetails,
   type TestContext,
   type TestMerchant,
-  ledgerBalance,
   merchantWorld,
 } from '../../testing';
 import { REQUESTS_PER_SECOND, resetRateWindows } from '../merchants/usage';

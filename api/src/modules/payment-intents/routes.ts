@@ -1,5 +1,4 @@
 import { Elysia, t } from 'elysia';
-import { PAYMENT_INTENT_STATUSES } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid } from '../../errors';
 import { errors, sharedModels } from '../../models';

@@ -1,6 +1,7 @@
 /** Texts shared by several screens. Every catalogue file exports `en` and an `ar` with exactly the same keys. */
 export const en = {
   'common.brand': 'bpay',
+  'common.brandHome': 'bpay home',
   'common.loading': 'Loading...',
   'common.cancel': 'Cancel',
   'common.close': 'Close',
@@ -15,6 +16,7 @@ export const en = {
 
 export const ar: Record<keyof typeof en, string> = {
   'common.brand': 'bpay',
+  'common.brandHome': 'الصفحة الرئيسية لـ bpay',
   'common.loading': 'جارٍ التحميل...',
   'common.cancel': 'إلغاء',
   'common.close': 'إغلاق',

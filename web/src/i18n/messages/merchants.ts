@@ -1,6 +1,5 @@
 /** The Merchant Portal and the Merchant Dashboard (spec §2), with their tabs and dialogs. */
 export const en = {
-  'merchants.shell.home': 'bpay home',
   'merchants.refresh': 'Refresh',
 
   'merchants.access.title': 'Access Required',
@@ -244,7 +243,6 @@ export const en = {
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
-  'merchants.shell.home': 'الصفحة الرئيسية لـ bpay',
   'merchants.refresh': 'تحديث',
 
   'merchants.access.title': 'يلزم تسجيل الدخول',

@@ -5,7 +5,6 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { Switch } from '../../../components/ui/switch';
-import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { createTier, TIERS_KEY, updateTier } from '../api';

@@ -1,8 +1,7 @@
-import { ArrowLeft, CreditCard, FlaskConical, Languages, ShieldCheck } from 'lucide-react';
+import { AppShell } from '../../../components/ui/app-shell';
+import { FlaskConical, ShieldCheck } from 'lucide-react';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { Link } from 'wouter';
 import { initialSplit, type SplitValue } from '../../../components/split-configurator';
-import { Button } from '../../../components/ui/button';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { isolateFor } from '../../../lib/card-display';
 import { formatCents } from '../../../lib/money';
@@ -24,47 +23,9 @@ const STEP_NAME: Record<Step, MessageKey> = {
   complete: 'paymentDemo.stepName.complete',
 };
 
-/** The page's frame: the mark, Back to Home (spec §2 "links back to /"), the language switch. */
+/** The page's frame (spec §2 "links back to /"): the shared app shell. */
 function Shell({ children }: { children: ReactNode }) {
-  const { t, lang, setLanguage } = useLanguage();
-  return (
-    <div className="min-h-screen bg-slate-50">
-      <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
-        <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-3 px-4 sm:px-6 lg:px-8">
-          <div className="flex min-w-0 items-center gap-4">
-            <Link href="/" className="flex items-center gap-2 rounded-md" aria-label={t('common.brand')}>
-              <span className="flex h-8 w-8 items-center justify-center rounded-lg bg-brand-600 text-white" aria-hidden>
-                <CreditCard className="h-4 w-4" />
-              </span>
-              <span className="text-xl font-bold tracking-tight text-slate-900" dir="ltr">
-                {t('common.brand')}
-              </span>
-            </Link>
-            <Link
-              href="/"
-              className="flex items-center gap-1.5 truncate text-sm font-medium text-slate-600 hover:text-slate-900"
-              data-testid="pd-back-home"
-            >
-              <ArrowLeft className="h-4 w-4 shrink-0 rtl:-scale-x-100" aria-hidden />
-              {t('common.backHome')}
-            </Link>
-          </div>
-          <Button
-            variant="ghost"
-            size="sm"
-            onClick={() => setLanguage(lang === 'ar' ? 'en' : 'ar')}
-            lang={lang === 'ar' ? 'en' : 'ar'}
-            aria-label={t('common.language.label')}
-            data-testid="pd-language-switch"
-          >
-            <Languages className="h-4 w-4" aria-hidden />
-            {t('common.language.switch')}
-          </Button>
-        </div>
-      </header>
-      <main className="mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8">{children}</main>
-    </div>
-  );
+  return <AppShell testIds={{ backHome: 'pd-back-home', languageSwitch: 'pd-language-switch' }}>{children}</AppShell>;
 }
 
 /** Says who pays: a visible demo label for every sample run, a plain notice when the consumer's money moves. */
