@@ -1,5 +1,26 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
+import { addCard, E2E_CARD_NUMBERS, E2E_CVV } from './cards';
+
+/**
+ * The bcard face is on screen for 2 s before the merchant form takes over (spec §4): read every field in one
+ * snapshot the moment it appears, so a loaded machine cannot make a later check miss the window.
+ */
+async function cardFace(scope: Page | Locator) {
+  const card = scope.getByTestId('demo-bcard');
+  await card.waitFor({ state: 'visible' });
+  return card.evaluate((el) => {
+    const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent?.trim() ?? null;
+    const number = el.querySelector('[data-testid="demo-bcard-number"]');
+    return {
+      kind: el.getAttribute('data-kind'),
+      number: text('demo-bcard-number'),
+      numberDirection: number ? getComputedStyle(number).direction : null,
+      expiry: text('demo-bcard-expiry'),
+      cvv: text('demo-bcard-cvv'),
+      flag: text('demo-card-flag'),
+    };
+  });
+}
 
 /*
  * The checkout demos (issue 12): /addon-checkout-demo (Merchant Demo) and /banner-checkout-demo (Customer Demo).
@@ -91,12 +112,13 @@ test('Merchant Demo signed out: the order, the one-time code rule, each source, 
   await expect(panelHeading).toBeFocused();
 
   await expect(page.getByTestId('demo-creating')).toHaveText('Creating your bcard...');
-  const card = page.getByTestId('demo-bcard');
-  await expect(card).toHaveAttribute('data-kind', 'demo');
-  await expect(page.getByTestId('demo-bcard-number')).toHaveText('4242 4242 4242 4242');
-  await expect(page.getByTestId('demo-bcard-expiry')).toHaveText('12/28');
-  await expect(page.getByTestId('demo-bcard-cvv')).toHaveText('123');
-  await expect(page.getByTestId('demo-card-flag')).toHaveText('Demo card — not a real card');
+  expect(await cardFace(page)).toMatchObject({
+    kind: 'demo',
+    number: '4242 4242 4242 4242',
+    expiry: '12/28',
+    cvv: '123',
+    flag: 'Demo card — not a real card',
+  });
 
   // 2 s later, TechStore's own form, filled in; the store's heading has the focus.
   await expect(step).toContainText('4/5');
@@ -167,8 +189,7 @@ test('Customer Demo signed out: the dismissible Extension Mode banner, the overl
   // Inside the overlay too, the pressed button is gone and the focus is on the overlay's title, not <body>.
   await expect(overlayTitle).toBeFocused();
   await expect(overlay.getByTestId('demo-creating')).toBeVisible();
-  await expect(overlay.getByTestId('demo-bcard')).toBeVisible();
-  await expect(overlay.getByTestId('demo-card-flag')).toHaveText('Demo card — not a real card');
+  expect(await cardFace(overlay)).toMatchObject({ kind: 'demo', flag: 'Demo card — not a real card' });
 
   // The overlay closes by itself and the merchant's page is filled in: step 4/5, its heading focused.
   await expect(overlay).toBeHidden();
@@ -182,25 +203,6 @@ test('Customer Demo signed out: the dismissible Extension Mode banner, the overl
   await expect(page.getByTestId('demo-complete-flag')).toContainText('Demo order');
   await expect(banner).toBeHidden();
 });
-
-async function addCard(page: Page, number: string, opts: { threeDS?: boolean; split: string }) {
-  await page.getByTestId('add-source-button').click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByTestId('card-number').fill(number);
-  await dialog.getByTestId('card-expiry').fill('12/30');
-  await dialog.getByTestId('card-cvv').fill(E2E_CVV);
-  await expect(dialog.getByTestId('card-name')).toHaveValue('Ada Lovelace');
-  await dialog.getByTestId('card-split').fill(opts.split);
-  await dialog.getByTestId('add-card-submit').click();
-  if (opts.threeDS) {
-    const code = dialog.getByTestId('3ds-code');
-    await expect(code).toBeVisible();
-    await code.fill('123456');
-    await dialog.getByTestId('3ds-submit').click();
-  }
-  await expect(page.getByTestId('toast').last()).toContainText('Funding source added successfully');
-  await expect(page.getByRole('dialog')).toBeHidden({ timeout: 10_000 });
-}
 
 test('Merchant Demo signed in: a real sandbox intent of TechStore, paid through the checkout endpoint; nothing charged', async ({
   page,
@@ -289,10 +291,12 @@ test('Merchant Demo signed in: a real sandbox intent of TechStore, paid through 
   expect(body.paymentIntent.status).toBe('succeeded');
 
   // The sandbox bcard's real details: masked number and its last four, no CVV.
-  await expect(page.getByTestId('demo-bcard')).toHaveAttribute('data-kind', 'sandbox');
-  await expect(page.getByTestId('demo-bcard-number')).toHaveText(`•••• •••• •••• ${body.bcard.last4}`);
-  await expect(page.getByTestId('demo-bcard-cvv')).toHaveText('•••');
-  await expect(page.getByTestId('demo-card-flag')).toHaveText('Sandbox test card — nothing charged');
+  expect(await cardFace(page)).toMatchObject({
+    kind: 'sandbox',
+    number: `•••• •••• •••• ${body.bcard.last4}`,
+    cvv: '•••',
+    flag: 'Sandbox test card — nothing charged',
+  });
 
   await expect(step).toContainText('4/5');
   await expect(page.getByTestId('merchant-card-number')).toHaveValue(`•••• •••• •••• ${body.bcard.last4}`);
@@ -396,9 +400,7 @@ test.describe('at 390 px', () => {
     await expect(overlay.getByTestId('three-ds-submit')).toHaveText('تحقّق ومتابعة');
     await verifyCode(overlay, 0);
     await verifyCode(overlay, 1);
-    const number = overlay.getByTestId('demo-bcard-number');
-    await expect(number).toHaveText('4242 4242 4242 4242');
-    expect(await number.evaluate((el) => getComputedStyle(el).direction)).toBe('ltr');
+    expect(await cardFace(overlay)).toMatchObject({ number: '4242 4242 4242 4242', numberDirection: 'ltr' });
     await noHorizontalOverflow(page);
 
     await expect(step).toContainText('4/5');

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
+import { addCard, E2E_CARD_NUMBERS, E2E_CVV } from './cards';
 
 const toast = (page: Page) => page.getByTestId('toast').last();
 
@@ -208,23 +208,6 @@ test('fixed amounts: a wrong total shows the spec text and disables the pay butt
   await page.getByTestId('pd-split-back').click();
   await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'checkout');
 });
-
-async function addCard(page: Page, number: string, opts: { threeDS?: boolean; split: string }) {
-  await page.getByTestId('add-source-button').click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByTestId('card-number').fill(number);
-  await dialog.getByTestId('card-expiry').fill('12/30');
-  await dialog.getByTestId('card-cvv').fill(E2E_CVV);
-  await dialog.getByTestId('card-split').fill(opts.split);
-  await dialog.getByTestId('add-card-submit').click();
-  if (opts.threeDS) {
-    await expect(dialog.getByTestId('3ds-code')).toBeVisible();
-    await dialog.getByTestId('3ds-code').fill('123456');
-    await dialog.getByTestId('3ds-submit').click();
-  }
-  await expect(toast(page)).toContainText('Funding source added successfully');
-  await expect(page.getByRole('dialog')).toBeHidden({ timeout: 10_000 });
-}
 
 interface Source {
   id: string;

@@ -11,8 +11,21 @@ export function DialogContent({
   className,
   children,
   closeLabel = 'Close',
+  closeDisabled = false,
+  closeDescribedBy,
+  closeTestId,
+  onEscapeKeyDown,
   ...props
-}: ComponentProps<typeof DialogPrimitive.Content> & { closeLabel?: string }) {
+}: ComponentProps<typeof DialogPrimitive.Content> & {
+  closeLabel?: string;
+  /**
+   * Holds the dialog open (for example while a payment is in flight): the close button stays in place but is
+   * visibly disabled (aria-disabled) and does nothing, and neither does Escape. Say why with `closeDescribedBy`.
+   */
+  closeDisabled?: boolean;
+  closeDescribedBy?: string;
+  closeTestId?: string;
+}) {
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/50" />
@@ -21,14 +34,25 @@ export function DialogContent({
           'fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[calc(100%-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-xl bg-white p-6 shadow-xl',
           className,
         )}
+        onEscapeKeyDown={(e) => {
+          if (closeDisabled) e.preventDefault();
+          onEscapeKeyDown?.(e);
+        }}
         {...props}
       >
         {children}
         <DialogPrimitive.Close
-          className="absolute end-4 top-4 rounded-sm text-slate-500 hover:text-slate-900"
+          className="absolute end-4 top-4 rounded-sm text-slate-500 hover:text-slate-900 aria-disabled:cursor-not-allowed aria-disabled:text-slate-300 aria-disabled:hover:text-slate-300"
           aria-label={closeLabel}
+          aria-disabled={closeDisabled || undefined}
+          aria-describedby={closeDisabled ? closeDescribedBy : undefined}
+          // Radix skips its own close when the click's default is prevented.
+          onClick={(e) => {
+            if (closeDisabled) e.preventDefault();
+          }}
+          data-testid={closeTestId}
         >
-          <X className="h-4 w-4" />
+          <X className="h-4 w-4" aria-hidden />
         </DialogPrimitive.Close>
       </DialogPrimitive.Content>
     </DialogPrimitive.Portal>
