@@ -148,7 +148,14 @@ function findIn(text: string, s: Secrets): string[] {
   for (const n of s.numbers) if (text.includes(n)) found.push(n);
   for (const c of s.cvvs) {
     if (s.publicValues.has(c)) continue;
-    if (wholeNumber(c).test(text)) found.push(`cvv ${c}`);
+    // The CVVs typed in this test are distinctive and searched everywhere. A bcard's CVV is three random digits
+    // that any log number (a count, a duration) may equal by chance: it is searched as a string value, or next to
+    // a word that names it.
+    const typed = c === CVV3 || c === CVV4;
+    const leaked = typed
+      ? wholeNumber(c).test(text)
+      : text.includes(`"${c}"`) || new RegExp(`(cvv|cvc|security.?code)[^0-9]{0,20}${c}(?![0-9])`, 'i').test(text);
+    if (leaked) found.push(`cvv ${c}`);
   }
   return found;
 }
@@ -190,6 +197,11 @@ describe('no card data at rest', () => {
   test('the searches themselves work: they find a planted number and CVV', () => {
     expect(findIn(`x"${ADDED[0]}"y`, secrets)).toContain(ADDED[0]!);
     expect(findIn('{"cvv":"917"}', secrets)).toContain(`cvv ${CVV3}`);
+    const bcardCvv = secrets.cvvs.find((c) => c !== CVV3 && c !== CVV4 && !secrets.publicValues.has(c))!;
+    expect(findIn(`{"card":{"cvc":"${bcardCvv}"}}`, secrets)).toContain(`cvv ${bcardCvv}`);
+    expect(findIn(`CVV=${bcardCvv}`, secrets)).toContain(`cvv ${bcardCvv}`);
+    // …and a bcard CVV's digits as some other number in a log line are not a leak.
+    expect(findIn(`{"durationMs":${bcardCvv}}`, { ...secrets, numbers: [] })).toEqual([]);
     expect(findIn('4242 4242 4242 4242', secrets)).toContain('4242 4242 4242 4242');
     // …and a CVV inside a hex id is not a CVV.
     expect(findIn('fs_ab917cd', { ...secrets, numbers: [] })).toEqual([]);
