@@ -61,6 +61,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in, if anyone
+         * @description The session probe for browsers: 200 with the signed-in user, or 200 { user: null } when the request has no valid session (where GET /api/auth/user answers 401), so a signed-out page load logs no failed request.
+         */
+        get: operations["getApiAuthSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/user": {
         parameters: {
             query?: never;
@@ -1727,6 +1747,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiAuthSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
+                            id: string;
+                            email: string;
+                            firstName: string | null;
+                            lastName: string | null;
+                            phoneNumber: string | null;
+                            profileImageUrl: string | null;
+                            country: string | null;
+                            address: {
+                                line1: string | null;
+                                city: string | null;
+                                state: string | null;
+                                postal_code: string | null;
+                                /** @default US */
+                                country: string;
+                            };
+                            /** @enum {string} */
+                            role: "user" | "merchant" | "admin";
+                            isKycVerified: boolean;
+                            twoFactorEnabled: boolean;
+                            loginNotifications: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                        } | null;
+                    };
                 };
             };
         };

@@ -210,6 +210,39 @@ describe('GET /api/auth/user', () => {
   ]);
 });
 
+const SESSION = '/api/auth/session';
+describe('GET /api/auth/session', () => {
+  // "Nobody signed in" is an ordinary answer here (the web's probe on public pages), never a 401.
+  const signedOut = (res: CallResult) => expect(res.body).toEqual({ user: null });
+  runTable([
+    { name: 'no cookie', request: { method: 'GET', path: SESSION }, expectStatus: 200, check: signedOut },
+    { name: 'malformed cookie', request: { method: 'GET', path: SESSION, cookie: 'bpay_session=not valid!' }, expectStatus: 200, check: signedOut },
+    { name: 'well-formed but unknown token', request: { method: 'GET', path: SESSION, cookie: `bpay_session=${'A'.repeat(43)}` }, expectStatus: 200, check: signedOut },
+    { name: 'another cookie name', request: { method: 'GET', path: SESSION, cookie: 'session=abc' }, expectStatus: 200, check: signedOut },
+    {
+      name: 'signed in',
+      request: { method: 'GET', path: SESSION, auth: true },
+      expectStatus: 200,
+      check: (res) => {
+        expect(Object.keys(res.body)).toEqual(['user']);
+        expect(res.body.user.email).toBe('table.user@example.com');
+        expect(Object.keys(res.body.user).sort()).toEqual(
+          ['address', 'country', 'createdAt', 'email', 'firstName', 'id', 'isKycVerified', 'lastName', 'loginNotifications', 'phoneNumber', 'profileImageUrl', 'role', 'twoFactorEnabled'].sort(),
+        );
+      },
+    },
+  ]);
+
+  test('the same user as GET /api/auth/user, and null once signed out', async () => {
+    const u = await registerUser(ctx, { email: 'session.probe@example.com', password: 'correct horse battery' });
+    const session = await call(ctx, SESSION, { cookie: u.cookie });
+    const user = await call(ctx, U, { cookie: u.cookie });
+    expect(session.body.user).toEqual(user.body);
+    await call(ctx, '/api/auth/logout', { method: 'POST', cookie: u.cookie });
+    expect((await call(ctx, SESSION, { cookie: u.cookie })).body).toEqual({ user: null });
+  });
+});
+
 describe('PATCH /api/auth/user', () => {
   runTable([
     { name: 'no cookie', request: json(U, 'PATCH', { firstName: 'X' }), expectStatus: 401, expectCode: 'unauthenticated' },

@@ -42,6 +42,12 @@ export const UserModel = t.Object(
   { $id: '#/components/schemas/User' },
 );
 
+/**
+ * The session probe's answer: who is signed in, or null. "Nobody" is an ordinary answer here, not a 401, so a
+ * signed-out visit to a public page logs no failed request.
+ */
+export const SessionModel = t.Object({ user: t.Union([UserModel, t.Null()]) });
+
 export const RegisterBody = t.Object(
   {
     email,

@@ -5,9 +5,9 @@ import { errors, PUBLIC_SECURITY, SESSION_SECURITY, sharedModels } from '../../m
 import { sessionPlugin } from '../../plugins/session';
 import { toPublicUser } from '../users/service';
 import { updateAccount } from './account';
-import { LoginBody, ProfilePatchBody, RegisterBody, TotpCodeBody, TotpDisableBody, TotpEnrolmentModel, UserModel } from './model';
+import { LoginBody, ProfilePatchBody, RegisterBody, SessionModel, TotpCodeBody, TotpDisableBody, TotpEnrolmentModel, UserModel } from './model';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, login, register } from './service';
-import { clearedSessionCookie, createSession, deleteSession, readSessionToken, sessionCookie } from './sessions';
+import { clearedSessionCookie, createSession, deleteSession, findSessionUser, readSessionToken, sessionCookie } from './sessions';
 
 export function authRoutes(deps: AppDeps) {
   const authDeps = {
@@ -96,6 +96,25 @@ export function authRoutes(deps: AppDeps) {
       {
         response: { 200: t.Object({ success: t.Boolean() }), ...errors(403) },
         detail: { summary: 'Sign out: the session is deleted on the server' },
+      },
+    )
+    .get(
+      '/session',
+      async ({ request }) => {
+        const token = readSessionToken(request.headers.get('cookie'), deps.session);
+        const found = token ? await findSessionUser(deps.db, deps.clock, deps.session, token) : null;
+        return { user: found ? toPublicUser(found.user) : null };
+      },
+      {
+        response: { 200: SessionModel },
+        detail: {
+          summary: 'Who is signed in, if anyone',
+          // The cookie is optional here: without one (or with an expired one) the answer is 200 { user: null }.
+          security: [{}, ...SESSION_SECURITY],
+          description:
+            'The session probe for browsers: 200 with the signed-in user, or 200 { user: null } when the request has ' +
+            'no valid session (where GET /api/auth/user answers 401), so a signed-out page load logs no failed request.',
+        },
       },
     )
     .get('/user', ({ user }) => toPublicUser(user), {

@@ -13,7 +13,7 @@ interface AuthContextValue {
 
 const AuthContext = createContext<AuthContextValue | null>(null);
 
-/** Session state (spec §4): signed in when the user endpoint returns a user; any failure means signed out. */
+/** Session state (spec §4): signed in when the session probe returns a user; null or any failure means signed out. */
 export function AuthProvider({ children }: { children: ReactNode }) {
   const qc = useQueryClient();
   const query = useQuery(userQuery());

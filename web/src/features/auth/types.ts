@@ -1,4 +1,4 @@
-/** The signed-in user, as GET /api/auth/user answers it. */
+/** The signed-in user, as GET /api/auth/user (and GET /api/auth/session's `user`) answers it. */
 export interface User {
   id: string;
   email: string;
