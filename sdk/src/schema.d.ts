@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * Who is signed in, if anyone
-         * @description The session probe for browsers: 200 with the signed-in user, or 200 { user: null } when the request has no valid session (where GET /api/auth/user answers 401), so a signed-out page load logs no failed request.
+         * @description The session probe for browsers: 200 with the signed-in user, or 200 { user: null } when the request has no valid session cookie (where GET /api/auth/user answers 401), so a signed-out page load logs no failed request. The session cookie is optional here.
          */
         get: operations["getApiAuthSession"];
         put?: never;
@@ -1793,6 +1793,15 @@ export interface operations {
                             createdAt: string;
                         } | null;
                     };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

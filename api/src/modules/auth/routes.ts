@@ -106,14 +106,14 @@ export function authRoutes(deps: AppDeps) {
         return { user: found ? toPublicUser(found.user) : null };
       },
       {
-        response: { 200: SessionModel },
+        // 429: the consumer API's request-rate limit covers this path like every other.
+        response: { 200: SessionModel, ...errors(429) },
         detail: {
           summary: 'Who is signed in, if anyone',
-          // The cookie is optional here: without one (or with an expired one) the answer is 200 { user: null }.
-          security: [{}, ...SESSION_SECURITY],
           description:
             'The session probe for browsers: 200 with the signed-in user, or 200 { user: null } when the request has ' +
-            'no valid session (where GET /api/auth/user answers 401), so a signed-out page load logs no failed request.',
+            'no valid session cookie (where GET /api/auth/user answers 401), so a signed-out page load logs no failed ' +
+            'request. The session cookie is optional here.',
         },
       },
     )
