@@ -29,4 +29,15 @@ if (!result.success) {
 }
 // The merchant checkout widget: one plain script merchants include from bpay's origin, served as /widget.js.
 copyFileSync(join(import.meta.dir, 'widget', 'bpay.js'), join(outdir, 'widget.js'));
-console.log(`web: built ${result.outputs.length} files and widget.js into ${outdir}`);
+// Brotli and gzip copies beside every text file (the server picks one by Accept-Encoding). Imported here, at the
+// end, so this step stays apart from the bundling options above.
+{
+  const { compressFolder } = await import('./compress');
+  const compressed = compressFolder(outdir);
+  const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
+  const total = (pick: (f: (typeof compressed)[number]) => number | undefined) => compressed.reduce((n, f) => n + (pick(f) ?? f.bytes), 0);
+  console.log(
+    `web: built ${result.outputs.length} files and widget.js into ${outdir}; compressed ${compressed.length} ` +
+      `(${kb(total((f) => f.bytes))} -> br ${kb(total((f) => f.br))}, gzip ${kb(total((f) => f.gz))})`,
+  );
+}

@@ -1,10 +1,12 @@
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { boot } from './boot';
 import { EnvError, parseEnv } from './env';
 import { createLogger } from './lib/logger';
 import { requestIdOf, setPeerAddress } from './lib/request-context';
-import { resolveStaticFile } from './static-files';
+import { generatedFile, serveGenerated, serveWebApp, type GeneratedFile } from './static-files';
+import { robotsTxt, sitemapXml } from './site-files';
+import { compressJsonResponse } from './http-encoding';
 import { errorBody, AppError } from './errors';
 import { headerBytes, MAX_HEADER_BYTES } from './plugins/http';
 import { EVENT_STREAM_PATH } from './modules/events/stream';
@@ -35,27 +37,27 @@ const SWAGGER_FILES: Record<string, string> = {
   '/swagger/assets/swagger-ui.css': 'swagger-ui.css',
 };
 
+/** The docs' script and stylesheet (1.5 MB, shipped uncompressed), read and compressed on first use. */
+const swaggerCache = new Map<string, GeneratedFile>();
+function swaggerAsset(name: string): GeneratedFile {
+  let file = swaggerCache.get(name);
+  if (!file) {
+    const type = name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
+    file = generatedFile(readFileSync(join(swaggerAssets, name)), type, 'public, max-age=86400');
+    swaggerCache.set(name, file);
+  }
+  return file;
+}
+
 function isApiPath(path: string): boolean {
   return path === '/api' || path.startsWith('/api/') || path === '/swagger' || path.startsWith('/swagger/');
 }
 
-/** A file of the production web build, or index.html for client-side routes. Never escapes the build folder. */
-function staticResponse(path: string): Response {
-  const file = resolveStaticFile(webDist, path);
-  if (file) {
-    const immutable = /\/assets\//.test(path) || /-[a-z0-9]{8}\.(js|css)$/.test(path);
-    return new Response(Bun.file(file), {
-      headers: { 'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' },
-    });
-  }
-  const index = join(webDist, 'index.html');
-  if (!existsSync(index)) {
-    return new Response('The web app is not built. Run `bun run build:web` (the start command does it).', {
-      status: 503,
-    });
-  }
-  return new Response(Bun.file(index), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } });
-}
+/** robots.txt and sitemap.xml name the site by its public URL, so the server makes them (once, at start). */
+const SITE_FILES: Record<string, GeneratedFile> = {
+  '/robots.txt': generatedFile(robotsTxt(env.publicUrl), 'text/plain; charset=utf-8'),
+  '/sitemap.xml': generatedFile(sitemapXml(env.publicUrl), 'application/xml; charset=utf-8'),
+};
 
 /**
  * Bun answers oversized headers (over its --max-http-header-size) and bodies (over maxRequestBodySize) itself, with an
@@ -84,12 +86,16 @@ async function handle(req: Request, server: Bun.Server<unknown>): Promise<Respon
   // The docs page loads its spec by a relative URL, so it must be served without a trailing slash.
   if (path === '/swagger/') return Response.redirect('/swagger', 308);
   const asset = SWAGGER_FILES[path];
-  if (asset) return new Response(Bun.file(join(swaggerAssets, asset)), { headers: { 'cache-control': 'public, max-age=86400' } });
+  if (asset) return serveGenerated(req, swaggerAsset(asset));
   // Bun closes a connection idle for 10 s by default; the events stream pings only every 15 s and may wait longer
   // for an event, so it gets no idle limit (it ends when the client goes away).
   if (path === EVENT_STREAM_PATH) server.timeout(req, 0);
-  if (isApiPath(path) || dev) return app.handle(req);
-  return staticResponse(path);
+  // JSON answers are compressed here, around the app, so in-process tests (app.handle) read plain bodies.
+  if (isApiPath(path)) return compressJsonResponse(req, await app.handle(req));
+  const siteFile = SITE_FILES[path];
+  if (siteFile && (req.method === 'GET' || req.method === 'HEAD')) return serveGenerated(req, siteFile);
+  if (dev) return app.handle(req);
+  return serveWebApp(webDist, req);
 }
 
 let server;

@@ -1,5 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { negotiateEncoding, varyOnAcceptEncoding, type Coding } from './http-encoding';
 
 /**
  * The file of the web build a URL path names, or null (then the SPA's index.html answers). Never a file outside
@@ -20,4 +22,189 @@ export function resolveStaticFile(root: string, urlPath: string): string | null 
   const rel = relative(base, file);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return null;
   return existsSync(file) && statSync(file).isFile() ? file : null;
+}
+
+/*
+ * How the web build is sent (issue 13):
+ * - a `.br` or `.gz` copy written by the build (web/compress.ts) when Accept-Encoding allows it, with the original's
+ *   Content-Type, `Content-Encoding` and the copy's length, and `Vary: Accept-Encoding` on every compressible type;
+ * - hashed assets (/assets/name-<8 chars>.ext, a new name for new content) cached for a year as immutable;
+ *   everything else (HTML, widget.js, robots.txt) `no-cache` with a strong ETag and 304 on If-None-Match;
+ * - a prerendered page (`ar/index.html` for /ar) for its route, else the SPA's index.html.
+ */
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.gif': 'image/gif',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.wasm': 'application/wasm',
+};
+/** Types the build compresses (web/compress.ts); their answers vary by Accept-Encoding. */
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.map', '.webmanifest', '.svg', '.txt', '.xml']);
+
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+export const REVALIDATE = 'no-cache';
+
+function contentTypeOf(file: string): string {
+  return TYPES[extname(file).toLowerCase()] ?? (Bun.file(file).type || 'application/octet-stream');
+}
+
+/** A file the bundler named by its content: under /assets/, `name-<8 lowercase letters or digits>.ext` (or `.ext.map`). */
+export function isHashedAsset(urlPath: string): boolean {
+  return urlPath.startsWith('/assets/') && /-[a-z0-9]{8}\.[a-z0-9]+(\.map)?$/.test(basename(urlPath));
+}
+
+/** A strong validator of the identity bytes; a compressed copy gets the same tag with its coding appended. */
+function tagOf(bytes: Uint8Array | string): string {
+  return `"${new Bun.CryptoHasher('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+}
+
+const tagCache = new Map<string, { mtimeMs: number; size: number; etag: string }>();
+
+/** The file's ETag, hashed once and kept until its modification time or size changes. */
+function fileTag(file: string, mtimeMs: number, size: number): string {
+  const cached = tagCache.get(file);
+  if (cached && cached.mtimeMs === mtimeMs && cached.size === size) return cached.etag;
+  const etag = tagOf(readFileSync(file));
+  tagCache.set(file, { mtimeMs, size, etag });
+  return etag;
+}
+
+/** One thing to send in its identity form and possibly compressed copies. */
+interface Entity {
+  type: string;
+  etag: string;
+  cacheControl: string;
+  compressible: boolean;
+  identity: Blob;
+  copies: Partial<Record<Coding, Blob>>;
+}
+
+/** Whether If-None-Match names this entity (weak comparison, any coding of the same bytes, or `*`). */
+function matches(ifNoneMatch: string, etag: string): boolean {
+  const base = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((raw) => {
+    const tag = raw.trim();
+    return tag === '*' || tag.replace(/^W\//, '').replace(/-(br|gzip)"$/, '"') === base;
+  });
+}
+
+function respond(request: Request, entity: Entity): Response {
+  const headers = new Headers({ 'cache-control': entity.cacheControl, 'x-content-type-options': 'nosniff' });
+  if (entity.compressible) varyOnAcceptEncoding(headers);
+  const available = (Object.keys(entity.copies) as Coding[]).filter((c) => entity.copies[c]);
+  const coding = negotiateEncoding(request.headers.get('accept-encoding'), available);
+  headers.set('etag', coding ? entity.etag.replace(/"$/, `-${coding}"`) : entity.etag);
+  const ifNoneMatch = request.headers.get('if-none-match');
+  if (ifNoneMatch !== null && matches(ifNoneMatch, entity.etag)) return new Response(null, { status: 304, headers });
+  const body = (coding && entity.copies[coding]) || entity.identity;
+  headers.set('content-type', entity.type);
+  if (coding) headers.set('content-encoding', coding);
+  headers.set('content-length', String(body.size));
+  return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers });
+}
+
+/** A build-time copy (`x.js.br`) that is a file no older than the original; anything else is not used. */
+function copyOf(file: string, suffix: string, originalMtime: number): Blob | undefined {
+  try {
+    const st = statSync(file + suffix);
+    return st.isFile() && st.mtimeMs >= originalMtime ? Bun.file(file + suffix) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fileEntity(file: string, urlPath: string): Entity {
+  const st = statSync(file);
+  const ext = extname(file).toLowerCase();
+  const compressible = COMPRESSIBLE.has(ext);
+  const br = compressible ? copyOf(file, '.br', st.mtimeMs) : undefined;
+  const gzip = compressible ? copyOf(file, '.gz', st.mtimeMs) : undefined;
+  return {
+    type: contentTypeOf(file),
+    etag: fileTag(file, st.mtimeMs, st.size),
+    cacheControl: isHashedAsset(urlPath) && ext !== '.html' ? IMMUTABLE : REVALIDATE,
+    compressible,
+    identity: Bun.file(file),
+    copies: { ...(br && { br }), ...(gzip && { gzip }) },
+  };
+}
+
+/**
+ * The answer for a file of the build: the file the path names, or the prerendered page of a client route
+ * (`<path>/index.html`, e.g. `ar/index.html` for /ar or /ar/). Null when there is neither (the caller falls back to
+ * the SPA). GET and HEAD only.
+ */
+export function serveStatic(root: string, request: Request): Response | null {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+  const path = new URL(request.url).pathname;
+  const file = resolveStaticFile(root, path) ?? resolveStaticFile(root, `${path.replace(/\/+$/, '')}/index.html`);
+  return file ? respond(request, fileEntity(file, path)) : null;
+}
+
+/**
+ * Everything outside the API: a file of the build or a prerendered page (serveStatic), else the SPA's index.html for
+ * client-side routes. A missing file under /assets/ is a 404, not the SPA: a script tag given HTML fails obscurely.
+ * Other methods than GET and HEAD get 405.
+ */
+export function serveWebApp(root: string, request: Request): Response {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' } });
+  }
+  const found = serveStatic(root, request);
+  if (found) return found;
+  const path = new URL(request.url).pathname;
+  if (path.startsWith('/assets/')) {
+    return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': REVALIDATE } });
+  }
+  const index = join(resolve(root), 'index.html');
+  if (!existsSync(index)) {
+    return new Response('The web app is not built. Run `bun run build:web` (the start command does it).', {
+      status: 503,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    });
+  }
+  return respond(request, fileEntity(index, '/index.html'));
+}
+
+/** Something the server sends from memory (robots.txt, sitemap.xml, the API docs' scripts): hashed and compressed once. */
+export interface GeneratedFile {
+  readonly entity: Entity;
+}
+
+/**
+ * Prepares `body` for serveGenerated. Brotli at quality 11 up to 64 KB; larger bodies (a megabyte of docs script)
+ * at quality 6, which takes a fraction of the time for nearly the same size.
+ */
+export function generatedFile(body: string | Uint8Array, type: string, cacheControl: string = REVALIDATE): GeneratedFile {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const copies: Partial<Record<Coding, Blob>> = {};
+  if (bytes.byteLength >= 1024) {
+    const quality = bytes.byteLength > 64 * 1024 ? 6 : 11;
+    const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality } });
+    const gz = gzipSync(bytes, { level: 9 });
+    if (br.byteLength <= bytes.byteLength * 0.9) copies.br = new Blob([br]);
+    if (gz.byteLength <= bytes.byteLength * 0.9) copies.gzip = new Blob([gz]);
+  }
+  return { entity: { type, etag: tagOf(bytes), cacheControl, compressible: true, identity: new Blob([new Uint8Array(bytes)]), copies } };
+}
+
+export function serveGenerated(request: Request, file: GeneratedFile): Response {
+  return respond(request, file.entity);
 }
