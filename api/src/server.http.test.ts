@@ -7,7 +7,14 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Subprocess } from 'bun';
+import { compressFolder } from '../../web/compress';
+
+const ASSET_NAME = 'index-abcd1234.js';
+const ASSET = `export const copy = ${JSON.stringify('bpay pays in parts. '.repeat(500))};\n`;
+const AR_PAGE = `<!doctype html><html lang="ar" dir="rtl"><body>${'<p>ادفع على دفعات</p>'.repeat(100)}</body></html>`;
 
 let dir: string;
 let proc: Subprocess;
@@ -24,6 +31,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bpay-http-'));
   mkdirSync(join(dir, 'web'));
   writeFileSync(join(dir, 'web', 'index.html'), '<!doctype html><title>bpay</title>');
+  // A built asset and a prerendered page, with the build's own compression step.
+  mkdirSync(join(dir, 'web', 'assets'));
+  writeFileSync(join(dir, 'web', 'assets', ASSET_NAME), ASSET);
+  mkdirSync(join(dir, 'web', 'ar'));
+  writeFileSync(join(dir, 'web', 'ar', 'index.html'), AR_PAGE);
+  compressFolder(join(dir, 'web'));
   const port = freePort();
   base = `http://127.0.0.1:${port}`;
   proc = Bun.spawn(['bun', '--max-http-header-size=262144', join(import.meta.dir, 'server.ts')], {
@@ -38,6 +51,7 @@ beforeAll(async () => {
       BPAY_UPLOADS_DIR: join(dir, 'uploads'),
       BPAY_WEBHOOK_WORKER: 'off',
       BPAY_LOG_LEVEL: 'error',
+      BPAY_PUBLIC_URL: 'https://pay.example.com',
     },
     stdout: 'ignore',
     stderr: 'pipe',
@@ -116,4 +130,93 @@ test('malformed and traversing paths get the app, never an error page or a file 
     expect({ path, status: res.status }).toEqual({ path, status: 200 });
     expect(text).toBe('<!doctype html><title>bpay</title>');
   }
+});
+
+/** A raw HTTP exchange: fetch would decode the body and hide Content-Encoding's effect on the bytes. */
+function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = httpRequest(`${base}${path}`, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('a built asset is sent as brotli, gzip or as it is by Accept-Encoding, with Vary and a year of immutable cache', async () => {
+  const path = `/assets/${ASSET_NAME}`;
+  const br = await raw(path, { 'accept-encoding': 'br, gzip' });
+  expect(br.status).toBe(200);
+  expect(br.headers).toMatchObject({
+    'content-encoding': 'br',
+    'content-type': 'text/javascript; charset=utf-8',
+    vary: 'Accept-Encoding',
+    'cache-control': 'public, max-age=31536000, immutable',
+    'content-length': String(br.body.byteLength),
+  });
+  expect(brotliDecompressSync(br.body).toString()).toBe(ASSET);
+
+  const gz = await raw(path, { 'accept-encoding': 'gzip' });
+  expect(gz.headers).toMatchObject({ 'content-encoding': 'gzip', vary: 'Accept-Encoding', 'content-length': String(gz.body.byteLength) });
+  expect(gunzipSync(gz.body).toString()).toBe(ASSET);
+
+  const identity = await raw(path);
+  expect(identity.headers['content-encoding']).toBeUndefined();
+  expect(identity.headers).toMatchObject({ vary: 'Accept-Encoding', 'content-length': String(ASSET.length), 'content-type': 'text/javascript; charset=utf-8' });
+  expect(identity.body.toString()).toBe(ASSET);
+
+  const head = await raw(path, { 'accept-encoding': 'br' }, 'HEAD');
+  expect(head.headers).toMatchObject({ 'content-encoding': 'br', 'content-length': String(br.body.byteLength) });
+  expect(head.body.byteLength).toBe(0);
+});
+
+test('index.html (and the SPA fallback) is no-cache with a strong ETag, and 304 when the client has it', async () => {
+  const first = await raw('/', { 'accept-encoding': 'br, gzip' });
+  expect(first.status).toBe(200);
+  expect(first.headers).toMatchObject({ 'cache-control': 'no-cache', 'content-type': 'text/html; charset=utf-8', vary: 'Accept-Encoding' });
+  const etag = String(first.headers.etag);
+  expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+  const again = await raw('/merchant-dashboard', { 'accept-encoding': 'br, gzip', 'if-none-match': etag });
+  expect(again.status).toBe(304);
+  expect(again.headers.etag).toBe(etag);
+  expect(again.body.byteLength).toBe(0);
+});
+
+test('a prerendered page answers its route, compressed, and revalidated', async () => {
+  const ar = await raw('/ar', { 'accept-encoding': 'gzip' });
+  expect(ar.headers).toMatchObject({ 'content-encoding': 'gzip', 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });
+  expect(gunzipSync(ar.body).toString()).toBe(AR_PAGE);
+  expect((await raw('/ar', { 'accept-encoding': 'gzip', 'if-none-match': String(ar.headers.etag) })).status).toBe(304);
+});
+
+test('a JSON answer over 1 KB is compressed (the API document), and the docs script too', async () => {
+  const doc = await raw('/swagger/json', { 'accept-encoding': 'br, gzip' });
+  expect(doc.status).toBe(200);
+  expect(doc.headers).toMatchObject({ 'content-encoding': 'br', vary: 'Accept-Encoding', 'content-length': String(doc.body.byteLength) });
+  expect(JSON.parse(brotliDecompressSync(doc.body).toString())).toHaveProperty('openapi');
+  const gz = await raw('/swagger/json', { 'accept-encoding': 'gzip' });
+  expect(gz.headers['content-encoding']).toBe('gzip');
+  expect(JSON.parse(gunzipSync(gz.body).toString())).toHaveProperty('paths');
+  const plain = await raw('/swagger/json');
+  expect(plain.headers['content-encoding']).toBeUndefined();
+  expect(JSON.parse(plain.body.toString())).toHaveProperty('openapi');
+  // The docs' own script, 1.5 MB shipped uncompressed, is compressed by the server once.
+  const script = await raw('/swagger/assets/swagger-ui-bundle.js', { 'accept-encoding': 'gzip' });
+  expect(script.headers).toMatchObject({ 'content-encoding': 'gzip', 'content-type': 'text/javascript; charset=utf-8' });
+  expect(script.body.byteLength).toBeLessThan(700_000);
+});
+
+test('robots.txt and sitemap.xml name the public URL', async () => {
+  const robots = await raw('/robots.txt');
+  expect(robots.status).toBe(200);
+  expect(robots.headers).toMatchObject({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
+  expect(robots.body.toString()).toContain('Sitemap: https://pay.example.com/sitemap.xml');
+  expect(robots.body.toString()).toContain('Disallow: /admin-panel');
+  expect((await raw('/robots.txt', { 'if-none-match': String(robots.headers.etag) })).status).toBe(304);
+  const sitemap = await raw('/sitemap.xml');
+  expect(sitemap.headers['content-type']).toBe('application/xml; charset=utf-8');
+  expect(sitemap.body.toString()).toContain('<loc>https://pay.example.com/terms-conditions</loc>');
 });
