@@ -103,3 +103,17 @@ test('sent as it is: small JSON, no Accept-Encoding, HEAD, 204/304, other types,
   const noTransform = json(big, { headers: { 'cache-control': 'private, no-transform' } });
   expect(await plain(get('br'), noTransform)).toBe(noTransform);
 });
+
+test('every Set-Cookie survives, compressed or not (a sign-in answer sets more than one)', async () => {
+  for (const body of [big, small]) {
+    const res = new Response(body, {
+      headers: [
+        ['content-type', 'application/json'],
+        ['set-cookie', 'a=1; Path=/; HttpOnly'],
+        ['set-cookie', 'b=2; Path=/; HttpOnly'],
+      ],
+    });
+    const out = await compressJsonResponse(get('br'), res);
+    expect(out.headers.getSetCookie()).toEqual(['a=1; Path=/; HttpOnly', 'b=2; Path=/; HttpOnly']);
+  }
+});
