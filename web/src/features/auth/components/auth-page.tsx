@@ -234,7 +234,7 @@ export function AuthPage() {
           </Link>
           <Card>
             <CardHeader>
-              <CardTitle>{t('auth.title')}</CardTitle>
+              <CardTitle level={1}>{t('auth.title')}</CardTitle>
               <CardDescription>{t('auth.subtitle')}</CardDescription>
             </CardHeader>
             <CardContent>

@@ -26,7 +26,7 @@ function TryBpayOffer({ demo }: { demo: CheckoutDemo }) {
         </span>
       </div>
       <p className="text-sm text-slate-700">{t('demos.addon.offerBody')}</p>
-      <p className="text-xs text-slate-500" data-testid="try-bpay-fee">
+      <p className="text-xs text-slate-600" data-testid="try-bpay-fee">
         {t('demos.addon.fee', { fee: iso(`${demo.feePercentage}%`) })}
       </p>
       <Button size="lg" className="w-full" onClick={demo.tryBpay} disabled={demo.modeLoading || demo.startPending} data-testid="try-bpay">
@@ -57,7 +57,7 @@ export function AddonCheckoutDemoPage() {
               {phase.kind === 'checkout' && (
                 <>
                   <TryBpayOffer demo={demo} />
-                  <div className="flex items-center gap-3 text-xs uppercase tracking-wider text-slate-400" aria-hidden>
+                  <div className="flex items-center gap-3 text-xs uppercase tracking-wider text-slate-500" aria-hidden>
                     <span className="h-px flex-1 bg-slate-200" />
                     {t('demos.addon.or')}
                     <span className="h-px flex-1 bg-slate-200" />

@@ -129,7 +129,7 @@ export function OverviewTab({
       <div className="grid gap-6 lg:grid-cols-3">
         <Card className="lg:col-span-1">
           <div className="space-y-1.5 p-6">
-            <CardTitle>{t('dashboard.quick.title')}</CardTitle>
+            <CardTitle level={2}>{t('dashboard.quick.title')}</CardTitle>
             <CardDescription>{t('dashboard.quick.description')}</CardDescription>
           </div>
           <CardContent className="flex flex-col gap-2">
@@ -155,7 +155,7 @@ export function OverviewTab({
         <Card className="lg:col-span-2">
           <div className="flex items-center justify-between gap-4 p-6">
             <div className="space-y-1.5">
-              <CardTitle>{t('dashboard.activity.title')}</CardTitle>
+              <CardTitle level={2}>{t('dashboard.activity.title')}</CardTitle>
               <CardDescription>{t('dashboard.activity.description')}</CardDescription>
             </div>
             {recent.length > 0 && (

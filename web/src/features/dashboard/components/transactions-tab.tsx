@@ -43,7 +43,7 @@ export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
     <Card>
       <div className="flex flex-col gap-4 p-6 lg:flex-row lg:items-end lg:justify-between">
         <div className="space-y-1.5">
-          <CardTitle>{t('dashboard.transactions.title')}</CardTitle>
+          <CardTitle level={2}>{t('dashboard.transactions.title')}</CardTitle>
           <CardDescription>{t('dashboard.transactions.description')}</CardDescription>
         </div>
         <div className="flex flex-wrap items-center gap-2">

@@ -33,7 +33,7 @@ export function KycStatusView({ verification, onSubmitNew }: { verification: Kyc
     <Card data-testid="kyc-status-view">
       <CardHeader>
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <CardTitle className="flex items-center gap-2">
+          <CardTitle level={2} className="flex items-center gap-2">
             <ShieldCheck className="h-5 w-5 text-brand-600" aria-hidden />
             {t('kyc.statusView.title')}
           </CardTitle>

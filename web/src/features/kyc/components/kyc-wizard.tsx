@@ -86,7 +86,7 @@ export function KycWizard({
       <Card data-testid="kyc-step-4">
         <CardHeader className="items-center text-center">
           <CheckCircle2 className="mx-auto h-12 w-12 text-green-600" aria-hidden />
-          <CardTitle>{t('kyc.step4.title')}</CardTitle>
+          <CardTitle level={2}>{t('kyc.step4.title')}</CardTitle>
           <CardDescription>{t('kyc.step4.description')}</CardDescription>
         </CardHeader>
         <CardContent className="space-y-4">
@@ -149,7 +149,7 @@ export function KycWizard({
         >
           <div className="h-full rounded-full bg-brand-600 transition-all" style={{ width: `${percent}%` }} />
         </div>
-        <CardTitle>{t(title)}</CardTitle>
+        <CardTitle level={2}>{t(title)}</CardTitle>
         <CardDescription>{t(description)}</CardDescription>
       </CardHeader>
       <CardContent className="space-y-4">

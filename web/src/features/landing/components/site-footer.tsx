@@ -77,7 +77,7 @@ export function SiteFooter({ lang }: { lang: Lang }) {
           <div className="max-w-sm">
             <Logo name={t('common.brand')} inverted />
             <p className="mt-4 text-sm leading-relaxed text-slate-400">{t('landing.footer.tagline')}</p>
-            <p className="mt-4 text-xs leading-relaxed text-slate-500">{t('landing.footer.disclosure')}</p>
+            <p className="mt-4 text-xs leading-relaxed text-slate-400">{t('landing.footer.disclosure')}</p>
           </div>
 
           <div className="grid grid-cols-2 gap-10 sm:grid-cols-4 lg:col-span-4">
@@ -118,7 +118,7 @@ export function SiteFooter({ lang }: { lang: Lang }) {
           </div>
         </div>
 
-        <div className="mt-12 border-t border-slate-800 pt-8 text-sm text-slate-500">
+        <div className="mt-12 border-t border-slate-800 pt-8 text-sm text-slate-400">
           <p>{t('landing.footer.copyright')}</p>
         </div>
       </div>

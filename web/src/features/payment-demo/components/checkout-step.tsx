@@ -49,7 +49,7 @@ export function CheckoutStep({
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
       <Card data-testid="pd-checkout">
         <CardHeader>
-          <CardTitle tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
+          <CardTitle level={2} tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
             {t('paymentDemo.checkout.title')}
           </CardTitle>
           <CardDescription>{t('paymentDemo.checkout.description')}</CardDescription>

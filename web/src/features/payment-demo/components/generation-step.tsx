@@ -117,7 +117,7 @@ export function GenerationStep({ generation: g, onRetry, onCancel }: { generatio
     <Card data-testid="pd-bcard" data-kind={g.kind} className="mx-auto max-w-3xl">
       <CardHeader>
         <div className="flex flex-wrap items-center justify-between gap-2">
-          <CardTitle tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
+          <CardTitle level={2} tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
             {t('paymentDemo.bcard.title')}
           </CardTitle>
           <Badge tone={simulated ? 'yellow' : 'blue'} data-testid="pd-bcard-kind">

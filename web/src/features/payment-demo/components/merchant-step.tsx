@@ -95,7 +95,7 @@ export function MerchantStep({
       <Card data-testid="pd-card" data-demo-card={card.display === 'demo' ? 'true' : 'false'} data-display={card.display} className="min-w-0">
         <CardHeader>
           <div className="flex flex-wrap items-center justify-between gap-2">
-            <CardTitle tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
+            <CardTitle level={2} tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
               {t('paymentDemo.merchant.cardTitle')}
             </CardTitle>
             {card.display === 'demo' ? (

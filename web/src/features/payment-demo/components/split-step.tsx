@@ -83,7 +83,7 @@ export function SplitStep({
     <Card data-testid="pd-split" className="mx-auto min-w-0 max-w-3xl">
       <CardHeader>
         <div className="flex flex-wrap items-center justify-between gap-2">
-          <CardTitle tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
+          <CardTitle level={2} tabIndex={-1} data-step-heading data-testid="pd-step-heading" className="outline-none">
             {t('paymentDemo.split.title')}
           </CardTitle>
           <Badge tone={src.own ? 'blue' : 'yellow'}>{src.own ? t('paymentDemo.split.yourSources') : t('paymentDemo.split.sampleSources')}</Badge>
