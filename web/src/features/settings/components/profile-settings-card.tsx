@@ -104,7 +104,7 @@ export function ProfileSettingsCard({ user }: { user: User }) {
             <UserRound className="h-5 w-5" />
           </span>
           <div>
-            <CardTitle>{t('settings.profile.title')}</CardTitle>
+            <CardTitle level={2}>{t('settings.profile.title')}</CardTitle>
             <CardDescription>{t('settings.profile.description')}</CardDescription>
           </div>
         </div>

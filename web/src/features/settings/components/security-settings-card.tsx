@@ -159,7 +159,7 @@ export function SecuritySettingsCard({ user }: { user: User }) {
             <ShieldCheck className="h-5 w-5" />
           </span>
           <div>
-            <CardTitle>{t('settings.security.title')}</CardTitle>
+            <CardTitle level={2}>{t('settings.security.title')}</CardTitle>
             <CardDescription>{t('settings.security.description')}</CardDescription>
           </div>
         </div>
