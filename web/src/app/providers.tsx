@@ -1,7 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Toaster } from '../components/ui/toaster';
-import { TooltipProvider } from '../components/ui/tooltip';
 import { AuthProvider } from '../features/auth/auth-context';
 import { DemoModeProvider } from '../features/demo-mode/demo-mode';
 import { LanguageProvider } from '../i18n';
@@ -14,10 +13,9 @@ export function Providers({ children }: { children: ReactNode }) {
       <LanguageProvider>
         <DemoModeProvider>
           <AuthProvider>
-            <TooltipProvider>
-              {children}
-              <Toaster />
-            </TooltipProvider>
+            {/* Tooltips appear on the dashboard only: its area module (./areas/dashboard) has their provider. */}
+            {children}
+            <Toaster />
           </AuthProvider>
         </DemoModeProvider>
       </LanguageProvider>

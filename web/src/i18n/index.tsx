@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { readSetting, writeSetting } from '../lib/storage';
-import { messages, type MessageKey } from './messages';
+import { entryCatalogues, type Catalogue, type MessageKey } from './messages';
 
 export type Lang = 'en' | 'ar';
 export const LANGUAGE_KEY = 'bpay-language';
@@ -14,8 +14,25 @@ export function detectLanguage(path: string, saved: string | null): Lang {
 
 export type Vars = Record<string, string | number>;
 
+/*
+ * The texts registered so far, by language. The entry registers common and landing below; every other area's
+ * module (web/src/app/areas/) registers its catalogues at its top level, so an area's texts are there before any of
+ * its components renders (web/src/i18n/catalogue-ownership.test.ts checks that each area imports what it uses).
+ */
+const registry: Record<Lang, Record<string, string>> = { en: {}, ar: {} };
+
+/** Registers catalogues' en and ar texts (called once at the top level of the module that owns them). */
+export function defineMessages(...catalogues: Catalogue[]): void {
+  for (const c of catalogues) {
+    Object.assign(registry.en, c.en);
+    Object.assign(registry.ar, c.ar);
+  }
+}
+
+defineMessages(...Object.values(entryCatalogues));
+
 export function translate(lang: Lang, key: MessageKey, vars?: Vars): string {
-  const template: string = messages[lang][key] ?? messages.en[key] ?? key;
+  const template: string = registry[lang][key] ?? registry.en[key] ?? key;
   if (!vars) return template;
   return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }

@@ -1,5 +1,9 @@
-import type { MessageKey, Vars } from '../i18n';
+import { defineMessages, type MessageKey, type Vars } from '../i18n';
+import * as passwords from '../i18n/messages/passwords';
 import { ApiError, messageOf } from './api';
+
+// The texts this module names travel with it (its callers are in the auth and dashboard chunks).
+defineMessages(passwords);
 
 type Translate = (key: MessageKey, vars?: Vars) => string;
 

@@ -1,4 +1,8 @@
-import type { MessageKey } from '../../i18n';
+import { defineMessages, type MessageKey } from '../../i18n';
+import * as investors from '../../i18n/messages/investors';
+
+// The texts this module names travel with it (registered again by the investors area; registering is idempotent).
+defineMessages(investors);
 
 /*
  * Every figure the investor pages state (spec §2 "Investor pages"), in one place so /investors and /investors-ar

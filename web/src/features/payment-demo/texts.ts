@@ -2,8 +2,12 @@
  * The sentences the error panel, the checkout's notice and the page's live region share, built from the flow's state.
  * Pure (the translate function and the money format are given), so what a screen reader hears is tested.
  */
-import type { Translate } from '../../i18n';
+import { defineMessages, type Translate } from '../../i18n';
+import * as paymentDemo from '../../i18n/messages/payment-demo';
 import { progressOf, type Failure, type FlowState, type Notice } from './flow';
+
+// The texts this module names travel with it (registered again by the payment-demo area; registering is idempotent).
+defineMessages(paymentDemo);
 
 export interface Formatters {
   t: Translate;

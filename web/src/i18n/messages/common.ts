@@ -12,6 +12,17 @@ export const en = {
   'common.language.label': 'Switch language',
   'notFound.title': '404 Page Not Found',
   'notFound.hint': 'Did you forget to add the page to the router?',
+  // Texts the entry chunk shows outside the landing page: the sign-in guard, sign-out, and current-password errors
+  // (web/src/lib/auth-errors.ts, used by both the auth and the dashboard chunks).
+  'auth.toast.logout': 'Logged out',
+  'auth.toast.logoutBody': 'You have been successfully logged out.',
+  'auth.toast.logoutFailed': 'Logout failed',
+  'auth.loggingOut': 'Signing you out...',
+  'merchants.access.title': 'Access Required',
+  'merchants.access.body': 'Please sign in to use the merchant pages.',
+  'merchants.access.signIn': 'Sign In',
+  'settings.currentPasswordRequired': 'Enter your current password',
+  'settings.currentPasswordWrong': 'Your current password is not correct.',
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
@@ -27,4 +38,13 @@ export const ar: Record<keyof typeof en, string> = {
   'common.language.label': 'تبديل اللغة',
   'notFound.title': '404 الصفحة غير موجودة',
   'notFound.hint': 'هل نسيت إضافة الصفحة إلى الموجّه؟',
+  'auth.toast.logout': 'تم تسجيل الخروج',
+  'auth.toast.logoutBody': 'تم تسجيل خروجك بنجاح.',
+  'auth.toast.logoutFailed': 'فشل تسجيل الخروج',
+  'auth.loggingOut': 'جارٍ تسجيل خروجك...',
+  'merchants.access.title': 'يلزم تسجيل الدخول',
+  'merchants.access.body': 'يرجى تسجيل الدخول لاستخدام صفحات التجّار.',
+  'merchants.access.signIn': 'تسجيل الدخول',
+  'settings.currentPasswordRequired': 'أدخل كلمة المرور الحالية',
+  'settings.currentPasswordWrong': 'كلمة المرور الحالية غير صحيحة.',
 };

@@ -1,64 +1,56 @@
-import * as admin from './admin';
-import * as auth from './auth';
-import * as bcards from './bcards';
-import * as checkout from './checkout';
+import type * as admin from './admin';
+import type * as auth from './auth';
+import type * as bcards from './bcards';
+import type * as checkout from './checkout';
 import * as common from './common';
-import * as dashboard from './dashboard';
-import * as fundingSources from './funding-sources';
-import * as kyc from './kyc';
+import type * as dashboard from './dashboard';
+import type * as demos from './demos';
+import type * as fundingSources from './funding-sources';
+import type * as investors from './investors';
+import type * as kyc from './kyc';
 import * as landing from './landing';
-import * as legal from './legal';
-import * as merchants from './merchants';
-import * as profile from './profile';
-import * as settings from './settings';
-import * as split from './split';
-import * as demos from './demos';
-import * as paymentDemo from './payment-demo';
-import * as investors from './investors';
+import type * as legal from './legal';
+import type * as merchants from './merchants';
+import type * as passwords from './passwords';
+import type * as paymentDemo from './payment-demo';
+import type * as profile from './profile';
+import type * as settings from './settings';
+import type * as split from './split';
 
 /*
- * The whole catalogue: one file per area, merged here. Adding an area: create messages/<area>.ts exporting
- * `en` (as const) and `ar: Record<keyof typeof en, string>`, then spread both below.
+ * The catalogue: one file per area, each exporting `en` (as const) and `ar: Record<keyof typeof en, string>`.
+ * Only common and landing travel in the entry chunk (what `/`, `/ar`, the sign-in guard, sign-out and 404 show);
+ * every other area's texts are registered by its area module in web/src/app/areas/ when that chunk loads
+ * (`defineMessages`, web/src/i18n/index.tsx). The other imports here are type-only, so `MessageKey` still names
+ * every key while no runtime text of those areas lands in the entry. Adding an area: create messages/<area>.ts,
+ * add it to `AreaCatalogue` below and to the area module that renders it.
  */
-export const messages = {
-  en: {
-    ...common.en,
-    ...auth.en,
-    ...landing.en,
-    ...legal.en,
-    ...dashboard.en,
-    ...fundingSources.en,
-    ...bcards.en,
-    ...profile.en,
-    ...settings.en,
-    ...merchants.en,
-    ...checkout.en,
-    ...admin.en,
-    ...kyc.en,
-    ...split.en,
-    ...demos.en,
-    ...paymentDemo.en,
-    ...investors.en,
-  },
-  ar: {
-    ...common.ar,
-    ...auth.ar,
-    ...landing.ar,
-    ...legal.ar,
-    ...dashboard.ar,
-    ...fundingSources.ar,
-    ...bcards.ar,
-    ...profile.ar,
-    ...settings.ar,
-    ...merchants.ar,
-    ...checkout.ar,
-    ...admin.ar,
-    ...kyc.ar,
-    ...split.ar,
-    ...demos.ar,
-    ...paymentDemo.ar,
-    ...investors.ar,
-  },
-};
+export const entryCatalogues = { common, landing };
 
-export type MessageKey = keyof typeof messages.en;
+type AreaCatalogue =
+  | typeof common
+  | typeof auth
+  | typeof landing
+  | typeof legal
+  | typeof dashboard
+  | typeof fundingSources
+  | typeof bcards
+  | typeof profile
+  | typeof settings
+  | typeof merchants
+  | typeof checkout
+  | typeof admin
+  | typeof kyc
+  | typeof split
+  | typeof demos
+  | typeof paymentDemo
+  | typeof passwords
+  | typeof investors;
+
+/** One area's catalogue module, as `import * as area from './messages/<area>'` gives it. */
+export interface Catalogue {
+  en: Readonly<Record<string, string>>;
+  ar: Readonly<Record<string, string>>;
+}
+
+export type MessageKey = AreaCatalogue extends infer C ? (C extends { en: infer E } ? keyof E & string : never) : never;

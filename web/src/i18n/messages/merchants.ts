@@ -2,9 +2,6 @@
 export const en = {
   'merchants.refresh': 'Refresh',
 
-  'merchants.access.title': 'Access Required',
-  'merchants.access.body': 'Please sign in to use the merchant pages.',
-  'merchants.access.signIn': 'Sign In',
 
   'merchants.copy.copy': 'Copy',
   'merchants.copy.copied': 'Copied',
@@ -245,9 +242,6 @@ export const en = {
 export const ar: Record<keyof typeof en, string> = {
   'merchants.refresh': 'تحديث',
 
-  'merchants.access.title': 'يلزم تسجيل الدخول',
-  'merchants.access.body': 'يرجى تسجيل الدخول لاستخدام صفحات التجّار.',
-  'merchants.access.signIn': 'تسجيل الدخول',
 
   'merchants.copy.copy': 'نسخ',
   'merchants.copy.copied': 'تم النسخ',

@@ -92,8 +92,6 @@ export const en = {
   'settings.profile.currentPassword': 'Current password',
   'settings.profile.currentPasswordHelp':
     'Changing your e-mail address needs your current password. We will let your old address know.',
-  'settings.currentPasswordRequired': 'Enter your current password',
-  'settings.currentPasswordWrong': 'Your current password is not correct.',
   'settings.password.title': 'Password',
   'settings.password.description': 'Change the password you sign in with.',
   'settings.password.change': 'Change',
@@ -200,8 +198,6 @@ export const ar: Record<keyof typeof en, string> = {
 
   'settings.profile.currentPassword': 'كلمة المرور الحالية',
   'settings.profile.currentPasswordHelp': 'يتطلب تغيير بريدك الإلكتروني كلمة المرور الحالية. سنُعلم عنوانك القديم بالتغيير.',
-  'settings.currentPasswordRequired': 'أدخل كلمة المرور الحالية',
-  'settings.currentPasswordWrong': 'كلمة المرور الحالية غير صحيحة.',
   'settings.password.title': 'كلمة المرور',
   'settings.password.description': 'غيّر كلمة المرور التي تسجّل الدخول بها.',
   'settings.password.change': 'تغيير',
