@@ -1,3 +1,4 @@
+import { PUBLIC_PAGES as SITEMAP_PAGES } from '../api/src/site-files';
 import { expect, test, type Page } from '@playwright/test';
 
 /*
@@ -8,19 +9,8 @@ import { expect, test, type Page } from '@playwright/test';
  *   public page and on every tab of the signed-in dashboard: axe's heading-order rule, which Lighthouse runs.
  */
 
-const PUBLIC_PAGES = [
-  '/',
-  '/ar',
-  '/auth',
-  '/terms-conditions',
-  '/privacy-policy',
-  '/legal-disclaimers',
-  '/investors',
-  '/investors-ar',
-  '/payment-demo',
-  '/addon-checkout-demo',
-  '/banner-checkout-demo',
-];
+// The public pages are the sitemap's (api/src/site-files.ts): one list, so a page added there is checked here.
+const PUBLIC_PAGES = SITEMAP_PAGES.map((p) => p.path);
 
 /** Console errors and uncaught exceptions from the moment the page starts loading. */
 function collectErrors(page: Page): string[] {
