@@ -90,16 +90,6 @@ export async function apiBlob(path: string, headers?: Record<string, string>, op
   return res.blob();
 }
 
-/** A read that yields null on 401 instead of throwing (used for "who am I"). */
-export async function apiGetOrNull<T>(path: string): Promise<T | null> {
-  try {
-    return await apiRequest<T>('GET', path);
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 401) return null;
-    throw e;
-  }
-}
-
 /** The human message to show for a failure: the server's message when it sent one. */
 export function messageOf(error: unknown): string | undefined {
   if (error instanceof ApiError) return error.serverMessage ?? error.message;
