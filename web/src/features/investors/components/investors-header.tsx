@@ -1,12 +1,11 @@
-import { useMobileMenu } from '../../../components/ui/use-mobile-menu';
-import { Languages, Menu, X } from 'lucide-react';
+import { MobileMenuToggle, useMobileMenu } from '../../../components/ui/mobile-menu';
+import { Languages } from 'lucide-react';
 import { Link, useLocation } from 'wouter';
 import { Button, buttonClasses } from '../../../components/ui/button';
-import { useLanguage, type Lang, type MessageKey } from '../../../i18n';
+import { usePageT, useLanguage, type Lang, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 // The brand mark is the landing's own small presentational component, shared rather than copied (noted in the report).
 import { Logo } from '../../landing/components/logo';
-import { usePageT } from '../../../i18n';
 
 const MOBILE_MENU_ID = 'investors-mobile-menu';
 
@@ -80,18 +79,14 @@ export function InvestorsHeader({ lang }: { lang: Lang }) {
           <Link href="/auth" className={buttonClasses('primary', 'sm', 'max-sm:hidden')}>
             {t('investors.nav.startFree')}
           </Link>
-          <button
-            ref={toggleRef}
-            type="button"
-            data-testid="investors-menu-toggle"
-            className="inline-flex h-10 w-10 items-center justify-center rounded-md text-slate-700 hover:bg-slate-100 md:hidden"
-            aria-expanded={open}
-            aria-controls={MOBILE_MENU_ID}
-            aria-label={open ? t('investors.nav.closeMenu') : t('investors.nav.openMenu')}
-            onClick={() => setOpen((o) => !o)}
-          >
-            {open ? <X className="h-5 w-5" aria-hidden /> : <Menu className="h-5 w-5" aria-hidden />}
-          </button>
+          <MobileMenuToggle
+            open={open}
+            onToggle={() => setOpen((o) => !o)}
+            toggleRef={toggleRef}
+            controls={MOBILE_MENU_ID}
+            label={open ? t('investors.nav.closeMenu') : t('investors.nav.openMenu')}
+            testId="investors-menu-toggle"
+          />
         </div>
       </div>
 

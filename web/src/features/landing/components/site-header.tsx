@@ -1,10 +1,8 @@
-import { useMobileMenu } from '../../../components/ui/use-mobile-menu';
-import { Menu, X } from 'lucide-react';
+import { MobileMenuToggle, useMobileMenu } from '../../../components/ui/mobile-menu';
 import { Link } from 'wouter';
 import { buttonClasses } from '../../../components/ui/button';
-import type { Lang, MessageKey } from '../../../i18n';
+import { usePageT, type Lang, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
-import { usePageT } from '../../../i18n';
 import { LanguageSwitch } from './language-switch';
 import { Logo } from './logo';
 
@@ -75,17 +73,13 @@ export function SiteHeader({ lang }: { lang: Lang }) {
           <Link href="/auth" className={buttonClasses('primary', 'sm', 'max-sm:hidden')}>
             {t('landing.nav.startFree')}
           </Link>
-          <button
-            ref={toggleRef}
-            type="button"
-            className="inline-flex h-10 w-10 items-center justify-center rounded-md text-slate-700 hover:bg-slate-100 md:hidden"
-            aria-expanded={open}
-            aria-controls={MOBILE_MENU_ID}
-            aria-label={open ? t('landing.nav.closeMenu') : t('landing.nav.openMenu')}
-            onClick={() => setOpen((o) => !o)}
-          >
-            {open ? <X className="h-5 w-5" aria-hidden /> : <Menu className="h-5 w-5" aria-hidden />}
-          </button>
+          <MobileMenuToggle
+            open={open}
+            onToggle={() => setOpen((o) => !o)}
+            toggleRef={toggleRef}
+            controls={MOBILE_MENU_ID}
+            label={open ? t('landing.nav.closeMenu') : t('landing.nav.openMenu')}
+          />
         </div>
       </div>
 
