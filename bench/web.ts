@@ -89,8 +89,7 @@ interface RunResult {
 
 function build(): void {
   console.log(`building the web app into ${dist} …`);
-  // Through the package script, exactly as production builds: a direct `bun web/build.ts` from here has produced chunk
-  // imports without their assets/ folder (Bun 1.3.14), which the server cannot find.
+  // Through the package script, exactly as production builds.
   const res = spawnSync('bun', ['run', 'build:web'], { cwd: root, stdio: 'inherit', env: { ...process.env, BPAY_WEB_DIST: dist } });
   if (res.status !== 0) throw new Error('the web build failed');
 }

@@ -28,6 +28,13 @@ ensure_bun() {
 install_deps() {
   echo "==> installing dependencies (bun install --frozen-lockfile)"
   (cd "$ROOT" && bun install --frozen-lockfile)
+  # npm scripts put node_modules/.bin first on PATH, and bun-plugin-tailwind's peer dependency puts a Bun there: it
+  # must be the pinned one (a devDependency of the same version), or builds and tests silently run on another Bun.
+  local local_bun="$ROOT/node_modules/.bin/bun"
+  if [ -x "$local_bun" ] && [ "$("$local_bun" --version)" != "$BUN_VERSION" ]; then
+    echo "node_modules/.bin/bun is $("$local_bun" --version), not the pinned $BUN_VERSION: pin devDependencies.bun" >&2
+    exit 1
+  fi
 }
 
 # Browser tests use Debian's Chromium, never a browser downloaded by Playwright.

@@ -16,6 +16,17 @@ try {
   console.error(error instanceof AggregateError ? error.message : error);
   process.exit(1);
 }
+// The public pages rendered to HTML (pages/*.html), before compression so they get their copies too. A child process:
+// React's server renderer and the app's modules stay out of this bundling process, and React runs its production build
+// (NODE_ENV is read when React is first imported).
+{
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const res = Bun.spawnSync(['bun', join(import.meta.dir, 'prerender-pages.ts'), outdir], { env, stdout: 'inherit', stderr: 'inherit' });
+  if (res.exitCode !== 0) {
+    console.error('web: prerendering the public pages failed');
+    process.exit(1);
+  }
+}
 // Brotli and gzip copies beside every text file (the server picks one by Accept-Encoding). Imported here, at the
 // end, so this step stays apart from the bundling options above.
 {

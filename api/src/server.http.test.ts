@@ -34,8 +34,8 @@ beforeAll(async () => {
   // A built asset and a prerendered page, with the build's own compression step.
   mkdirSync(join(dir, 'web', 'assets'));
   writeFileSync(join(dir, 'web', 'assets', ASSET_NAME), ASSET);
-  mkdirSync(join(dir, 'web', 'ar'));
-  writeFileSync(join(dir, 'web', 'ar', 'index.html'), AR_PAGE);
+  mkdirSync(join(dir, 'web', 'pages'));
+  writeFileSync(join(dir, 'web', 'pages', 'ar.html'), AR_PAGE);
   compressFolder(join(dir, 'web'));
   const port = freePort();
   base = `http://127.0.0.1:${port}`;
@@ -174,7 +174,7 @@ test('a built asset is sent as brotli, gzip or as it is by Accept-Encoding, with
 });
 
 test('index.html (and the SPA fallback) is no-cache with a strong ETag, and 304 when the client has it', async () => {
-  const first = await raw('/', { 'accept-encoding': 'br, gzip' });
+  const first = await raw('/kyc-verification', { 'accept-encoding': 'br, gzip' });
   expect(first.status).toBe(200);
   expect(first.headers).toMatchObject({ 'cache-control': 'no-cache', 'content-type': 'text/html; charset=utf-8', vary: 'Accept-Encoding' });
   const etag = String(first.headers.etag);

@@ -10,6 +10,7 @@ import { compressJsonResponse } from './http-encoding';
 import { errorBody, AppError } from './errors';
 import { headerBytes, MAX_HEADER_BYTES } from './plugins/http';
 import { EVENT_STREAM_PATH } from './modules/events/stream';
+import { readSessionToken } from './modules/auth/sessions';
 
 /*
  * The process entry: one server on one port for the API, the API docs and the web app.
@@ -95,7 +96,8 @@ async function handle(req: Request, server: Bun.Server<unknown>): Promise<Respon
   const siteFile = SITE_FILES[path];
   if (siteFile && (req.method === 'GET' || req.method === 'HEAD')) return serveGenerated(req, siteFile);
   if (dev) return app.handle(req);
-  return serveWebApp(webDist, req);
+  // Any session cookie, valid or not, counts as a hint only: it picks the shell over the landing's HTML for `/`.
+  return serveWebApp(webDist, req, { hasSession: readSessionToken(req.headers.get('cookie')) !== null });
 }
 
 let server;

@@ -53,14 +53,16 @@ describe('serveStatic / serveWebApp', () => {
   const appJs = `console.log(${JSON.stringify('bpay '.repeat(2000))});\n`;
   const indexHtml = `<!doctype html><html><head><title>bpay</title></head><body>${'<p>hello</p>'.repeat(200)}</body></html>`;
   const arHtml = `<!doctype html><html lang="ar" dir="rtl"><body>${'<p>مرحبا</p>'.repeat(200)}</body></html>`;
+  const landingHtml = `<!doctype html><html lang="en"><body>${'<p>split</p>'.repeat(200)}</body></html>`;
   beforeAll(() => {
     build = join(dir, 'build');
     mkdirSync(join(build, 'assets'), { recursive: true });
-    mkdirSync(join(build, 'ar'));
-    mkdirSync(join(build, 'auth'));
+    mkdirSync(join(build, 'pages'));
     writeFileSync(join(build, 'index.html'), indexHtml);
-    writeFileSync(join(build, 'ar', 'index.html'), arHtml);
-    writeFileSync(join(build, 'auth', 'index.html'), '<!doctype html><title>sign in</title>');
+    // Prerendered pages, as web/prerender-pages.ts names them.
+    writeFileSync(join(build, 'pages', 'index.html'), landingHtml);
+    writeFileSync(join(build, 'pages', 'ar.html'), arHtml);
+    writeFileSync(join(build, 'pages', 'auth.html'), '<!doctype html><title>sign in</title>');
     writeFileSync(join(build, 'assets', 'app-abcdefgh.js'), appJs);
     writeFileSync(join(build, 'assets', 'app-abcdefgh.js.map'), JSON.stringify({ mappings: 'AAAA;'.repeat(1000) }));
     writeFileSync(join(build, 'assets', 'index-0a1b2c3d.css'), 'body{color:red}\n'.repeat(200));
@@ -111,7 +113,7 @@ describe('serveStatic / serveWebApp', () => {
       expect({ path, cc: serveStatic(build, req(path))!.headers.get('cache-control') }).toEqual({ path, cc: 'public, max-age=31536000, immutable' });
     }
     for (const path of ['/', '/index.html', '/widget.js', '/ar']) {
-      const res = serveStatic(build, req(path))!;
+      const res = serveWebApp(build, req(path));
       expect({ path, cc: res.headers.get('cache-control'), etag: res.headers.get('etag') }).toEqual({
         path,
         cc: 'no-cache',
@@ -124,9 +126,10 @@ describe('serveStatic / serveWebApp', () => {
   });
 
   test('the ETag is the hash of the bytes: the same for the same content, another for other content, per coding', () => {
-    const tag = (path: string, ae?: string) => serveStatic(build, req(path, ae ? { 'accept-encoding': ae } : {}))!.headers.get('etag')!;
-    expect(tag('/index.html')).toBe(tag('/'));
+    const tag = (path: string, ae?: string) => serveWebApp(build, req(path, ae ? { 'accept-encoding': ae } : {})).headers.get('etag')!;
+    expect(tag('/index.html')).toBe(tag('/merchant-portal'));
     expect(tag('/index.html')).not.toBe(tag('/ar'));
+    expect(tag('/index.html')).not.toBe(tag('/'));
     expect(tag('/index.html', 'br')).toBe(tag('/index.html').replace(/"$/, '-br"'));
     expect(tag('/index.html', 'gzip')).toBe(tag('/index.html').replace(/"$/, '-gzip"'));
   });
@@ -165,18 +168,20 @@ describe('serveStatic / serveWebApp', () => {
     expect(await res.text()).toBe('');
   });
 
-  test('a prerendered page answers its route (with or without the trailing slash); other routes get index.html', async () => {
+  test('a prerendered page answers its route (any case, with or without the trailing slash); other routes get index.html', async () => {
     const ar = serveWebApp(build, req('/ar', { 'accept-encoding': 'br' }));
     expect(ar.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(ar.headers.get('content-encoding')).toBe('br');
     expect(ar.headers.get('cache-control')).toBe('no-cache');
     expect(brotliDecompressSync(await bytes(ar)).toString()).toBe(arHtml);
     expect(await serveWebApp(build, req('/ar/')).text()).toBe(arHtml);
+    expect(await serveWebApp(build, req('/AR')).text()).toBe(arHtml);
+    expect(await serveWebApp(build, req('/')).text()).toBe(landingHtml);
     // Too small to be worth compressing: sent as it is, still marked as varying.
     const auth = serveWebApp(build, req('/auth', { 'accept-encoding': 'br' }));
     expect(auth.headers.get('content-encoding')).toBe(null);
     expect(await auth.text()).toBe('<!doctype html><title>sign in</title>');
-    for (const path of ['/', '/merchant-portal', '/checkout/pay', '/auth/logout', '/arabic']) {
+    for (const path of ['/index.html', '/merchant-portal', '/checkout/pay', '/auth/logout', '/arabic', '/pages', '/ar.html']) {
       const res = serveWebApp(build, req(path));
       expect({ path, status: res.status, type: res.headers.get('content-type'), body: await res.text() }).toEqual({
         path,
@@ -185,6 +190,17 @@ describe('serveStatic / serveWebApp', () => {
         body: indexHtml,
       });
     }
+  });
+
+  test('/ with a session cookie gets the shell, not the landing page, and / varies by cookie', async () => {
+    const signedIn = serveWebApp(build, req('/'), { hasSession: true });
+    expect(await signedIn.text()).toBe(indexHtml);
+    expect(signedIn.headers.get('vary')).toBe('Accept-Encoding, Cookie');
+    const signedOut = serveWebApp(build, req('/'), { hasSession: false });
+    expect(signedOut.headers.get('vary')).toBe('Accept-Encoding, Cookie');
+    // Only `/` depends on the session: other pages are the same for everyone.
+    expect(await serveWebApp(build, req('/ar'), { hasSession: true }).text()).toBe(arHtml);
+    expect(serveWebApp(build, req('/ar')).headers.get('vary')).toBe('Accept-Encoding');
   });
 
   test('traversal still names nothing outside the build: the SPA answers', async () => {

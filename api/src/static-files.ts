@@ -30,7 +30,8 @@ export function resolveStaticFile(root: string, urlPath: string): string | null 
  *   Content-Type, `Content-Encoding` and the copy's length, and `Vary: Accept-Encoding` on every compressible type;
  * - hashed assets (/assets/name-<8 chars>.ext, a new name for new content) cached for a year as immutable;
  *   everything else (HTML, widget.js, robots.txt) `no-cache` with a strong ETag and 304 on If-None-Match;
- * - a prerendered page (`ar/index.html` for /ar) for its route, else the SPA's index.html.
+ * - a prerendered public page (`pages/ar.html` for /ar, written by web/prerender-pages.ts) for its route, else the SPA's
+ *   index.html, an empty shell the app renders into.
  */
 
 const TYPES: Record<string, string> = {
@@ -146,30 +147,53 @@ function fileEntity(file: string, urlPath: string): Entity {
   };
 }
 
-/**
- * The answer for a file of the build: the file the path names, or the prerendered page of a client route
- * (`<path>/index.html`, e.g. `ar/index.html` for /ar or /ar/). Null when there is neither (the caller falls back to
- * the SPA). GET and HEAD only.
- */
+/** The answer for a file of the build the path names; null when there is none. GET and HEAD only. */
 export function serveStatic(root: string, request: Request): Response | null {
   if (request.method !== 'GET' && request.method !== 'HEAD') return null;
   const path = new URL(request.url).pathname;
-  const file = resolveStaticFile(root, path) ?? resolveStaticFile(root, `${path.replace(/\/+$/, '')}/index.html`);
+  const file = resolveStaticFile(root, path);
   return file ? respond(request, fileEntity(file, path)) : null;
 }
 
 /**
- * Everything outside the API: a file of the build or a prerendered page (serveStatic), else the SPA's index.html for
+ * The prerendered HTML of a client route, if the build has it: `pages/index.html` for /, `pages/<name>.html` for
+ * /<name>. Routes match case-insensitively and with a trailing slash, as the router does; only single-segment paths
+ * of letters, digits and hyphens name a page.
+ */
+export function prerenderedPage(root: string, path: string): string | null {
+  const route = (path.replace(/\/+$/, '') || '/').toLowerCase();
+  if (!/^\/[a-z0-9-]*$/.test(route)) return null;
+  return resolveStaticFile(root, `/pages/${route === '/' ? 'index' : route.slice(1)}.html`);
+}
+
+export interface WebAppOptions {
+  /**
+   * Whether the request carries a session cookie. `/` is the dashboard for a signed-in user: such a request gets the
+   * shell rather than the landing page's HTML, which would flash before the dashboard.
+   */
+  hasSession?: boolean;
+}
+
+/**
+ * Everything outside the API: a file of the build (serveStatic), a prerendered page, else the SPA's index.html for
  * client-side routes. A missing file under /assets/ is a 404, not the SPA: a script tag given HTML fails obscurely.
  * Other methods than GET and HEAD get 405.
  */
-export function serveWebApp(root: string, request: Request): Response {
+export function serveWebApp(root: string, request: Request, options: WebAppOptions = {}): Response {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' } });
   }
-  const found = serveStatic(root, request);
-  if (found) return found;
   const path = new URL(request.url).pathname;
+  // `/` and `/index.html` are pages, not the shell file itself.
+  const found = path === '/index.html' ? null : serveStatic(root, request);
+  if (found) return found;
+  const landing = (path.replace(/\/+$/, '') || '/') === '/';
+  const page = landing && options.hasSession ? null : prerenderedPage(root, path);
+  if (page) {
+    const response = respond(request, fileEntity(page, path));
+    if (landing) response.headers.append('vary', 'Cookie');
+    return response;
+  }
   if (path.startsWith('/assets/')) {
     return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': REVALIDATE } });
   }
@@ -180,7 +204,9 @@ export function serveWebApp(root: string, request: Request): Response {
       headers: { 'content-type': 'text/plain; charset=utf-8' },
     });
   }
-  return respond(request, fileEntity(index, '/index.html'));
+  const response = respond(request, fileEntity(index, '/index.html'));
+  if ((path.replace(/\/+$/, '') || '/') === '/') response.headers.append('vary', 'Cookie');
+  return response;
 }
 
 /** Something the server sends from memory (robots.txt, sitemap.xml, the API docs' scripts): hashed and compressed once. */

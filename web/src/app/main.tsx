@@ -1,14 +1,35 @@
 import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, hydrateRoot } from 'react-dom/client';
+import { LANGUAGE_KEY } from '../i18n';
+import { readSetting } from '../lib/storage';
+import { canHydrate, markPrerendered } from './prerendered';
 import { Providers } from './providers';
-import { AppRouter } from './router';
+import { AppRouter, PRERENDERED_ROUTE_PAGES } from './router';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('#root is missing from index.html');
-createRoot(root).render(
+const app = (
   <StrictMode>
     <Providers>
       <AppRouter />
     </Providers>
-  </StrictMode>,
+  </StrictMode>
 );
+if (canHydrate(root, window.location.pathname, readSetting(LANGUAGE_KEY))) {
+  // A prerendered public page: its text is on screen already; React takes it over without repainting, once the page's
+  // own chunk is here (PRERENDERED_ROUTE_PAGES). If that chunk fails to load, hydrating anyway lets the page's
+  // error handling take over.
+  markPrerendered();
+  const page = PRERENDERED_ROUTE_PAGES[(window.location.pathname.replace(/\/+$/, '') || '/').toLowerCase()];
+  const hydrate = () =>
+    hydrateRoot(root, app, {
+      // A mismatch is a bug (React repaints the part and recovers): say so where the e2e tests look for errors.
+      onRecoverableError: (error) => console.error('hydration:', error),
+    });
+  if (page) void page.preload().then(hydrate, hydrate);
+  else hydrate();
+} else {
+  // No HTML for this page, or HTML in another language than this browser's saved choice: render afresh.
+  root.replaceChildren();
+  createRoot(root).render(app);
+}

@@ -6,11 +6,12 @@ import { DemoModeProvider } from '../features/demo-mode/demo-mode';
 import { LanguageProvider } from '../i18n';
 import { createQueryClient } from '../lib/query-client';
 
-export function Providers({ children }: { children: ReactNode }) {
+/** `path`: the page the build prerenders (web/src/app/prerender.tsx); absent in the browser. */
+export function Providers({ children, path }: { children: ReactNode; path?: string }) {
   const [client] = useState(createQueryClient);
   return (
     <QueryClientProvider client={client}>
-      <LanguageProvider>
+      <LanguageProvider path={path}>
         <DemoModeProvider>
           <AuthProvider>
             {/* Tooltips appear on the dashboard only: its area module (./areas/dashboard) has their provider. */}

@@ -1,5 +1,5 @@
 import { parse } from 'regexparam';
-import { lazy, Suspense, useState, type ComponentType, type LazyExoticComponent } from 'react';
+import { Suspense, useState } from 'react';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import { useAdminToken } from '../features/admin/session';
 import { LogoutPage } from '../features/auth/components/logout-page';
@@ -7,7 +7,9 @@ import { useAuth } from '../features/auth/auth-context';
 import { nextFromLocation } from '../features/auth/next-path';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { AccessRequired } from '../features/merchants/components/access-required';
+import { lazyPage, type LazyPage } from './lazy-page';
 import { NotFoundPage } from './not-found';
+import { startedPrerendered } from './prerendered';
 
 /*
  * Every area is its own chunk, loaded on its first visit (issue 13): only the landing page, the sign-out page, the
@@ -15,32 +17,40 @@ import { NotFoundPage } from './not-found';
  * in ./areas registers its own catalogues when it loads, before any of its pages renders. Each import names the
  * module's export, so a renamed page fails the typecheck.
  */
-const AuthPage = lazy(() => import('./areas/auth').then((m) => ({ default: m.AuthPage })));
-const DashboardPage = lazy(() => import('./areas/dashboard').then((m) => ({ default: m.DashboardPage })));
-const KycVerificationPage = lazy(() => import('./areas/kyc').then((m) => ({ default: m.KycVerificationPage })));
-const MerchantPortalPage = lazy(() => import('./areas/merchants').then((m) => ({ default: m.MerchantPortalPage })));
-const MerchantDashboardPage = lazy(() =>
-  import('./areas/merchants').then((m) => ({ default: m.MerchantDashboardPage })),
-);
-const AdminLoginPage = lazy(() => import('./areas/admin').then((m) => ({ default: m.AdminLoginPage })));
-const AdminPanelPage = lazy(() => import('./areas/admin').then((m) => ({ default: m.AdminPanelPage })));
-const AdminHome = lazy(() => import('./areas/admin').then((m) => ({ default: m.AdminHome })));
-const CheckoutPayPage = lazy(() => import('./areas/checkout').then((m) => ({ default: m.CheckoutPayPage })));
-const TermsPage = lazy(() => import('./areas/legal').then((m) => ({ default: m.TermsPage })));
-const PrivacyPage = lazy(() => import('./areas/legal').then((m) => ({ default: m.PrivacyPage })));
-const DisclaimersPage = lazy(() => import('./areas/legal').then((m) => ({ default: m.DisclaimersPage })));
-const PaymentDemoPage = lazy(() => import('./areas/payment-demo').then((m) => ({ default: m.PaymentDemoPage })));
-const AddonCheckoutDemoPage = lazy(() =>
-  import('./areas/checkout-demos').then((m) => ({ default: m.AddonCheckoutDemoPage })),
-);
-const BannerCheckoutDemoPage = lazy(() =>
-  import('./areas/checkout-demos').then((m) => ({ default: m.BannerCheckoutDemoPage })),
-);
-const InvestorsPage = lazy(() => import('./areas/investors').then((m) => ({ default: m.InvestorsPage })));
-const InvestorsArPage = lazy(() => import('./areas/investors').then((m) => ({ default: m.InvestorsArPage })));
+const AuthPage = lazyPage(() => import('./areas/auth'), (m) => m.AuthPage);
+const DashboardPage = lazyPage(() => import('./areas/dashboard'), (m) => m.DashboardPage);
+const KycVerificationPage = lazyPage(() => import('./areas/kyc'), (m) => m.KycVerificationPage);
+const MerchantPortalPage = lazyPage(() => import('./areas/merchants'), (m) => m.MerchantPortalPage);
+const MerchantDashboardPage = lazyPage(() => import('./areas/merchants'), (m) => m.MerchantDashboardPage);
+const AdminLoginPage = lazyPage(() => import('./areas/admin'), (m) => m.AdminLoginPage);
+const AdminPanelPage = lazyPage(() => import('./areas/admin'), (m) => m.AdminPanelPage);
+const AdminHome = lazyPage(() => import('./areas/admin'), (m) => m.AdminHome);
+const CheckoutPayPage = lazyPage(() => import('./areas/checkout'), (m) => m.CheckoutPayPage);
+const TermsPage = lazyPage(() => import('./areas/legal'), (m) => m.TermsPage);
+const PrivacyPage = lazyPage(() => import('./areas/legal'), (m) => m.PrivacyPage);
+const DisclaimersPage = lazyPage(() => import('./areas/legal'), (m) => m.DisclaimersPage);
+const PaymentDemoPage = lazyPage(() => import('./areas/payment-demo'), (m) => m.PaymentDemoPage);
+const AddonCheckoutDemoPage = lazyPage(() => import('./areas/checkout-demos'), (m) => m.AddonCheckoutDemoPage);
+const BannerCheckoutDemoPage = lazyPage(() => import('./areas/checkout-demos'), (m) => m.BannerCheckoutDemoPage);
+const InvestorsPage = lazyPage(() => import('./areas/investors'), (m) => m.InvestorsPage);
+const InvestorsArPage = lazyPage(() => import('./areas/investors'), (m) => m.InvestorsArPage);
+
+/**
+ * The lazy page of each prerendered route whose page is not in the entry. main.tsx loads it before hydrating, so the
+ * page renders at once and takes over its HTML; a page still loading while the session probe answers would be
+ * thrown away and painted again (React renders a not-yet-hydrated boundary afresh when an update reaches it).
+ */
+export const PRERENDERED_ROUTE_PAGES: Readonly<Record<string, LazyPage>> = {
+  '/auth': AuthPage,
+  '/terms-conditions': TermsPage,
+  '/privacy-policy': PrivacyPage,
+  '/legal-disclaimers': DisclaimersPage,
+  '/investors': InvestorsPage,
+  '/investors-ar': InvestorsArPage,
+};
 
 /** A lazily loaded page, with a quiet placeholder while its chunk arrives. */
-function Lazy({ page: Page }: { page: LazyExoticComponent<ComponentType> }) {
+function Lazy({ page: Page }: { page: LazyPage }) {
   return (
     <Suspense fallback={<div className="min-h-screen bg-slate-50" aria-busy="true" data-testid="page-loading" />}>
       <Page />
@@ -55,8 +65,8 @@ export function caseInsensitiveParser(route: string, loose?: boolean) {
 }
 
 /**
- * `/`: the landing page while the session loads or when signed out, the dashboard for users, the admin panel for
- * admins. Admins are their own accounts: with no consumer signed in, a verified admin token in this tab shows the
+ * `/`: the landing page when signed out (and while the session loads, if the page started from the prerendered
+ * landing), the dashboard for users, the admin panel for admins. Admins are their own accounts: with no consumer signed in, a verified admin token in this tab shows the
  * panel (docs/DECISIONS.md, Admin panel).
  */
 function Home() {
@@ -64,6 +74,7 @@ function Home() {
   const adminToken = useAdminToken();
   // The admin chunk verifies the token and shows the panel, or the landing page if the token is not valid.
   if (!isLoading && !user && adminToken) return <Lazy page={AdminHome} />;
+  if (isLoading && !startedPrerendered()) return <div className="min-h-screen bg-white" aria-busy="true" />;
   if (isLoading || !user) return <LandingPage lang="en" />;
   if (user.role === 'admin') return <Redirect to="/admin-panel" />;
   return <Lazy page={DashboardPage} />;
@@ -78,7 +89,7 @@ function AuthRoute() {
 }
 
 /** Pages for any signed-in user, admins included (spec §2); signed-out visitors are asked to sign in first. */
-function SignedIn({ page }: { page: LazyExoticComponent<ComponentType> }) {
+function SignedIn({ page }: { page: LazyPage }) {
   const { user, isLoading } = useAuth();
   const [location] = useLocation();
   if (isLoading) {
@@ -89,7 +100,7 @@ function SignedIn({ page }: { page: LazyExoticComponent<ComponentType> }) {
 }
 
 /** Pages for signed-in non-admin users only (spec §2: admins are not offered KYC); admins go to /. */
-function ConsumerOnly({ page }: { page: LazyExoticComponent<ComponentType> }) {
+function ConsumerOnly({ page }: { page: LazyPage }) {
   const { user, isLoading } = useAuth();
   const [location] = useLocation();
   if (isLoading) return <div className="min-h-screen bg-slate-50" aria-busy="true" />;
@@ -98,9 +109,10 @@ function ConsumerOnly({ page }: { page: LazyExoticComponent<ComponentType> }) {
   return <Lazy page={page} />;
 }
 
-export function AppRouter() {
+/** `ssrPath`: the page the build prerenders (web/src/app/prerender.tsx); in the browser the location is read. */
+export function AppRouter({ ssrPath }: { ssrPath?: string } = {}) {
   return (
-    <Router parser={caseInsensitiveParser}>
+    <Router parser={caseInsensitiveParser} ssrPath={ssrPath}>
       <Switch>
         <Route path="/" component={Home} />
         <Route path="/ar">{() => <LandingPage lang="ar" />}</Route>

@@ -46,8 +46,11 @@ interface LanguageContextValue {
 
 const LanguageContext = createContext<LanguageContextValue | null>(null);
 
-export function LanguageProvider({ children }: { children: ReactNode }) {
-  const [lang, setLang] = useState<Lang>(() => detectLanguage(window.location.pathname, readSetting(LANGUAGE_KEY)));
+/** `path` is the build's prerender's page (no window there); in the browser the current location is read. */
+export function LanguageProvider({ children, path }: { children: ReactNode; path?: string }) {
+  const [lang, setLang] = useState<Lang>(() =>
+    path === undefined ? detectLanguage(window.location.pathname, readSetting(LANGUAGE_KEY)) : detectLanguage(path, null),
+  );
   const setLanguage = useCallback((next: Lang) => {
     writeSetting(LANGUAGE_KEY, next);
     setLang(next);

@@ -56,5 +56,9 @@ export function useToasts(): ToastItem[] {
       return () => listeners.delete(l);
     },
     () => toasts,
+    // A prerendered page (and its hydration) starts with no toasts.
+    () => NO_TOASTS,
   );
 }
+
+const NO_TOASTS: ToastItem[] = [];

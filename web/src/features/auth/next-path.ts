@@ -20,7 +20,8 @@ export function safeNextPath(next: string | null | undefined, origin: string): s
   }
 }
 
-/** The current page's `next`, checked. */
+/** The current page's `next`, checked; none while the build prerenders (no window there). */
 export function nextFromLocation(): string | null {
+  if (typeof window === 'undefined') return null;
   return safeNextPath(new URLSearchParams(window.location.search).get('next'), window.location.origin);
 }

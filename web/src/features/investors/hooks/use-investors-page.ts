@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useLanguage, type Lang } from '../../../i18n';
 import { usePageT } from '../../../i18n';
+import { useDocumentTitle } from '../../../lib/document-title';
 
 /**
  * What both investor routes do on arrival, like the landing's /ar: the route's language becomes the context
@@ -14,11 +15,5 @@ export function useInvestorsPage(lang: Lang): void {
     if (current !== lang) setLanguage(lang);
   }, [lang, current, setLanguage]);
 
-  useEffect(() => {
-    const previous = document.title;
-    document.title = t('investors.meta.title');
-    return () => {
-      document.title = previous;
-    };
-  }, [t]);
+  useDocumentTitle(t('investors.meta.title'));
 }

@@ -3,6 +3,7 @@ import { Redirect } from 'wouter';
 import { useLanguage, type Lang } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
 import { usePageT } from '../../../i18n';
+import { useDocumentTitle } from '../../../lib/document-title';
 import { CtaSection } from './cta-section';
 import { FeaturesSection } from './features-section';
 import { HeroSection } from './hero-section';
@@ -26,13 +27,7 @@ export function LandingPage({ lang }: { lang: 'en' | 'ar' }) {
     if (lang === 'ar' && current !== 'ar') setLanguage('ar');
   }, [lang, current, setLanguage]);
 
-  useEffect(() => {
-    const previous = document.title;
-    document.title = t('landing.meta.title');
-    return () => {
-      document.title = previous;
-    };
-  }, [t]);
+  useDocumentTitle(t('landing.meta.title'));
 
   if (lang === 'en' && current === 'ar') {
     // Until the session is known, show the Arabic page in place (no blank flash); then move to its route.

@@ -4,6 +4,7 @@ import { Link } from 'wouter';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
 import { cn } from '../../../lib/cn';
+import { useDocumentTitle } from '../../../lib/document-title';
 import { LEGAL_DOCUMENTS, type LegalDocument } from '../documents';
 
 /**
@@ -40,14 +41,7 @@ export function LegalLayout({ doc }: { doc: LegalDocument }) {
     window.scrollTo({ top: 0, behavior: 'instant' });
   }, [doc.path]);
 
-  const pageTitle = t('legal.meta.title', { title: t(doc.title) });
-  useEffect(() => {
-    const previous = document.title;
-    document.title = pageTitle;
-    return () => {
-      document.title = previous;
-    };
-  }, [pageTitle]);
+  useDocumentTitle(t('legal.meta.title', { title: t(doc.title) }));
 
   return (
     <div dir={dir} lang={lang} className="min-h-screen bg-slate-50 text-slate-900">

@@ -1,13 +1,16 @@
-import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 
-/** A QR code of `value` drawn locally (the otpauth secret never leaves the browser for rendering). */
+/**
+ * A QR code of `value` drawn locally (the otpauth secret never leaves the browser for rendering). The QR library is
+ * its own chunk, loaded when a code is first drawn (turning two-factor on), not with the dashboard (issue 13 budgets).
+ */
 export function QrCode({ value, alt, size = 192 }: { value: string; alt: string; size?: number }) {
   const [src, setSrc] = useState<string | null>(null);
   useEffect(() => {
     let cancelled = false;
     setSrc(null);
-    QRCode.toDataURL(value, { width: size, margin: 1, errorCorrectionLevel: 'M' })
+    import('qrcode')
+      .then(({ default: QRCode }) => QRCode.toDataURL(value, { width: size, margin: 1, errorCorrectionLevel: 'M' }))
       .then((url) => {
         if (!cancelled) setSrc(url);
       })

@@ -1,0 +1,86 @@
+import { expect, test } from '@playwright/test';
+import { PRERENDERED_PAGES } from '../web/src/app/prerendered-pages';
+
+/*
+ * Issue 13: the public pages arrive as HTML (the build prerenders them with the app's own components) and the app
+ * takes that HTML over in place (hydration) instead of painting the page a second time.
+ */
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+  for (const path of PRERENDERED_PAGES) {
+    test(`${path}: its heading, language and title are in the HTML itself`, async ({ page }) => {
+      await page.goto(path);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+      await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+      const arabic = path === '/ar' || path.endsWith('-ar');
+      await expect(page.locator('html')).toHaveAttribute('lang', arabic ? 'ar' : 'en');
+      await expect(page.locator('html')).toHaveAttribute('dir', arabic ? 'rtl' : 'ltr');
+      await expect(page.locator('#root')).toHaveAttribute('data-prerendered', path);
+      expect(await page.title()).toMatch(/bpay/);
+    });
+  }
+});
+
+test.describe('with JavaScript', () => {
+  for (const path of PRERENDERED_PAGES) {
+    test(`${path}: the app takes over the prerendered HTML in place, with no hydration error`, async ({ page }) => {
+      const errors: string[] = [];
+      page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+      page.on('pageerror', (err) => errors.push(err.message));
+      // Hold the app's scripts back until the HTML's heading has been marked, then let them run.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/assets/*.js', async (route) => {
+        await held;
+        await route.continue();
+      });
+      // Module scripts hold DOMContentLoaded back, so wait for the heading itself.
+      await page.goto(path, { waitUntil: 'commit' });
+      await page.waitForSelector('h1', { state: 'attached' });
+      await page.evaluate(() => ((window as unknown as { prerenderedH1: Element | null }).prerenderedH1 = document.querySelector('h1')));
+      release();
+      // Hydrated: React has attached itself to the very element the HTML brought.
+      await expect
+        .poll(() =>
+          page.evaluate(() => {
+            const h1 = document.querySelector('h1');
+            const same = h1 !== null && h1 === (window as unknown as { prerenderedH1: Element | null }).prerenderedH1;
+            return same && Object.keys(h1).some((k) => k.startsWith('__reactFiber'));
+          }),
+        )
+        .toBe(true);
+      await page.waitForLoadState('networkidle');
+      expect(errors).toEqual([]);
+    });
+  }
+
+  test('a saved Arabic choice on an English page: the app renders afresh in Arabic, without errors', async ({ page }) => {
+    const errors: string[] = [];
+    page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+    await page.addInitScript(() => window.localStorage.setItem('bpay-language', 'ar'));
+    await page.goto('/terms-conditions');
+    await expect(page.locator('html')).toHaveAttribute('lang', 'ar');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('الشروط والأحكام');
+    expect(errors).toEqual([]);
+  });
+
+  test('signed in, / is the dashboard with no landing page before it', async ({ page }) => {
+    const email = `prerender-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const res = await page.request.post('/api/auth/register', {
+      data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+    });
+    expect(res.status()).toBe(201);
+    const html = await (await page.request.get('/')).text();
+    expect(html).not.toContain('data-prerendered');
+    // The landing's hero never appears on the way to the dashboard.
+    await page.addInitScript(() => {
+      new MutationObserver(() => {
+        if (document.querySelector('[data-testid="hero-section"], #how-it-works')) document.documentElement.dataset.sawLanding = 'yes';
+      }).observe(document, { subtree: true, childList: true });
+    });
+    await page.goto('/');
+    await expect(page.getByTestId('tab-overview')).toBeVisible();
+    await expect(page.locator('html')).not.toHaveAttribute('data-saw-landing', 'yes');
+  });
+});
