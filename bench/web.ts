@@ -1,6 +1,7 @@
 /*
  * How fast and clean the web pages are, as Lighthouse sees them (issue 13):
- *   bun run bench:web [--runs=3] [--no-build] [--port=3190]
+ *   bun run bench:web [--runs=3] [--no-build] [--port=3190] [--pages=/,/ar,/auth,/terms-conditions,dashboard]
+ *   [--save=DIR]
  * Builds the production web app into web/dist-bench, starts the real server (api/src/server.ts) on a fresh temporary
  * database, registers one user through the API, and runs Lighthouse (the npm package, Debian's Chromium, its mobile
  * defaults: simulated slow 4G and a 4x slower CPU) on /, /ar, /auth, /terms-conditions, the signed-in dashboard (the
@@ -14,7 +15,7 @@
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Flags } from 'lighthouse';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -69,14 +70,20 @@ interface Page {
   path: string;
   signedIn?: boolean;
 }
-const PAGES: Page[] = [
+const ALL_PAGES: Page[] = [
   { name: '/', path: '/' },
   { name: '/ar', path: '/ar' },
   { name: '/auth', path: '/auth' },
   { name: '/terms-conditions', path: '/terms-conditions' },
-  { name: 'dashboard (signed in)', path: '/', signedIn: true },
+  { name: 'dashboard', path: '/', signedIn: true },
   { name: 'static reference', path: '/reference.html' },
 ];
+// --pages=/,dashboard measures only those (by name), and always the static reference.
+const ONLY = arg('pages')?.split(',');
+// --save=DIR keeps every run's full Lighthouse report (JSON) there, to look into.
+const SAVE = arg('save');
+if (SAVE) mkdirSync(SAVE, { recursive: true });
+const PAGES = ONLY ? ALL_PAGES.filter((p) => ONLY.includes(p.name) || p.name === 'static reference') : ALL_PAGES;
 
 interface RunResult {
   scores: Record<(typeof CATEGORIES)[number], number>;
@@ -85,6 +92,8 @@ interface RunResult {
   cls: number;
   /** Audits that cost points: "category: audit id (score)". */
   findings: string[];
+  /** Where the main thread went and the performance diagnostics Lighthouse flags (score below 0.5). */
+  diagnostics: string[];
 }
 
 function build(): void {
@@ -164,6 +173,7 @@ async function measure(page: Page, cookie: string): Promise<RunResult> {
     const result = await lighthouse(`${base}${page.path}`, flags);
     const lhr = result?.lhr;
     if (!lhr) throw new Error(`Lighthouse returned nothing for ${page.name}`);
+    if (SAVE) writeFileSync(join(SAVE, `${page.name.replace(/[^a-z0-9]+/gi, '_') || 'root'}-${Date.now()}.json`), JSON.stringify(lhr));
     if (lhr.runtimeError) throw new Error(`${page.name}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
     const score = (c: string) => Math.round((lhr.categories[c]?.score ?? 0) * 100);
     const findings: string[] = [];
@@ -173,7 +183,24 @@ async function measure(page: Page, cookie: string): Promise<RunResult> {
         if (ref.weight > 0 && audit && audit.score !== null && audit.score < 1) findings.push(`${c}: ${ref.id}`);
       }
     }
+    const diagnostics: string[] = [];
+    for (const id of ['bootup-time', 'mainthread-work-breakdown']) {
+      const a = lhr.audits[id];
+      if (a?.displayValue) diagnostics.push(`${id} ${a.displayValue}`);
+    }
+    // The element LCP measured, by its label (text or alt), to see what the page waits for.
+    type Items = { items?: Array<{ node?: { nodeLabel?: string }; items?: Array<{ node?: { nodeLabel?: string } }> }> };
+    const lcpItem = (lhr.audits['largest-contentful-paint-element']?.details as Items | undefined)?.items?.[0];
+    const lcpLabel = lcpItem?.node?.nodeLabel ?? lcpItem?.items?.[0]?.node?.nodeLabel;
+    if (lcpLabel) diagnostics.push(`LCP element "${lcpLabel.slice(0, 50)}"`);
+    for (const ref of lhr.categories.performance?.auditRefs ?? []) {
+      const audit = lhr.audits[ref.id];
+      if (ref.weight === 0 && audit && audit.score !== null && audit.score < 0.5) {
+        diagnostics.push(`${ref.id}${audit.displayValue ? ` (${audit.displayValue})` : ''}`);
+      }
+    }
     return {
+      diagnostics,
       scores: Object.fromEntries(CATEGORIES.map((c) => [c, score(c)])) as RunResult['scores'],
       lcp: lhr.audits['largest-contentful-paint']?.numericValue ?? NaN,
       tbt: lhr.audits['total-blocking-time']?.numericValue ?? NaN,
@@ -211,6 +238,7 @@ try {
   console.log(`\nLighthouse ${RUNS} runs per page, medians (mobile defaults, ${CHROME}, ${new Date().toISOString().slice(0, 10)})`);
   console.log(header.join(' '));
   const notes: string[] = [];
+  const diagnostics: string[] = [];
   for (const page of PAGES) {
     const runs = results.get(page)!;
     const med = (pick: (r: RunResult) => number) => median(runs.map(pick));
@@ -231,7 +259,9 @@ try {
     // The findings of the run whose performance is the median one.
     const middle = runs.find((r) => r.scores.performance === median(perf)) ?? runs[0]!;
     if (middle.findings.length) notes.push(`${page.name}: ${middle.findings.join(', ')}`);
+    diagnostics.push(`${page.name}: ${middle.diagnostics.join('; ') || 'none'}`);
   }
+  console.log(`\nPerformance diagnostics of each page's median run:\n${diagnostics.join('\n')}`);
   if (notes.length) console.log(`\nAudits that cost points (accessibility, best practices, SEO):\n${notes.join('\n')}`);
 } finally {
   server.kill();

@@ -198,6 +198,15 @@ describe('serveStatic / serveWebApp', () => {
     expect(signedIn.headers.get('vary')).toBe('Accept-Encoding, Cookie');
     const signedOut = serveWebApp(build, req('/'), { hasSession: false });
     expect(signedOut.headers.get('vary')).toBe('Accept-Encoding, Cookie');
+    // With the build's signed-in shell (the dashboard's chunks preloaded), that one; never for its own path.
+    writeFileSync(join(build, 'pages', '_signed-in-home.html'), '<!doctype html><link rel="modulepreload" href="/assets/d.js">');
+    try {
+      expect(await serveWebApp(build, req('/'), { hasSession: true }).text()).toContain('modulepreload');
+      expect(await serveWebApp(build, req('/'), { hasSession: false }).text()).toBe(landingHtml);
+      expect(await serveWebApp(build, req('/_signed-in-home')).text()).toBe(indexHtml);
+    } finally {
+      rmSync(join(build, 'pages', '_signed-in-home.html'));
+    }
     // Only `/` depends on the session: other pages are the same for everyone.
     expect(await serveWebApp(build, req('/ar'), { hasSession: true }).text()).toBe(arHtml);
     expect(serveWebApp(build, req('/ar')).headers.get('vary')).toBe('Accept-Encoding');

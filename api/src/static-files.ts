@@ -197,6 +197,13 @@ export function serveWebApp(root: string, request: Request, options: WebAppOptio
   if (path.startsWith('/assets/')) {
     return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': REVALIDATE } });
   }
+  // `/` with a session: the shell that preloads the dashboard's chunks, when the build wrote it.
+  const signedInHome = landing && options.hasSession ? resolveStaticFile(root, '/pages/_signed-in-home.html') : null;
+  if (signedInHome) {
+    const response = respond(request, fileEntity(signedInHome, path));
+    response.headers.append('vary', 'Cookie');
+    return response;
+  }
   const index = join(resolve(root), 'index.html');
   if (!existsSync(index)) {
     return new Response('The web app is not built. Run `bun run build:web` (the start command does it).', {

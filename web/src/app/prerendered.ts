@@ -17,8 +17,8 @@ export function markPrerendered(): void {
 
 /**
  * Whether this page started from prerendered HTML. `/` then shows the landing page while the session loads, as the
- * HTML does; a page that did not (the server sends no landing HTML to a browser holding a session cookie) shows a
- * quiet placeholder instead, so a signed-in user does not see the landing flash before the dashboard.
+ * HTML does; a page that did not (the server sends no landing HTML to a browser holding a session cookie) shows
+ * the dashboard's frame instead, so a signed-in user does not see the landing flash before the dashboard.
  */
 export function startedPrerendered(): boolean {
   return prerendered;

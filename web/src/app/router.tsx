@@ -1,5 +1,5 @@
 import { parse } from 'regexparam';
-import { Suspense, useState } from 'react';
+import { Suspense, useState, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import { useAdminToken } from '../features/admin/session';
 import { LogoutPage } from '../features/auth/components/logout-page';
@@ -7,6 +7,7 @@ import { useAuth } from '../features/auth/auth-context';
 import { nextFromLocation } from '../features/auth/next-path';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { AccessRequired } from '../features/merchants/components/access-required';
+import { DashboardFrame } from './dashboard-frame';
 import { lazyPage, type LazyPage } from './lazy-page';
 import { NotFoundPage } from './not-found';
 import { startedPrerendered } from './prerendered';
@@ -49,10 +50,10 @@ export const PRERENDERED_ROUTE_PAGES: Readonly<Record<string, LazyPage>> = {
   '/investors-ar': InvestorsArPage,
 };
 
-/** A lazily loaded page, with a quiet placeholder while its chunk arrives. */
-function Lazy({ page: Page }: { page: LazyPage }) {
+/** A lazily loaded page, with a quiet placeholder (or the given one) while its chunk arrives. */
+function Lazy({ page: Page, fallback }: { page: LazyPage; fallback?: ReactNode }) {
   return (
-    <Suspense fallback={<div className="min-h-screen bg-slate-50" aria-busy="true" data-testid="page-loading" />}>
+    <Suspense fallback={fallback ?? <div className="min-h-screen bg-slate-50" aria-busy="true" data-testid="page-loading" />}>
       <Page />
     </Suspense>
   );
@@ -66,7 +67,7 @@ export function caseInsensitiveParser(route: string, loose?: boolean) {
 
 /**
  * `/`: the landing page when signed out (and while the session loads, if the page started from the prerendered
- * landing), the dashboard for users, the admin panel for admins. Admins are their own accounts: with no consumer signed in, a verified admin token in this tab shows the
+ * landing; else the dashboard's frame), the dashboard for users, the admin panel for admins. Admins are their own accounts: with no consumer signed in, a verified admin token in this tab shows the
  * panel (docs/DECISIONS.md, Admin panel).
  */
 function Home() {
@@ -74,10 +75,11 @@ function Home() {
   const adminToken = useAdminToken();
   // The admin chunk verifies the token and shows the panel, or the landing page if the token is not valid.
   if (!isLoading && !user && adminToken) return <Lazy page={AdminHome} />;
-  if (isLoading && !startedPrerendered()) return <div className="min-h-screen bg-white" aria-busy="true" />;
+  // No landing HTML came (the browser holds a session cookie): most likely the dashboard is next; show its frame.
+  if (isLoading && !startedPrerendered()) return <DashboardFrame />;
   if (isLoading || !user) return <LandingPage lang="en" />;
   if (user.role === 'admin') return <Redirect to="/admin-panel" />;
-  return <Lazy page={DashboardPage} />;
+  return <Lazy page={DashboardPage} fallback={<DashboardFrame />} />;
 }
 
 /** Pages only for signed-out visitors: signed-in users go to a checked same-site `next`, else to /. */

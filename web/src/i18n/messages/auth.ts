@@ -1,6 +1,7 @@
 export const en = {
   'auth.title': 'Welcome to bpay',
   'auth.subtitle': 'Sign in to your account or create a new one',
+  'auth.meta.title': 'Sign in · bpay',
   'auth.tab.signIn': 'Sign In',
   'auth.tab.register': 'Register',
   'auth.email': 'Email',
@@ -37,6 +38,7 @@ export const en = {
 export const ar: Record<keyof typeof en, string> = {
   'auth.title': 'مرحبًا بك في bpay',
   'auth.subtitle': 'سجّل الدخول إلى حسابك أو أنشئ حسابًا جديدًا',
+  'auth.meta.title': 'تسجيل الدخول · bpay',
   'auth.tab.signIn': 'تسجيل الدخول',
   'auth.tab.register': 'إنشاء حساب',
   'auth.email': 'البريد الإلكتروني',

@@ -1,6 +1,8 @@
 /** Texts shared by several screens. Every catalogue file exports `en` and an `ar` with exactly the same keys. */
 export const en = {
   'common.brand': 'bpay',
+  // The dashboard's subtitle: in the entry, because the dashboard's loading frame (web/src/app/dashboard-frame.tsx) shows it.
+  'common.dashboard.subtitle': 'Split purchases across your cards and pay with a single-use bcard.',
   'common.brandHome': 'bpay home',
   'common.loading': 'Loading...',
   'common.cancel': 'Cancel',
@@ -27,6 +29,7 @@ export const en = {
 
 export const ar: Record<keyof typeof en, string> = {
   'common.brand': 'bpay',
+  'common.dashboard.subtitle': 'قسّم مشترياتك على بطاقاتك وادفع ببطاقة bcard لمرة واحدة.',
   'common.brandHome': 'الصفحة الرئيسية لـ bpay',
   'common.loading': 'جارٍ التحميل...',
   'common.cancel': 'إلغاء',

@@ -2,7 +2,6 @@
 export const en = {
   'dashboard.home': 'bpay dashboard home',
   'dashboard.welcome': 'Welcome back, {name}',
-  'dashboard.subtitle': 'Split purchases across your cards and pay with a single-use bcard.',
   'dashboard.userFallback': 'User',
 
   'dashboard.demo.label': 'Demo',
@@ -95,7 +94,6 @@ export const en = {
 export const ar: Record<keyof typeof en, string> = {
   'dashboard.home': 'الصفحة الرئيسية للوحة bpay',
   'dashboard.welcome': 'مرحبًا بعودتك، {name}',
-  'dashboard.subtitle': 'قسّم مشترياتك على بطاقاتك وادفع ببطاقة bcard لمرة واحدة.',
   'dashboard.userFallback': 'مستخدم',
 
   'dashboard.demo.label': 'تجريبي',

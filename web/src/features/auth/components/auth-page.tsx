@@ -13,6 +13,7 @@ import { authErrorText, weakPasswordText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
 import { useAuth } from '../auth-context';
 import { nextFromLocation } from '../next-path';
+import { useDocumentTitle } from '../../../lib/document-title';
 
 type Errors = Partial<Record<'email' | 'password' | 'totpCode', MessageKey>>;
 
@@ -220,6 +221,7 @@ function RegisterForm() {
 
 export function AuthPage() {
   const t = useT();
+  useDocumentTitle(t('auth.meta.title'));
   const benefits = [
     { icon: CreditCard, title: t('auth.benefits.cards.title'), body: t('auth.benefits.cards.body') },
     { icon: PieChart, title: t('auth.benefits.split.title'), body: t('auth.benefits.split.body') },

@@ -62,7 +62,7 @@ export function DashboardPage() {
           <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">
             {t('dashboard.welcome', { name: displayName(user, t('dashboard.userFallback')) })}
           </h1>
-          <p className="text-sm text-slate-500">{t('dashboard.subtitle')}</p>
+          <p className="text-sm text-slate-500">{t('common.dashboard.subtitle')}</p>
         </div>
         {isDemo && (
           <div
