@@ -82,6 +82,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     storage: createLocalDiskStorage(env.uploadsDir),
     adminTokenTtlMs: env.admin.tokenTtlMs,
     vendorKey,
+    rateLimits: env.rateLimits,
     registrationLimit: { perAddressPerHour: env.registrationsPerHour },
     site: env.site,
     ...(stripeOptions
@@ -102,6 +103,14 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     vendor: deps.vendor.name,
     ...(adminStripe ? { source: 'admin vendor settings', mode: adminStripe.mode } : {}),
   });
+  if (!env.rateLimits) {
+    // parseEnv allows this only on a loopback public URL; still said at every start, so it is never left on unseen.
+    log.warn(
+      'BPAY_RATE_LIMITS=off: no request-rate limits (consumer API per session and address, merchant API per second, ' +
+        'registrations and card attempts): for load tests on this machine only',
+      { publicUrl: env.publicUrl.origin },
+    );
+  }
   await ensureFirstAdmin(deps, log, env.admin);
   // The checkout demos' merchant exists before the first request, so no request pays for creating it.
   await ensureDemoMerchant(deps).catch((e: unknown) => log.error('demo merchant unavailable', { error: String(e) }));

@@ -75,12 +75,20 @@ export interface AppDeps {
   checkStripe: (secretKey: string) => Promise<{ ok: true } | { ok: false; message: string }>;
   /** Which vendor this process uses for new cards, and where its keys came from (shown in Admin → Vendors). */
   vendorInUse: VendorInUse;
+  /**
+   * False (BPAY_RATE_LIMITS=off, a load test on one machine) lifts every request-rate limit that one busy address
+   * would hit: the consumer API's per session and per address, the merchant API's per second, card attempts per
+   * account and address, and registrations per address (registrationLimit is then null). What stays on: sign-in,
+   * two-factor and re-authentication throttling, the lock after repeated card declines, the demo's hourly intents,
+   * and the plans' monthly allowances (limits of the product, not of request rates).
+   */
+  rateLimits: boolean;
   /** The consumer API's request rate per session and per address (plugins/consumer-rate-limit.ts). */
   consumerRateLimit: ConsumerRateLimit;
   /** Card attempts per account and address, and the lock after repeated declines (funding-sources/attempts.ts). */
   cardAttemptLimits: CardAttemptLimits;
-  /** Accounts one address may create per hour (auth/rate-limit.ts). */
-  registrationLimit: RegistrationLimit;
+  /** Accounts one address may create per hour (auth/rate-limit.ts); null when rateLimits is off. */
+  registrationLimit: RegistrationLimit | null;
   /** Public contact details (GET /api/site/contact). */
   site: SiteConfig;
 }
@@ -119,6 +127,8 @@ export function buildDeps(input: {
   checkStripe?: AppDeps['checkStripe'];
   /** Where the Stripe keys came from (boot knows); the environment unless said. */
   stripeSource?: { source: 'environment' | 'admin'; mode: 'test' | 'live' };
+  /** BPAY_RATE_LIMITS: on unless given false (see AppDeps.rateLimits). */
+  rateLimits?: boolean;
   /** The production numbers unless given (tests of other features pass generous ones). */
   consumerRateLimit?: ConsumerRateLimit;
   cardAttemptLimits?: CardAttemptLimits;
@@ -167,9 +177,10 @@ export function buildDeps(input: {
     vendorInUse: vendors.stripe
       ? { vendor: 'stripe', mode: input.stripeSource?.mode ?? 'test', source: input.stripeSource?.source ?? 'environment' }
       : { vendor: 'simulated', mode: null, source: 'default' },
+    rateLimits: input.rateLimits ?? true,
     consumerRateLimit: input.consumerRateLimit ?? DEFAULT_CONSUMER_RATE_LIMIT,
     cardAttemptLimits: input.cardAttemptLimits ?? DEFAULT_CARD_ATTEMPT_LIMITS,
-    registrationLimit: input.registrationLimit ?? DEFAULT_REGISTRATION_LIMIT,
+    registrationLimit: input.rateLimits === false ? null : (input.registrationLimit ?? DEFAULT_REGISTRATION_LIMIT),
     site: input.site ?? DEFAULT_SITE,
   };
 }

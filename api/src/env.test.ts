@@ -114,6 +114,35 @@ describe('parseEnv refusals name the variable', () => {
   });
 });
 
+describe('BPAY_RATE_LIMITS', () => {
+  test('on unless set; off is honoured on a loopback public URL (localhost, 127.0.0.0/8, [::1], or the default)', () => {
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET }).rateLimits).toBe(true);
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_RATE_LIMITS: 'on', BPAY_PUBLIC_URL: 'https://pay.example.com' }).rateLimits).toBe(true);
+    for (const url of [undefined, 'http://localhost:3000', 'http://127.0.0.1:4100', 'http://127.8.9.10', 'http://[::1]:3000']) {
+      expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_RATE_LIMITS: 'off', BPAY_PUBLIC_URL: url }).rateLimits).toBe(false);
+    }
+  });
+
+  test.each(['https://pay.example.com', 'http://10.0.0.5:3000', 'http://127.example.com', 'http://[::2]:3000', 'http://0.0.0.0:3000'])(
+    'off with BPAY_PUBLIC_URL=%s is refused, naming the variable and the URL',
+    (url) => {
+      const e = envError({ BPAY_SESSION_SECRET: SECRET, BPAY_RATE_LIMITS: 'off', BPAY_PUBLIC_URL: url });
+      expect(e.problems).toHaveLength(1);
+      expect(e.problems[0]!.startsWith('BPAY_RATE_LIMITS:')).toBe(true);
+      expect(e.problems[0]).toContain(new URL(url).origin);
+    },
+  );
+
+  test('only on or off', () => {
+    const e = envError({ BPAY_SESSION_SECRET: SECRET, BPAY_RATE_LIMITS: 'false' });
+    expect(e.problems.map((p) => p.split(':')[0])).toEqual(['BPAY_RATE_LIMITS']);
+  });
+
+  test('a non-loopback public URL no longer counts as local for sandbox webhooks just because its name starts with 127.', () => {
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_PUBLIC_URL: 'http://127.example.com' }).sandboxLocalWebhooks).toBe(false);
+  });
+});
+
 describe('generated session secret', () => {
   test('is created with mode 0600 and reused on the next parse', () => {
     const file = join(dir, 'nested', 'session-secret');

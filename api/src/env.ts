@@ -28,6 +28,7 @@ const schema = z.object({
   BPAY_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
   BPAY_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   BPAY_MONEY_SWEEP: z.enum(['on', 'off']).default('on'),
+  BPAY_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   BPAY_SANDBOX_LOCAL_WEBHOOKS: z.enum(['on', 'off']).optional(),
   BPAY_STRIPE_SECRET_KEY: z
     .string()
@@ -81,6 +82,12 @@ export interface Env {
   webhookWorker: boolean;
   /** Off only while an operator reconciles a restore with the processor: nothing is retried, expired or refunded. */
   moneySweep: boolean;
+  /**
+   * The request-rate limits (consumer API per session and per address, merchant API per second, registrations and
+   * card attempts per address and account). Off only for load tests on one machine: refused unless the public URL
+   * is a loopback URL. Sign-in, two-factor and re-authentication throttling stay on whatever this says.
+   */
+  rateLimits: boolean;
   /** Whether sandbox webhook endpoints may target loopback, private and other non-public addresses. */
   sandboxLocalWebhooks: boolean;
   stripe: { secretKey: string; host?: string; port?: number; protocol?: 'http' | 'https' } | null;
@@ -125,11 +132,22 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
   }
   const v = parsed.data;
   // Uploaded identity documents must never be reachable as static files.
+  const problems: string[] = [];
   const uploads = resolve(v.BPAY_UPLOADS_DIR);
   const webDist = resolve(v.BPAY_WEB_DIST);
   if (uploads === webDist || uploads.startsWith(webDist + sep) || webDist.startsWith(uploads + sep)) {
-    throw new EnvError(['BPAY_UPLOADS_DIR: must not be inside (or contain) BPAY_WEB_DIST, which is served to anyone']);
+    problems.push('BPAY_UPLOADS_DIR: must not be inside (or contain) BPAY_WEB_DIST, which is served to anyone');
   }
+  const publicUrl = new URL(v.BPAY_PUBLIC_URL ?? `http://localhost:${v.PORT}`);
+  // Refused rather than ignored: an install that asked for no limits and silently got them would be a surprise, but
+  // a public one running without them is a hole, and a start that fails is noticed at once.
+  if (v.BPAY_RATE_LIMITS === 'off' && !isLoopbackUrl(publicUrl.href)) {
+    problems.push(
+      `BPAY_RATE_LIMITS: off is allowed only when BPAY_PUBLIC_URL is a loopback URL (localhost, 127.0.0.0/8 or [::1]), ` +
+        `for load tests on one machine; ${publicUrl.origin} is not`,
+    );
+  }
+  if (problems.length > 0) throw new EnvError(problems);
   const sessionSecret = v.BPAY_SESSION_SECRET ?? loadOrCreateSecret(v.BPAY_SESSION_SECRET_FILE, opts.createSessionSecret ?? true);
   return {
     nodeEnv: v.NODE_ENV,
@@ -138,7 +156,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     databaseUrl: v.BPAY_DATABASE_URL,
     databaseAuthToken: v.BPAY_DATABASE_AUTH_TOKEN,
     sessionSecret,
-    publicUrl: new URL(v.BPAY_PUBLIC_URL ?? `http://localhost:${v.PORT}`),
+    publicUrl,
     sessionTtlMs: v.BPAY_SESSION_TTL_HOURS * 3600_000,
     trustProxy: v.BPAY_TRUST_PROXY === 'true',
     webDist: v.BPAY_WEB_DIST,
@@ -148,6 +166,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     webhookTimeoutMs: v.BPAY_WEBHOOK_TIMEOUT_SECONDS * 1000,
     webhookWorker: v.BPAY_WEBHOOK_WORKER === 'on',
     moneySweep: v.BPAY_MONEY_SWEEP === 'on',
+    rateLimits: v.BPAY_RATE_LIMITS === 'on',
     // Sandbox webhooks to this machine or its network are for a developer's own install: on by default only when
     // bpay itself runs on a loopback URL, so a shared deployment cannot be made to read its internal services.
     sandboxLocalWebhooks: (v.BPAY_SANDBOX_LOCAL_WEBHOOKS ?? (isLoopbackUrl(v.BPAY_PUBLIC_URL ?? 'http://localhost') ? 'on' : 'off')) === 'on',
@@ -171,10 +190,14 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
   };
 }
 
-/** http://localhost…, http://127.x.x.x…, http://[::1]…: bpay runs on a developer's own machine. */
-function isLoopbackUrl(raw: string): boolean {
+/**
+ * http://localhost…, http://127.x.x.x…, http://[::1]…: bpay runs on a developer's own machine. The URL parser has
+ * already turned any IPv4 spelling into dotted decimal, so a name that merely starts with "127." (127.example.com)
+ * is not taken for an address.
+ */
+export function isLoopbackUrl(raw: string): boolean {
   const host = new URL(raw).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1';
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1';
 }
 
 function loadOrCreateSecret(file: string, create: boolean): string {

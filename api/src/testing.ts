@@ -40,6 +40,8 @@ export interface TestAppOptions {
   consumerRateLimit?: AppDeps['consumerRateLimit'];
   cardAttemptLimits?: AppDeps['cardAttemptLimits'];
   registrationLimit?: AppDeps['registrationLimit'];
+  /** BPAY_RATE_LIMITS: on unless given false (then the limits above are not applied at all). */
+  rateLimits?: boolean;
 }
 
 /** Limits no unrelated test reaches (hundreds of parallel requests from one session and address). */
@@ -73,6 +75,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     consumerRateLimit: opts.consumerRateLimit ?? GENEROUS_LIMITS.consumerRateLimit,
     cardAttemptLimits: opts.cardAttemptLimits ?? GENEROUS_LIMITS.cardAttemptLimits,
     registrationLimit: opts.registrationLimit ?? GENEROUS_LIMITS.registrationLimit,
+    rateLimits: opts.rateLimits,
   });
   return {
     app: createApp(deps),

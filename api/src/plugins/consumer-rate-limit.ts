@@ -166,8 +166,12 @@ export function createConsumerRateLimiter(
 
 export const isConsumerApiPath = (path: string) => path.startsWith('/api/') && !EXEMPT_PREFIXES.some((p) => path.startsWith(p));
 
-/** Applies the consumer limit to every request of the app, before its body is read. */
-export function consumerRateLimitPlugin(deps: { consumerRateLimit: ConsumerRateLimit; clock: Clock; trustProxy: boolean }) {
+/**
+ * Applies the consumer limit to every request of the app, before its body is read; nothing at all when the
+ * request-rate limits are off (BPAY_RATE_LIMITS=off, loopback installs only).
+ */
+export function consumerRateLimitPlugin(deps: { rateLimits: boolean; consumerRateLimit: ConsumerRateLimit; clock: Clock; trustProxy: boolean }) {
+  if (!deps.rateLimits) return new Elysia();
   const limiter = createConsumerRateLimiter(deps.consumerRateLimit, deps.clock, deps.trustProxy);
   // Unnamed: each app gets its own limiter (a named plugin is deduplicated).
   return new Elysia().onRequest(({ request }) => {

@@ -159,9 +159,11 @@ export async function countVerification(db: Db, clock: Clock, userId: string, ki
 
 /**
  * Counts one registration from this address (an addressKey). Fails with: registration_rate_limited (429 with
- * Retry-After) once the address has created `perAddressPerHour` accounts in the last hour.
+ * Retry-After) once the address has created `perAddressPerHour` accounts in the last hour. No limit (null, the
+ * request-rate limits turned off for a load test) counts nothing.
  */
-export async function countRegistration(db: Db, clock: Clock, limit: RegistrationLimit, address: string): Promise<number[]> {
+export async function countRegistration(db: Db, clock: Clock, limit: RegistrationLimit | null, address: string): Promise<number[]> {
+  if (limit === null) return [];
   const outcome = await hitThrottle(db, clock, [{ rule: registrationRule(limit), key: address }]);
   if (outcome.allowed) return outcome.ids;
   const s = outcome.retryAfterSeconds;

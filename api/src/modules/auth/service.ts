@@ -27,7 +27,8 @@ export interface AuthDeps {
   log: Logger;
   /** AES-256 key sealing TOTP secrets at rest. */
   totpKey: Buffer;
-  registrationLimit: RegistrationLimit;
+  /** Null when the request-rate limits are off (BPAY_RATE_LIMITS=off). */
+  registrationLimit: RegistrationLimit | null;
 }
 
 /** OWASP's argon2id baseline: 19 MiB, 2 passes. */

@@ -79,9 +79,11 @@ export interface CardAttempt {
 /**
  * Counts one attempt for the account and the address before the card goes to the processor, or refuses it. The
  * count and the check are one write transaction (hitThrottle), so a parallel burst gets exactly the allowance.
- * Fails with: card_attempts_exceeded (429).
+ * With the request-rate limits off (BPAY_RATE_LIMITS=off) nothing is counted; a decline still counts towards the
+ * lock (recordCardDecline). Fails with: card_attempts_exceeded (429).
  */
 export async function countCardAttempt(deps: AppDeps, userId: string, address: string): Promise<CardAttempt> {
+  if (!deps.rateLimits) return { hits: [], ids: [] };
   const l = deps.cardAttemptLimits;
   const r = rules(l);
   const hits: ThrottleHit[] = [
