@@ -54,17 +54,22 @@ if (!proto.__bpayPatched) {
  * that waits for SQLite's write lock blocks the event loop; if another connection of this same process holds
  * that lock in an interactive transaction (between two awaits), it can never commit, and the waiter fails with
  * SQLITE_BUSY after the busy timeout. One async lock per database file, taken by every write statement, batch
- * and write transaction (until it commits or rolls back), makes such waits impossible. Reads never take it:
- * WAL readers do not block. Other processes still meet the busy timeout as usual.
+ * and write transaction (until it is done), makes such waits impossible. Reads never take it: WAL readers do not
+ * block. Other processes still meet the busy timeout as usual.
  * Never call `db` (rather than `tx`) for a write inside a transaction: it would wait for itself.
  */
 export const WRITE_LOCK_TIMEOUT_MS = 30_000;
 
 class WriteLock {
-  private queue: Array<() => void> = [];
+  private queue: Array<{ grant: () => void; owner: object | null }> = [];
   private held = false;
 
-  acquire(): Promise<() => void> {
+  /** Who queued first behind the holder (the group-commit writer of a handle), if anyone waits. */
+  get nextOwner(): object | null | undefined {
+    return this.queue[0]?.owner;
+  }
+
+  acquire(owner: object | null = null): Promise<() => void> {
     return new Promise((resolve, reject) => {
       let granted = false;
       const grant = () => {
@@ -76,23 +81,255 @@ class WriteLock {
           if (released) return;
           released = true;
           const next = this.queue.shift();
-          if (next) next();
+          if (next) next.grant();
           else this.held = false;
         });
       };
       const timer = setTimeout(() => {
         if (granted) return;
-        this.queue = this.queue.filter((w) => w !== grant);
+        this.queue = this.queue.filter((w) => w.grant !== grant);
         reject(new Error(`database write lock not acquired within ${WRITE_LOCK_TIMEOUT_MS} ms`));
       }, WRITE_LOCK_TIMEOUT_MS);
       if (!this.held) grant();
-      else this.queue.push(grant);
+      else this.queue.push({ grant, owner });
     });
   }
+}
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.acquire();
+/*
+ * Group commit (issue 14, docs/DECISIONS.md "Group commit"). Every write (a transaction, a statement, a batch) is a
+ * unit of work. Units run one at a time under the write lock, each inside its own SAVEPOINT of one shared SQLite
+ * transaction, the batch: a unit that fails rolls back to its savepoint alone, and its caller gets its error. When a
+ * unit ends and no other unit is waiting, or the batch holds MAX_UNITS units or has been open MAX_BATCH_MS, the batch
+ * commits: one COMMIT, one fsync for all of them. Only then does any unit of the batch learn that it committed: a
+ * transaction's commit() (and so drizzle's db.transaction) and a statement's promise resolve after the COMMIT, and
+ * reject if it fails; nothing is acknowledged before it is durable. A unit that fails or rolls back also answers only
+ * after its batch commits, so that what its caller reads next includes the writes it met (as if each unit had
+ * committed alone before the next began). No unit ever waits for company: a lone unit
+ * commits at once, so the batching costs a lone request nothing.
+ *
+ * Reads outside a transaction run on other connections and see committed state only, never a batch in progress.
+ * Statements that cannot run inside a transaction (VACUUM, PRAGMA, ATTACH, explicit BEGIN/COMMIT) first commit the
+ * open batch, then run on their own under the lock, like migrations.
+ */
+export const MAX_UNITS = 128;
+export const MAX_BATCH_MS = 20;
+
+/** What the writer has done since the handle opened: tests count commits and statements per request with it. */
+export interface WriteStats {
+  /** SQLite transactions committed (each is one fsync of the WAL with synchronous=FULL). */
+  commits: number;
+  /** Units of work that committed (transactions, single writes, batches). */
+  units: number;
+  /** Statements executed, reads included, through the handle or its transactions. */
+  statements: number;
+}
+
+interface Batch {
+  tx: Transaction;
+  units: number;
+  openedAt: number;
+  /** Settles when the batch's COMMIT does (or the batch is abandoned). */
+  done: Promise<void>;
+  settle(error?: unknown): void;
+}
+
+function isReadOnlySql(sql: string): boolean {
+  return /^\s*select\b/i.test(sql) || /^\s*pragma\s+\w+\s*;?\s*$/i.test(sql);
+}
+
+/** Statements SQLite will not run inside a transaction, or that change the connection rather than the data. */
+function needsOwnTransaction(sql: string): boolean {
+  return /^\s*(vacuum|pragma|attach|detach|begin|commit|end|rollback|savepoint|release)\b/i.test(sql);
+}
+
+const sqlOf = (stmt: InStatement | string) => (typeof stmt === 'string' ? stmt : stmt.sql);
+
+class GroupCommitWriter {
+  readonly stats: WriteStats = { commits: 0, units: 0, statements: 0 };
+  private batch: Batch | null = null;
+
+  constructor(
+    private readonly lock: WriteLock,
+    private readonly begin: () => Promise<Transaction>,
+  ) {}
+
+  private async openBatch(): Promise<Batch> {
+    if (this.batch) return this.batch;
+    const tx = await this.begin();
+    let settle!: (error?: unknown) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      settle = (error?: unknown) => (error === undefined ? resolve() : reject(error));
+    });
+    // A batch nobody waits on (every unit rolled back) must not report an unhandled rejection.
+    done.catch(() => undefined);
+    this.batch = { tx, units: 0, openedAt: Date.now(), done, settle };
+    return this.batch;
+  }
+
+  /** Commits the open batch (holding the lock), settling every unit in it. */
+  private async commitBatch(): Promise<void> {
+    const b = this.batch;
+    if (!b) return;
+    this.batch = null;
     try {
+      await b.tx.commit();
+      if (b.units > 0) this.stats.commits++;
+      this.stats.units += b.units;
+      b.settle();
+    } catch (error) {
+      b.settle(error);
+      try {
+        b.tx.close();
+      } catch {
+        /* already closed */
+      }
+    }
+  }
+
+  /** The batch failed beyond one unit (SQLite rolled it back, or a savepoint vanished): every unit in it fails. */
+  private abandonBatch(error: unknown): void {
+    const b = this.batch;
+    if (!b) return;
+    this.batch = null;
+    b.settle(error);
+    try {
+      b.tx.close();
+    } catch {
+      /* already closed */
+    }
+  }
+
+  /**
+   * A unit ended (committed into the batch or rolled back out of it): let the next unit join the batch, or commit it
+   * and hand the lock on afterwards.
+   */
+  private async endUnit(release: () => void, counted: boolean): Promise<void> {
+    const b = this.batch;
+    if (b && counted) b.units++;
+    // Only a unit of this same writer can join: another handle on the file writes through its own connection, which
+    // would wait for this batch's lock forever (the driver blocks), so the batch commits before it goes.
+    const join = b !== null && this.lock.nextOwner === this && b.units < MAX_UNITS && Date.now() - b.openedAt < MAX_BATCH_MS;
+    if (!join) await this.commitBatch();
+    release();
+  }
+
+  /** Runs `fn` on the batch's transaction as one unit inside a savepoint; resolves once the batch has committed. */
+  async unit<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const release = await this.lock.acquire(this);
+    let b: Batch;
+    try {
+      b = await this.openBatch();
+      await b.tx.execute('SAVEPOINT bpay_unit');
+    } catch (error) {
+      this.abandonBatch(error);
+      release();
+      throw error;
+    }
+    let result: T;
+    try {
+      result = await fn(b.tx);
+    } catch (error) {
+      await this.rollbackUnit(b, error);
+      const done = b.done;
+      await this.endUnit(release, false);
+      // A unit that failed still reports after its batch commits: what made it fail may be an earlier unit's
+      // write in the same batch, and its caller's next read (on another connection) must see that write.
+      await done.catch(() => undefined);
+      throw error;
+    }
+    try {
+      await b.tx.execute('RELEASE bpay_unit');
+    } catch (error) {
+      this.abandonBatch(error);
+      release();
+      throw error;
+    }
+    const done = b.done;
+    await this.endUnit(release, true);
+    await done;
+    return result;
+  }
+
+  private async rollbackUnit(b: Batch, cause: unknown): Promise<void> {
+    if (this.batch !== b) return;
+    try {
+      await b.tx.execute('ROLLBACK TO bpay_unit');
+      await b.tx.execute('RELEASE bpay_unit');
+    } catch {
+      // SQLite already rolled the whole transaction back (some errors do): the batch is gone.
+      this.abandonBatch(cause);
+    }
+  }
+
+  /** An interactive transaction as a unit: the caller drives it and ends it with commit() or rollback(). */
+  async transaction(): Promise<Transaction> {
+    const release = await this.lock.acquire(this);
+    let b: Batch;
+    try {
+      b = await this.openBatch();
+      await b.tx.execute('SAVEPOINT bpay_unit');
+    } catch (error) {
+      this.abandonBatch(error);
+      release();
+      throw error;
+    }
+    let ended = false;
+    const stats = this.stats;
+    const end = async (commit: boolean): Promise<void> => {
+      if (ended) return;
+      ended = true;
+      if (!commit) {
+        await this.rollbackUnit(b, new Error('rolled back'));
+        const done = b.done;
+        await this.endUnit(release, false);
+        // As for a failed unit above: answer once the batch that holds what the caller saw has committed.
+        await done.catch(() => undefined);
+        return;
+      }
+      try {
+        await b.tx.execute('RELEASE bpay_unit');
+      } catch (error) {
+        this.abandonBatch(error);
+        release();
+        throw error;
+      }
+      const done = b.done;
+      await this.endUnit(release, true);
+      await done;
+    };
+    const unit = {
+      execute: (stmt: InStatement | string, args?: unknown) => {
+        if (ended) throw new Error('the transaction has ended');
+        stats.statements++;
+        return (b.tx.execute as (s: unknown, a?: unknown) => Promise<ResultSet>)(stmt, args);
+      },
+      batch: (stmts: Array<InStatement>) => {
+        if (ended) throw new Error('the transaction has ended');
+        stats.statements += stmts.length;
+        return b.tx.batch(stmts);
+      },
+      executeMultiple: (sql: string) => {
+        if (ended) throw new Error('the transaction has ended');
+        return b.tx.executeMultiple(sql);
+      },
+      commit: () => end(true),
+      rollback: () => end(false),
+      close: () => {
+        void end(false).catch(() => undefined);
+      },
+      get closed() {
+        return ended;
+      },
+    };
+    return unit as unknown as Transaction;
+  }
+
+  /** Runs `fn` alone, outside any batch (the open one is committed first). */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.lock.acquire(this);
+    try {
+      await this.commitBatch();
       return await fn();
     } finally {
       release();
@@ -102,59 +339,32 @@ class WriteLock {
 
 const writeLocks = new Map<string, WriteLock>();
 
-function isReadOnlySql(sql: string): boolean {
-  return /^\s*select\b/i.test(sql) || /^\s*pragma\s+\w+\s*;?\s*$/i.test(sql);
-}
-
-function serialiseWrites(client: Client, lock: WriteLock): void {
+function groupCommitWrites(client: Client, lock: WriteLock): GroupCommitWriter {
   const execute = client.execute.bind(client) as (...a: unknown[]) => Promise<ResultSet>;
   const batch = client.batch.bind(client);
   const migrate = client.migrate.bind(client);
   const executeMultiple = client.executeMultiple.bind(client);
   const transaction = client.transaction.bind(client);
+  const writer = new GroupCommitWriter(lock, () => transaction('write'));
   client.execute = ((stmt: InStatement | string, args?: unknown) => {
-    const sql = typeof stmt === 'string' ? stmt : stmt.sql;
-    return isReadOnlySql(sql) ? execute(stmt, args) : lock.run(() => execute(stmt, args));
+    writer.stats.statements++;
+    const sql = sqlOf(stmt);
+    if (isReadOnlySql(sql)) return execute(stmt, args);
+    if (needsOwnTransaction(sql)) return writer.exclusive(() => execute(stmt, args));
+    return writer.unit((tx) => (tx.execute as (s: unknown, a?: unknown) => Promise<ResultSet>)(stmt, args));
   }) as Client['execute'];
-  client.batch = ((stmts, mode) => (mode === 'read' ? batch(stmts, mode) : lock.run(() => batch(stmts, mode)))) as Client['batch'];
-  client.migrate = ((stmts) => lock.run(() => migrate(stmts))) as Client['migrate'];
-  client.executeMultiple = ((sql) => lock.run(() => executeMultiple(sql))) as Client['executeMultiple'];
+  client.batch = ((stmts, mode) => {
+    writer.stats.statements += stmts.length;
+    if (mode === 'read') return batch(stmts, mode);
+    return writer.unit((tx) => tx.batch(stmts as InStatement[]));
+  }) as Client['batch'];
+  client.migrate = ((stmts) => writer.exclusive(() => migrate(stmts))) as Client['migrate'];
+  client.executeMultiple = ((sql) => writer.exclusive(() => executeMultiple(sql))) as Client['executeMultiple'];
   client.transaction = (async (mode?: TransactionMode) => {
     if (mode === 'read') return transaction(mode);
-    const release = await lock.acquire();
-    let tx: Transaction;
-    try {
-      tx = await transaction(mode);
-    } catch (e) {
-      release();
-      throw e;
-    }
-    const commit = tx.commit.bind(tx);
-    const rollback = tx.rollback.bind(tx);
-    const close = tx.close.bind(tx);
-    tx.commit = async () => {
-      try {
-        return await commit();
-      } finally {
-        release();
-      }
-    };
-    tx.rollback = async () => {
-      try {
-        return await rollback();
-      } finally {
-        release();
-      }
-    };
-    tx.close = () => {
-      try {
-        close();
-      } finally {
-        release();
-      }
-    };
-    return tx;
+    return writer.transaction();
   }) as Client['transaction'];
+  return writer;
 }
 
 export interface OpenDbOptions {
@@ -165,6 +375,8 @@ export interface OpenDbOptions {
 export interface DbHandle {
   db: Db;
   client: Client;
+  /** Commits, units and statements through this handle (group commit, issue 14). */
+  stats: WriteStats;
   close(): void;
 }
 
@@ -177,9 +389,9 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   const lockKey = opts.url.startsWith('file:') ? resolve(opts.url.slice('file:'.length).split('?')[0] ?? '') : opts.url;
   let lock = writeLocks.get(lockKey);
   if (!lock) writeLocks.set(lockKey, (lock = new WriteLock()));
-  serialiseWrites(client, lock);
+  const writer = groupCommitWrites(client, lock);
   const db = drizzle(client, { schema });
-  return { db, client, close: () => client.close() };
+  return { db, client, stats: writer.stats, close: () => client.close() };
 }
 
 export const MIGRATIONS_FOLDER = join(import.meta.dir, 'migrations');
