@@ -43,6 +43,8 @@ export const kycVerifications = sqliteTable(
   (t) => [
     index('kyc_verifications_user_idx').on(t.userId, t.createdAt),
     index('kyc_verifications_status_idx').on(t.status, t.createdAt),
+    // The admin review list without a filter: newest first.
+    index('kyc_verifications_created_idx').on(t.createdAt),
     check('kyc_verifications_type_check', sql`${t.verificationType} IN (${list(KYC_VERIFICATION_TYPES)})`),
     check('kyc_verifications_document_type_check', sql`${t.documentType} IN (${list(KYC_DOCUMENT_TYPES)})`),
     check('kyc_verifications_country_check', sql`${t.documentCountry} IN (${list(KYC_COUNTRIES)})`),

@@ -36,7 +36,7 @@ export const fundingSources = sqliteTable(
     deletedAt: integer('deleted_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
-    index('funding_sources_user_idx').on(t.userId),
+    index('funding_sources_user_idx').on(t.userId, t.createdAt, t.id),
     check('funding_sources_split_check', sql`${t.defaultSplitBps} BETWEEN 0 AND 10000`),
     check('funding_sources_month_check', sql`${t.expMonth} BETWEEN 1 AND 12`),
     check('funding_sources_last4_check', sql`length(${t.last4}) = 4`),
@@ -108,7 +108,8 @@ export const collections = sqliteTable(
   },
   (t) => [
     check('collections_refund_check', sql`${t.refundedCents} >= 0 AND ${t.refundedCents} <= ${t.totalCents}`),
-    index('collections_user_idx').on(t.userId, t.createdAt),
+    // The transactions list walks this backwards: (created_at, id) < (?, ?) is its cursor.
+    index('collections_user_idx').on(t.userId, t.createdAt, t.id),
     index('collections_status_idx').on(t.status, t.leaseUntil),
     uniqueIndex('collections_idempotency_unique').on(t.userId, t.idempotencyKey),
     check('collections_amount_check', sql`${t.amountCents} > 0 AND ${t.feeCents} >= 0`),
@@ -185,8 +186,10 @@ export const bcards = sqliteTable(
   },
   (t) => [
     uniqueIndex('bcards_collection_unique').on(t.collectionId),
-    index('bcards_user_idx').on(t.userId, t.createdAt),
+    index('bcards_user_idx').on(t.userId, t.createdAt, t.id),
     index('bcards_status_idx').on(t.status, t.expiresAt),
+    // A checkout's card details lead to the processor's card id, then to the bcard.
+    index('bcards_vendor_card_idx').on(t.vendorCardId),
     check('bcards_spent_check', sql`${t.spentCents} >= 0 AND ${t.spentCents} <= ${t.limitCents}`),
     check('bcards_limit_check', sql`${t.limitCents} > 0`),
   ],

@@ -67,6 +67,8 @@ export const userSubscriptions = sqliteTable(
   },
   (t) => [
     index('user_subscriptions_user_idx').on(t.userId),
+    // Subscribers per plan (admin figures) and the foreign-key check when a plan is deleted.
+    index('user_subscriptions_tier_idx').on(t.tierId, t.status),
     // At most one active subscription per user.
     uniqueIndex('user_subscriptions_one_active').on(t.userId).where(sql`status = 'active'`),
     check('user_subscriptions_status_check', sql`${t.status} IN ('active','ended')`),

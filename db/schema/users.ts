@@ -39,7 +39,9 @@ export const users = sqliteTable(
   },
   (t) => [
     uniqueIndex('users_email_normalized_unique').on(t.emailNormalized),
-    index('users_role_idx').on(t.role),
+    // The admin users list: newest first, ties by id ascending, optionally one role (the index walk is the order).
+    index('users_role_idx').on(t.role, sql`created_at DESC`, t.id),
+    index('users_created_idx').on(sql`created_at DESC`, t.id),
     check('users_role_check', sql`${t.role} IN ('user','merchant','admin')`),
     check('users_kyc_status_check', sql`${t.kycStatus} IN ('unverified','verified')`),
     check('users_state_check', sql`${t.addressState} IS NULL OR length(${t.addressState}) = 2`),

@@ -24,10 +24,8 @@ export async function listAllMerchants(deps: AppDeps, q: { search?: string; envi
     .where(conds.length ? and(...conds) : undefined)
     .orderBy(desc(schema.merchants.createdAt))
     .limit(ADMIN_LIST_LIMIT);
-  return Promise.all(
-    rows.map(async ({ m, u }) => {
-      const { secretKeyHint: _hint, secretKeyRolledAt: _rolled, ...view } = await toMerchantView(deps, m);
-      return { ...view, user: { id: u.id, firstName: u.firstName, lastName: u.lastName, email: u.email } };
-    }),
-  );
+  return rows.map(({ m, u }) => {
+    const { secretKeyHint: _hint, secretKeyRolledAt: _rolled, ...view } = toMerchantView(m);
+    return { ...view, user: { id: u.id, firstName: u.firstName, lastName: u.lastName, email: u.email } };
+  });
 }

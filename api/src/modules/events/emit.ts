@@ -35,13 +35,16 @@ export interface EventInput {
   at: Date;
 }
 
-/** Writes the event row (the next seq of its merchant) and returns its id. */
+/**
+ * Writes the event row (the next seq of its merchant and mode) and returns its id. With the mode, max(seq) is one
+ * step down events_merchant_idx (merchant_id, livemode, seq); lists never compare seqs across modes.
+ */
 async function insertEvent(tx: DbOrTx, e: EventInput): Promise<string> {
   const id = newId('evt');
   const [row] = await tx
     .select({ next: sql<number>`coalesce(max(${schema.events.seq}), 0) + 1` })
     .from(schema.events)
-    .where(eq(schema.events.merchantId, e.merchantId));
+    .where(and(eq(schema.events.merchantId, e.merchantId), eq(schema.events.livemode, e.livemode)));
   await tx.insert(schema.events).values({
     id,
     merchantId: e.merchantId,
@@ -54,13 +57,27 @@ async function insertEvent(tx: DbOrTx, e: EventInput): Promise<string> {
   return id;
 }
 
+/** Whose deliveries these are: the merchant and mode of the event and of every endpoint it goes to. */
+export interface DeliveryOwner {
+  merchantId: string;
+  livemode: boolean;
+}
+
 /** Queues one pending delivery of an event per endpoint (the outbox), due at once. */
-export async function queueDeliveries(tx: DbOrTx, eventId: string, endpointIds: string[], at: Date): Promise<string[]> {
+export async function queueDeliveries(
+  tx: DbOrTx,
+  owner: DeliveryOwner,
+  eventId: string,
+  endpointIds: string[],
+  at: Date,
+): Promise<string[]> {
   if (endpointIds.length === 0) return [];
   const rows = endpointIds.map((endpointId) => ({
     id: newId('whd'),
     eventId,
     endpointId,
+    merchantId: owner.merchantId,
+    livemode: owner.livemode,
     status: 'pending' as const,
     nextAttemptAt: at,
     createdAt: at,
@@ -90,7 +107,7 @@ export async function emitEvent(
       ),
     );
   const subscribed = endpoints.filter((ep) => isSubscribed(ep.enabledEvents, e.type)).map((ep) => ep.id);
-  await queueDeliveries(tx, id, subscribed, e.at);
+  await queueDeliveries(tx, e, id, subscribed, e.at);
   // Live listeners (GET /api/v1/events/stream) get every event their filter matches, endpoints or not.
   await recordBroadcast(tx, { merchantId: e.merchantId, livemode: e.livemode, eventId: id, reason: 'created', at: e.at });
   return id;
@@ -99,6 +116,6 @@ export async function emitEvent(
 /** Records an event meant for one endpoint only (a test event) and queues its one delivery. */
 export async function emitEventTo(tx: DbOrTx, e: EventInput, endpointId: string): Promise<{ eventId: string; deliveryId: string }> {
   const eventId = await insertEvent(tx, e);
-  const [deliveryId] = await queueDeliveries(tx, eventId, [endpointId], e.at);
+  const [deliveryId] = await queueDeliveries(tx, e, eventId, [endpointId], e.at);
   return { eventId, deliveryId: deliveryId! };
 }

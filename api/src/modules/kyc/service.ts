@@ -100,7 +100,8 @@ export async function listVerifications(
           .select()
           .from(schema.kycDocuments)
           .where(inArray(schema.kycDocuments.verificationId, rows.map((r) => r.id)))
-          .orderBy(sql`${schema.kycDocuments}.rowid`);
+          // Each verification's documents in upload order, straight from kyc_documents_verification_idx.
+          .orderBy(schema.kycDocuments.verificationId, sql`${schema.kycDocuments}.rowid`);
   return rows.map((v) => ({
     ...toVerificationView(
       v,

@@ -37,16 +37,12 @@ export interface MerchantView {
   secretKeyRolledAt: string | null;
 }
 
-async function totalVolume(deps: AppDeps, merchantId: string): Promise<number> {
-  const [row] = await deps.db
-    .select({ n: sql<number>`coalesce(sum(${schema.paymentIntents.amountReceived}), 0)` })
-    .from(schema.paymentIntents)
-    .where(eq(schema.paymentIntents.merchantId, merchantId));
-  return Number(row?.n ?? 0);
-}
-
-export async function toMerchantView(deps: AppDeps, m: MerchantRow): Promise<MerchantView> {
-  const volume = await totalVolume(deps, m.id);
+/**
+ * The merchant as its owner (and the admin) sees it. The total volume is the merchant's running total of
+ * amount_received (kept by the payment-intent transitions that move it), never a sum over its intents.
+ */
+export function toMerchantView(m: MerchantRow): MerchantView {
+  const volume = m.amountReceivedTotal;
   return {
     id: m.id,
     businessName: m.businessName,
@@ -105,7 +101,7 @@ export async function createMerchant(deps: AppDeps, userId: string, input: Merch
     createdAt: now,
     updatedAt: now,
   });
-  const view = await toMerchantView(deps, await getOwnedMerchant(deps, userId, id));
+  const view = toMerchantView(await getOwnedMerchant(deps, userId, id));
   return { ...view, secretApiKey: secret };
 }
 
@@ -115,7 +111,7 @@ export async function listMerchants(deps: AppDeps, userId: string): Promise<Merc
     .from(schema.merchants)
     .where(eq(schema.merchants.userId, userId))
     .orderBy(desc(schema.merchants.createdAt), desc(schema.merchants.id));
-  return Promise.all(rows.map((m) => toMerchantView(deps, m)));
+  return rows.map(toMerchantView);
 }
 
 /** The caller's merchant; anyone else's is "not found". */
@@ -145,7 +141,7 @@ export async function updateMerchant(
   if (input.platformType !== undefined) set.platformType = input.platformType;
   if (input.isActive !== undefined) set.isActive = input.isActive;
   await deps.db.update(schema.merchants).set(set).where(eq(schema.merchants.id, id));
-  return toMerchantView(deps, await getOwnedMerchant(deps, userId, id));
+  return toMerchantView(await getOwnedMerchant(deps, userId, id));
 }
 
 /** Replaces the secret key at once (the old one stops working) and shows the new one this one time. */
@@ -162,7 +158,7 @@ export async function rollSecretKey(deps: AppDeps, userId: string, id: string) {
       updatedAt: now,
     })
     .where(eq(schema.merchants.id, id));
-  return { ...(await toMerchantView(deps, await getOwnedMerchant(deps, userId, id))), secretApiKey: secret };
+  return { ...toMerchantView(await getOwnedMerchant(deps, userId, id)), secretApiKey: secret };
 }
 
 export async function usageOf(deps: AppDeps, merchant: MerchantRow) {

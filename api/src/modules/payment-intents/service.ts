@@ -121,7 +121,8 @@ export async function createIntent(deps: AppDeps, merchant: MerchantRow, livemod
     const [seqRow] = await tx
       .select({ next: sql<number>`coalesce(max(${schema.paymentIntents.seq}), 0) + 1` })
       .from(schema.paymentIntents)
-      .where(eq(schema.paymentIntents.merchantId, merchant.id));
+      // With the mode, max(seq) is one step down payment_intents_merchant_idx, not a walk over all the merchant's intents.
+      .where(and(eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode)));
     const [inserted] = await tx
       .insert(schema.paymentIntents)
       .values({
@@ -208,7 +209,12 @@ export async function listIntents(deps: AppDeps, merchant: MerchantRow, livemode
   };
 }
 
-/** Moves an intent to `to` only if it is still in `from` (one statement: concurrent requests cannot both pass). */
+/**
+ * Moves an intent to `to` only if it is still in `from` (one statement: concurrent requests cannot both pass).
+ * When `set` changes amount_received, the merchant's running total (merchants.amount_received_total) moves by the
+ * difference in the same transaction; the guard then also requires the amount_received the difference was taken
+ * from, so the total can never drift from the sum of its intents.
+ */
 async function transition(
   tx: DbOrTx,
   deps: AppDeps,
@@ -219,11 +225,24 @@ async function transition(
 ): Promise<IntentRow> {
   const froms = Array.isArray(from) ? from : [from];
   for (const f of froms) assertIntentTransition(f, to);
+  const received = set.amountReceived === undefined ? 0 : set.amountReceived - pi.amountReceived;
   const [row] = await tx
     .update(schema.paymentIntents)
     .set({ ...set, status: to, updatedAt: deps.clock.now() })
-    .where(and(eq(schema.paymentIntents.id, pi.id), inArray(schema.paymentIntents.status, froms)))
+    .where(
+      and(
+        eq(schema.paymentIntents.id, pi.id),
+        inArray(schema.paymentIntents.status, froms),
+        set.amountReceived === undefined ? undefined : eq(schema.paymentIntents.amountReceived, pi.amountReceived),
+      ),
+    )
     .returning();
+  if (row && received !== 0) {
+    await tx
+      .update(schema.merchants)
+      .set({ amountReceivedTotal: sql`${schema.merchants.amountReceivedTotal} + ${received}` })
+      .where(eq(schema.merchants.id, pi.merchantId));
+  }
   if (!row) {
     const now = await tx.query.paymentIntents.findFirst({ where: eq(schema.paymentIntents.id, pi.id) });
     throw new AppError(

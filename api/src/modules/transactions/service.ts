@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid, notFound } from '../../errors';
@@ -110,8 +110,8 @@ export async function listTransactions(
   if (q.status !== 'all') conds.push(inArray(schema.collections.status, FILTER_STATUSES[q.status]));
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
-    const at = new Date(c.t);
-    conds.push(or(lt(schema.collections.createdAt, at), and(eq(schema.collections.createdAt, at), lt(schema.collections.id, c.id)))!);
+    // A row value, not an OR of two conditions: SQLite seeks collections_user_idx (user_id, created_at, id) to it.
+    conds.push(sql`(${schema.collections.createdAt}, ${schema.collections.id}) < (${c.t}, ${c.id})`);
   }
   const rows = await deps.db
     .select()

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import { schema, type DbOrTx } from '@bpay/db';
 import type { AppDeps } from '../../deps';
@@ -135,7 +135,8 @@ export async function listEndpoints(deps: AppDeps, merchant: MerchantRow, livemo
     const anchor = await getEndpoint(deps, merchant, livemode, q.starting_after).catch(() => {
       throw invalid('starting_after', 'starting_after is not one of your webhook endpoints.');
     });
-    cond = and(cond, or(lt(e.createdAt, anchor.createdAt), and(eq(e.createdAt, anchor.createdAt), lt(e.id, anchor.id))));
+    // A row value, served by webhook_endpoints_merchant_idx (merchant_id, livemode, created_at, id).
+    cond = and(cond, sql`(${e.createdAt}, ${e.id}) < (${anchor.createdAt.getTime()}, ${anchor.id})`);
   }
   const rows = await deps.db
     .select()
@@ -261,7 +262,8 @@ async function deliveryObjects(deps: AppDeps, ids: string[]): Promise<DeliveryOb
     .select()
     .from(schema.webhookAttempts)
     .where(inArray(schema.webhookAttempts.deliveryId, ids))
-    .orderBy(desc(schema.webhookAttempts.at), desc(sql`rowid`));
+    // Each delivery's attempts newest first, straight from webhook_attempts_delivery_idx (delivery_id, at, rowid).
+    .orderBy(desc(schema.webhookAttempts.deliveryId), desc(schema.webhookAttempts.at), desc(sql`rowid`));
   const latest = new Map<string, AttemptRow>();
   for (const a of attempts) if (!latest.has(a.deliveryId)) latest.set(a.deliveryId, a);
   const byId = new Map(rows.map((r) => [r.delivery.id, r]));
@@ -298,13 +300,12 @@ export async function listDeliveries(
   checkLimit(q.limit);
   if (q.endpointId) await getEndpoint(deps, merchant, livemode, q.endpointId);
   const d = schema.webhookDeliveries;
-  const e = schema.webhookEndpoints;
-  let cond = and(eq(e.merchantId, merchant.id), eq(e.livemode, livemode));
-  if (q.endpointId) cond = and(cond, eq(d.endpointId, q.endpointId));
+  // One walk down an index whose entries end with the rowid, newest first: the endpoint's (checked above to be this
+  // merchant's, in this mode), or the merchant's own (merchant and mode are copied onto each delivery when queued).
+  const cond = q.endpointId ? eq(d.endpointId, q.endpointId) : and(eq(d.merchantId, merchant.id), eq(d.livemode, livemode));
   const rows = await deps.db
     .select({ id: d.id })
     .from(d)
-    .innerJoin(e, eq(e.id, d.endpointId))
     .where(cond)
     .orderBy(desc(d.createdAt), desc(sql`${d}.rowid`))
     .limit(q.limit + 1);
@@ -361,7 +362,7 @@ export async function resendEvent(deps: AppDeps, merchant: MerchantRow, livemode
     if (endpointId === undefined) {
       await recordBroadcast(tx, { merchantId: merchant.id, livemode, eventId: event.id, reason: 'resend', at });
     }
-    return queueDeliveries(tx, event.id, targets, at);
+    return queueDeliveries(tx, { merchantId: merchant.id, livemode }, event.id, targets, at);
   });
   return { object: 'list' as const, has_more: false, data: await deliveryObjects(deps, ids) };
 }
