@@ -5,6 +5,7 @@
  *   3. POST /api/v1/payment_intents then …/confirm with a fresh sandbox bcard (the merchant path).
  * Run: bun bench/money.ts [iterations=200]. Prints p50/p95/p99 latency and throughput per scenario.
  * No targets are asserted: this is a measurement to compare before and after a change, on the same machine.
+ * Over HTTP against a real server process, with references and the issue 14 targets: bench/throughput.ts.
  */
 import { call, addCard, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser } from '../api/src/testing';
 import { resetRateWindows } from '../api/src/modules/merchants/usage';
