@@ -55,6 +55,56 @@ test.describe('with JavaScript', () => {
     });
   }
 
+  test('before hydration the sign-in form is disabled; once live, typing works', async ({ page }) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/assets/*.js', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto('/auth', { waitUntil: 'commit' });
+    await page.waitForSelector('#login-email', { state: 'attached' });
+    await expect(page.locator('#login-email')).toBeDisabled();
+    release();
+    await expect(page.locator('#login-email')).toBeEnabled();
+    await page.locator('#login-email').fill('ada@example.com');
+    await expect(page.locator('#login-email')).toHaveValue('ada@example.com');
+  });
+
+  test('a page chunk that cannot be downloaded: the prerendered page stays, and the chunk is not requested in a loop', async ({ page }) => {
+    let requests = 0;
+    await page.route('**/assets/legal-*.js', (route) => {
+      requests++;
+      return route.abort();
+    });
+    await page.goto('/terms-conditions');
+    await page.waitForTimeout(1500);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Terms & Conditions');
+    expect(requests).toBeLessThanOrEqual(2);
+    // Reached by navigation instead: the page says it could not load and offers a reload.
+    await page.goto('/');
+    await page.evaluate(() => {
+      window.history.pushState({}, '', '/privacy-policy');
+      window.dispatchEvent(new PopStateEvent('popstate'));
+    });
+    await expect(page.getByRole('alert')).toContainText('could not be loaded');
+    await expect(page.getByRole('button', { name: 'Reload' })).toBeVisible();
+    expect(requests).toBeLessThanOrEqual(3);
+  });
+
+  test('after signing in on /auth the dashboard does not keep the sign-in title', async ({ page }) => {
+    const email = `title-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    expect((await page.request.post('/api/auth/register', { data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' } })).status()).toBe(201);
+    await page.request.post('/api/auth/logout');
+    await page.goto('/auth');
+    await expect(page).toHaveTitle('Sign in · bpay');
+    await page.locator('#login-email').fill(email);
+    await page.locator('#login-password').fill('correct horse battery');
+    await page.locator('#login-password').press('Enter');
+    await expect(page.getByTestId('tab-overview')).toBeVisible();
+    await expect(page).toHaveTitle('bpay');
+  });
+
   test('a saved Arabic choice on an English page: the app renders afresh in Arabic, without errors', async ({ page }) => {
     const errors: string[] = [];
     page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));

@@ -21,7 +21,7 @@ try {
 // (NODE_ENV is read when React is first imported).
 {
   const env = { ...process.env, NODE_ENV: 'production' };
-  const res = Bun.spawnSync(['bun', join(import.meta.dir, 'prerender-pages.ts'), outdir], { env, stdout: 'inherit', stderr: 'inherit' });
+  const res = Bun.spawnSync([process.execPath, join(import.meta.dir, 'prerender-pages.ts'), outdir], { env, stdout: 'inherit', stderr: 'inherit' });
   if (res.exitCode !== 0) {
     console.error('web: prerendering the public pages failed');
     process.exit(1);

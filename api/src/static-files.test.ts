@@ -181,7 +181,8 @@ describe('serveStatic / serveWebApp', () => {
     const auth = serveWebApp(build, req('/auth', { 'accept-encoding': 'br' }));
     expect(auth.headers.get('content-encoding')).toBe(null);
     expect(await auth.text()).toBe('<!doctype html><title>sign in</title>');
-    for (const path of ['/index.html', '/merchant-portal', '/checkout/pay', '/auth/logout', '/arabic', '/pages', '/ar.html']) {
+    // The page files themselves are not pages: /index, /pages/… get the shell too.
+    for (const path of ['/index.html', '/merchant-portal', '/checkout/pay', '/auth/logout', '/arabic', '/pages', '/ar.html', '/index', '/INDEX/', '/pages/ar.html', '/PAGES/index.html']) {
       const res = serveWebApp(build, req(path));
       expect({ path, status: res.status, type: res.headers.get('content-type'), body: await res.text() }).toEqual({
         path,

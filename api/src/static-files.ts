@@ -162,7 +162,8 @@ export function serveStatic(root: string, request: Request): Response | null {
  */
 export function prerenderedPage(root: string, path: string): string | null {
   const route = (path.replace(/\/+$/, '') || '/').toLowerCase();
-  if (!/^\/[a-z0-9-]*$/.test(route)) return null;
+  // `/index` would name the landing's file: it is no route.
+  if (!/^\/[a-z0-9-]*$/.test(route) || route === '/index') return null;
   return resolveStaticFile(root, `/pages/${route === '/' ? 'index' : route.slice(1)}.html`);
 }
 
@@ -184,8 +185,10 @@ export function serveWebApp(root: string, request: Request, options: WebAppOptio
     return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' } });
   }
   const path = new URL(request.url).pathname;
-  // `/` and `/index.html` are pages, not the shell file itself.
-  const found = path === '/index.html' ? null : serveStatic(root, request);
+  // The build's page files are sent only for their routes, never by their own paths (duplicates of the pages for
+  // crawlers, with the wrong title for the app's 404); /index.html is the shell, which shows the 404 page.
+  const internal = path === '/index.html' || /^\/pages(\/|$)/i.test(path);
+  const found = internal ? null : serveStatic(root, request);
   if (found) return found;
   const landing = (path.replace(/\/+$/, '') || '/') === '/';
   const page = landing && options.hasSession ? null : prerenderedPage(root, path);

@@ -8,7 +8,7 @@ import { nextFromLocation } from '../features/auth/next-path';
 import { LandingPage } from '../features/landing/components/landing-page';
 import { AccessRequired } from '../features/merchants/components/access-required';
 import { DashboardFrame } from './dashboard-frame';
-import { lazyPage, type LazyPage } from './lazy-page';
+import { ChunkErrorBoundary, lazyPage, type LazyPage } from './lazy-page';
 import { NotFoundPage } from './not-found';
 import { startedPrerendered } from './prerendered';
 
@@ -53,9 +53,11 @@ export const PRERENDERED_ROUTE_PAGES: Readonly<Record<string, LazyPage>> = {
 /** A lazily loaded page, with a quiet placeholder (or the given one) while its chunk arrives. */
 function Lazy({ page: Page, fallback }: { page: LazyPage; fallback?: ReactNode }) {
   return (
-    <Suspense fallback={fallback ?? <div className="min-h-screen bg-slate-50" aria-busy="true" data-testid="page-loading" />}>
-      <Page />
-    </Suspense>
+    <ChunkErrorBoundary>
+      <Suspense fallback={fallback ?? <div className="min-h-screen bg-slate-50" aria-busy="true" data-testid="page-loading" />}>
+        <Page />
+      </Suspense>
+    </ChunkErrorBoundary>
   );
 }
 

@@ -1,8 +1,11 @@
 import { createContext, useContext, useEffect } from 'react';
 
+/** The title of a page that sets none (index.html's). */
+export const DEFAULT_TITLE = 'bpay';
+
 /*
- * The page's <title>. In the browser an effect sets document.title and puts the previous one back when the page
- * goes. The build's prerender (web/src/app/prerender.tsx) runs no effects: it reads the title through this sink
+ * The page's <title>. In the browser an effect sets document.title and puts the default back when the page goes
+ * (not the title found on arrival: on a prerendered page that is already the page's own, and it would stick). The build's prerender (web/src/app/prerender.tsx) runs no effects: it reads the title through this sink
  * while rendering and writes it into the page's <head>, so a prerendered page has its own title before any script.
  */
 const TitleSink = createContext<((title: string) => void) | null>(null);
@@ -14,10 +17,9 @@ export function useDocumentTitle(title: string): void {
   const sink = useContext(TitleSink);
   sink?.(title);
   useEffect(() => {
-    const previous = document.title;
     document.title = title;
     return () => {
-      document.title = previous;
+      document.title = DEFAULT_TITLE;
     };
   }, [title]);
 }

@@ -241,6 +241,16 @@ describe('GET /api/auth/session', () => {
     await call(ctx, '/api/auth/logout', { method: 'POST', cookie: u.cookie });
     expect((await call(ctx, SESSION, { cookie: u.cookie })).body).toEqual({ user: null });
   });
+
+  test('a cookie naming no session is cleared (the server picks the page for / by its presence); no cookie, no Set-Cookie', async () => {
+    const u = await registerUser(ctx, { email: 'session.stale@example.com', password: 'correct horse battery' });
+    await call(ctx, '/api/auth/logout', { method: 'POST', cookie: u.cookie });
+    const stale = await call(ctx, SESSION, { cookie: u.cookie });
+    expect(stale.headers.get('set-cookie')).toMatch(/^bpay_session=;.*Max-Age=0/i);
+    expect((await call(ctx, SESSION)).headers.get('set-cookie')).toBe(null);
+    const live = await registerUser(ctx, { email: 'session.live@example.com', password: 'correct horse battery' });
+    expect((await call(ctx, SESSION, { cookie: live.cookie })).headers.get('set-cookie')).toBe(null);
+  });
 });
 
 describe('PATCH /api/auth/user', () => {

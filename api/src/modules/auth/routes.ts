@@ -100,9 +100,12 @@ export function authRoutes(deps: AppDeps) {
     )
     .get(
       '/session',
-      async ({ request }) => {
+      async ({ request, set }) => {
         const token = readSessionToken(request.headers.get('cookie'), deps.session);
         const found = token ? await findSessionUser(deps.db, deps.clock, deps.session, token) : null;
+        // A cookie naming no session (expired, revoked, another database) is cleared: the server picks the page for
+        // `/` by its presence, and a dead one would keep a signed-out visitor off the prerendered landing.
+        if (token && !found) set.headers['set-cookie'] = clearedSessionCookie(deps.session);
         return { user: found ? toPublicUser(found.user) : null };
       },
       {

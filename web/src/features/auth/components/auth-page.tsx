@@ -14,6 +14,7 @@ import { isEmail } from '../../../lib/validation';
 import { useAuth } from '../auth-context';
 import { nextFromLocation } from '../next-path';
 import { useDocumentTitle } from '../../../lib/document-title';
+import { useHydrated } from '../../../lib/use-hydrated';
 
 type Errors = Partial<Record<'email' | 'password' | 'totpCode', MessageKey>>;
 
@@ -31,6 +32,7 @@ function FieldError({ id, error, text }: { id: string; error?: MessageKey; text?
 function SignInForm() {
   const t = useT();
   const { loginMutation } = useAuth();
+  const hydrated = useHydrated();
   const [, navigate] = useLocation();
   // Read once: where to go after signing in (a checked same-site `next`, e.g. back to the checkout popup).
   const [nextPath] = useState(nextFromLocation);
@@ -70,7 +72,8 @@ function SignInForm() {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={t('auth.tab.signIn')}>
+    <form onSubmit={onSubmit} noValidate aria-label={t('auth.tab.signIn')}>
+      <fieldset disabled={!hydrated} className="m-0 min-w-0 space-y-4 border-0 p-0">
       <div className="space-y-2">
         <Label htmlFor="login-email">{t('auth.email')}</Label>
         <Input
@@ -120,6 +123,7 @@ function SignInForm() {
       <Button type="submit" className="w-full" disabled={loginMutation.isPending}>
         {loginMutation.isPending ? t('auth.signIn.pending') : t('auth.signIn.submit')}
       </Button>
+      </fieldset>
     </form>
   );
 }
@@ -127,6 +131,7 @@ function SignInForm() {
 function RegisterForm() {
   const t = useT();
   const { registerMutation } = useAuth();
+  const hydrated = useHydrated();
   const [, navigate] = useLocation();
   const [nextPath] = useState(nextFromLocation);
   const [form, setForm] = useState({ email: '', password: '', firstName: '', lastName: '' });
@@ -162,7 +167,8 @@ function RegisterForm() {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={t('auth.tab.register')}>
+    <form onSubmit={onSubmit} noValidate aria-label={t('auth.tab.register')}>
+      <fieldset disabled={!hydrated} className="m-0 min-w-0 space-y-4 border-0 p-0">
       <div className="grid grid-cols-2 gap-3">
         <div className="space-y-2">
           <Label htmlFor="register-first-name">{t('auth.firstName')}</Label>
@@ -215,6 +221,7 @@ function RegisterForm() {
       <Button type="submit" className="w-full" disabled={registerMutation.isPending}>
         {registerMutation.isPending ? t('auth.register.pending') : t('auth.register.submit')}
       </Button>
+      </fieldset>
     </form>
   );
 }
