@@ -214,40 +214,18 @@ class GroupCommitWriter {
     release();
   }
 
-  /** Runs `fn` on the batch's transaction as one unit inside a savepoint; resolves once the batch has committed. */
+  /** Runs `fn` as one unit (a transaction it does not drive itself); resolves once the batch has committed. */
   async unit<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    const release = await this.lock.acquire(this);
-    let b: Batch;
-    try {
-      b = await this.openBatch();
-      await b.tx.execute('SAVEPOINT bpay_unit');
-    } catch (error) {
-      this.abandonBatch(error);
-      release();
-      throw error;
-    }
+    const tx = await this.transaction();
     let result: T;
     try {
-      result = await fn(b.tx);
+      result = await fn(tx);
     } catch (error) {
-      await this.rollbackUnit(b, error);
-      const done = b.done;
-      await this.endUnit(release, false);
-      // A unit that failed still reports after its batch commits: what made it fail may be an earlier unit's
-      // write in the same batch, and its caller's next read (on another connection) must see that write.
-      await done.catch(() => undefined);
+      // Answers after the batch commits, like every unit (see transaction()).
+      await tx.rollback();
       throw error;
     }
-    try {
-      await b.tx.execute('RELEASE bpay_unit');
-    } catch (error) {
-      this.abandonBatch(error);
-      release();
-      throw error;
-    }
-    const done = b.done;
-    await this.endUnit(release, true);
-    await done;
+    await tx.commit();
     return result;
   }
 
@@ -283,7 +261,8 @@ class GroupCommitWriter {
         await this.rollbackUnit(b, new Error('rolled back'));
         const done = b.done;
         await this.endUnit(release, false);
-        // As for a failed unit above: answer once the batch that holds what the caller saw has committed.
+        // A unit that failed or rolled back still answers after its batch commits: what made it fail may be an
+        // earlier unit's write in the same batch, and its caller's next read (on another connection) must see it.
         await done.catch(() => undefined);
         return;
       }
@@ -346,17 +325,19 @@ function groupCommitWrites(client: Client, lock: WriteLock): GroupCommitWriter {
   const executeMultiple = client.executeMultiple.bind(client);
   const transaction = client.transaction.bind(client);
   const writer = new GroupCommitWriter(lock, () => transaction('write'));
+  // Statements are counted here for reads and standalone ones, and by the unit's transaction for writes.
   client.execute = ((stmt: InStatement | string, args?: unknown) => {
-    writer.stats.statements++;
     const sql = sqlOf(stmt);
-    if (isReadOnlySql(sql)) return execute(stmt, args);
-    if (needsOwnTransaction(sql)) return writer.exclusive(() => execute(stmt, args));
-    return writer.unit((tx) => (tx.execute as (s: unknown, a?: unknown) => Promise<ResultSet>)(stmt, args));
+    if (!isReadOnlySql(sql) && !needsOwnTransaction(sql)) {
+      return writer.unit((tx) => (tx.execute as (s: unknown, a?: unknown) => Promise<ResultSet>)(stmt, args));
+    }
+    writer.stats.statements++;
+    return isReadOnlySql(sql) ? execute(stmt, args) : writer.exclusive(() => execute(stmt, args));
   }) as Client['execute'];
   client.batch = ((stmts, mode) => {
+    if (mode !== 'read') return writer.unit((tx) => tx.batch(stmts as InStatement[]));
     writer.stats.statements += stmts.length;
-    if (mode === 'read') return batch(stmts, mode);
-    return writer.unit((tx) => tx.batch(stmts as InStatement[]));
+    return batch(stmts, mode);
   }) as Client['batch'];
   client.migrate = ((stmts) => writer.exclusive(() => migrate(stmts))) as Client['migrate'];
   client.executeMultiple = ((sql) => writer.exclusive(() => executeMultiple(sql))) as Client['executeMultiple'];

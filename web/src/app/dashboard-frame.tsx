@@ -1,5 +1,5 @@
-import { CreditCard } from 'lucide-react';
 import { useLanguage } from '../i18n';
+import { BrandMark } from '../components/ui/brand-mark';
 
 /*
  * What `/` shows a browser that holds a session cookie while the session is checked and the dashboard's chunk
@@ -14,12 +14,7 @@ export function DashboardFrame() {
       <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
         <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-4 px-4 sm:px-6 lg:px-8">
           <span className="flex items-center gap-2">
-            <span className="flex h-8 w-8 items-center justify-center rounded-lg bg-brand-600 text-white" aria-hidden>
-              <CreditCard className="h-4 w-4" />
-            </span>
-            <span className="text-xl font-bold tracking-tight text-slate-900" dir="ltr">
-              {t('common.brand')}
-            </span>
+            <BrandMark />
           </span>
         </div>
       </header>

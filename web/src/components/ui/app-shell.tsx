@@ -1,9 +1,10 @@
-import { ArrowLeft, CreditCard, Languages } from 'lucide-react';
+import { ArrowLeft, Languages } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { useLanguage } from '../../i18n';
 import { cn } from '../../lib/cn';
 import { Button } from './button';
+import { BrandMark } from './brand-mark';
 
 /**
  * The frame of the signed-in tools and the demos (merchant pages, payment demo): the mark, Back to Home (spec §2),
@@ -28,12 +29,7 @@ export function AppShell({
         <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-3 px-4 sm:px-6 lg:px-8">
           <div className="flex min-w-0 items-center gap-4">
             <Link href="/" className="flex items-center gap-2 rounded-md" aria-label={t('common.brandHome')}>
-              <span className="flex h-8 w-8 items-center justify-center rounded-lg bg-brand-600 text-white" aria-hidden>
-                <CreditCard className="h-4 w-4" />
-              </span>
-              <span className="text-xl font-bold tracking-tight text-slate-900" dir="ltr">
-                {t('common.brand')}
-              </span>
+              <BrandMark />
             </Link>
             <Link
               href="/"

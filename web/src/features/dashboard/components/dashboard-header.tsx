@@ -1,4 +1,4 @@
-import { ChevronDown, CreditCard, Languages, LogOut, UserRound } from 'lucide-react';
+import { ChevronDown, Languages, LogOut, UserRound } from 'lucide-react';
 import { Link, useLocation } from 'wouter';
 import {
   DropdownMenu,
@@ -16,6 +16,7 @@ import type { User } from '../../auth/types';
 import { useDemoMode } from '../../demo-mode/demo-mode';
 import { ProfileAvatar } from '../../profile/components/profile-avatar';
 import { displayName } from '../../profile/display-name';
+import { BrandMark } from '../../../components/ui/brand-mark';
 
 function DemoSwitch() {
   const t = useT();
@@ -108,12 +109,7 @@ export function DashboardHeader({ user, onViewProfile }: { user: User; onViewPro
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-4 px-4 sm:px-6 lg:px-8">
         <Link href="/" className="flex items-center gap-2 rounded-md" aria-label={t('dashboard.home')}>
-          <span className="flex h-8 w-8 items-center justify-center rounded-lg bg-brand-600 text-white" aria-hidden>
-            <CreditCard className="h-4 w-4" />
-          </span>
-          <span className="text-xl font-bold tracking-tight text-slate-900" dir="ltr">
-            {t('common.brand')}
-          </span>
+          <BrandMark />
         </Link>
         <div className="flex items-center gap-3 sm:gap-5">
           <DemoSwitch />
