@@ -60,6 +60,21 @@ test('a bcard split across three sources', async () => {
   expect(spent.statements).toBeLessThanOrEqual(52);
 });
 
+test('a payment intent created with an Idempotency-Key (as the SDK sends it)', async () => {
+  const spent = await cost(async () => {
+    const res = await merchantCall(ctx, secretKey, '/payment_intents', {
+      method: 'POST',
+      headers: { 'idempotency-key': `count-${Date.now()}` },
+      body: { amount: 2500, currency: 'usd' },
+    });
+    expect(res.status).toBe(200);
+  });
+  console.log('payment intent create, idempotent:', spent);
+  // Target (issue 14): one commit, the key's record joining the intent's transaction. Measured 5 and 13.
+  expect(spent.commits).toBeLessThanOrEqual(5);
+  expect(spent.statements).toBeLessThanOrEqual(13);
+});
+
 test('a payment intent created through the merchant API', async () => {
   const spent = await cost(async () => {
     const res = await merchantCall(ctx, secretKey, '/payment_intents', {
