@@ -1,5 +1,5 @@
 import { and, eq, lt } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, type DbOrTx } from '@bpay/db';
 import { AppError, errorBody } from '../errors';
 import type { Clock } from '../lib/clock';
 import { hmacHex } from '../lib/crypto';
@@ -86,25 +86,9 @@ export async function runIdempotent(
   if (recordId === undefined) {
     const row = await db.query.idempotencyKeys.findFirst({ where });
     if (!row) throw new AppError('idempotency_key_in_use');
-    if (row.method !== req.method || row.path !== req.path) {
-      throw new AppError(
-        'idempotency_error',
-        `This Idempotency-Key was used for ${row.method} ${row.path}; use a new key for ${req.method} ${req.path}.`,
-        'Idempotency-Key',
-      );
-    }
-    const differ = differingFields(row.fieldDigests, fieldDigests);
-    if (differ.length > 0) {
-      throw new AppError(
-        'idempotency_error',
-        `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
-          `Different here: ${differ.join(', ')}.`,
-        differ[0],
-      );
-    }
-    if (row.status === 'done') {
-      return { status: row.responseStatus ?? 200, body: JSON.parse(row.responseBody ?? 'null'), replayed: true };
-    }
+    // Done, or another request's key: the stored answer or the reason (replayOf throws for a mismatch).
+    const mismatch = row.method !== req.method || row.path !== req.path || differingFields(row.fieldDigests, fieldDigests).length > 0;
+    if (row.status === 'done' || mismatch) return replayOf(row, req, fieldDigests);
     // Still running, unless its lock ran out (the process died): then this request takes the key over.
     const takeover = await db
       .update(schema.idempotencyKeys)
@@ -139,6 +123,85 @@ export async function runIdempotent(
     else await db.update(schema.idempotencyKeys).set({ lockedUntil: new Date(now.getTime() - 1) }).where(where).catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * runIdempotent for a handler that only writes to the database (no processor call, nothing outside the transaction):
+ * the key's record, the handler's writes and the stored answer commit together, one transaction and so one unit of
+ * group commit (issue 14), where runIdempotent takes three commits around the handler's. There is no in-progress
+ * state to manage: a request with the same key runs after this one has committed (writes are serialised) and
+ * replays it; a crash leaves nothing behind, so a retry runs afresh. Client errors (4xx) are stored like successes,
+ * after the handler's writes are rolled back to its savepoint; any other failure rolls everything back and records
+ * nothing, so a retry runs afresh. Replays, mismatches and 409 answer exactly as runIdempotent's.
+ */
+export async function runIdempotentAtomic(
+  deps: IdempotencyDeps,
+  req: { scope: string; key: string | null; method: string; path: string; body: unknown },
+  handler: (tx: DbOrTx) => Promise<HandlerResult>,
+): Promise<IdempotentOutcome> {
+  if (req.key === null) return { ...(await deps.db.transaction((tx) => handler(tx))), replayed: false };
+  if (req.key.length < 1 || req.key.length > 255 || !/^[\x21-\x7e]+$/.test(req.key)) {
+    throw new AppError('invalid_idempotency_key', undefined, 'Idempotency-Key');
+  }
+  const key = req.key;
+  const now = deps.clock.now();
+  const fieldDigests = digests(deps.secret, req.body);
+  const where = and(eq(schema.idempotencyKeys.scope, req.scope), eq(schema.idempotencyKeys.key, key));
+  const outcome = await deps.db.transaction(async (tx): Promise<IdempotentOutcome | { refused: AppError }> => {
+    await tx.delete(schema.idempotencyKeys).where(and(where, lt(schema.idempotencyKeys.expiresAt, now)));
+    const row = await tx.query.idempotencyKeys.findFirst({ where });
+    if (row) return replayOf(row, req, fieldDigests);
+    const record = (status: number, body: unknown) =>
+      tx.insert(schema.idempotencyKeys).values({
+        scope: req.scope,
+        key,
+        method: req.method,
+        path: req.path,
+        fieldDigests,
+        status: 'done',
+        responseStatus: status,
+        responseBody: JSON.stringify(body),
+        lockedUntil: now,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      });
+    try {
+      // A savepoint: a client error undoes the handler's writes and keeps the transaction for the record.
+      const result = await tx.transaction((inner) => handler(inner));
+      await record(result.status, result.body);
+      return { ...result, replayed: false };
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status >= 500 || e.type === 'rate_limit_error') throw e;
+      await record(e.status, errorBody(e));
+      return { refused: e };
+    }
+  });
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome;
+}
+
+type KeyRow = typeof schema.idempotencyKeys.$inferSelect;
+
+/** What a request whose key already has a record gets: the stored answer, or why not (both runIdempotent kinds). */
+function replayOf(row: KeyRow, req: { method: string; path: string }, fieldDigests: Record<string, string>): IdempotentOutcome {
+  if (row.method !== req.method || row.path !== req.path) {
+    throw new AppError(
+      'idempotency_error',
+      `This Idempotency-Key was used for ${row.method} ${row.path}; use a new key for ${req.method} ${req.path}.`,
+      'Idempotency-Key',
+    );
+  }
+  const differ = differingFields(row.fieldDigests, fieldDigests);
+  if (differ.length > 0) {
+    throw new AppError(
+      'idempotency_error',
+      `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
+        `Different here: ${differ.join(', ')}.`,
+      differ[0],
+    );
+  }
+  if (row.status !== 'done') throw new AppError('idempotency_key_in_use');
+  return { status: row.responseStatus ?? 200, body: JSON.parse(row.responseBody ?? 'null'), replayed: true };
 }
 
 /** Turns an outcome into the HTTP answer, marking replays. */

@@ -235,6 +235,35 @@ describe('Idempotency-Key', () => {
     expect(await q('SELECT count(*) AS n FROM payment_intents WHERE merchant_id = ?', [a.id])).toEqual(before);
   });
 
+  test('twenty creates with one key at once: one intent, twenty identical answers, the key and the intent in one commit', async () => {
+    const headers = { 'idempotency-key': 'create-burst' };
+    const before = await q('SELECT count(*) AS n FROM payment_intents WHERE merchant_id = ?', [a.id]);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(a, { amount: 3100 }, headers)));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
+    expect(answers.filter((r) => r.headers.get(REPLAY_HEADER) === 'true')).toHaveLength(19);
+    const after = await q('SELECT count(*) AS n FROM payment_intents WHERE merchant_id = ?', [a.id]);
+    expect(Number(after[0]!.n)).toBe(Number(before[0]!.n) + 1);
+    // Written with its answer at once: never seen in progress.
+    expect((await q("SELECT status FROM idempotency_keys WHERE key = 'create-burst'")).map((r) => r.status)).toEqual(['done']);
+  });
+
+  test('a refused create (4xx) is remembered with the key and leaves nothing else', async () => {
+    const headers = { 'idempotency-key': 'create-bad-metadata' };
+    const body = { amount: 3100, metadata: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, 'v'])) };
+    const before = await q('SELECT count(*) AS n FROM payment_intents WHERE merchant_id = ?', [a.id]);
+    const first = await create(a, body, headers);
+    expect(first.status).toBe(400);
+    const again = await create(a, body, headers);
+    expect(again.status).toBe(400);
+    expect(again.headers.get(REPLAY_HEADER)).toBe('true');
+    // The same error (each answer has its own request_id).
+    const { request_id: _first, ...firstError } = first.body.error;
+    const { request_id: _again, ...againError } = again.body.error;
+    expect(againError).toEqual(firstError);
+    expect(await q('SELECT count(*) AS n FROM payment_intents WHERE merchant_id = ?', [a.id])).toEqual(before);
+  });
+
   test('the same key with a different body -> 400 idempotency_error naming the field', async () => {
     const headers = { 'idempotency-key': 'create-def' };
     expect((await create(a, { amount: 4200, description: 'x' }, headers)).status).toBe(200);

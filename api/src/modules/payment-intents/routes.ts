@@ -7,13 +7,13 @@ import { PaymentIntentList, UsageModel } from './model';
 export { PaymentIntentList, PaymentIntentModel, UsageModel } from './model';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { usageOf } from '../merchants/service';
-import { merchantIdempotency } from '../webhooks/idempotent';
+import { merchantIdempotency, merchantIdempotencyAtomic } from '../webhooks/idempotent';
 import {
   CANCELLATION_REASONS,
   cancelIntent,
   captureIntent,
   confirmIntent,
-  createIntent,
+  insertIntent,
   getIntent,
   listIntents,
   toIntentObject,
@@ -32,6 +32,7 @@ const IdempotencyKey = t.Object({
 export function paymentIntentRoutes(deps: AppDeps) {
   /** Every POST runs under the merchant's Idempotency-Key scope. */
   const idempotent = merchantIdempotency(deps);
+  const idempotentInOneCommit = merchantIdempotencyAtomic(deps);
 
   return new Elysia({ prefix: '/api/v1', tags: ['Payment intents'] })
     .use(sharedModels)
@@ -39,7 +40,8 @@ export function paymentIntentRoutes(deps: AppDeps) {
     .post(
       '/payment_intents',
       ({ merchant, livemode, body, headers, request }) =>
-        idempotent(merchant.id, request, headers['idempotency-key'], body, () => createIntent(deps, merchant, livemode, body)),
+        // One transaction for the intent and its Idempotency-Key's record: one commit (issue 14).
+        idempotentInOneCommit(merchant.id, request, headers['idempotency-key'], body, (tx) => insertIntent(tx, deps, merchant, livemode, body)),
       {
         merchant: true,
         parse: 'json',

@@ -110,6 +110,14 @@ async function event(tx: DbOrTx, deps: AppDeps, pi: IntentRow, type: EventType):
 
 /** Creates an intent in requires_payment_method and emits payment_intent.created. Fails with: validation_error. */
 export async function createIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput) {
+  return deps.db.transaction((tx) => insertIntent(tx, deps, merchant, livemode, input));
+}
+
+/**
+ * createIntent inside the caller's transaction (the route runs it in the same transaction as its Idempotency-Key's
+ * record: one commit). Fails with: validation_error.
+ */
+export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput) {
   if (!Number.isSafeInteger(input.amount) || input.amount < MIN_AMOUNT || input.amount > MAX_AMOUNT) {
     throw invalid('amount', `amount must be an integer number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
   }
@@ -117,7 +125,7 @@ export async function createIntent(deps: AppDeps, merchant: MerchantRow, livemod
   const metadata = validateMetadata(input.metadata);
   const id = newId('pi');
   const now = deps.clock.now();
-  const row = await deps.db.transaction(async (tx) => {
+  const row = await (async () => {
     const [seqRow] = await tx
       .select({ next: sql<number>`coalesce(max(${schema.paymentIntents.seq}), 0) + 1` })
       .from(schema.paymentIntents)
@@ -143,7 +151,7 @@ export async function createIntent(deps: AppDeps, merchant: MerchantRow, livemod
       .returning();
     await event(tx, deps, inserted!, 'payment_intent.created');
     return inserted!;
-  });
+  })();
   return toIntentObject(row);
 }
 

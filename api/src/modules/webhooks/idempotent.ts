@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { schema, type DbOrTx } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { unseal } from '../../lib/crypto';
-import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
+import { idempotentResponse, runIdempotent, runIdempotentAtomic } from '../../plugins/idempotency';
 import type { WebhookEndpointObject } from './service';
 
 /**
@@ -20,6 +20,25 @@ export function merchantIdempotency(deps: AppDeps) {
     status = 200,
   ): Promise<Response> =>
     runIdempotent(idem, merchantRequest(merchantId, request, key, body), async () => ({ status, body: await run() })).then(
+      idempotentResponse,
+    );
+}
+
+/**
+ * merchantIdempotency for a handler whose writes are all in the database (payment-intent create): the key's record
+ * and the handler's writes commit in one transaction (runIdempotentAtomic).
+ */
+export function merchantIdempotencyAtomic(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
+  return (
+    merchantId: string,
+    request: Request,
+    key: string | undefined,
+    body: unknown,
+    run: (tx: DbOrTx) => Promise<unknown>,
+    status = 200,
+  ): Promise<Response> =>
+    runIdempotentAtomic(idem, merchantRequest(merchantId, request, key, body), async (tx) => ({ status, body: await run(tx) })).then(
       idempotentResponse,
     );
 }
