@@ -100,8 +100,8 @@ export class LeaseLostError extends Error {
   }
 }
 
-async function renewLease(deps: AppDeps, lease: Lease): Promise<void> {
-  const res = await deps.db
+async function renewLease(db: DbOrTx, deps: AppDeps, lease: Lease): Promise<void> {
+  const res = await db
     .update(schema.collections)
     .set({ leaseUntil: new Date(now(deps).getTime() + LEASE_MS) })
     .where(and(eq(schema.collections.id, lease.collectionId), eq(schema.collections.leaseOwner, lease.owner)));
@@ -215,6 +215,21 @@ async function setShare(deps: AppDeps, shareId: string, set: Partial<typeof sche
     .where(eq(schema.collectionShares.id, shareId));
 }
 
+/**
+ * Records what the processor answered for a share and renews the lease for the next call, in one transaction (one
+ * commit, issue 14). If the lease was lost meanwhile, neither is written: the new owner finds the processor's
+ * record by the share's idempotency key.
+ */
+async function recordShare(deps: AppDeps, lease: Lease, shareId: string, set: Partial<typeof schema.collectionShares.$inferInsert>) {
+  await deps.db.transaction(async (tx) => {
+    await tx
+      .update(schema.collectionShares)
+      .set({ ...set, updatedAt: now(deps) })
+      .where(eq(schema.collectionShares.id, shareId));
+    await renewLease(tx, deps, lease);
+  });
+}
+
 interface Decline {
   fundingSourceId: string;
   name: string;
@@ -298,15 +313,17 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
   let loaded = await load(deps.db, lease.collectionId);
   const declines: Decline[] = [];
   let unavailable = false;
+  // The lease is renewed before the first call, then with each share's record (recordShare): one commit per share.
+  await renewLease(deps.db, deps, lease);
   for (const share of loaded.shares) {
-    await renewLease(deps, lease);
     try {
       const { holdId } = await vendor.hold(share.source.vendorToken, share.amountCents, {
         idempotencyKey: holdKey(share.id),
         description: `bpay ${loaded.collection.name}`,
       });
-      await setShare(deps, share.id, { status: 'held', vendorHoldId: holdId });
+      await recordShare(deps, lease, share.id, { status: 'held', vendorHoldId: holdId });
     } catch (e) {
+      if (e instanceof LeaseLostError) throw e;
       if (e instanceof VendorDeclineError) {
         await setShare(deps, share.id, { status: 'declined', declineCode: e.code, declineMessage: e.message });
         declines.push({ fundingSourceId: share.source.id, name: share.source.name, last4: share.source.last4, code: e.code, message: e.message });
@@ -360,14 +377,14 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
   const vendor = deps.vendorFor(collection.vendor);
   let issueAttempted = false;
   try {
+    // Renewed before the first call, then with each share's record.
+    await renewLease(deps.db, deps, lease);
     for (const share of loaded.shares) {
-      await renewLease(deps, lease);
       const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
       if (!holdId) throw new Error(`share ${share.id} has no hold to capture`);
       await vendor.capture(holdId);
-      await setShare(deps, share.id, { status: 'captured', vendorHoldId: holdId });
+      await recordShare(deps, lease, share.id, { status: 'captured', vendorHoldId: holdId });
     }
-    await renewLease(deps, lease);
     const expiresAt = new Date(now(deps).getTime() + bcardTtlMs);
     issueAttempted = true;
     const card = await vendor.issueCard({
@@ -461,7 +478,7 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
     // processor's own record decides, so a capture that happened just before a crash is refunded too.
     let refunded = 0;
     for (const share of loaded.shares) {
-      await renewLease(deps, lease);
+      await renewLease(deps.db, deps, lease);
       const found = await holdOf(vendor, share);
       // bpay recorded this share as held or captured but the processor's search does not show it yet (Stripe's
       // search lags writes): ask again at the next sweep rather than call it voided and leave money behind.
@@ -495,7 +512,7 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
   for (const [i, share] of loaded.shares.entries()) {
     const amount = refunds[i] ?? 0;
     if (amount === 0) continue;
-    await renewLease(deps, lease);
+    await renewLease(deps.db, deps, lease);
     const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
     if (!holdId) throw new Error(`share ${share.id} of a completed collection has no hold`);
     await vendor.refund(holdId, amount, { idempotencyKey: refundKey(share.id) });
