@@ -377,7 +377,20 @@ export function openDb(opts: OpenDbOptions): DbHandle {
 
 export const MIGRATIONS_FOLDER = join(import.meta.dir, 'migrations');
 
-/** Applies every pending drizzle-kit migration. Safe to call at every start. */
-export async function migrateDb(db: Db): Promise<void> {
-  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+/**
+ * Applies every pending drizzle-kit migration. Safe to call at every start, also from several processes starting
+ * together on one database: each migration is applied in one atomic batch with its record, so a process that loses
+ * the race fails as a whole ("table already exists") and, trying again, finds it applied. A migration that really
+ * fails still fails, after the last try.
+ */
+export async function migrateDb(db: Db, attempts = 5): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
 }

@@ -88,9 +88,17 @@ export async function ensureFirstAdmin(
 ): Promise<CreatedAdmin | null> {
   if ((await adminCount(deps.db)) > 0) return null;
   const fromEnv = env.username !== undefined && env.password !== undefined && env.totpSecret !== undefined;
-  const created = fromEnv
-    ? await createAdmin(deps, { username: env.username!, password: env.password, totpSecret: env.totpSecret })
-    : await createAdmin(deps, { username: env.username ?? 'admin', password: env.password, totpSecret: env.totpSecret });
+  let created: CreatedAdmin;
+  try {
+    created = fromEnv
+      ? await createAdmin(deps, { username: env.username!, password: env.password, totpSecret: env.totpSecret })
+      : await createAdmin(deps, { username: env.username ?? 'admin', password: env.password, totpSecret: env.totpSecret });
+  } catch (error) {
+    // Another process starting on the same database created the first admin meanwhile (its name is taken, or its
+    // row won the unique index): nothing to do here, and nothing to print.
+    if ((await adminCount(deps.db)) > 0) return null;
+    throw error;
+  }
   if (fromEnv) {
     log.info('first admin created from BPAY_ADMIN_USERNAME, BPAY_ADMIN_PASSWORD and BPAY_ADMIN_TOTP_SECRET', {
       username: created.username,

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createClient, type Client } from '@libsql/client';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cardBody } from './testing';
+
+/*
+ * Issue 14, beyond one process: two bpay server processes on one database file. The write lock and group commit are
+ * per process, so what keeps money right across them is SQLite's own locking. Both start together (migrations and
+ * the first admin race: one wins, the other finds it done), then 200 bcards drawn on one card's balance are sent
+ * to both at once: exactly the affordable number succeed, nothing fails with a server error, and the ledger and the
+ * processor's balance agree.
+ */
+
+const root = resolve(import.meta.dir, '../..');
+let dir: string;
+let servers: Bun.Subprocess[] = [];
+const bases: string[] = [];
+let db: Client;
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bpay-2proc-'));
+  for (let i = 0; i < 2; i++) {
+    const port = freePort();
+    const base = `http://127.0.0.1:${port}`;
+    bases.push(base);
+    servers.push(
+      Bun.spawn([process.execPath, '--max-http-header-size=262144', join(root, 'api/src/server.ts')], {
+        cwd: root,
+        stdout: 'ignore',
+        stderr: 'pipe',
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_ENV: 'production',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          BPAY_DATABASE_URL: `file:${join(dir, 'bpay.db')}`,
+          BPAY_UPLOADS_DIR: join(dir, 'uploads'),
+          BPAY_WEB_DIST: join(dir, 'no-web-build'),
+          BPAY_SESSION_SECRET: 'two-processes-secret-two-processes-secret',
+          BPAY_PUBLIC_URL: base,
+          BPAY_RATE_LIMITS: 'off',
+          BPAY_LOG_LEVEL: 'error',
+          BPAY_ADMIN_USERNAME: 'two-proc-admin',
+          BPAY_ADMIN_PASSWORD: 'two processes admin password, throwaway',
+          BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+        },
+      }),
+    );
+  }
+  for (const [i, base] of bases.entries()) {
+    for (let t = 0; ; t++) {
+      if (servers[i]!.exitCode !== null) throw new Error(`server ${i} exited: ${await new Response(servers[i]!.stderr as ReadableStream).text()}`);
+      if (await fetch(`${base}/api/subscription/tiers`).then((r) => r.ok, () => false)) break;
+      if (t > 300) throw new Error(`server ${i} did not answer`);
+      await Bun.sleep(100);
+    }
+  }
+  db = createClient({ url: `file:${join(dir, 'bpay.db')}` });
+  await db.execute('PRAGMA busy_timeout = 5000');
+}, 60_000);
+
+afterAll(async () => {
+  db?.close();
+  for (const s of servers) s.kill();
+  await Promise.all(servers.map((s) => s.exited));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base, ...headers }, body: JSON.stringify(body) });
+const one = async (sql: string) => Number(Object.values((await db.execute(sql)).rows[0] ?? {})[0]);
+
+test('both started on one database: one first admin, every migration applied once', async () => {
+  expect(await one('SELECT count(*) FROM admins')).toBe(1);
+  const applied = await one('SELECT count(*) FROM __drizzle_migrations');
+  expect(applied).toBe(await one('SELECT count(DISTINCT hash) FROM __drizzle_migrations'));
+});
+
+test('200 bcards on one balance, half through each process: exactly the affordable number, no server error', async () => {
+  const [a, b] = bases as [string, string];
+  const reg = await post(a, '/api/auth/register', { email: 'two.proc@example.com', password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
+  expect(reg.status).toBe(201);
+  const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
+  // Premium (1.9 % fee, no monthly limits), as the test kit's makePremium does.
+  await db.execute("UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active'");
+  const card = await post(b, '/api/funding-sources', cardBody('4242424242424242'), { cookie });
+  expect(card.status).toBe(201);
+  const source = (await card.json()).id as string;
+
+  const statuses = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => {
+      const base = i % 2 ? b : a;
+      return post(base, '/api/virtual-cards', { name: `Card ${i}`, balance: '100.00', fundingSources: [{ fundingSourceId: source, percentage: 100 }] }, {
+        cookie,
+        'idempotency-key': `two-proc-${i}`,
+      }).then((r) => r.status);
+    }),
+  );
+  const byStatus: Record<number, number> = {};
+  for (const s of statuses) byStatus[s] = (byStatus[s] ?? 0) + 1;
+  // $101.90 each (1.9 % fee): 98 fit in $10,000.00, a 99th does not.
+  expect(byStatus).toEqual({ 201: 98, 402: 102 });
+  expect(await one("SELECT count(*) FROM collections WHERE status = 'completed'")).toBe(98);
+  expect(await one("SELECT count(*) FROM collections WHERE status = 'failed'")).toBe(102);
+  // Every hold of a failed collection was voided; the completed ones' are captured.
+  expect(await one("SELECT count(*) FROM sim_holds WHERE status = 'held'")).toBe(0);
+  expect(await one("SELECT count(*) FROM sim_holds WHERE status = 'captured'")).toBe(98);
+  expect(await one('SELECT available_cents FROM sim_cards')).toBe(1_000_000 - 98 * 10_190);
+  expect(await one('SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings')).toBe(0);
+  expect(await one(`SELECT -coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'funding_source:${source}'`)).toBe(98 * 10_190);
+}, 60_000);
