@@ -118,3 +118,43 @@ test('200 bcards on one balance, half through each process: exactly the affordab
   expect(await one('SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings')).toBe(0);
   expect(await one(`SELECT -coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'funding_source:${source}'`)).toBe(98 * 10_190);
 }, 60_000);
+
+test('50 confirms of one intent with one bcard, half through each process: one succeeds, the bcard is spent once', async () => {
+  const [a, b] = bases as [string, string];
+  const reg = await post(a, '/api/auth/register', { email: 'two.proc.merchant@example.com', password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
+  expect(reg.status).toBe(201);
+  const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
+  await db.execute("UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active'");
+  // Production: a consumer's bcard pays only production intents.
+  const merchant = await post(a, '/api/merchants', { businessName: 'Two Shops', businessEmail: 'shop@example.com', platformType: 'custom', environment: 'production' }, { cookie });
+  expect(merchant.status).toBe(201);
+  const secretKey = (await merchant.json()).secretApiKey as string;
+  const source = (await (await post(b, '/api/funding-sources', cardBody('5555555555554444'), { cookie })).json()).id as string;
+  const bcardRes = await post(b, '/api/virtual-cards', { name: 'Checkout card', balance: '25.00', fundingSources: [{ fundingSourceId: source, percentage: 100 }] }, {
+    cookie,
+    'idempotency-key': 'two-proc-checkout-card',
+  });
+  expect(bcardRes.status).toBe(201);
+  const bcardId = (await bcardRes.json()).id as string;
+  const details = await (await fetch(`${a}/api/virtual-cards/${bcardId}/checkout-details`, { headers: { cookie } })).json();
+  const card = { number: details.cardNumber, exp_month: details.expiryMonth, exp_year: details.expiryYear, cvc: details.cvv };
+  const merchantApi = (base: string, path: string, body: unknown) =>
+    fetch(`${base}/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secretKey}` }, body: JSON.stringify(body) });
+  const pi = await (await merchantApi(a, '/payment_intents', { amount: 2500, currency: 'usd' })).json();
+
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      merchantApi(i % 2 ? b : a, `/payment_intents/${pi.id}/confirm`, { payment_method_data: { type: 'card', card } }).then(async (r) => {
+        const body = await r.json();
+        return r.status === 200 ? `200 ${body.status}` : `${r.status} ${body.error.code}`;
+      }),
+    ),
+  );
+  const tally: Record<string, number> = {};
+  for (const x of answers) tally[x] = (tally[x] ?? 0) + 1;
+  expect(tally).toEqual({ '200 succeeded': 1, '400 payment_intent_unexpected_state': 49 });
+  expect(await one(`SELECT spent_cents FROM bcards WHERE id = '${bcardId}'`)).toBe(2500);
+  expect(await one(`SELECT count(*) FROM ledger_movements WHERE kind = 'bcard.spent' AND reference_id = '${bcardId}'`)).toBe(1);
+  expect(await one(`SELECT count(*) FROM events WHERE type = 'payment_intent.succeeded' AND json_extract(data, '$.id') = '${pi.id}'`)).toBe(1);
+  expect(await one('SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings')).toBe(0);
+}, 60_000);
