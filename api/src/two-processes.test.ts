@@ -77,6 +77,18 @@ afterAll(async () => {
 
 const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base, ...headers }, body: JSON.stringify(body) });
+/** Registers through `base` and moves the user to premium (1.9 % fee, no monthly limits), as makePremium does. */
+async function premiumUser(base: string, email: string): Promise<string> {
+  const reg = await post(base, '/api/auth/register', { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
+  expect(reg.status).toBe(201);
+  const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
+  await db.execute({
+    sql: "UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active' AND user_id = (SELECT id FROM users WHERE email = ?)",
+    args: [email],
+  });
+  return cookie;
+}
+
 const one = async (sql: string) => Number(Object.values((await db.execute(sql)).rows[0] ?? {})[0]);
 
 test('both started on one database: one first admin, every migration applied once', async () => {
@@ -87,11 +99,7 @@ test('both started on one database: one first admin, every migration applied onc
 
 test('200 bcards on one balance, half through each process: exactly the affordable number, no server error', async () => {
   const [a, b] = bases as [string, string];
-  const reg = await post(a, '/api/auth/register', { email: 'two.proc@example.com', password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
-  expect(reg.status).toBe(201);
-  const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
-  // Premium (1.9 % fee, no monthly limits), as the test kit's makePremium does.
-  await db.execute("UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active'");
+  const cookie = await premiumUser(a, 'two.proc@example.com');
   const card = await post(b, '/api/funding-sources', cardBody('4242424242424242'), { cookie });
   expect(card.status).toBe(201);
   const source = (await card.json()).id as string;
@@ -121,10 +129,7 @@ test('200 bcards on one balance, half through each process: exactly the affordab
 
 test('50 confirms of one intent with one bcard, half through each process: one succeeds, the bcard is spent once', async () => {
   const [a, b] = bases as [string, string];
-  const reg = await post(a, '/api/auth/register', { email: 'two.proc.merchant@example.com', password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
-  expect(reg.status).toBe(201);
-  const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
-  await db.execute("UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active'");
+  const cookie = await premiumUser(a, 'two.proc.merchant@example.com');
   // Production: a consumer's bcard pays only production intents.
   const merchant = await post(a, '/api/merchants', { businessName: 'Two Shops', businessEmail: 'shop@example.com', platformType: 'custom', environment: 'production' }, { cookie });
   expect(merchant.status).toBe(201);
