@@ -190,32 +190,23 @@ export function serveWebApp(root: string, request: Request, options: WebAppOptio
   const internal = path === '/index.html' || /^\/pages(\/|$)/i.test(path);
   const found = internal ? null : serveStatic(root, request);
   if (found) return found;
+  // `/` is the dashboard for a signed-in user: with a session cookie it gets the signed-in shell (when the build wrote
+  // it) rather than the landing's HTML, which would flash before the dashboard; its answer varies by cookie.
   const landing = (path.replace(/\/+$/, '') || '/') === '/';
-  const page = landing && options.hasSession ? null : prerenderedPage(root, path);
-  if (page) {
-    const response = respond(request, fileEntity(page, path));
-    if (landing) response.headers.append('vary', 'Cookie');
-    return response;
-  }
-  if (path.startsWith('/assets/')) {
+  const page =
+    landing && options.hasSession ? resolveStaticFile(root, '/pages/_signed-in-home.html') : prerenderedPage(root, path);
+  if (!page && path.startsWith('/assets/')) {
     return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': REVALIDATE } });
   }
-  // `/` with a session: the shell that preloads the dashboard's chunks, when the build wrote it.
-  const signedInHome = landing && options.hasSession ? resolveStaticFile(root, '/pages/_signed-in-home.html') : null;
-  if (signedInHome) {
-    const response = respond(request, fileEntity(signedInHome, path));
-    response.headers.append('vary', 'Cookie');
-    return response;
-  }
   const index = join(resolve(root), 'index.html');
-  if (!existsSync(index)) {
+  if (!page && !existsSync(index)) {
     return new Response('The web app is not built. Run `bun run build:web` (the start command does it).', {
       status: 503,
       headers: { 'content-type': 'text/plain; charset=utf-8' },
     });
   }
-  const response = respond(request, fileEntity(index, '/index.html'));
-  if ((path.replace(/\/+$/, '') || '/') === '/') response.headers.append('vary', 'Cookie');
+  const response = respond(request, fileEntity(page ?? index, page ? path : '/index.html'));
+  if (landing) response.headers.append('vary', 'Cookie');
   return response;
 }
 

@@ -2,7 +2,7 @@ import { startTransition, StrictMode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { LANGUAGE_KEY } from '../i18n';
 import { readSetting } from '../lib/storage';
-import { canHydrate, markPrerendered, PRERENDERED_ATTRIBUTE } from './prerendered';
+import { canHydrate, markPrerendered, PRERENDERED_ATTRIBUTE, routeOf } from './prerendered';
 import { Providers } from './providers';
 import { AppRouter, PRERENDERED_ROUTE_PAGES } from './router';
 
@@ -15,7 +15,7 @@ const app = (
     </Providers>
   </StrictMode>
 );
-const page = PRERENDERED_ROUTE_PAGES[(window.location.pathname.replace(/\/+$/, '') || '/').toLowerCase()];
+const page = PRERENDERED_ROUTE_PAGES[routeOf(window.location.pathname)];
 // The HTML came prerendered (a signed-out visitor's page): `/` shows the landing while the session loads, whether
 // React hydrates it or, in another language, renders it afresh.
 if (root.hasAttribute(PRERENDERED_ATTRIBUTE)) markPrerendered();

@@ -24,7 +24,8 @@ export function startedPrerendered(): boolean {
   return prerendered;
 }
 
-const normalise = (path: string) => (path.replace(/\/+$/, '') || '/').toLowerCase();
+/** A path as the router matches it: lower case, no trailing slash (`/AR/` is `/ar`). */
+export const routeOf = (path: string) => (path.replace(/\/+$/, '') || '/').toLowerCase();
 
 /**
  * Whether the browser's first render matches the HTML in `root`: it holds the current page (routes are
@@ -33,6 +34,6 @@ const normalise = (path: string) => (path.replace(/\/+$/, '') || '/').toLowerCas
  */
 export function canHydrate(root: HTMLElement, path: string, savedLanguage: string | null): boolean {
   const page = root.getAttribute(PRERENDERED_ATTRIBUTE);
-  if (page === null || normalise(page) !== normalise(path)) return false;
+  if (page === null || routeOf(page) !== routeOf(path)) return false;
   return detectLanguage(path, savedLanguage) === detectLanguage(page, null);
 }

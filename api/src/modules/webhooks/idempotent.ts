@@ -36,9 +36,8 @@ export function merchantIdempotencyAtomic(deps: AppDeps) {
     key: string | undefined,
     body: unknown,
     run: (tx: DbOrTx) => Promise<unknown>,
-    status = 200,
   ): Promise<Response> =>
-    runIdempotentAtomic(idem, merchantRequest(merchantId, request, key, body), async (tx) => ({ status, body: await run(tx) })).then(
+    runIdempotentAtomic(idem, merchantRequest(merchantId, request, key, body), async (tx) => ({ status: 200, body: await run(tx) })).then(
       idempotentResponse,
     );
 }
