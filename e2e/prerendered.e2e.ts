@@ -55,7 +55,7 @@ test.describe('with JavaScript', () => {
     });
   }
 
-  test('before hydration the sign-in form is disabled; once live, typing works', async ({ page }) => {
+  test('before hydration the sign-in form and the Register tab are disabled; once live, typing and the tab work', async ({ page }) => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/assets/*.js', async (route) => {
@@ -65,10 +65,13 @@ test.describe('with JavaScript', () => {
     await page.goto('/auth', { waitUntil: 'commit' });
     await page.waitForSelector('#login-email', { state: 'attached' });
     await expect(page.locator('#login-email')).toBeDisabled();
+    await expect(page.getByRole('tab', { name: 'Register' })).toBeDisabled();
     release();
     await expect(page.locator('#login-email')).toBeEnabled();
     await page.locator('#login-email').fill('ada@example.com');
     await expect(page.locator('#login-email')).toHaveValue('ada@example.com');
+    await page.getByRole('tab', { name: 'Register' }).click();
+    await expect(page.getByPlaceholder('Create a password (min 6 characters)')).toBeVisible();
   });
 
   test('a page chunk that cannot be downloaded: the prerendered page stays, and the chunk is not requested in a loop', async ({ page }) => {

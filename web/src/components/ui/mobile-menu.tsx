@@ -1,5 +1,6 @@
 import { Menu, X } from 'lucide-react';
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useHydrated } from '../../lib/use-hydrated';
 
 /** A header's mobile menu: open state, and Escape closes it and gives focus back to its toggle. */
 export function useMobileMenu() {
@@ -34,9 +35,12 @@ export function MobileMenuToggle({
   label: string;
   testId?: string;
 }) {
+  // On a prerendered page a click before the page is live would do nothing and be lost.
+  const hydrated = useHydrated();
   return (
     <button
       ref={toggleRef}
+      disabled={!hydrated}
       type="button"
       data-testid={testId}
       className="inline-flex h-10 w-10 items-center justify-center rounded-md text-slate-700 hover:bg-slate-100 md:hidden"

@@ -228,6 +228,7 @@ function RegisterForm() {
 
 export function AuthPage() {
   const t = useT();
+  const hydrated = useHydrated();
   useDocumentTitle(t('auth.meta.title'));
   const benefits = [
     { icon: CreditCard, title: t('auth.benefits.cards.title'), body: t('auth.benefits.cards.body') },
@@ -250,7 +251,10 @@ export function AuthPage() {
               <Tabs defaultValue="signin">
                 <TabsList className="grid w-full grid-cols-2">
                   <TabsTrigger value="signin">{t('auth.tab.signIn')}</TabsTrigger>
-                  <TabsTrigger value="register">{t('auth.tab.register')}</TabsTrigger>
+                  {/* Until the page is live a click on the prerendered tab would do nothing and be lost. */}
+                  <TabsTrigger value="register" disabled={!hydrated}>
+                    {t('auth.tab.register')}
+                  </TabsTrigger>
                 </TabsList>
                 <TabsContent value="signin">
                   <SignInForm />

@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { usePageT, useLanguage, type Lang, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
+import { useHydrated } from '../../../lib/use-hydrated';
 // The brand mark is the landing's own small presentational component, shared rather than copied (noted in the report).
 import { Logo } from '../../landing/components/logo';
 
@@ -25,12 +26,14 @@ function InvestorsLanguageSwitch({ lang }: { lang: Lang }) {
   const t = usePageT(lang);
   const { setLanguage } = useLanguage();
   const [, navigate] = useLocation();
+  const hydrated = useHydrated();
   const target: Lang = lang === 'en' ? 'ar' : 'en';
   return (
     <Button
       variant="ghost"
       size="sm"
       data-testid="language-switch"
+      disabled={!hydrated}
       title={t('common.language.label')}
       onClick={() => {
         setLanguage(target);

@@ -3,12 +3,14 @@ import { useLocation } from 'wouter';
 import { Button } from '../../../components/ui/button';
 import { useLanguage, type Lang } from '../../../i18n';
 import { usePageT } from '../../../i18n';
+import { useHydrated } from '../../../lib/use-hydrated';
 
 /** Spec §2: toggles en/ar and goes to the other landing route. The label is written in the target language. */
 export function LanguageSwitch({ lang }: { lang: Lang }) {
   const t = usePageT(lang);
   const { setLanguage } = useLanguage();
   const [, navigate] = useLocation();
+  const hydrated = useHydrated();
   const target: Lang = lang === 'en' ? 'ar' : 'en';
 
   function onSwitch() {
@@ -20,7 +22,7 @@ export function LanguageSwitch({ lang }: { lang: Lang }) {
   }
 
   return (
-    <Button variant="ghost" size="sm" data-testid="language-switch" title={t('common.language.label')} onClick={onSwitch}>
+    <Button variant="ghost" size="sm" data-testid="language-switch" disabled={!hydrated} title={t('common.language.label')} onClick={onSwitch}>
       <Languages className="h-4 w-4" aria-hidden />
       <span lang={target}>{t('common.language.switch')}</span>
     </Button>

@@ -5,6 +5,7 @@ import { Button, buttonClasses } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { useDocumentTitle } from '../../../lib/document-title';
+import { useHydrated } from '../../../lib/use-hydrated';
 import { LEGAL_DOCUMENTS, type LegalDocument } from '../documents';
 
 /**
@@ -21,8 +22,9 @@ function around(template: string, name: string): [string, string] {
 function LanguageToggle() {
   const { lang, setLanguage, t } = useLanguage();
   const target = lang === 'en' ? 'ar' : 'en';
+  const hydrated = useHydrated();
   return (
-    <Button variant="ghost" size="sm" data-testid="language-switch" title={t('common.language.label')} onClick={() => setLanguage(target)}>
+    <Button variant="ghost" size="sm" data-testid="language-switch" disabled={!hydrated} title={t('common.language.label')} onClick={() => setLanguage(target)}>
       <Languages className="h-4 w-4" aria-hidden />
       <span lang={target}>{t('common.language.switch')}</span>
     </Button>
