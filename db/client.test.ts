@@ -324,6 +324,21 @@ describe('group commit', () => {
     }
   });
 
+  test('a handle closed in the middle of a unit (a crash, in tests): the unit is lost whole, and another handle can write', async () => {
+    const dying = observer();
+    const tx = await dying.client.transaction('write');
+    await insert(tx, 'usr_lost');
+    dying.close();
+    const other = observer();
+    try {
+      await insert(other.client, 'usr_after');
+      expect(await countUsers(other.client, 'usr_lost')).toBe(0);
+      expect(await countUsers(other.client, 'usr_after')).toBe(1);
+    } finally {
+      other.close();
+    }
+  });
+
   test('a statement SQLite will not run in a transaction (VACUUM) runs alone, after the open batch commits', async () => {
     await Promise.all([insert(handle.client, 'usr_v1'), handle.client.execute('VACUUM'), insert(handle.client, 'usr_v2')]);
     expect(await countUsers(handle.client, 'usr_v1')).toBe(1);

@@ -148,6 +148,8 @@ const sqlOf = (stmt: InStatement | string) => (typeof stmt === 'string' ? stmt :
 class GroupCommitWriter {
   readonly stats: WriteStats = { commits: 0, units: 0, statements: 0 };
   private batch: Batch | null = null;
+  /** The lock while this writer holds it: close() must hand it on, or other handles on the file wait forever. */
+  private held = new Set<() => void>();
 
   constructor(
     private readonly lock: WriteLock,
@@ -214,6 +216,25 @@ class GroupCommitWriter {
     release();
   }
 
+  private async acquire(): Promise<() => void> {
+    const release = await this.lock.acquire(this);
+    const tracked = () => {
+      this.held.delete(tracked);
+      release();
+    };
+    this.held.add(tracked);
+    return tracked;
+  }
+
+  /**
+   * The handle is closing (or its process "dies" in a test): the open batch is abandoned, which SQLite rolls back as
+   * the connection closes, every unit in it fails, and the lock goes to whoever waits, as it would if the process ended.
+   */
+  close(): void {
+    this.abandonBatch(new Error('the database handle was closed'));
+    for (const release of [...this.held]) release();
+  }
+
   /** Runs `fn` as one unit (a transaction it does not drive itself); resolves once the batch has committed. */
   async unit<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const tx = await this.transaction();
@@ -242,7 +263,7 @@ class GroupCommitWriter {
 
   /** An interactive transaction as a unit: the caller drives it and ends it with commit() or rollback(). */
   async transaction(): Promise<Transaction> {
-    const release = await this.lock.acquire(this);
+    const release = await this.acquire();
     let b: Batch;
     try {
       b = await this.openBatch();
@@ -306,7 +327,7 @@ class GroupCommitWriter {
 
   /** Runs `fn` alone, outside any batch (the open one is committed first). */
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.lock.acquire(this);
+    const release = await this.acquire();
     try {
       await this.commitBatch();
       return await fn();
@@ -372,7 +393,15 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   if (!lock) writeLocks.set(lockKey, (lock = new WriteLock()));
   const writer = groupCommitWrites(client, lock);
   const db = drizzle(client, { schema });
-  return { db, client, stats: writer.stats, close: () => client.close() };
+  return {
+    db,
+    client,
+    stats: writer.stats,
+    close: () => {
+      writer.close();
+      client.close();
+    },
+  };
 }
 
 export const MIGRATIONS_FOLDER = join(import.meta.dir, 'migrations');

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateDb, openDb, type DbHandle } from '@bpay/db';
+import { migrateDb, openDb, type DbHandle, type DbOrTx } from '@bpay/db';
 import { seedDb } from '@bpay/db/seed';
 import { createApp } from './app';
 import { buildDeps, type AppDeps } from './deps';
@@ -53,6 +53,18 @@ export const GENEROUS_LIMITS = {
 } satisfies Pick<AppDeps, 'consumerRateLimit' | 'cardAttemptLimits' | 'registrationLimit'>;
 
 /** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
+/**
+ * The simulator as a test wraps it. A wrapper that copied the simulator's `within` along with its methods (`...v`)
+ * would let each saga phase call the simulator around the wrapper: such a copy is dropped, and the wrapped simulator
+ * acts as a remote processor. A wrapper that means to stay inside the phases gives its own (interceptVendor's local).
+ */
+function wrapped(simulated: PaymentVendor, wrap: (v: PaymentVendor) => PaymentVendor): PaymentVendor {
+  const vendor = wrap(simulated);
+  if (vendor.within !== simulated.within) return vendor;
+  const { within: _, ...remote } = vendor;
+  return remote;
+}
+
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContext> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'bpay-test-'));
   const handle = openDb({ url: `file:${join(dir, 'test.db')}` });
@@ -68,7 +80,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     sessionTtlMs: 14 * 24 * 3600_000,
     publicUrl: new URL(opts.publicUrl ?? TEST_ORIGIN),
     trustProxy: false,
-    vendors: { simulated: opts.wrapVendor ? opts.wrapVendor(simulated) : simulated },
+    vendors: { simulated: opts.wrapVendor ? wrapped(simulated, opts.wrapVendor) : simulated },
     bcardTtlMs: opts.bcardTtlMs ?? 30 * 60_000,
     storage: createLocalDiskStorage(join(dir, 'uploads')),
     eventStream: { pollMs: 20, pingMs: 15_000, ...opts.eventStream },
@@ -288,9 +300,16 @@ export type VendorMethod = Exclude<keyof PaymentVendor, 'name'>;
 export function interceptVendor(
   inner: PaymentVendor,
   around: <T>(method: VendorMethod, args: unknown[], run: () => Promise<T>) => Promise<T>,
+  /**
+   * Keep the simulator's `within`, intercepted too, so a saga phase runs its calls inside its transaction as in
+   * production. Without it the wrapped simulator behaves as a remote processor (calls first, then the record).
+   */
+  opts: { local?: boolean } = {},
 ): PaymentVendor {
+  const within = inner.within;
   return {
     name: inner.name,
+    ...(opts.local && within ? { within: (tx: DbOrTx) => interceptVendor(within.call(inner, tx), around, opts) } : {}),
     verifyCard: (...a) => around('verifyCard', a, () => inner.verifyCard(...a)),
     completeChallenge: (...a) => around('completeChallenge', a, () => inner.completeChallenge(...a)),
     availableBalance: (...a) => around('availableBalance', a, () => inner.availableBalance(...a)),

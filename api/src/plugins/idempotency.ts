@@ -65,22 +65,26 @@ export async function runIdempotent(
   const fieldDigests = digests(deps.secret, req.body);
   const where = and(eq(schema.idempotencyKeys.scope, req.scope), eq(schema.idempotencyKeys.key, req.key));
 
-  await db.delete(schema.idempotencyKeys).where(and(where, lt(schema.idempotencyKeys.expiresAt, now)));
-  const inserted = await db
-    .insert(schema.idempotencyKeys)
-    .values({
-      scope: req.scope,
-      key: req.key,
-      method: req.method,
-      path: req.path,
-      fieldDigests,
-      status: 'in_progress',
-      lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-    })
-    .onConflictDoNothing()
-    .returning({ id: schema.idempotencyKeys.id });
+  // An expired record of this key gives way to the new one, in the same commit.
+  const key = req.key;
+  const inserted = await db.transaction(async (tx) => {
+    await tx.delete(schema.idempotencyKeys).where(and(where, lt(schema.idempotencyKeys.expiresAt, now)));
+    return tx
+      .insert(schema.idempotencyKeys)
+      .values({
+        scope: req.scope,
+        key,
+        method: req.method,
+        path: req.path,
+        fieldDigests,
+        status: 'in_progress',
+        lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      })
+      .onConflictDoNothing()
+      .returning({ id: schema.idempotencyKeys.id });
+  });
 
   let recordId = inserted[0]?.id;
   if (recordId === undefined) {

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type DbOrTx } from '@bpay/db';
 import type { Clock } from '../lib/clock';
 import { brandOf, luhnCheckDigit } from '../lib/cards';
 import { constantTimeEqual as timingSafeEqualStr, hmacHex, sha256Hex } from '../lib/crypto';
@@ -63,7 +63,7 @@ export const SIM_3DS_FAIL_CODE = '000000';
  * It stores no card number: a tokenized card keeps its behaviour, brand and last 4; an issued card's number and
  * CVC are derived from a keyed hash of its id whenever they are needed, and only an HMAC fingerprint is kept.
  */
-export function createSimulatedVendor(db: Db, clock: Clock, secret: string): PaymentVendor {
+export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string): PaymentVendor {
   const keyed = (purpose: string, value: string) => hmacHex(secret, `sim:${purpose}:${value}`);
 
   function issuedNumber(cardId: string, nonce: number): { number: string; cvc: string } {
@@ -114,6 +114,8 @@ export function createSimulatedVendor(db: Db, clock: Clock, secret: string): Pay
 
   const vendor: PaymentVendor = {
     name: 'simulated',
+
+    within: (tx) => createSimulatedVendor(tx, clock, secret),
 
     async verifyCard(card: CardDetails, opts): Promise<VerifyCardResult> {
       const behavior: Behavior = TEST_CARD_BEHAVIOR[card.number] ?? 'normal';

@@ -1,3 +1,4 @@
+import type { DbOrTx } from '@bpay/db';
 /**
  * Everything bpay asks of a card processor and issuer. Two implementations: the built-in simulated processor
  * (simulated.ts, the default) and Stripe (stripe.ts, used when Stripe keys are configured).
@@ -91,6 +92,13 @@ export interface RevealedCard {
 
 export interface PaymentVendor {
   readonly name: VendorName;
+
+  /**
+   * Only a processor whose state lives in bpay's own database (the simulator): the same processor writing through
+   * `tx`, so that its writes commit together with bpay's record of them, one commit per saga phase (issue 14). A
+   * remote processor (Stripe) has none: its calls are made outside any transaction, then recorded.
+   */
+  within?(tx: DbOrTx): PaymentVendor;
 
   /** Tokenizes a card and checks it with a $1.00 authorization that is released at once. */
   verifyCard(card: CardDetails, opts: { idempotencyKey: string; customerRef: string }): Promise<VerifyCardResult>;

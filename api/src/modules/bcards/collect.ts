@@ -208,26 +208,35 @@ async function load(db: DbOrTx, collectionId: string): Promise<Loaded> {
   return { collection, shares: rows.map((r) => ({ ...r.share, source: r.source })) };
 }
 
-async function setShare(deps: AppDeps, shareId: string, set: Partial<typeof schema.collectionShares.$inferInsert>) {
-  await deps.db
+async function setShare(db: DbOrTx, deps: AppDeps, shareId: string, set: Partial<typeof schema.collectionShares.$inferInsert>) {
+  await db
     .update(schema.collectionShares)
     .set({ ...set, updatedAt: now(deps) })
     .where(eq(schema.collectionShares.id, shareId));
 }
 
 /**
- * Records what the processor answered for a share and renews the lease for the next call, in one transaction (one
- * commit, issue 14). If the lease was lost meanwhile, neither is written: the new owner finds the processor's
- * record by the share's idempotency key.
+ * One saga phase, one commit (issue 14): the processor's calls and bpay's record of what they answered.
+ * - A processor whose state lives in this database (the simulator, `within`) is called inside the transaction: its
+ *   writes commit with the record, or neither does.
+ * - A remote processor (Stripe) is called first, outside any transaction, so no write waits while the network
+ *   answers; the lease is renewed before each call (`beforeCall`), and the answers are recorded afterwards. A crash
+ *   between the two leaves calls that the sweep finds again by their idempotency keys.
+ * `record` checks the lease (setStatus, renewLease): if another worker took the collection over, nothing is recorded.
  */
-async function recordShare(deps: AppDeps, lease: Lease, shareId: string, set: Partial<typeof schema.collectionShares.$inferInsert>) {
-  await deps.db.transaction(async (tx) => {
-    await tx
-      .update(schema.collectionShares)
-      .set({ ...set, updatedAt: now(deps) })
-      .where(eq(schema.collectionShares.id, shareId));
-    await renewLease(tx, deps, lease);
-  });
+async function phase<T, R>(
+  deps: AppDeps,
+  vendor: PaymentVendor,
+  lease: Lease,
+  calls: (v: PaymentVendor, beforeCall: () => Promise<void>) => Promise<T>,
+  record: (tx: DbOrTx, answered: T) => Promise<R>,
+): Promise<R> {
+  if (vendor.within) {
+    const local = vendor.within.bind(vendor);
+    return deps.db.transaction(async (tx) => record(tx, await calls(local(tx), async () => undefined)));
+  }
+  const answered = await calls(vendor, () => renewLease(deps.db, deps, lease));
+  return deps.db.transaction((tx) => record(tx, answered));
 }
 
 interface Decline {
@@ -252,7 +261,7 @@ async function releaseHolds(deps: AppDeps, vendor: PaymentVendor, loaded: Loaded
     if (share.status === 'voided' || share.status === 'declined') continue;
     const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId ?? null;
     if (holdId) await vendor.voidHold(holdId);
-    await setShare(deps, share.id, { status: 'voided', vendorHoldId: holdId });
+    await setShare(deps.db, deps, share.id, { status: 'voided', vendorHoldId: holdId });
   }
 }
 
@@ -303,47 +312,64 @@ function stillUnavailable(e: unknown): never {
   throw e;
 }
 
+/** What placing the holds came to: each held share's hold, and why the first share that did not hold did not. */
+interface HoldOutcome {
+  held: Map<string, string>;
+  declined: (Decline & { shareId: string }) | null;
+  unavailable: boolean;
+}
+
 /**
- * Places every hold, then captures them all and issues the bcard. On any failure every hold is voided and the
- * collection fails with the reason; the error thrown is what the caller answers.
+ * Places every hold, then captures them all and issues the bcard: with the recording of the collection, three
+ * commits (phase()). On any failure every hold is voided and the collection fails with the reason; the error thrown
+ * is what the caller answers.
  * Fails with: insufficient_funds (with details), card_declined (each share's decline), vendor_unavailable.
  */
 export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: number): Promise<BcardRow> {
   const vendor = deps.vendor;
-  let loaded = await load(deps.db, lease.collectionId);
-  const declines: Decline[] = [];
-  let unavailable = false;
-  // The lease is renewed before the first call, then with each share's record (recordShare): one commit per share.
-  await renewLease(deps.db, deps, lease);
-  for (const share of loaded.shares) {
-    try {
-      const { holdId } = await vendor.hold(share.source.vendorToken, share.amountCents, {
-        idempotencyKey: holdKey(share.id),
-        description: `bpay ${loaded.collection.name}`,
-      });
-      await recordShare(deps, lease, share.id, { status: 'held', vendorHoldId: holdId });
-    } catch (e) {
-      if (e instanceof LeaseLostError) throw e;
-      if (e instanceof VendorDeclineError) {
-        await setShare(deps, share.id, { status: 'declined', declineCode: e.code, declineMessage: e.message });
-        declines.push({ fundingSourceId: share.source.id, name: share.source.name, last4: share.source.last4, code: e.code, message: e.message });
-        break;
+  const loaded = await load(deps.db, lease.collectionId);
+  const outcome = await phase(
+    deps,
+    vendor,
+    lease,
+    async (v, beforeCall): Promise<HoldOutcome> => {
+      const held = new Map<string, string>();
+      for (const share of loaded.shares) {
+        await beforeCall();
+        try {
+          const { holdId } = await v.hold(share.source.vendorToken, share.amountCents, {
+            idempotencyKey: holdKey(share.id),
+            description: `bpay ${loaded.collection.name}`,
+          });
+          held.set(share.id, holdId);
+        } catch (e) {
+          if (e instanceof VendorDeclineError) {
+            const { id: fundingSourceId, name, last4 } = share.source;
+            return { held, declined: { shareId: share.id, fundingSourceId, name, last4, code: e.code, message: e.message }, unavailable: false };
+          }
+          if (e instanceof VendorUnavailableError) return { held, declined: null, unavailable: true };
+          throw e;
+        }
       }
-      if (e instanceof VendorUnavailableError) {
-        unavailable = true;
-        break;
-      }
-      throw e;
-    }
-  }
+      return { held, declined: null, unavailable: false };
+    },
+    async (tx, answered) => {
+      for (const [shareId, holdId] of answered.held) await setShare(tx, deps, shareId, { status: 'held', vendorHoldId: holdId });
+      const d = answered.declined;
+      if (d) await setShare(tx, deps, d.shareId, { status: 'declined', declineCode: d.code, declineMessage: d.message });
+      if (d || answered.unavailable) await renewLease(tx, deps, lease);
+      else await setStatus(tx, deps, lease, 'holding', 'capturing', { leaseUntil: new Date(now(deps).getTime() + LEASE_MS) });
+      return answered;
+    },
+  );
 
-  if (declines.length > 0 || unavailable) {
-    loaded = await load(deps.db, lease.collectionId);
-    await releaseHolds(deps, vendor, loaded).catch(stillUnavailable);
-    loaded = await load(deps.db, lease.collectionId);
+  if (outcome.declined || outcome.unavailable) {
+    await releaseHolds(deps, vendor, await load(deps.db, lease.collectionId)).catch(stillUnavailable);
+    const released = await load(deps.db, lease.collectionId);
+    const declines: Decline[] = outcome.declined ? [outcome.declined].map(({ shareId: _, ...d }) => d) : [];
     let error: AppError;
-    if (unavailable) error = new AppError('vendor_unavailable');
-    else if (declines.every((d) => d.code === 'insufficient_funds')) error = await insufficientFundsError(deps, loaded);
+    if (outcome.unavailable) error = new AppError('vendor_unavailable');
+    else if (declines.every((d) => d.code === 'insufficient_funds')) error = await insufficientFundsError(deps, released);
     else {
       error = new AppError(
         'card_declined',
@@ -362,72 +388,86 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
     throw error;
   }
 
-  await setStatus(deps.db, deps, lease, 'holding', 'capturing');
-  return finishCapture(deps, lease, bcardTtlMs);
+  const shares = loaded.shares.map((s) => ({ ...s, status: 'held' as const, vendorHoldId: outcome.held.get(s.id) ?? null }));
+  return finishCapture(deps, lease, bcardTtlMs, { collection: { ...loaded.collection, status: 'capturing' }, shares });
 }
 
 /**
  * From capturing: captures every hold (again, harmlessly, after a crash), issues the bcard under the
- * collection's key and completes, all postings in the same transaction. If that cannot be done, the collection
- * moves to refunding and every share goes back.
+ * collection's key and completes, all postings in the same commit as the capture's record (phase()). If that
+ * cannot be done, the collection moves to refunding and every share goes back. `known` is the collection as its
+ * caller has just recorded it (the sweep reads it afresh).
  */
-export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: number): Promise<BcardRow> {
-  const loaded = await load(deps.db, lease.collectionId);
+export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: number, known?: Loaded): Promise<BcardRow> {
+  const loaded = known ?? (await load(deps.db, lease.collectionId));
   const { collection } = loaded;
   const vendor = deps.vendorFor(collection.vendor);
   let issueAttempted = false;
   try {
-    // Renewed before the first call, then with each share's record.
-    await renewLease(deps.db, deps, lease);
-    for (const share of loaded.shares) {
-      const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
-      if (!holdId) throw new Error(`share ${share.id} has no hold to capture`);
-      await vendor.capture(holdId);
-      await recordShare(deps, lease, share.id, { status: 'captured', vendorHoldId: holdId });
-    }
-    const expiresAt = new Date(now(deps).getTime() + bcardTtlMs);
-    issueAttempted = true;
-    const card = await vendor.issueCard({
-      limitCents: collection.amountCents,
-      expiresAt,
-      cardholderName: collection.cardholderName,
-      singleUse: true,
-      idempotencyKey: issueKey(collection.id),
-    });
-    const bcardId = newId('bc');
-    await deps.db.transaction(async (tx) => {
-      await setStatus(tx, deps, lease, 'capturing', 'completed');
-      await tx.insert(schema.bcards).values({
-        id: bcardId,
-        userId: collection.userId,
-        collectionId: collection.id,
-        name: collection.name,
-        cardholderName: collection.cardholderName,
-        vendor: collection.vendor,
-        vendorCardId: card.cardId,
-        brand: card.brand,
-        last4: card.last4,
-        expMonth: card.expMonth,
-        expYear: card.expYear,
-        limitCents: collection.amountCents,
-        status: 'active',
-        lockedMerchantId: collection.lockedMerchantId,
-        expiresAt,
-        createdAt: now(deps),
-      });
-      await postMovement(tx, {
-        kind: 'collection.captured',
-        referenceId: collection.id,
-        at: now(deps),
-        postings: [
-          ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: -s.amountCents })),
-          { account: accounts.bcard(bcardId), amountCents: collection.amountCents },
-          { account: accounts.fees, amountCents: collection.feeCents },
-        ],
-      });
-    });
-    const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, bcardId) });
-    return bcard!;
+    return await phase(
+      deps,
+      vendor,
+      lease,
+      async (v, beforeCall) => {
+        const holdIds: string[] = [];
+        for (const share of loaded.shares) {
+          await beforeCall();
+          const holdId = share.vendorHoldId ?? (await v.findHold(holdKey(share.id)))?.holdId;
+          if (!holdId) throw new Error(`share ${share.id} has no hold to capture`);
+          await v.capture(holdId);
+          holdIds.push(holdId);
+        }
+        const expiresAt = new Date(now(deps).getTime() + bcardTtlMs);
+        issueAttempted = true;
+        const card = await v.issueCard({
+          limitCents: collection.amountCents,
+          expiresAt,
+          cardholderName: collection.cardholderName,
+          singleUse: true,
+          idempotencyKey: issueKey(collection.id),
+        });
+        return { holdIds, card, expiresAt };
+      },
+      async (tx, { holdIds, card, expiresAt }) => {
+        for (const [i, share] of loaded.shares.entries()) {
+          await setShare(tx, deps, share.id, { status: 'captured', vendorHoldId: holdIds[i] });
+        }
+        await setStatus(tx, deps, lease, 'capturing', 'completed');
+        const bcardId = newId('bc');
+        const [bcard] = await tx
+          .insert(schema.bcards)
+          .values({
+            id: bcardId,
+            userId: collection.userId,
+            collectionId: collection.id,
+            name: collection.name,
+            cardholderName: collection.cardholderName,
+            vendor: collection.vendor,
+            vendorCardId: card.cardId,
+            brand: card.brand,
+            last4: card.last4,
+            expMonth: card.expMonth,
+            expYear: card.expYear,
+            limitCents: collection.amountCents,
+            status: 'active',
+            lockedMerchantId: collection.lockedMerchantId,
+            expiresAt,
+            createdAt: now(deps),
+          })
+          .returning();
+        await postMovement(tx, {
+          kind: 'collection.captured',
+          referenceId: collection.id,
+          at: now(deps),
+          postings: [
+            ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: -s.amountCents })),
+            { account: accounts.bcard(bcardId), amountCents: collection.amountCents },
+            { account: accounts.fees, amountCents: collection.feeCents },
+          ],
+        });
+        return bcard!;
+      },
+    );
   } catch (e) {
     if (e instanceof LeaseLostError) throw e;
     deps.log.error('capture or card issuing failed; refunding the collection', { collectionId: collection.id, error: e });
@@ -487,11 +527,11 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
       }
       if (found?.status === 'captured') {
         await vendor.refund(found.holdId, share.amountCents, { idempotencyKey: refundKey(share.id) });
-        await setShare(deps, share.id, { status: 'refunded', vendorHoldId: found.holdId });
+        await setShare(deps.db, deps, share.id, { status: 'refunded', vendorHoldId: found.holdId });
         refunded += share.amountCents;
       } else {
         if (found?.status === 'held') await vendor.voidHold(found.holdId);
-        await setShare(deps, share.id, { status: 'voided', vendorHoldId: found?.holdId ?? null });
+        await setShare(deps.db, deps, share.id, { status: 'voided', vendorHoldId: found?.holdId ?? null });
       }
     }
     await setStatus(deps.db, deps, lease, 'refunding', 'failed', { refundedCents: refunded });
@@ -516,7 +556,7 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
     const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
     if (!holdId) throw new Error(`share ${share.id} of a completed collection has no hold`);
     await vendor.refund(holdId, amount, { idempotencyKey: refundKey(share.id) });
-    await setShare(deps, share.id, { status: 'refunded' });
+    await setShare(deps.db, deps, share.id, { status: 'refunded' });
   }
   const refundedTotal = refunds.reduce((a, b) => a + b, 0);
 

@@ -48,8 +48,12 @@ afterAll(() => template.close());
 
 type Fault = (method: VendorMethod, args: unknown[], run: () => Promise<unknown>) => Promise<unknown>;
 
-/** A copy of the prepared database whose processor runs every call through `hook.fault` (when set). */
-async function forkWithFaults(clock?: TestClock) {
+/**
+ * A copy of the prepared database whose processor runs every call through `hook.fault` (when set). By default the
+ * wrapped simulator acts as a remote processor (each saga phase calls it, then records the answers), which is what
+ * has crash windows between a call and its record; `local` keeps it inside each phase's transaction, as in production.
+ */
+async function forkWithFaults(clock?: TestClock, local = false) {
   const hook: { fault: Fault | null; calls: VendorMethod[] } = { fault: null, calls: [] };
   const ctx = await forkTestApp(template, {
     clock,
@@ -57,7 +61,7 @@ async function forkWithFaults(clock?: TestClock) {
       interceptVendor(v, <T,>(method: VendorMethod, args: unknown[], run: () => Promise<T>): Promise<T> => {
         hook.calls.push(method);
         return hook.fault ? (hook.fault(method, args, run) as Promise<T>) : run();
-      }),
+      }, { local }),
   });
   return { ctx, hook };
 }
@@ -434,6 +438,7 @@ async function crashAndRecover<S>(
   plan: CrashPlan,
   setup: (ctx: TestContext) => Promise<S>,
   act: (ctx: TestContext, s: S) => Promise<CallResult>,
+  local = false,
 ) {
   const clock = new TestClock(template.clock.now().getTime());
   const state = { armed: false, calls: [] as VendorMethod[], crashed: false };
@@ -450,7 +455,7 @@ async function crashAndRecover<S>(
         state.crashed = true;
         victim!.handle.close();
         throw new CrashError(`crashed ${plan.when} ${method} (call ${plan.at})`);
-      }),
+      }, { local }),
   });
   victim = ctx;
   let s: S;
@@ -621,5 +626,86 @@ describe('crash and recovery', () => {
         ctx.close();
       }
     });
+  }
+});
+
+/* ------------------------------------------------------------------------------------------------------------- */
+
+/*
+ * In production the simulator runs inside each saga phase's transaction (issue 14: one commit per phase): its holds,
+ * captures and issued card commit with bpay's record of them, or not at all. A failure or a crash in the middle of a
+ * phase therefore leaves the processor as it was before the phase began.
+ */
+describe('the simulator inside each phase\'s transaction', () => {
+  for (const [label, method, n] of [
+    ['the 2nd capture is refused', 'capture', 2],
+    ['issuing is refused', 'issueCard', 1],
+  ] as const) {
+    test(`${label}: the phase's captures roll back with it, so every hold is voided and nothing is refunded`, async () => {
+      const { ctx, hook } = await forkWithFaults(undefined, true);
+      try {
+        hook.fault = failNth(method, n, () => new Error('the processor refused'));
+        const res = await bcardRequest(ctx, threeWay());
+        expect(res.status).toBe(402);
+        expect(res.body.error.code).toBe('processing_error');
+        const col = await lastCollection(ctx);
+        expect(col).toMatchObject({ status: 'failed', refunded_cents: 0 });
+        expect((await sharesOf(ctx, col.id)).map((s) => [s.status, s.hold])).toEqual([0, 1, 2].map(() => ['voided', 'voided']));
+        expect(await count(ctx, 'SELECT count(*) FROM sim_refunds')).toBe(0);
+        await expectNothingCharged(ctx);
+      } finally {
+        ctx.close();
+      }
+    });
+  }
+
+  test('share 2 declined: the 1st hold, committed with the decline, is voided; nothing charged', async () => {
+    const { ctx } = await forkWithFaults(undefined, true);
+    try {
+      const res = await bcardRequest(ctx, split([A, 40], [X, 30], [B, 30]));
+      expect(res.status).toBe(402);
+      expect(res.body.error.code).toBe('card_declined');
+      const col = await lastCollection(ctx);
+      expect((await sharesOf(ctx, col.id)).map((s) => [s.status, s.hold])).toEqual([
+        ['voided', 'voided'],
+        ['declined', null],
+        ['voided', null],
+      ]);
+      await expectNothingCharged(ctx);
+    } finally {
+      ctx.close();
+    }
+  });
+
+  for (let at = 1; at <= 7; at++) {
+    for (const when of ['before', 'after'] as const) {
+      // A crash inside the holds' phase loses all of it; inside the capture's phase, only that phase.
+      const expected = at <= 3 ? 'failed' : 'completed';
+      test(`crash ${when} call ${at}: the open phase is lost whole, and the sweep leaves the collection ${expected}`, async () => {
+        const r = await crashAndRecover({ at, when }, async () => null, (ctx) => bcardRequest(ctx, threeWay()), true);
+        const ctx = r.next;
+        try {
+          expect(r.crashed).toBe(true);
+          expect(r.before.status).toBe(at <= 3 ? 'holding' : 'capturing');
+          expect(r.swept.recovered).toBe(1);
+          const col = await lastCollection(ctx);
+          expect(col.status).toBe(expected);
+          const shares = await sharesOf(ctx, col.id);
+          if (expected === 'failed') {
+            // Not even a hold placed "after" survived: it was in the transaction that never committed.
+            expect(shares.map((s) => [s.status, s.hold])).toEqual([0, 1, 2].map(() => ['voided', null]));
+            await expectNothingCharged(ctx);
+          } else {
+            expect(shares.map((s) => [s.status, s.hold])).toEqual([0, 1, 2].map(() => ['captured', 'captured']));
+            expect(await count(ctx, 'SELECT count(*) FROM sim_issued_cards')).toBe(1);
+            const report = await expectSettled(ctx);
+            expect(report.movementsByKind).toEqual({ 'collection.captured': 1 });
+            expect(await simAvailable(ctx)).toEqual({ ...untouched(), [A.id]: START - SHARES[0]!, [B.id]: START - SHARES[1]!, [C.id]: START - SHARES[2]! });
+          }
+        } finally {
+          ctx.close();
+        }
+      });
+    }
   }
 });
