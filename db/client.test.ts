@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { BUSY_TIMEOUT_MS, migrateDb, openDb, type DbHandle } from './client';
+import Database from 'libsql';
+import { BUSY_TIMEOUT_MS, migrateDb, openDb, STATEMENT_CACHE_SIZE, type DbHandle } from './client';
 
 /*
  * Every connection the pool hands out must run WAL, synchronous=FULL, a busy timeout and foreign keys. The pool
@@ -343,5 +344,62 @@ describe('group commit', () => {
     await Promise.all([insert(handle.client, 'usr_v1'), handle.client.execute('VACUUM'), insert(handle.client, 'usr_v2')]);
     expect(await countUsers(handle.client, 'usr_v1')).toBe(1);
     expect(await countUsers(handle.client, 'usr_v2')).toBe(1);
+  });
+});
+
+describe('prepared statements, reused', () => {
+  /** How often SQLite is asked to prepare each SQL text, on handles opened while counting. */
+  function countPrepares() {
+    const proto = Database.prototype as unknown as { prepare(sql: string): unknown };
+    const original = proto.prepare;
+    const counts = new Map<string, number>();
+    proto.prepare = function (this: unknown, sql: string) {
+      counts.set(sql, (counts.get(sql) ?? 0) + 1);
+      return original.call(this, sql);
+    };
+    return { counts, restore: () => void (proto.prepare = original) };
+  }
+
+  test('a statement run many times is prepared once per connection, and answers each run with its own values', async () => {
+    const spy = countPrepares();
+    const h = openDb({ url: `file:${join(dir, 'x.db')}` });
+    try {
+      for (let i = 0; i < 20; i++) await insertUser(h.client, `usr_p${i}`);
+      for (let i = 0; i < 20; i++) expect(await countUsers(h.client, `usr_p${i}`)).toBe(1);
+      expect(await countUsers(h.client, 'usr_nobody')).toBe(0);
+      const select = [...spy.counts.keys()].find((k) => k.startsWith('SELECT count(*) FROM users'))!;
+      expect(spy.counts.get(select)).toBeLessThanOrEqual(2);
+    } finally {
+      spy.restore();
+      h.close();
+    }
+  });
+
+  test('a schema change made here is seen at once, columns included, by a statement prepared before it', async () => {
+    await insertUser(handle.client, 'usr_s1');
+    const first = await handle.client.execute({ sql: 'SELECT * FROM users WHERE id = ?', args: ['usr_s1'] });
+    expect(first.columns).not.toContain('nickname');
+    await handle.client.execute('ALTER TABLE users ADD COLUMN nickname TEXT');
+    const after = await handle.client.execute({ sql: 'SELECT * FROM users WHERE id = ?', args: ['usr_s1'] });
+    expect(after.columns).toContain('nickname');
+    expect(after.rows[0]?.nickname).toBeNull();
+    expect(after.columns.length).toBe(first.columns.length + 1);
+  });
+
+  test('a statement that fails is dropped, and the same text runs again correctly', async () => {
+    await insertUser(handle.client, 'usr_f1');
+    await expect(insertUser(handle.client, 'usr_f1')).rejects.toThrow();
+    await insertUser(handle.client, 'usr_f2');
+    expect(await countUsers(handle.client, 'usr_f2')).toBe(1);
+  });
+
+  test('more distinct statements than the cache holds: each still answers right, old ones included', async () => {
+    const n = STATEMENT_CACHE_SIZE + 20;
+    for (let i = 0; i < n; i++) {
+      const rs = await handle.client.execute({ sql: `SELECT ? + ${i} AS v`, args: [1] });
+      expect(Number(rs.rows[0]?.v)).toBe(1 + i);
+    }
+    const again = await handle.client.execute({ sql: 'SELECT ? + 0 AS v', args: [41] });
+    expect(Number(again.rows[0]?.v)).toBe(41);
   });
 });
