@@ -124,6 +124,16 @@ describe('per month', () => {
     expect((await merchantCall(ctx, fresh.secretKey, '/payment_intents')).status).toBe(200);
   });
 
+  test('20 requests at once with 5 left this month: exactly 5 pass, and the month counts 1,000', async () => {
+    const owner = await registerUser(ctx);
+    const m = await createMerchant(ctx, owner.cookie);
+    await q('INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, ?)', [m.id, '2026-01-02', 995]);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => merchantCall(ctx, m.secretKey, '/payment_intents?limit=1').then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    expect(Number((await q('SELECT sum(requests) AS n FROM merchant_usage WHERE merchant_id = ?', [m.id]))[0]!.n)).toBe(1000);
+  });
+
   test("the allowance is the owner's: a second merchant account does not get a second 1,000", async () => {
     const owner = await registerUser(ctx);
     const shopA = await createMerchant(ctx, owner.cookie);

@@ -1,5 +1,5 @@
 import { and, eq, like, sql } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, type DbOrTx } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { currentTier } from '../subscription/service';
@@ -34,7 +34,7 @@ export async function monthlyRequests(db: Db, merchantId: string, at: Date): Pro
 }
 
 /** Requests this month by every merchant account of one user: the plan's allowance is the user's, not each account's. */
-export async function ownerMonthlyRequests(db: Db, userId: string, at: Date): Promise<number> {
+export async function ownerMonthlyRequests(db: DbOrTx, userId: string, at: Date): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`coalesce(sum(${schema.merchantUsage.requests}), 0)` })
     .from(schema.merchantUsage)
@@ -60,22 +60,28 @@ export async function recordApiRequest(deps: AppDeps, merchant: MerchantRow): Pr
   const wait = deps.rateLimits ? allowThisSecond(merchant.id, at.getTime()) : null;
   if (wait !== null) throw new AppError('api_rate_limited', undefined, undefined, { 'retry-after': String(wait) });
   const tier = await currentTier(deps.db, merchant.userId);
-  if (tier.apiCallsPerMonth !== -1 && (await ownerMonthlyRequests(deps.db, merchant.userId, at)) >= tier.apiCallsPerMonth) {
-    const nextMonth = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
-    throw new AppError(
-      'monthly_quota_exceeded',
-      `The ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month across all of its owner's merchant accounts.`,
-      undefined,
-      { 'retry-after': String(Math.ceil((nextMonth - at.getTime()) / 1000)) },
-    );
-  }
-  await deps.db
-    .insert(schema.merchantUsage)
-    .values({ merchantId: merchant.id, day: dayOf(at), requests: 1 })
-    .onConflictDoUpdate({
-      target: [schema.merchantUsage.merchantId, schema.merchantUsage.day],
-      set: { requests: sql`${schema.merchantUsage.requests} + 1` },
-    });
+  const count = (db: DbOrTx) =>
+    db
+      .insert(schema.merchantUsage)
+      .values({ merchantId: merchant.id, day: dayOf(at), requests: 1 })
+      .onConflictDoUpdate({
+        target: [schema.merchantUsage.merchantId, schema.merchantUsage.day],
+        set: { requests: sql`${schema.merchantUsage.requests} + 1` },
+      });
+  if (tier.apiCallsPerMonth === -1) return void (await count(deps.db));
+  // The month's count is read and raised in one unit of work: requests at once cannot all pass on the same count.
+  await deps.db.transaction(async (tx) => {
+    if ((await ownerMonthlyRequests(tx, merchant.userId, at)) >= tier.apiCallsPerMonth) {
+      const nextMonth = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
+      throw new AppError(
+        'monthly_quota_exceeded',
+        `The ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month across all of its owner's merchant accounts.`,
+        undefined,
+        { 'retry-after': String(Math.ceil((nextMonth - at.getTime()) / 1000)) },
+      );
+    }
+    await count(tx);
+  });
 }
 
 /** For tests: forget the per-second windows. */
