@@ -509,3 +509,5 @@ export async function migrateDb(db: Db, attempts = 5): Promise<void> {
     }
   }
 }
+
+export { firstRow } from './first-row';

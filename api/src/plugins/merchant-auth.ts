@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { Elysia } from 'elysia';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, firstRow } from '@bpay/db';
 import type { AppDeps } from '../deps';
 import { AppError } from '../errors';
 import { hmacHex } from '../lib/crypto';
@@ -17,7 +17,7 @@ const SECRET_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{24,99}$/;
 
 export async function merchantForSecretKey(db: Db, secret: string, key: string): Promise<MerchantRow | null> {
   if (!SECRET_KEY_RE.test(key)) return null;
-  const m = await db.query.merchants.findFirst({ where: eq(schema.merchants.secretKeyHash, secretKeyHash(secret, key)) });
+  const m = await firstRow(db, schema.merchants, eq(schema.merchants.secretKeyHash, secretKeyHash(secret, key)));
   // The key's mode must match the merchant's environment (it always does for keys bpay made; belt and braces).
   if (!m || (key.startsWith('sk_live_') ? 'production' : 'sandbox') !== m.environment) return null;
   return m;

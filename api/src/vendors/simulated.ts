@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { schema, type DbOrTx } from '@bpay/db';
+import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import type { Clock } from '../lib/clock';
 import { brandOf, luhnCheckDigit } from '../lib/cards';
 import { constantTimeEqual as timingSafeEqualStr, hmacHex, sha256Hex } from '../lib/crypto';
@@ -75,7 +75,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
   }
 
   async function getCard(token: string) {
-    const card = await db.query.simCards.findFirst({ where: eq(schema.simCards.token, token) });
+    const card = await firstRow(db, schema.simCards, eq(schema.simCards.token, token));
     if (!card) throw new VendorDeclineError('card_declined', 'No such payment method.');
     return card;
   }
@@ -100,7 +100,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     const id = newId('sim_hold');
     // The balance check and the debit are one guarded statement: concurrent holds can never overdraw.
     return db.transaction(async (tx) => {
-      const again = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, idempotencyKey) });
+      const again = await firstRow(tx, schema.simHolds, eq(schema.simHolds.idempotencyKey, idempotencyKey));
       if (again) return again.id;
       const debit = await tx
         .update(schema.simCards)
@@ -154,7 +154,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async completeChallenge(challengeId: string, code: string): Promise<TokenizedCard> {
-      const ch = await db.query.simChallenges.findFirst({ where: eq(schema.simChallenges.id, challengeId) });
+      const ch = await firstRow(db, schema.simChallenges, eq(schema.simChallenges.id, challengeId));
       if (!ch || ch.status === 'failed') {
         throw new VendorDeclineError('authentication_failed', 'The 3-D Secure challenge is no longer valid.');
       }
@@ -179,7 +179,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async hold(token, amountCents, opts) {
       if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('hold amount must be positive cents');
-      const existing = await db.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, opts.idempotencyKey) });
+      const existing = await firstRow(db, schema.simHolds, eq(schema.simHolds.idempotencyKey, opts.idempotencyKey));
       if (existing) return { holdId: existing.id };
       const card = await getCard(token);
       if (card.behavior === 'declined_after_attach') throw new VendorDeclineError('card_declined', 'Your card was declined.');
@@ -193,12 +193,12 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async findHold(idempotencyKey) {
-      const h = await db.query.simHolds.findFirst({ where: eq(schema.simHolds.idempotencyKey, idempotencyKey) });
+      const h = await firstRow(db, schema.simHolds, eq(schema.simHolds.idempotencyKey, idempotencyKey));
       return h ? { holdId: h.id, status: h.status } : null;
     },
 
     async getHold(holdId) {
-      const h = await db.query.simHolds.findFirst({ where: eq(schema.simHolds.id, holdId) });
+      const h = await firstRow(db, schema.simHolds, eq(schema.simHolds.id, holdId));
       return h ? { holdId: h.id, status: h.status } : null;
     },
 
@@ -212,7 +212,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async voidHold(holdId) {
       await db.transaction(async (tx) => {
-        const h = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.id, holdId) });
+        const h = await firstRow(tx, schema.simHolds, eq(schema.simHolds.id, holdId));
         if (!h) throw new Error(`simulated processor: no hold ${holdId}`);
         if (h.status === 'voided') return;
         if (h.status === 'captured') throw new Error(`simulated processor: hold ${holdId} is captured; refund it`);
@@ -226,9 +226,9 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async refund(holdId, amountCents, opts) {
       await db.transaction(async (tx) => {
-        const done = await tx.query.simRefunds.findFirst({ where: eq(schema.simRefunds.idempotencyKey, opts.idempotencyKey) });
+        const done = await firstRow(tx, schema.simRefunds, eq(schema.simRefunds.idempotencyKey, opts.idempotencyKey));
         if (done) return;
-        const h = await tx.query.simHolds.findFirst({ where: eq(schema.simHolds.id, holdId) });
+        const h = await firstRow(tx, schema.simHolds, eq(schema.simHolds.id, holdId));
         if (!h || h.status !== 'captured') throw new Error(`simulated processor: hold ${holdId} is not captured`);
         const res = await tx
           .update(schema.simHolds)
@@ -250,7 +250,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async issueCard(input: IssueCardInput): Promise<IssuedCard> {
       const id = `sim_ic_${sha256Hex(`issue:${input.idempotencyKey}`).slice(0, 24)}`;
-      const existing = await db.query.simIssuedCards.findFirst({ where: eq(schema.simIssuedCards.id, id) });
+      const existing = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.id, id));
       if (existing) return toIssued(existing);
       const now = clock.now();
       // Card expiry a year out; the bcard's short session is enforced by its own expiresAt.
@@ -276,7 +276,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
           .onConflictDoNothing()
           .returning();
         if (inserted[0]) return toIssued(inserted[0]);
-        const raced = await db.query.simIssuedCards.findFirst({ where: eq(schema.simIssuedCards.id, id) });
+        const raced = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.id, id));
         if (raced) return toIssued(raced);
         // Otherwise the derived number collided with another card's: derive the next one.
       }
@@ -284,9 +284,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async findIssuedCard(card) {
-      const c = await db.query.simIssuedCards.findFirst({
-        where: eq(schema.simIssuedCards.numberFingerprint, keyed('fingerprint', card.number)),
-      });
+      const c = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.numberFingerprint, keyed('fingerprint', card.number)));
       if (!c) return null;
       const { cvc } = issuedNumber(c.id, c.numberNonce);
       const ok = c.expMonth === card.expMonth && c.expYear === card.expYear && timingSafeEqualStr(cvc, card.cvc);
@@ -298,7 +296,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async revealCard(cardId): Promise<RevealedCard> {
-      const c = await db.query.simIssuedCards.findFirst({ where: eq(schema.simIssuedCards.id, cardId) });
+      const c = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.id, cardId));
       if (!c) throw new Error(`simulated issuer: no card ${cardId}`);
       const { number, cvc } = issuedNumber(c.id, c.numberNonce);
       return { number, expMonth: c.expMonth, expYear: c.expYear, cvc };

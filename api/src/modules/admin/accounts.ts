@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, firstRow } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { seal } from '../../lib/crypto';
@@ -53,9 +53,7 @@ export async function createAdmin(
     secretBytes = 0;
   }
   if (secretBytes < 10) throw new AppError('validation_error', 'totpSecret must be base32 of at least 80 bits', 'totpSecret');
-  const existing = await deps.db.query.admins.findFirst({
-    where: eq(schema.admins.usernameNormalized, normalizeUsername(username)),
-  });
+  const existing = await firstRow(deps.db, schema.admins, eq(schema.admins.usernameNormalized, normalizeUsername(username)));
   if (existing) throw new AppError('validation_error', 'An admin with this username already exists.', 'username');
   const generatedPassword = input.password === undefined ? randomBytes(18).toString('base64url') : null;
   const password = input.password ?? generatedPassword!;

@@ -1,6 +1,6 @@
 import { jwt } from '@elysiajs/jwt';
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, firstRow } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { unseal } from '../../lib/crypto';
@@ -73,7 +73,7 @@ export async function adminLogin(
   const key = normalizeUsername(input.username);
   const now = deps.clock.now();
   const attempt = await countAdminAttempt(deps, key, addressKey(ip ?? 'unknown'));
-  const admin = await deps.db.query.admins.findFirst({ where: eq(schema.admins.usernameNormalized, key) });
+  const admin = await firstRow(deps.db, schema.admins, eq(schema.admins.usernameNormalized, key));
   const passwordOk = await Bun.password.verify(input.password, admin ? admin.passwordHash : await dummy());
   const step = admin && passwordOk ? acceptedStep(deps, admin, input.accessCode, now) : null;
   if (!admin || !passwordOk || step === null) {

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { schema, type Db, type FeatureKey } from '@bpay/db';
+import { schema, type Db, type FeatureKey, firstRow } from '@bpay/db';
 import { AppError, notFound } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
@@ -88,7 +88,7 @@ export async function listTiers(db: Db): Promise<AdminTierView[]> {
 }
 
 async function getTier(db: Db, id: string): Promise<TierRow> {
-  const t = await db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.id, id) });
+  const t = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, id));
   if (!t) throw notFound('subscription tier');
   return t;
 }

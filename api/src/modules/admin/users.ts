@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, firstRow } from '@bpay/db';
 
 type UserRole = (typeof schema.USER_ROLES)[number];
 import { AppError, notFound } from '../../errors';
@@ -170,16 +170,14 @@ export async function changeUserSubscription(
   userId: string,
   tierId: string,
 ): Promise<UserSubscriptionView> {
-  const user = await db.query.users.findFirst({ where: eq(schema.users.id, userId) });
+  const user = await firstRow(db, schema.users, eq(schema.users.id, userId));
   if (!user) throw notFound('user');
-  const tier = await db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.id, tierId) });
+  const tier = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, tierId));
   if (!tier) throw new AppError('resource_not_found', 'No such subscription tier.', 'tierId');
   if (!tier.isActive) throw new AppError('tier_inactive', undefined, 'tierId');
   const now = clock.now();
   const sub = await db.transaction(async (tx) => {
-    const current = await tx.query.userSubscriptions.findFirst({
-      where: and(eq(schema.userSubscriptions.userId, userId), eq(schema.userSubscriptions.status, 'active')),
-    });
+    const current = await firstRow(tx, schema.userSubscriptions, and(eq(schema.userSubscriptions.userId, userId), eq(schema.userSubscriptions.status, 'active')));
     if (current?.tierId === tierId) return current;
     if (current) {
       await tx

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, firstRow } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { seal, unseal } from '../../lib/crypto';
@@ -47,7 +47,7 @@ function modeView(row: CredRow | undefined): VendorModeView {
 }
 
 export async function vendorSettings(db: Db): Promise<{ mode: Mode; features: Features }> {
-  const row = await db.query.vendorSettings.findFirst({ where: eq(schema.vendorSettings.id, 1) });
+  const row = await firstRow(db, schema.vendorSettings, eq(schema.vendorSettings.id, 1));
   return { mode: row?.mode ?? 'test', features: { ...DEFAULT_VENDOR_FEATURES, ...row?.features } };
 }
 
@@ -95,7 +95,7 @@ export async function putVendorCredentials(
     throw new AppError('validation_error', 'webhookSecret must be a Stripe webhook signing secret (whsec_...).', 'webhookSecret');
   }
   const now = clock.now();
-  const before = await db.query.vendorCredentials.findFirst({ where: eq(schema.vendorCredentials.mode, mode) });
+  const before = await firstRow(db, schema.vendorCredentials, eq(schema.vendorCredentials.mode, mode));
   const set = {
     ...(input.publishableKey !== undefined ? { publishableKey: input.publishableKey || null } : {}),
     ...(input.secretKey !== undefined
@@ -116,7 +116,7 @@ export async function putVendorCredentials(
       .insert(schema.vendorCredentials)
       .values({ mode, provider: 'stripe', ...set })
       .onConflictDoUpdate({ target: schema.vendorCredentials.mode, set });
-    const after = await tx.query.vendorCredentials.findFirst({ where: eq(schema.vendorCredentials.mode, mode) });
+    const after = await firstRow(tx, schema.vendorCredentials, eq(schema.vendorCredentials.mode, mode));
     await recordAudit(tx, clock, {
       adminId: actor.adminId,
       action: 'vendor.credentials.update',
@@ -169,7 +169,7 @@ export async function activeStripeCredentials(
   vendorKey: Buffer,
 ): Promise<{ mode: Mode; secretKey: string; publishableKey: string | null; webhookSecret: string | null } | null> {
   const { mode } = await vendorSettings(db);
-  const row = await db.query.vendorCredentials.findFirst({ where: eq(schema.vendorCredentials.mode, mode) });
+  const row = await firstRow(db, schema.vendorCredentials, eq(schema.vendorCredentials.mode, mode));
   if (!row?.secretKeySealed) return null;
   return {
     mode,

@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, firstRow } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { seal, unseal } from '../../lib/crypto';
@@ -68,7 +68,7 @@ export async function register(deps: AuthDeps, input: RegisterInput, address: st
 
   const passwordHash = await hashPassword(input.password);
   const now = clock.now();
-  const freeTier = await db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.name, 'free') });
+  const freeTier = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.name, 'free'));
   if (!freeTier) throw new Error('the free plan is missing: the database was not seeded');
   const id = newId('usr');
   const clean = (s?: string) => (s && s.trim() !== '' ? s.trim() : null);
@@ -122,7 +122,7 @@ export async function login(deps: AuthDeps, input: LoginInput, address: string):
   // Counted as a failure from here on, unless released below.
   const attempt = await countSignInAttempt(db, clock, keys);
 
-  const user = await db.query.users.findFirst({ where: eq(schema.users.emailNormalized, keys.account) });
+  const user = await firstRow(db, schema.users, eq(schema.users.emailNormalized, keys.account));
   // Past the account's cap, only a full success from a new address is told apart from a failure.
   let strict = false;
   if (attempt.cappedFor !== null && !(user && (await isKnownSignInAddress(db, clock, user.id, keys.address)))) {

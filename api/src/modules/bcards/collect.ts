@@ -1,5 +1,5 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
-import { schema, type CollectionStatus, type DbOrTx } from '@bpay/db';
+import { schema, type CollectionStatus, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -126,9 +126,7 @@ export async function recordCollection(
   const id = newId('col');
   return deps.db.transaction(async (tx) => {
     if (plan.idempotencyKey) {
-      const prior = await tx.query.collections.findFirst({
-        where: and(eq(schema.collections.userId, userId), eq(schema.collections.idempotencyKey, plan.idempotencyKey)),
-      });
+      const prior = await firstRow(tx, schema.collections, and(eq(schema.collections.userId, userId), eq(schema.collections.idempotencyKey, plan.idempotencyKey)));
       if (prior) return { lease: { collectionId: prior.id, owner: prior.leaseOwner }, existing: true };
     }
     const [row] = await tx
@@ -197,7 +195,7 @@ interface Loaded {
 }
 
 async function load(db: DbOrTx, collectionId: string): Promise<Loaded> {
-  const collection = await db.query.collections.findFirst({ where: eq(schema.collections.id, collectionId) });
+  const collection = await firstRow(db, schema.collections, eq(schema.collections.id, collectionId));
   if (!collection) throw new Error(`no collection ${collectionId}`);
   const rows = await db
     .select({ share: schema.collectionShares, source: schema.fundingSources })
@@ -510,7 +508,7 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
   const loaded = await load(deps.db, lease.collectionId);
   const { collection } = loaded;
   const vendor = deps.vendorFor(collection.vendor);
-  const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.collectionId, collection.id) });
+  const bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.collectionId, collection.id));
   const at = now(deps);
 
   if (!bcard) {

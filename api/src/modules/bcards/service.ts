@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, or, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
 import { applyBps, formatDecimal, parseDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound, type ErrorCode } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -254,9 +254,7 @@ export async function listBcards(deps: AppDeps, userId: string): Promise<BcardVi
 }
 
 export async function getOwnedBcard(db: Db, userId: string, id: string): Promise<BcardRow> {
-  const b = await db.query.bcards.findFirst({
-    where: and(eq(schema.bcards.id, id), eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)),
-  });
+  const b = await firstRow(db, schema.bcards, and(eq(schema.bcards.id, id), eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)));
   if (!b) throw notFound('bcard');
   return b;
 }
@@ -277,13 +275,13 @@ const REPLAYABLE_FAILURES = new Set<ErrorCode>(['insufficient_funds', 'card_decl
 
 /** What a retried request (same Idempotency-Key) answers once the first attempt has ended. */
 async function outcomeOfExisting(deps: AppDeps, userId: string, collectionId: string): Promise<BcardRow> {
-  const c = await deps.db.query.collections.findFirst({ where: eq(schema.collections.id, collectionId) });
+  const c = await firstRow(deps.db, schema.collections, eq(schema.collections.id, collectionId));
   if (c?.status === 'failed') {
     const code = REPLAYABLE_FAILURES.has(c.failureCode as ErrorCode) ? (c.failureCode as ErrorCode) : 'processing_error';
     const details = c.failureDetails ? { details: c.failureDetails } : undefined;
     throw new AppError(code, c.failureMessage ?? undefined, undefined, undefined, details);
   }
-  const b = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.collectionId, collectionId) });
+  const b = await firstRow(deps.db, schema.bcards, eq(schema.bcards.collectionId, collectionId));
   if (!b || b.userId !== userId) throw new AppError('idempotency_key_in_use');
   return b;
 }

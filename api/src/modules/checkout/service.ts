@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, notFound } from '../../errors';
 import { constantTimeEqual } from '../../lib/crypto';
@@ -13,9 +13,9 @@ type BcardRow = typeof schema.bcards.$inferSelect;
 
 /** An intent found by its client secret (what the merchant's page holds); anything else is "not found". */
 async function intentByClientSecret(deps: AppDeps, id: string, clientSecret: string) {
-  const pi = await deps.db.query.paymentIntents.findFirst({ where: eq(schema.paymentIntents.id, id) });
+  const pi = await firstRow(deps.db, schema.paymentIntents, eq(schema.paymentIntents.id, id));
   if (!pi || !constantTimeEqual(pi.clientSecret, clientSecret)) throw notFound('payment_intent');
-  const merchant = await deps.db.query.merchants.findFirst({ where: eq(schema.merchants.id, pi.merchantId) });
+  const merchant = await firstRow(deps.db, schema.merchants, eq(schema.merchants.id, pi.merchantId));
   // A deactivated merchant takes no payments, through its API or through the widget.
   if (!merchant || !merchant.isActive) throw notFound('payment_intent');
   return { pi, merchant };
@@ -72,18 +72,18 @@ export async function payIntent(
     // The split is validated (sources are the consumer's, active, add up to 100 %) but nothing is collected.
     await planCollection(deps, user, purchase);
     const test = await createTestBcard(deps, merchant, pi.livemode, { amount: pi.amount });
-    bcard = (await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, test.id) }))!;
+    bcard = (await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, test.id)))!;
   }
   try {
     const intent = await confirmIntent(deps, merchant, pi.livemode, pi.id, { kind: 'bcard', bcardId: bcard.id });
-    const paidWith = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, bcard.id) });
+    const paidWith = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, bcard.id));
     return {
       paymentIntent: { id: intent.id, status: intent.status, amount: intent.amount },
       bcard: await viewOfBcard(deps, paidWith!),
       testMode: !pi.livemode,
     };
   } catch (e) {
-    const fresh = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, bcard.id) });
+    const fresh = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, bcard.id));
     if (fresh?.status === 'active') await refundUnusedBcard(deps, fresh, 'canceled');
     throw e;
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { hitThrottle, type ThrottleRule } from '../../lib/throttle';
@@ -25,7 +25,7 @@ export const DEMO_INTENTS_PER_HOUR: ThrottleRule = { scope: 'demo.intent', limit
 
 /** The demo merchant, created on first use; concurrent first uses create it once (fixed ids, insert or ignore). */
 export async function ensureDemoMerchant(deps: AppDeps): Promise<MerchantRow> {
-  const existing = await deps.db.query.merchants.findFirst({ where: eq(schema.merchants.id, DEMO_MERCHANT_ID) });
+  const existing = await firstRow(deps.db, schema.merchants, eq(schema.merchants.id, DEMO_MERCHANT_ID));
   if (existing) return existing;
   const now = deps.clock.now();
   try {
@@ -67,7 +67,7 @@ export async function ensureDemoMerchant(deps: AppDeps): Promise<MerchantRow> {
     // Only an e-mail taken by someone else could make this fail; the demo then stays off rather than borrowing it.
     deps.log.error('demo merchant could not be created', { error: String(e) });
   }
-  const created = await deps.db.query.merchants.findFirst({ where: eq(schema.merchants.id, DEMO_MERCHANT_ID) });
+  const created = await firstRow(deps.db, schema.merchants, eq(schema.merchants.id, DEMO_MERCHANT_ID));
   if (!created || created.userId !== DEMO_MERCHANT_USER_ID) {
     throw new AppError('demo_unavailable');
   }

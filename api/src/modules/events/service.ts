@@ -1,5 +1,5 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
 
@@ -34,9 +34,7 @@ export function eventPayload(e: EventRow): string {
 
 /** The merchant's event in its own mode; anything else is "not found". */
 export async function getEvent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<EventRow> {
-  const e = await deps.db.query.events.findFirst({
-    where: and(eq(schema.events.id, id), eq(schema.events.merchantId, merchant.id), eq(schema.events.livemode, livemode)),
-  });
+  const e = await firstRow(deps.db, schema.events, and(eq(schema.events.id, id), eq(schema.events.merchantId, merchant.id), eq(schema.events.livemode, livemode)));
   if (!e) throw notFound('event');
   return e;
 }

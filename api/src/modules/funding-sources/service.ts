@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -65,9 +65,7 @@ export async function listFundingSources(deps: AppDeps, userId: string): Promise
 
 /** The caller's own, not removed; anyone else's id is "not found". */
 export async function getOwnedSource(db: Db, userId: string, id: string): Promise<SourceRow> {
-  const row = await db.query.fundingSources.findFirst({
-    where: and(eq(schema.fundingSources.id, id), eq(schema.fundingSources.userId, userId), isNull(schema.fundingSources.deletedAt)),
-  });
+  const row = await firstRow(db, schema.fundingSources, and(eq(schema.fundingSources.id, id), eq(schema.fundingSources.userId, userId), isNull(schema.fundingSources.deletedAt)));
   if (!row) throw notFound('funding source');
   return row;
 }
@@ -286,9 +284,7 @@ export async function completeVerification(
   code: string,
   address: string,
 ): Promise<FundingSourceView> {
-  const v = await deps.db.query.cardVerifications.findFirst({
-    where: and(eq(schema.cardVerifications.id, verificationId), eq(schema.cardVerifications.userId, user.id)),
-  });
+  const v = await firstRow(deps.db, schema.cardVerifications, and(eq(schema.cardVerifications.id, verificationId), eq(schema.cardVerifications.userId, user.id)));
   if (!v) throw notFound('card verification');
   if (v.status === 'succeeded' && v.fundingSourceId) return withBalance(deps, await getOwnedSource(deps.db, user.id, v.fundingSourceId));
   if (v.status !== 'pending' || v.expiresAt <= deps.clock.now()) throw new AppError('verification_not_pending');
@@ -322,7 +318,7 @@ export async function completeVerification(
     });
   } catch (e) {
     if (!(e instanceof AppError && e.code === 'verification_not_pending')) throw e;
-    const done = await deps.db.query.cardVerifications.findFirst({ where: eq(schema.cardVerifications.id, v.id) });
+    const done = await firstRow(deps.db, schema.cardVerifications, eq(schema.cardVerifications.id, v.id));
     if (done?.status === 'succeeded' && done.fundingSourceId) return withBalance(deps, await getOwnedSource(deps.db, user.id, done.fundingSourceId));
     throw e;
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { schema, type DbOrTx } from '@bpay/db';
+import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import type { KycVerificationStatus } from '@bpay/db/schema';
 import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -290,7 +290,7 @@ export async function applyKycDecision(
   }
   const now = deps.clock.now();
   const result = await deps.db.transaction(async (tx) => {
-    const before = await tx.query.kycVerifications.findFirst({ where: eq(schema.kycVerifications.id, verificationId) });
+    const before = await firstRow(tx, schema.kycVerifications, eq(schema.kycVerifications.id, verificationId));
     if (!before) throw notFound('verification');
     const set: Partial<typeof schema.kycVerifications.$inferInsert> = { status: decision.status, reviewedAt: now };
     if (decision.adminNotes !== undefined) set.adminNotes = decision.adminNotes;
@@ -311,7 +311,7 @@ export async function applyKycDecision(
       .update(schema.users)
       .set({ kycStatus: stillVerified ? 'verified' : 'unverified', updatedAt: now })
       .where(eq(schema.users.id, before.userId));
-    const after = (await tx.query.kycVerifications.findFirst({ where: eq(schema.kycVerifications.id, verificationId) }))!;
+    const after = (await firstRow(tx, schema.kycVerifications, eq(schema.kycVerifications.id, verificationId)))!;
     const docs = await tx.select().from(schema.kycDocuments).where(eq(schema.kycDocuments.verificationId, verificationId));
     const change = { before: toVerificationView(before, docs), after: toVerificationView(after, docs), userId: before.userId };
     if (alsoInTx) await alsoInTx(tx, change);

@@ -1,5 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { schema, type Environment } from '@bpay/db';
+import { schema, type Environment, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
 import { newId } from '../../lib/ids';
@@ -116,9 +116,7 @@ export async function listMerchants(deps: AppDeps, userId: string): Promise<Merc
 
 /** The caller's merchant; anyone else's is "not found". */
 export async function getOwnedMerchant(deps: AppDeps, userId: string, id: string): Promise<MerchantRow> {
-  const m = await deps.db.query.merchants.findFirst({
-    where: and(eq(schema.merchants.id, id), eq(schema.merchants.userId, userId)),
-  });
+  const m = await firstRow(deps.db, schema.merchants, and(eq(schema.merchants.id, id), eq(schema.merchants.userId, userId)));
   if (!m) throw notFound('merchant');
   return m;
 }

@@ -1,5 +1,5 @@
 import { and, eq, like, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { currentTier } from '../subscription/service';
@@ -44,9 +44,7 @@ export async function ownerMonthlyRequests(db: DbOrTx, userId: string, at: Date)
 }
 
 export async function dailyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
-  const row = await db.query.merchantUsage.findFirst({
-    where: and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))),
-  });
+  const row = await firstRow(db, schema.merchantUsage, and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))));
   return row?.requests ?? 0;
 }
 

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
-import { schema, type DbOrTx, type PaymentIntentStatus } from '@bpay/db';
+import { schema, type DbOrTx, type PaymentIntentStatus, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import { digitsOnly } from '../../lib/cards';
@@ -157,13 +157,11 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
 
 /** The merchant's intent in its own mode; anything else is "not found". */
 export async function getIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<IntentRow> {
-  const pi = await deps.db.query.paymentIntents.findFirst({
-    where: and(
+  const pi = await firstRow(deps.db, schema.paymentIntents, and(
       eq(schema.paymentIntents.id, id),
       eq(schema.paymentIntents.merchantId, merchant.id),
       eq(schema.paymentIntents.livemode, livemode),
-    ),
-  });
+    ));
   if (!pi) throw notFound('payment_intent');
   return pi;
 }
@@ -252,7 +250,7 @@ async function transition(
       .where(eq(schema.merchants.id, pi.merchantId));
   }
   if (!row) {
-    const now = await tx.query.paymentIntents.findFirst({ where: eq(schema.paymentIntents.id, pi.id) });
+    const now = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
     throw new AppError(
       'payment_intent_unexpected_state',
       `This PaymentIntent's status is ${now?.status ?? pi.status}; it cannot become ${to}.`,
@@ -279,7 +277,7 @@ class CardDecline extends Error {
 async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow, pm: PaymentMethodInput): Promise<BcardRow> {
   let bcard: BcardRow | undefined;
   if (pm.kind === 'bcard') {
-    bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, pm.bcardId) });
+    bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, pm.bcardId));
     // By id, only a bcard issued for this merchant (the checkout widget's): an id alone is no card credential.
     if (!bcard || bcard.lockedMerchantId !== merchant.id) {
       throw invalid('payment_method', `No such payment method: '${pm.bcardId}'.`);
@@ -288,11 +286,11 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
     const number = digitsOnly(pm.number);
     const details = { number, expMonth: pm.expMonth, expYear: pm.expYear, cvc: pm.cvc };
     const found = await deps.vendor.findIssuedCard?.(details);
-    if (found) bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.vendorCardId, found.cardId) });
+    if (found) bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.vendorCardId, found.cardId));
     if (!bcard && !pi.livemode && deps.vendor.name !== 'simulated') {
       // Sandbox test bcards always come from the built-in simulator, whichever processor issues consumers' cards.
       const sim = await deps.vendorFor('simulated').findIssuedCard?.(details);
-      const candidate = sim ? await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.vendorCardId, sim.cardId) }) : undefined;
+      const candidate = sim ? await firstRow(deps.db, schema.bcards, eq(schema.bcards.vendorCardId, sim.cardId)) : undefined;
       if (candidate?.sandbox) bcard = candidate;
     }
     if (!bcard) throw new CardDecline('card_declined', 'incorrect_number', 'Your card number, expiry or security code is incorrect.');
@@ -406,7 +404,7 @@ export async function captureIntent(deps: AppDeps, merchant: MerchantRow, livemo
     throw invalid('amount_to_capture', `amount_to_capture must be between 1 and ${pi.amountCapturable}.`);
   }
   const processing = await transition(deps.db, deps, pi, 'requires_capture', 'processing');
-  const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, processing.bcardId ?? '') });
+  const bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, processing.bcardId ?? ''));
   if (!bcard) throw new Error(`payment intent ${pi.id} has no authorized bcard`);
   let done: IntentRow | undefined;
   try {
@@ -448,7 +446,7 @@ export async function cancelIntent(
 async function cancelIntentRow(deps: AppDeps, pi: IntentRow, reason: string | null): Promise<IntentRow> {
   const set = { cancellationReason: reason, canceledAt: deps.clock.now(), amountCapturable: 0 };
   if (pi.status === 'requires_capture' && pi.bcardId) {
-    const bcard = await deps.db.query.bcards.findFirst({ where: eq(schema.bcards.id, pi.bcardId) });
+    const bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, pi.bcardId));
     let done: IntentRow | undefined;
     // The intent's cancel is the one thing that may release an authorized bcard (the consumer's cancel may not).
     await refundUnusedBcard(

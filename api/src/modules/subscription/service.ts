@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, UNLIMITED, type FeatureKey } from '@bpay/db';
+import { schema, type Db, type DbOrTx, UNLIMITED, type FeatureKey, firstRow } from '@bpay/db';
 
 type TierRow = typeof schema.subscriptionTiers.$inferSelect;
 type UserRow = typeof schema.users.$inferSelect;
@@ -51,7 +51,7 @@ export async function currentTier(db: DbOrTx, userId: string): Promise<TierRow> 
     .where(and(eq(schema.userSubscriptions.userId, userId), eq(schema.userSubscriptions.status, 'active')))
     .limit(1);
   if (rows[0]) return rows[0].tier;
-  const free = await db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.name, 'free') });
+  const free = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.name, 'free'));
   if (!free) throw new Error('the free plan is missing: the database was not seeded');
   return free;
 }

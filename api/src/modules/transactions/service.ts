@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { schema, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -128,9 +128,7 @@ export async function listTransactions(
 }
 
 export async function getTransaction(deps: AppDeps, userId: string, id: string): Promise<TransactionView & { shares: ShareView[] }> {
-  const row = await deps.db.query.collections.findFirst({
-    where: and(eq(schema.collections.id, id), eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')),
-  });
+  const row = await firstRow(deps.db, schema.collections, and(eq(schema.collections.id, id), eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')));
   if (!row) throw notFound('transaction');
   const [view] = await views(deps, [row]);
   const shares = await sharesOf(deps.db, [id]);

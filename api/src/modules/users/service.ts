@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, firstRow } from '@bpay/db';
 import { AppError, invalid, notFound } from '../../errors';
 import type { Clock } from '../../lib/clock';
 
@@ -57,7 +57,7 @@ export function normalizeEmail(email: string): string {
 }
 
 export async function getUserRow(db: Db, userId: string): Promise<UserRow> {
-  const row = await db.query.users.findFirst({ where: eq(schema.users.id, userId) });
+  const row = await firstRow(db, schema.users, eq(schema.users.id, userId));
   if (!row) throw notFound('user');
   return row;
 }

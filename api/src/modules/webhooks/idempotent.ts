@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { schema, type DbOrTx } from '@bpay/db';
+import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { unseal } from '../../lib/crypto';
 import { idempotentResponse, runIdempotent, runIdempotentAtomic } from '../../plugins/idempotency';
@@ -81,9 +81,7 @@ export function endpointSecretIdempotency(deps: AppDeps) {
 }
 
 async function currentSecret(deps: AppDeps, merchantId: string, endpointId: string): Promise<string | undefined> {
-  const row = await deps.db.query.webhookEndpoints.findFirst({
-    where: and(eq(schema.webhookEndpoints.id, endpointId), eq(schema.webhookEndpoints.merchantId, merchantId)),
-  });
+  const row = await firstRow(deps.db, schema.webhookEndpoints, and(eq(schema.webhookEndpoints.id, endpointId), eq(schema.webhookEndpoints.merchantId, merchantId)));
   if (!row) return undefined;
   try {
     return unseal(deps.webhookKey, row.secretSealed);

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
-import { schema, type DbOrTx } from '@bpay/db';
+import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import { seal } from '../../lib/crypto';
@@ -70,13 +70,11 @@ const checkUrl = (deps: AppDeps, livemode: boolean, url: string) =>
 
 /** The merchant's endpoint in its own mode; anything else is "not found". */
 export async function getEndpoint(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<EndpointRow> {
-  const row = await deps.db.query.webhookEndpoints.findFirst({
-    where: and(
+  const row = await firstRow(deps.db, schema.webhookEndpoints, and(
       eq(schema.webhookEndpoints.id, id),
       eq(schema.webhookEndpoints.merchantId, merchant.id),
       eq(schema.webhookEndpoints.livemode, livemode),
-    ),
-  });
+    ));
   if (!row) throw notFound('webhook_endpoint');
   return row;
 }

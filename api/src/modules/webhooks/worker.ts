@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { unseal } from '../../lib/crypto';
@@ -173,7 +173,7 @@ async function deliverOne(deps: AppDeps, id: string, lockedUntil: Date): Promise
       .update(ep)
       .set({ failingSince: sql`coalesce(${ep.failingSince}, ${at.getTime()})` })
       .where(eq(ep.id, row.endpoint.id));
-    const endpoint = await tx.query.webhookEndpoints.findFirst({ where: eq(ep.id, row.endpoint.id) });
+    const endpoint = await firstRow(tx, schema.webhookEndpoints, eq(ep.id, row.endpoint.id));
     if (!endpoint) return 'failed';
     if (endpoint.status === 'enabled' && endpoint.failingSince && now.getTime() - endpoint.failingSince.getTime() >= DISABLE_AFTER_MS) {
       await tx
