@@ -1,7 +1,7 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { schema, type CollectionStatus, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
-import { AppError } from '../../errors';
+import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId, newToken } from '../../lib/ids';
 import { allocate } from '../../lib/split';
@@ -129,6 +129,7 @@ export async function recordCollection(
       const prior = await firstRow(tx, schema.collections, and(eq(schema.collections.userId, userId), eq(schema.collections.idempotencyKey, plan.idempotencyKey)));
       if (prior) return { lease: { collectionId: prior.id, owner: prior.leaseOwner }, existing: true };
     }
+    await assertSourcesStillUsable(tx, userId, plan.shares);
     const [row] = await tx
       .select({ n: sql<number>`count(*)` })
       .from(schema.collections)
@@ -187,6 +188,32 @@ export async function recordCollection(
     );
     return { lease: { collectionId: id, owner }, existing: false };
   });
+}
+
+/**
+ * The plan's sources were checked when it was made, outside this transaction; a source removed or paused since
+ * (a DELETE racing the request) must not be charged. Checked again here, where the collection is recorded: a
+ * removal commits either before (this request fails) or after (the removal sees a live collection and is refused).
+ */
+async function assertSourcesStillUsable(tx: DbOrTx, userId: string, shares: PlannedShare[]): Promise<void> {
+  if (shares.length === 0) return;
+  const rows = await tx
+    .select({ id: schema.fundingSources.id, isActive: schema.fundingSources.isActive })
+    .from(schema.fundingSources)
+    .where(
+      and(
+        inArray(schema.fundingSources.id, shares.map((s) => s.source.id)),
+        eq(schema.fundingSources.userId, userId),
+        isNull(schema.fundingSources.deletedAt),
+      ),
+    );
+  const now = new Map(rows.map((r) => [r.id, r.isActive]));
+  for (const [i, { source }] of shares.entries()) {
+    if (!now.has(source.id)) throw notFound('funding source');
+    if (!now.get(source.id)) {
+      throw invalid(`fundingSources.${i}.fundingSourceId`, `The funding source ${source.name} (•••• ${source.last4}) is paused.`);
+    }
+  }
 }
 
 interface Loaded {

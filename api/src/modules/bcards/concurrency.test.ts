@@ -252,3 +252,38 @@ describe('one bcard, many requests', () => {
     }
   });
 });
+
+describe('a funding source removed while bcards are being made from it', () => {
+  test('removal and bcards at once: if the removal succeeds, no collection recorded after it charges the card', async () => {
+    const ctx = await forkTestApp(template);
+    try {
+      for (let round = 0; round < 6; round++) {
+        const source = await addCard(ctx, premium.cookie, CARDS_OK[round % CARDS_OK.length]);
+        const bcard = () =>
+          call(ctx, '/api/virtual-cards', {
+            method: 'POST',
+            cookie: premium.cookie,
+            body: { name: 'Race', balance: '5.00', fundingSources: [{ fundingSourceId: source.id, percentage: 100 }] },
+          });
+        const before = Array.from({ length: 4 }, bcard);
+        const removal = call(ctx, `/api/funding-sources/${source.id}`, { method: 'DELETE', cookie: premium.cookie });
+        const answers = await Promise.all([...before, ...Array.from({ length: 4 }, bcard)]);
+        const removed = await removal;
+        // Each request either made its bcard before the removal (which then refuses: the source is in use) or was
+        // refused because the source is gone.
+        for (const a of answers) expect([201, 404]).toContain(a.status);
+        const charged = await count(
+          ctx,
+          `SELECT count(*) FROM collection_shares cs JOIN collections c ON c.id = cs.collection_id
+            WHERE cs.funding_source_id = ? AND c.status != 'failed'`,
+          [source.id],
+        );
+        if (removed.status === 200) expect(charged).toBe(0);
+        else expect(charged).toBeGreaterThan(0);
+      }
+      expectInvariants(await moneyReport(ctx));
+    } finally {
+      ctx.close();
+    }
+  });
+});
