@@ -74,8 +74,8 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     return { number: `${body}${luhnCheckDigit(body)}`, cvc };
   }
 
-  async function getCard(token: string) {
-    const card = await firstRow(db, schema.simCards, eq(schema.simCards.token, token));
+  async function getCard(token: string, on: DbOrTx = db) {
+    const card = await firstRow(on, schema.simCards, eq(schema.simCards.token, token));
     if (!card) throw new VendorDeclineError('card_declined', 'No such payment method.');
     return card;
   }
@@ -95,13 +95,22 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     await vendor.voidHold(holdId);
   }
 
-  /** Debits the card and records the hold, in one guarded statement; null when the card has too little. */
-  async function placeHold(token: string, amountCents: number, idempotencyKey: string): Promise<string | null> {
+  /**
+   * Debits the card and records the hold, in one guarded statement; null when the card has too little. A hold
+   * already placed under the key is answered as it is; otherwise `refuse` may decline the card first.
+   */
+  async function placeHold(
+    token: string,
+    amountCents: number,
+    idempotencyKey: string,
+    refuse?: (card: typeof schema.simCards.$inferSelect) => void,
+  ): Promise<string | null> {
     const id = newId('sim_hold');
     // The balance check and the debit are one guarded statement: concurrent holds can never overdraw.
     return db.transaction(async (tx) => {
       const again = await firstRow(tx, schema.simHolds, eq(schema.simHolds.idempotencyKey, idempotencyKey));
       if (again) return again.id;
+      refuse?.(await getCard(token, tx));
       const debit = await tx
         .update(schema.simCards)
         .set({ availableCents: sql`${schema.simCards.availableCents} - ${amountCents}` })
@@ -179,15 +188,13 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async hold(token, amountCents, opts) {
       if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('hold amount must be positive cents');
-      const existing = await firstRow(db, schema.simHolds, eq(schema.simHolds.idempotencyKey, opts.idempotencyKey));
-      if (existing) return { holdId: existing.id };
-      const card = await getCard(token);
-      if (card.behavior === 'declined_after_attach') throw new VendorDeclineError('card_declined', 'Your card was declined.');
-      if (card.behavior in DECLINES) {
-        const [code, message] = DECLINES[card.behavior as keyof typeof DECLINES];
-        throw new VendorDeclineError(code, message);
-      }
-      const placed = await placeHold(token, amountCents, opts.idempotencyKey);
+      const placed = await placeHold(token, amountCents, opts.idempotencyKey, (card) => {
+        if (card.behavior === 'declined_after_attach') throw new VendorDeclineError('card_declined', 'Your card was declined.');
+        if (card.behavior in DECLINES) {
+          const [code, message] = DECLINES[card.behavior as keyof typeof DECLINES];
+          throw new VendorDeclineError(code, message);
+        }
+      });
       if (!placed) throw new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
       return { holdId: placed };
     },
