@@ -3,14 +3,31 @@ import { createClient, type Client } from '@libsql/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cardBody } from './testing';
+import { TestClock } from './lib/clock';
+import {
+  addCard,
+  bcardCard,
+  call,
+  cardBody,
+  CARDS_OK,
+  interceptVendor,
+  makeTestApp,
+  merchantCall,
+  merchantWorld,
+  moneyReport,
+  moneyViolations,
+  TEST_SESSION_SECRET,
+  type TestContext,
+  type VendorMethod,
+} from './testing';
 
 /*
  * Issue 14, beyond one process: two bpay server processes on one database file. The write lock and group commit are
  * per process, so what keeps money right across them is SQLite's own locking. Both start together (migrations and
  * the first admin race: one wins, the other finds it done), then 200 bcards drawn on one card's balance are sent
  * to both at once: exactly the affordable number succeed, nothing fails with a server error, and the ledger and the
- * processor's balance agree.
+ * processor's balance agree. Last, two more servers start together on a database a dead process left half-done, and
+ * both run the money sweep at once: everything is finished or undone exactly once.
  */
 
 const root = resolve(import.meta.dir, '../..');
@@ -26,52 +43,80 @@ function freePort(): number {
   return port;
 }
 
+interface Server {
+  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+  base: string;
+  /** What the process wrote to stdout and stderr so far (its JSON log lines). */
+  output: string[];
+}
+
+/** Starts `bun api/src/server.ts` on a free port, on the database file `dbFile`, keeping what it prints. */
+function startServer(dbFile: string, over: Record<string, string> = {}): Server {
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([process.execPath, '--max-http-header-size=262144', join(root, 'api/src/server.ts')], {
+    cwd: root,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BPAY_DATABASE_URL: `file:${dbFile}`,
+      BPAY_UPLOADS_DIR: join(dbFile, '..', 'uploads'),
+      BPAY_WEB_DIST: join(dbFile, '..', 'no-web-build'),
+      BPAY_SESSION_SECRET: 'two-processes-secret-two-processes-secret',
+      BPAY_PUBLIC_URL: base,
+      BPAY_RATE_LIMITS: 'off',
+      BPAY_LOG_LEVEL: 'error',
+      BPAY_ADMIN_USERNAME: 'two-proc-admin',
+      BPAY_ADMIN_PASSWORD: 'two processes admin password, throwaway',
+      BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+      ...over,
+    },
+  });
+  const output: string[] = [];
+  // Read continuously: a pipe nobody empties would stall the server once its buffer fills.
+  for (const stream of [proc.stdout, proc.stderr]) {
+    void (async () => {
+      const reader = stream.getReader();
+      const decoder = new TextDecoder();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
+    })();
+  }
+  return { proc, base, output };
+}
+
+/** Resolves once the server answers: boot (migrations, first admin, the start-up money sweep) is then over. */
+async function answering(s: Server, name: string): Promise<void> {
+  for (let t = 0; ; t++) {
+    if (s.proc.exitCode !== null) throw new Error(`${name} exited: ${s.output.join('')}`);
+    if (await fetch(`${s.base}/api/subscription/tiers`).then((r) => r.ok, () => false)) return;
+    if (t > 300) throw new Error(`${name} did not answer`);
+    await Bun.sleep(100);
+  }
+}
+
+async function stopServers(list: Array<{ kill(): void; exited: Promise<number> }>): Promise<void> {
+  for (const s of list) s.kill();
+  await Promise.all(list.map((s) => s.exited));
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bpay-2proc-'));
-  for (let i = 0; i < 2; i++) {
-    const port = freePort();
-    const base = `http://127.0.0.1:${port}`;
-    bases.push(base);
-    servers.push(
-      Bun.spawn([process.execPath, '--max-http-header-size=262144', join(root, 'api/src/server.ts')], {
-        cwd: root,
-        stdout: 'ignore',
-        stderr: 'pipe',
-        env: {
-          PATH: process.env.PATH ?? '',
-          NODE_ENV: 'production',
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          BPAY_DATABASE_URL: `file:${join(dir, 'bpay.db')}`,
-          BPAY_UPLOADS_DIR: join(dir, 'uploads'),
-          BPAY_WEB_DIST: join(dir, 'no-web-build'),
-          BPAY_SESSION_SECRET: 'two-processes-secret-two-processes-secret',
-          BPAY_PUBLIC_URL: base,
-          BPAY_RATE_LIMITS: 'off',
-          BPAY_LOG_LEVEL: 'error',
-          BPAY_ADMIN_USERNAME: 'two-proc-admin',
-          BPAY_ADMIN_PASSWORD: 'two processes admin password, throwaway',
-          BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
-        },
-      }),
-    );
-  }
-  for (const [i, base] of bases.entries()) {
-    for (let t = 0; ; t++) {
-      if (servers[i]!.exitCode !== null) throw new Error(`server ${i} exited: ${await new Response(servers[i]!.stderr as ReadableStream).text()}`);
-      if (await fetch(`${base}/api/subscription/tiers`).then((r) => r.ok, () => false)) break;
-      if (t > 300) throw new Error(`server ${i} did not answer`);
-      await Bun.sleep(100);
-    }
-  }
+  const started = [0, 1].map(() => startServer(join(dir, 'bpay.db')));
+  servers = started.map((s) => s.proc);
+  bases.push(...started.map((s) => s.base));
+  for (const [i, s] of started.entries()) await answering(s, `server ${i}`);
   db = createClient({ url: `file:${join(dir, 'bpay.db')}` });
   await db.execute('PRAGMA busy_timeout = 5000');
 }, 60_000);
 
 afterAll(async () => {
   db?.close();
-  for (const s of servers) s.kill();
-  await Promise.all(servers.map((s) => s.exited));
+  await stopServers(servers);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -162,4 +207,186 @@ test('50 confirms of one intent with one bcard, half through each process: one s
   expect(await one(`SELECT count(*) FROM ledger_movements WHERE kind = 'bcard.spent' AND reference_id = '${bcardId}'`)).toBe(1);
   expect(await one(`SELECT count(*) FROM events WHERE type = 'payment_intent.succeeded' AND json_extract(data, '$.id') = '${pi.id}'`)).toBe(1);
   expect(await one('SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings')).toBe(0);
+}, 60_000);
+
+/* ------------------------------------------------------------------------------------------------------------- */
+
+/*
+ * The money sweep in both processes. A database is left as a process that died eight days ago would leave it:
+ * collections interrupted while holding, while capturing and while refunding, unused bcards whose session ended, and
+ * manual-capture authorizations nobody captured within 7 days. Two servers then start on it together. Each runs the
+ * sweep at start (boot.ts), before it answers, so once both answer both sweeps are over; they overlap because the
+ * processes start together. (The interval is a constant, MONEY_SWEEP_MS = 30 s, with no setting to shorten it; the
+ * servers are stopped as soon as both answer.) The sweep's guarded statements (a lease taken only while expired, a
+ * bcard moved only from active or authorized) must let each item be handled by one process alone: each logs what it
+ * handled, and the two logs add up to exactly what there was.
+ */
+
+const DAY = 24 * 3600_000;
+/** Of each kind of half-done collection; with the others, well under the sweep's 100 per kind and pass. */
+const INTERRUPTED = 8;
+const EXPIRED = 16;
+const STALE_AUTHORIZATIONS = 4;
+
+/** Not a processor error: the process is gone, and its connection with it. */
+class ProcessDied extends Error {
+  override name = 'ProcessDied';
+}
+
+/**
+ * Runs `act` in a process of its own on the database in `dbDir` that dies once processor call number `at` is done:
+ * its connection is closed there, so nothing after that call is written (no rollback, no cleanup), as in a crash.
+ * The simulator acts as a remote processor here (each call commits on its own), which is what leaves work that
+ * reached the processor but not bpay's record.
+ */
+async function dieAfterCall(dbDir: string, clock: TestClock, at: number, act: (ctx: TestContext) => Promise<unknown>): Promise<void> {
+  let calls = 0;
+  let victim: TestContext | null = null;
+  const ctx = await makeTestApp({
+    dir: dbDir,
+    clock,
+    wrapVendor: (v) =>
+      interceptVendor(v, async <T>(method: VendorMethod, _args: unknown[], run: () => Promise<T>): Promise<T> => {
+        if (calls >= at) throw new ProcessDied('the process is gone');
+        const answer = await run();
+        if (++calls === at) {
+          victim!.handle.close();
+          throw new ProcessDied(`died after ${method}`);
+        }
+        return answer;
+      }),
+  });
+  victim = ctx;
+  await act(ctx).catch(() => undefined);
+  if (calls < at) throw new Error(`the process made ${calls} processor calls, never reaching call ${at}`);
+}
+
+/** One process's start-up sweep, as it logged it (nothing logged: it found nothing left to do). */
+function sweepLogged(s: Server): { recovered: number; expired: number; canceled: number } {
+  const total = { recovered: 0, expired: 0, canceled: 0 };
+  for (const line of s.output.join('').split('\n')) {
+    if (!line.includes('"money sweep"')) continue;
+    const x = JSON.parse(line) as { recovered: number; expired: number; canceled: number };
+    total.recovered += x.recovered;
+    total.expired += x.expired;
+    total.canceled += x.canceled;
+  }
+  return total;
+}
+
+const errorLines = (s: Server) =>
+  s.output
+    .join('')
+    .split('\n')
+    .filter((l) => l.trim() && !/"level":"(info|warn)"/.test(l));
+
+test('the sweep in both processes at once: every half-done collection, expired bcard and stale authorization handled once', async () => {
+  const sweepDir = mkdtempSync(join(tmpdir(), 'bpay-2proc-sweep-'));
+  const clock = new TestClock(Date.now() - 8 * DAY);
+  let sweepers: Server[] = [];
+  try {
+    // What the dead process left, made through the API in-process (the test kit's database is test.db in sweepDir).
+    const setup = await makeTestApp({ dir: sweepDir, clock });
+    const { consumer, sourceId, live } = await merchantWorld(setup);
+    const second = (await addCard(setup, consumer.cookie, CARDS_OK[1])).id;
+    const twoWay = { name: 'Swept', balance: '10.00', fundingSources: [{ fundingSourceId: sourceId, percentage: 60 }, { fundingSourceId: second, percentage: 40 }] };
+    const createBcard = (ctx: TestContext) => call(ctx, '/api/virtual-cards', { method: 'POST', cookie: consumer.cookie, body: twoWay });
+    const issued = async () => {
+      const res = await createBcard(setup);
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const expiredIds: string[] = [];
+    for (let i = 0; i < EXPIRED; i++) expiredIds.push(await issued());
+    const authorized: Array<{ piId: string; bcardId: string }> = [];
+    for (let i = 0; i < STALE_AUTHORIZATIONS; i++) {
+      const pi = await merchantCall(setup, live.secretKey, '/payment_intents', { method: 'POST', body: { amount: 2500, currency: 'usd', capture_method: 'manual' } });
+      const bcard = await bcardCard(setup, consumer.cookie, sourceId, '25.00');
+      const confirmed = await merchantCall(setup, live.secretKey, `/payment_intents/${pi.body.id}/confirm`, {
+        method: 'POST',
+        body: { payment_method_data: { type: 'card', card: bcard.card } },
+      });
+      expect(confirmed.body.status).toBe('requires_capture');
+      authorized.push({ piId: pi.body.id, bcardId: bcard.id });
+    }
+    // A collection's calls are hold, hold, capture, capture, issueCard; a cancel's deactivateCard, refund, refund.
+    for (let i = 0; i < INTERRUPTED; i++) {
+      await dieAfterCall(sweepDir, clock, 1, createBcard); // first share held, the second never asked
+      await dieAfterCall(sweepDir, clock, 3, createBcard); // both held, the first captured
+      const id = await issued();
+      await dieAfterCall(sweepDir, clock, 2, (ctx) => call(ctx, `/api/virtual-cards/${id}/cancel`, { method: 'POST', cookie: consumer.cookie })); // the first share refunded
+    }
+    const q = async (sql: string) => (await setup.handle.client.execute(sql)).rows.map((r) => Object.fromEntries(Object.entries(r)));
+    const halfDone = await q("SELECT id, status FROM collections WHERE status IN ('holding', 'capturing', 'refunding')");
+    const idsIn = (status: string) => halfDone.filter((c) => c.status === status).map((c) => `'${String(c.id)}'`).join(', ');
+    expect(halfDone.map((c) => c.status).sort()).toEqual(
+      ['capturing', 'holding', 'refunding'].flatMap((s) => Array.from({ length: INTERRUPTED }, () => s)),
+    );
+    // Before the sweep the dead process's work is visible at the processor: a hold left placed by each interrupted
+    // holding (its first share) and capturing (its second), and one share of each interrupted cancel refunded.
+    expect((await q("SELECT count(*) AS n FROM sim_holds WHERE status = 'held'"))[0]!.n).toBe(2 * INTERRUPTED);
+    expect((await q('SELECT count(*) AS n FROM sim_refunds'))[0]!.n).toBe(INTERRUPTED);
+    setup.handle.close();
+
+    sweepers = [0, 1].map(() =>
+      startServer(join(sweepDir, 'test.db'), {
+        // The simulator's card numbers and fingerprints are keyed with the secret the data was made with.
+        BPAY_SESSION_SECRET: TEST_SESSION_SECRET,
+        // The sweep's own summary is an info line.
+        BPAY_LOG_LEVEL: 'info',
+      }),
+    );
+    await Promise.all(sweepers.map((s, i) => answering(s, `sweeping server ${i}`)));
+    await stopServers(sweepers.map((s) => s.proc));
+    expect(sweepers.map(errorLines)).toEqual([[], []]);
+    // Each item counted by the one process that handled it: between them, exactly what there was.
+    const [a, b] = sweepers.map(sweepLogged) as [ReturnType<typeof sweepLogged>, ReturnType<typeof sweepLogged>];
+    expect({ recovered: a.recovered + b.recovered, expired: a.expired + b.expired, canceled: a.canceled + b.canceled }).toEqual({
+      recovered: 3 * INTERRUPTED,
+      expired: EXPIRED,
+      canceled: STALE_AUTHORIZATIONS,
+    });
+
+    const after = await makeTestApp({ dir: sweepDir });
+    try {
+      const rows = async (sql: string) => (await after.handle.client.execute(sql)).rows.map((r) => Object.fromEntries(Object.entries(r)));
+      const n = async (sql: string) => Number(Object.values((await rows(sql))[0] ?? {})[0]);
+      // Holding: undone; capturing: finished, one bcard each; refunding: settled.
+      expect(await n(`SELECT count(*) FROM collections WHERE id IN (${idsIn('holding')}) AND status = 'failed' AND failure_code = 'interrupted'`)).toBe(INTERRUPTED);
+      expect(await n(`SELECT count(*) FROM collections WHERE id IN (${idsIn('capturing')}) AND status = 'completed'`)).toBe(INTERRUPTED);
+      expect(await n(`SELECT count(*) FROM bcards WHERE collection_id IN (${idsIn('capturing')}) AND status = 'active'`)).toBe(INTERRUPTED);
+      expect(await n(`SELECT count(*) FROM collections WHERE id IN (${idsIn('refunding')}) AND status = 'refunded'`)).toBe(INTERRUPTED);
+      expect(await n(`SELECT count(*) FROM bcards WHERE collection_id IN (${idsIn('refunding')}) AND status = 'canceled'`)).toBe(INTERRUPTED);
+      expect(await n(`SELECT count(*) FROM bcards WHERE id IN (${expiredIds.map((id) => `'${id}'`).join(', ')}) AND status = 'expired'`)).toBe(EXPIRED);
+      for (const { piId, bcardId } of authorized) {
+        expect(await rows(`SELECT status, cancellation_reason FROM payment_intents WHERE id = '${piId}'`)).toEqual([{ status: 'canceled', cancellation_reason: 'automatic' }]);
+        expect(await n(`SELECT count(*) FROM events WHERE type = 'payment_intent.canceled' AND json_extract(data, '$.id') = '${piId}'`)).toBe(1);
+        expect(await n(`SELECT count(*) FROM bcards WHERE id = '${bcardId}' AND status = 'canceled'`)).toBe(1);
+      }
+      // Nothing twice at the processor: every card issued once per collection, no hold refunded twice, and every
+      // share of a refunded bcard refunded in full, once (the refunds' total is exactly those shares).
+      expect(await n("SELECT count(*) FROM (SELECT idempotency_key FROM sim_issued_cards GROUP BY idempotency_key HAVING count(*) > 1)")).toBe(0);
+      expect(await n('SELECT count(*) FROM (SELECT hold_id FROM sim_refunds GROUP BY hold_id HAVING count(*) > 1)')).toBe(0);
+      expect(await n('SELECT coalesce(sum(amount_cents), 0) FROM sim_refunds')).toBe(
+        await n("SELECT sum(cs.amount_cents) FROM collection_shares cs JOIN collections c ON c.id = cs.collection_id WHERE c.status = 'refunded'"),
+      );
+      expect(await n("SELECT count(*) FROM sim_holds WHERE status = 'held'")).toBe(0);
+      // Nothing twice in the ledger: one capture per collection, one refund per bcard.
+      for (const kind of ['collection.captured', 'bcard.refunded']) {
+        expect(await n(`SELECT count(*) FROM (SELECT reference_id FROM ledger_movements WHERE kind = '${kind}' GROUP BY reference_id HAVING count(*) > 1)`)).toBe(0);
+      }
+      const report = await moneyReport(after);
+      expect(moneyViolations(report)).toEqual([]);
+      expect(report.unsettledCollections).toBe(0);
+      expect(report.movementsByKind).toEqual({
+        'collection.captured': EXPIRED + STALE_AUTHORIZATIONS + 2 * INTERRUPTED,
+        'bcard.refunded': EXPIRED + STALE_AUTHORIZATIONS + INTERRUPTED,
+      });
+    } finally {
+      after.handle.close();
+    }
+  } finally {
+    await stopServers(sweepers.map((s) => s.proc));
+    rmSync(sweepDir, { recursive: true, force: true });
+  }
 }, 60_000);
