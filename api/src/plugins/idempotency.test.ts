@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { AppError, CATALOGUE, type ErrorCode } from '../errors';
-import { call, cardBody, makeTestApp, postCard, registerUser, setTier, type CallResult, type TestContext } from '../testing';
+import { call, cardBody, createMerchant, makeTestApp, merchantCall, postCard, registerUser, setTier, type CallResult, type TestContext } from '../testing';
 import { recoverCollections } from '../modules/bcards/collect';
 import { VendorUnavailableError, type PaymentVendor } from '../vendors/types';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, REPLAY_HEADER, runIdempotent } from './idempotency';
@@ -474,4 +474,28 @@ describe('runIdempotent after an unexpected server error', () => {
       local.close();
     }
   });
+});
+
+test('a payment intent (the key recorded with the intent, in one transaction): after 24 hours the key makes a new intent', async () => {
+  const local = await makeTestApp();
+  try {
+    const u = await registerUser(local);
+    const { secretKey } = await createMerchant(local, u.cookie);
+    const create = (amount: number) =>
+      merchantCall(local, secretKey, '/payment_intents', { method: 'POST', headers: { 'idempotency-key': 'intent-key' }, body: { amount, currency: 'usd' } });
+    const first = await create(1000);
+    expect(first.status).toBe(200);
+    local.clock.advance(IDEMPOTENCY_TTL_MS);
+    const replay = await create(1000);
+    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
+    expect(replay.body.id).toBe(first.body.id);
+    local.clock.advance(1);
+    const second = await create(2000);
+    expect(second.status).toBe(200);
+    expect(second.headers.get(REPLAY_HEADER)).toBeNull();
+    expect(second.body.id).not.toBe(first.body.id);
+    expect((await create(2000)).body.id).toBe(second.body.id);
+  } finally {
+    local.close();
+  }
 });
