@@ -41,17 +41,16 @@ export interface EventInput {
  */
 async function insertEvent(tx: DbOrTx, e: EventInput): Promise<string> {
   const id = newId('evt');
-  const [row] = await tx
-    .select({ next: sql<number>`coalesce(max(${schema.events.seq}), 0) + 1` })
-    .from(schema.events)
-    .where(and(eq(schema.events.merchantId, e.merchantId), eq(schema.events.livemode, e.livemode)));
+  // The next seq is read in the insert itself: one statement.
+  const next = sql<number>`(select coalesce(max(${schema.events.seq}), 0) + 1 from ${schema.events}
+    where ${schema.events.merchantId} = ${e.merchantId} and ${schema.events.livemode} = ${e.livemode})`;
   await tx.insert(schema.events).values({
     id,
     merchantId: e.merchantId,
     livemode: e.livemode,
     type: e.type,
     data: e.object,
-    seq: Number(row?.next ?? 1),
+    seq: next,
     createdAt: e.at,
   });
   return id;

@@ -126,11 +126,10 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
   const id = newId('pi');
   const now = deps.clock.now();
   const row = await (async () => {
-    const [seqRow] = await tx
-      .select({ next: sql<number>`coalesce(max(${schema.paymentIntents.seq}), 0) + 1` })
-      .from(schema.paymentIntents)
-      // With the mode, max(seq) is one step down payment_intents_merchant_idx, not a walk over all the merchant's intents.
-      .where(and(eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode)));
+    // The next seq, read in the insert itself. With the mode, max(seq) is one step down payment_intents_merchant_idx,
+    // not a walk over all the merchant's intents.
+    const next = sql<number>`(select coalesce(max(${schema.paymentIntents.seq}), 0) + 1 from ${schema.paymentIntents}
+      where ${schema.paymentIntents.merchantId} = ${merchant.id} and ${schema.paymentIntents.livemode} = ${livemode})`;
     const [inserted] = await tx
       .insert(schema.paymentIntents)
       .values({
@@ -144,7 +143,7 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
         description: input.description ?? null,
         metadata,
         clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
-        seq: Number(seqRow?.next ?? 1),
+        seq: next,
         createdAt: now,
         updatedAt: now,
       })
@@ -228,6 +227,8 @@ async function transition(
   from: PaymentIntentStatus | PaymentIntentStatus[],
   to: PaymentIntentStatus,
   set: Partial<typeof schema.paymentIntents.$inferInsert> = {},
+  /** Leaving processing under a claim: only while the intent is still that claim's (see IntentClaim). */
+  claim?: IntentClaim,
 ): Promise<IntentRow> {
   const froms = Array.isArray(from) ? from : [from];
   for (const f of froms) assertIntentTransition(f, to);
@@ -240,6 +241,7 @@ async function transition(
         eq(schema.paymentIntents.id, pi.id),
         inArray(schema.paymentIntents.status, froms),
         set.amountReceived === undefined ? undefined : eq(schema.paymentIntents.amountReceived, pi.amountReceived),
+        claim ? stillClaimed(claim) : undefined,
       ),
     )
     .returning();
@@ -257,6 +259,67 @@ async function transition(
     );
   }
   return row;
+}
+
+/** The statuses a payment may start from: the intent has no payment yet. */
+export const CLAIMABLE_STATUSES = ['requires_payment_method', 'requires_confirmation'] as const satisfies readonly PaymentIntentStatus[];
+type ClaimableStatus = (typeof CLAIMABLE_STATUSES)[number];
+
+export function isClaimable(status: PaymentIntentStatus): status is ClaimableStatus {
+  return (CLAIMABLE_STATUSES as readonly PaymentIntentStatus[]).includes(status);
+}
+
+/**
+ * A payment's hold on an intent: one guarded statement moved it to processing, so of many payments at once exactly
+ * one holds it, before any money is taken (the checkout claims, then collects the consumer's split, then confirms).
+ *
+ * The claim's token is the processing row's updated_at: nothing writes the intent while it is processing except the
+ * claim's own outcome, so "still processing since claimedAt" means "still this claim's". A claim that nobody finishes
+ * (a crash) expires with the money sweep's recoverStuckIntents (processing untouched for 2 minutes goes back to
+ * requires_payment_method); if its holder was only slow, the token no longer matches and it can neither confirm nor
+ * put back an intent that a later payment has claimed meanwhile.
+ *
+ * Claiming emits no event and no webhook: processing is not announced (Stripe's payment_intent.processing is not in
+ * the catalogue); merchants see it only by reading the intent, as during any confirm.
+ */
+export interface IntentClaim {
+  /** The intent as claimed (status processing; updatedAt is the claim's token). */
+  intent: IntentRow;
+  /** Where a claim that comes to nothing puts the intent back. */
+  previous: ClaimableStatus;
+}
+
+function stillClaimed(claim: IntentClaim) {
+  return and(
+    eq(schema.paymentIntents.id, claim.intent.id),
+    eq(schema.paymentIntents.status, 'processing'),
+    eq(schema.paymentIntents.updatedAt, claim.intent.updatedAt),
+  );
+}
+
+/**
+ * Moves an intent from the status it was read in to processing, in one guarded statement.
+ * Fails with: payment_intent_unexpected_state (it is not payable, or another payment claimed it first).
+ */
+export async function claimIntent(deps: AppDeps, pi: IntentRow): Promise<IntentClaim> {
+  if (!isClaimable(pi.status)) {
+    throw new AppError('payment_intent_unexpected_state', `This PaymentIntent's status is ${pi.status}; it cannot become processing.`);
+  }
+  const intent = await transition(deps.db, deps, pi, pi.status, 'processing');
+  return { intent, previous: pi.status };
+}
+
+/**
+ * Undoes a claim that took no money (the payment failed before confirming), so the intent can be paid again at once.
+ * Not a transition of the state machine (nothing happened to the payment) and no event. Does nothing if the claim
+ * is no longer this one's (the sweep expired it, or the intent moved on). Returns whether it put the intent back.
+ */
+export async function releaseClaim(deps: AppDeps, claim: IntentClaim): Promise<boolean> {
+  const res = await deps.db
+    .update(schema.paymentIntents)
+    .set({ status: claim.previous, updatedAt: deps.clock.now() })
+    .where(stillClaimed(claim));
+  return res.rowsAffected === 1;
 }
 
 export type PaymentMethodInput =
@@ -321,15 +384,29 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
 }
 
 /**
- * Confirms an intent with a bcard. The intent moves to processing in one guarded statement, so of many
- * concurrent confirms exactly one proceeds; the bcard is spent (automatic capture) or authorized (manual) in the
+ * Confirms an intent with a bcard. The intent moves to processing in one guarded statement (claimIntent), so of
+ * many concurrent confirms exactly one proceeds; the bcard is spent (automatic capture) or authorized (manual) in the
  * same transaction as the intent's new status and its event. A decline returns the intent to
  * requires_payment_method with last_payment_error and emits payment_intent.failed.
+ *
+ * A caller that had to claim the intent before it had a bcard (the checkout: claim, collect, confirm) passes its
+ * claim; every move out of processing is then guarded by it, so a claim the sweep expired cannot finish the payment.
  * Fails with: resource_not_found, payment_intent_unexpected_state, card_declined or expired_card (402 with decline_code).
  */
-export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string, pm: PaymentMethodInput) {
-  const pi = await getIntent(deps, merchant, livemode, id);
-  const processing = await transition(deps.db, deps, pi, ['requires_payment_method', 'requires_confirmation'], 'processing');
+export async function confirmIntent(
+  deps: AppDeps,
+  merchant: MerchantRow,
+  livemode: boolean,
+  id: string,
+  pm: PaymentMethodInput,
+  claimed?: IntentClaim,
+) {
+  if (claimed && (claimed.intent.id !== id || claimed.intent.merchantId !== merchant.id || claimed.intent.livemode !== livemode)) {
+    // A programming error, never a request's: a claim confirms only the intent it holds.
+    throw new Error(`a claim on ${claimed.intent.id} cannot confirm ${id}`);
+  }
+  const claim = claimed ?? (await claimIntent(deps, await getIntent(deps, merchant, livemode, id)));
+  const processing = claim.intent;
   try {
     const bcard = await resolveBcard(deps, merchant, processing, pm);
     if (processing.captureMethod === 'manual') {
@@ -339,12 +416,15 @@ export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemo
           .set({ status: 'authorized' })
           .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, 'active'), gt(schema.bcards.expiresAt, deps.clock.now())));
         if (res.rowsAffected !== 1) throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
-        const row = await transition(tx, deps, processing, 'processing', 'requires_capture', {
-          bcardId: bcard.id,
-          amountCapturable: processing.amount,
-          lastPaymentError: null,
-          authorizedAt: deps.clock.now(),
-        });
+        const row = await transition(
+          tx,
+          deps,
+          processing,
+          'processing',
+          'requires_capture',
+          { bcardId: bcard.id, amountCapturable: processing.amount, lastPaymentError: null, authorizedAt: deps.clock.now() },
+          claim,
+        );
         await event(tx, deps, row, 'payment_intent.amount_capturable_updated');
         return row;
       });
@@ -357,11 +437,15 @@ export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemo
       processing.amount,
       { merchant: merchant.businessName, description: processing.description, account: accounts.merchant(merchant.id) },
       async (tx) => {
-        done = await transition(tx, deps, processing, 'processing', 'succeeded', {
-          bcardId: bcard.id,
-          amountReceived: processing.amount,
-          lastPaymentError: null,
-        });
+        done = await transition(
+          tx,
+          deps,
+          processing,
+          'processing',
+          'succeeded',
+          { bcardId: bcard.id, amountReceived: processing.amount, lastPaymentError: null },
+          claim,
+        );
         await event(tx, deps, done, 'payment_intent.succeeded');
       },
     ).catch((e) => {
@@ -374,20 +458,17 @@ export async function confirmIntent(deps: AppDeps, merchant: MerchantRow, livemo
   } catch (e) {
     if (!(e instanceof CardDecline)) {
       // Not a decline (an invalid payment_method or an unexpected failure): put the intent back as it was.
-      await deps.db
-        .update(schema.paymentIntents)
-        .set({ status: pi.status, updatedAt: deps.clock.now() })
-        .where(and(eq(schema.paymentIntents.id, pi.id), eq(schema.paymentIntents.status, 'processing')));
+      await releaseClaim(deps, claim);
       throw e;
     }
     const lastPaymentError = { type: 'card_error', code: e.code, decline_code: e.declineCode, message: e.message };
     await deps.db.transaction(async (tx) => {
-      const row = await transition(tx, deps, processing, 'processing', 'requires_payment_method', { lastPaymentError });
+      const row = await transition(tx, deps, processing, 'processing', 'requires_payment_method', { lastPaymentError }, claim);
       await event(tx, deps, row, 'payment_intent.failed');
     });
     const err = new AppError(e.code, e.message, 'payment_method', undefined, {
       decline_code: e.declineCode,
-      payment_intent: { id: pi.id, status: 'requires_payment_method' },
+      payment_intent: { id: processing.id, status: 'requires_payment_method' },
     });
     throw err;
   }
