@@ -229,6 +229,15 @@ function needsOwnTransaction(sql: string): boolean {
 
 const sqlOf = (stmt: InStatement | string) => (typeof stmt === 'string' ? stmt : stmt.sql);
 
+/**
+ * `execute(sql, args)` as one statement object: a transaction over a libSQL server (the HTTP client) takes one
+ * parameter and would drop the arguments, binding NULLs.
+ */
+function withArgs(stmt: InStatement | string, args: unknown): InStatement {
+  if (typeof stmt !== 'string') return stmt;
+  return args === undefined ? stmt : ({ sql: stmt, args } as InStatement);
+}
+
 class GroupCommitWriter {
   readonly stats: WriteStats = { commits: 0, units: 0, statements: 0 };
   private batch: Batch | null = null;
@@ -386,7 +395,7 @@ class GroupCommitWriter {
       execute: (stmt: InStatement | string, args?: unknown) => {
         if (ended) throw new Error('the transaction has ended');
         stats.statements++;
-        return (b.tx.execute as (s: unknown, a?: unknown) => Promise<ResultSet>)(stmt, args);
+        return b.tx.execute(withArgs(stmt, args));
       },
       batch: (stmts: Array<InStatement>) => {
         if (ended) throw new Error('the transaction has ended');
@@ -434,10 +443,10 @@ function groupCommitWrites(client: Client, lock: WriteLock): GroupCommitWriter {
   client.execute = ((stmt: InStatement | string, args?: unknown) => {
     const sql = sqlOf(stmt);
     if (!isReadOnlySql(sql) && !needsOwnTransaction(sql)) {
-      return writer.unit((tx) => (tx.execute as (s: unknown, a?: unknown) => Promise<ResultSet>)(stmt, args));
+      return writer.unit((tx) => tx.execute(withArgs(stmt, args)));
     }
     writer.stats.statements++;
-    return isReadOnlySql(sql) ? execute(stmt, args) : writer.exclusive(() => execute(stmt, args));
+    return isReadOnlySql(sql) ? execute(withArgs(stmt, args)) : writer.exclusive(() => execute(withArgs(stmt, args)));
   }) as Client['execute'];
   client.batch = ((stmts, mode) => {
     if (mode !== 'read') return writer.unit((tx) => tx.batch(stmts as InStatement[]));
