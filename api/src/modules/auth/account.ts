@@ -1,6 +1,8 @@
-import { AppError } from '../../errors';
+import { eq } from 'drizzle-orm';
+import { schema } from '@bpay/db';
+import { AppError, notFound } from '../../errors';
 import { releaseThrottle } from '../../lib/throttle';
-import { getUserRow, normalizeEmail, updateProfile, type ProfilePatch, type PublicUser } from '../users/service';
+import { getUserRow, normalizeEmail, toPublicUser, updateProfile, type ProfilePatch, type PublicUser } from '../users/service';
 import { assertStrongPassword } from './password-strength';
 import { countVerification } from './rate-limit';
 import { hashPassword, type AuthDeps } from './service';
@@ -61,11 +63,10 @@ export async function updateAccount(
     await verifyCurrentPassword(deps, user, currentPassword);
     if (password !== undefined) passwordHash = await hashPassword(password);
   }
-  const updated = await updateProfile(deps.db, deps.clock, userId, profile, passwordHash ? { passwordHash } : undefined);
-  if (passwordHash) {
-    await deleteOtherSessions(deps.db, deps.session, userId, sessionToken);
-    deps.log.info('account notification', { kind: 'password_changed', userId, to: updated.email });
-  }
+  const updated = passwordHash
+    ? await saveWithNewPassword(deps, userId, sessionToken, profile, passwordHash)
+    : await updateProfile(deps.db, deps.clock, userId, profile);
+  if (passwordHash) deps.log.info('account notification', { kind: 'password_changed', userId, to: updated.email });
   if (emailChanges) {
     deps.log.info('account notification', {
       kind: 'email_changed',
@@ -75,4 +76,40 @@ export async function updateAccount(
     });
   }
   return updated;
+}
+
+async function saveWithNewPassword(
+  deps: AuthDeps & { session: SessionConfig },
+  userId: string,
+  keepToken: string,
+  profile: ProfilePatch,
+  passwordHash: string,
+): Promise<PublicUser> {
+  // The profile first: its validation and e-mail clash refuse the request before the new password is stored.
+  if (Object.values(profile).some((v) => v !== undefined)) await updateProfile(deps.db, deps.clock, userId, profile);
+  return replacePassword(deps, userId, keepToken, passwordHash);
+}
+
+/**
+ * Stores the new hash and ends every other session in one transaction, so no moment exists where the new password
+ * is set and an older session still works. A sign-in that verified the old password creates its session in a
+ * transaction that first checks the hash it verified (service.ts, commitSignIn): it comes before this one, and its
+ * session is ended here, or after, and it creates none.
+ */
+async function replacePassword(
+  deps: AuthDeps & { session: SessionConfig },
+  userId: string,
+  keepToken: string,
+  passwordHash: string,
+): Promise<PublicUser> {
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(schema.users)
+      .set({ passwordHash, updatedAt: deps.clock.now() })
+      .where(eq(schema.users.id, userId))
+      .returning();
+    if (!row) throw notFound('user');
+    await deleteOtherSessions(tx, deps.session, userId, keepToken);
+    return toPublicUser(row);
+  });
 }

@@ -7,7 +7,16 @@ import { toPublicUser } from '../users/service';
 import { updateAccount } from './account';
 import { LoginBody, ProfilePatchBody, RegisterBody, SessionModel, TotpCodeBody, TotpDisableBody, TotpEnrolmentModel, UserModel } from './model';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, login, register } from './service';
-import { clearedSessionCookie, createSession, deleteSession, findSessionUser, readSessionToken, sessionCookie } from './sessions';
+import {
+  clearedSessionCookie,
+  createSession,
+  deleteSession,
+  findSessionUser,
+  readSessionToken,
+  sessionCookie,
+  type NewSession,
+  type SessionClient,
+} from './sessions';
 
 export function authRoutes(deps: AppDeps) {
   const authDeps = {
@@ -19,15 +28,16 @@ export function authRoutes(deps: AppDeps) {
     session: deps.session,
   };
 
-  /** Starts a fresh session (a new id at every sign-in) and drops the one the request came with, if any. */
-  async function signIn(request: Request, userId: string): Promise<string> {
+  const clientOf = (request: Request): SessionClient => ({
+    ip: clientAddress(request, deps.trustProxy),
+    userAgent: request.headers.get('user-agent'),
+  });
+
+  /** The cookie for a fresh session (a new id at every sign-in); the one the request came with, if any, is ended. */
+  async function handOver(request: Request, session: NewSession): Promise<string> {
     const previous = readSessionToken(request.headers.get('cookie'), deps.session);
     if (previous) await deleteSession(deps.db, deps.session, previous);
-    const { token, expiresAt } = await createSession(deps.db, deps.clock, deps.session, userId, {
-      ip: clientAddress(request, deps.trustProxy),
-      userAgent: request.headers.get('user-agent'),
-    });
-    return sessionCookie(deps.session, token, expiresAt);
+    return sessionCookie(deps.session, session.token, session.expiresAt);
   }
 
   return new Elysia({ prefix: '/api/auth', tags: ['Auth'], detail: { security: SESSION_SECURITY } })
@@ -36,8 +46,10 @@ export function authRoutes(deps: AppDeps) {
     .post(
       '/register',
       async ({ body, request, set }) => {
-        const user = await register(authDeps, body, clientAddress(request, deps.trustProxy));
-        set.headers['set-cookie'] = await signIn(request, user.id);
+        const client = clientOf(request);
+        const user = await register(authDeps, body, client.ip);
+        const session = await createSession(deps.db, deps.clock, deps.session, user.id, client);
+        set.headers['set-cookie'] = await handOver(request, session);
         set.status = 201;
         return user;
       },
@@ -61,8 +73,9 @@ export function authRoutes(deps: AppDeps) {
     .post(
       '/login',
       async ({ body, request, set }) => {
-        const user = await login(authDeps, body, clientAddress(request, deps.trustProxy));
-        set.headers['set-cookie'] = await signIn(request, user.id);
+        // login creates the session itself: only while the password it verified is still the account's.
+        const { user, session } = await login(authDeps, body, clientOf(request));
+        set.headers['set-cookie'] = await handOver(request, session);
         return user;
       },
       {

@@ -10,6 +10,7 @@ import { releaseThrottle } from '../../lib/throttle';
 import { newTotpSecret, otpauthUri, verifyTotp } from '../../lib/totp';
 import { getUserRow, isUniqueViolation, normalizeEmail, toPublicUser, type PublicUser } from '../users/service';
 import { assertStrongPassword } from './password-strength';
+import { createSession, type NewSession, type SessionClient, type SessionConfig } from './sessions';
 import {
   accountSignInLimited,
   countRegistration,
@@ -102,23 +103,47 @@ export async function register(deps: AuthDeps, input: RegisterInput, address: st
   return toPublicUser(await getUserRow(db, id));
 }
 
+type UserRow = typeof schema.users.$inferSelect;
+
+/** A TOTP code's step is unused: later than the last step any request consumed. */
+const stepUnused = (step: number) => or(isNull(schema.users.totpLastStep), lt(schema.users.totpLastStep, step));
+
+/**
+ * The WHERE of a write that consumes a TOTP code: the user's secret is still the one the code was verified against,
+ * and the code's step is still unused. A check on the row read earlier is not enough: two requests with one code
+ * (a sign-in and a disable, say) both read the row before either writes. The write that changes the row wins the
+ * code; the other changes nothing and must refuse.
+ */
+const codeStillUnused = (userId: string, sealedSecret: string, step: number) =>
+  and(eq(schema.users.id, userId), eq(schema.users.totpSecret, sealedSecret), stepUnused(step));
+
 export interface LoginInput {
   email: string;
   password: string;
   totpCode?: string;
 }
 
+export interface SignedIn {
+  user: PublicUser;
+  session: NewSession;
+}
+
 /**
- * Checks credentials and, when enrolled, the TOTP code. Unknown e-mail and wrong password fail identically.
+ * Checks credentials and, when enrolled, the TOTP code, and starts a session for `client`. Unknown e-mail and wrong
+ * password fail identically, and so does a password changed while this sign-in was checking the old one.
  * Fails with: rate_limited (this address or this account from this address failed too often, see rate-limit.ts),
  * account_sign_in_limited (the account failed too often from everywhere and this address is new to it: checked only
  * with a two-factor code, and any failure then answers this same 429), invalid_credentials, two_factor_required
- * (password right, code missing: not counted as a failure), invalid_two_factor_code, verification_rate_limited (too
- * many wrong codes for the account).
+ * (password right, code missing: not counted as a failure), invalid_two_factor_code (also: the code was used by
+ * another request meanwhile), verification_rate_limited (too many wrong codes for the account).
  */
-export async function login(deps: AuthDeps, input: LoginInput, address: string): Promise<PublicUser> {
+export async function login(
+  deps: AuthDeps & { session: SessionConfig },
+  input: LoginInput,
+  client: SessionClient,
+): Promise<SignedIn> {
   const { db, clock } = deps;
-  const keys = { account: normalizeEmail(input.email), address: addressKey(address) };
+  const keys = { account: normalizeEmail(input.email), address: addressKey(client.ip) };
   // Counted as a failure from here on, unless released below.
   const attempt = await countSignInAttempt(db, clock, keys);
 
@@ -137,6 +162,7 @@ export async function login(deps: AuthDeps, input: LoginInput, address: string):
   const ok = await Bun.password.verify(input.password, user?.passwordHash ?? (await getDummyHash()));
   if (!user || !ok) throw fail(new AppError('invalid_credentials'));
   if (strict && !user.totpSecret) throw fail(new AppError('invalid_credentials'));
+  let code: { sealedSecret: string; step: number; attempt: number } | null = null;
   if (user.totpSecret) {
     if (!input.totpCode) {
       await releaseThrottle(db, attempt.ids);
@@ -147,17 +173,47 @@ export async function login(deps: AuthDeps, input: LoginInput, address: string):
     });
     const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, clock.now().getTime());
     if (step === null) throw fail(new AppError('invalid_two_factor_code', undefined, 'totpCode'));
-    // Guarded: of several sign-ins with one code, only the first moves the last used step forward.
-    const used = await db
-      .update(schema.users)
-      .set({ totpLastStep: step })
-      .where(and(eq(schema.users.id, user.id), or(isNull(schema.users.totpLastStep), lt(schema.users.totpLastStep, step))))
-      .returning({ id: schema.users.id });
-    if (used.length !== 1) throw fail(new AppError('invalid_two_factor_code', undefined, 'totpCode'));
-    await releaseThrottle(db, [codeAttempt!]);
+    code = { sealedSecret: user.totpSecret, step, attempt: codeAttempt! };
   }
+  const session = await commitSignIn(deps, user, code, client);
+  // Both refusals stay counted failures, like the wrong password or code they stand for.
+  if (session === 'password_changed') throw fail(new AppError('invalid_credentials'));
+  if (session === 'code_used') throw fail(new AppError('invalid_two_factor_code', undefined, 'totpCode'));
+  if (code) await releaseThrottle(db, [code.attempt]);
   await signInSucceeded(db, clock, keys, user.id, attempt);
-  return toPublicUser(user);
+  return { user: toPublicUser(user), session };
+}
+
+/**
+ * The sign-in's writes, in one transaction so that they see the row as it is now, not as login read it before the
+ * (slow) password check: the session is created only while the password hash is still the one just verified (a
+ * password change stores its new hash and ends other sessions in one transaction, so a sign-in with the old password
+ * either made its session before, and it was ended, or makes none), and the code's step is consumed only while
+ * unused for the same secret. Nothing is written when either has moved on.
+ */
+async function commitSignIn(
+  deps: AuthDeps & { session: SessionConfig },
+  user: UserRow,
+  code: { sealedSecret: string; step: number } | null,
+  client: SessionClient,
+): Promise<NewSession | 'password_changed' | 'code_used'> {
+  return deps.db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ passwordHash: schema.users.passwordHash })
+      .from(schema.users)
+      .where(eq(schema.users.id, user.id))
+      .limit(1);
+    if (current?.passwordHash !== user.passwordHash) return 'password_changed';
+    if (code) {
+      const used = await tx
+        .update(schema.users)
+        .set({ totpLastStep: code.step })
+        .where(codeStillUnused(user.id, code.sealedSecret, code.step))
+        .returning({ id: schema.users.id });
+      if (used.length !== 1) return 'code_used';
+    }
+    return createSession(tx, deps.clock, deps.session, user.id, client);
+  });
 }
 
 export interface TotpEnrolment {
@@ -170,16 +226,20 @@ export async function beginTotpEnrolment(deps: AuthDeps, userId: string): Promis
   const user = await getUserRow(deps.db, userId);
   if (user.totpSecret) throw new AppError('two_factor_already_enabled');
   const secret = newTotpSecret();
-  await deps.db
+  // Guarded: an enrolment confirmed meanwhile keeps its secret and gets no stray pending one.
+  const started = await deps.db
     .update(schema.users)
     .set({ totpPendingSecret: seal(deps.totpKey, secret), updatedAt: deps.clock.now() })
-    .where(eq(schema.users.id, userId));
+    .where(and(eq(schema.users.id, userId), isNull(schema.users.totpSecret)))
+    .returning({ id: schema.users.id });
+  if (started.length !== 1) throw new AppError('two_factor_already_enabled');
   return { secret, otpauthUrl: otpauthUri(secret, user.email) };
 }
 
 /**
- * Confirms enrolment with a code from the app. Fails with: two_factor_not_pending, verification_rate_limited (too
- * many wrong codes for the account, counted before the check), invalid_two_factor_code.
+ * Confirms enrolment with a code from the app. Fails with: two_factor_already_enabled, two_factor_not_pending (also:
+ * the pending secret was confirmed or replaced by another request meanwhile), verification_rate_limited (too many
+ * wrong codes for the account, counted before the check), invalid_two_factor_code.
  */
 export async function confirmTotpEnrolment(deps: AuthDeps, userId: string, code: string): Promise<PublicUser> {
   const user = await getUserRow(deps.db, userId);
@@ -188,20 +248,28 @@ export async function confirmTotpEnrolment(deps: AuthDeps, userId: string, code:
   const ids = await countVerification(deps.db, deps.clock, userId, ['two_factor']);
   const step = verifyTotp(unseal(deps.totpKey, user.totpPendingSecret), code, deps.clock.now().getTime());
   if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'code');
-  await releaseThrottle(deps.db, ids);
+  // Guarded: only the secret this code was verified against is turned on, and only once.
   const [row] = await deps.db
     .update(schema.users)
     .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpLastStep: step, updatedAt: deps.clock.now() })
-    .where(eq(schema.users.id, userId))
+    .where(
+      and(
+        eq(schema.users.id, userId),
+        isNull(schema.users.totpSecret),
+        eq(schema.users.totpPendingSecret, user.totpPendingSecret),
+      ),
+    )
     .returning();
-  return toPublicUser(row!);
+  if (!row) throw new AppError('two_factor_not_pending');
+  await releaseThrottle(deps.db, ids);
+  return toPublicUser(row);
 }
 
 /**
  * Turns two-factor off: needs the current password and a current, unused code, both counted before they are
  * checked (a wrong password against the re-authentication limit, a wrong code against the two-factor limit).
  * Fails with: two_factor_not_enabled, verification_rate_limited, invalid_current_password (param password),
- * invalid_two_factor_code (param code).
+ * invalid_two_factor_code (param code; also: the code was used by another request meanwhile, a sign-in say).
  */
 export async function disableTotp(deps: AuthDeps, userId: string, input: { code: string; password: string }): Promise<PublicUser> {
   const { db, clock } = deps;
@@ -214,15 +282,15 @@ export async function disableTotp(deps: AuthDeps, userId: string, input: { code:
   }
   await releaseThrottle(db, [passwordAttempt!]);
   const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.code, clock.now().getTime());
-  if (step === null || (user.totpLastStep !== null && step <= user.totpLastStep)) {
-    throw new AppError('invalid_two_factor_code', undefined, 'code');
-  }
-  await releaseThrottle(db, [codeAttempt!]);
+  if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'code');
+  // The code is consumed by this very write (see codeStillUnused); a used one changes no row.
   const [row] = await db
     .update(schema.users)
     .set({ totpSecret: null, totpPendingSecret: null, totpLastStep: null, updatedAt: clock.now() })
-    .where(eq(schema.users.id, userId))
+    .where(codeStillUnused(userId, user.totpSecret, step))
     .returning();
+  if (!row) throw new AppError('invalid_two_factor_code', undefined, 'code');
+  await releaseThrottle(db, [codeAttempt!]);
   deps.log.info('account notification', { kind: 'two_factor_disabled', userId, to: user.email });
-  return toPublicUser(row!);
+  return toPublicUser(row);
 }

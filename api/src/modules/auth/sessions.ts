@@ -1,5 +1,5 @@
 import { and, eq, gt, lt, ne } from 'drizzle-orm';
-import { schema, type Db } from '@bpay/db';
+import { schema, type Db, type DbOrTx } from '@bpay/db';
 import type { Clock } from '../../lib/clock';
 import { hmacHex } from '../../lib/crypto';
 import { newToken } from '../../lib/ids';
@@ -24,13 +24,26 @@ export const sessionCookieName = (cfg: Pick<SessionConfig, 'secure'>) => (cfg.se
 /** The cookie carries a random token; the database keeps only HMAC(secret, token), so a leaked table signs no one in. */
 const sessionIdOf = (cfg: SessionConfig, token: string) => hmacHex(cfg.secret, `session:${token}`);
 
+/** Who a session is for, as the request that starts it shows: its client address and user agent. */
+export interface SessionClient {
+  ip: string;
+  userAgent: string | null;
+}
+
+export interface NewSession {
+  /** For the cookie only: the database keeps its HMAC. */
+  token: string;
+  expiresAt: Date;
+}
+
+/** Takes a transaction so that a sign-in can create its session only while what it checked still holds. */
 export async function createSession(
-  db: Db,
+  db: DbOrTx,
   clock: Clock,
   cfg: SessionConfig,
   userId: string,
-  meta: { ip: string; userAgent: string | null },
-): Promise<{ token: string; expiresAt: Date }> {
+  meta: SessionClient,
+): Promise<NewSession> {
   const token = newToken();
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + cfg.ttlMs);
@@ -59,8 +72,11 @@ export async function deleteSession(db: Db, cfg: SessionConfig, token: string): 
   await db.delete(schema.sessions).where(eq(schema.sessions.id, sessionIdOf(cfg, token)));
 }
 
-/** Ends every session of the user except the one presenting `keepToken` (after a password change). */
-export async function deleteOtherSessions(db: Db, cfg: SessionConfig, userId: string, keepToken: string): Promise<void> {
+/**
+ * Ends every session of the user except the one presenting `keepToken`. A password change runs it in the transaction
+ * that stores the new hash.
+ */
+export async function deleteOtherSessions(db: DbOrTx, cfg: SessionConfig, userId: string, keepToken: string): Promise<void> {
   await db
     .delete(schema.sessions)
     .where(and(eq(schema.sessions.userId, userId), ne(schema.sessions.id, sessionIdOf(cfg, keepToken))));
