@@ -5,11 +5,13 @@ import { AppError, notFound } from '../../errors';
 import { constantTimeEqual } from '../../lib/crypto';
 import { collectAndIssue, planCollection, viewOfBcard, type SplitInput } from '../bcards/service';
 import { refundUnusedBcard } from '../bcards/collect';
-import { confirmIntent, toIntentObject } from '../payment-intents/service';
+import { claimIntent, confirmIntent, isClaimable, releaseClaim, toIntentObject, type IntentClaim } from '../payment-intents/service';
 import { createTestBcard } from '../test-helpers/service';
 
 type UserRow = typeof schema.users.$inferSelect;
 type BcardRow = typeof schema.bcards.$inferSelect;
+type IntentRow = typeof schema.paymentIntents.$inferSelect;
+type MerchantRow = typeof schema.merchants.$inferSelect;
 
 /** An intent found by its client secret (what the merchant's page holds); anything else is "not found". */
 async function intentByClientSecret(deps: AppDeps, id: string, clientSecret: string) {
@@ -35,26 +37,39 @@ export async function publicIntent(deps: AppDeps, id: string, clientSecret: stri
   };
 }
 
-/**
- * The consumer pays a merchant's intent from bpay's checkout page: the split is collected into a bcard locked to
- * that merchant, and the intent is confirmed with it. If the confirmation fails, the bcard is canceled and every
- * share refunded.
- *
- * A sandbox intent never charges the consumer's sources (nor would it take a real bcard: test_mode_live_card). The
- * consumer's split is still checked exactly as for a real payment, so the flow is exercised, but the intent is paid
- * with a fresh sandbox test bcard funded from `sandbox:test_funds` (the test helpers' own), and the answer says
- * `testMode: true`.
- * Fails with: resource_not_found, payment_intent_unexpected_state, everything a bcard fails with.
- */
-export async function payIntent(
-  deps: AppDeps,
-  user: UserRow,
-  input: { id: string; clientSecret: string; splits: SplitInput[]; idempotencyKey: string | null },
-) {
-  const { pi, merchant } = await intentByClientSecret(deps, input.id, input.clientSecret);
-  if (pi.status !== 'requires_payment_method' && pi.status !== 'requires_confirmation') {
-    throw new AppError('payment_intent_unexpected_state', `This payment is already ${pi.status.replaceAll('_', ' ')}.`);
+/** What the consumer is told when the intent is not (or no longer) theirs to pay. */
+function notPayable(status: IntentRow['status']): AppError {
+  if (isClaimable(status)) {
+    // Another payment held it a moment ago and gave it back (its collection failed): trying again may well work.
+    return new AppError('payment_intent_unexpected_state', 'Another payment of this was under way. Please try again.');
   }
+  const shown = status === 'processing' ? 'being processed' : status.replaceAll('_', ' ');
+  return new AppError('payment_intent_unexpected_state', `This payment is already ${shown}.`);
+}
+
+/**
+ * Claims the intent for this payment before anything is collected: of many payments at once (double clicks, several
+ * windows), one goes on; the others are refused here, before their consumer's cards are held or a monthly bcard
+ * is used. Fails with: payment_intent_unexpected_state.
+ */
+async function claimForCheckout(deps: AppDeps, pi: IntentRow): Promise<IntentClaim> {
+  if (!isClaimable(pi.status)) throw notPayable(pi.status);
+  try {
+    return await claimIntent(deps, pi);
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'payment_intent_unexpected_state') throw e;
+    const now = await firstRow(deps.db, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
+    throw notPayable(now?.status ?? 'processing');
+  }
+}
+
+type PurchaseInput = { splits: SplitInput[]; idempotencyKey: string | null };
+
+/**
+ * The bcard that will pay: for a production intent, the consumer's split collected into a bcard locked to the
+ * merchant; for a sandbox one, the split only checked and a sandbox test bcard issued instead.
+ */
+async function fundPayment(deps: AppDeps, user: UserRow, pi: IntentRow, merchant: MerchantRow, input: PurchaseInput): Promise<BcardRow> {
   const purchase = {
     kind: 'purchase' as const,
     name: `${merchant.businessName} checkout`,
@@ -65,17 +80,44 @@ export async function payIntent(
     idempotencyKey: input.idempotencyKey,
     lockedMerchantId: merchant.id,
   };
+  if (pi.livemode) return collectAndIssue(deps, user, purchase);
+  // The split is validated (sources are the consumer's, active, add up to 100 %) but nothing is collected.
+  await planCollection(deps, user, purchase);
+  const test = await createTestBcard(deps, merchant, pi.livemode, { amount: pi.amount });
+  return (await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, test.id)))!;
+}
+
+/**
+ * The consumer pays a merchant's intent from bpay's checkout page. The intent is claimed first (processing), then
+ * the split is collected into a bcard locked to that merchant, and the intent is confirmed with it under the claim.
+ * If the collection fails, the claim is given back (the intent returns to its status, no event) so the consumer can
+ * try again; if the confirmation fails, the bcard is canceled and every share refunded. A crash between claim and
+ * confirm leaves the intent processing until the money sweep restores it (recoverStuckIntents, 2 minutes); a bcard
+ * collected meanwhile is refunded when it expires.
+ *
+ * A sandbox intent never charges the consumer's sources (nor would it take a real bcard: test_mode_live_card). The
+ * consumer's split is still checked exactly as for a real payment, so the flow is exercised, but the intent is paid
+ * with a fresh sandbox test bcard funded from `sandbox:test_funds` (the test helpers' own), and the answer says
+ * `testMode: true`.
+ * Fails with: resource_not_found, payment_intent_unexpected_state, everything a bcard fails with.
+ */
+export async function payIntent(
+  deps: AppDeps,
+  user: UserRow,
+  input: { id: string; clientSecret: string } & PurchaseInput,
+) {
+  const { pi, merchant } = await intentByClientSecret(deps, input.id, input.clientSecret);
+  const claim = await claimForCheckout(deps, pi);
   let bcard: BcardRow;
-  if (pi.livemode) {
-    bcard = await collectAndIssue(deps, user, purchase);
-  } else {
-    // The split is validated (sources are the consumer's, active, add up to 100 %) but nothing is collected.
-    await planCollection(deps, user, purchase);
-    const test = await createTestBcard(deps, merchant, pi.livemode, { amount: pi.amount });
-    bcard = (await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, test.id)))!;
+  try {
+    bcard = await fundPayment(deps, user, pi, merchant, input);
+  } catch (e) {
+    // Nothing stays charged when a collection fails (it is undone whole, or by the sweep): the intent is payable again.
+    await releaseClaim(deps, claim).catch((error: unknown) => deps.log.error('releasing a checkout claim failed', { paymentIntentId: pi.id, error }));
+    throw e;
   }
   try {
-    const intent = await confirmIntent(deps, merchant, pi.livemode, pi.id, { kind: 'bcard', bcardId: bcard.id });
+    const intent = await confirmIntent(deps, merchant, pi.livemode, pi.id, { kind: 'bcard', bcardId: bcard.id }, claim);
     const paidWith = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, bcard.id));
     return {
       paymentIntent: { id: intent.id, status: intent.status, amount: intent.amount },
