@@ -223,11 +223,12 @@ describe('group commit over HTTP', () => {
  * pin today's shape so that a change to it is seen (lower the numbers when the writer pipelines a unit).
  */
 describe('statement arguments over HTTP', () => {
-  test('execute(sql, args), standalone and in a transaction: the arguments are bound, not dropped', async () => {
+  test('execute(sql, args), each a unit in a transaction on the server: the arguments are bound, not dropped', async () => {
     await handle.client.execute("INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at) VALUES (?, ?, ?, 'x', 0, 0)", ['usr_args1', 'a1@example.com', 'a1@example.com']);
-    const tx = await handle.client.transaction('write');
-    await tx.execute("INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at) VALUES (?, ?, ?, 'x', 0, 0)", ['usr_args2', 'a2@example.com', 'a2@example.com']);
-    await tx.commit();
+    await Promise.all([
+      handle.client.execute("INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at) VALUES (?, ?, ?, 'x', 0, 0)", ['usr_args2', 'a2@example.com', 'a2@example.com']),
+      handle.client.execute({ sql: 'SELECT 1', args: [] }),
+    ]);
     const rows = await handle.client.execute("SELECT id, email FROM users WHERE id LIKE 'usr_args%' ORDER BY id");
     expect(rows.rows.map((r) => [r.id, r.email])).toEqual([
       ['usr_args1', 'a1@example.com'],
