@@ -584,12 +584,22 @@ export async function recoverStuckIntents(deps: AppDeps, olderThanMs = 2 * 60_00
     .select()
     .from(schema.paymentIntents)
     .where(and(eq(schema.paymentIntents.status, 'processing'), lt(schema.paymentIntents.updatedAt, cutoff)));
+  let recovered = 0;
   for (const pi of stuck) {
     const back: PaymentIntentStatus = pi.bcardId && pi.amountCapturable > 0 ? 'requires_capture' : 'requires_payment_method';
-    await deps.db
+    // Only the claim that was read: a claim made since (its updated_at is the claim's token), here or in another
+    // process, is not this sweep's to give back, and another sweep that got there first has moved it already.
+    const res = await deps.db
       .update(schema.paymentIntents)
       .set({ status: back, updatedAt: deps.clock.now() })
-      .where(and(eq(schema.paymentIntents.id, pi.id), eq(schema.paymentIntents.status, 'processing')));
+      .where(
+        and(
+          eq(schema.paymentIntents.id, pi.id),
+          eq(schema.paymentIntents.status, 'processing'),
+          eq(schema.paymentIntents.updatedAt, pi.updatedAt),
+        ),
+      );
+    recovered += res.rowsAffected;
   }
-  return stuck.length;
+  return recovered;
 }
