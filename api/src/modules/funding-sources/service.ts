@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps';
 import { brandOf, digitsOnly, luhnValid } from '../../lib/cards';
 import { newId, newToken } from '../../lib/ids';
 import { currentTier, maxFundingSources } from '../subscription/service';
-import { assertCardAddingUnlocked, countCardAttempt, recordCardDecline, releaseCardAttempt } from './attempts';
+import { assertCardAddingUnlocked, countCardAttempt, recordCardAccepted, recordCardDecline, releaseCardAttempt } from './attempts';
 import { VendorDeclineError, VendorUnavailableError, type TokenizedCard } from '../../vendors/types';
 
 type UserRow = typeof schema.users.$inferSelect;
@@ -244,8 +244,10 @@ export async function createFundingSource(
       await releaseCardAttempt(deps, attempt);
       throw new AppError('vendor_unavailable');
     }
+    await recordCardAccepted(deps, attempt); // not a decline: an attempt made, as it always counted
     throw e;
   }
+  await recordCardAccepted(deps, attempt);
   if (result.status === 'requires_action') {
     const id = newId('cv');
     const now = deps.clock.now();
@@ -303,8 +305,10 @@ export async function completeVerification(
       await releaseCardAttempt(deps, attempt);
       throw new AppError('vendor_unavailable');
     }
+    await recordCardAccepted(deps, attempt); // not a decline: an attempt made, as it always counted
     throw e;
   }
+  await recordCardAccepted(deps, attempt);
   try {
     // The source and the verification's success commit together, and only for the first completion: a second
     // one sent at the same time (a double click, a retry) cannot add the same card twice.

@@ -91,29 +91,33 @@ export interface CreateEndpointInput {
  */
 export async function createEndpoint(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateEndpointInput) {
   const url = await checkUrl(deps, livemode, input.url);
-  const [n] = await deps.db
-    .select({ n: count() })
-    .from(schema.webhookEndpoints)
-    .where(and(eq(schema.webhookEndpoints.merchantId, merchant.id), eq(schema.webhookEndpoints.livemode, livemode)));
-  if ((n?.n ?? 0) >= MAX_ENDPOINTS) throw new AppError('webhook_endpoint_limit_reached');
   const secret = newWebhookSecret();
   const now = deps.clock.now();
-  const [row] = await deps.db
-    .insert(schema.webhookEndpoints)
-    .values({
-      id: newId('we'),
-      merchantId: merchant.id,
-      livemode,
-      url,
-      description: cleanDescription(input.description),
-      enabledEvents: normaliseEvents(input.enabled_events),
-      secretSealed: seal(deps.webhookKey, secret),
-      status: 'enabled',
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  return toEndpointObject(row!, secret);
+  // The count and the insert are one write transaction: counted apart, parallel creates all saw room under the limit.
+  const row = await deps.db.transaction(async (tx) => {
+    const [n] = await tx
+      .select({ n: count() })
+      .from(schema.webhookEndpoints)
+      .where(and(eq(schema.webhookEndpoints.merchantId, merchant.id), eq(schema.webhookEndpoints.livemode, livemode)));
+    if ((n?.n ?? 0) >= MAX_ENDPOINTS) throw new AppError('webhook_endpoint_limit_reached');
+    const [inserted] = await tx
+      .insert(schema.webhookEndpoints)
+      .values({
+        id: newId('we'),
+        merchantId: merchant.id,
+        livemode,
+        url,
+        description: cleanDescription(input.description),
+        enabledEvents: normaliseEvents(input.enabled_events),
+        secretSealed: seal(deps.webhookKey, secret),
+        status: 'enabled',
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return inserted!;
+  });
+  return toEndpointObject(row, secret);
 }
 
 export interface ListInput {
