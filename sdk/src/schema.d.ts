@@ -256,7 +256,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your bcards, newest first */
+        /**
+         * Your bcards, newest first
+         * @description 100 at most (every live bcard is among them). When more exist, the bpay-next-cursor header holds the cursor for the next page.
+         */
         get: operations["getApiVirtual-cards"];
         put?: never;
         /**
@@ -2802,7 +2805,10 @@ export interface operations {
     };
     "getApiVirtual-cards": {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2854,6 +2860,15 @@ export interface operations {
                             status: string;
                         }[];
                     }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */

@@ -448,3 +448,48 @@ describe('POST /api/process-payment', () => {
     expect(txs.map((t) => t.status)).toEqual(['failed']);
   });
 });
+
+describe('GET /api/virtual-cards: pages', () => {
+  test('newest first, a page at a time through the cursor header; every card once; a bad limit or cursor is 400', async () => {
+    const local = await makeTestApp();
+    try {
+      const u = await registerUser(local);
+      await setTier(local, u.user.id, 'tier_premium');
+      const source = (await postCard(local, u.cookie)).body.id as string;
+      const made: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await call(local, '/api/virtual-cards', {
+          method: 'POST',
+          cookie: u.cookie,
+          body: { name: `Card ${i}`, balance: '1.00', fundingSources: [{ fundingSourceId: source, percentage: 100 }] },
+        });
+        expect(res.status).toBe(201);
+        made.unshift(res.body.id);
+        local.clock.advance(1000);
+      }
+      // Without parameters (the spec's call): every card, newest first, no next page.
+      const all = await call(local, '/api/virtual-cards', { cookie: u.cookie });
+      expect(all.body.map((b: { id: string }) => b.id)).toEqual(made);
+      expect(all.headers.get('bpay-next-cursor')).toBeNull();
+
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: CallResult = await call(local, `/api/virtual-cards?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { cookie: u.cookie });
+        expect(page.status).toBe(200);
+        expect(page.body.length).toBeLessThanOrEqual(2);
+        seen.push(...page.body.map((b: { id: string }) => b.id));
+        cursor = page.headers.get('bpay-next-cursor');
+      } while (cursor);
+      expect(seen).toEqual(made);
+
+      for (const q of ['limit=0', 'limit=101', 'limit=abc', 'cursor=not-a-cursor']) {
+        const bad = await call(local, `/api/virtual-cards?${q}`, { cookie: u.cookie });
+        expect(bad.status).toBe(400);
+        expect(bad.body.error.code).toBe('validation_error');
+      }
+    } finally {
+      local.close();
+    }
+  });
+});

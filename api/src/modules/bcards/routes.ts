@@ -6,18 +6,40 @@ import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { IdempotencyHeader } from '../funding-sources/routes';
 import { BcardModel, CheckoutDetailsModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
-import { cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
+import { BCARDS_PAGE_MAX, cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
+import { invalid } from '../../errors';
+import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 
 export function bcardRoutes(deps: AppDeps) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
   return new Elysia({ tags: ['bcards'], detail: { security: SESSION_SECURITY } })
     .use(sharedModels)
     .use(sessionPlugin(deps))
-    .get('/api/virtual-cards', ({ user }) => listBcards(deps, user.id), {
-      auth: true,
-      response: { 200: t.Array(BcardModel), ...errors(401) },
-      detail: { summary: 'Your bcards, newest first' },
-    })
+    .get(
+      '/api/virtual-cards',
+      async ({ user, query, set }) => {
+        const limit = query.limit ?? BCARDS_PAGE_MAX;
+        if (!Number.isInteger(limit) || limit < 1 || limit > BCARDS_PAGE_MAX) {
+          throw invalid('limit', `limit must be between 1 and ${BCARDS_PAGE_MAX}.`);
+        }
+        const page = await listBcards(deps, user.id, { limit, cursor: query.cursor ?? null });
+        if (page.nextCursor) set.headers[NEXT_CURSOR_HEADER] = page.nextCursor;
+        return page.data;
+      },
+      {
+        auth: true,
+        query: t.Object({
+          // The range is checked in the handler: a bound failed inside t.Numeric is reported without the parameter's name.
+          limit: t.Optional(t.Numeric({ error: `limit must be between 1 and ${BCARDS_PAGE_MAX}.` })),
+          cursor: t.Optional(t.String({ maxLength: 200 })),
+        }),
+        response: { 200: t.Array(BcardModel), ...errors(400, 401) },
+        detail: {
+          summary: 'Your bcards, newest first',
+          description: `${BCARDS_PAGE_MAX} at most (every live bcard is among them). When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
+        },
+      },
+    )
     .post(
       '/api/virtual-cards',
       async ({ user, body, headers, request }) => {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
 import { applyBps, formatDecimal, parseDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound, type ErrorCode } from '../../errors';
@@ -10,6 +10,7 @@ import { getOwnedSources } from '../funding-sources/service';
 import { accounts, postMovement } from '../ledger/service';
 import { currentTier } from '../subscription/service';
 import { displayName } from '../users/service';
+import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import {
   LEASE_MS,
   recordCollection,
@@ -243,14 +244,38 @@ async function bcardViews(db: Db, cards: BcardRow[]): Promise<BcardView[]> {
   return cards.map((b) => toBcardView(b, byId.get(b.collectionId)!, shares.get(b.collectionId) ?? []));
 }
 
-export async function listBcards(deps: AppDeps, userId: string): Promise<BcardView[]> {
-  const cards = await deps.db
+/** A page of the bcards list: the spec's list is the first page (the 100 newest, which include every live card). */
+export const BCARDS_PAGE_MAX = 100;
+
+/**
+ * The user's bcards, newest first, a page at a time (keyset: `cursor` is the last card's time and id). A bcard is
+ * live for its short session only, so the first page holds every card that can still be used; older ones are
+ * history, as in Transactions.
+ */
+export async function listBcards(
+  deps: AppDeps,
+  userId: string,
+  q: { limit: number; cursor: string | null } = { limit: BCARDS_PAGE_MAX, cursor: null },
+): Promise<{ data: BcardView[]; nextCursor: string | null }> {
+  // A merchant's sandbox test bcards belong to the merchant's owner but are not the owner's cards to see or use.
+  const conds: SQL[] = [eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)];
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor);
+    // A row value: SQLite seeks bcards_user_idx (user_id, created_at, id) to it.
+    conds.push(sql`(${schema.bcards.createdAt}, ${schema.bcards.id}) < (${c.t}, ${c.id})`);
+  }
+  const rows = await deps.db
     .select()
     .from(schema.bcards)
-    // A merchant's sandbox test bcards belong to the merchant's owner but are not the owner's cards to see or use.
-    .where(and(eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)))
-    .orderBy(desc(schema.bcards.createdAt), desc(schema.bcards.id));
-  return bcardViews(deps.db, cards);
+    .where(and(...conds))
+    .orderBy(desc(schema.bcards.createdAt), desc(schema.bcards.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    data: await bcardViews(deps.db, page),
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null,
+  };
 }
 
 export async function getOwnedBcard(db: Db, userId: string, id: string): Promise<BcardRow> {

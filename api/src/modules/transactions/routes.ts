@@ -5,6 +5,7 @@ import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
 import { invalid } from '../../errors';
 import { exportTransactionsCsv, getTransaction, listTransactions, transactionSummary, TRANSACTION_FILTERS } from './service';
+import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 
 const TransactionModel = t.Object(
   {
@@ -31,7 +32,7 @@ const ListQuery = t.Object({
   cursor: t.Optional(t.String({ maxLength: 200 })),
 });
 
-export const NEXT_CURSOR_HEADER = 'bpay-next-cursor';
+export { NEXT_CURSOR_HEADER };
 
 export function transactionRoutes(deps: AppDeps) {
   return new Elysia({ prefix: '/api/transactions', tags: ['Transactions'], detail: { security: SESSION_SECURITY } })

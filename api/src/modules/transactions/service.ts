@@ -4,6 +4,7 @@ import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { sharesOf, type ShareView } from '../bcards/service';
+import { decodeCursor, encodeCursor } from '../../lib/cursor';
 
 type CollectionRow = typeof schema.collections.$inferSelect;
 
@@ -64,22 +65,6 @@ function toView(c: CollectionRow, bcardId: string | null, shareCount: number): T
       c.description ?? `bcard funded from ${shareCount} ${shareCount === 1 ? 'source' : 'sources'}`,
     failureMessage: c.failureMessage,
   };
-}
-
-interface Cursor {
-  t: number;
-  id: string;
-}
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
-function decodeCursor(s: string): Cursor {
-  try {
-    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Cursor;
-    // A forged time outside what a Date can hold would reach the query as NaN.
-    if (Number.isSafeInteger(c.t) && c.t >= 0 && c.t <= 8.64e15 && typeof c.id === 'string') return c;
-  } catch {
-    /* fall through */
-  }
-  throw invalid('cursor', 'cursor is not one this API gave out.');
 }
 
 async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionView[]> {
