@@ -88,8 +88,15 @@ const CASES: PlanCase[] = [
       await w.http(`/api/transactions?limit=1&cursor=${first.headers.get(NEXT_CURSOR_HEADER)}`, { cookie: w.consumer.cookie });
       const completed = expectOk(await w.http('/api/transactions?status=completed&limit=1', { cookie: w.consumer.cookie }));
       await w.http(`/api/transactions?status=completed&limit=1&cursor=${completed.headers.get(NEXT_CURSOR_HEADER)}`, { cookie: w.consumer.cookie });
+      expectOk(await w.http('/api/transactions?status=failed&limit=1', { cookie: w.consumer.cookie }));
+      expectOk(await w.http('/api/transactions?status=pending&limit=1', { cookie: w.consumer.cookie }));
     },
-    uses: ['collections_user_idx (user_id=?)', 'collections_user_idx (user_id=? AND (created_at,id)<(?,?))'],
+    uses: [
+      'collections_user_idx (user_id=?)',
+      'collections_user_idx (user_id=? AND (created_at,id)<(?,?))',
+      'collections_user_status_idx (user_id=? AND status=?)',
+      'collections_user_status_idx (user_id=? AND status=? AND (created_at,id)<(?,?))',
+    ],
     sorts: { collection_shares: "one page's shares (an IN list of its collections), by position" },
   },
   {

@@ -102,11 +102,15 @@ export async function listVerifications(
           .where(inArray(schema.kycDocuments.verificationId, rows.map((r) => r.id)))
           // Each verification's documents in upload order, straight from kyc_documents_verification_idx.
           .orderBy(schema.kycDocuments.verificationId, sql`${schema.kycDocuments}.rowid`);
+  // Grouped once: a filter per verification read every document of the page for each of its rows.
+  const docsOf = new Map<string, typeof docs>();
+  for (const d of docs) {
+    const list = docsOf.get(d.verificationId);
+    if (list) list.push(d);
+    else docsOf.set(d.verificationId, [d]);
+  }
   return rows.map((v) => ({
-    ...toVerificationView(
-      v,
-      docs.filter((d) => d.verificationId === v.id),
-    ),
+    ...toVerificationView(v, docsOf.get(v.id) ?? []),
     userId: v.userId,
     firstName: v.firstName,
     lastName: v.lastName,

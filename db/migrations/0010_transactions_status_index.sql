@@ -1,0 +1,1 @@
+CREATE INDEX `collections_user_status_idx` ON `collections` (`user_id`,`status`,`created_at`,`id`);
