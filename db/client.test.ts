@@ -386,6 +386,15 @@ describe('prepared statements, reused', () => {
     expect(after.columns.length).toBe(first.columns.length + 1);
   });
 
+  test('a schema change behind a leading comment is seen too', async () => {
+    const sql = 'SELECT * FROM users LIMIT 1';
+    const before = await handle.client.execute(sql);
+    await handle.client.execute('/* a note */ -- and another\n ALTER TABLE users ADD COLUMN nickname2 TEXT');
+    const after = await handle.client.execute(sql);
+    expect(after.columns).toContain('nickname2');
+    expect(after.columns.length).toBe(before.columns.length + 1);
+  });
+
   test('a statement that fails is dropped, and the same text runs again correctly', async () => {
     await insertUser(handle.client, 'usr_f1');
     await expect(insertUser(handle.client, 'usr_f1')).rejects.toThrow();

@@ -64,7 +64,8 @@ if (!proto.__bpayPatched) {
 export const STATEMENT_CACHE_SIZE = 256;
 
 let schemaEpoch = 0;
-const changesSchema = (sql: string) => /^\s*(create|alter|drop)\b/i.test(sql);
+/** DDL, after any leading comments. */
+const changesSchema = (sql: string) => /^\s*(?:(?:--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)\s*)*(create|alter|drop)\b/i.test(sql);
 
 interface DriverStatement {
   safeIntegers(toggle?: boolean): DriverStatement;
@@ -82,7 +83,12 @@ function reusePreparedStatements(conn: PreparingConnection): void {
   const cache = new Map<string, { stmt: DriverStatement; epoch: number }>();
   conn.prepare = (sql: string) => {
     const hit = cache.get(sql);
-    if (hit && hit.epoch === schemaEpoch) return hit.stmt;
+    if (hit && hit.epoch === schemaEpoch) {
+      // Most recently used last: eviction takes the least recently used.
+      cache.delete(sql);
+      cache.set(sql, hit);
+      return hit.stmt;
+    }
     if (changesSchema(sql)) {
       schemaEpoch++;
       return prepare(sql);

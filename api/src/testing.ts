@@ -309,6 +309,7 @@ export function interceptVendor(
   const within = inner.within;
   return {
     name: inner.name,
+    ...(inner.searchLags ? { searchLags: true } : {}),
     ...(opts.local && within ? { within: (tx: DbOrTx) => interceptVendor(within.call(inner, tx), around, opts) } : {}),
     verifyCard: (...a) => around('verifyCard', a, () => inner.verifyCard(...a)),
     completeChallenge: (...a) => around('completeChallenge', a, () => inner.completeChallenge(...a)),

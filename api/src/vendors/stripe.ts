@@ -145,6 +145,8 @@ export function createStripeVendor(opts: StripeVendorOptions): PaymentVendor {
 
   const vendor: PaymentVendor = {
     name: 'stripe',
+    // Holds are found by key through Stripe's search, which lags writes by up to about a minute.
+    searchLags: true,
 
     verifyCard: (card, { idempotencyKey: key, customerRef }) =>
       guard(async (): Promise<VerifyCardResult> => {

@@ -99,6 +99,11 @@ export interface PaymentVendor {
    * remote processor (Stripe) has none: its calls are made outside any transaction, then recorded.
    */
   within?(tx: DbOrTx): PaymentVendor;
+  /**
+   * True when `findHold` may miss a hold placed moments ago (Stripe's search is eventually consistent): a share whose
+   * hold call got no answer is then not called voided until the search can have caught up (SEARCH_LAG_MS).
+   */
+  readonly searchLags?: boolean;
 
   /** Tokenizes a card and checks it with a $1.00 authorization that is released at once. */
   verifyCard(card: CardDetails, opts: { idempotencyKey: string; customerRef: string }): Promise<VerifyCardResult>;

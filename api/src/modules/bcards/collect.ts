@@ -280,11 +280,27 @@ function holdOf(vendor: PaymentVendor, share: { id: string; vendorHoldId: string
   return share.vendorHoldId ? vendor.getHold(share.vendorHoldId) : vendor.findHold(holdKey(share.id));
 }
 
-/** Voids every hold of a collection that did not complete, including one placed just before a crash. */
-async function releaseHolds(deps: AppDeps, vendor: PaymentVendor, loaded: Loaded): Promise<void> {
+/** How long a remote processor's search by key may lag a hold it placed (Stripe's search: about a minute). */
+export const SEARCH_LAG_MS = 10 * 60_000;
+
+/**
+ * Voids every hold of a collection that did not complete, including one placed just before a crash. A share that
+ * may have reached a remote processor (`maybePlaced`) but is not found by its key yet is not called voided while the
+ * processor's search may still lag: the undoing stops (vendor_unavailable) and the sweep tries again later.
+ */
+async function releaseHolds(
+  deps: AppDeps,
+  vendor: PaymentVendor,
+  loaded: Loaded,
+  maybePlaced: (shareId: string) => boolean,
+): Promise<void> {
   for (const share of loaded.shares) {
     if (share.status === 'voided' || share.status === 'declined') continue;
     const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId ?? null;
+    const lagging = now(deps).getTime() - loaded.collection.createdAt.getTime() < SEARCH_LAG_MS;
+    if (!holdId && vendor.searchLags && maybePlaced(share.id) && lagging) {
+      throw new VendorUnavailableError(`the hold of share ${share.id} may not be visible at the processor yet`);
+    }
     if (holdId) await vendor.voidHold(holdId);
     await setShare(deps.db, deps, share.id, { status: 'voided', vendorHoldId: holdId });
   }
@@ -341,6 +357,8 @@ function stillUnavailable(e: unknown): never {
 interface HoldOutcome {
   held: Map<string, string>;
   declined: (Decline & { shareId: string }) | null;
+  /** The share whose hold call got no answer: it may have been placed. */
+  unanswered: string | null;
   unavailable: boolean;
 }
 
@@ -370,13 +388,18 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
         } catch (e) {
           if (e instanceof VendorDeclineError) {
             const { id: fundingSourceId, name, last4 } = share.source;
-            return { held, declined: { shareId: share.id, fundingSourceId, name, last4, code: e.code, message: e.message }, unavailable: false };
+            return {
+              held,
+              declined: { shareId: share.id, fundingSourceId, name, last4, code: e.code, message: e.message },
+              unanswered: null,
+              unavailable: false,
+            };
           }
-          if (e instanceof VendorUnavailableError) return { held, declined: null, unavailable: true };
+          if (e instanceof VendorUnavailableError) return { held, declined: null, unanswered: share.id, unavailable: true };
           throw e;
         }
       }
-      return { held, declined: null, unavailable: false };
+      return { held, declined: null, unanswered: null, unavailable: false };
     },
     async (tx, answered) => {
       for (const [shareId, holdId] of answered.held) await setShare(tx, deps, shareId, { status: 'held', vendorHoldId: holdId });
@@ -389,7 +412,8 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
   );
 
   if (outcome.declined || outcome.unavailable) {
-    await releaseHolds(deps, vendor, await load(deps.db, lease.collectionId)).catch(stillUnavailable);
+    const placed = (shareId: string) => shareId === outcome.unanswered;
+    await releaseHolds(deps, vendor, await load(deps.db, lease.collectionId), placed).catch(stillUnavailable);
     const released = await load(deps.db, lease.collectionId);
     const declines: Decline[] = outcome.declined ? [outcome.declined].map(({ shareId: _, ...d }) => d) : [];
     let error: AppError;
@@ -442,6 +466,7 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
           await v.capture(holdId);
           holdIds.push(holdId);
         }
+        await beforeCall();
         const expiresAt = new Date(now(deps).getTime() + bcardTtlMs);
         issueAttempted = true;
         const card = await v.issueCard({
@@ -496,7 +521,8 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
   } catch (e) {
     if (e instanceof LeaseLostError) throw e;
     deps.log.error('capture or card issuing failed; refunding the collection', { collectionId: collection.id, error: e });
-    if (issueAttempted) await deactivateOrphanCard(deps, vendor, collection).catch(() => undefined);
+    // A card issued inside the phase's transaction (the simulator) was rolled back with it: there is none to stop.
+    if (issueAttempted && !vendor.within) await deactivateOrphanCard(deps, vendor, collection).catch(() => undefined);
     await setStatus(deps.db, deps, lease, 'capturing', 'refunding', {
       failureCode: 'processing_error',
       failureMessage: 'The collection could not be completed; every share was returned.',
@@ -732,7 +758,8 @@ export async function recoverCollections(deps: AppDeps, bcardTtlMs: number): Pro
     try {
       if (status === 'holding') {
         const loaded = await load(deps.db, id);
-        await releaseHolds(deps, deps.vendorFor(loaded.collection.vendor), loaded);
+        // Any share not recorded may have reached the processor before the crash.
+        await releaseHolds(deps, deps.vendorFor(loaded.collection.vendor), loaded, () => true);
         await setStatus(deps.db, deps, lease, 'holding', 'failed', {
           failureCode: 'interrupted',
           failureMessage: 'The collection was interrupted before every share was held; nothing was charged.',

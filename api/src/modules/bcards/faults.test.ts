@@ -18,7 +18,7 @@ import {
   type VendorMethod,
 } from '../../testing';
 import { VendorUnavailableError } from '../../vendors/types';
-import { LEASE_MS } from './collect';
+import { LEASE_MS, SEARCH_LAG_MS } from './collect';
 
 /*
  * All or nothing under faults: a share declined, a shortfall, a capture or card issue failing, the processor not
@@ -356,6 +356,49 @@ describe('the processor does not answer a hold', () => {
       ctx.close();
     }
   });
+});
+
+test("a processor whose search lags (Stripe): a hold whose answer was lost is not called voided until the search can see it", async () => {
+  const clock = new TestClock(template.clock.now().getTime());
+  const state = { lag: true, holds: 0 };
+  const ctx = await forkTestApp(template, {
+    clock,
+    wrapVendor: (v) => ({
+      ...interceptVendor(v, async <T,>(method: VendorMethod, _args: unknown[], run: () => Promise<T>): Promise<T> => {
+        if (method === 'findHold' && state.lag) return null as T;
+        // The 2nd hold is placed, and its answer lost.
+        if (method === 'hold' && ++state.holds === 2) {
+          await run();
+          throw new VendorUnavailableError('timeout');
+        }
+        return run();
+      }),
+      searchLags: true,
+    }),
+  });
+  try {
+    const res = await bcardRequest(ctx, threeWay());
+    expect(res.status).toBe(503);
+    // The 1st hold (recorded) is voided; the 2nd is still placed, and the collection waits.
+    expect(await lastCollection(ctx)).toMatchObject({ status: 'holding' });
+    expect((await simAvailable(ctx))[B.id]).toBe(START - SHARES[1]!);
+    // A sweep while the search still lags leaves it.
+    clock.advance(LEASE_MS + 1);
+    expect((await sweepMoney(ctx.deps)).recovered).toBe(0);
+    expect(await lastCollection(ctx)).toMatchObject({ status: 'holding' });
+    // Once the search shows it, the hold is voided; a share bpay has no record of (the 3rd, never asked) is called
+    // voided only when the search has had SEARCH_LAG_MS to catch up.
+    state.lag = false;
+    clock.advance(LEASE_MS + 1);
+    expect((await sweepMoney(ctx.deps)).recovered).toBe(0);
+    expect((await simAvailable(ctx))[B.id]).toBe(START);
+    clock.advance(SEARCH_LAG_MS);
+    expect((await sweepMoney(ctx.deps)).recovered).toBe(1);
+    expect(await lastCollection(ctx)).toMatchObject({ status: 'failed', failure_code: 'interrupted' });
+    await expectNothingCharged(ctx);
+  } finally {
+    ctx.close();
+  }
 });
 
 describe('card issuing fails', () => {

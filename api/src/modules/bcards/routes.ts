@@ -36,7 +36,7 @@ export function bcardRoutes(deps: AppDeps) {
         response: { 200: t.Array(BcardModel), ...errors(400, 401) },
         detail: {
           summary: 'Your bcards, newest first',
-          description: `${BCARDS_PAGE_MAX} at most (every live bcard is among them). When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
+          description: `${BCARDS_PAGE_MAX} at most, the newest. When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
         },
       },
     )

@@ -244,13 +244,13 @@ async function bcardViews(db: Db, cards: BcardRow[]): Promise<BcardView[]> {
   return cards.map((b) => toBcardView(b, byId.get(b.collectionId)!, shares.get(b.collectionId) ?? []));
 }
 
-/** A page of the bcards list: the spec's list is the first page (the 100 newest, which include every live card). */
+/** A page of the bcards list: the spec's call (no parameters) gets the first page, the 100 newest. */
 export const BCARDS_PAGE_MAX = 100;
 
 /**
  * The user's bcards, newest first, a page at a time (keyset: `cursor` is the last card's time and id). A bcard is
- * live for its short session only, so the first page holds every card that can still be used; older ones are
- * history, as in Transactions.
+ * live for a short session (an authorized one until its merchant captures, 7 days at most), so the first page
+ * holds the live cards unless a hundred newer ones were made meanwhile; the rest is history, as in Transactions.
  */
 export async function listBcards(
   deps: AppDeps,
