@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { totp, totpStep } from '../api/src/lib/totp';
 import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
@@ -257,4 +257,53 @@ test('admin panel: users, vendors, analytics, Arabic, / for an admin, logout rev
   expect(after.status()).toBe(401);
   await page.goto('/admin-panel');
   await expect(page).toHaveURL(/\/admin-login$/);
+});
+
+/** Registers `count` consumers whose e-mails share `tag`, a few at a time (each registration hashes a password). */
+async function registerMany(request: APIRequestContext, tag: string, count: number) {
+  for (let start = 0; start < count; start += 10) {
+    const batch = Array.from({ length: Math.min(10, count - start) }, (_, k) => start + k);
+    const answers = await Promise.all(
+      batch.map((i) =>
+        request.post('/api/auth/register', {
+          data: { email: `${tag}-${String(i).padStart(2, '0')}@example.com`, password: 'correct horse battery', firstName: 'Page', lastName: `N${i}` },
+        }),
+      ),
+    );
+    for (const a of answers) expect(a.status(), await a.text()).toBe(201);
+  }
+}
+
+test('admin users in pages: Load more appends the next page, a filter starts again, at 390 px in Arabic', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  // More than one page (the server's default is 50) of users only this test's search matches.
+  const tag = `loadmore${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  await registerMany(request, tag, 55);
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page);
+  await page.getByTestId('admin-language-switch').click();
+  await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+  await page.getByTestId('admin-tab-users').click();
+  await page.getByTestId('admin-users-search').fill(tag);
+  const rows = page.getByTestId('admin-user-row');
+  await expect(rows).toHaveCount(50);
+  const more = page.getByRole('button', { name: 'تحميل المزيد' });
+  await expect(more).toBeVisible();
+  await expect(more).toBeEnabled();
+  // The button fits the narrow screen: no sideways scrolling to reach it.
+  const box = await more.boundingBox();
+  expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+  await more.click();
+  await expect(rows).toHaveCount(55);
+  // Newest first across the pages: the last batch registered on top, the first at the bottom.
+  await expect(rows.first()).toContainText(new RegExp(`${tag}-5[0-4]@`));
+  await expect(rows.last()).toContainText(new RegExp(`${tag}-0\\d@`));
+  await expect(more).toBeHidden();
+
+  // Another filter starts from the first page again (and keeps the search).
+  await page.getByTestId('admin-users-role-filter').selectOption('user');
+  await expect(rows).toHaveCount(50);
+  await expect(more).toBeVisible();
+  await page.screenshot({ path: 'test-results/admin-users-load-more-ar-390.png', fullPage: true });
 });

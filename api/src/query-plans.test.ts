@@ -16,6 +16,7 @@ import { deliverDueWebhooks } from './modules/webhooks/worker';
 import {
   bcardCard,
   call,
+  createMerchant,
   makeTestApp,
   merchantCall,
   merchantWorld,
@@ -78,6 +79,17 @@ const expectOk = <T>(res: CallResult<T>): CallResult<T> => {
   if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
   return res;
 };
+
+const adminGet = (w: World, path: string) => adminCall({ ...w.ctx, app: w.app }, w.adminToken, path);
+
+/** An admin list's first page of one row and the page its cursor names (the world holds at least two rows). */
+async function adminPages(w: World, path: string) {
+  const sep = path.includes('?') ? '&' : '?';
+  const first = expectOk(await adminGet(w, `${path}${sep}limit=1`));
+  const cursor = first.headers.get(NEXT_CURSOR_HEADER);
+  if (!cursor) throw new Error(`${path}: no second page to read`);
+  expectOk(await adminGet(w, `${path}${sep}limit=1&cursor=${encodeURIComponent(cursor)}`));
+}
 
 /** The one list of what must stay indexed. */
 const CASES: PlanCase[] = [
@@ -193,36 +205,43 @@ const CASES: PlanCase[] = [
     uses: ['merchants_user_idx (user_id=?)'],
   },
   {
-    name: 'admin users: all, by role, by e-mail search',
+    name: 'admin users: first page, next page, by role and its next page, by e-mail search',
     async run(w) {
-      const admin = (path: string) => adminCall({ ...w.ctx, app: w.app }, w.adminToken, path);
-      expectOk(await admin('/api/admin/users'));
-      expectOk(await admin('/api/admin/users?role=user'));
-      expectOk(await admin('/api/admin/users?search=example'));
+      await adminPages(w, '/api/admin/users');
+      await adminPages(w, '/api/admin/users?role=user');
+      expectOk(await adminGet(w, '/api/admin/users?search=example'));
     },
-    uses: ['users_role_idx (role=?)'],
+    uses: ['users_role_idx (role=?)', 'users_role_idx (role=? AND (created_at,id)<(?,?))', 'users_created_idx ((created_at,id)<(?,?))'],
     walks: ['users_created_idx'],
   },
   {
-    name: 'admin merchants: all, by environment, by search',
+    name: 'admin merchants: first page, next page, by environment and its next page, by search',
     async run(w) {
-      const admin = (path: string) => adminCall({ ...w.ctx, app: w.app }, w.adminToken, path);
-      expectOk(await admin('/api/admin/merchants'));
-      expectOk(await admin('/api/admin/merchants?environment=sandbox'));
-      expectOk(await admin('/api/admin/merchants?search=acme'));
+      await adminPages(w, '/api/admin/merchants');
+      await adminPages(w, '/api/admin/merchants?environment=sandbox');
+      expectOk(await adminGet(w, '/api/admin/merchants?search=acme'));
     },
-    uses: ['merchants_environment_idx (environment=?)'],
+    uses: [
+      'merchants_environment_idx (environment=?)',
+      'merchants_environment_idx (environment=? AND (created_at,id)<(?,?))',
+      'merchants_created_idx ((created_at,id)<(?,?))',
+    ],
     walks: ['merchants_created_idx'],
   },
   {
-    name: 'KYC verifications: the consumer’s own, the admin’s queue (all and by status)',
+    name: 'KYC verifications: the consumer’s own, the admin’s queue (first page, next page, by status and its next page)',
     async run(w) {
-      const admin = (path: string) => adminCall({ ...w.ctx, app: w.app }, w.adminToken, path);
       expectOk(await w.http('/api/kyc/status', { cookie: w.consumer.cookie }));
-      expectOk(await admin('/api/admin/kyc/verifications'));
-      expectOk(await admin('/api/admin/kyc/verifications?status=pending'));
+      await adminPages(w, '/api/admin/kyc/verifications');
+      await adminPages(w, '/api/admin/kyc/verifications?status=pending');
     },
-    uses: ['kyc_verifications_user_idx (user_id=?)', 'kyc_verifications_status_idx (status=?)', 'kyc_documents_verification_idx (verification_id=?)'],
+    uses: [
+      'kyc_verifications_user_idx (user_id=?)',
+      'kyc_verifications_status_idx (status=?)',
+      'kyc_verifications_status_idx (status=? AND (created_at,id)<(?,?))',
+      'kyc_verifications_created_idx ((created_at,id)<(?,?))',
+      'kyc_documents_verification_idx (verification_id=?)',
+    ],
     walks: ['kyc_verifications_created_idx'],
   },
   {
@@ -306,7 +325,10 @@ beforeAll(async () => {
       body: { payment_method_data: { type: 'card', card: card.card } },
     });
   }
+  // Two of each for the admin lists' cursor pages: verifications (pending) and sandbox merchants.
   await submitKyc(ctx, base.consumer.cookie);
+  await submitKyc(ctx, base.consumer.cookie);
+  await createMerchant(ctx, base.owner.cookie, 'sandbox');
   explainer = createClient({ url: `file:${join(ctx.dir, 'test.db')}` });
   tables = new Set(
     (await ctx.handle.client.execute("SELECT name FROM sqlite_master WHERE type = 'table'")).rows.map((r) => String(r.name)),

@@ -41,10 +41,11 @@ export const kycVerifications = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [
-    index('kyc_verifications_user_idx').on(t.userId, t.createdAt),
-    index('kyc_verifications_status_idx').on(t.status, t.createdAt),
-    // The admin review list without a filter: newest first.
-    index('kyc_verifications_created_idx').on(t.createdAt),
+    // Lists are newest first, ties by id: id ends each index so the order and a cursor's row value
+    // `(created_at, id) < (?, ?)` come from it (the consumer's own, the admin queue by status, the admin list).
+    index('kyc_verifications_user_idx').on(t.userId, t.createdAt, t.id),
+    index('kyc_verifications_status_idx').on(t.status, t.createdAt, t.id),
+    index('kyc_verifications_created_idx').on(t.createdAt, t.id),
     check('kyc_verifications_type_check', sql`${t.verificationType} IN (${list(KYC_VERIFICATION_TYPES)})`),
     check('kyc_verifications_document_type_check', sql`${t.documentType} IN (${list(KYC_DOCUMENT_TYPES)})`),
     check('kyc_verifications_country_check', sql`${t.documentCountry} IN (${list(KYC_COUNTRIES)})`),

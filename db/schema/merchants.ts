@@ -40,9 +40,9 @@ export const merchants = sqliteTable(
   },
   (t) => [
     index('merchants_user_idx').on(t.userId, t.createdAt, t.id),
-    // The admin merchant list: newest first, all or one environment.
-    index('merchants_created_idx').on(t.createdAt),
-    index('merchants_environment_idx').on(t.environment, t.createdAt),
+    // The admin merchant list: newest first, all or one environment; id last so a cursor's row value seeks.
+    index('merchants_created_idx').on(t.createdAt, t.id),
+    index('merchants_environment_idx').on(t.environment, t.createdAt, t.id),
     uniqueIndex('merchants_publishable_key_unique').on(t.publishableKey),
     uniqueIndex('merchants_secret_key_hash_unique').on(t.secretKeyHash),
   ],

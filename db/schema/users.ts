@@ -39,9 +39,10 @@ export const users = sqliteTable(
   },
   (t) => [
     uniqueIndex('users_email_normalized_unique').on(t.emailNormalized),
-    // The admin users list: newest first, ties by id ascending, optionally one role (the index walk is the order).
-    index('users_role_idx').on(t.role, sql`created_at DESC`, t.id),
-    index('users_created_idx').on(sql`created_at DESC`, t.id),
+    // The admin users list: newest first, ties by id, optionally one role. Both columns ascending so the walk runs
+    // backwards for (created_at DESC, id DESC) and a cursor's row value `(created_at, id) < (?, ?)` seeks into it.
+    index('users_role_idx').on(t.role, t.createdAt, t.id),
+    index('users_created_idx').on(t.createdAt, t.id),
     check('users_role_check', sql`${t.role} IN ('user','merchant','admin')`),
     check('users_kyc_status_check', sql`${t.kycStatus} IN ('unverified','verified')`),
     check('users_state_check', sql`${t.addressState} IS NULL OR length(${t.addressState}) = 2`),

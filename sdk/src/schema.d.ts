@@ -258,7 +258,7 @@ export interface paths {
         };
         /**
          * Your bcards, newest first
-         * @description 100 at most (every live bcard is among them). When more exist, the bpay-next-cursor header holds the cursor for the next page.
+         * @description 100 at most, the newest. When more exist, the bpay-next-cursor header holds the cursor for the next page.
          */
         get: operations["getApiVirtual-cards"];
         put?: never;
@@ -1032,7 +1032,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Users, newest first (at most 500), by e-mail search and role */
+        /**
+         * Users, newest first, a page at a time, by e-mail search and role
+         * @description 50 rows by default (limit: 1 to 200). When more exist, the bpay-next-cursor header holds the cursor for the next page; filters apply to every page.
+         */
         get: operations["getApiAdminUsers"];
         put?: never;
         post?: never;
@@ -1182,7 +1185,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every merchant with its owner (at most 500, newest first) */
+        /**
+         * Merchants with their owner, newest first, a page at a time, by search and environment
+         * @description 50 rows by default (limit: 1 to 200). When more exist, the bpay-next-cursor header holds the cursor for the next page; filters apply to every page.
+         */
         get: operations["getApiAdminMerchants"];
         put?: never;
         post?: never;
@@ -1280,7 +1286,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verifications, newest first (at most 500), optionally by status */
+        /**
+         * Verifications, newest first, a page at a time, optionally by status
+         * @description 50 rows by default (limit: 1 to 200). When more exist, the bpay-next-cursor header holds the cursor for the next page; filters apply to every page.
+         */
         get: operations["getApiAdminKycVerifications"];
         put?: never;
         post?: never;
@@ -6575,6 +6584,8 @@ export interface operations {
             query?: {
                 search?: string;
                 role?: "user" | "merchant" | "admin";
+                limit?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -7295,6 +7306,8 @@ export interface operations {
             query?: {
                 search?: string;
                 environment?: "sandbox" | "production";
+                limit?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -7754,6 +7767,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "processing" | "verified" | "failed" | "requires_input";
+                limit?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;

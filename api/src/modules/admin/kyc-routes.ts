@@ -9,8 +9,9 @@ import { getVerificationDocument } from '../kyc/service';
 import { contentDisposition } from '../kyc/validation';
 import { recordAudit } from './audit';
 import { decideKyc, getKycForAdmin, kycDashboard, listKycForAdmin } from './kyc';
-import { IdParams } from './model';
-import { ADMIN_SECURITY } from './routes';
+import { IdParams, PageQuery } from './model';
+import { ADMIN_SECURITY, PAGE_DOC, sendPage } from './routes';
+import { adminPageLimit } from './users';
 
 const noDefault = { default: undefined };
 
@@ -63,12 +64,22 @@ export function adminKycRoutes(deps: AppDeps) {
       response: { 200: KycDashboardModel, ...errors(401) },
       detail: doc('KYC overview figures'),
     })
-    .get('/verifications', ({ query }) => listKycForAdmin(deps, query), {
-      admin: true,
-      query: t.Object({ status: t.Optional(t.UnionEnum(KYC_VERIFICATION_STATUSES, noDefault)) }),
-      response: { 200: t.Array(AdminKycVerificationModel), ...errors(400, 401) },
-      detail: doc('Verifications, newest first (at most 500), optionally by status'),
-    })
+    .get(
+      '/verifications',
+      async ({ query, set }) => {
+        const page = await listKycForAdmin(deps, { ...query, limit: adminPageLimit(query.limit) });
+        return sendPage(page, set.headers);
+      },
+      {
+        admin: true,
+        query: t.Object({
+          status: t.Optional(t.UnionEnum(KYC_VERIFICATION_STATUSES, noDefault)),
+          ...PageQuery.properties,
+        }),
+        response: { 200: t.Array(AdminKycVerificationModel), ...errors(400, 401) },
+        detail: doc('Verifications, newest first, a page at a time, optionally by status', PAGE_DOC),
+      },
+    )
     .get('/verifications/:id', ({ params }) => getKycForAdmin(deps, params.id), {
       admin: true,
       params: IdParams,

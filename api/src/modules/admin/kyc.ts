@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps';
 import { applyKycDecision, listVerifications, type KycDecision, type KycVerificationDetail } from '../kyc/service';
 import { notFound } from '../../errors';
 import { recordAudit } from './audit';
-import type { AdminActor } from './users';
+import { toPage, type AdminActor, type AdminPage } from './users';
 
 /*
  * The admin's side of identity verification, on top of the KYC module (api/src/modules/kyc/service.ts), which owns
@@ -50,12 +50,25 @@ export type AdminKycVerification = KycVerificationDetail & {
   user: { id: string; email: string; firstName: string | null; lastName: string | null };
 };
 
-/** Verifications newest first (at most 500), optionally by status, each with its user. */
+/**
+ * Verifications newest first (ties by id), a page at a time, optionally by status, each with its user.
+ * Fails with: validation_error (cursor).
+ */
 export async function listKycForAdmin(
   deps: Pick<AppDeps, 'db' | 'kycKey'>,
-  filter: { status?: KycVerificationStatus; id?: string },
-): Promise<AdminKycVerification[]> {
-  const rows = await listVerifications(deps, filter);
+  q: { status?: KycVerificationStatus; limit: number; cursor?: string | null },
+): Promise<AdminPage<AdminKycVerification>> {
+  // One row more than the page: its presence is what says there is a next page.
+  const rows = await listVerifications(deps, { status: q.status, cursor: q.cursor, limit: q.limit + 1 });
+  const page = toPage(
+    rows.map((r) => ({ r, createdAt: new Date(r.submittedAt), id: r.id })),
+    q.limit,
+  );
+  return { data: await withUsers(deps, page.rows.map((p) => p.r)), nextCursor: page.nextCursor };
+}
+
+/** Each verification with its user (one query for the page). */
+async function withUsers(deps: Pick<AppDeps, 'db'>, rows: KycVerificationDetail[]): Promise<AdminKycVerification[]> {
   const ids = [...new Set(rows.map((r) => r.userId))];
   const users = ids.length
     ? await deps.db
@@ -73,7 +86,7 @@ export async function listKycForAdmin(
 
 /** One verification with its user and documents (an item of the list). Fails with: resource_not_found. */
 export async function getKycForAdmin(deps: Pick<AppDeps, 'db' | 'kycKey'>, id: string): Promise<AdminKycVerification> {
-  const [view] = await listKycForAdmin(deps, { id });
+  const [view] = await withUsers(deps, await listVerifications(deps, { id }));
   if (!view) throw notFound('verification');
   return view;
 }
@@ -96,6 +109,5 @@ export async function decideKyc(
       ip: actor.ip,
     }),
   );
-  const [view] = await listKycForAdmin(deps, { id: verificationId });
-  return view!;
+  return getKycForAdmin(deps, verificationId);
 }

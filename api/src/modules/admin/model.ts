@@ -1,6 +1,8 @@
 import { t } from 'elysia';
 import { FEATURE_KEYS, schema } from '@bpay/db';
+import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 import { nameText } from '../../lib/text';
+import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from './users';
 
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
 const noDefault = { default: undefined };
@@ -35,9 +37,26 @@ export const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }
 
 const Role = t.UnionEnum(schema.USER_ROLES);
 
+/**
+ * `limit` and `cursor` of the admin lists. The range is checked in the handler (adminPageLimit): a bound failed
+ * inside t.Numeric is reported without the parameter's name.
+ */
+export const PageQuery = t.Object({
+  limit: t.Optional(
+    t.Numeric({
+      error: `limit must be a whole number between 1 and ${ADMIN_PAGE_MAX}.`,
+      description: `Rows per page, ${ADMIN_PAGE_DEFAULT} by default, at most ${ADMIN_PAGE_MAX}`,
+    }),
+  ),
+  cursor: t.Optional(
+    t.String({ maxLength: 200, description: `The ${NEXT_CURSOR_HEADER} header of the previous page` }),
+  ),
+});
+
 export const UsersQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 254, description: 'A part of the e-mail address (case-insensitive)' })),
   role: t.Optional(t.UnionEnum(schema.USER_ROLES, { ...noDefault, description: 'Omit for all roles' })),
+  ...PageQuery.properties,
 });
 
 const TierRef = t.Object({ id: t.String(), name: t.String(), displayName: t.String() });
@@ -219,6 +238,7 @@ export const AnalyticsModel = t.Object({
 export const MerchantsQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 200, description: 'A part of the business name or e-mail' })),
   environment: t.Optional(t.UnionEnum(schema.ENVIRONMENTS, noDefault)),
+  ...PageQuery.properties,
 });
 
 export const AdminMerchantModel = t.Object(

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
+import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 import { clientAddress } from '../../lib/request-context';
 import { errors, sharedModels } from '../../models';
 import { adminAuthPlugin } from '../../plugins/admin-auth';
@@ -29,10 +30,31 @@ import {
   VendorSettingsBody,
 } from './model';
 import { createTier, deleteTier, listTiers, toggleTier, updateTier } from './tiers';
-import { changeUserSubscription, listUserSubscriptions, listUsers, setUserRole, type AdminActor } from './users';
+import {
+  ADMIN_PAGE_DEFAULT,
+  ADMIN_PAGE_MAX,
+  adminPageLimit,
+  changeUserSubscription,
+  listUserSubscriptions,
+  listUsers,
+  setUserRole,
+  type AdminActor,
+  type AdminPage,
+} from './users';
 import { getVendorConfig, putVendorCredentials, testVendorConnection, updateVendorSettings } from './vendors';
 
 export const ADMIN_SECURITY = [{ adminToken: [] }];
+
+/** How every paged admin list documents its paging. */
+export const PAGE_DOC =
+  `${ADMIN_PAGE_DEFAULT} rows by default (limit: 1 to ${ADMIN_PAGE_MAX}). When more exist, the ${NEXT_CURSOR_HEADER} ` +
+  'header holds the cursor for the next page; filters apply to every page.';
+
+/** Answers a page's rows, with its next cursor in the header when there is one. */
+export function sendPage<T>(page: AdminPage<T>, headers: Record<string, unknown>): T[] {
+  if (page.nextCursor) headers[NEXT_CURSOR_HEADER] = page.nextCursor;
+  return page.data;
+}
 
 /** The back office API. Every route needs an admin token (`admin: true`); every write is audited by its service. */
 export function adminRoutes(deps: AppDeps) {
@@ -64,12 +86,19 @@ export function adminRoutes(deps: AppDeps) {
       response: { 200: AnalyticsModel, ...errors(401) },
       detail: doc('Analytics tab charts', 'Daily series cover the last 30 UTC days, today included, every day present.'),
     })
-    .get('/users', ({ query }) => listUsers(deps.db, query), {
-      admin: true,
-      query: UsersQuery,
-      response: { 200: t.Array(AdminUserModel), ...errors(400, 401) },
-      detail: doc('Users, newest first (at most 500), by e-mail search and role'),
-    })
+    .get(
+      '/users',
+      async ({ query, set }) => {
+        const page = await listUsers(deps.db, { ...query, limit: adminPageLimit(query.limit) });
+        return sendPage(page, set.headers);
+      },
+      {
+        admin: true,
+        query: UsersQuery,
+        response: { 200: t.Array(AdminUserModel), ...errors(400, 401) },
+        detail: doc('Users, newest first, a page at a time, by e-mail search and role', PAGE_DOC),
+      },
+    )
     .patch('/users/:id', ({ admin, request, params, body }) => setUserRole(deps.db, deps.clock, actor(admin, request), params.id, body.role), {
       admin: true,
       params: IdParams,
@@ -165,12 +194,19 @@ export function adminRoutes(deps: AppDeps) {
       response: { 200: SubscriptionAnalyticsModel, ...errors(401) },
       detail: doc('Active subscriptions and monthly revenue per tier'),
     })
-    .get('/merchants', ({ query }) => listAllMerchants(deps, query), {
-      admin: true,
-      query: MerchantsQuery,
-      response: { 200: t.Array(AdminMerchantModel), ...errors(400, 401) },
-      detail: doc('Every merchant with its owner (at most 500, newest first)'),
-    })
+    .get(
+      '/merchants',
+      async ({ query, set }) => {
+        const page = await listAllMerchants(deps, { ...query, limit: adminPageLimit(query.limit) });
+        return sendPage(page, set.headers);
+      },
+      {
+        admin: true,
+        query: MerchantsQuery,
+        response: { 200: t.Array(AdminMerchantModel), ...errors(400, 401) },
+        detail: doc('Merchants with their owner, newest first, a page at a time, by search and environment', PAGE_DOC),
+      },
+    )
     .get('/vendors', async () => ({ ...(await getVendorConfig(deps.db)), inUse: deps.vendorInUse }), {
       admin: true,
       response: { 200: VendorConfigModel, ...errors(401) },

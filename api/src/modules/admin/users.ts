@@ -1,8 +1,10 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { schema, type Db, firstRow } from '@bpay/db';
 
 type UserRole = (typeof schema.USER_ROLES)[number];
-import { AppError, notFound } from '../../errors';
+import { AppError, invalid, notFound } from '../../errors';
+import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import type { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { toTierView, type TierView } from '../subscription/service';
@@ -42,13 +44,55 @@ export const likeContains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${
 
 export const ADMIN_LIST_LIMIT = 500;
 
-/** Users newest first, optionally filtered by an e-mail substring (case-insensitive) and a role. */
-export async function listUsers(db: Db, q: { search?: string; role?: UserRole }): Promise<AdminUserView[]> {
-  const conds = [];
+/** The admin lists' page size: `limit` when not given, and the most one page may ask for. */
+export const ADMIN_PAGE_DEFAULT = 50;
+export const ADMIN_PAGE_MAX = 200;
+
+/** A page of an admin list and the cursor for the next one (null on the last page). */
+export interface AdminPage<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/** Fails with: validation_error (a limit outside 1..ADMIN_PAGE_MAX, or not a whole number). */
+export function adminPageLimit(limit: number | undefined): number {
+  const n = limit ?? ADMIN_PAGE_DEFAULT;
+  if (!Number.isInteger(n) || n < 1 || n > ADMIN_PAGE_MAX) {
+    throw invalid('limit', `limit must be a whole number between 1 and ${ADMIN_PAGE_MAX}.`);
+  }
+  return n;
+}
+
+/**
+ * The keyset condition after a cursor: a row value, not an OR of two conditions, so SQLite seeks the list's
+ * (..., created_at, id) index to it. Fails with: validation_error (a cursor this API did not give out).
+ */
+export const afterCursor = (createdAt: SQLiteColumn, id: SQLiteColumn, cursor: string): SQL => {
+  const c = decodeCursor(cursor);
+  return sql`(${createdAt}, ${id}) < (${c.t}, ${c.id})`;
+};
+
+/** Cuts a `limit + 1` read to the page and names the next cursor when the extra row showed there is more. */
+export function toPage<R extends { createdAt: Date; id: string }>(rows: R[], limit: number): { rows: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
+}
+
+/**
+ * Users newest first (ties by id, both descending: the order of a keyset cursor), a page at a time, optionally
+ * filtered by an e-mail substring (case-insensitive) and a role. Fails with: validation_error (cursor).
+ */
+export async function listUsers(
+  db: Db,
+  q: { search?: string; role?: UserRole; limit: number; cursor?: string | null },
+): Promise<AdminPage<AdminUserView>> {
+  const conds: SQL[] = [];
   if (q.search?.trim()) {
     conds.push(sql`${schema.users.emailNormalized} LIKE ${likeContains(q.search.trim().toLowerCase())} ESCAPE '\\'`);
   }
   if (q.role) conds.push(eq(schema.users.role, q.role));
+  if (q.cursor) conds.push(afterCursor(schema.users.createdAt, schema.users.id, q.cursor));
   const rows = await db
     .select({ user: schema.users, tier: schema.subscriptionTiers })
     .from(schema.users)
@@ -58,9 +102,10 @@ export async function listUsers(db: Db, q: { search?: string; role?: UserRole })
     )
     .leftJoin(schema.subscriptionTiers, eq(schema.subscriptionTiers.id, schema.userSubscriptions.tierId))
     .where(conds.length ? and(...conds) : undefined)
-    .orderBy(desc(schema.users.createdAt), asc(schema.users.id))
-    .limit(ADMIN_LIST_LIMIT);
-  return rows.map((r) => toUser(r.user, r.tier));
+    .orderBy(desc(schema.users.createdAt), desc(schema.users.id))
+    .limit(q.limit + 1);
+  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit);
+  return { data: page.rows.map((r) => toUser(r.user, r.tier)), nextCursor: page.nextCursor };
 }
 
 async function userView(db: Db, id: string): Promise<AdminUserView> {

@@ -5,6 +5,7 @@ import type { KycVerificationStatus } from '@bpay/db/schema';
 import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { seal, unseal } from '../../lib/crypto';
+import { decodeCursor } from '../../lib/cursor';
 import { newId } from '../../lib/ids';
 import { newStorageKey } from '../../storage/local-disk';
 import { checkUploadedFile, fileEntries, MAX_FILE_BYTES, parseKycFields, sanitiseFileName, storedFileName } from './validation';
@@ -72,6 +73,14 @@ export interface ListVerificationsFilter {
   userId?: string;
   status?: KycVerificationStatus;
   limit?: number;
+  /** Only verifications older than this keyset cursor (lib/cursor: the last row's created_at and id). */
+  cursor?: string | null;
+}
+
+/** A row value, not an OR of two conditions: SQLite seeks the (..., created_at, id) index to it. */
+function afterCursor(cursor: string) {
+  const c = decodeCursor(cursor);
+  return sql`(${schema.kycVerifications.createdAt}, ${schema.kycVerifications.id}) < (${c.t}, ${c.id})`;
 }
 
 /**
@@ -86,12 +95,14 @@ export async function listVerifications(
     filter.id !== undefined ? eq(schema.kycVerifications.id, filter.id) : undefined,
     filter.userId !== undefined ? eq(schema.kycVerifications.userId, filter.userId) : undefined,
     filter.status !== undefined ? eq(schema.kycVerifications.status, filter.status) : undefined,
+    filter.cursor ? afterCursor(filter.cursor) : undefined,
   );
   const rows = await deps.db
     .select()
     .from(schema.kycVerifications)
     .where(where)
-    .orderBy(desc(schema.kycVerifications.createdAt), desc(sql`${schema.kycVerifications}.rowid`))
+    // Ties by id, not rowid: a cursor names (created_at, id), and every kyc_verifications index ends in them.
+    .orderBy(desc(schema.kycVerifications.createdAt), desc(schema.kycVerifications.id))
     .limit(filter.limit ?? 500);
   const docs =
     rows.length === 0

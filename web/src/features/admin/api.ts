@@ -1,5 +1,5 @@
-import { queryOptions } from '@tanstack/react-query';
-import { ApiError, apiBlob, apiRequest } from '../../lib/api';
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { ApiError, apiBlob, apiRequest, apiRequestWithHeaders } from '../../lib/api';
 import { clearAdminToken, getAdminToken } from './session';
 import type {
   AdminAnalytics,
@@ -43,6 +43,40 @@ export async function adminRequest<T>(method: Method, path: string, body?: unkno
   } catch (e) {
     return onAuthFailure(e);
   }
+}
+
+/** The header a paged admin list answers its next page's cursor in (absent on the last page). */
+export const NEXT_CURSOR_HEADER = 'bpay-next-cursor';
+
+export interface AdminPage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** One page of a paged admin list: `params` are its filters, `cursor` the previous page's header (null first). */
+export async function adminPage<T>(path: string, params: URLSearchParams, cursor: string | null): Promise<AdminPage<T>> {
+  const q = new URLSearchParams(params);
+  if (cursor) q.set('cursor', cursor);
+  const qs = q.toString();
+  try {
+    const { data, headers } = await apiRequestWithHeaders<T[]>('GET', `${path}${qs ? `?${qs}` : ''}`, undefined, { credentials: 'omit' }, authHeaders());
+    return { items: data ?? [], nextCursor: headers.get(NEXT_CURSOR_HEADER) || null };
+  } catch (e) {
+    return onAuthFailure(e);
+  }
+}
+
+/**
+ * A paged admin list for useInfiniteQuery ("Load more"): the server's default page size, each next page named by the
+ * last one's cursor. The filters are part of the key, so changing one starts again from the first page.
+ */
+function adminPagesQuery<T, K extends readonly unknown[]>(queryKey: K, path: string, params: URLSearchParams) {
+  return infiniteQueryOptions({
+    queryKey,
+    queryFn: ({ pageParam }) => adminPage<T>(path, params, pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
 }
 
 /** Lists may come as a bare array or wrapped (`{ users: [...] }`, `{ data: [...] }`). */
@@ -96,11 +130,7 @@ export function adminUsersQuery(search: string, role: UserRole | 'all') {
   const params = new URLSearchParams();
   if (search.trim()) params.set('search', search.trim());
   if (role !== 'all') params.set('role', role);
-  const qs = params.toString();
-  return queryOptions({
-    queryKey: [...USERS_KEY, search.trim(), role] as const,
-    queryFn: async () => listFrom<AdminUser>(await adminRequest('GET', `/api/admin/users${qs ? `?${qs}` : ''}`), 'users'),
-  });
+  return adminPagesQuery<AdminUser, readonly unknown[]>([...USERS_KEY, search.trim(), role] as const, '/api/admin/users', params);
 }
 
 export function updateUserRole(id: string, role: UserRole) {
@@ -149,11 +179,16 @@ export function subscriptionAnalyticsQuery() {
   });
 }
 
-export function adminMerchantsQuery() {
-  return queryOptions({
-    queryKey: [...ADMIN_KEY, 'merchants'] as const,
-    queryFn: async () => listFrom<AdminMerchant>(await adminRequest('GET', '/api/admin/merchants'), 'merchants'),
-  });
+/** Merchants by business name/e-mail search and environment, filtered by the server so every page keeps them. */
+export function adminMerchantsQuery(search: string, environment: 'all' | 'sandbox' | 'production') {
+  const params = new URLSearchParams();
+  if (search.trim()) params.set('search', search.trim());
+  if (environment !== 'all') params.set('environment', environment);
+  return adminPagesQuery<AdminMerchant, readonly unknown[]>(
+    [...ADMIN_KEY, 'merchants', search.trim(), environment] as const,
+    '/api/admin/merchants',
+    params,
+  );
 }
 
 export function adminAnalyticsQuery() {
@@ -172,12 +207,12 @@ export function kycOverviewQuery() {
 }
 
 export function kycVerificationsQuery(status: KycStatus | 'all') {
-  const qs = status === 'all' ? '' : `?status=${encodeURIComponent(status)}`;
-  return queryOptions({
-    queryKey: [...KYC_KEY, 'verifications', status] as const,
-    queryFn: async () =>
-      listFrom<KycVerification>(await adminRequest('GET', `/api/admin/kyc/verifications${qs}`), 'verifications'),
-  });
+  const params = new URLSearchParams(status === 'all' ? {} : { status });
+  return adminPagesQuery<KycVerification, readonly unknown[]>(
+    [...KYC_KEY, 'verifications', status] as const,
+    '/api/admin/kyc/verifications',
+    params,
+  );
 }
 
 export function updateVerification(id: string, body: { status: KycStatus; adminNotes: string; riskScore?: number }) {

@@ -1,6 +1,7 @@
 /** The admin login and the admin panel (spec §2, §5, §8). */
 export const en = {
   'admin.retry': 'Try again',
+  'admin.loadMore': 'Load more',
   'admin.save': 'Save',
   'admin.saving': 'Saving...',
   'admin.cancel': 'Cancel',
@@ -259,6 +260,7 @@ export const en = {
 
 export const ar: Record<keyof typeof en, string> = {
   'admin.retry': 'إعادة المحاولة',
+  'admin.loadMore': 'تحميل المزيد',
   'admin.save': 'حفظ',
   'admin.saving': 'جارٍ الحفظ...',
   'admin.cancel': 'إلغاء',

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Eye, Fingerprint } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Badge } from '../../../components/ui/badge';
@@ -12,7 +12,7 @@ import { KYC_KEY, kycOverviewQuery, kycVerificationsQuery, updateVerification } 
 import { formatDate, parseRiskScore, personName, riskBand, type RiskBand } from '../display';
 import type { KycStatus, KycVerification } from '../types';
 import { DocumentViewer } from './document-viewer';
-import { EmptyState, ErrorBlock, LoadingBlock, selectClass, StatCard } from './states';
+import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass, StatCard } from './states';
 
 const STATUSES: KycStatus[] = ['pending', 'processing', 'verified', 'failed', 'requires_input'];
 const statusLabel: Record<KycStatus, MessageKey> = {
@@ -39,7 +39,8 @@ export function KycTab() {
   const [status, setStatus] = useState<KycStatus | 'all'>('all');
   const [reviewing, setReviewing] = useState<KycVerification | null>(null);
   const overview = useQuery(kycOverviewQuery());
-  const list = useQuery(kycVerificationsQuery(status));
+  const list = useInfiniteQuery(kycVerificationsQuery(status));
+  const rows = list.data?.pages.flatMap((p) => p.items) ?? [];
   const o = overview.data;
   const hours = o?.averageProcessingTime;
 
@@ -91,7 +92,7 @@ export function KycTab() {
           <LoadingBlock />
         ) : list.error ? (
           <ErrorBlock message={t('admin.errors.verifications')} onRetry={() => void list.refetch()} />
-        ) : (list.data ?? []).length === 0 ? (
+        ) : rows.length === 0 ? (
           <EmptyState
             title={status === 'all' ? t('admin.kyc.empty') : t('admin.kyc.noMatch')}
             icon={<Fingerprint className="h-8 w-8" />}
@@ -114,7 +115,7 @@ export function KycTab() {
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
-                {(list.data ?? []).map((v) => (
+                {rows.map((v) => (
                   <tr key={v.id} data-testid="kyc-row" data-id={v.id}>
                     <td className="px-4 py-3">
                       <div className="font-medium">{applicant(v)}</div>
@@ -147,6 +148,14 @@ export function KycTab() {
             </table>
           </div>
         )}
+        <div className="mt-4">
+          <LoadMore
+            hasMore={list.hasNextPage && !list.error}
+            loading={list.isFetchingNextPage}
+            onLoad={() => void list.fetchNextPage()}
+            testId="kyc-load-more"
+          />
+        </div>
       </section>
       <Dialog open={reviewing !== null} onOpenChange={(o) => !o && setReviewing(null)}>
         {reviewing && <ReviewForm key={reviewing.id} verification={reviewing} onDone={() => setReviewing(null)} />}

@@ -1,33 +1,27 @@
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { Search, Store } from 'lucide-react';
-import { useState } from 'react';
+import { useDeferredValue, useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Input } from '../../../components/ui/input';
 import { useLanguage } from '../../../i18n';
 import { adminMerchantsQuery } from '../api';
 import { formatAmount, formatDate, personName } from '../display';
-import { CopyValue, EmptyState, ErrorBlock, LoadingBlock, selectClass } from './states';
+import { CopyValue, EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass } from './states';
 
 type StatusFilter = 'all' | 'active' | 'inactive';
 type EnvFilter = 'all' | 'sandbox' | 'production';
 
 export function MerchantsTab() {
   const { t, lang } = useLanguage();
-  const q = useQuery(adminMerchantsQuery());
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<StatusFilter>('all');
   const [env, setEnv] = useState<EnvFilter>('all');
-  const all = q.data ?? [];
-  const needle = search.trim().toLowerCase();
-  const shown = all.filter((m) => {
-    const owner = m.owner ?? m.user;
-    const hay = [m.businessName, m.businessEmail, owner?.email, personName(owner)].join(' ').toLowerCase();
-    return (
-      (!needle || hay.includes(needle)) &&
-      (status === 'all' || (status === 'active') === m.isActive) &&
-      (env === 'all' || m.environment === env)
-    );
-  });
+  // Search and environment are the server's (they hold on every page); a new value starts from the first page.
+  const q = useInfiniteQuery(adminMerchantsQuery(useDeferredValue(search), env));
+  const all = q.data?.pages.flatMap((p) => p.items) ?? [];
+  // The server has no active/inactive filter: it applies to the pages loaded so far.
+  const shown = all.filter((m) => status === 'all' || (status === 'active') === m.isActive);
+  const filtered = search.trim() !== '' || env !== 'all';
 
   return (
     <section className="space-y-4" aria-labelledby="admin-merchants-title">
@@ -62,7 +56,7 @@ export function MerchantsTab() {
         <LoadingBlock />
       ) : q.error ? (
         <ErrorBlock message={t('admin.errors.merchants')} onRetry={() => void q.refetch()} />
-      ) : all.length === 0 ? (
+      ) : all.length === 0 && !filtered ? (
         <EmptyState title={t('admin.merchants.empty')} icon={<Store className="h-8 w-8" />} testId="admin-merchants-empty" />
       ) : shown.length === 0 ? (
         <EmptyState title={t('admin.merchants.noMatch')} icon={<Store className="h-8 w-8" />} testId="admin-merchants-empty" />
@@ -128,6 +122,12 @@ export function MerchantsTab() {
           </table>
         </div>
       )}
+      <LoadMore
+        hasMore={q.hasNextPage && !q.error}
+        loading={q.isFetchingNextPage}
+        onLoad={() => void q.fetchNextPage()}
+        testId="admin-merchants-load-more"
+      />
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { AlertCircle, Check, Copy, Inbox } from 'lucide-react';
+import { AlertCircle, Check, Copy, Inbox, Loader2 } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import { Button } from '../../../components/ui/button';
 import { toast } from '../../../components/ui/use-toast';
@@ -82,3 +82,30 @@ export function StatCard({ label, value, hint, icon, testId }: { label: string; 
 
 /** A native select styled like the inputs (native keeps tests and screen readers simple). */
 export const selectClass = 'h-10 rounded-md border border-slate-300 bg-white px-3 text-sm';
+
+/**
+ * "Load more" under a paged list: shown only while the server named a next page, disabled while it loads. The name
+ * stays "Load more" while loading (aria-busy says it is working), so a screen reader keeps the same button.
+ */
+export function LoadMore({
+  hasMore,
+  loading,
+  onLoad,
+  testId,
+}: {
+  hasMore: boolean;
+  loading: boolean;
+  onLoad(): void;
+  testId?: string;
+}) {
+  const t = useT();
+  if (!hasMore) return null;
+  return (
+    <div className="flex justify-center">
+      <Button variant="outline" onClick={onLoad} disabled={loading} aria-busy={loading} data-testid={testId}>
+        {loading && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+        {t('admin.loadMore')}
+      </Button>
+    </div>
+  );
+}

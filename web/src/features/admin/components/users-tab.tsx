@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
 import { useDeferredValue, useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
@@ -8,7 +8,7 @@ import { useLanguage, type MessageKey } from '../../../i18n';
 import { adminTiersQuery, adminUsersQuery, changeUserSubscription, updateUserRole, USER_SUBSCRIPTIONS_KEY, USERS_KEY } from '../api';
 import { formatDate, personName } from '../display';
 import type { AdminUser, UserRole } from '../types';
-import { EmptyState, ErrorBlock, LoadingBlock, selectClass } from './states';
+import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass } from './states';
 
 const ROLES: UserRole[] = ['user', 'merchant', 'admin'];
 export const roleLabel: Record<UserRole, MessageKey> = {
@@ -23,7 +23,8 @@ export function UsersTab() {
   const [search, setSearch] = useState('');
   const [role, setRole] = useState<UserRole | 'all'>('all');
   const deferred = useDeferredValue(search);
-  const users = useQuery(adminUsersQuery(deferred, role));
+  const users = useInfiniteQuery(adminUsersQuery(deferred, role));
+  const rows = users.data?.pages.flatMap((p) => p.items) ?? [];
   const tiers = useQuery(adminTiersQuery());
   const activeTiers = (tiers.data ?? []).filter((x) => x.isActive);
 
@@ -84,7 +85,7 @@ export function UsersTab() {
         <LoadingBlock />
       ) : users.error ? (
         <ErrorBlock message={t('admin.errors.users')} onRetry={() => void users.refetch()} />
-      ) : (users.data ?? []).length === 0 ? (
+      ) : rows.length === 0 ? (
         <EmptyState title={t('admin.users.empty')} />
       ) : (
         <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
@@ -99,7 +100,7 @@ export function UsersTab() {
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
-              {(users.data ?? []).map((u) => (
+              {rows.map((u) => (
                 <tr key={u.id} data-testid="admin-user-row">
                   <td className="px-4 py-3">
                     <div className="font-medium text-slate-900">{personName(u)}</div>
@@ -150,6 +151,12 @@ export function UsersTab() {
           </table>
         </div>
       )}
+      <LoadMore
+        hasMore={users.hasNextPage && !users.error}
+        loading={users.isFetchingNextPage}
+        onLoad={() => void users.fetchNextPage()}
+        testId="admin-users-load-more"
+      />
     </section>
   );
 }
