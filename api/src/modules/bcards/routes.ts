@@ -6,7 +6,7 @@ import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { IdempotencyHeader } from '../funding-sources/routes';
 import { BcardModel, CheckoutDetailsModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
-import { BCARDS_PAGE_MAX, cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
+import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
 import { invalid } from '../../errors';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 
@@ -18,7 +18,7 @@ export function bcardRoutes(deps: AppDeps) {
     .get(
       '/api/virtual-cards',
       async ({ user, query, set }) => {
-        const limit = query.limit ?? BCARDS_PAGE_MAX;
+        const limit = query.limit ?? BCARDS_PAGE_DEFAULT;
         if (!Number.isInteger(limit) || limit < 1 || limit > BCARDS_PAGE_MAX) {
           throw invalid('limit', `limit must be between 1 and ${BCARDS_PAGE_MAX}.`);
         }
@@ -36,7 +36,7 @@ export function bcardRoutes(deps: AppDeps) {
         response: { 200: t.Array(BcardModel), ...errors(400, 401) },
         detail: {
           summary: 'Your bcards, newest first',
-          description: `${BCARDS_PAGE_MAX} at most, the newest. When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
+          description: `The ${BCARDS_PAGE_DEFAULT} newest unless \`limit\` says otherwise (${BCARDS_PAGE_MAX} at most). When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
         },
       },
     )

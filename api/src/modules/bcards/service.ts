@@ -244,18 +244,19 @@ async function bcardViews(db: Db, cards: BcardRow[]): Promise<BcardView[]> {
   return cards.map((b) => toBcardView(b, byId.get(b.collectionId)!, shares.get(b.collectionId) ?? []));
 }
 
-/** A page of the bcards list: the spec's call (no parameters) gets the first page, the 100 newest. */
+/** A page of the bcards list: the spec's call (no parameters) gets the first page, the 50 newest; 100 at most. */
+export const BCARDS_PAGE_DEFAULT = 50;
 export const BCARDS_PAGE_MAX = 100;
 
 /**
  * The user's bcards, newest first, a page at a time (keyset: `cursor` is the last card's time and id). A bcard is
  * live for a short session (an authorized one until its merchant captures, 7 days at most), so the first page
- * holds the live cards unless a hundred newer ones were made meanwhile; the rest is history, as in Transactions.
+ * holds the live cards unless fifty newer ones were made meanwhile; the rest is history, as in Transactions.
  */
 export async function listBcards(
   deps: AppDeps,
   userId: string,
-  q: { limit: number; cursor: string | null } = { limit: BCARDS_PAGE_MAX, cursor: null },
+  q: { limit: number; cursor: string | null } = { limit: BCARDS_PAGE_DEFAULT, cursor: null },
 ): Promise<{ data: BcardView[]; nextCursor: string | null }> {
   // A merchant's sandbox test bcards belong to the merchant's owner but are not the owner's cards to see or use.
   const conds: SQL[] = [eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)];
