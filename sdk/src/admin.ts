@@ -32,7 +32,10 @@ export interface BpayAdminLoginParams extends BpayAdminOptions {
 export class AdminKycResource {
   constructor(private readonly http: Http) {}
 
-  /** Verifications, newest first (at most 500), optionally by status. */
+  /**
+   * Verifications, newest first, optionally by status: one page (50 by default, `limit` up to 200). The API gives the
+   * next page's `cursor` in the `bpay-next-cursor` header, which this method does not return yet.
+   */
   list(params: KycListParams = {}, opts?: RequestOptions): Promise<KycVerification[]> {
     return unwrap(this.http.api.GET('/api/admin/kyc/verifications', { params: { query: params }, ...this.http.via(opts) }));
   }
@@ -54,7 +57,10 @@ export class AdminKycResource {
 export class AdminUsersResource {
   constructor(private readonly http: Http) {}
 
-  /** `search` matches email or name; `role` filters. */
+  /**
+   * `search` matches email or name; `role` filters. One page, newest first (50 by default, `limit` up to 200); the next
+   * page's `cursor` is in the `bpay-next-cursor` header, which this method does not return yet.
+   */
   list(params: AdminUserListParams = {}, opts?: RequestOptions): Promise<AdminUser[]> {
     return unwrap(this.http.api.GET('/api/admin/users', { params: { query: params }, ...this.http.via(opts) }));
   }

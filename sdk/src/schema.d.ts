@@ -258,7 +258,7 @@ export interface paths {
         };
         /**
          * Your bcards, newest first
-         * @description 100 at most, the newest. When more exist, the bpay-next-cursor header holds the cursor for the next page.
+         * @description The 50 newest unless `limit` says otherwise (100 at most). When more exist, the bpay-next-cursor header holds the cursor for the next page.
          */
         get: operations["getApiVirtual-cards"];
         put?: never;
