@@ -41,6 +41,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { schema } from '@bpay/db';
 import { seal } from '../api/src/lib/crypto';
+import { encodeCursor } from '../api/src/lib/cursor';
 import { newId } from '../api/src/lib/ids';
 import { listAudit } from '../api/src/modules/admin/audit';
 import { adminCall, adminToken, makeAdmin } from '../api/src/modules/admin/test-helpers';
@@ -489,6 +490,23 @@ function buildCases(w: World, raw: Client): Case[] {
   const m = w.big.id;
   const mid = w.middle;
   let next: string | undefined;
+  /** The cursor a list's first page hands out, read once (untimed). */
+  const firstCursors = new Map<string, string>();
+  const nextPage = (path: string, as: (p: string) => () => Promise<Sample>, get: (p: string) => Promise<CallResult<unknown>>) => async () => {
+    if (!firstCursors.has(path)) firstCursors.set(path, (await get(path)).headers.get(NEXT_CURSOR_HEADER) ?? 'none');
+    return as(`${path}${path.includes('?') ? '&' : '?'}cursor=${firstCursors.get(path)}`)();
+  };
+  /** A cursor at the middle of a table, newest first (read once, untimed): the deep page a keyset list seeks to. */
+  const middles = new Map<string, string>();
+  const deepPage = (path: string, table: string, as: (p: string) => () => Promise<Sample>) => async () => {
+    if (!middles.has(table)) {
+      const r = await raw.execute(`SELECT created_at AS t, id FROM ${table} ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET (SELECT count(*) / 2 FROM ${table})`);
+      middles.set(table, encodeCursor({ t: Number(r.rows[0]!.t), id: String(r.rows[0]!.id) }));
+    }
+    return as(`${path}?cursor=${middles.get(table)}`)();
+  };
+  const asAdmin = (p: string) => adminCall(w.ctx, w.adminToken, p);
+  const asConsumer = (p: string) => call(w.ctx, p, { cookie: w.consumer.cookie });
   return [
     { list: 'reference', page: 'raw PK SELECT (@libsql/client, same file)', judged: false, send: async () => {
       const t0 = performance.now();
@@ -505,7 +523,15 @@ function buildCases(w: World, raw: Client): Case[] {
     { list: 'consumer transactions', page: `deep (${Math.floor(TRANSACTIONS / 2).toLocaleString('en')} in)`, judged: true, send: consumer(`/api/transactions?cursor=${mid.transactionCursor}`) },
     { list: 'consumer transactions', page: 'status=failed, first', judged: true, send: consumer('/api/transactions?status=failed') },
     { list: 'consumer transactions', page: 'status=pending, first (none pending)', judged: true, send: consumer('/api/transactions?status=pending') },
-    { list: 'bcards', page: 'the list (no pagination)', judged: true, send: consumer('/api/virtual-cards'), note: 'GET /api/virtual-cards answers every bcard at once' },
+    { list: 'bcards', page: 'first (50)', judged: true, send: consumer('/api/virtual-cards') },
+    { list: 'bcards', page: 'next (the cursor it gave)', judged: true, send: nextPage('/api/virtual-cards', consumer, asConsumer) },
+    { list: 'bcards', page: 'deep (middle)', judged: true, send: async () => {
+      if (!middles.has('bcards')) {
+        const r = await raw.execute({ sql: 'SELECT created_at AS t, id FROM bcards WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET (SELECT count(*) / 2 FROM bcards WHERE user_id = ?)', args: [w.consumer.id, w.consumer.id] });
+        middles.set('bcards', encodeCursor({ t: Number(r.rows[0]!.t), id: String(r.rows[0]!.id) }));
+      }
+      return consumer(`/api/virtual-cards?cursor=${middles.get('bcards')}`)();
+    } },
     { list: 'payment intents (v1)', page: 'first (10)', judged: true, send: v1('/payment_intents') },
     { list: 'payment intents (v1)', page: `deep: starting_after #${Math.floor(INTENTS / 2).toLocaleString('en')}`, judged: true, send: v1(`/payment_intents?starting_after=${mid.intentId}`) },
     { list: 'payment intents (v1)', page: 'deep: ending_before, same id', judged: true, send: v1(`/payment_intents?ending_before=${mid.intentId}`) },
@@ -517,14 +543,20 @@ function buildCases(w: World, raw: Client): Case[] {
     { list: 'events (dashboard)', page: 'first (10)', judged: true, send: owner(`/api/merchants/${m}/events`) },
     { list: 'webhook deliveries (dashboard)', page: 'first (20), no cursor', judged: true, send: owner(`/api/merchants/${m}/webhook_deliveries`), note: 'no cursor: no deep page exists' },
     { list: 'webhook deliveries (dashboard)', page: 'one endpoint, first (20)', judged: true, send: owner(`/api/merchants/${m}/webhook_deliveries?endpoint_id=${w.big.endpointId}`) },
-    { list: 'admin users', page: 'newest 500 (no cursor)', judged: true, send: admin('/api/admin/users'), note: 'at most 500, no cursor: no deep page exists' },
-    { list: 'admin users', page: 'role=merchant, newest 500', judged: true, send: admin('/api/admin/users?role=merchant') },
+    { list: 'admin users', page: 'first (50)', judged: true, send: admin('/api/admin/users') },
+    { list: 'admin users', page: 'next (the cursor it gave)', judged: true, send: nextPage('/api/admin/users', admin, asAdmin) },
+    { list: 'admin users', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/users', 'users', admin) },
+    { list: 'admin users', page: 'role=merchant, first', judged: true, send: admin('/api/admin/users?role=merchant') },
     { list: 'admin users', page: 'search, no match (reads every user)', judged: true, send: admin('/api/admin/users?search=nobody-has-this') },
-    { list: 'admin merchants', page: 'newest 500 (no cursor)', judged: true, send: admin('/api/admin/merchants'), note: 'at most 500, no cursor' },
-    { list: 'admin merchants', page: 'environment=production, newest 500', judged: true, send: admin('/api/admin/merchants?environment=production') },
+    { list: 'admin merchants', page: 'first (50)', judged: true, send: admin('/api/admin/merchants') },
+    { list: 'admin merchants', page: 'next (the cursor it gave)', judged: true, send: nextPage('/api/admin/merchants', admin, asAdmin) },
+    { list: 'admin merchants', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/merchants', 'merchants', admin) },
+    { list: 'admin merchants', page: 'environment=production, first', judged: true, send: admin('/api/admin/merchants?environment=production') },
     { list: 'admin merchants', page: 'search, no match (reads every merchant)', judged: true, send: admin('/api/admin/merchants?search=nobody-has-this') },
-    { list: 'KYC verifications (admin)', page: 'newest 500 (no cursor)', judged: true, send: admin('/api/admin/kyc/verifications'), note: 'at most 500, no cursor' },
-    { list: 'KYC verifications (admin)', page: 'status=pending, newest 500', judged: true, send: admin('/api/admin/kyc/verifications?status=pending') },
+    { list: 'KYC verifications (admin)', page: 'first (50)', judged: true, send: admin('/api/admin/kyc/verifications') },
+    { list: 'KYC verifications (admin)', page: 'next (the cursor it gave)', judged: true, send: nextPage('/api/admin/kyc/verifications', admin, asAdmin) },
+    { list: 'KYC verifications (admin)', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/kyc/verifications', 'kyc_verifications', admin) },
+    { list: 'KYC verifications (admin)', page: 'status=pending, first', judged: true, send: admin('/api/admin/kyc/verifications?status=pending') },
     { list: 'KYC verifications (consumer)', page: 'own (GET /api/kyc/status)', judged: true, send: consumer('/api/kyc/status') },
     { list: 'audit log (admin)', page: 'newest 100 (service; no route)', judged: true, note: 'listAudit has no HTTP route: the service is timed', send: async () => {
       const t0 = performance.now();
