@@ -1,0 +1,78 @@
+/*
+ * The load generator the throughput benches share (bench/throughput.ts, bench/two-processes.ts): a closed loop of
+ * clients, percentiles, a free port.
+ */
+import { createServer } from 'node:net';
+
+export interface LoadResult {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  errors: number;
+  firstError: string | null;
+}
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * A closed loop: `concurrency` loops each send one request, await its whole answer, and send the next. Requests
+ * answered inside the measured window (after `warmupS`, for `seconds`) count; their latencies are kept.
+ */
+export async function closedLoop(
+  concurrency: number,
+  seconds: number,
+  warmupS: number,
+  send: (loop: number, i: number) => Promise<Response>,
+  expectStatus: number,
+): Promise<LoadResult> {
+  const start = performance.now() + warmupS * 1000;
+  const end = start + seconds * 1000;
+  let latencies = new Float64Array(1 << 16);
+  let n = 0;
+  let errors = 0;
+  let firstError: string | null = null;
+  const loop = async (j: number) => {
+    for (let i = 0; performance.now() < end; i++) {
+      const t0 = performance.now();
+      let failure: string | null = null;
+      try {
+        const res = await send(j, i);
+        const text = await res.text();
+        if (res.status !== expectStatus) failure = `${res.status} ${text.slice(0, 200)}`;
+      } catch (e) {
+        failure = String(e);
+      }
+      const t1 = performance.now();
+      if (t1 < start || t1 >= end) continue;
+      if (failure !== null) {
+        errors++;
+        firstError ??= failure;
+        continue;
+      }
+      if (n === latencies.length) {
+        const bigger = new Float64Array(latencies.length * 2);
+        bigger.set(latencies);
+        latencies = bigger;
+      }
+      latencies[n++] = t1 - t0;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, j) => loop(j)));
+  const sorted = latencies.subarray(0, n).sort();
+  return { perSecond: n / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), ok: n, errors, firstError };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+}
