@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import Database from 'libsql';
 import { BUSY_TIMEOUT_MS, migrateDb, openDb, STATEMENT_CACHE_SIZE, type DbHandle } from './client';
+import { groupCommitTests } from './group-commit.shared';
 
 /*
  * Every connection the pool hands out must run WAL, synchronous=FULL, a busy timeout and foreign keys. The pool
@@ -221,127 +222,10 @@ describe('in-process write lock', () => {
 });
 
 describe('group commit', () => {
-  const now = Date.now();
-  const insert = (on: Executor, id: string) =>
-    on.execute({
-      sql: `INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at)
-            VALUES (?, ?, ?, 'x', ?, ?)`,
-      args: [id, `${id}@example.com`, `${id}@example.com`, now, now],
-    });
-  /** A second handle on the same file: its reads see only what is committed. */
-  const observer = () => openDb({ url: `file:${join(dir, 'x.db')}` });
-
-  test('a lone write commits at once: one unit, one commit', async () => {
-    const before = { ...handle.stats };
-    await insert(handle.client, 'usr_alone');
-    expect(handle.stats.commits - before.commits).toBe(1);
-    expect(handle.stats.units - before.units).toBe(1);
-  });
-
-  test('concurrent writes share commits, and each is acknowledged only once it is committed', async () => {
-    const other = observer();
-    try {
-      const before = handle.stats.commits;
-      const seenWhenAcknowledged = await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          insert(handle.client, `usr_g${i}`).then(() => countUsers(other.client, `usr_g${i}`)),
-        ),
-      );
-      // Every acknowledged write was already visible to another connection: committed, not merely written.
-      expect(seenWhenAcknowledged).toEqual(Array(40).fill(1));
-      const commits = handle.stats.commits - before;
-      expect(commits).toBeGreaterThanOrEqual(1);
-      expect(commits).toBeLessThan(40);
-    } finally {
-      other.close();
-    }
-  });
-
-  test('a unit that fails rolls back alone; the others of its batch commit', async () => {
-    const results = await Promise.allSettled([
-      handle.db.transaction(async (tx) => {
-        await tx.run(sql`INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at)
-                         VALUES ('usr_ok1', 'ok1@example.com', 'ok1@example.com', 'x', 0, 0)`);
-      }),
-      handle.db.transaction(async (tx) => {
-        await tx.run(sql`INSERT INTO users (id, email, email_normalized, password_hash, created_at, updated_at)
-                         VALUES ('usr_bad', 'bad@example.com', 'bad@example.com', 'x', 0, 0)`);
-        throw new Error('this unit fails after writing');
-      }),
-      insert(handle.client, 'usr_ok2'),
-      // A constraint failure inside a batch: the duplicate id is refused, and only this unit fails.
-      insert(handle.client, 'usr_ok1'),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
-    expect(String((results[1] as PromiseRejectedResult).reason)).toContain('this unit fails after writing');
-    expect(await countUsers(handle.client, 'usr_ok1')).toBe(1);
-    expect(await countUsers(handle.client, 'usr_ok2')).toBe(1);
-    expect(await countUsers(handle.client, 'usr_bad')).toBe(0);
-  });
-
-  test('a unit refused because of an earlier unit of its batch answers once that unit is committed', async () => {
-    const other = observer();
-    try {
-      const first = insert(handle.client, 'usr_same');
-      // The same id again, queued behind: refused by the first one's row, which is in the batch, not yet committed.
-      const second = insert(handle.client, 'usr_same').then(
-        () => 'inserted',
-        async () => `refused; another connection sees ${await countUsers(other.client, 'usr_same')} row`,
-      );
-      await first;
-      expect(await second).toBe('refused; another connection sees 1 row');
-    } finally {
-      other.close();
-    }
-  });
-
-  test('units of one batch that compete for the last of a balance: exactly one wins', async () => {
-    await handle.client.execute('CREATE TABLE balance (id INTEGER PRIMARY KEY, cents INTEGER NOT NULL)');
-    await handle.client.execute('INSERT INTO balance VALUES (1, 10000)');
-    const before = handle.stats.commits;
-    // Each draws 60.00 of the 100.00 after reading the balance in its own transaction (check, then act).
-    const draw = () =>
-      handle.db.transaction(async (tx) => {
-        const row = await tx.get<{ cents: number }>(sql`SELECT cents FROM balance WHERE id = 1`);
-        if (!row || row.cents < 6000) throw new Error('insufficient funds');
-        await tx.run(sql`UPDATE balance SET cents = cents - 6000 WHERE id = 1`);
-      });
-    const results = await Promise.allSettled(Array.from({ length: 8 }, draw));
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(handle.stats.commits - before).toBeLessThan(8);
-    expect(Number((await handle.client.execute('SELECT cents FROM balance')).rows[0]?.[0])).toBe(4000);
-  });
-
-  test('two handles on one file interleave without waiting on each other forever', async () => {
-    const other = observer();
-    try {
-      await Promise.all(
-        Array.from({ length: 30 }, (_, i) => insert(i % 2 ? other.client : handle.client, `usr_h${i}`)),
-      );
-      const n = await handle.client.execute(`SELECT count(*) FROM users WHERE id LIKE 'usr_h%'`);
-      expect(Number(n.rows[0]?.[0])).toBe(30);
-    } finally {
-      other.close();
-    }
-  });
-
-  test('a handle closed in the middle of a unit (a crash, in tests): the unit is lost whole, and another handle can write', async () => {
-    const dying = observer();
-    const tx = await dying.client.transaction('write');
-    await insert(tx, 'usr_lost');
-    dying.close();
-    const other = observer();
-    try {
-      await insert(other.client, 'usr_after');
-      expect(await countUsers(other.client, 'usr_lost')).toBe(0);
-      expect(await countUsers(other.client, 'usr_after')).toBe(1);
-    } finally {
-      other.close();
-    }
-  });
+  groupCommitTests({ handle: () => handle, observer: () => openDb({ url: `file:${join(dir, 'x.db')}` }) });
 
   test('a statement SQLite will not run in a transaction (VACUUM) runs alone, after the open batch commits', async () => {
-    await Promise.all([insert(handle.client, 'usr_v1'), handle.client.execute('VACUUM'), insert(handle.client, 'usr_v2')]);
+    await Promise.all([insertUser(handle.client, 'usr_v1'), handle.client.execute('VACUUM'), insertUser(handle.client, 'usr_v2')]);
     expect(await countUsers(handle.client, 'usr_v1')).toBe(1);
     expect(await countUsers(handle.client, 'usr_v2')).toBe(1);
   });
