@@ -79,7 +79,7 @@ describe('one source, many requests', () => {
         const list = await call(ctx, '/api/funding-sources', { cookie: premium.cookie });
         expect(list.body).toEqual([expect.objectContaining({ id: source.id, balance: '18.70' })]);
         expect(await count(ctx, 'SELECT s.available_cents FROM sim_cards s JOIN funding_sources f ON f.vendor_token = s.token WHERE f.id = ?', [source.id])).toBe(1870);
-        expect((await call(ctx, '/api/virtual-cards', { cookie: premium.cookie })).body).toHaveLength(97);
+        expect((await call(ctx, '/api/virtual-cards?limit=100', { cookie: premium.cookie })).body).toHaveLength(97);
         expect(await count(ctx, 'SELECT count(*) FROM bcards')).toBe(97);
         expect(await count(ctx, "SELECT count(*) FROM collections WHERE status = 'completed'")).toBe(97);
         expect(await count(ctx, "SELECT count(*) FROM collections WHERE status = 'failed'")).toBe(103);
