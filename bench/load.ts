@@ -1,6 +1,6 @@
 /*
  * The load generator the throughput benches share (bench/throughput.ts, bench/two-processes.ts): a closed loop of
- * clients, percentiles, a free port.
+ * clients, percentiles, a free port, waiting for a server to answer, and work spread over a few parallel loops.
  */
 import { createServer } from 'node:net';
 
@@ -75,4 +75,28 @@ export function freePort(): Promise<number> {
       s.close(() => ok(port));
     });
   });
+}
+
+export async function waitFor(url: string, child: Bun.Subprocess, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await Bun.sleep(200);
+  }
+  throw new Error(`${what} did not answer within 60 s`);
+}
+
+/** Runs `work` over `items`, `width` at a time. */
+export async function inParallel<T, R>(items: T[], width: number, work: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]!, i);
+      }
+    }),
+  );
+  return out;
 }

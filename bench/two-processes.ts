@@ -21,34 +21,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cardBody, CARDS_OK } from '../api/src/testing';
-import { closedLoop, freePort, type LoadResult } from './load';
+import { closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-
-async function waitFor(url: string, child: Bun.Subprocess, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
-    await Bun.sleep(200);
-  }
-  throw new Error(`${what} did not answer within 60 s`);
-}
-
-/** Runs `work` over `items`, `width` at a time. */
-async function inParallel<T, R>(items: T[], width: number, work: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await work(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
 
 /** User plus system CPU time a process has used, in ms (Linux: fields 14 and 15 of /proc/<pid>/stat, in ticks of 10 ms). */
 function cpuMs(pid: number): number {
