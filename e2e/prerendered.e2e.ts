@@ -40,14 +40,17 @@ test.describe('with JavaScript', () => {
       await page.waitForSelector('h1', { state: 'attached' });
       await page.evaluate(() => ((window as unknown as { prerenderedH1: Element | null }).prerenderedH1 = document.querySelector('h1')));
       release();
-      // Hydrated: React has attached itself to the very element the HTML brought.
+      // Hydrated: React has attached itself to the very element the HTML brought. A wait, not a speed check: on a
+      // busy machine the held scripts and the page's chunk can take longer than the default to arrive.
       await expect
-        .poll(() =>
-          page.evaluate(() => {
-            const h1 = document.querySelector('h1');
-            const same = h1 !== null && h1 === (window as unknown as { prerenderedH1: Element | null }).prerenderedH1;
-            return same && Object.keys(h1).some((k) => k.startsWith('__reactFiber'));
-          }),
+        .poll(
+          () =>
+            page.evaluate(() => {
+              const h1 = document.querySelector('h1');
+              const same = h1 !== null && h1 === (window as unknown as { prerenderedH1: Element | null }).prerenderedH1;
+              return same && Object.keys(h1).some((k) => k.startsWith('__reactFiber'));
+            }),
+          { timeout: 20_000 },
         )
         .toBe(true);
       await page.waitForLoadState('networkidle');
