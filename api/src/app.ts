@@ -22,20 +22,63 @@ import { testHelperRoutes } from './modules/test-helpers/routes';
 import { adminAuthRoutes } from './modules/admin/auth-routes';
 import { adminKycRoutes } from './modules/admin/kyc-routes';
 import { adminRoutes } from './modules/admin/routes';
-import { httpPlugin } from './plugins/http';
+import { httpPlugin, isFormBody } from './plugins/http';
+import { coerceFormValues, type FormSchema } from './lib/form-body';
+import { clientAddress, setPeerAddress } from './lib/request-context';
 import { consumerRateLimitPlugin } from './plugins/consumer-rate-limit';
 
 export const API_VERSION = '0.1.0';
 
+/**
+ * The merchant API answers at Stripe's paths too (`/v1/payment_intents` beside `/api/v1/payment_intents`), so code
+ * written for Stripe's libraries switches by changing the host. One set of routes: a /v1 request is handed to the
+ * same app as its /api/v1 twin, before any hook has read it, and the twin's answer is the answer.
+ */
+export const STRIPE_PREFIX = '/v1';
+export const MERCHANT_PREFIX = '/api/v1';
+
+export const isStripePath = (path: string) => path === STRIPE_PREFIX || path.startsWith(`${STRIPE_PREFIX}/`);
+
+/** The /api/v1 twin of a /v1 request: same method, headers, body stream, abort signal and peer address. */
+export function merchantTwin(request: Request): Request {
+  const url = new URL(request.url);
+  url.pathname = MERCHANT_PREFIX + url.pathname.slice(STRIPE_PREFIX.length);
+  const twin = new Request(url, request);
+  const peer = clientAddress(request, false);
+  if (peer !== 'unknown') setPeerAddress(twin, peer);
+  return twin;
+}
+
+type BuiltApp = { handle(request: Request): Promise<Response>; routes: { method: string; path: string; hooks: { body?: unknown } }[]; definitions: { type: Record<string, unknown> } };
+
+/** Each route's body schema by "METHOD path", read once from the built app (named models resolved). */
+function bodySchemas(app: BuiltApp): Map<string, FormSchema> {
+  const schemas = new Map<string, FormSchema>();
+  for (const route of app.routes) {
+    const body = typeof route.hooks.body === 'string' ? app.definitions.type[route.hooks.body] : route.hooks.body;
+    if (body && typeof body === 'object') schemas.set(`${route.method} ${route.path}`, body as FormSchema);
+  }
+  return schemas;
+}
+
 /** Builds the whole HTTP API. The process entry (server.ts) adds static files; tests call app.handle directly. */
 export function createApp(deps: AppDeps) {
+  // The hooks below need the finished app (its handle, its routes); they only run once it is built and returned.
+  let built: BuiltApp | undefined;
+  let schemas: Map<string, FormSchema> | undefined;
   // normalize: false makes an unknown body field an error (400 naming it) instead of silently dropping it.
-  return new Elysia({ name: 'bpay', normalize: false })
+  const app = new Elysia({ name: 'bpay', normalize: false })
+    // First of all hooks: the twin goes through every one of them (request id, size and rate limits) itself.
+    .onRequest(({ request }) => {
+      if (isStripePath(new URL(request.url).pathname)) return built!.handle(merchantTwin(request));
+    })
     .use(
       httpPlugin(
         {
           allowedOrigins: [deps.publicUrl.origin],
           bearerPrefixes: ['/api/v1/', '/api/admin/'],
+          // Stripe's libraries send form bodies (`metadata[order]=42`); only the bearer-key merchant API takes them.
+          formPrefixes: ['/api/v1/'],
           multipartPaths: ['/api/kyc/submit'],
           // A consumer or admin body is a form's worth of fields; the merchant API carries metadata (50 keys of up
           // to 500 characters, as Stripe allows) and webhook event lists.
@@ -44,6 +87,13 @@ export function createApp(deps: AppDeps) {
         deps.log,
       ),
     )
+    // A form body's values are strings; the route's schema says which are numbers and booleans (lib/form-body.ts).
+    // Before validation, so a bad value gets the message a JSON body would.
+    .onTransform({ as: 'global' }, (ctx) => {
+      if (!isFormBody(ctx.request)) return;
+      schemas ??= bodySchemas(built!);
+      ctx.body = coerceFormValues(schemas.get(`${ctx.request.method} ${ctx.route}`), ctx.body);
+    })
     // After the http plugin (request id, error rendering), before any body is read: see plugins/consumer-rate-limit.ts.
     .use(consumerRateLimitPlugin(deps))
     // Plain integers and booleans in the document (see openapi-tidy.ts), so the generated SDK types are exact.
@@ -135,6 +185,8 @@ export function createApp(deps: AppDeps) {
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });
+  built = app as unknown as BuiltApp;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

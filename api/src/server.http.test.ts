@@ -132,6 +132,13 @@ test('malformed and traversing paths get the app, never an error page or a file 
   }
 });
 
+test("Stripe's /v1 paths are the merchant API, never the web app: an unknown one is a JSON 404", async () => {
+  await expectShaped(await fetch(`${base}/v1/no_such_thing`), 404, 'route_not_found');
+  const keyless = await fetch(`${base}/v1/payment_intents`);
+  expect(keyless.status).toBe(401);
+  expect(((await keyless.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+});
+
 /** A raw HTTP exchange: fetch would decode the body and hide Content-Encoding's effect on the bytes. */
 function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolvePromise, reject) => {

@@ -10,6 +10,7 @@ import { compressJsonResponse } from './http-encoding';
 import { errorBody, AppError } from './errors';
 import { headerBytes, MAX_HEADER_BYTES } from './plugins/http';
 import { EVENT_STREAM_PATH } from './modules/events/stream';
+import { isStripePath, MERCHANT_PREFIX, STRIPE_PREFIX } from './app';
 import { readSessionToken } from './modules/auth/sessions';
 
 /*
@@ -50,8 +51,9 @@ function swaggerAsset(name: string): GeneratedFile {
   return file;
 }
 
+/** The app's paths: the API (with its Stripe-style /v1 twin, never the SPA's index.html) and its docs. */
 function isApiPath(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/') || path === '/swagger' || path.startsWith('/swagger/');
+  return isStripePath(path) || path === '/api' || path.startsWith('/api/') || path === '/swagger' || path.startsWith('/swagger/');
 }
 
 /** robots.txt and sitemap.xml name the site by its public URL, so the server makes them (once, at start). */
@@ -90,7 +92,7 @@ async function handle(req: Request, server: Bun.Server<unknown>): Promise<Respon
   if (asset) return serveGenerated(req, swaggerAsset(asset));
   // Bun closes a connection idle for 10 s by default; the events stream pings only every 15 s and may wait longer
   // for an event, so it gets no idle limit (it ends when the client goes away).
-  if (path === EVENT_STREAM_PATH) server.timeout(req, 0);
+  if (path === EVENT_STREAM_PATH || path === EVENT_STREAM_PATH.replace(MERCHANT_PREFIX, STRIPE_PREFIX)) server.timeout(req, 0);
   // JSON answers are compressed here, around the app, so in-process tests (app.handle) read plain bodies.
   if (isApiPath(path)) return compressJsonResponse(req, await app.handle(req));
   const siteFile = SITE_FILES[path];
@@ -107,7 +109,7 @@ if (dev) {
     port: env.port,
     hostname: env.host,
     development: { hmr: true, console: true },
-    routes: { '/api/*': handle, '/swagger': handle, '/swagger/*': handle, '/*': index },
+    routes: { '/api/*': handle, '/v1': handle, '/v1/*': handle, '/swagger': handle, '/swagger/*': handle, '/*': index },
     fetch: handle,
   });
 } else {

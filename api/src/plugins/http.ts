@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { AppError, errorBody } from '../errors';
+import { FormBodyError, parseStripeForm } from '../lib/form-body';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
 import { escapeUnsafe, findUnsafeText, unsafeCharacter, unsafeCharacterMessage } from '../lib/text';
@@ -14,7 +15,12 @@ export interface HttpPolicy {
   bearerPrefixes: string[];
   /** Paths whose bodies are multipart rather than JSON; their routes limit their own sizes while streaming. */
   multipartPaths: string[];
-  /** Largest JSON body in bytes: the first matching path prefix, else `defaultBytes`. */
+  /**
+   * Path prefixes (bearer-authenticated only: a form is what a cross-site page can post without a preflight) that also
+   * take application/x-www-form-urlencoded bodies in Stripe's bracket notation, under the same limits as JSON.
+   */
+  formPrefixes: string[];
+  /** Largest JSON (or form) body in bytes: the first matching path prefix, else `defaultBytes`. */
   jsonBodyLimits: { defaultBytes: number; byPrefix: [prefix: string, bytes: number][] };
 }
 
@@ -112,6 +118,40 @@ export async function parseJsonBody(request: Request, limit: number): Promise<Re
   return value as Record<string, unknown>;
 }
 
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** The media type of a request's body, lowercased, without parameters. */
+export function mediaTypeOf(request: Request): string {
+  return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Bodies the parser read as a form: their values are all strings, which app.ts converts by the route's schema. */
+const formBodies = new WeakSet<Request>();
+export const isFormBody = (request: Request) => formBodies.has(request);
+
+/**
+ * A form body (Stripe's encoding, lib/form-body.ts) under the JSON guards: the same size limit, the same structural
+ * limits and error messages, the same character rules. Its errors are the JSON path's, so a client sees one shape.
+ */
+export async function parseFormBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const text = await readBodyText(request, limit);
+  let value: Record<string, unknown>;
+  try {
+    value = parseStripeForm(text);
+  } catch (e) {
+    if (!(e instanceof FormBodyError)) throw e;
+    const p = e.problem;
+    if (p.kind === 'malformed') throw new AppError('validation_error', p.reason, escapeUnsafe(p.key));
+    throw new AppError('body_too_complex', describeJsonProblem(p));
+  }
+  const unsafe = findUnsafeText(value);
+  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), escapeUnsafe(unsafe.path));
+  formBodies.add(request);
+  return value;
+}
+
+const takesForms = (policy: HttpPolicy, path: string) => policy.formPrefixes.some((p) => path.startsWith(p));
+
 /**
  * Cross-site request defence for cookie-authenticated writes. SameSite=Lax already keeps the cookie off most
  * cross-site POSTs; this checks the browser's own statements about where the request came from, and insists on
@@ -136,13 +176,14 @@ export function checkWriteRequest(request: Request, url: URL, policy: HttpPolicy
     request.headers.has('transfer-encoding') ||
     (contentLength !== null ? Number(contentLength) > 0 : request.body !== null);
   if (!hasBody) return;
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaTypeOf(request);
   if (policy.multipartPaths.includes(url.pathname)) {
     if (type !== 'multipart/form-data') {
       throw new AppError('unsupported_media_type', 'This endpoint accepts only multipart/form-data request bodies.');
     }
     return;
   }
+  if (type === FORM_TYPE && takesForms(policy, url.pathname)) return;
   if (type !== 'application/json') throw new AppError('unsupported_media_type');
 }
 
@@ -179,6 +220,8 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       // Multipart routes read their own stream with caps (parse: 'none'); a global parser would otherwise make
       // Elysia fall back to buffering the whole form. An empty placeholder leaves the stream unread for them.
       if (policy.multipartPaths.includes(path)) return {};
+      // The merchant API also takes Stripe's form encoding (checkWriteRequest let only these prefixes through with it).
+      if (takesForms(policy, path) && mediaTypeOf(request) === FORM_TYPE) return parseFormBody(request, jsonBodyLimit(policy, path));
       // Every other body under /api/ is JSON: checkWriteRequest has refused any other media type (415), however it
       // was spelt. So this parser never declines, and no route's own parser (Elysia's unguarded request.json())
       // ever sees a body: a spelling such as "application/json ;x" cannot slip past the guard.
