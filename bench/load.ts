@@ -100,3 +100,29 @@ export async function inParallel<T, R>(items: T[], width: number, work: (item: T
   );
   return out;
 }
+
+/**
+ * The environment of a bench's server process: production mode on loopback, its own database and files under
+ * `dataDir`, rate limits off (BPAY_RATE_LIMITS=off: one address loads it), a fixed session secret (a session made
+ * through one server is valid at another on the same database), and admin credentials given, so the server does not
+ * generate an admin and print them into the bench's output.
+ */
+export function benchServerEnv(o: { port: number; dataDir: string; dbFile: string }): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(o.port),
+    HOST: '127.0.0.1',
+    BPAY_DATABASE_URL: `file:${o.dbFile}`,
+    BPAY_UPLOADS_DIR: `${o.dataDir}/uploads`,
+    BPAY_SESSION_SECRET_FILE: `${o.dataDir}/session-secret`,
+    BPAY_WEB_DIST: `${o.dataDir}/no-web-build`,
+    BPAY_SESSION_SECRET: 'bench-session-secret-bench-session-secret',
+    BPAY_PUBLIC_URL: `http://127.0.0.1:${o.port}`,
+    BPAY_RATE_LIMITS: 'off',
+    BPAY_LOG_LEVEL: 'warn',
+    BPAY_ADMIN_USERNAME: 'bench-admin',
+    BPAY_ADMIN_PASSWORD: 'bench admin password, throwaway database',
+    BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  };
+}

@@ -24,7 +24,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONNECTION_PRAGMAS } from '../db/client';
 import { addCard, call, cardBody, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser } from '../api/src/testing';
-import { closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
+import { benchServerEnv, closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -202,24 +202,7 @@ async function main() {
       cwd: root,
       stdout: 'pipe',
       stderr: 'pipe',
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        BPAY_DATABASE_URL: `file:${dataDir}/bpay.db`,
-        BPAY_UPLOADS_DIR: `${dataDir}/uploads`,
-        BPAY_SESSION_SECRET_FILE: `${dataDir}/session-secret`,
-        BPAY_WEB_DIST: `${dataDir}/no-web-build`,
-        BPAY_SESSION_SECRET: 'bench-session-secret-bench-session-secret',
-        BPAY_PUBLIC_URL: base,
-        BPAY_RATE_LIMITS: 'off',
-        BPAY_LOG_LEVEL: 'warn',
-        // Given, so the server does not generate an admin and print its credentials into the bench's output.
-        BPAY_ADMIN_USERNAME: 'bench-admin',
-        BPAY_ADMIN_PASSWORD: 'bench admin password, throwaway database',
-        BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
-      },
+      env: benchServerEnv({ port, dataDir, dbFile: `${dataDir}/bpay.db` }),
     });
     children.push(server);
     for (const stream of [server.stdout, server.stderr]) {

@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cardBody, CARDS_OK } from '../api/src/testing';
-import { closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
+import { benchServerEnv, closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -53,24 +53,7 @@ async function startServer(dataDir: string, dbFile: string, name: string): Promi
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BPAY_DATABASE_URL: `file:${dbFile}`,
-      BPAY_UPLOADS_DIR: `${dataDir}/uploads`,
-      BPAY_SESSION_SECRET_FILE: `${dataDir}/session-secret`,
-      BPAY_WEB_DIST: `${dataDir}/no-web-build`,
-      // One secret for both: a session made through one server is valid at the other.
-      BPAY_SESSION_SECRET: 'bench-session-secret-bench-session-secret',
-      BPAY_PUBLIC_URL: base,
-      BPAY_RATE_LIMITS: 'off',
-      BPAY_LOG_LEVEL: 'warn',
-      BPAY_ADMIN_USERNAME: 'bench-admin',
-      BPAY_ADMIN_PASSWORD: 'bench admin password, throwaway database',
-      BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
-    },
+    env: benchServerEnv({ port, dataDir, dbFile }),
   });
   const output: string[] = [];
   for (const stream of [proc.stdout, proc.stderr]) {
