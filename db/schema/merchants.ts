@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from './users';
+import { collectionShares, fundingSources } from './money';
 
 /*
  * The merchant platform: merchant accounts and their keys, Stripe-like payment intents, events and their
@@ -31,6 +32,13 @@ export const merchants = sqliteTable(
     secretKeyLast4: text('secret_key_last4').notNull(),
     secretKeyRolledAt: integer('secret_key_rolled_at', { mode: 'timestamp_ms' }),
     /**
+     * After a roll with a grace period, the HMAC of the key it replaced, which keeps working until
+     * `previous_secret_key_expires_at` (Stripe's "expire the old key in …"); null when it stopped at once.
+     */
+    previousSecretKeyHash: text('previous_secret_key_hash'),
+    previousSecretKeyLast4: text('previous_secret_key_last4'),
+    previousSecretKeyExpiresAt: integer('previous_secret_key_expires_at', { mode: 'timestamp_ms' }),
+    /**
      * Running total of amount_received over the merchant's payment intents (both modes), in cents: moved in the
      * same transaction as the intent whose amount_received changes, so the merchant list never sums intents.
      */
@@ -45,6 +53,7 @@ export const merchants = sqliteTable(
     index('merchants_environment_idx').on(t.environment, t.createdAt, t.id),
     uniqueIndex('merchants_publishable_key_unique').on(t.publishableKey),
     uniqueIndex('merchants_secret_key_hash_unique').on(t.secretKeyHash),
+    uniqueIndex('merchants_previous_secret_key_hash_unique').on(t.previousSecretKeyHash),
   ],
 );
 
@@ -78,6 +87,8 @@ export const paymentIntents = sqliteTable(
     bcardId: text('bcard_id'),
     amountCapturable: integer('amount_capturable').notNull().default(0),
     amountReceived: integer('amount_received').notNull().default(0),
+    /** Refunded so far, pending refunds included (reserved when a refund is created, given back if it fails). */
+    amountRefunded: integer('amount_refunded').notNull().default(0),
     lastPaymentError: text('last_payment_error', { mode: 'json' }).$type<Record<string, unknown>>(),
     cancellationReason: text('cancellation_reason'),
     canceledAt: integer('canceled_at', { mode: 'timestamp_ms' }),
@@ -95,6 +106,81 @@ export const paymentIntents = sqliteTable(
     uniqueIndex('payment_intents_bcard_unique').on(t.bcardId),
     check('payment_intents_amount_check', sql`${t.amount} >= 50 AND ${t.amount} <= 99999999`),
     check('payment_intents_received_check', sql`${t.amountReceived} >= 0 AND ${t.amountReceived} <= ${t.amount}`),
+    check('payment_intents_refunded_check', sql`${t.amountRefunded} >= 0 AND ${t.amountRefunded} <= ${t.amountReceived}`),
+  ],
+);
+
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+/**
+ * A merchant's refund of a succeeded payment intent (Stripe's Refund). Created pending with its amount reserved on
+ * the intent (amount_refunded) in one guarded statement, so concurrent refunds never pass the amount received; the
+ * money goes back through the split that funded the bcard (refund_parts), under a lease like every other saga.
+ */
+export const refunds = sqliteTable(
+  'refunds',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    paymentIntentId: text('payment_intent_id')
+      .notNull()
+      .references(() => paymentIntents.id, { onDelete: 'cascade' }),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    /** What the merchant refunds (cents of the purchase). */
+    amount: integer('amount').notNull(),
+    /** The part of the consumer's bpay fee returned with it (docs/DECISIONS.md: the fee follows the refund). */
+    feeCents: integer('fee_cents').notNull().default(0),
+    currency: text('currency').notNull(),
+    status: text('status', { enum: REFUND_STATUSES }).notNull(),
+    reason: text('reason', { enum: REFUND_REASONS }),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    failureReason: text('failure_reason'),
+    leaseOwner: text('lease_owner').notNull(),
+    leaseUntil: integer('lease_until', { mode: 'timestamp_ms' }).notNull(),
+    /** Monotonic per merchant, for stable list ordering and cursors. */
+    seq: integer('seq').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    index('refunds_merchant_idx').on(t.merchantId, t.livemode, t.seq),
+    index('refunds_intent_idx').on(t.paymentIntentId, t.seq),
+    // The refund sweep: pending refunds whose worker is gone.
+    index('refunds_status_idx').on(t.status, t.leaseUntil),
+    check('refunds_amount_check', sql`${t.amount} > 0 AND ${t.feeCents} >= 0`),
+  ],
+);
+
+export const REFUND_PART_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+/** One funding source's part of a refund: what goes back to it, and the processor's id for that refund. */
+export const refundParts = sqliteTable(
+  'refund_parts',
+  {
+    id: text('id').primaryKey(),
+    refundId: text('refund_id')
+      .notNull()
+      .references(() => refunds.id, { onDelete: 'cascade' }),
+    shareId: text('share_id')
+      .notNull()
+      .references(() => collectionShares.id, { onDelete: 'restrict' }),
+    fundingSourceId: text('funding_source_id')
+      .notNull()
+      .references(() => fundingSources.id, { onDelete: 'restrict' }),
+    amountCents: integer('amount_cents').notNull(),
+    status: text('status', { enum: REFUND_PART_STATUSES }).notNull(),
+    vendorRefundId: text('vendor_refund_id'),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('refund_parts_share_unique').on(t.refundId, t.shareId),
+    index('refund_parts_share_idx').on(t.shareId),
+    check('refund_parts_amount_check', sql`${t.amountCents} > 0`),
   ],
 );
 
