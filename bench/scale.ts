@@ -265,6 +265,7 @@ async function seedIntents(client: Client, now: number, merchantId: string, endp
         bcardId: null,
         amountCapturable: 0,
         amountReceived: 0,
+        amountRefunded: 0,
         lastPaymentError: null,
         cancellationReason: null,
         canceledAt: null,

@@ -1,3 +1,4 @@
+import { refundDashboardRoutes, refundRoutes } from './modules/refunds/routes';
 import { openapi } from '@elysiajs/openapi';
 import { tidyOpenApi } from './openapi-tidy';
 import { Elysia } from 'elysia';
@@ -171,6 +172,8 @@ export function createApp(deps: AppDeps) {
     .use(transactionRoutes(deps))
     .use(merchantRoutes(deps))
     .use(paymentIntentRoutes(deps))
+    .use(refundRoutes(deps))
+    .use(refundDashboardRoutes(deps))
     .use(checkoutRoutes(deps))
     .use(demoRoutes(deps))
     .use(siteRoutes(deps))

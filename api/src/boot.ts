@@ -9,6 +9,7 @@ import { deleteExpiredSessions } from './modules/auth/sessions';
 import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/service';
+import { recoverRefunds } from './modules/refunds/service';
 import { pruneBroadcasts } from './modules/events/broadcast';
 import { startWebhookWorker } from './modules/webhooks/worker';
 import { pruneIdempotencyKeys } from './plugins/idempotency';
@@ -34,7 +35,8 @@ export const THROTTLE_RETENTION_MS = 7 * 24 * 60 * 60_000;
 export const WEBHOOK_POLL_MS = 1000;
 
 export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number }> {
-  const recovered = (await recoverCollections(deps, deps.bcardTtlMs)) + (await recoverStuckIntents(deps));
+  const recovered =
+    (await recoverCollections(deps, deps.bcardTtlMs)) + (await recoverStuckIntents(deps)) + (await recoverRefunds(deps));
   const expired = await expireBcards(deps);
   // Manual-capture intents authorized more than 7 days ago: canceled (automatic), their bcards refunded.
   const canceled = await cancelStaleAuthorizations(deps);

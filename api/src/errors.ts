@@ -215,6 +215,11 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'The payment intent is not in a state that allows this.',
   },
+  charge_already_refunded: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This PaymentIntent has already been refunded in full.',
+  },
   parameter_invalid: { status: 400, type: 'invalid_request_error', message: 'A parameter is invalid.' },
   merchant_inactive: { status: 403, type: 'invalid_request_error', message: 'This merchant account is not active.' },
   url_not_allowed: {

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import { PaymentIntentModel } from './modules/payment-intents/model';
+import { RefundModel } from './modules/refunds/model';
 import { EventModel, WebhookDeliveryModel, WebhookEndpointModel } from './modules/webhooks/model';
 
 /** The one error shape every failure uses. */
@@ -32,6 +33,7 @@ export const ErrorResponse = t.Object(
 export const sharedModels = new Elysia({ name: 'bpay-models' }).model({
   Error: ErrorResponse,
   PaymentIntent: PaymentIntentModel,
+  Refund: RefundModel,
   Event: EventModel,
   WebhookEndpoint: WebhookEndpointModel,
   WebhookDelivery: WebhookDeliveryModel,

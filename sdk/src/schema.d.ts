@@ -590,6 +590,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List refunds, newest first */
+        get: operations["getApiV1Refunds"];
+        put?: never;
+        /**
+         * Refund a payment intent
+         * @description Refunds a succeeded payment intent, in full (no amount) or in part; several partial refunds may add up to the amount received, never more. The money goes back to the funding sources that paid, in the proportions they funded the bcard, with the matching part of the consumer's bpay fee. Answers the refund: succeeded, pending (the processor did not answer; bpay finishes it) or failed (refused; nothing went back).
+         */
+        post: operations["postApiV1Refunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a refund */
+        get: operations["getApiV1RefundsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchants/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's refunds (the dashboard; the same list as GET /api/v1/refunds) */
+        get: operations["getApiMerchantsByIdRefunds"];
+        put?: never;
+        /**
+         * Refund one of a merchant's payments (the dashboard; the same as POST /api/v1/refunds)
+         * @description Refunds a succeeded payment intent, in full (no amount) or in part; several partial refunds may add up to the amount received, never more. The money goes back to the funding sources that paid, in the proportions they funded the bcard, with the matching part of the consumer's bpay fee. Answers the refund: succeeded, pending (the processor did not answer; bpay finishes it) or failed (refused; nothing went back).
+         */
+        post: operations["postApiMerchantsByIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/checkout/payment_intents/{id}": {
         parameters: {
             query?: never;
@@ -1425,6 +1484,8 @@ export interface components {
             amount: number;
             amount_capturable: number;
             amount_received: number;
+            /** @description Refunded so far, pending refunds included */
+            amount_refunded: number;
             /** @example usd */
             currency: string;
             /**
@@ -1453,6 +1514,34 @@ export interface components {
             canceled_at: number | null;
             /** @description duplicate, fraudulent, requested_by_customer or abandoned (given by the merchant), or automatic: bpay canceled an authorization left uncaptured for 7 days */
             cancellation_reason: string | null;
+        };
+        Refund: {
+            /** @example re_9b1c2d3e4f5a6b7c8d9e0f1a */
+            id: string;
+            /** @constant */
+            object: "refund";
+            /** @description In cents: what the merchant refunds */
+            amount: number;
+            /** @example usd */
+            currency: string;
+            /**
+             * @description pending until every funding source has its part back (the money sweep finishes a refund the processor did not answer), then succeeded; failed when the processor refused it and nothing went back
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * @default duplicate
+             * @enum {string|null}
+             */
+            reason: "duplicate" | "fraudulent" | "requested_by_customer" | null;
+            payment_intent: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Unix seconds */
+            created: number;
+            failure_reason: string | null;
         };
         Event: {
             /** @example evt_3f2a9c1d0b7e6f5a4c3b2a19 */
@@ -4593,6 +4682,387 @@ export interface operations {
             };
         };
     };
+    getApiV1Refunds: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                payment_intent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        url: string;
+                        has_more: boolean;
+                        data: components["schemas"]["Refund"][];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Refunds: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payment_intent: string;
+                    amount?: number;
+                    /** @enum {string|null} */
+                    reason?: "duplicate" | "fraudulent" | "requested_by_customer" | null;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1RefundsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiMerchantsByIdRefunds: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                payment_intent?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        url: string;
+                        has_more: boolean;
+                        data: components["schemas"]["Refund"][];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiMerchantsByIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payment_intent: string;
+                    amount?: number;
+                    /** @enum {string|null} */
+                    reason?: "duplicate" | "fraudulent" | "requested_by_customer" | null;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiCheckoutPayment_intentsById: {
         parameters: {
             query: {
@@ -5000,7 +5470,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated")[];
+                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                 };
             };
@@ -5208,7 +5678,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated")[];
+                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                     /** @description true disables the endpoint; false enables it again */
                     disabled?: boolean;
@@ -5373,7 +5843,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 starting_after?: string;
-                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "webhook_endpoint.test";
+                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded" | "webhook_endpoint.test";
             };
             header?: never;
             path?: never;
@@ -5831,7 +6301,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated")[];
+                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                 };
             };
@@ -5972,7 +6442,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated")[];
+                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                     /** @description true disables the endpoint; false enables it again */
                     disabled?: boolean;
@@ -6270,7 +6740,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 starting_after?: string;
-                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "webhook_endpoint.test";
+                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded" | "webhook_endpoint.test";
             };
             header?: never;
             path: {

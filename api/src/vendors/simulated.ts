@@ -232,6 +232,8 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async refund(holdId, amountCents, opts) {
+      // The refund's id follows from its key, so a repeated refund answers the first one's id.
+      const refundId = `sim_re_${sha256Hex(`refund:${opts.idempotencyKey}`).slice(0, 24)}`;
       await db.transaction(async (tx) => {
         const done = await firstRow(tx, schema.simRefunds, eq(schema.simRefunds.idempotencyKey, opts.idempotencyKey));
         if (done) return;
@@ -253,6 +255,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
           createdAt: clock.now(),
         });
       });
+      return { refundId };
     },
 
     async issueCard(input: IssueCardInput): Promise<IssuedCard> {

@@ -342,11 +342,13 @@ export function createStripeVendor(opts: StripeVendorOptions): PaymentVendor {
         assertPositiveCents(amountCents);
         // Stripe forgets idempotency keys after 24 hours; the key in the refund's metadata does not.
         const existing = await stripe.refunds.list({ payment_intent: holdId, limit: 100 });
-        if (existing.data.some((r) => r.metadata?.bpay_idempotency_key === key)) return;
-        await stripe.refunds.create(
+        const done = existing.data.find((r) => r.metadata?.bpay_idempotency_key === key);
+        if (done) return { refundId: done.id };
+        const made = await stripe.refunds.create(
           { payment_intent: holdId, amount: amountCents, metadata: { bpay_idempotency_key: key } },
           { idempotencyKey: `${key}:refund` },
         );
+        return { refundId: made.id };
       }),
 
     issueCard: (input: IssueCardInput) =>

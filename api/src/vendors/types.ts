@@ -124,8 +124,11 @@ export interface PaymentVendor {
   capture(holdId: string): Promise<void>;
   /** Releases a hold that was not captured. Voiding a voided hold is a no-op. */
   voidHold(holdId: string): Promise<void>;
-  /** Returns captured money to the card. The key makes a repeated refund a no-op. */
-  refund(holdId: string, amountCents: number, opts: { idempotencyKey: string }): Promise<void>;
+  /**
+   * Returns captured money to the card; several refunds of one hold may add up to what was captured. The key makes a
+   * repeated refund a no-op that answers the first one's id.
+   */
+  refund(holdId: string, amountCents: number, opts: { idempotencyKey: string }): Promise<{ refundId: string }>;
 
   /** Issues a single-use virtual card limited to `limitCents` that stops working at `expiresAt`. */
   issueCard(input: IssueCardInput): Promise<IssuedCard>;

@@ -10,6 +10,9 @@ export const EVENT_TYPES = [
   'payment_intent.failed',
   'payment_intent.canceled',
   'payment_intent.amount_capturable_updated',
+  'refund.created',
+  'refund.updated',
+  'charge.refunded',
   'webhook_endpoint.test',
 ] as const;
 

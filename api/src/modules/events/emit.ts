@@ -10,6 +10,10 @@ export const EVENT_TYPES = [
   'payment_intent.failed',
   'payment_intent.canceled',
   'payment_intent.amount_capturable_updated',
+  'refund.created',
+  'refund.updated',
+  /** A refund succeeded: the payment intent, with its amount_refunded (bpay has no Charge objects: docs/DECISIONS.md). */
+  'charge.refunded',
   'webhook_endpoint.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -10,6 +10,7 @@ export const PaymentIntentModel = t.Object(
     amount: t.Integer({ description: 'In cents' }),
     amount_capturable: t.Integer(),
     amount_received: t.Integer(),
+    amount_refunded: t.Integer({ description: 'Refunded so far, pending refunds included' }),
     currency: t.String({ examples: ['usd'] }),
     status: t.UnionEnum(PAYMENT_INTENT_STATUSES),
     capture_method: t.UnionEnum(['automatic', 'manual']),

@@ -89,6 +89,7 @@ describe('POST /api/v1/payment_intents', () => {
       amount: 2500,
       amount_capturable: 0,
       amount_received: 0,
+      amount_refunded: 0,
       currency: 'usd',
       status: 'requires_payment_method',
       capture_method: 'manual',

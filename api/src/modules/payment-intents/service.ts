@@ -48,6 +48,8 @@ export interface PaymentIntentObject {
   amount: number;
   amount_capturable: number;
   amount_received: number;
+  /** Refunded so far, pending refunds included (GET /api/v1/refunds?payment_intent=… lists them). */
+  amount_refunded: number;
   currency: string;
   status: PaymentIntentStatus;
   capture_method: 'automatic' | 'manual';
@@ -69,6 +71,7 @@ export function toIntentObject(pi: IntentRow): PaymentIntentObject {
     amount: pi.amount,
     amount_capturable: pi.amountCapturable,
     amount_received: pi.amountReceived,
+    amount_refunded: pi.amountRefunded,
     currency: pi.currency,
     status: pi.status,
     capture_method: pi.captureMethod,

@@ -7,6 +7,21 @@ import { invalid } from '../../errors';
 import { exportTransactionsCsv, getTransaction, listTransactions, transactionSummary, TRANSACTION_FILTERS } from './service';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 
+const MerchantRefundModel = t.Object(
+  {
+    id: t.String(),
+    createdAt: t.String({ format: 'date-time' }),
+    amount: t.String({ description: 'The purchase amount the merchant refunded, in dollars' }),
+    fee: t.String({ description: 'The part of the bpay fee returned with it, in dollars' }),
+    status: t.UnionEnum(['pending', 'succeeded', 'failed']),
+    reason: t.Union([t.String(), t.Null()]),
+    parts: t.Array(
+      t.Object({ fundingSourceId: t.String(), name: t.String(), last4: t.String(), amount: t.String({ description: 'Back to this source, in dollars' }) }),
+    ),
+  },
+  { description: "A merchant's refund of the purchase: what went back to which funding source" },
+);
+
 const TransactionModel = t.Object(
   {
     id: t.String(),
@@ -114,7 +129,7 @@ export function transactionRoutes(deps: AppDeps) {
     .get('/:id', ({ user, params }) => getTransaction(deps, user.id, params.id), {
       auth: true,
       params: t.Object({ id: t.String() }),
-      response: { 200: t.Composite([TransactionModel, t.Object({ shares: t.Array(ShareModel) })]), ...errors(401, 404) },
+      response: { 200: t.Composite([TransactionModel, t.Object({ shares: t.Array(ShareModel), refunds: t.Array(MerchantRefundModel) })]), ...errors(401, 404) },
       detail: { summary: 'One transaction with its shares and their sources' },
     });
 }

@@ -19,6 +19,7 @@ export interface TransactionView {
   amount: string;
   fee: string;
   totalCharged: string;
+  /** Everything that has come back to the sources: an unused bcard, what a purchase left on it, merchants' refunds. */
   refunded: string;
   status: TransactionStatus;
   virtualCardId: string | null;
@@ -49,7 +50,7 @@ const FILTER_STATUSES: Record<Exclude<TransactionFilter, 'all'>, CollectionRow['
   failed: ['failed'],
 };
 
-function toView(c: CollectionRow, bcardId: string | null, shareCount: number): TransactionView {
+function toView(c: CollectionRow, bcardId: string | null, shareCount: number, merchantRefunded: number): TransactionView {
   return {
     id: c.id,
     createdAt: c.createdAt.toISOString(),
@@ -57,7 +58,7 @@ function toView(c: CollectionRow, bcardId: string | null, shareCount: number): T
     amount: money(c.amountCents),
     fee: money(c.feeCents),
     totalCharged: money(c.totalCents),
-    refunded: money(c.refundedCents),
+    refunded: money(c.refundedCents + merchantRefunded),
     status: statusOf(c),
     virtualCardId: bcardId,
     virtualCardName: c.name,
@@ -79,9 +80,17 @@ async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionV
     .from(schema.collectionShares)
     .where(inArray(schema.collectionShares.collectionId, ids))
     .groupBy(schema.collectionShares.collectionId);
+  // What merchants' refunds have sent back to this collection's sources (parts of succeeded refunds).
+  const refunded = await deps.db
+    .select({ collectionId: schema.collectionShares.collectionId, sum: sql<number>`sum(${schema.refundParts.amountCents})` })
+    .from(schema.refundParts)
+    .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
+    .where(and(inArray(schema.collectionShares.collectionId, ids), eq(schema.refundParts.status, 'succeeded')))
+    .groupBy(schema.collectionShares.collectionId);
   const cardOf = new Map(cards.map((c) => [c.collectionId, c.id]));
   const countOf = new Map(counts.map((c) => [c.collectionId, Number(c.n)]));
-  return rows.map((r) => toView(r, cardOf.get(r.id) ?? null, countOf.get(r.id) ?? 0));
+  const refundedOf = new Map(refunded.map((c) => [c.collectionId, Number(c.sum)]));
+  return rows.map((r) => toView(r, cardOf.get(r.id) ?? null, countOf.get(r.id) ?? 0, refundedOf.get(r.id) ?? 0));
 }
 
 /** The owner's transactions, newest first, filtered, one page at a time. */
@@ -122,12 +131,50 @@ export async function listTransactions(
   };
 }
 
-export async function getTransaction(deps: AppDeps, userId: string, id: string): Promise<TransactionView & { shares: ShareView[] }> {
+/** A merchant's refund of the purchase, as its consumer sees it: what went back to which source. */
+export interface MerchantRefundView {
+  id: string;
+  createdAt: string;
+  /** The purchase amount refunded. */
+  amount: string;
+  /** The part of the bpay fee returned with it. */
+  fee: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  reason: string | null;
+  parts: Array<{ fundingSourceId: string; name: string; last4: string; amount: string }>;
+}
+
+async function merchantRefundsOf(deps: AppDeps, collectionId: string): Promise<MerchantRefundView[]> {
+  const rows = await deps.db
+    .select({ refund: schema.refunds, part: schema.refundParts, source: { name: schema.fundingSources.name, last4: schema.fundingSources.last4 } })
+    .from(schema.refundParts)
+    .innerJoin(schema.refunds, eq(schema.refunds.id, schema.refundParts.refundId))
+    .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
+    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.refundParts.fundingSourceId))
+    .where(eq(schema.collectionShares.collectionId, collectionId))
+    .orderBy(desc(schema.refunds.createdAt), desc(schema.refunds.id), schema.collectionShares.position);
+  const out = new Map<string, MerchantRefundView>();
+  for (const { refund: r, part, source } of rows) {
+    let v = out.get(r.id);
+    if (!v) {
+      v = { id: r.id, createdAt: r.createdAt.toISOString(), amount: money(r.amount), fee: money(r.feeCents), status: r.status, reason: r.reason, parts: [] };
+      out.set(r.id, v);
+    }
+    v.parts.push({ fundingSourceId: part.fundingSourceId, name: source.name, last4: source.last4, amount: money(part.amountCents) });
+  }
+  return [...out.values()];
+}
+
+export async function getTransaction(
+  deps: AppDeps,
+  userId: string,
+  id: string,
+): Promise<TransactionView & { shares: ShareView[]; refunds: MerchantRefundView[] }> {
   const row = await firstRow(deps.db, schema.collections, and(eq(schema.collections.id, id), eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')));
   if (!row) throw notFound('transaction');
   const [view] = await views(deps, [row]);
   const shares = await sharesOf(deps.db, [id]);
-  return { ...view!, shares: shares.get(id) ?? [] };
+  return { ...view!, shares: shares.get(id) ?? [], refunds: await merchantRefundsOf(deps, id) };
 }
 
 /** A cell that a spreadsheet would not run as a formula, quoted as RFC 4180 asks. */

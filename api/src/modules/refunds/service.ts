@@ -1,0 +1,475 @@
+import { and, asc, desc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
+import { schema, type DbOrTx, type RefundReason, type RefundStatus, firstRow } from '@bpay/db';
+import { formatDecimal, type Cents } from '@bpay/db/money';
+import type { AppDeps } from '../../deps';
+import { AppError, invalid, notFound } from '../../errors';
+import { newId, newToken } from '../../lib/ids';
+import { allocate } from '../../lib/split';
+import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
+import { holdKey } from '../bcards/collect';
+import { emitEvent } from '../events/emit';
+import { accounts, postMovement } from '../ledger/service';
+import { toIntentObject } from '../payment-intents/service';
+
+/*
+ * A merchant's refunds of a succeeded payment intent, Stripe-shaped, on top of the money engine.
+ *
+ * The money goes back the way it came: a bcard-paid intent's refund returns to the consumer's funding sources in the
+ * proportions the bcard was funded (largest remainder, over what each share can still give back), with the matching
+ * part of the consumer's bpay fee (docs/DECISIONS.md: the fee follows the refund, all of it when the payment is
+ * refunded in full). A sandbox intent's refund returns to `sandbox:test_funds`; no consumer money is touched.
+ *
+ * The saga: (1) one transaction reserves the amount on the intent (amount_refunded, guarded so concurrent refunds
+ * never pass amount_received), writes the refund (pending, under a lease) and each source's part, and emits
+ * refund.created; (2) each part is refunded at the processor under a key derived from the refund and the share;
+ * (3) one transaction records the processor's ids, the ledger movement, the refund's success and the events
+ * refund.updated and charge.refunded. With the simulator, (2) runs inside (3): one commit. A crash between them
+ * leaves a pending refund whose lease runs out; the money sweep (recoverRefunds) repeats (2) and (3) with the same
+ * keys, so no part is ever refunded twice.
+ */
+
+type MerchantRow = typeof schema.merchants.$inferSelect;
+type IntentRow = typeof schema.paymentIntents.$inferSelect;
+type RefundRow = typeof schema.refunds.$inferSelect;
+type PartRow = typeof schema.refundParts.$inferSelect;
+type ShareRow = typeof schema.collectionShares.$inferSelect;
+
+/** How long a refund's worker owns it without renewing: longer than any one processor call may take. */
+export const REFUND_LEASE_MS = 60_000;
+
+/** The processor's idempotency key for one source's part of one refund. */
+export const refundPartKey = (refundId: string, shareId: string) => `refund:${refundId}:${shareId}`;
+
+export const REFUND_TRANSITIONS: Record<RefundStatus, readonly RefundStatus[]> = {
+  pending: ['succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+};
+
+export interface RefundObject {
+  id: string;
+  object: 'refund';
+  amount: number;
+  currency: string;
+  status: RefundStatus;
+  reason: RefundReason | null;
+  payment_intent: string;
+  metadata: Record<string, string>;
+  created: number;
+  failure_reason: string | null;
+}
+
+export function toRefundObject(r: RefundRow): RefundObject {
+  return {
+    id: r.id,
+    object: 'refund',
+    amount: r.amount,
+    currency: r.currency,
+    status: r.status,
+    reason: r.reason,
+    payment_intent: r.paymentIntentId,
+    metadata: r.metadata,
+    created: Math.floor(r.createdAt.getTime() / 1000),
+    failure_reason: r.failureReason,
+  };
+}
+
+export interface CreateRefundInput {
+  payment_intent: string;
+  amount?: number;
+  reason?: RefundReason | null;
+  metadata?: Record<string, string>;
+}
+
+const money = (c: number) => `$${formatDecimal(c as Cents)}`;
+
+/** What each share can still give back: its captured amount, less what a purchase's remainder and earlier refunds took. */
+async function refundableByShare(
+  tx: DbOrTx,
+  bcard: typeof schema.bcards.$inferSelect,
+  shares: ShareRow[],
+): Promise<number[]> {
+  // What the purchase left on the bcard went back pro rata, exactly as settleRefund allocates it.
+  const remainder = bcard.status === 'used' ? bcard.limitCents - bcard.spentCents : 0;
+  const back = remainder > 0 ? allocate(remainder, shares.map((s) => s.amountCents)) : shares.map(() => 0);
+  const earlier = await tx
+    .select({ shareId: schema.refundParts.shareId, sum: sql<number>`sum(${schema.refundParts.amountCents})` })
+    .from(schema.refundParts)
+    .where(and(inArray(schema.refundParts.shareId, shares.map((s) => s.id)), ne(schema.refundParts.status, 'failed')))
+    .groupBy(schema.refundParts.shareId);
+  const taken = new Map(earlier.map((r) => [r.shareId, Number(r.sum)]));
+  return shares.map((s, i) => Math.max(0, s.amountCents - (back[i] ?? 0) - (taken.get(s.id) ?? 0)));
+}
+
+async function intentOf(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<IntentRow> {
+  const pi = await firstRow(
+    deps.db,
+    schema.paymentIntents,
+    and(eq(schema.paymentIntents.id, id), eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode)),
+  );
+  if (!pi) throw new AppError('resource_not_found', `No such payment_intent: '${id}'`, 'payment_intent');
+  return pi;
+}
+
+/**
+ * Starts a refund (transaction 1 of the saga) and returns it with its lease. Fails with: resource_not_found
+ * (payment_intent), payment_intent_unexpected_state (not succeeded), charge_already_refunded, validation_error
+ * (amount above what is left to refund, also when a concurrent refund took it first).
+ */
+async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateRefundInput) {
+  const pi = await intentOf(deps, merchant, livemode, input.payment_intent);
+  if (pi.status !== 'succeeded') {
+    const hint = pi.status === 'requires_capture' ? ' To release an authorization, cancel the PaymentIntent.' : '';
+    throw new AppError(
+      'payment_intent_unexpected_state',
+      `This PaymentIntent's status is ${pi.status}; only a succeeded PaymentIntent can be refunded.${hint}`,
+      'payment_intent',
+    );
+  }
+  const left = pi.amountReceived - pi.amountRefunded;
+  if (left <= 0) {
+    throw new AppError('charge_already_refunded', `PaymentIntent ${pi.id} has already been refunded in full.`, 'payment_intent');
+  }
+  const amount = input.amount ?? left;
+  if (!Number.isSafeInteger(amount) || amount < 1) throw invalid('amount', 'amount must be a positive integer number of cents.');
+  if (amount > left) {
+    throw invalid('amount', `Refund amount (${money(amount)}) is greater than the amount not yet refunded on this PaymentIntent (${money(left)}).`);
+  }
+  const bcard = pi.bcardId ? await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, pi.bcardId)) : undefined;
+  if (!bcard) throw new Error(`succeeded payment intent ${pi.id} has no bcard`);
+  const collection = await firstRow(deps.db, schema.collections, eq(schema.collections.id, bcard.collectionId));
+  if (!collection) throw new Error(`bcard ${bcard.id} has no collection`);
+  const shares = await deps.db
+    .select()
+    .from(schema.collectionShares)
+    .where(eq(schema.collectionShares.collectionId, collection.id))
+    .orderBy(asc(schema.collectionShares.position));
+
+  const at = deps.clock.now();
+  const owner = newToken();
+  const id = newId('re');
+  const refund = await deps.db.transaction(async (tx) => {
+    // The reservation: one guarded statement, so of concurrent refunds only those that fit pass (the write lock
+    // orders them); the CHECK on amount_refunded backs it up.
+    const [reserved] = await tx
+      .update(schema.paymentIntents)
+      .set({ amountRefunded: sql`${schema.paymentIntents.amountRefunded} + ${amount}`, updatedAt: at })
+      .where(
+        and(
+          eq(schema.paymentIntents.id, pi.id),
+          eq(schema.paymentIntents.status, 'succeeded'),
+          sql`${schema.paymentIntents.amountRefunded} + ${amount} <= ${schema.paymentIntents.amountReceived}`,
+        ),
+      )
+      .returning();
+    if (!reserved) {
+      const now = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
+      const stillLeft = (now?.amountReceived ?? 0) - (now?.amountRefunded ?? 0);
+      if (stillLeft <= 0) throw new AppError('charge_already_refunded', `PaymentIntent ${pi.id} has already been refunded in full.`, 'payment_intent');
+      throw invalid('amount', `Refund amount (${money(amount)}) is greater than the amount not yet refunded on this PaymentIntent (${money(stillLeft)}).`);
+    }
+
+    // The fee follows the refund: its share of the fee now, the rest of it with the refund that completes the payment.
+    let feeCents = 0;
+    if (collection.kind !== 'sandbox' && collection.feeCents > 0) {
+      const [prior] = await tx
+        .select({ sum: sql<number>`coalesce(sum(${schema.refunds.feeCents}), 0)` })
+        .from(schema.refunds)
+        .where(and(eq(schema.refunds.paymentIntentId, pi.id), ne(schema.refunds.status, 'failed')));
+      const feeLeft = collection.feeCents - Number(prior?.sum ?? 0);
+      const proportional = Math.floor((collection.feeCents * amount) / reserved.amountReceived);
+      feeCents = Math.max(0, reserved.amountRefunded === reserved.amountReceived ? feeLeft : Math.min(proportional, feeLeft));
+    }
+
+    const seq = sql<number>`(select coalesce(max(${schema.refunds.seq}), 0) + 1 from ${schema.refunds}
+      where ${schema.refunds.merchantId} = ${merchant.id} and ${schema.refunds.livemode} = ${livemode})`;
+    const [row] = await tx
+      .insert(schema.refunds)
+      .values({
+        id,
+        merchantId: merchant.id,
+        paymentIntentId: pi.id,
+        livemode,
+        amount,
+        feeCents,
+        currency: pi.currency,
+        status: 'pending',
+        reason: input.reason ?? null,
+        metadata: input.metadata ?? {},
+        leaseOwner: owner,
+        leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS),
+        seq,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning();
+
+    if (collection.kind !== 'sandbox') {
+      // Back through the split: proportional to what each share can still give back, which keeps the original
+      // proportions and never asks a source's charge for more than it has left.
+      const refundable = await refundableByShare(tx, bcard, shares);
+      const total = amount + feeCents;
+      const sum = refundable.reduce((a, b) => a + b, 0);
+      if (sum < total) throw new Error(`refund ${id}: the shares of ${collection.id} can give back ${sum}, not ${total}`);
+      const parts = allocate(total, refundable);
+      const values = shares
+        .map((s, i) => ({ share: s, amountCents: parts[i] ?? 0 }))
+        .filter((p) => p.amountCents > 0)
+        .map((p) => ({
+          id: newId('rp'),
+          refundId: id,
+          shareId: p.share.id,
+          fundingSourceId: p.share.fundingSourceId,
+          amountCents: p.amountCents,
+          status: 'pending' as const,
+          updatedAt: at,
+        }));
+      if (values.length > 0) await tx.insert(schema.refundParts).values(values);
+    }
+    await emitEvent(tx, { merchantId: merchant.id, livemode, type: 'refund.created', object: { ...toRefundObject(row!) }, at });
+    return row!;
+  });
+  return { refund, lease: { refundId: refund.id, owner } };
+}
+
+interface RefundLease {
+  refundId: string;
+  owner: string;
+}
+
+class RefundLeaseLost extends Error {}
+
+async function renewRefundLease(deps: AppDeps, lease: RefundLease): Promise<void> {
+  const at = deps.clock.now();
+  const res = await deps.db
+    .update(schema.refunds)
+    .set({ leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS) })
+    .where(and(eq(schema.refunds.id, lease.refundId), eq(schema.refunds.leaseOwner, lease.owner), eq(schema.refunds.status, 'pending')));
+  if (res.rowsAffected !== 1) throw new RefundLeaseLost(`refund ${lease.refundId} is no longer this worker's`);
+}
+
+/** Moves a pending refund to `to` only while this worker holds it. */
+async function finish(tx: DbOrTx, deps: AppDeps, lease: RefundLease, to: 'succeeded' | 'failed', set: Partial<RefundRow> = {}) {
+  if (!REFUND_TRANSITIONS.pending?.includes(to)) throw new Error(`a refund cannot go from pending to ${to}`);
+  const [row] = await tx
+    .update(schema.refunds)
+    .set({ ...set, status: to, updatedAt: deps.clock.now() })
+    .where(and(eq(schema.refunds.id, lease.refundId), eq(schema.refunds.leaseOwner, lease.owner), eq(schema.refunds.status, 'pending')))
+    .returning();
+  if (!row) throw new RefundLeaseLost(`refund ${lease.refundId} is no longer this worker's`);
+  return row;
+}
+
+interface LoadedRefund {
+  refund: RefundRow;
+  parts: Array<PartRow & { share: ShareRow }>;
+  vendor: PaymentVendor | null;
+}
+
+async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund> {
+  const refund = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, refundId));
+  if (!refund) throw new Error(`no refund ${refundId}`);
+  const rows = await deps.db
+    .select({ part: schema.refundParts, share: schema.collectionShares, vendor: schema.collections.vendor })
+    .from(schema.refundParts)
+    .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
+    .innerJoin(schema.collections, eq(schema.collections.id, schema.collectionShares.collectionId))
+    .where(eq(schema.refundParts.refundId, refundId))
+    .orderBy(asc(schema.collectionShares.position));
+  const vendorName = rows[0]?.vendor;
+  return {
+    refund,
+    parts: rows.map((r) => ({ ...r.part, share: r.share })),
+    vendor: vendorName ? deps.vendorFor(vendorName) : null,
+  };
+}
+
+/**
+ * Transactions 2 and 3 of the saga: every part refunded at the processor, then the refund recorded as succeeded
+ * with its ledger movement and events. A processor that refuses the very first part (nothing has gone back yet)
+ * fails the refund: the reservation on the intent is given back. A refusal after some part went back, or a
+ * processor that does not answer, leaves the refund pending for the sweep, which repeats every call with its key.
+ */
+async function settle(deps: AppDeps, lease: RefundLease): Promise<RefundRow> {
+  const loaded = await loadRefund(deps, lease.refundId);
+  const { refund, parts, vendor } = loaded;
+  const refundAll = async (v: PaymentVendor, beforeCall: () => Promise<void>) => {
+    const ids: string[] = [];
+    for (const part of parts) {
+      await beforeCall();
+      const holdId = part.share.vendorHoldId ?? (await v.findHold(holdKey(part.share.id)))?.holdId;
+      if (!holdId) throw new Error(`share ${part.share.id} of a completed collection has no hold`);
+      try {
+        ids.push((await v.refund(holdId, part.amountCents, { idempotencyKey: refundPartKey(refund.id, part.share.id) })).refundId);
+      } catch (e) {
+        // Refused on the first part: nothing has gone back (a part refunded before a crash would replay, not refuse).
+        if (e instanceof VendorDeclineError && ids.length === 0) throw new FirstPartRefused(e);
+        throw e;
+      }
+    }
+    return ids;
+  };
+  const record = (tx: DbOrTx, ids: string[]) => recordSuccess(tx, deps, lease, loaded, ids);
+  try {
+    if (!vendor || parts.length === 0) return await deps.db.transaction((tx) => record(tx, []));
+    if (vendor.within) {
+      const local = vendor.within.bind(vendor);
+      return await deps.db.transaction(async (tx) => record(tx, await refundAll(local(tx), async () => undefined)));
+    }
+    const ids = await refundAll(vendor, () => renewRefundLease(deps, lease));
+    return await deps.db.transaction((tx) => record(tx, ids));
+  } catch (e) {
+    if (!(e instanceof FirstPartRefused)) throw e;
+    return deps.db.transaction(async (tx) => {
+      const row = await finish(tx, deps, lease, 'failed', { failureReason: e.reason });
+      await tx.update(schema.refundParts).set({ status: 'failed', updatedAt: deps.clock.now() }).where(eq(schema.refundParts.refundId, refund.id));
+      // The reservation is given back: the amount can be refunded again.
+      await tx
+        .update(schema.paymentIntents)
+        .set({ amountRefunded: sql`${schema.paymentIntents.amountRefunded} - ${refund.amount}`, updatedAt: deps.clock.now() })
+        .where(eq(schema.paymentIntents.id, refund.paymentIntentId));
+      await emitEvent(tx, { merchantId: refund.merchantId, livemode: refund.livemode, type: 'refund.updated', object: { ...toRefundObject(row) }, at: deps.clock.now() });
+      return row;
+    });
+  }
+}
+
+class FirstPartRefused extends Error {
+  readonly reason: string;
+  constructor(override readonly cause: VendorDeclineError) {
+    super(cause.message);
+    this.reason = `The processor refused to refund the consumer's funding source: ${cause.message}`;
+  }
+}
+
+async function recordSuccess(tx: DbOrTx, deps: AppDeps, lease: RefundLease, loaded: LoadedRefund, ids: string[]): Promise<RefundRow> {
+  const { refund, parts } = loaded;
+  const at = deps.clock.now();
+  const row = await finish(tx, deps, lease, 'succeeded');
+  for (const [i, part] of parts.entries()) {
+    await tx
+      .update(schema.refundParts)
+      .set({ status: 'succeeded', vendorRefundId: ids[i] ?? null, updatedAt: at })
+      .where(eq(schema.refundParts.id, part.id));
+  }
+  const merchant = accounts.merchant(refund.merchantId);
+  await postMovement(tx, {
+    kind: 'refund.succeeded',
+    referenceId: refund.id,
+    at,
+    postings:
+      parts.length === 0
+        ? [
+            { account: merchant, amountCents: -refund.amount },
+            { account: accounts.sandboxTestFunds, amountCents: refund.amount },
+          ]
+        : [
+            { account: merchant, amountCents: -refund.amount },
+            { account: accounts.fees, amountCents: -refund.feeCents },
+            ...parts.map((p) => ({ account: accounts.fundingSource(p.fundingSourceId), amountCents: p.amountCents })),
+          ],
+  });
+  const pi = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, refund.paymentIntentId));
+  const owner = { merchantId: refund.merchantId, livemode: refund.livemode, at };
+  await emitEvent(tx, { ...owner, type: 'refund.updated', object: { ...toRefundObject(row) } });
+  if (pi) await emitEvent(tx, { ...owner, type: 'charge.refunded', object: { ...toIntentObject(pi) } });
+  return row;
+}
+
+/**
+ * Refunds a succeeded payment intent (all that is left, or `amount` of it). Answers the refund: succeeded, or pending
+ * when the processor did not answer (the sweep finishes it), or failed when the processor refused it outright.
+ */
+export async function createRefund(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateRefundInput): Promise<RefundObject> {
+  const { refund, lease } = await startRefund(deps, merchant, livemode, input);
+  try {
+    return toRefundObject(await settle(deps, lease));
+  } catch (error) {
+    // The refund is committed (the merchant must not retry it as new): the sweep settles it when the lease runs out.
+    const expected = error instanceof VendorUnavailableError || error instanceof VendorDeclineError || error instanceof RefundLeaseLost;
+    deps.log[expected ? 'warn' : 'error']('a refund could not be settled now; the money sweep will finish it', { refundId: refund.id, error });
+    const now = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, refund.id));
+    return toRefundObject(now ?? refund);
+  }
+}
+
+/** Finishes every pending refund whose worker is gone (its lease ran out). Returns how many it settled. */
+export async function recoverRefunds(deps: AppDeps): Promise<number> {
+  const at = deps.clock.now();
+  const stale = await deps.db
+    .select({ id: schema.refunds.id })
+    .from(schema.refunds)
+    .where(and(eq(schema.refunds.status, 'pending'), lt(schema.refunds.leaseUntil, at)))
+    .limit(100);
+  let settled = 0;
+  for (const { id } of stale) {
+    const owner = newToken();
+    const taken = await deps.db
+      .update(schema.refunds)
+      .set({ leaseOwner: owner, leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS) })
+      .where(and(eq(schema.refunds.id, id), eq(schema.refunds.status, 'pending'), lt(schema.refunds.leaseUntil, at)));
+    if (taken.rowsAffected !== 1) continue;
+    try {
+      await settle(deps, { refundId: id, owner });
+      settled++;
+    } catch (error) {
+      deps.log.error('recovery of a refund failed; the next sweep tries again', { refundId: id, error });
+    }
+  }
+  return settled;
+}
+
+export async function getRefund(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<RefundObject> {
+  const row = await firstRow(
+    deps.db,
+    schema.refunds,
+    and(eq(schema.refunds.id, id), eq(schema.refunds.merchantId, merchant.id), eq(schema.refunds.livemode, livemode)),
+  );
+  if (!row) throw new AppError('resource_not_found', `No such refund: '${id}'`, 'id');
+  return toRefundObject(row);
+}
+
+export interface ListRefundsInput {
+  limit: number;
+  starting_after?: string;
+  ending_before?: string;
+  payment_intent?: string;
+  created?: { gt?: Date; gte?: Date; lt?: Date; lte?: Date };
+}
+
+/** Newest first, Stripe's cursor pagination, optionally one payment intent's. Fails with: validation_error. */
+export async function listRefunds(deps: AppDeps, merchant: MerchantRow, livemode: boolean, q: ListRefundsInput, url = '/api/v1/refunds') {
+  if (!Number.isSafeInteger(q.limit) || q.limit < 1 || q.limit > 100) throw invalid('limit', 'limit must be an integer from 1 to 100.');
+  if (q.starting_after && q.ending_before) throw invalid('ending_before', 'Give starting_after or ending_before, not both.');
+  const r = schema.refunds;
+  const anchorOf = async (param: 'starting_after' | 'ending_before', id: string) => {
+    const a = await firstRow(deps.db, r, and(eq(r.id, id), eq(r.merchantId, merchant.id), eq(r.livemode, livemode)));
+    if (!a) throw invalid(param, `${param} is not one of your refunds: '${id}'.`);
+    return a.seq;
+  };
+  const c = q.created ?? {};
+  const scope = and(
+    eq(r.merchantId, merchant.id),
+    eq(r.livemode, livemode),
+    q.payment_intent ? eq(r.paymentIntentId, q.payment_intent) : undefined,
+    c.gt ? gt(r.createdAt, c.gt) : undefined,
+    c.gte ? sql`${r.createdAt} >= ${c.gte.getTime()}` : undefined,
+    c.lt ? lt(r.createdAt, c.lt) : undefined,
+    c.lte ? sql`${r.createdAt} <= ${c.lte.getTime()}` : undefined,
+  );
+  if (q.ending_before) {
+    const seq = await anchorOf('ending_before', q.ending_before);
+    let rows = (await deps.db.select().from(r).where(and(scope, gt(r.seq, seq))).orderBy(asc(r.seq)).limit(q.limit + 1)).reverse();
+    const hasMore = rows.length > q.limit;
+    if (hasMore) rows = rows.slice(1);
+    return { object: 'list' as const, url, has_more: hasMore, data: rows.map(toRefundObject) };
+  }
+  const after = q.starting_after ? await anchorOf('starting_after', q.starting_after) : null;
+  const rows = await deps.db
+    .select()
+    .from(r)
+    .where(and(scope, after === null ? undefined : lt(r.seq, after)))
+    .orderBy(desc(r.seq))
+    .limit(q.limit + 1);
+  return { object: 'list' as const, url, has_more: rows.length > q.limit, data: rows.slice(0, q.limit).map(toRefundObject) };
+}
