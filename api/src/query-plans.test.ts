@@ -251,6 +251,31 @@ const CASES: PlanCase[] = [
     walks: ['audit_log_at_idx'],
   },
   {
+    name: "refunds: one through the split, the merchant's list and one intent's, the consumer's transaction",
+    async run(w) {
+      const pi = expectOk(await w.v1(w.live.secretKey, '/payment_intents', { amount: 2000, currency: 'usd' }));
+      const card = await bcardCard(w.ctx, w.consumer.cookie, w.sourceId, '20.00');
+      expectOk(await w.v1(w.live.secretKey, `/payment_intents/${pi.body.id}/confirm`, { payment_method_data: { type: 'card', card: card.card } }));
+      const refund = expectOk(await w.v1(w.live.secretKey, '/refunds', { payment_intent: pi.body.id, amount: 500 }));
+      expectOk(await w.v1(w.live.secretKey, '/refunds', { payment_intent: pi.body.id, amount: 500 }));
+      expectOk(await w.v1(w.live.secretKey, '/refunds?limit=1'));
+      expectOk(await w.v1(w.live.secretKey, `/refunds?limit=1&starting_after=${refund.body.id}`));
+      expectOk(await w.v1(w.live.secretKey, `/refunds?payment_intent=${pi.body.id}`));
+      const [tx] = (await w.http('/api/transactions?limit=1', { cookie: w.consumer.cookie })).body;
+      expectOk(await w.http(`/api/transactions/${tx.id}`, { cookie: w.consumer.cookie }));
+    },
+    uses: [
+      'refunds_merchant_idx (merchant_id=? AND livemode=?)',
+      'refunds_merchant_idx (merchant_id=? AND livemode=? AND seq<?)',
+      'refunds_intent_idx (payment_intent_id=?)',
+      'refund_parts_share_idx (share_id=?)',
+    ],
+    sorts: {
+      collection_shares: "one collection's shares, by position",
+      refund_parts: "one refund's parts (one per share of its collection), by position",
+    },
+  },
+  {
     name: 'the money sweep: stale authorizations and stuck intents',
     run: (w) => sweepMoney(w.deps),
     uses: ['payment_intents_status_idx (status=?)', 'payment_intents_status_idx (status=? AND updated_at<?)'],
