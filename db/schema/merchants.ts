@@ -140,6 +140,11 @@ export const refunds = sqliteTable(
     reason: text('reason', { enum: REFUND_REASONS }),
     metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>().notNull(),
     failureReason: text('failure_reason'),
+    /**
+     * The Idempotency-Key's record this refund was made under (`key#record`): a request that takes the key over after
+     * the first one died finds this refund instead of making a second one.
+     */
+    requestKey: text('request_key'),
     leaseOwner: text('lease_owner').notNull(),
     leaseUntil: integer('lease_until', { mode: 'timestamp_ms' }).notNull(),
     /** Monotonic per merchant, for stable list ordering and cursors. */
@@ -150,6 +155,7 @@ export const refunds = sqliteTable(
   (t) => [
     index('refunds_merchant_idx').on(t.merchantId, t.livemode, t.seq),
     index('refunds_intent_idx').on(t.paymentIntentId, t.seq),
+    uniqueIndex('refunds_request_key_unique').on(t.merchantId, t.requestKey),
     // The refund sweep: pending refunds whose worker is gone.
     index('refunds_status_idx').on(t.status, t.leaseUntil),
     check('refunds_amount_check', sql`${t.amount} > 0 AND ${t.feeCents} >= 0`),

@@ -340,15 +340,28 @@ export function createStripeVendor(opts: StripeVendorOptions): PaymentVendor {
     refund: (holdId, amountCents, { idempotencyKey: key }) =>
       guard(async () => {
         assertPositiveCents(amountCents);
-        // Stripe forgets idempotency keys after 24 hours; the key in the refund's metadata does not.
-        const existing = await stripe.refunds.list({ payment_intent: holdId, limit: 100 });
-        const done = existing.data.find((r) => r.metadata?.bpay_idempotency_key === key);
-        if (done) return { refundId: done.id };
-        const made = await stripe.refunds.create(
-          { payment_intent: holdId, amount: amountCents, metadata: { bpay_idempotency_key: key } },
-          { idempotencyKey: `${key}:refund` },
-        );
-        return { refundId: made.id };
+        // Stripe forgets idempotency keys after 24 hours; the key in the refund's metadata does not. Every page is
+        // read: a hold refunded in many parts has more than one.
+        let done: Stripe.Refund | undefined;
+        for await (const r of stripe.refunds.list({ payment_intent: holdId, limit: 100 })) {
+          if (r.metadata?.bpay_idempotency_key === key) {
+            done = r;
+            break;
+          }
+        }
+        const made =
+          done ??
+          (await stripe.refunds
+            .create({ payment_intent: holdId, amount: amountCents, metadata: { bpay_idempotency_key: key } }, { idempotencyKey: `${key}:refund` })
+            .catch((err: unknown) => {
+              // Stripe refusing this refund (a disputed charge, one too old to refund, an amount above what is left):
+              // a refusal of the money's return, not bpay's request being malformed.
+              if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code && REFUND_REFUSALS.has(err.code)) {
+                throw new VendorDeclineError('processing_error', redact(err.message) || 'Stripe refused the refund.', err.code);
+              }
+              throw err;
+            }));
+        return refundOutcome(made);
       }),
 
     issueCard: (input: IssueCardInput) =>
@@ -463,6 +476,29 @@ export class StripeIntegrationError extends Error {
 }
 
 /** Runs a vendor operation and turns whatever it throws into one of the three shapes described at the top. */
+/** Stripe's codes for a refund it will not make (https://docs.stripe.com/error-codes). */
+const REFUND_REFUSALS = new Set([
+  'charge_disputed',
+  'charge_already_refunded',
+  'charge_expired_for_refund',
+  'charge_not_refundable',
+  'amount_too_large',
+  'refund_disputed_payment',
+]);
+
+/**
+ * A Stripe refund as the vendor interface needs it: its id once it has gone through (or is on its way: `pending`,
+ * which Stripe completes by itself); a failed or canceled one is a refusal; one that needs the customer's action
+ * is not finished, and is asked about again (the same key finds it) when the sweep comes back.
+ */
+export function refundOutcome(r: Pick<Stripe.Refund, 'id' | 'status' | 'failure_reason'>): { refundId: string } {
+  if (r.status === 'failed' || r.status === 'canceled') {
+    throw new VendorDeclineError('processing_error', `Stripe ${r.status === 'failed' ? 'failed' : 'canceled'} the refund${r.failure_reason ? ` (${r.failure_reason})` : ''}.`, r.failure_reason ?? undefined);
+  }
+  if (r.status === 'requires_action') throw new VendorUnavailableError(`Stripe refund ${r.id} waits for the customer's action.`);
+  return { refundId: r.id };
+}
+
 async function guard<T>(op: () => Promise<T>): Promise<T> {
   try {
     return await op();

@@ -95,7 +95,7 @@ export interface CreateIntentInput {
   capture_method?: 'automatic' | 'manual';
 }
 
-function validateMetadata(metadata: Record<string, unknown> | undefined): Record<string, string> {
+export function validateMetadata(metadata: Record<string, unknown> | undefined): Record<string, string> {
   if (!metadata) return {};
   const keys = Object.keys(metadata);
   if (keys.length > MAX_METADATA_KEYS) throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys.`);

@@ -46,9 +46,11 @@ const CreateBody = t.Object(
 const ListQuery = t.Object({
   // The range is checked by listRefunds (a range error here would name no param).
   limit: t.Optional(t.Numeric({ description: 'An integer from 1 to 100 (10 if left out)', error: 'limit must be an integer from 1 to 100.' })),
-  starting_after: t.Optional(t.String({ maxLength: 64 })),
-  ending_before: t.Optional(t.String({ maxLength: 64 })),
-  payment_intent: t.Optional(t.String({ maxLength: 64, description: "Only this payment intent's refunds" })),
+  starting_after: t.Optional(t.String({ minLength: 1, maxLength: 64, error: 'starting_after must be the id of one of your refunds.' })),
+  ending_before: t.Optional(t.String({ minLength: 1, maxLength: 64, error: 'ending_before must be the id of one of your refunds.' })),
+  payment_intent: t.Optional(
+    t.String({ minLength: 1, maxLength: 64, description: "Only this payment intent's refunds", error: 'payment_intent must be the id of one of your payment intents.' }),
+  ),
 });
 
 const listInput = (q: { limit?: number; starting_after?: string; ending_before?: string; payment_intent?: string }): ListRefundsInput => ({
@@ -73,7 +75,7 @@ export function refundRoutes(deps: AppDeps) {
     .post(
       '/refunds',
       ({ merchant, livemode, body, headers, request }) =>
-        idempotent(merchant.id, request, headers['idempotency-key'], body, () => createRefund(deps, merchant, livemode, body)),
+        idempotent(merchant.id, request, headers['idempotency-key'], body, (requestKey) => createRefund(deps, merchant, livemode, body, requestKey)),
       {
         merchant: true,
         parse: 'json',
@@ -108,7 +110,9 @@ export function refundDashboardRoutes(deps: AppDeps) {
       async ({ user, params, body, headers, request }) => {
         const m = await getOwnedMerchant(deps, user.id, params.id);
         if (!m.isActive) throw new AppError('merchant_inactive');
-        return idempotent(m.id, request, headers['idempotency-key'], body, () => createRefund(deps, m, m.environment === 'production', body));
+        return idempotent(m.id, request, headers['idempotency-key'], body, (requestKey) =>
+          createRefund(deps, m, m.environment === 'production', body, requestKey),
+        );
       },
       {
         auth: true,

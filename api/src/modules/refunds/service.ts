@@ -9,7 +9,7 @@ import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '
 import { holdKey } from '../bcards/collect';
 import { emitEvent } from '../events/emit';
 import { accounts, postMovement } from '../ledger/service';
-import { toIntentObject } from '../payment-intents/service';
+import { toIntentObject, validateMetadata } from '../payment-intents/service';
 
 /*
  * A merchant's refunds of a succeeded payment intent, Stripe-shaped, on top of the money engine.
@@ -83,6 +83,19 @@ export interface CreateRefundInput {
 
 const money = (c: number) => `$${formatDecimal(c as Cents)}`;
 
+/**
+ * The amount a refund takes: `requested`, or all that is left. Fails with: charge_already_refunded (nothing left),
+ * validation_error on amount (more than is left, also when concurrent refunds took it first).
+ */
+function overRefund(pi: Pick<IntentRow, 'id' | 'amountReceived' | 'amountRefunded'>, requested: number | undefined): number {
+  const left = pi.amountReceived - pi.amountRefunded;
+  if (left <= 0) throw new AppError('charge_already_refunded', `PaymentIntent ${pi.id} has already been refunded in full.`, 'payment_intent');
+  if (requested !== undefined && requested > left) {
+    throw invalid('amount', `Refund amount (${money(requested)}) is greater than the amount not yet refunded on this PaymentIntent (${money(left)}).`);
+  }
+  return requested ?? left;
+}
+
 /** What each share can still give back: its captured amount, less what a purchase's remainder and earlier refunds took. */
 async function refundableByShare(
   tx: DbOrTx,
@@ -116,7 +129,7 @@ async function intentOf(deps: AppDeps, merchant: MerchantRow, livemode: boolean,
  * (payment_intent), payment_intent_unexpected_state (not succeeded), charge_already_refunded, validation_error
  * (amount above what is left to refund, also when a concurrent refund took it first).
  */
-async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateRefundInput) {
+async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateRefundInput, requestKey: string | null) {
   const pi = await intentOf(deps, merchant, livemode, input.payment_intent);
   if (pi.status !== 'succeeded') {
     const hint = pi.status === 'requires_capture' ? ' To release an authorization, cancel the PaymentIntent.' : '';
@@ -126,15 +139,12 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
       'payment_intent',
     );
   }
-  const left = pi.amountReceived - pi.amountRefunded;
-  if (left <= 0) {
-    throw new AppError('charge_already_refunded', `PaymentIntent ${pi.id} has already been refunded in full.`, 'payment_intent');
+  if (input.amount !== undefined && (!Number.isSafeInteger(input.amount) || input.amount < 1)) {
+    throw invalid('amount', 'amount must be a positive integer number of cents.');
   }
-  const amount = input.amount ?? left;
-  if (!Number.isSafeInteger(amount) || amount < 1) throw invalid('amount', 'amount must be a positive integer number of cents.');
-  if (amount > left) {
-    throw invalid('amount', `Refund amount (${money(amount)}) is greater than the amount not yet refunded on this PaymentIntent (${money(left)}).`);
-  }
+  const metadata = validateMetadata(input.metadata);
+  // Checked again, under the write lock, in the transaction below: these are the early answers.
+  overRefund(pi, input.amount);
   const bcard = pi.bcardId ? await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, pi.bcardId)) : undefined;
   if (!bcard) throw new Error(`succeeded payment intent ${pi.id} has no bcard`);
   const collection = await firstRow(deps.db, schema.collections, eq(schema.collections.id, bcard.collectionId));
@@ -149,8 +159,11 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
   const owner = newToken();
   const id = newId('re');
   const refund = await deps.db.transaction(async (tx) => {
-    // The reservation: one guarded statement, so of concurrent refunds only those that fit pass (the write lock
-    // orders them); the CHECK on amount_refunded backs it up.
+    // What is left is read under the write lock (this transaction's first statement is a read of the row the
+    // reservation then moves), so "refund the rest" takes exactly what concurrent refunds left; the guarded UPDATE
+    // and the CHECK on amount_refunded back it up.
+    const current = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
+    const amount = overRefund(current ?? pi, input.amount);
     const [reserved] = await tx
       .update(schema.paymentIntents)
       .set({ amountRefunded: sql`${schema.paymentIntents.amountRefunded} + ${amount}`, updatedAt: at })
@@ -163,10 +176,8 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
       )
       .returning();
     if (!reserved) {
-      const now = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
-      const stillLeft = (now?.amountReceived ?? 0) - (now?.amountRefunded ?? 0);
-      if (stillLeft <= 0) throw new AppError('charge_already_refunded', `PaymentIntent ${pi.id} has already been refunded in full.`, 'payment_intent');
-      throw invalid('amount', `Refund amount (${money(amount)}) is greater than the amount not yet refunded on this PaymentIntent (${money(stillLeft)}).`);
+      overRefund((await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id))) ?? pi, amount);
+      throw new Error(`refund of ${pi.id}: the reservation of ${amount} failed`);
     }
 
     // The fee follows the refund: its share of the fee now, the rest of it with the refund that completes the payment.
@@ -195,7 +206,8 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
         currency: pi.currency,
         status: 'pending',
         reason: input.reason ?? null,
-        metadata: input.metadata ?? {},
+        metadata,
+        requestKey,
         leaseOwner: owner,
         leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS),
         seq,
@@ -262,7 +274,7 @@ async function finish(tx: DbOrTx, deps: AppDeps, lease: RefundLease, to: 'succee
 
 interface LoadedRefund {
   refund: RefundRow;
-  parts: Array<PartRow & { share: ShareRow }>;
+  parts: Array<PartRow & { share: ShareRow; source: { name: string; last4: string } }>;
   vendor: PaymentVendor | null;
 }
 
@@ -270,68 +282,87 @@ async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund
   const refund = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, refundId));
   if (!refund) throw new Error(`no refund ${refundId}`);
   const rows = await deps.db
-    .select({ part: schema.refundParts, share: schema.collectionShares, vendor: schema.collections.vendor })
+    .select({
+      part: schema.refundParts,
+      share: schema.collectionShares,
+      vendor: schema.collections.vendor,
+      source: { name: schema.fundingSources.name, last4: schema.fundingSources.last4 },
+    })
     .from(schema.refundParts)
     .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
     .innerJoin(schema.collections, eq(schema.collections.id, schema.collectionShares.collectionId))
+    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.refundParts.fundingSourceId))
     .where(eq(schema.refundParts.refundId, refundId))
     .orderBy(asc(schema.collectionShares.position));
   const vendorName = rows[0]?.vendor;
   return {
     refund,
-    parts: rows.map((r) => ({ ...r.part, share: r.share })),
+    parts: rows.map((r) => ({ ...r.part, share: r.share, source: r.source })),
     vendor: vendorName ? deps.vendorFor(vendorName) : null,
   };
 }
 
+/** One part's answer from the processor: its refund id, or why it refused (for good). */
+type PartOutcome = { ok: true; refundId: string } | { ok: false; reason: string };
+
 /**
- * Transactions 2 and 3 of the saga: every part refunded at the processor, then the refund recorded as succeeded
- * with its ledger movement and events. A processor that refuses the very first part (nothing has gone back yet)
- * fails the refund: the reservation on the intent is given back. A refusal after some part went back, or a
- * processor that does not answer, leaves the refund pending for the sweep, which repeats every call with its key.
+ * Transactions 2 and 3 of the saga: every part refunded at the processor, then the refund recorded with its ledger
+ * movement and events.
+ * - The processor refuses the first part: nothing has gone back, so the refund fails and its reservation on the
+ *   intent is given back (a part refunded before a crash would replay, not refuse).
+ * - It refuses a later part for good: the other parts still go back, and the refund succeeds for what did (its
+ *   amount and fee become what went back, the rest of the reservation is given back, failure_reason names the
+ *   source): no state is left that nothing will ever finish.
+ * - It does not answer: the refund stays pending for the sweep, which repeats every call with its key.
  */
 async function settle(deps: AppDeps, lease: RefundLease): Promise<RefundRow> {
   const loaded = await loadRefund(deps, lease.refundId);
   const { refund, parts, vendor } = loaded;
   const refundAll = async (v: PaymentVendor, beforeCall: () => Promise<void>) => {
-    const ids: string[] = [];
+    const outcomes: PartOutcome[] = [];
     for (const part of parts) {
       await beforeCall();
       const holdId = part.share.vendorHoldId ?? (await v.findHold(holdKey(part.share.id)))?.holdId;
       if (!holdId) throw new Error(`share ${part.share.id} of a completed collection has no hold`);
       try {
-        ids.push((await v.refund(holdId, part.amountCents, { idempotencyKey: refundPartKey(refund.id, part.share.id) })).refundId);
+        const { refundId } = await v.refund(holdId, part.amountCents, { idempotencyKey: refundPartKey(refund.id, part.share.id) });
+        outcomes.push({ ok: true, refundId });
       } catch (e) {
-        // Refused on the first part: nothing has gone back (a part refunded before a crash would replay, not refuse).
-        if (e instanceof VendorDeclineError && ids.length === 0) throw new FirstPartRefused(e);
-        throw e;
+        if (!(e instanceof VendorDeclineError)) throw e;
+        if (outcomes.length === 0) throw new FirstPartRefused(e);
+        outcomes.push({ ok: false, reason: e.message });
       }
     }
-    return ids;
+    return outcomes;
   };
-  const record = (tx: DbOrTx, ids: string[]) => recordSuccess(tx, deps, lease, loaded, ids);
+  const record = (tx: DbOrTx, outcomes: PartOutcome[]) => recordOutcome(tx, deps, lease, loaded, outcomes);
   try {
     if (!vendor || parts.length === 0) return await deps.db.transaction((tx) => record(tx, []));
     if (vendor.within) {
       const local = vendor.within.bind(vendor);
       return await deps.db.transaction(async (tx) => record(tx, await refundAll(local(tx), async () => undefined)));
     }
-    const ids = await refundAll(vendor, () => renewRefundLease(deps, lease));
-    return await deps.db.transaction((tx) => record(tx, ids));
+    const outcomes = await refundAll(vendor, () => renewRefundLease(deps, lease));
+    return await deps.db.transaction((tx) => record(tx, outcomes));
   } catch (e) {
     if (!(e instanceof FirstPartRefused)) throw e;
     return deps.db.transaction(async (tx) => {
       const row = await finish(tx, deps, lease, 'failed', { failureReason: e.reason });
       await tx.update(schema.refundParts).set({ status: 'failed', updatedAt: deps.clock.now() }).where(eq(schema.refundParts.refundId, refund.id));
-      // The reservation is given back: the amount can be refunded again.
-      await tx
-        .update(schema.paymentIntents)
-        .set({ amountRefunded: sql`${schema.paymentIntents.amountRefunded} - ${refund.amount}`, updatedAt: deps.clock.now() })
-        .where(eq(schema.paymentIntents.id, refund.paymentIntentId));
+      await releaseReservation(tx, deps, refund, refund.amount);
       await emitEvent(tx, { merchantId: refund.merchantId, livemode: refund.livemode, type: 'refund.updated', object: { ...toRefundObject(row) }, at: deps.clock.now() });
       return row;
     });
   }
+}
+
+/** Gives `amount` of a refund's reservation back to its intent: that much can be refunded again. */
+async function releaseReservation(tx: DbOrTx, deps: AppDeps, refund: RefundRow, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  await tx
+    .update(schema.paymentIntents)
+    .set({ amountRefunded: sql`${schema.paymentIntents.amountRefunded} - ${amount}`, updatedAt: deps.clock.now() })
+    .where(eq(schema.paymentIntents.id, refund.paymentIntentId));
 }
 
 class FirstPartRefused extends Error {
@@ -342,16 +373,48 @@ class FirstPartRefused extends Error {
   }
 }
 
-async function recordSuccess(tx: DbOrTx, deps: AppDeps, lease: RefundLease, loaded: LoadedRefund, ids: string[]): Promise<RefundRow> {
+/**
+ * Of `moved` cents that went back (purchase and fee together, in the refund's proportions), the purchase's part and
+ * the fee's part: never more fee than the refund carried, and at least a cent of purchase.
+ */
+export function splitMoved(moved: number, amount: number, fee: number): { amount: number; fee: number } {
+  let feePart = Math.min(fee, Math.max(0, moved - Math.round((amount * moved) / (amount + fee))));
+  let amountPart = moved - feePart;
+  if (amountPart > amount) {
+    amountPart = amount;
+    feePart = moved - amount;
+  }
+  if (amountPart < 1) {
+    amountPart = 1;
+    feePart = moved - 1;
+  }
+  return { amount: amountPart, fee: feePart };
+}
+
+async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, loaded: LoadedRefund, outcomes: PartOutcome[]): Promise<RefundRow> {
   const { refund, parts } = loaded;
   const at = deps.clock.now();
-  const row = await finish(tx, deps, lease, 'succeeded');
+  const went = parts.filter((_, i) => outcomes[i]?.ok);
+  const refused = parts.map((p, i) => ({ p, o: outcomes[i] })).filter((x) => x.o && !x.o.ok);
+  let settled = { amount: refund.amount, fee: refund.feeCents };
+  let failureReason: string | null = null;
+  if (refused.length > 0) {
+    settled = splitMoved(went.reduce((a, p) => a + p.amountCents, 0), refund.amount, refund.feeCents);
+    failureReason = refused
+      .map(({ p, o }) => `The processor refused to refund ${p.source.name} (•••• ${p.source.last4}) ${money(p.amountCents)}: ${o && !o.ok ? o.reason : ''}`)
+      .concat('The refund covers what went back to the other sources.')
+      .join(' ');
+    deps.log.error('a refund went back only in part: the processor refused a source', { refundId: refund.id, refused: refused.map((r) => r.p.id) });
+  }
+  const row = await finish(tx, deps, lease, 'succeeded', refused.length > 0 ? { amount: settled.amount, feeCents: settled.fee, failureReason } : {});
   for (const [i, part] of parts.entries()) {
+    const o = outcomes[i];
     await tx
       .update(schema.refundParts)
-      .set({ status: 'succeeded', vendorRefundId: ids[i] ?? null, updatedAt: at })
+      .set(o && !o.ok ? { status: 'failed', updatedAt: at } : { status: 'succeeded', vendorRefundId: o?.ok ? o.refundId : null, updatedAt: at })
       .where(eq(schema.refundParts.id, part.id));
   }
+  await releaseReservation(tx, deps, refund, refund.amount - settled.amount);
   const merchant = accounts.merchant(refund.merchantId);
   await postMovement(tx, {
     kind: 'refund.succeeded',
@@ -364,9 +427,9 @@ async function recordSuccess(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
             { account: accounts.sandboxTestFunds, amountCents: refund.amount },
           ]
         : [
-            { account: merchant, amountCents: -refund.amount },
-            { account: accounts.fees, amountCents: -refund.feeCents },
-            ...parts.map((p) => ({ account: accounts.fundingSource(p.fundingSourceId), amountCents: p.amountCents })),
+            { account: merchant, amountCents: -settled.amount },
+            { account: accounts.fees, amountCents: -settled.fee },
+            ...went.map((p) => ({ account: accounts.fundingSource(p.fundingSourceId), amountCents: p.amountCents })),
           ],
   });
   const pi = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, refund.paymentIntentId));
@@ -376,41 +439,77 @@ async function recordSuccess(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
   return row;
 }
 
-/**
- * Refunds a succeeded payment intent (all that is left, or `amount` of it). Answers the refund: succeeded, or pending
- * when the processor did not answer (the sweep finishes it), or failed when the processor refused it outright.
- */
-export async function createRefund(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateRefundInput): Promise<RefundObject> {
-  const { refund, lease } = await startRefund(deps, merchant, livemode, input);
+/** Takes over a pending refund whose worker is gone (its lease ran out); null when it is not (or no longer) one. */
+async function takeOver(deps: AppDeps, id: string): Promise<RefundLease | null> {
+  const at = deps.clock.now();
+  const owner = newToken();
+  const taken = await deps.db
+    .update(schema.refunds)
+    .set({ leaseOwner: owner, leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS) })
+    .where(and(eq(schema.refunds.id, id), eq(schema.refunds.status, 'pending'), lt(schema.refunds.leaseUntil, at)));
+  return taken.rowsAffected === 1 ? { refundId: id, owner } : null;
+}
+
+/** settle(), whose failure leaves the refund pending for the sweep (it is committed: never to be made again). */
+async function settleOrLeave(deps: AppDeps, lease: RefundLease): Promise<RefundObject> {
   try {
     return toRefundObject(await settle(deps, lease));
   } catch (error) {
-    // The refund is committed (the merchant must not retry it as new): the sweep settles it when the lease runs out.
     const expected = error instanceof VendorUnavailableError || error instanceof VendorDeclineError || error instanceof RefundLeaseLost;
-    deps.log[expected ? 'warn' : 'error']('a refund could not be settled now; the money sweep will finish it', { refundId: refund.id, error });
-    const now = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, refund.id));
-    return toRefundObject(now ?? refund);
+    deps.log[expected ? 'warn' : 'error']('a refund could not be settled now; the money sweep will finish it', { refundId: lease.refundId, error });
+    const now = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, lease.refundId));
+    if (!now) throw error;
+    return toRefundObject(now);
   }
+}
+
+/**
+ * Refunds a succeeded payment intent (all that is left, or `amount` of it). Answers the refund: succeeded, or pending
+ * when the processor did not answer (the sweep finishes it), or failed when the processor refused it outright.
+ * `requestKey` (the Idempotency-Key's record) finds the refund an earlier attempt of the same request made: a retry
+ * that took over a dead request's key answers that refund (finishing it if its worker is gone), never a second one.
+ */
+export async function createRefund(
+  deps: AppDeps,
+  merchant: MerchantRow,
+  livemode: boolean,
+  input: CreateRefundInput,
+  requestKey: string | null = null,
+): Promise<RefundObject> {
+  const earlier = async () =>
+    requestKey === null
+      ? undefined
+      : firstRow(deps.db, schema.refunds, and(eq(schema.refunds.merchantId, merchant.id), eq(schema.refunds.requestKey, requestKey)));
+  const found = await earlier();
+  if (found) {
+    const lease = found.status === 'pending' ? await takeOver(deps, found.id) : null;
+    return lease ? settleOrLeave(deps, lease) : toRefundObject(found);
+  }
+  let started: Awaited<ReturnType<typeof startRefund>>;
+  try {
+    started = await startRefund(deps, merchant, livemode, input, requestKey);
+  } catch (e) {
+    // Two attempts of one request at once (a takeover while the first was still starting): the first one's refund.
+    const raced = await earlier();
+    if (raced) return toRefundObject(raced);
+    throw e;
+  }
+  return settleOrLeave(deps, started.lease);
 }
 
 /** Finishes every pending refund whose worker is gone (its lease ran out). Returns how many it settled. */
 export async function recoverRefunds(deps: AppDeps): Promise<number> {
-  const at = deps.clock.now();
   const stale = await deps.db
     .select({ id: schema.refunds.id })
     .from(schema.refunds)
-    .where(and(eq(schema.refunds.status, 'pending'), lt(schema.refunds.leaseUntil, at)))
+    .where(and(eq(schema.refunds.status, 'pending'), lt(schema.refunds.leaseUntil, deps.clock.now())))
     .limit(100);
   let settled = 0;
   for (const { id } of stale) {
-    const owner = newToken();
-    const taken = await deps.db
-      .update(schema.refunds)
-      .set({ leaseOwner: owner, leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS) })
-      .where(and(eq(schema.refunds.id, id), eq(schema.refunds.status, 'pending'), lt(schema.refunds.leaseUntil, at)));
-    if (taken.rowsAffected !== 1) continue;
+    const lease = await takeOver(deps, id);
+    if (!lease) continue;
     try {
-      await settle(deps, { refundId: id, owner });
+      await settle(deps, lease);
       settled++;
     } catch (error) {
       deps.log.error('recovery of a refund failed; the next sweep tries again', { refundId: id, error });
@@ -448,10 +547,11 @@ export async function listRefunds(deps: AppDeps, merchant: MerchantRow, livemode
     return a.seq;
   };
   const c = q.created ?? {};
+  // One intent's refunds are read from its own index, once the intent is known to be this merchant's (and mode's):
+  // never by walking the merchant's whole history for them.
+  if (q.payment_intent) await intentOf(deps, merchant, livemode, q.payment_intent);
   const scope = and(
-    eq(r.merchantId, merchant.id),
-    eq(r.livemode, livemode),
-    q.payment_intent ? eq(r.paymentIntentId, q.payment_intent) : undefined,
+    q.payment_intent ? eq(r.paymentIntentId, q.payment_intent) : and(eq(r.merchantId, merchant.id), eq(r.livemode, livemode)),
     c.gt ? gt(r.createdAt, c.gt) : undefined,
     c.gte ? sql`${r.createdAt} >= ${c.gte.getTime()}` : undefined,
     c.lt ? lt(r.createdAt, c.lt) : undefined,

@@ -16,10 +16,11 @@ export function merchantIdempotency(deps: AppDeps) {
     request: Request,
     key: string | undefined,
     body: unknown,
-    run: () => Promise<unknown>,
+    /** `scopedKey` names this use of the key (`key#record`) and stays the same when a retry takes a dead request's key over. */
+    run: (scopedKey: string | null) => Promise<unknown>,
     status = 200,
   ): Promise<Response> =>
-    runIdempotent(idem, merchantRequest(merchantId, request, key, body), async () => ({ status, body: await run() })).then(
+    runIdempotent(idem, merchantRequest(merchantId, request, key, body), async (scopedKey) => ({ status, body: await run(scopedKey) })).then(
       idempotentResponse,
     );
 }
