@@ -1,3 +1,5 @@
+import { escapeUnsafe } from './lib/text';
+
 /**
  * The error catalogue. Every failure bpay answers is one of these, rendered as
  * `{ "error": { "type", "code", "message", "param"? } }` by the handler in plugins/errors.ts.
@@ -200,6 +202,18 @@ export const CATALOGUE = {
     type: 'authentication_error',
     message: 'Invalid API key provided. Use your secret key: Authorization: Bearer sk_test_… or sk_live_….',
   },
+  secret_key_required: {
+    status: 403,
+    type: 'permission_error',
+    message:
+      'This API call cannot be made with a publishable API key (pk_…). Use your secret key: Authorization: Bearer ' +
+      'sk_test_… or sk_live_…, from the API keys tab of your merchant dashboard.',
+  },
+  api_key_expired: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Expired API key provided: it was replaced by a roll and its grace period is over. Use the current secret key.',
+  },
   api_rate_limited: {
     status: 429,
     type: 'rate_limit_error',
@@ -306,4 +320,13 @@ export function errorBody(e: AppError, requestId?: string): ErrorBody {
 }
 
 export const invalid = (param: string, message: string) => new AppError('validation_error', message, param);
-export const notFound = (what = 'resource') => new AppError('resource_not_found', `No such ${what}.`);
+/**
+ * A missing resource. Given the id (and the param it came in), the message names it as Stripe's does
+ * (`No such payment_intent: 'pi_123'`, param `intent`), so a client that mixed up ids or modes sees which one.
+ */
+export function notFound(what = 'resource', id?: string, param?: string): AppError {
+  if (id === undefined) return new AppError('resource_not_found', `No such ${what}.`, param);
+  // The id comes from the request path: quoted, shortened and with control characters escaped, never raw.
+  const shown = escapeUnsafe(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+  return new AppError('resource_not_found', `No such ${what}: '${shown}'.`, param);
+}

@@ -19,6 +19,13 @@ export const ErrorResponse = t.Object(
       code: t.String({ examples: ['validation_error'] }),
       message: t.String(),
       param: t.Optional(t.String()),
+      decline_code: t.Optional(t.String({ description: 'For a card_error: why the card was declined' })),
+      payment_intent: t.Optional(
+        t.Object(
+          { id: t.String(), status: t.String() },
+          { description: 'For an error about a payment intent (a decline, a confirm or update in the wrong status): its id and status now' },
+        ),
+      ),
       request_id: t.Optional(t.String()),
     }),
   },

@@ -102,6 +102,63 @@ describe('payment intents through stripe-node', () => {
     expect(firstPage.has_more).toBe(true);
   });
 
+  test('update sets description and merges metadata (a key set to "" removes it), as Stripe does', async () => {
+    const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd', metadata: { order: '42', coupon: 'SPRING' } });
+    const updated = await stripe.paymentIntents.update(made.id, { description: 'Order 42 (gift)', metadata: { gift: 'yes', coupon: '' } });
+    expect(updated.id).toBe(made.id);
+    expect(updated.description).toBe('Order 42 (gift)');
+    expect(updated.metadata).toEqual({ order: '42', gift: 'yes' });
+    const cleared = await stripe.paymentIntents.update(made.id, { amount: 2600, metadata: '' });
+    expect({ amount: cleared.amount, metadata: cleared.metadata }).toEqual({ amount: 2600, metadata: {} });
+    expect((await stripe.paymentIntents.retrieve(made.id)).amount).toBe(2600);
+  });
+
+  test('update after the intent succeeded: StripeInvalidRequestError payment_intent_unexpected_state, naming the status', async () => {
+    const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
+    await stripe.paymentIntents.confirm(made.id, await cardData(2000));
+    const error = await stripe.paymentIntents.update(made.id, { description: 'late' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    const e = error as Stripe.errors.StripeInvalidRequestError;
+    expect(e.code).toBe('payment_intent_unexpected_state');
+    expect(e.message).toBe('This PaymentIntent has already succeeded; it can no longer be updated.');
+    const again = (await stripe.paymentIntents.confirm(made.id, await cardData(2000)).catch((x: unknown) => x)) as Stripe.errors.StripeInvalidRequestError;
+    expect(again.message).toBe('This PaymentIntent has already succeeded; it cannot be confirmed again.');
+    expect(again.payment_intent?.status).toBe('succeeded');
+  });
+
+  test('list with created[gte] / created[lt] (sent in bracket notation)', async () => {
+    const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
+    const page = await stripe.paymentIntents.list({ created: { gte: made.created, lt: made.created + 1 }, limit: 100 });
+    expect(page.data.map((p) => p.id)).toContain(made.id);
+    expect(page.data.every((p) => p.created === made.created)).toBe(true);
+    expect((await stripe.paymentIntents.list({ created: { gt: made.created } })).data.map((p) => p.id)).not.toContain(made.id);
+  });
+
+  test('expand is refused, saying why (bpay has no Charge objects)', async () => {
+    const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
+    const error = (await stripe.paymentIntents.retrieve(made.id, { expand: ['latest_charge'] }).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(error.param).toBe('expand[0]');
+    expect(error.message).toStartWith('This property cannot be expanded (latest_charge): bpay has no Charge objects');
+  });
+
+  test('a 404 names the id and param, as Stripe does', async () => {
+    const error = (await stripe.paymentIntents.retrieve('pi_doesnotexist').catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect({ status: error.statusCode, param: error.param, message: error.message }).toEqual({
+      status: 404,
+      param: 'intent',
+      message: "No such payment_intent: 'pi_doesnotexist'.",
+    });
+  });
+
+  test('a publishable key: StripePermissionError with Stripe\'s wording', async () => {
+    const withPk = new Stripe(merchant.publishableKey, { host: '127.0.0.1', port: server.port, protocol: 'http', maxNetworkRetries: 0 });
+    const error = await withPk.paymentIntents.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripePermissionError);
+    expect((error as Error).message).toStartWith('This API call cannot be made with a publishable API key');
+  });
+
   test('a bad amount is refused with the same error as the JSON API gives, naming the field', async () => {
     const error = await stripe.paymentIntents.create({ amount: 10, currency: 'usd' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);

@@ -442,7 +442,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Roll the secret key: the old one stops working at once; the new one is shown once */
+        /**
+         * Roll the secret key: the new one is shown once; the old one stops now or after the grace period chosen
+         * @description expire_old_key_in (now, 1h, 24h, 7d; now by default) keeps the replaced key working that long. There is one previous key only: rolling again while it is still in its grace replaces it, and it stops working at once.
+         */
         post: operations["postApiMerchantsByIdRoll-secret"];
         delete?: never;
         options?: never;
@@ -491,7 +494,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List payment intents, newest first */
+        /**
+         * List payment intents, newest first
+         * @description created (Unix seconds) or created[gte|gt|lte|lt] keeps only intents created then.
+         */
         get: operations["getApiV1Payment_intents"];
         put?: never;
         /** Create a payment intent */
@@ -512,7 +518,11 @@ export interface paths {
         /** Retrieve a payment intent */
         get: operations["getApiV1Payment_intentsById"];
         put?: never;
-        post?: never;
+        /**
+         * Update a payment intent before it is paid
+         * @description Changes amount, currency (usd), description, metadata or capture_method while the intent is requires_payment_method or requires_confirmation; otherwise 400 payment_intent_unexpected_state naming its status. metadata is merged as Stripe merges it. Emits no event.
+         */
+        post: operations["postApiV1Payment_intentsById"];
         delete?: never;
         options?: never;
         head?: never;
@@ -790,7 +800,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List events, newest first */
+        /**
+         * List events, newest first
+         * @description type keeps one event type; created (Unix seconds) or created[gte|gt|lte|lt] keeps events created then.
+         */
         get: operations["getApiV1Events"];
         put?: never;
         post?: never;
@@ -1472,6 +1485,13 @@ export interface components {
                 code: string;
                 message: string;
                 param?: string;
+                /** @description For a card_error: why the card was declined */
+                decline_code?: string;
+                /** @description For an error about a payment intent (a decline, a confirm or update in the wrong status): its id and status now */
+                payment_intent?: {
+                    id: string;
+                    status: string;
+                };
                 request_id?: string;
             };
         };
@@ -3646,6 +3666,28 @@ export interface operations {
                             amount: string;
                             status: string;
                         }[];
+                        refunds: {
+                            id: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The purchase amount the merchant refunded, in dollars */
+                            amount: string;
+                            /** @description The part of the bpay fee returned with it, in dollars */
+                            fee: string;
+                            /**
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            reason: string | null;
+                            parts: {
+                                fundingSourceId: string;
+                                name: string;
+                                last4: string;
+                                /** @description Back to this source, in dollars */
+                                amount: string;
+                            }[];
+                        }[];
                     };
                 };
             };
@@ -3711,6 +3753,13 @@ export interface operations {
                         secretKeyHint: string;
                         /** Format: date-time */
                         secretKeyRolledAt: string | null;
+                        /** @description The key the last roll replaced, while it still works (its last 4 characters); null otherwise */
+                        previousSecretKeyHint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When that key stops working
+                         */
+                        previousSecretKeyExpiresAt: string | null;
                     }[];
                 };
             };
@@ -3780,6 +3829,13 @@ export interface operations {
                         secretKeyHint: string;
                         /** Format: date-time */
                         secretKeyRolledAt: string | null;
+                        /** @description The key the last roll replaced, while it still works (its last 4 characters); null otherwise */
+                        previousSecretKeyHint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When that key stops working
+                         */
+                        previousSecretKeyExpiresAt: string | null;
                         /** @description Shown this once; bpay keeps only a hash. */
                         secretApiKey: string;
                     };
@@ -3880,6 +3936,13 @@ export interface operations {
                         secretKeyHint: string;
                         /** Format: date-time */
                         secretKeyRolledAt: string | null;
+                        /** @description The key the last roll replaced, while it still works (its last 4 characters); null otherwise */
+                        previousSecretKeyHint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When that key stops working
+                         */
+                        previousSecretKeyExpiresAt: string | null;
                     };
                 };
             };
@@ -3939,7 +4002,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the replaced key keeps working: now (the default), 1h, 24h or 7d
+                     * @enum {string}
+                     */
+                    expire_old_key_in?: "now" | "1h" | "24h" | "7d";
+                };
+            };
+        };
         responses: {
             /** @description Response for status 200 */
             200: {
@@ -3974,9 +4047,25 @@ export interface operations {
                         secretKeyHint: string;
                         /** Format: date-time */
                         secretKeyRolledAt: string | null;
+                        /** @description The key the last roll replaced, while it still works (its last 4 characters); null otherwise */
+                        previousSecretKeyHint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When that key stops working
+                         */
+                        previousSecretKeyExpiresAt: string | null;
                         /** @description Shown this once; bpay keeps only a hash. */
                         secretApiKey: string;
                     };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3999,6 +4088,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4119,6 +4217,11 @@ export interface operations {
                 limit?: number;
                 starting_after?: string;
                 ending_before?: string;
+                created?: number;
+                "created[gte]"?: number;
+                "created[gt]"?: number;
+                "created[lte]"?: number;
+                "created[lt]"?: number;
             };
             header?: never;
             path?: never;
@@ -4308,6 +4411,107 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Payment_intentsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount?: number;
+                    currency?: string;
+                    description?: string | null;
+                    /** @description Merged into the current metadata: a key set to "" is removed; metadata "" removes every key. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | "" | null;
+                    /** @enum {string} */
+                    capture_method?: "automatic" | "manual";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentIntent"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5844,6 +6048,11 @@ export interface operations {
                 limit?: number;
                 starting_after?: string;
                 type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded" | "webhook_endpoint.test";
+                created?: number;
+                "created[gte]"?: number;
+                "created[gt]"?: number;
+                "created[lte]"?: number;
+                "created[lt]"?: number;
             };
             header?: never;
             path?: never;

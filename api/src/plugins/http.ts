@@ -3,6 +3,7 @@ import { AppError, errorBody } from '../errors';
 import { FormBodyError, parseStripeForm } from '../lib/form-body';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
+import { describeAccepted, type SchemaLike } from '../lib/schema-words';
 import { escapeUnsafe, findUnsafeText, unsafeCharacter, unsafeCharacterMessage } from '../lib/text';
 import type { Logger } from '../lib/logger';
 
@@ -187,19 +188,25 @@ export function checkWriteRequest(request: Request, url: URL, policy: HttpPolicy
   if (type !== 'application/json') throw new AppError('unsupported_media_type');
 }
 
-/** Turns an Elysia validation error into the catalogue's shape, naming the field. */
-function validationToAppError(error: unknown): AppError {
-  const e = error as { valueError?: { path?: string; message?: string; schema?: { error?: unknown } }; type?: string };
+/**
+ * Turns an Elysia validation error into the catalogue's shape: the message names the field and says what it accepts
+ * (the schema's own `error` text where a route gives one, else lib/schema-words.ts reads it from the schema). The
+ * validator's own wording ("Expected union value") never reaches a client.
+ */
+export function validationToAppError(error: unknown): AppError {
+  const e = error as { valueError?: { path?: string; message?: string; schema?: SchemaLike & { error?: unknown } }; type?: string };
   const ve = e.valueError;
-  const path = (ve?.path ?? '').replace(/^\//, '').replaceAll('/', '.');
+  const path = escapeUnsafe((ve?.path ?? '').replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~'));
   const custom = ve?.schema?.error;
-  const where = e.type === 'query' ? 'query parameter' : e.type === 'params' ? 'path parameter' : 'field';
+  const where = e.type === 'query' ? 'query parameter' : e.type === 'params' ? 'path parameter' : e.type === 'headers' ? 'header' : 'field';
   let message: string;
   if (typeof custom === 'string') message = custom;
-  else if (!path) message = `The request ${e.type === 'body' ? 'body' : where} is invalid.`;
-  else if (ve?.message === 'Expected required property') message = `${path} is required.`;
-  else if (ve?.message?.startsWith('Unexpected property')) message = `${path} is not an allowed ${where}.`;
-  else message = `Invalid ${where} ${path}: ${ve?.message ?? 'invalid value'}.`;
+  else if (!path) message = e.type === 'body' ? 'The request body must be a JSON object of the documented fields.' : `A ${where} is invalid.`;
+  else if (ve?.message?.startsWith('Unexpected property')) {
+    message = `${path} is not an allowed ${where}.`;
+  } else if (ve?.message === 'Expected required property') {
+    message = `${path} is required: ${describeAccepted(ve?.schema)}.`;
+  } else message = `${path} must be ${describeAccepted(ve?.schema)}.`;
   return new AppError('validation_error', message, path || undefined);
 }
 

@@ -1,9 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { eq, or } from 'drizzle-orm';
 import { Elysia } from 'elysia';
 import { schema, type Db, firstRow } from '@bpay/db';
 import type { AppDeps } from '../deps';
 import { AppError } from '../errors';
 import { hmacHex } from '../lib/crypto';
+import { refuseExpand } from '../lib/expand';
 import { recordApiRequest } from '../modules/merchants/usage';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
@@ -14,38 +15,100 @@ export function secretKeyHash(secret: string, key: string): string {
 }
 
 const SECRET_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{24,99}$/;
+const PUBLISHABLE_KEY_RE = /^pk_(test|live)_[A-Za-z0-9]{24,99}$/;
 
-export async function merchantForSecretKey(db: Db, secret: string, key: string): Promise<MerchantRow | null> {
-  if (!SECRET_KEY_RE.test(key)) return null;
-  const m = await firstRow(db, schema.merchants, eq(schema.merchants.secretKeyHash, secretKeyHash(secret, key)));
+/** How a key is shown in an error: its mode prefix and last 4 characters, never more (Stripe shows the same). */
+export function maskedKey(key: string): string {
+  const m = /^(sk|pk)_(test|live)_/.exec(key);
+  return m ? `${m[0]}••••${key.slice(-4)}` : 'this key';
+}
+
+const AUTH_HELP =
+  'Send your secret key as Authorization: Bearer sk_test_… (or sk_live_…), or as HTTP Basic with the key as the user ' +
+  'name and an empty password (curl -u sk_test_…:).';
+
+/**
+ * The key a request authenticates with, from `Authorization: Bearer <key>` or `Authorization: Basic base64(<key>:)`
+ * (Stripe's two forms: curl -u sk_…: sends the second). Anything else is answered 401 with what was wrong with it.
+ */
+export function keyFromAuthorization(header: string | null): string {
+  if (header === null || header.trim() === '') throw new AppError('invalid_api_key', `No API key provided. ${AUTH_HELP}`);
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (bearer) return bearer[1]!;
+  const basic = /^Basic\s+(\S+)\s*$/i.exec(header);
+  if (!basic) {
+    const scheme = /^(\S+)\s/.exec(header)?.[1];
+    throw new AppError(
+      'invalid_api_key',
+      scheme && /^[A-Za-z-]{1,20}$/.test(scheme)
+        ? `The Authorization scheme ${scheme} is not supported. ${AUTH_HELP}`
+        : `The Authorization header must name its scheme (Bearer or Basic) before the key. ${AUTH_HELP}`,
+    );
+  }
+  const encoded = basic[1]!;
+  const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && encoded.length % 4 === 0 ? Buffer.from(encoded, 'base64').toString('utf8') : null;
+  const colon = decoded?.indexOf(':') ?? -1;
+  if (decoded === null || colon < 0) {
+    throw new AppError('invalid_api_key', `Malformed HTTP Basic credentials: expected base64 of "<secret key>:" (the key as the user name, then a colon and an empty password). ${AUTH_HELP}`);
+  }
+  const user = decoded.slice(0, colon);
+  if (user === '') {
+    throw new AppError('invalid_api_key', `HTTP Basic credentials with an empty user name: give your secret key as the user name and leave the password empty (curl -u sk_test_…:).`);
+  }
+  return user;
+}
+
+/**
+ * The merchant a secret key belongs to: its current key, or the key it replaced while that one's grace period after
+ * a roll lasts (previous_secret_key_expires_at, strictly later than now). Fails with: invalid_api_key (no such key, or
+ * a publishable key: 403 secret_key_required), api_key_expired (a rolled key whose grace is over).
+ */
+export async function merchantForSecretKey(db: Db, secret: string, key: string, now: Date): Promise<MerchantRow> {
+  if (PUBLISHABLE_KEY_RE.test(key)) {
+    // A real publishable key (public by design) gets told what to use instead; an unknown one is just invalid.
+    const pk = await firstRow(db, schema.merchants, eq(schema.merchants.publishableKey, key));
+    if (pk) throw new AppError('secret_key_required');
+  }
+  if (!SECRET_KEY_RE.test(key)) throw new AppError('invalid_api_key', `Invalid API key provided: ${maskedKey(key)}. ${AUTH_HELP}`);
+  const hash = secretKeyHash(secret, key);
+  const m = await firstRow(db, schema.merchants, or(eq(schema.merchants.secretKeyHash, hash), eq(schema.merchants.previousSecretKeyHash, hash)));
   // The key's mode must match the merchant's environment (it always does for keys bpay made; belt and braces).
-  if (!m || (key.startsWith('sk_live_') ? 'production' : 'sandbox') !== m.environment) return null;
-  return m;
+  if (!m || (key.startsWith('sk_live_') ? 'production' : 'sandbox') !== m.environment) {
+    throw new AppError('invalid_api_key', `Invalid API key provided: ${maskedKey(key)}. ${AUTH_HELP}`);
+  }
+  if (m.secretKeyHash === hash) return m;
+  const until = m.previousSecretKeyExpiresAt;
+  if (until && until.getTime() > now.getTime()) return m;
+  throw new AppError(
+    'api_key_expired',
+    `Expired API key provided: ${maskedKey(key)}. It was replaced by a roll${until ? ` and stopped working at ${until.toISOString()}` : ''}; use the current secret key.`,
+  );
 }
 
 /** The merchant authenticated for a request (set before validation, read when the handler's context is built). */
 const authenticated = new WeakMap<Request, MerchantRow>();
 
 /**
- * `{ merchant: true }` on a route authenticates `Authorization: Bearer sk_…` and resolves the merchant and its
- * mode (livemode = production). Every request is counted; the per-second limit and the owner's plan's monthly
- * allowance answer 429 rate_limit_error with Retry-After. Session cookies mean nothing here.
+ * `{ merchant: true }` on a route authenticates the secret key (`Authorization: Bearer sk_…`, or HTTP Basic with the
+ * key as the user name) and resolves the merchant and its mode (livemode = production). Every request is counted;
+ * the per-second limit and the owner's plan's monthly allowance answer 429 rate_limit_error with Retry-After.
+ * Session cookies mean nothing here.
  *
  * This happens in the transform stage, before the body and query are validated, as Stripe does: a request without
  * a valid key learns nothing about the API's parameters (401, not a validation error), and a malformed request
- * still counts against the merchant's limits.
+ * still counts against the merchant's limits. An `expand` is refused here too, with why (lib/expand.ts), before the
+ * route's validation would refuse it by name only.
  */
 export function merchantAuthPlugin(deps: AppDeps) {
   return new Elysia({ name: 'bpay-merchant-auth' }).macro({
     merchant: {
-      async transform({ request }) {
-        const header = request.headers.get('authorization') ?? '';
-        const m = /^Bearer\s+(\S+)$/i.exec(header);
-        const merchant = m?.[1] ? await merchantForSecretKey(deps.db, deps.session.secret, m[1]) : null;
-        if (!merchant) throw new AppError('invalid_api_key');
+      async transform({ request, query, body }) {
+        const key = keyFromAuthorization(request.headers.get('authorization'));
+        const merchant = await merchantForSecretKey(deps.db, deps.session.secret, key, deps.clock.now());
         if (!merchant.isActive) throw new AppError('merchant_inactive');
         await recordApiRequest(deps, merchant);
         authenticated.set(request, merchant);
+        refuseExpand(query, body);
       },
       resolve({ request }) {
         const merchant = authenticated.get(request);

@@ -8,6 +8,7 @@ import { resendEvent } from '../webhooks/service';
 import { getEvent, listEvents, toEventObject } from './service';
 import { openEventStream, parseEventFilter } from './stream';
 import { EVENT_TYPES } from './emit';
+import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
 const security = [{ secretKey: [] }];
@@ -48,12 +49,21 @@ export function eventRoutes(deps: AppDeps) {
     .get(
       '/events',
       ({ merchant, livemode, query }) =>
-        listEvents(deps, merchant, livemode, { limit: query.limit ?? 10, starting_after: query.starting_after, type: query.type }),
+        listEvents(deps, merchant, livemode, {
+          limit: query.limit ?? 10,
+          starting_after: query.starting_after,
+          type: query.type,
+          created: parseCreatedFilter(query),
+        }),
       {
         merchant: true,
-        query: EventListQuery,
+        query: t.Object({ ...EventListQuery.properties, ...CREATED_QUERY }),
         response: { 200: listOf(EventModel), ...errors(400, 401, 403, 429) },
-        detail: { summary: 'List events, newest first', security },
+        detail: {
+          summary: 'List events, newest first',
+          description: 'type keeps one event type; created (Unix seconds) or created[gte|gt|lte|lt] keeps events created then.',
+          security,
+        },
       },
     )
     .get(

@@ -2,6 +2,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
+import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
 type EventRow = typeof schema.events.$inferSelect;
@@ -35,7 +36,7 @@ export function eventPayload(e: EventRow): string {
 /** The merchant's event in its own mode; anything else is "not found". */
 export async function getEvent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<EventRow> {
   const e = await firstRow(deps.db, schema.events, and(eq(schema.events.id, id), eq(schema.events.merchantId, merchant.id), eq(schema.events.livemode, livemode)));
-  if (!e) throw notFound('event');
+  if (!e) throw notFound('event', id, 'id');
   return e;
 }
 
@@ -43,6 +44,8 @@ export interface ListEventsInput {
   limit: number;
   starting_after?: string;
   type?: string;
+  /** Only events created in this range (lib/created-filter.ts). */
+  created?: CreatedRange;
 }
 
 /** A page size must be an integer from 1 to 100. */
@@ -58,6 +61,7 @@ export async function listEvents(deps: AppDeps, merchant: MerchantRow, livemode:
   checkLimit(q.limit);
   let cond = and(eq(schema.events.merchantId, merchant.id), eq(schema.events.livemode, livemode));
   if (q.type) cond = and(cond, eq(schema.events.type, q.type));
+  if (q.created) cond = and(cond, createdCondition(schema.events.createdAt, q.created));
   if (q.starting_after) {
     const anchor = await getEvent(deps, merchant, livemode, q.starting_after).catch(() => {
       throw invalid('starting_after', 'starting_after is not one of your events.');

@@ -252,7 +252,7 @@ describe('PATCH /api/merchants/:id', () => {
 });
 
 describe('POST /api/merchants/:id/roll-secret', () => {
-  test('the old key stops working at once, the new one works and is shown this once', async () => {
+  test('without a grace period the old key stops working at once (api_key_expired), the new one works and is shown this once', async () => {
     for (const environment of ['sandbox', 'production'] as const) {
       const m = await createMerchant(ctx, owner.cookie, environment);
       const mode = environment === 'production' ? 'live' : 'test';
@@ -270,7 +270,7 @@ describe('POST /api/merchants/:id/roll-secret', () => {
       });
 
       const old = await merchantCall(ctx, m.secretKey, '/payment_intents');
-      expectError(old, 401, 'invalid_api_key');
+      expectError(old, 401, 'api_key_expired');
       expect(old.body.error.type).toBe('authentication_error');
       expect((await merchantCall(ctx, fresh, '/payment_intents')).status).toBe(200);
 

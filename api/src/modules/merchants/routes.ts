@@ -3,7 +3,7 @@ import { ENVIRONMENTS, PLATFORM_TYPES } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
-import { createMerchant, getOwnedMerchant, listMerchants, ownedUsage, rollSecretKey, updateMerchant } from './service';
+import { KEY_GRACE_PERIOD_NAMES, createMerchant, getOwnedMerchant, listMerchants, ownedUsage, rollSecretKey, updateMerchant } from './service';
 import { listIntents } from '../payment-intents/service';
 import { PaymentIntentList, UsageModel } from '../payment-intents/routes';
 import { nameText } from '../../lib/text';
@@ -23,6 +23,10 @@ export const MerchantModel = t.Object(
     publicApiKey: t.String(),
     secretKeyHint: t.String({ description: 'The secret key with only its last 4 characters' }),
     secretKeyRolledAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    previousSecretKeyHint: t.Union([t.String(), t.Null()], {
+      description: 'The key the last roll replaced, while it still works (its last 4 characters); null otherwise',
+    }),
+    previousSecretKeyExpiresAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'When that key stops working' }),
   },
   { $id: '#/components/schemas/Merchant' },
 );
@@ -95,11 +99,31 @@ export function merchantRoutes(deps: AppDeps) {
       response: { 200: MerchantModel, ...errors(400, 401, 403, 404, 415) },
       detail: { summary: 'Edit a merchant account' },
     })
-    .post('/:id/roll-secret', ({ user, params }) => rollSecretKey(deps, user.id, params.id), {
+    .post('/:id/roll-secret', ({ user, params, body }) => rollSecretKey(deps, user.id, params.id, body?.expire_old_key_in), {
       auth: true,
+      parse: 'json',
       params: t.Object({ id: t.String() }),
-      response: { 200: WithSecret, ...errors(401, 403, 404) },
-      detail: { summary: 'Roll the secret key: the old one stops working at once; the new one is shown once' },
+      body: t.Optional(
+        t.Object(
+          {
+            expire_old_key_in: t.Optional(
+              t.UnionEnum(KEY_GRACE_PERIOD_NAMES, {
+                ...noDefault,
+                error: `expire_old_key_in must be one of ${KEY_GRACE_PERIOD_NAMES.join(', ')}.`,
+                description: 'How long the replaced key keeps working: now (the default), 1h, 24h or 7d',
+              }),
+            ),
+          },
+          { additionalProperties: false, examples: [{}, { expire_old_key_in: '24h' }] },
+        ),
+      ),
+      response: { 200: WithSecret, ...errors(400, 401, 403, 404, 415) },
+      detail: {
+        summary: 'Roll the secret key: the new one is shown once; the old one stops now or after the grace period chosen',
+        description:
+          'expire_old_key_in (now, 1h, 24h, 7d; now by default) keeps the replaced key working that long. There is ' +
+          'one previous key only: rolling again while it is still in its grace replaces it, and it stops working at once.',
+      },
     })
     .get('/:id/usage', ({ user, params }) => ownedUsage(deps, user.id, params.id), {
       auth: true,

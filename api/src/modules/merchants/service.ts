@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { schema, type Environment, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
@@ -101,23 +101,24 @@ export async function createMerchant(deps: AppDeps, userId: string, input: Merch
     createdAt: now,
     updatedAt: now,
   });
-  const view = toMerchantView(await getOwnedMerchant(deps, userId, id));
+  const view = ownerView(await getOwnedMerchant(deps, userId, id), now);
   return { ...view, secretApiKey: secret };
 }
 
-export async function listMerchants(deps: AppDeps, userId: string): Promise<MerchantView[]> {
+export async function listMerchants(deps: AppDeps, userId: string): Promise<OwnerMerchantView[]> {
   const rows = await deps.db
     .select()
     .from(schema.merchants)
     .where(eq(schema.merchants.userId, userId))
     .orderBy(desc(schema.merchants.createdAt), desc(schema.merchants.id));
-  return rows.map(toMerchantView);
+  const now = deps.clock.now();
+  return rows.map((m) => ownerView(m, now));
 }
 
 /** The caller's merchant; anyone else's is "not found". */
 export async function getOwnedMerchant(deps: AppDeps, userId: string, id: string): Promise<MerchantRow> {
   const m = await firstRow(deps.db, schema.merchants, and(eq(schema.merchants.id, id), eq(schema.merchants.userId, userId)));
-  if (!m) throw notFound('merchant');
+  if (!m) throw notFound('merchant', id, 'id');
   return m;
 }
 
@@ -127,7 +128,7 @@ export async function updateMerchant(
   userId: string,
   id: string,
   input: Partial<Omit<MerchantInput, 'environment'>> & { isActive?: boolean },
-): Promise<MerchantView> {
+): Promise<OwnerMerchantView> {
   await getOwnedMerchant(deps, userId, id);
   const set: Partial<typeof schema.merchants.$inferInsert> = { updatedAt: deps.clock.now() };
   if (input.businessName !== undefined) {
@@ -139,24 +140,60 @@ export async function updateMerchant(
   if (input.platformType !== undefined) set.platformType = input.platformType;
   if (input.isActive !== undefined) set.isActive = input.isActive;
   await deps.db.update(schema.merchants).set(set).where(eq(schema.merchants.id, id));
-  return toMerchantView(await getOwnedMerchant(deps, userId, id));
+  return ownerView(await getOwnedMerchant(deps, userId, id), deps.clock.now());
 }
 
-/** Replaces the secret key at once (the old one stops working) and shows the new one this one time. */
-export async function rollSecretKey(deps: AppDeps, userId: string, id: string) {
+/** How long the replaced key keeps working after a roll (Stripe's "expire the old key in …"); `now` stops it at once. */
+export const KEY_GRACE_PERIODS = { now: 0, '1h': 3600_000, '24h': 24 * 3600_000, '7d': 7 * 24 * 3600_000 } as const;
+export type KeyGracePeriod = keyof typeof KEY_GRACE_PERIODS;
+export const KEY_GRACE_PERIOD_NAMES = ['now', '1h', '24h', '7d'] as const satisfies readonly KeyGracePeriod[];
+
+/**
+ * Replaces the secret key and shows the new one this one time. The replaced key keeps working for `expireOldKeyIn`
+ * (none by default). There is only one previous key: a roll while an earlier previous key is still in its grace
+ * replaces it, and that earlier key stops working at once.
+ *
+ * One UPDATE moves current to previous (SQLite's SET reads the row as it was), so concurrent rolls serialize: each
+ * one's previous key is the key the roll before it made, and no key that was shown to anyone is silently lost.
+ * An expired previous key is kept (until the next roll) only so that using it is answered api_key_expired.
+ * Fails with: resource_not_found.
+ */
+export async function rollSecretKey(deps: AppDeps, userId: string, id: string, expireOldKeyIn: KeyGracePeriod = 'now') {
   const m = await getOwnedMerchant(deps, userId, id);
   const secret = newSecretKey(m.environment);
   const now = deps.clock.now();
+  const c = schema.merchants;
   await deps.db
-    .update(schema.merchants)
+    .update(c)
     .set({
+      previousSecretKeyHash: sql`${c.secretKeyHash}`,
+      previousSecretKeyLast4: sql`${c.secretKeyLast4}`,
+      previousSecretKeyExpiresAt: new Date(now.getTime() + KEY_GRACE_PERIODS[expireOldKeyIn]),
       secretKeyHash: secretKeyHash(deps.session.secret, secret),
       secretKeyLast4: secret.slice(-4),
       secretKeyRolledAt: now,
       updatedAt: now,
     })
-    .where(eq(schema.merchants.id, id));
-  return { ...toMerchantView(await getOwnedMerchant(deps, userId, id)), secretApiKey: secret };
+    .where(eq(c.id, id));
+  return { ...ownerView(await getOwnedMerchant(deps, userId, id), now), secretApiKey: secret };
+}
+
+/** The merchant as its owner sees it: with the replaced key's hint and expiry while that key still works. */
+export function ownerView(m: MerchantRow, now: Date): OwnerMerchantView {
+  const until = m.previousSecretKeyExpiresAt;
+  const live = m.previousSecretKeyLast4 !== null && until !== null && until.getTime() > now.getTime();
+  return {
+    ...toMerchantView(m),
+    previousSecretKeyHint: live ? `sk_${mode(m.environment)}_••••${m.previousSecretKeyLast4}` : null,
+    previousSecretKeyExpiresAt: live ? until.toISOString() : null,
+  };
+}
+
+export interface OwnerMerchantView extends MerchantView {
+  /** The key a roll replaced, while it still works (sk_…•••• with its last 4 characters); null otherwise. */
+  previousSecretKeyHint: string | null;
+  /** When that key stops working. */
+  previousSecretKeyExpiresAt: string | null;
 }
 
 export async function usageOf(deps: AppDeps, merchant: MerchantRow) {

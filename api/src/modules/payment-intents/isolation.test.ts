@@ -82,8 +82,15 @@ describe('merchant B and merchant A', () => {
       expectError(await act(b, pi.id, 'capture'), 404, 'resource_not_found');
       expectError(await act(b, pi.id, 'capture', { amount_to_capture: 100 }), 404, 'resource_not_found');
       expectError(await act(b, pi.id, 'cancel', { cancellation_reason: 'fraudulent' }), 404, 'resource_not_found');
-      // The 404 says nothing about the intent.
-      expect(JSON.stringify((await get(b, pi.id)).body)).not.toContain(pi.id);
+      // The 404 says nothing about the intent: it names the id B sent, exactly as for an id that never existed.
+      const theirs = (await get(b, pi.id)).body.error;
+      const none = (await get(b, 'pi_000000000000000000000000')).body.error;
+      expect({ ...theirs, request_id: undefined, message: theirs.message.replace(pi.id, '<id>') }).toEqual({
+        ...none,
+        request_id: undefined,
+        message: none.message.replace('pi_000000000000000000000000', '<id>'),
+      });
+      expect(theirs.message).toBe(`No such payment_intent: '${pi.id}'.`);
     }
     expect((await get(a, open.id)).body).toMatchObject({ status: 'requires_payment_method', canceled_at: null });
     expect((await get(a, manual.id)).body).toMatchObject({ status: 'requires_capture', amount_capturable: 2500, amount_received: 0 });

@@ -386,10 +386,35 @@ describe('POST /api/v1/payment_intents/:id/confirm', () => {
     const pi = await create();
     expect((await confirm(pi.id, withCard((await newBcard()).card))).body.status).toBe('succeeded');
     const second = await newBcard();
-    expectError(await confirm(pi.id, withCard(second.card)), 400, 'payment_intent_unexpected_state');
+    const again = await confirm(pi.id, withCard(second.card));
+    expectError(again, 400, 'payment_intent_unexpected_state');
+    // Said in words, with the intent's id and status in the error (as Stripe's error carries its payment_intent).
+    expect(again.body.error.message).toBe('This PaymentIntent has already succeeded; it cannot be confirmed again.');
+    expect(again.body.error.payment_intent).toEqual({ id: pi.id, status: 'succeeded' });
     expect(await bcardRow(second.id)).toMatchObject({ status: 'active', spent_cents: 0 });
     expect((await retrieve(pi.id)).body.status).toBe('succeeded');
-    expectError(await confirm('pi_000000000000000000000000', withCard(second.card)), 404, 'resource_not_found');
+    const missing = await confirm('pi_000000000000000000000000', withCard(second.card));
+    expectError(missing, 404, 'resource_not_found', 'intent');
+    expect(missing.body.error.message).toBe("No such payment_intent: 'pi_000000000000000000000000'.");
+  });
+
+  test('confirming a canceled or an authorized intent says why in words, with its status', async () => {
+    const canceled = await create();
+    expect((await cancel(canceled.id)).status).toBe(200);
+    const bcard = await newBcard();
+    const c = await confirm(canceled.id, withCard(bcard.card));
+    expectError(c, 400, 'payment_intent_unexpected_state');
+    expect(c.body.error.message).toStartWith('This PaymentIntent has been canceled; it cannot be confirmed.');
+    expect(c.body.error.payment_intent).toEqual({ id: canceled.id, status: 'canceled' });
+
+    const held = await create({ capture_method: 'manual' });
+    expect((await confirm(held.id, withCard(bcard.card))).body.status).toBe('requires_capture');
+    const h = await confirm(held.id, withCard((await newBcard()).card));
+    expectError(h, 400, 'payment_intent_unexpected_state');
+    expect(h.body.error.message).toStartWith('This PaymentIntent is already confirmed and its amount authorized (status requires_capture)');
+    expect(h.body.error.payment_intent).toEqual({ id: held.id, status: 'requires_capture' });
+    // Released again, so the money checks of later tests see no authorization left open.
+    expect((await cancel(held.id)).body.status).toBe('canceled');
   });
 
   test('an expired bcard (31 minutes later) -> 402 expired_card', async () => {
@@ -564,9 +589,9 @@ describe('authentication', () => {
     { name: 'no Authorization header', headers: () => ({}) },
     { name: 'a wrong secret key', headers: () => ({ authorization: `Bearer sk_test_wrong${'x'.repeat(27)}` }) },
     { name: 'the test twin of the live key', headers: () => ({ authorization: `Bearer ${merchant.secretKey.replace('sk_live_', 'sk_test_')}` }) },
-    { name: 'the publishable key', headers: () => ({ authorization: `Bearer ${merchant.publishableKey}` }) },
     { name: 'the key without Bearer', headers: () => ({ authorization: merchant.secretKey }) },
-    { name: 'the key as Basic auth', headers: () => ({ authorization: `Basic ${btoa(`${merchant.secretKey}:`)}` }) },
+    { name: 'Basic auth with the key as the password', headers: () => ({ authorization: `Basic ${btoa(`:${merchant.secretKey}`)}` }) },
+    { name: 'Basic auth that is not base64', headers: () => ({ authorization: 'Basic %%%' }) },
     { name: 'a session cookie alone', headers: () => ({}), cookie: () => owner.cookie },
   ];
   for (const ep of endpoints) {

@@ -3,6 +3,8 @@ import type { AppDeps } from '../../deps';
 import { invalid } from '../../errors';
 import { errors, sharedModels } from '../../models';
 import { PaymentIntentList, UsageModel } from './model';
+import { updateIntent } from './update';
+import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 
 export { PaymentIntentList, PaymentIntentModel, UsageModel } from './model';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
@@ -70,6 +72,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
           ending_before: query.ending_before,
+          created: parseCreatedFilter(query),
         }),
       {
         merchant: true,
@@ -78,9 +81,14 @@ export function paymentIntentRoutes(deps: AppDeps) {
           limit: t.Optional(t.Numeric({ description: 'An integer from 1 to 100 (10 if left out)', error: 'limit must be an integer from 1 to 100.' })),
           starting_after: t.Optional(t.String({ maxLength: 64 })),
           ending_before: t.Optional(t.String({ maxLength: 64 })),
+          ...CREATED_QUERY,
         }),
         response: { 200: PaymentIntentList, ...errors(400, 401, 403, 429) },
-        detail: { summary: 'List payment intents, newest first', security: [{ secretKey: [] }] },
+        detail: {
+          summary: 'List payment intents, newest first',
+          description: 'created (Unix seconds) or created[gte|gt|lte|lt] keeps only intents created then.',
+          security: [{ secretKey: [] }],
+        },
       },
     )
     .get('/payment_intents/:id', async ({ merchant, livemode, params }) => toIntentObject(await getIntent(deps, merchant, livemode, params.id)), {
@@ -89,6 +97,53 @@ export function paymentIntentRoutes(deps: AppDeps) {
       response: { 200: 'PaymentIntent', ...errors(401, 403, 404, 429) },
       detail: { summary: 'Retrieve a payment intent', security: [{ secretKey: [] }] },
     })
+    .post(
+      '/payment_intents/:id',
+      ({ merchant, livemode, params, body, headers, request }) =>
+        // The update and its Idempotency-Key's record commit together, as create's do.
+        idempotentInOneCommit(merchant.id, request, headers['idempotency-key'], body, (tx) => updateIntent(tx, deps, merchant, livemode, params.id, body ?? {})),
+      {
+        merchant: true,
+        parse: 'json',
+        params: Id,
+        headers: IdempotencyKey,
+        body: t.Optional(
+          t.Object(
+            {
+              amount: t.Optional(int({ minimum: 50, maximum: 99_999_999, error: 'amount must be an integer number of cents from 50 to 99999999.' })),
+              currency: t.Optional(t.String({ pattern: '^[Uu][Ss][Dd]$', error: 'currency must be usd.' })),
+              description: t.Optional(
+                t.Union([t.String({ maxLength: 1000 }), t.Null()], {
+                  error: 'description must be a string of at most 1000 characters; null or "" removes it.',
+                }),
+              ),
+              metadata: t.Optional(
+                t.Union([t.Record(t.String(), t.String({ maxLength: 500 })), t.Literal(''), t.Null()], {
+                  error:
+                    'metadata must be an object of string values of at most 500 characters (a key set to "" is removed), ' +
+                    'or "" (or null) to remove every key.',
+                  description: 'Merged into the current metadata: a key set to "" is removed; metadata "" removes every key.',
+                }),
+              ),
+              capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { ...noDefault, error: 'capture_method must be automatic or manual.' })),
+            },
+            {
+              additionalProperties: false,
+              examples: [{ amount: 6000, description: 'Order #42 (2 items)', metadata: { order_id: '42', coupon: '' } }],
+            },
+          ),
+        ),
+        response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 404, 409, 415, 429) },
+        detail: {
+          summary: 'Update a payment intent before it is paid',
+          description:
+            'Changes amount, currency (usd), description, metadata or capture_method while the intent is ' +
+            'requires_payment_method or requires_confirmation; otherwise 400 payment_intent_unexpected_state naming its ' +
+            'status. metadata is merged as Stripe merges it. Emits no event.',
+          security: [{ secretKey: [] }],
+        },
+      },
+    )
     .post(
       '/payment_intents/:id/confirm',
       ({ merchant, livemode, params, body, headers, request }) =>

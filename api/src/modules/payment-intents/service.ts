@@ -9,6 +9,7 @@ import { spendBcard } from '../bcards/service';
 import { refundUnusedBcard } from '../bcards/collect';
 import { emitEvent, type EventType } from '../events/emit';
 import { accounts } from '../ledger/service';
+import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
 type IntentRow = typeof schema.paymentIntents.$inferSelect;
@@ -164,7 +165,7 @@ export async function getIntent(deps: AppDeps, merchant: MerchantRow, livemode: 
       eq(schema.paymentIntents.merchantId, merchant.id),
       eq(schema.paymentIntents.livemode, livemode),
     ));
-  if (!pi) throw notFound('payment_intent');
+  if (!pi) throw notFound('payment_intent', id, 'intent');
   return pi;
 }
 
@@ -172,13 +173,19 @@ export interface ListInput {
   limit: number;
   starting_after?: string;
   ending_before?: string;
+  /** Only intents created in this range (lib/created-filter.ts). */
+  created?: CreatedRange;
 }
 
 /** Newest first, Stripe's cursor pagination. Fails with: validation_error (a limit outside 1–100, a cursor that is not this merchant's). */
 export async function listIntents(deps: AppDeps, merchant: MerchantRow, livemode: boolean, q: ListInput) {
   if (!Number.isSafeInteger(q.limit) || q.limit < 1 || q.limit > 100) throw invalid('limit', 'limit must be an integer from 1 to 100.');
   if (q.starting_after && q.ending_before) throw invalid('ending_before', 'Give starting_after or ending_before, not both.');
-  const scope = and(eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode));
+  const scope = and(
+    eq(schema.paymentIntents.merchantId, merchant.id),
+    eq(schema.paymentIntents.livemode, livemode),
+    createdCondition(schema.paymentIntents.createdAt, q.created ?? {}),
+  );
   let rows: IntentRow[];
   if (q.ending_before) {
     const anchor = await getIntent(deps, merchant, livemode, q.ending_before).catch(() => {
@@ -305,11 +312,35 @@ function stillClaimed(claim: IntentClaim) {
  * Fails with: payment_intent_unexpected_state (it is not payable, or another payment claimed it first).
  */
 export async function claimIntent(deps: AppDeps, pi: IntentRow): Promise<IntentClaim> {
-  if (!isClaimable(pi.status)) {
-    throw new AppError('payment_intent_unexpected_state', `This PaymentIntent's status is ${pi.status}; it cannot become processing.`);
+  if (!isClaimable(pi.status)) throw cannotConfirm(pi.id, pi.status);
+  try {
+    const intent = await transition(deps.db, deps, pi, pi.status, 'processing');
+    return { intent, previous: pi.status };
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'payment_intent_unexpected_state') throw e;
+    // Another request moved it between the read and the guarded update: say what it is now.
+    const now = await firstRow(deps.db, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
+    throw cannotConfirm(pi.id, now?.status ?? 'processing');
   }
-  const intent = await transition(deps.db, deps, pi, pi.status, 'processing');
-  return { intent, previous: pi.status };
+}
+
+/**
+ * Why an intent in `status` cannot be confirmed, in words, with its id and status in the error (as Stripe's error
+ * carries its payment_intent), so a client that retried a confirm learns the outcome without another request.
+ */
+export function cannotConfirm(id: string, status: PaymentIntentStatus): AppError {
+  const reason: Record<PaymentIntentStatus, string> = {
+    succeeded: 'This PaymentIntent has already succeeded; it cannot be confirmed again.',
+    canceled: 'This PaymentIntent has been canceled; it cannot be confirmed. Create a new PaymentIntent to take this payment.',
+    requires_capture:
+      'This PaymentIntent is already confirmed and its amount authorized (status requires_capture); capture or cancel it instead of confirming it again.',
+    processing: 'This PaymentIntent is being confirmed by another request (status processing); retrieve it to see the outcome.',
+    // A claim that came to nothing gave it back between the two reads: confirming again may well work.
+    requires_payment_method: 'Another request was confirming this PaymentIntent at the same moment and did not complete; try again.',
+    requires_confirmation: 'Another request was confirming this PaymentIntent at the same moment and did not complete; try again.',
+    requires_action: "This PaymentIntent's status is requires_action; it cannot be confirmed now.",
+  };
+  return new AppError('payment_intent_unexpected_state', reason[status], undefined, undefined, { payment_intent: { id, status } });
 }
 
 /**

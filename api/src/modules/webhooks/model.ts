@@ -75,7 +75,7 @@ const enabledEvents = t.Array(
   { minItems: 1, maxItems: 50, error: `enabled_events must list '*' or at least one of: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}.` },
 );
 const url = t.String({ minLength: 1, maxLength: 2048, error: 'url must be an http(s) URL of at most 2048 characters.' });
-const description = t.Union([freeText('description', 1000), t.Null()], { error: 'description must be at most 1000 characters.' });
+const description = t.Union([freeText('description', 1000), t.Null()], { error: 'description must be a string of at most 1000 characters, or null.' });
 
 export const CreateEndpointBody = t.Object(
   { url, enabled_events: enabledEvents, description: t.Optional(description) },

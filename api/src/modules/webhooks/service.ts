@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
+import { escapeUnsafe } from '../../lib/text';
 import { seal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { emitEventTo, isSubscribed, queueDeliveries } from '../events/emit';
@@ -69,13 +70,13 @@ const checkUrl = (deps: AppDeps, livemode: boolean, url: string) =>
   checkWebhookUrl(url, { production: livemode, sandboxLocal: deps.webhooks.sandboxLocal, resolveHost: deps.webhooks.resolveHost });
 
 /** The merchant's endpoint in its own mode; anything else is "not found". */
-export async function getEndpoint(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<EndpointRow> {
+export async function getEndpoint(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string, param = 'id'): Promise<EndpointRow> {
   const row = await firstRow(deps.db, schema.webhookEndpoints, and(
       eq(schema.webhookEndpoints.id, id),
       eq(schema.webhookEndpoints.merchantId, merchant.id),
       eq(schema.webhookEndpoints.livemode, livemode),
     ));
-  if (!row) throw notFound('webhook_endpoint');
+  if (!row) throw notFound('webhook_endpoint', id, param);
   return row;
 }
 
@@ -300,7 +301,7 @@ export async function listDeliveries(
   q: { endpointId?: string; limit: number },
 ) {
   checkLimit(q.limit);
-  if (q.endpointId) await getEndpoint(deps, merchant, livemode, q.endpointId);
+  if (q.endpointId) await getEndpoint(deps, merchant, livemode, q.endpointId, 'endpoint_id');
   const d = schema.webhookDeliveries;
   // One walk down an index whose entries end with the rowid, newest first: the endpoint's (checked above to be this
   // merchant's, in this mode), or the merchant's own (merchant and mode are copied onto each delivery when queued).
@@ -332,7 +333,7 @@ export async function resendEvent(deps: AppDeps, merchant: MerchantRow, livemode
   let targets: string[];
   if (endpointId !== undefined) {
     const ep = await getEndpoint(deps, merchant, livemode, endpointId).catch(() => {
-      throw invalid('endpoint_id', `No such webhook endpoint: '${endpointId}'.`);
+      throw invalid('endpoint_id', `No such webhook endpoint: '${escapeUnsafe(endpointId)}'. endpoint_id must be one of your webhook endpoints in this mode.`);
     });
     if (ep.status !== 'enabled') throw new AppError('webhook_endpoint_disabled', undefined, 'endpoint_id');
     targets = [ep.id];

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { AppError } from '../errors';
+import { createMerchant, makeTestApp, merchantCall, registerUser, type TestContext, type TestMerchant } from '../testing';
+import { resetRateWindows } from '../modules/merchants/usage';
+import { parseCreatedFilter } from './created-filter';
+
+describe('parseCreatedFilter', () => {
+  const at = (s: number) => new Date(s * 1000);
+  test('each operator, strings or numbers, combined', () => {
+    expect(parseCreatedFilter({})).toEqual({});
+    expect(parseCreatedFilter({ limit: 3, 'created[gte]': 100 })).toEqual({ gte: at(100) });
+    expect(parseCreatedFilter({ 'created[gt]': '5', 'created[lt]': 9 })).toEqual({ gt: at(5), lt: at(9) });
+    expect(parseCreatedFilter({ 'created[lte]': 0 })).toEqual({ lte: at(0) });
+    expect(parseCreatedFilter({ created: 1767225600 })).toEqual({ gte: at(1767225600), lte: at(1767225600) });
+  });
+
+  const bad: Array<[Record<string, unknown>, string]> = [
+    [{ 'created[gte]': 1.5 }, 'created[gte]'],
+    [{ 'created[gt]': -1 }, 'created[gt]'],
+    [{ 'created[lte]': 'soon' }, 'created[lte]'],
+    [{ 'created[lt]': 253_402_300_800 }, 'created[lt]'],
+    [{ created: 'x' }, 'created'],
+    [{ created: 5, 'created[gte]': 1 }, 'created'],
+    [{ 'created[after]': 5 }, 'created[after]'],
+  ];
+  for (const [query, param] of bad) {
+    test(`${JSON.stringify(query)} -> validation_error naming ${param}`, () => {
+      let thrown: unknown;
+      try {
+        parseCreatedFilter(query);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(AppError);
+      expect({ code: (thrown as AppError).code, param: (thrown as AppError).param }).toEqual({ code: 'validation_error', param });
+      expect((thrown as AppError).message).toContain(param);
+    });
+  }
+});
+
+describe('created filters on the merchant lists', () => {
+  let ctx: TestContext;
+  let m: TestMerchant;
+  /** Unix seconds at which each intent was created: t0, t0 + 10, t0 + 20, t0 + 30 (each in the middle of its second). */
+  let t0: number;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    ctx = await makeTestApp();
+    const owner = await registerUser(ctx);
+    m = await createMerchant(ctx, owner.cookie, 'sandbox');
+    ctx.clock.advance(3_600_000 + 500);
+    t0 = Math.floor(ctx.clock.now().getTime() / 1000);
+    for (let i = 0; i < 4; i++) {
+      const res = await merchantCall(ctx, m.secretKey, '/payment_intents', { method: 'POST', body: { amount: 100 + i, currency: 'usd' } });
+      expect(res.body.created).toBe(t0 + 10 * i);
+      ids.push(res.body.id);
+      ctx.clock.advance(10_000);
+    }
+  });
+  afterAll(() => ctx.close());
+  beforeEach(() => resetRateWindows());
+
+  const listed = async (qs: string) => {
+    const res = await merchantCall(ctx, m.secretKey, `/payment_intents?limit=100&${qs}`);
+    expect(res.status).toBe(200);
+    return (res.body.data as Array<{ id: string }>).map((x) => ids.indexOf(x.id)).filter((i) => i >= 0).sort();
+  };
+
+  const rows: Array<[string, (t: number) => string, number[]]> = [
+    ['gte its second', (t) => `created[gte]=${t + 10}`, [1, 2, 3]],
+    ['gt its second', (t) => `created[gt]=${t + 10}`, [2, 3]],
+    ['lte its second', (t) => `created[lte]=${t + 10}`, [0, 1]],
+    ['lt its second', (t) => `created[lt]=${t + 10}`, [0]],
+    ['a window', (t) => `created[gte]=${t + 5}&created[lt]=${t + 30}`, [1, 2]],
+    ['exactly one second', (t) => `created=${t + 20}`, [2]],
+    ['a second nothing was made in', (t) => `created=${t + 21}`, []],
+    ['brackets percent-encoded, as URLSearchParams writes them', (t) => `created%5Bgte%5D=${t + 30}`, [3]],
+  ];
+  for (const [name, qs, expected] of rows) {
+    test(`payment intents: ${name}`, async () => {
+      expect(await listed(qs(t0))).toEqual(expected);
+    });
+  }
+
+  test('with a cursor: the filter holds on every page', async () => {
+    const first = await merchantCall(ctx, m.secretKey, `/payment_intents?limit=1&created[gte]=${t0 + 10}`);
+    expect(first.body.data.map((x: { id: string }) => x.id)).toEqual([ids[3]]);
+    expect(first.body.has_more).toBe(true);
+    const rest = await merchantCall(ctx, m.secretKey, `/payment_intents?limit=10&created[gte]=${t0 + 10}&starting_after=${ids[3]}`);
+    expect(rest.body.data.map((x: { id: string }) => x.id)).toEqual([ids[2], ids[1]]);
+    expect(rest.body.has_more).toBe(false);
+  });
+
+  test('events: the same filter (each intent made one payment_intent.created)', async () => {
+    const res = await merchantCall(ctx, m.secretKey, `/events?type=payment_intent.created&created[gt]=${t0}&created[lte]=${t0 + 20}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((e: { data: { object: { id: string } } }) => e.data.object.id)).toEqual([ids[2], ids[1]]);
+  });
+
+  test('a bad bound -> 400 naming it, on both lists', async () => {
+    for (const path of ['/payment_intents', '/events']) {
+      const res = await merchantCall(ctx, m.secretKey, `${path}?created[gte]=yesterday`);
+      expect({ status: res.status, param: res.body.error.param }).toEqual({ status: 400, param: 'created[gte]' });
+      expect(res.body.error.message).toBe('created[gte] must be a Unix timestamp in seconds (a whole number such as 1767225600).');
+    }
+  });
+});

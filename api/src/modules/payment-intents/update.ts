@@ -1,0 +1,101 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
+import { schema, type DbOrTx, type PaymentIntentStatus, firstRow } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { AppError, invalid, notFound } from '../../errors';
+import { MAX_AMOUNT, MAX_METADATA_KEYS, MIN_AMOUNT, toIntentObject } from './service';
+
+type MerchantRow = typeof schema.merchants.$inferSelect;
+
+/** An intent can be changed only before a payment has started on it, as Stripe's update. */
+export const UPDATABLE_STATUSES = ['requires_payment_method', 'requires_confirmation'] as const satisfies readonly PaymentIntentStatus[];
+
+export interface UpdateIntentInput {
+  amount?: number;
+  currency?: string;
+  /** A string sets it; null or "" clears it. */
+  description?: string | null;
+  /**
+   * Stripe's semantics: keys are merged into the intent's metadata, a key set to "" is removed, and metadata "" (or
+   * null) removes every key.
+   */
+  metadata?: Record<string, string> | '' | null;
+  capture_method?: 'automatic' | 'manual';
+}
+
+function checkMetadataPatch(metadata: Record<string, unknown>): void {
+  const keys = Object.keys(metadata);
+  if (keys.length > MAX_METADATA_KEYS) throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys.`);
+  for (const k of keys) {
+    if (k.length === 0 || k.length > 40) throw invalid(`metadata[${k}]`, 'metadata keys must be 1 to 40 characters.');
+    const v = metadata[k];
+    if (typeof v !== 'string' || v.length > 500) {
+      throw invalid(`metadata[${k}]`, 'metadata values must be strings of at most 500 characters ("" removes the key).');
+    }
+  }
+}
+
+/** Why an intent in `status` cannot be updated, with its id and status in the error. */
+export function cannotUpdate(id: string, status: PaymentIntentStatus): AppError {
+  const why =
+    status === 'succeeded'
+      ? 'This PaymentIntent has already succeeded; it can no longer be updated.'
+      : status === 'canceled'
+        ? 'This PaymentIntent has been canceled; it can no longer be updated.'
+        : `This PaymentIntent's status is ${status}; it can be updated only before a payment starts (status requires_payment_method or requires_confirmation).`;
+  return new AppError('payment_intent_unexpected_state', why, undefined, undefined, { payment_intent: { id, status } });
+}
+
+/**
+ * Updates amount, currency (usd only), description, metadata or capture_method of an intent that no payment has
+ * started on. One guarded UPDATE: the status condition makes it lose cleanly to a concurrent confirm (which moves the
+ * intent to processing first), and the metadata merge is done by SQLite's json_patch in the same statement, so two
+ * updates at once each keep the other's keys. No event: Stripe has no payment_intent.updated, and bpay emits none.
+ * Fails with: validation_error, resource_not_found, payment_intent_unexpected_state.
+ */
+export async function updateIntent(tx: DbOrTx, deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string, input: UpdateIntentInput) {
+  if (input.amount !== undefined && (!Number.isSafeInteger(input.amount) || input.amount < MIN_AMOUNT || input.amount > MAX_AMOUNT)) {
+    throw invalid('amount', `amount must be an integer number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
+  }
+  if (input.currency !== undefined && input.currency.toLowerCase() !== 'usd') throw invalid('currency', 'currency must be usd.');
+  const pi = schema.paymentIntents;
+  const set: SQLiteUpdateSetSource<typeof pi> = { updatedAt: deps.clock.now() };
+  if (input.amount !== undefined) set.amount = input.amount;
+  if (input.capture_method !== undefined) set.captureMethod = input.capture_method;
+  if (input.description !== undefined) set.description = input.description === '' ? null : input.description;
+
+  // The metadata after the update, as SQL: merged (a "" value becomes null, which json_patch removes) or cleared.
+  let metadata = sql`${pi.metadata}`;
+  if (input.metadata === '' || input.metadata === null) metadata = sql`'{}'`;
+  else if (input.metadata !== undefined) {
+    checkMetadataPatch(input.metadata);
+    const patch = Object.fromEntries(Object.entries(input.metadata).map(([k, v]) => [k, v === '' ? null : v]));
+    metadata = sql`json_patch(${pi.metadata}, ${JSON.stringify(patch)})`;
+  }
+  if (input.metadata !== undefined) set.metadata = metadata;
+
+  const scope = and(eq(pi.id, id), eq(pi.merchantId, merchant.id), eq(pi.livemode, livemode));
+  const [row] = await tx
+    .update(pi)
+    .set(set)
+    .where(
+      and(
+        scope,
+        inArray(pi.status, UPDATABLE_STATUSES),
+        input.metadata === undefined ? undefined : sql`(select count(*) from json_each(${metadata})) <= ${MAX_METADATA_KEYS}`,
+      ),
+    )
+    .returning();
+  if (row) return toIntentObject(row);
+
+  const now = await firstRow(tx, pi, scope);
+  if (!now) throw notFound('payment_intent', id, 'intent');
+  if (!(UPDATABLE_STATUSES as readonly PaymentIntentStatus[]).includes(now.status)) throw cannotUpdate(id, now.status);
+  const merged: Record<string, string> = { ...now.metadata };
+  for (const [k, v] of Object.entries(input.metadata ?? {})) {
+    if (v === '') delete merged[k];
+    else merged[k] = v;
+  }
+  const after = Object.keys(merged).length;
+  throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys; this update would leave it with ${after}.`);
+}
