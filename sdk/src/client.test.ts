@@ -48,6 +48,25 @@ describe('payment intents', () => {
     expect(page.data[0]).toEqual(paid);
   });
 
+  test('update before paying: amount, description and a metadata merge; after paying it is refused with the status', async () => {
+    const pi = await bpay.paymentIntents.create({ amount: 2500, currency: 'usd', metadata: { order: '42', coupon: 'X' } });
+    const updated = await bpay.paymentIntents.update(pi.id, { amount: 3100, description: 'Order 42 + gift wrap', metadata: { coupon: '', wrap: 'yes' } });
+    expect(updated).toMatchObject({ id: pi.id, amount: 3100, description: 'Order 42 + gift wrap', metadata: { order: '42', wrap: 'yes' } });
+    const card = await bpay.testHelpers.bcards.create({ amount: 3100 });
+    await bpay.paymentIntents.confirm(pi.id, { payment_method: card.id });
+    const refused = await bpay.paymentIntents.update(pi.id, { amount: 100 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BpayInvalidRequestError);
+    expect(refused).toMatchObject({ code: 'payment_intent_unexpected_state', statusCode: 400 });
+  });
+
+  test('list with a created range', async () => {
+    const client = await freshClient();
+    const pi = await client.paymentIntents.create({ amount: 100, currency: 'usd' });
+    const page = await client.paymentIntents.list({ 'created[gte]': pi.created, 'created[lte]': pi.created }).firstPage();
+    expect(page.data.map((x) => x.id)).toEqual([pi.id]);
+    expect((await client.paymentIntents.list({ 'created[gt]': pi.created }).firstPage()).data).toEqual([]);
+  });
+
   test('manual capture with card details, partial capture; cancel', async () => {
     const pi = await bpay.paymentIntents.create({ amount: 3000, currency: 'usd', capture_method: 'manual' });
     const card = await bpay.testHelpers.bcards.create({ amount: 3000 });

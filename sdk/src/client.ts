@@ -22,6 +22,7 @@ import type {
   PaymentIntentConfirmParams,
   PaymentIntentCreateParams,
   PaymentIntentListParams,
+  PaymentIntentUpdateParams,
   TestBcard,
   TestBcardCreateParams,
   Usage,
@@ -43,6 +44,15 @@ export class PaymentIntentsResource {
 
   retrieve(id: string, opts?: RequestOptions): Promise<PaymentIntent> {
     return unwrap(this.http.api.GET('/api/v1/payment_intents/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+
+  /**
+   * Changes amount, currency, description, metadata or capture_method before a payment starts. metadata is merged:
+   * a key set to "" is removed, and metadata "" removes every key. Once a payment started: BpayInvalidRequestError
+   * with code payment_intent_unexpected_state.
+   */
+  update(id: string, params: PaymentIntentUpdateParams, opts?: RequestOptions): Promise<PaymentIntent> {
+    return unwrap(this.http.api.POST('/api/v1/payment_intents/{id}', { params: { path: { id } }, body: params, ...this.http.via(opts) }));
   }
 
   /** Newest first. Iterate for every intent across pages, or `.firstPage()` for one page (`limit` 1–100, default 10). */

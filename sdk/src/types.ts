@@ -19,6 +19,7 @@ export type QueryOf<P extends keyof paths, M extends Method> = Op<P, M> extends 
 export type PaymentIntent = ResponseOf<'/api/v1/payment_intents/{id}', 'get'>;
 export type PaymentIntentStatus = PaymentIntent['status'];
 export type PaymentIntentCreateParams = BodyOf<'/api/v1/payment_intents', 'post'>;
+export type PaymentIntentUpdateParams = NonNullable<BodyOf<'/api/v1/payment_intents/{id}', 'post'>>;
 export type PaymentIntentConfirmParams = BodyOf<'/api/v1/payment_intents/{id}/confirm', 'post'>;
 export type PaymentIntentCaptureParams = BodyOf<'/api/v1/payment_intents/{id}/capture', 'post'>;
 export type PaymentIntentCancelParams = BodyOf<'/api/v1/payment_intents/{id}/cancel', 'post'>;
