@@ -154,3 +154,34 @@ describe('every field error names its field and what it accepts', () => {
     }
   });
 });
+
+describe('expand: bpay expands nothing, and says why', () => {
+  const rows: Array<{ name: string; method: 'GET' | 'POST'; path: () => string; body?: unknown; says: RegExp }> = [
+    { name: 'latest_charge on retrieve (query expand[]=)', method: 'GET', path: () => `/payment_intents/${pi}?expand[]=latest_charge`, says: /^This property cannot be expanded \(latest_charge\): bpay has no Charge objects: a bcard pays the PaymentIntent itself/ },
+    { name: 'data.latest_charge on a list (expand[0]=)', method: 'GET', path: () => '/payment_intents?expand[0]=data.latest_charge', says: /\(data\.latest_charge\): bpay has no Charge objects/ },
+    { name: 'charges on retrieve', method: 'GET', path: () => `/payment_intents/${pi}?expand[]=charges`, says: /\(charges\): bpay has no Charge objects/ },
+    { name: 'payment_method in a JSON body', method: 'POST', path: () => '/payment_intents', body: { amount: 100, currency: 'usd', expand: ['payment_method'] }, says: /\(payment_method\): payment_method is the id of the bcard that paid/ },
+    { name: 'any other field', method: 'GET', path: () => '/events?expand[]=data.object', says: /\(data\.object\): bpay expands no fields/ },
+    { name: 'expand not a list of names', method: 'POST', path: () => `/payment_intents/${pi}/cancel`, body: { expand: [5] }, says: /^expand must be a list of field names/ },
+  ];
+  for (const row of rows) {
+    test(`${row.name} -> 400 validation_error (expand[0])`, async () => {
+      const before = (await merchantCall(ctx, m.secretKey, `/payment_intents/${pi}`)).body;
+      const res = await merchantCall(ctx, m.secretKey, row.path(), { method: row.method, body: row.body });
+      expect({ status: res.status, code: res.body.error?.code, param: res.body.error?.param }).toEqual({ status: 400, code: 'validation_error', param: 'expand[0]' });
+      expect(res.body.error.message).toMatch(row.says);
+      // Refused before anything ran: the cancel above did not cancel.
+      expect((await merchantCall(ctx, m.secretKey, `/payment_intents/${pi}`)).body).toEqual(before);
+    });
+  }
+
+  test('a form body expand[]=latest_charge (as stripe-node sends it) is refused alike', async () => {
+    const res = await merchantCall(ctx, m.secretKey, `/payment_intents/${pi}`, {
+      method: 'POST',
+      rawBody: 'expand[]=latest_charge&description=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect({ status: res.status, param: res.body.error.param }).toEqual({ status: 400, param: 'expand[0]' });
+    expect(res.body.error.message).toContain('bpay has no Charge objects');
+  });
+});
