@@ -1,4 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
+import type { paths } from '../../../../sdk/src/schema';
 import { apiRequest } from '../../lib/api';
 import type {
   CreateMerchantBody,
@@ -81,8 +82,14 @@ export function webhookDeliveriesQuery(merchantId: string, endpointId?: string) 
 export const createMerchantRequest = (body: CreateMerchantBody) =>
   apiRequest<MerchantWithSecret>('POST', '/api/merchants', body);
 
-export const rollSecretRequest = (merchantId: string) =>
-  apiRequest<MerchantWithSecret>('POST', `${base(merchantId)}/roll-secret`);
+/** The roll's body as the server takes it (sdk/src/schema.d.ts, generated from the route): a renamed field breaks the build. */
+type RollSecretBody = NonNullable<paths['/api/merchants/{id}/roll-secret']['post']['requestBody']>['content']['application/json'];
+/** How long the replaced secret key keeps working: now, 1h, 24h or 7d. */
+export type KeyGracePeriod = NonNullable<RollSecretBody['expire_old_key_in']>;
+export const KEY_GRACE_PERIODS = ['now', '1h', '24h', '7d'] as const satisfies readonly KeyGracePeriod[];
+
+export const rollSecretRequest = (merchantId: string, expireOldKeyIn: KeyGracePeriod = 'now') =>
+  apiRequest<MerchantWithSecret>('POST', `${base(merchantId)}/roll-secret`, { expire_old_key_in: expireOldKeyIn } satisfies RollSecretBody);
 
 export const createWebhookEndpointRequest = (merchantId: string, body: CreateWebhookEndpointBody) =>
   apiRequest<WebhookEndpointWithSecret>('POST', `${base(merchantId)}/webhook_endpoints`, body);

@@ -19,6 +19,10 @@ export interface Merchant {
   /** "sk_test_••••AB12". */
   secretKeyHint: string;
   secretKeyRolledAt: string | null;
+  /** The key the last roll replaced, while its grace period lasts ("sk_test_••••CD34"); null otherwise. */
+  previousSecretKeyHint: string | null;
+  /** When that key stops working (ISO 8601). */
+  previousSecretKeyExpiresAt: string | null;
 }
 
 /** Creating a merchant or rolling its secret: the only answers that carry the full secret key. */

@@ -119,6 +119,18 @@ export const en = {
   'merchants.keys.neverRolled': 'The secret key has not been rolled since the account was created.',
   'merchants.keys.noSecretsInBrowser':
     'This dashboard never holds your secret key: it reads your data through your signed-in session.',
+  'merchants.keys.expireOldLabel': 'Keep the old key working for',
+  'merchants.keys.expireOldHint': 'Time to put the new key on your servers. Until then both keys work.',
+  'merchants.keys.expire.now': 'No time: it stops now',
+  'merchants.keys.expire.1h': '1 hour',
+  'merchants.keys.expire.24h': '24 hours',
+  'merchants.keys.expire.7d': '7 days',
+  'merchants.keys.rollWarningGrace':
+    'The current secret key keeps working for {period} after the roll, then stops. Update every server that uses it before then.',
+  'merchants.keys.replacesOldKey': 'The old key {hint}, which works until {date}, stops now: only one old key is kept.',
+  'merchants.keys.oldKeyWorksUntil': 'Old key {hint} works until {date}',
+  'merchants.keys.rolledDescriptionGrace': 'The old key works until {date}.',
+  'merchants.keys.rolledToastBodyGrace': 'The old secret key works until {date}.',
 
   'merchants.overview.details': 'Business details',
   'merchants.overview.businessName': 'Business name',
@@ -355,6 +367,18 @@ export const ar: Record<keyof typeof en, string> = {
   'merchants.keys.lastRolled': 'آخر تجديد للمفتاح السري: {date}',
   'merchants.keys.neverRolled': 'لم يُجدَّد المفتاح السري منذ إنشاء الحساب.',
   'merchants.keys.noSecretsInBrowser': 'لا تحتفظ لوحة التحكم هذه بمفتاحك السري أبدًا: فهي تقرأ بياناتك عبر جلسة تسجيل دخولك.',
+  'merchants.keys.expireOldLabel': 'إبقاء المفتاح القديم يعمل لمدة',
+  'merchants.keys.expireOldHint': 'وقت لوضع المفتاح الجديد على خوادمك. حتى ذلك الحين يعمل المفتاحان كلاهما.',
+  'merchants.keys.expire.now': 'لا وقت: يتوقف الآن',
+  'merchants.keys.expire.1h': 'ساعة واحدة',
+  'merchants.keys.expire.24h': '24 ساعة',
+  'merchants.keys.expire.7d': '7 أيام',
+  'merchants.keys.rollWarningGrace':
+    'يظل المفتاح السري الحالي يعمل لمدة {period} بعد التجديد، ثم يتوقف. حدّث كل خادم يستخدمه قبل ذلك.',
+  'merchants.keys.replacesOldKey': 'المفتاح القديم {hint}، الذي يعمل حتى {date}، يتوقف الآن: لا يُحتفظ إلا بمفتاح قديم واحد.',
+  'merchants.keys.oldKeyWorksUntil': 'المفتاح القديم {hint} يعمل حتى {date}',
+  'merchants.keys.rolledDescriptionGrace': 'يعمل المفتاح القديم حتى {date}.',
+  'merchants.keys.rolledToastBodyGrace': 'يعمل المفتاح السري القديم حتى {date}.',
 
   'merchants.overview.details': 'بيانات النشاط التجاري',
   'merchants.overview.businessName': 'اسم النشاط التجاري',

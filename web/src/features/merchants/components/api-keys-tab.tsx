@@ -1,30 +1,57 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { KeyRound, Loader2, RotateCw, ShieldAlert } from 'lucide-react';
+import { Clock, KeyRound, Loader2, RotateCw, ShieldAlert } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
-import { useLanguage } from '../../../i18n';
+import { useLanguage, type MessageKey } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
-import { merchantsQuery, rollSecretRequest } from '../api';
+import { KEY_GRACE_PERIODS, merchantsQuery, rollSecretRequest, type KeyGracePeriod } from '../api';
 import { formatDateTime } from '../display';
 import type { Merchant, MerchantWithSecret } from '../types';
 import { CopyButton } from './copy-button';
 import { SecretReveal } from './secret-reveal';
 
-/** Roll the secret key: a confirmation, then the new key shown once (in this dialog's state only). */
+const PERIOD_LABEL: Record<KeyGracePeriod, MessageKey> = {
+  now: 'merchants.keys.expire.now',
+  '1h': 'merchants.keys.expire.1h',
+  '24h': 'merchants.keys.expire.24h',
+  '7d': 'merchants.keys.expire.7d',
+};
+
+/** A key hint inside a sentence: isolated left-to-right, so it reads the same inside Arabic text. */
+const ltr = (s: string) => `\u2066${s}\u2069`;
+
+/** The key a roll replaced, while it still works (the server answers it only then; the clock may have moved since). */
+function oldKeyInGrace(merchant: Merchant): { hint: string; until: string } | null {
+  const { previousSecretKeyHint: hint, previousSecretKeyExpiresAt: until } = merchant;
+  return hint && until && new Date(until).getTime() > Date.now() ? { hint, until } : null;
+}
+
+/**
+ * Roll the secret key: a confirmation with how long the old key keeps working (Stripe's "expire the old key in"),
+ * then the new key shown once (in this dialog's state only).
+ */
 function RollSecretDialog({ merchant, open, onOpenChange }: { merchant: Merchant; open: boolean; onOpenChange(open: boolean): void }) {
-  const { t } = useLanguage();
+  const { t, lang } = useLanguage();
   const qc = useQueryClient();
   const [rolled, setRolled] = useState<MerchantWithSecret | null>(null);
+  const [period, setPeriod] = useState<KeyGracePeriod>('now');
   const roll = useMutation({
-    mutationFn: () => rollSecretRequest(merchant.id),
+    mutationFn: () => rollSecretRequest(merchant.id, period),
     onSuccess: (m) => {
       const { secretApiKey: _secret, ...listed } = m;
       qc.setQueryData(merchantsQuery().queryKey, (list) => list?.map((x) => (x.id === m.id ? listed : x)));
       setRolled(m);
-      toast({ title: t('merchants.keys.rolledToast'), description: t('merchants.keys.rolledToastBody') });
+      const until = oldKeyInGrace(m)?.until;
+      toast({
+        title: t('merchants.keys.rolledToast'),
+        description: until
+          ? t('merchants.keys.rolledToastBodyGrace', { date: formatDateTime(until, lang) })
+          : t('merchants.keys.rolledToastBody'),
+      });
     },
     onError: (error) => toast({ title: t('merchants.keys.rollFailed'), description: messageOf(error), variant: 'destructive' }),
   });
@@ -32,15 +59,24 @@ function RollSecretDialog({ merchant, open, onOpenChange }: { merchant: Merchant
     if (next) return onOpenChange(true);
     if (roll.isPending) return;
     setRolled(null);
+    setPeriod('now');
     roll.reset();
     onOpenChange(false);
   };
+  const replaced = oldKeyInGrace(merchant);
+  const rolledUntil = rolled ? oldKeyInGrace(rolled)?.until : undefined;
   return (
     <Dialog open={open} onOpenChange={close}>
       <DialogContent closeLabel={t('common.close')} data-testid="roll-secret-dialog">
         <DialogHeader>
           <DialogTitle>{rolled ? t('merchants.keys.rolledTitle') : t('merchants.keys.rollTitle')}</DialogTitle>
-          <DialogDescription>{rolled ? t('merchants.keys.rolledDescription') : t('merchants.keys.rollDescription')}</DialogDescription>
+          <DialogDescription>
+            {rolled
+              ? rolledUntil
+                ? t('merchants.keys.rolledDescriptionGrace', { date: formatDateTime(rolledUntil, lang) })
+                : t('merchants.keys.rolledDescription')
+              : t('merchants.keys.rollDescription')}
+          </DialogDescription>
         </DialogHeader>
         {rolled ? (
           <div className="space-y-4">
@@ -59,10 +95,39 @@ function RollSecretDialog({ merchant, open, onOpenChange }: { merchant: Merchant
           </div>
         ) : (
           <div className="space-y-4">
-            <p className="flex items-start gap-2 rounded-md bg-red-50 p-3 text-sm text-red-800" role="alert">
+            <div className="space-y-1.5">
+              <Label htmlFor="roll-secret-expire">{t('merchants.keys.expireOldLabel')}</Label>
+              <select
+                id="roll-secret-expire"
+                data-testid="roll-secret-expire"
+                aria-describedby="roll-secret-expire-hint"
+                className="h-10 w-full rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900"
+                value={period}
+                disabled={roll.isPending}
+                onChange={(e) => setPeriod(KEY_GRACE_PERIODS.find((p) => p === e.target.value) ?? 'now')}
+              >
+                {KEY_GRACE_PERIODS.map((p) => (
+                  <option key={p} value={p}>
+                    {t(PERIOD_LABEL[p])}
+                  </option>
+                ))}
+              </select>
+              <p id="roll-secret-expire-hint" className="text-xs text-slate-500">
+                {t('merchants.keys.expireOldHint')}
+              </p>
+            </div>
+            <p className="flex items-start gap-2 rounded-md bg-red-50 p-3 text-sm text-red-800" role="alert" data-testid="roll-secret-warning">
               <ShieldAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
-              {t('merchants.keys.rollWarning')}
+              {period === 'now'
+                ? t('merchants.keys.rollWarning')
+                : t('merchants.keys.rollWarningGrace', { period: t(PERIOD_LABEL[period]) })}
             </p>
+            {replaced && (
+              <p className="flex items-start gap-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900" data-testid="roll-secret-replaces-old">
+                <Clock className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+                {t('merchants.keys.replacesOldKey', { hint: ltr(replaced.hint), date: formatDateTime(replaced.until, lang) })}
+              </p>
+            )}
             <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
               <Button variant="outline" onClick={() => close(false)} disabled={roll.isPending}>
                 {t('common.cancel')}
@@ -93,6 +158,7 @@ function KeyRow({ label, hint, children }: { label: string; hint: string; childr
 export function ApiKeysTab({ merchant }: { merchant: Merchant }) {
   const { t, lang } = useLanguage();
   const [rolling, setRolling] = useState(false);
+  const oldKey = oldKeyInGrace(merchant);
   return (
     <Card>
       <CardHeader>
@@ -126,6 +192,12 @@ export function ApiKeysTab({ merchant }: { merchant: Merchant }) {
             {t('merchants.keys.roll')}
           </Button>
         </KeyRow>
+        {oldKey && (
+          <p className="flex items-start gap-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900" data-testid="merchant-old-key-grace">
+            <Clock className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+            {t('merchants.keys.oldKeyWorksUntil', { hint: ltr(oldKey.hint), date: formatDateTime(oldKey.until, lang) })}
+          </p>
+        )}
         <p className="text-xs text-slate-500" data-testid="merchant-secret-rolled-at">
           {merchant.secretKeyRolledAt
             ? t('merchants.keys.lastRolled', { date: formatDateTime(merchant.secretKeyRolledAt, lang) })
