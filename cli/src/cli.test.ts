@@ -231,6 +231,9 @@ describe('bpay against a live server', () => {
     const login = await bpay(['admin', 'login', '--username', 'root'], { stdin: `${ADMIN_PASSWORD}\n${codeNow(ctx)}\n` });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
+    // When the token expires: the login answer's expiresAt (15 minutes after the server's now), in UTC.
+    const expiry = new Date(ctx.clock.now().getTime() + 15 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
+    expect(login.stdout).toContain(`Signed in as root (profile "default"). The token expires at ${expiry} UTC: run \`bpay admin login\` again after that.`);
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(configFile(), 'utf8')).profiles.default.adminToken).toBeString();
 
@@ -248,6 +251,21 @@ describe('bpay against a live server', () => {
     const users = await bpay(['admin', 'users', 'list', '--email', u.email, '--json']);
     expect(users.stderr).toBe('');
     expect(JSON.parse(users.stdout)).toMatchObject([{ email: u.email, isKycVerified: true }]);
+  });
+
+  test('payment-intents update: amount, description, a metadata merge (key= removes), --clear-metadata', async () => {
+    const made = JSON.parse((await bpay(['pi', 'create', '--amount', '1200', '--metadata', 'order=7', '--metadata', 'coupon=X', '--json'])).stdout);
+    const updated = await bpay(['pi', 'update', made.id, '--amount', '1500', '--description', 'Order 7, gift wrapped', '--metadata', 'coupon=', '--metadata', 'wrap=yes']);
+    expect(updated.stderr).toBe('');
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toContain('$15.00 USD');
+    const shown = JSON.parse((await bpay(['pi', 'get', made.id, '--json'])).stdout);
+    expect(shown).toMatchObject({ amount: 1500, description: 'Order 7, gift wrapped', metadata: { order: '7', wrap: 'yes' } });
+    const cleared = JSON.parse((await bpay(['pi', 'update', made.id, '--clear-metadata', '--json'])).stdout);
+    expect(cleared.metadata).toEqual({});
+    const nothing = await bpay(['pi', 'update', made.id]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('Nothing to update');
   });
 
   test('confirm by card details, manual capture and cancel', async () => {
@@ -320,6 +338,17 @@ describe('bpay against a live server', () => {
 
       const event = await bpay(['trigger', 'payment_intent.exploded']);
       expect(event.code).toBe(2);
+
+      // Amounts are checked here as the server checks them (50 cents at least), before any request.
+      for (const args of [
+        ['payment-intents', 'create', '--amount', '49'],
+        ['pi', 'update', 'pi_x', '--amount', '100000000'],
+        ['trigger', 'payment_intent.created', '--amount', '10'],
+      ]) {
+        const r = await bpay(args);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('--amount must be a whole number of cents from 50 to 99999999 ($0.50 to $999,999.99)');
+      }
     });
   });
 });

@@ -1,5 +1,20 @@
 import { describe, expect, test } from 'bun:test';
-import { formatDetails, formatMoney, formatTable, formatTime, parseCents, parseIntFlag, parsePairs, UsageError, withSpinner, type Io } from './output';
+import { MAX_AMOUNT, MIN_AMOUNT } from '../../api/src/modules/payment-intents/service';
+import {
+  formatDetails,
+  formatMoney,
+  formatTable,
+  formatTime,
+  MAX_PAYMENT_CENTS,
+  MIN_PAYMENT_CENTS,
+  parseCents,
+  parseIntFlag,
+  parsePairs,
+  parsePaymentAmount,
+  UsageError,
+  withSpinner,
+  type Io,
+} from './output';
 
 describe('formatMoney', () => {
   const table: Array<[number, string, string]> = [
@@ -71,6 +86,18 @@ describe('flag parsing', () => {
     expect(parseIntFlag('20', '--risk', 0, 100)).toBe(20);
     expect(parseIntFlag('0', '--risk', 0, 100)).toBe(0);
     for (const bad of ['101', '-1', '2.5', 'abc', '', '1e2']) expect(() => parseIntFlag(bad, '--risk', 0, 100)).toThrow(UsageError);
+  });
+  test('parsePaymentAmount: the server\'s range (50 to 99999999 cents), said in cents and dollars', () => {
+    expect(parsePaymentAmount('50', '--amount')).toBe(50);
+    expect(parsePaymentAmount('99999999', '--amount')).toBe(99_999_999);
+    for (const bad of ['49', '0', '100000000', '20.00', '-50', 'abc', '', '1e3']) {
+      expect(() => parsePaymentAmount(bad, '--amount')).toThrow(
+        `--amount must be a whole number of cents from 50 to 99999999 ($0.50 to $999,999.99) (got "${bad}").`,
+      );
+    }
+  });
+  test('the local amount range is the server\'s', () => {
+    expect([MIN_PAYMENT_CENTS, MAX_PAYMENT_CENTS]).toEqual([MIN_AMOUNT, MAX_AMOUNT]);
   });
   test('parseCents', () => {
     expect(parseCents('2000', '--amount')).toBe(2000);

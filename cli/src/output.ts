@@ -143,4 +143,19 @@ export function parseIntFlag(value: string, flag: string, min: number, max: numb
 }
 
 /** Amounts are integer cents on the command line, as in the API (`--amount 2000` is $20.00). */
-export const parseCents = (value: string, flag: string) => parseIntFlag(value, flag, 1, 99_999_999);
+export const parseCents = (value: string, flag: string) => parseIntFlag(value, flag, 1, MAX_PAYMENT_CENTS);
+
+/** A payment's amount, as the server takes it (payment intents and test bcards): 50 cents to $999,999.99. */
+export const MIN_PAYMENT_CENTS = 50;
+export const MAX_PAYMENT_CENTS = 99_999_999;
+
+/** A payment amount in cents, checked here as the server checks it, so a bad one fails before any request. */
+export function parsePaymentAmount(value: string, flag: string): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < MIN_PAYMENT_CENTS || n > MAX_PAYMENT_CENTS) {
+    throw new UsageError(
+      `${flag} must be a whole number of cents from ${MIN_PAYMENT_CENTS} to ${MAX_PAYMENT_CENTS} ($0.50 to $999,999.99) (got "${value}").`,
+    );
+  }
+  return n;
+}

@@ -71,8 +71,13 @@ export function registerAdmin(program: Command, ctx: Ctx): void {
         adminUsername: username,
         ...(s.baseUrlSource === 'flag' || s.baseUrlSource === 'env' ? { baseUrl: s.baseUrl } : {}),
       });
-      if (isJson(cmd)) printJson(ctx.io, { profile: s.profile, username, baseUrl: s.baseUrl });
-      else ctx.io.out(`Signed in as ${username} (profile "${s.profile}"). The token is short-lived: run \`bpay admin login\` again when it expires.\n`);
+      // The login answer's expiresAt (the SDK keeps it on the client): said in UTC, as every time the CLI prints.
+      const expiresAt = signedIn.expiresAt ?? null;
+      if (isJson(cmd)) printJson(ctx.io, { profile: s.profile, username, baseUrl: s.baseUrl, expiresAt });
+      else {
+        const until = expiresAt ? `The token expires at ${formatTime(expiresAt)}` : 'The token is short-lived';
+        ctx.io.out(`Signed in as ${username} (profile "${s.profile}"). ${until}: run \`bpay admin login\` again after that.\n`);
+      }
     });
 
   admin

@@ -1,6 +1,19 @@
 import { Option, type Command } from 'commander';
 import { isJson, merchantClient, spin, type Ctx } from '../context';
-import { formatDetails, formatMoney, formatTable, formatTime, parseCents, parsePairs, printJson, UsageError, type Detail, type Int, type Io } from '../output';
+import {
+  formatDetails,
+  formatMoney,
+  formatTable,
+  formatTime,
+  parseCents,
+  parsePairs,
+  parsePaymentAmount,
+  printJson,
+  UsageError,
+  type Detail,
+  type Int,
+  type Io,
+} from '../output';
 
 const row = (k: string, v: Detail[1]): Detail => [k, v];
 import { collectList, listOptions, type ListFlags } from './list';
@@ -77,13 +90,13 @@ export function registerPaymentIntents(program: Command, ctx: Ctx): void {
   pis
     .command('create')
     .summary('Create a payment intent')
-    .requiredOption('--amount <cents>', 'Amount in cents (2000 = $20.00)')
+    .requiredOption('--amount <cents>', 'Amount in cents, 50 to 99999999 (2000 = $20.00)')
     .option('--currency <code>', 'Currency', 'usd')
     .option('--description <text>', 'Description shown in the dashboard')
     .option('--metadata <key=value>', 'Metadata pair (repeat for more)', collect)
     .addOption(new Option('--capture-method <method>', 'automatic, or manual to authorize now and capture later').choices(['automatic', 'manual']))
     .action(async (opts: { amount: string; currency: string; description?: string; metadata?: string[]; captureMethod?: 'automatic' | 'manual' }, cmd: Command) => {
-      const amount = parseCents(opts.amount, '--amount');
+      const amount = parsePaymentAmount(opts.amount, '--amount');
       const metadata = opts.metadata ? parsePairs(opts.metadata, '--metadata') : undefined;
       const { bpay } = merchantClient(ctx, cmd);
       const pi = await spin(ctx, cmd, 'Creating the payment intent', () =>
@@ -98,6 +111,43 @@ export function registerPaymentIntents(program: Command, ctx: Ctx): void {
       if (isJson(cmd)) printJson(ctx.io, pi);
       else printIntent(ctx.io, pi);
     });
+
+  pis
+    .command('update')
+    .summary('Change a payment intent before it is paid')
+    .description(
+      'Changes amount, description, metadata or capture method while no payment has started on the intent. Metadata ' +
+        'is merged: --metadata key=value sets a key, --metadata key= removes it; --clear-metadata removes every key.',
+    )
+    .argument('<id>', 'Payment intent id (pi_…)')
+    .option('--amount <cents>', 'New amount in cents, 50 to 99999999')
+    .option('--description <text>', 'New description ("" removes it)')
+    .option('--metadata <key=value>', 'Set a metadata key (key= removes it; repeat for more)', collect)
+    .option('--clear-metadata', 'Remove every metadata key')
+    .addOption(new Option('--capture-method <method>', 'automatic or manual').choices(['automatic', 'manual']))
+    .action(
+      async (
+        id: string,
+        opts: { amount?: string; description?: string; metadata?: string[]; clearMetadata?: boolean; captureMethod?: 'automatic' | 'manual' },
+        cmd: Command,
+      ) => {
+        if (opts.clearMetadata && opts.metadata) throw new UsageError('Give --metadata or --clear-metadata, not both.');
+        const params = {
+          ...(opts.amount !== undefined ? { amount: parsePaymentAmount(opts.amount, '--amount') } : {}),
+          ...(opts.description !== undefined ? { description: opts.description } : {}),
+          ...(opts.metadata ? { metadata: parsePairs(opts.metadata, '--metadata') } : {}),
+          ...(opts.clearMetadata ? { metadata: '' as const } : {}),
+          ...(opts.captureMethod ? { capture_method: opts.captureMethod } : {}),
+        };
+        if (Object.keys(params).length === 0) {
+          throw new UsageError('Nothing to update: give --amount, --description, --metadata, --clear-metadata or --capture-method.');
+        }
+        const { bpay } = merchantClient(ctx, cmd);
+        const pi = await spin(ctx, cmd, 'Updating the payment intent', () => bpay.paymentIntents.update(id, params));
+        if (isJson(cmd)) printJson(ctx.io, pi);
+        else printIntent(ctx.io, pi);
+      },
+    );
 
   pis
     .command('get')

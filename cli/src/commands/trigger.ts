@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { BpayCardError, type Bpay } from '@bpay/sdk';
 import { isLiveKey } from '../config';
 import { isJson, merchantClient, type Ctx } from '../context';
-import { CliError, formatMoney, parseCents, printJson, UsageError } from '../output';
+import { CliError, formatMoney, parsePaymentAmount, printJson, UsageError } from '../output';
 import type { IntentView } from './payment-intents';
 
 /*
@@ -90,10 +90,10 @@ export function registerTrigger(program: Command, ctx: Ctx): void {
     .summary('Cause an event in sandbox (payment_intent.succeeded, …)')
     .description('Create, in sandbox, the objects that cause an event, through the API as an integration would. Sandbox keys only.')
     .addArgument(new Argument('<event>', 'Event to cause').choices(names))
-    .option('--amount <cents>', 'Amount of the payment intent, in cents', '2000')
+    .option('--amount <cents>', 'Amount of the payment intent, in cents (50 to 99999999)', '2000')
     .addHelpText('after', `\nSupported events:\n${names.map((n) => `  ${n.padEnd(42)} ${FIXTURES[n]!.about}`).join('\n')}`)
     .action(async (event: string, opts: { amount: string }, cmd: Command) => {
-      const amount = parseCents(opts.amount, '--amount');
+      const amount = parsePaymentAmount(opts.amount, '--amount');
       const { bpay, settings } = merchantClient(ctx, cmd);
       if (isLiveKey(settings.apiKey!)) {
         throw new CliError('trigger works in sandbox only: use a sandbox key (sk_test_…), not a production key (sk_live_…).');
