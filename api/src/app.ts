@@ -149,7 +149,10 @@ export function createApp(deps: AppDeps) {
               secretKey: {
                 type: 'http',
                 scheme: 'bearer',
-                description: "A merchant's secret key: Authorization: Bearer sk_test_… (sandbox) or sk_live_… (production).",
+                description:
+                  "A merchant's secret key: Authorization: Bearer sk_test_… (sandbox) or sk_live_… (production). HTTP Basic " +
+                  'with the key as the user name and an empty password (curl -u sk_test_…:) is taken alike. A publishable ' +
+                  'key (pk_…) is answered 403 secret_key_required.',
               },
               adminToken: {
                 type: 'http',

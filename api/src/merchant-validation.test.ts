@@ -185,3 +185,31 @@ describe('expand: bpay expands nothing, and says why', () => {
     expect(res.body.error.message).toContain('bpay has no Charge objects');
   });
 });
+
+describe('a missing resource: 404 naming the id and the param it came in', () => {
+  const rows: Array<{ name: string; method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; body?: unknown; what: string; id: string; param: string }> = [
+    { name: 'retrieve an intent', method: 'GET', path: '/payment_intents/pi_gone', what: 'payment_intent', id: 'pi_gone', param: 'intent' },
+    { name: 'update an intent', method: 'POST', path: '/payment_intents/pi_gone', body: { amount: 100 }, what: 'payment_intent', id: 'pi_gone', param: 'intent' },
+    { name: 'confirm an intent', method: 'POST', path: '/payment_intents/pi_gone/confirm', body: { payment_method: 'bc_1' }, what: 'payment_intent', id: 'pi_gone', param: 'intent' },
+    { name: 'capture an intent', method: 'POST', path: '/payment_intents/pi_gone/capture', body: {}, what: 'payment_intent', id: 'pi_gone', param: 'intent' },
+    { name: 'cancel an intent', method: 'POST', path: '/payment_intents/pi_gone/cancel', body: {}, what: 'payment_intent', id: 'pi_gone', param: 'intent' },
+    { name: 'retrieve an event', method: 'GET', path: '/events/evt_gone', what: 'event', id: 'evt_gone', param: 'id' },
+    { name: 'resend an event', method: 'POST', path: '/events/evt_gone/resend', body: {}, what: 'event', id: 'evt_gone', param: 'id' },
+    { name: 'retrieve an endpoint', method: 'GET', path: '/webhook_endpoints/we_gone', what: 'webhook_endpoint', id: 'we_gone', param: 'id' },
+    { name: 'update an endpoint', method: 'PATCH', path: '/webhook_endpoints/we_gone', body: { disabled: true }, what: 'webhook_endpoint', id: 'we_gone', param: 'id' },
+    { name: 'delete an endpoint', method: 'DELETE', path: '/webhook_endpoints/we_gone', what: 'webhook_endpoint', id: 'we_gone', param: 'id' },
+    { name: "roll an endpoint's secret", method: 'POST', path: '/webhook_endpoints/we_gone/roll_secret', what: 'webhook_endpoint', id: 'we_gone', param: 'id' },
+  ];
+  for (const row of rows) {
+    test(`${row.name}: No such ${row.what}: '${row.id}' (param ${row.param})`, async () => {
+      const res = await merchantCall(ctx, m.secretKey, row.path, { method: row.method, body: row.body });
+      expect(res.body.error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'resource_not_found',
+        message: `No such ${row.what}: '${row.id}'.`,
+        param: row.param,
+      });
+      expect(res.status).toBe(404);
+    });
+  }
+});
