@@ -7177,10 +7177,12 @@ export interface operations {
                             total: number;
                         };
                         bcardGeneration: {
-                            /** @description Percent of finished collections that issued a bcard (100 when none) */
+                            /** @description issued / total as a percent with one decimal (100 when there were no attempts) */
                             successRate: number;
-                            /** @description Finished collections */
+                            /** @description Attempts: finished collections (completed or failed; ones still in flight are not counted yet). Sandbox test bcards are left out. */
                             total: number;
+                            /** @description Attempts that captured their shares and issued a bcard (later use, expiry or refund does not undo that) */
+                            issued: number;
                         };
                         fundingPool: {
                             /** @description Dollars left on active bcards (bpay itself holds no funds) */

@@ -42,7 +42,8 @@ export interface AdminDashboard {
   revenue: { total: number; subscriptions: number; fees: number };
   users: { total: number };
   merchants: { total: number };
-  bcardGeneration: { successRate: number; total: number };
+  /** Finished collections (attempts), those that issued a bcard, and the rate between them. */
+  bcardGeneration: { successRate: number; total: number; issued: number };
   fundingPool: { balance: number };
   transactions: { volume: number };
   fundingDeductions: { successRate: number };
@@ -83,7 +84,7 @@ export async function adminDashboard(db: Db, clock: Clock): Promise<AdminDashboa
     revenue: { total: dollars(subs + fees), subscriptions: dollars(subs), fees: dollars(fees) },
     users: { total: num(users?.n) },
     merchants: { total: num(merchants?.n) },
-    bcardGeneration: { successRate: rate(num(gen?.ok), num(gen?.all)), total: num(gen?.all) },
+    bcardGeneration: { successRate: rate(num(gen?.ok), num(gen?.all)), total: num(gen?.all), issued: num(gen?.ok) },
     fundingPool: { balance: dollars(num(pool?.s)) },
     transactions: { volume: dollars(num(gen?.volume)) },
     fundingDeductions: { successRate: rate(num(shares?.ok), num(shares?.all)) },

@@ -215,8 +215,11 @@ export const DashboardModel = t.Object({
   users: t.Object({ total: t.Integer() }),
   merchants: t.Object({ total: t.Integer({ description: 'Active merchants' }) }),
   bcardGeneration: t.Object({
-    successRate: t.Number({ description: 'Percent of finished collections that issued a bcard (100 when none)' }),
-    total: t.Integer({ description: 'Finished collections' }),
+    successRate: t.Number({ description: 'issued / total as a percent with one decimal (100 when there were no attempts)' }),
+    total: t.Integer({
+      description: 'Attempts: finished collections (completed or failed; ones still in flight are not counted yet). Sandbox test bcards are left out.',
+    }),
+    issued: t.Integer({ description: 'Attempts that captured their shares and issued a bcard (later use, expiry or refund does not undo that)' }),
   }),
   fundingPool: t.Object({
     balance: t.Number({ description: 'Dollars left on active bcards (bpay itself holds no funds)' }),

@@ -15,12 +15,12 @@ export interface AdminDashboard {
   revenue: { total: Amount };
   users: { total: number };
   merchants: { total: number; active?: number };
-  bcardGeneration: { successRate: number; total: number; today?: number };
+  /** total: attempts (finished collections); issued: those that issued a bcard; successRate = issued / total. */
+  bcardGeneration: { successRate: number; total: number; issued: number };
   fundingPool: { balance: Amount };
   transactions: { volume: Amount; total?: number };
   fundingDeductions: { successRate: number };
-  bcardsToday?: number;
-  recentActivity?: { bcardsToday?: number };
+  bcardsToday: number;
 }
 
 export interface TierLimits {

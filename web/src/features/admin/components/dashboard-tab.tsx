@@ -16,7 +16,7 @@ export function DashboardTab() {
   const d = q.data;
   const fundingRate = d.fundingDeductions?.successRate ?? 0;
   const healthy = fundingRateHealthy(fundingRate);
-  const bcardsToday = d.bcardsToday ?? d.recentActivity?.bcardsToday ?? d.bcardGeneration?.today ?? 0;
+  const bcardsToday = d.bcardsToday ?? 0;
   return (
     <div className="space-y-6" data-testid="admin-dashboard">
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
@@ -31,7 +31,7 @@ export function DashboardTab() {
         <StatCard
           label={t('admin.dashboard.bcardRate')}
           value={pct(d.bcardGeneration?.successRate ?? 0)}
-          hint={t('admin.dashboard.bcardTotal', { count: d.bcardGeneration?.total ?? 0 })}
+          hint={t('admin.dashboard.bcardTotal', { issued: d.bcardGeneration?.issued ?? 0, total: d.bcardGeneration?.total ?? 0 })}
           icon={<CreditCard className="h-4 w-4" />}
           testId="admin-stat-bcards"
         />

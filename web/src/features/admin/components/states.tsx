@@ -75,7 +75,11 @@ export function StatCard({ label, value, hint, icon, testId }: { label: string; 
       <div className="mt-2 text-2xl font-bold text-slate-900" data-testid={testId ? `${testId}-value` : undefined}>
         {value}
       </div>
-      {hint && <div className="mt-1 text-xs text-slate-500">{hint}</div>}
+      {hint && (
+        <div className="mt-1 text-xs text-slate-500" data-testid={testId ? `${testId}-hint` : undefined}>
+          {hint}
+        </div>
+      )}
     </div>
   );
 }
