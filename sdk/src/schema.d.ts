@@ -7030,11 +7030,17 @@ export interface operations {
                     "application/json": {
                         /** @description A JWT (HS256, aud bpay-admin); send it as Authorization: Bearer <token>. */
                         token: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the token stops working
+                         */
                         expiresAt: string;
                         admin: {
                             username: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When this token was issued, as stored: /api/admin/auth/verify answers the same value
+                             */
                             loginTime: string;
                         };
                     };
@@ -7129,7 +7135,7 @@ export interface operations {
                             username: string;
                             /**
                              * Format: date-time
-                             * @description When this token was issued
+                             * @description When this token was issued: the login answer gave the same value
                              */
                             loginTime: string;
                         };

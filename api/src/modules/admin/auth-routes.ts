@@ -20,7 +20,7 @@ export function adminAuthRoutes(deps: AppDeps) {
         return {
           token: r.token,
           expiresAt: r.expiresAt.toISOString(),
-          admin: { username: r.admin.username, loginTime: deps.clock.now().toISOString() },
+          admin: { username: r.admin.username, loginTime: r.issuedAt.toISOString() },
         };
       },
       {

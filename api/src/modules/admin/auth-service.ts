@@ -69,7 +69,7 @@ export async function adminLogin(
   deps: AdminAuthDeps,
   input: { username: string; password: string; accessCode: string },
   ip: string | null,
-): Promise<{ token: string; expiresAt: Date; admin: { id: string; username: string } }> {
+): Promise<{ token: string; issuedAt: Date; expiresAt: Date; admin: { id: string; username: string } }> {
   const key = normalizeUsername(input.username);
   const now = deps.clock.now();
   const attempt = await countAdminAttempt(deps, key, addressKey(ip ?? 'unknown'));
@@ -112,7 +112,8 @@ export async function adminLogin(
   // Not a failure after all; this address starts afresh for this username (the username's count stays).
   await releaseThrottle(deps.db, attempt.ids);
   await clearThrottle(deps.db, ADMIN_SIGN_IN_PER_USERNAME_ADDRESS, attempt.pairKey);
-  return { token, expiresAt, admin: { id: admin.id, username: admin.username } };
+  // issuedAt is the token row's issued_at: the login answer and /verify give the same loginTime.
+  return { token, issuedAt: now, expiresAt, admin: { id: admin.id, username: admin.username } };
 }
 
 function adminLocked(seconds: number): AppError {

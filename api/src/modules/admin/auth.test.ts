@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { totp } from '../../lib/totp';
+import { TestClock } from '../../lib/clock';
 import { call, makeTestApp, memoryLogger, registerUser, type TestContext } from '../../testing';
 import { ensureFirstAdmin } from './accounts';
 import {
@@ -40,6 +41,36 @@ describe('POST /api/admin/auth/login', () => {
     const v = await verify(res.body.token);
     expect(v.status).toBe(200);
     expect(v.body).toEqual({ admin: { username: 'root', loginTime: ctx.clock.now().toISOString() } });
+  });
+
+  test('one loginTime: the login answer and /verify both give the token row issued_at, even when time moves on', async () => {
+    // A clock that moves 1 ms at every reading: a loginTime read at another moment than the token's would differ.
+    class TickingClock extends TestClock {
+      override now(): Date {
+        const d = super.now();
+        this.advance(1);
+        return d;
+      }
+    }
+    const clock = new TickingClock(Date.UTC(2026, 0, 15, 12, 0, 5));
+    const c = await makeTestApp({ clock });
+    try {
+      await makeAdmin(c);
+      const res = await adminLoginCall(c, { username: 'root', password: ADMIN_PASSWORD, accessCode: codeNow(c) });
+      expect(res.status).toBe(200);
+      const [row] = await c.handle.db.select().from(schema.adminTokens);
+      const issued = row!.issuedAt.toISOString();
+      expect(res.body.admin).toEqual({ username: 'root', loginTime: issued });
+      // The answer keeps its other fields: the token and when it expires (issued + 15 minutes).
+      expect(res.body.expiresAt).toBe(new Date(row!.issuedAt.getTime() + 15 * 60_000).toISOString());
+      expect(res.body.expiresAt).toBe(row!.expiresAt.toISOString());
+      clock.advance(5 * 60_000);
+      const v = await adminCall(c, res.body.token, '/api/admin/auth/verify');
+      expect(v.status).toBe(200);
+      expect(v.body).toEqual({ admin: { username: 'root', loginTime: issued } });
+    } finally {
+      c.close();
+    }
   });
 
   test('wrong password, unknown username and wrong code get the same answer', async () => {

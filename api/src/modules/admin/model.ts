@@ -20,14 +20,20 @@ export const AdminLoginBody = t.Object({
 
 export const AdminTokenModel = t.Object({
   token: t.String({ description: 'A JWT (HS256, aud bpay-admin); send it as Authorization: Bearer <token>.' }),
-  expiresAt: t.String({ format: 'date-time' }),
-  admin: t.Object({ username: t.String(), loginTime: t.String({ format: 'date-time' }) }),
+  expiresAt: t.String({ format: 'date-time', description: 'When the token stops working' }),
+  admin: t.Object({
+    username: t.String(),
+    loginTime: t.String({
+      format: 'date-time',
+      description: 'When this token was issued, as stored: /api/admin/auth/verify answers the same value',
+    }),
+  }),
 });
 
 export const AdminVerifyModel = t.Object({
   admin: t.Object({
     username: t.String(),
-    loginTime: t.String({ format: 'date-time', description: 'When this token was issued' }),
+    loginTime: t.String({ format: 'date-time', description: 'When this token was issued: the login answer gave the same value' }),
   }),
 });
 
