@@ -276,6 +276,12 @@ export const CATALOGUE = {
     message: 'Only inactive tiers that no user subscription references can be deleted.',
   },
   tier_inactive: { status: 400, type: 'invalid_request_error', message: 'Users can only be moved to an active tier.' },
+  tier_is_default: {
+    status: 409,
+    type: 'invalid_request_error',
+    message:
+      'New accounts start on the free plan, so it cannot be deactivated, renamed or deleted. Its price, fee, limits and features can be edited.',
+  },
   vendor_secret_missing: { status: 400, type: 'invalid_request_error', message: 'No secret key configured for current mode' },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -1166,7 +1166,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tier
-         * @description Defaults: limits fundingSources 5, monthlyTransactions 100, apiCallsPerMonth 1000, bcardGenerationLimit 10; transactionFeeRate 0.029; active. monthlyPrice in dollars (at most 2 decimals), transactionFeeRate a fraction in steps of 0.0001; a limit of 0 or -1 is unlimited.
+         * @description Defaults: limits fundingSources 5, monthlyTransactions 100, apiCallsPerMonth 1000, bcardGenerationLimit 10; transactionFeeRate 0.029; active. monthlyPrice in dollars (at most 2 decimals), transactionFeeRate a fraction in steps of 0.0001 (the fee is stored in whole basis points: a percent with at most 2 decimals); a limit of 0 or -1 is unlimited.
          */
         post: operations["postApiAdminSubscription-tiers"];
         delete?: never;
@@ -1187,12 +1187,15 @@ export interface paths {
         post?: never;
         /**
          * Delete a tier
-         * @description Only an inactive tier that no user subscription (active or ended) references, and never the free plan: otherwise 409 tier_in_use with a message for the panel.
+         * @description Only an inactive tier that no user subscription (active or ended) references (else 409 tier_in_use with a message for the panel), and never the free plan, where new accounts start (409 tier_is_default).
          */
         delete: operations["deleteApiAdminSubscription-tiersById"];
         options?: never;
         head?: never;
-        /** Edit a tier (fields left out are unchanged) */
+        /**
+         * Edit a tier (fields left out are unchanged)
+         * @description The free plan, where new accounts start, cannot be deactivated or renamed (409 tier_is_default).
+         */
         patch: operations["patchApiAdminSubscription-tiersById"];
         trace?: never;
     };
@@ -1211,7 +1214,7 @@ export interface paths {
         head?: never;
         /**
          * Activate or deactivate a tier
-         * @description Users already on a deactivated tier keep it.
+         * @description Users already on a deactivated tier keep it. One statement flips the flag, so concurrent toggles each count. The free plan, where new accounts start, cannot be deactivated (409 tier_is_default).
          */
         patch: operations["patchApiAdminSubscription-tiersByIdToggle"];
         trace?: never;
@@ -7575,7 +7578,7 @@ export interface operations {
                     displayName: string;
                     /** @description Dollars, at most 2 decimals */
                     monthlyPrice: number;
-                    /** @description Fraction in steps of 0.0001 (default 0.029) */
+                    /** @description Fraction in steps of 0.0001, stored as whole basis points: 0 to 1 is 0 % to 100 % with at most 2 decimals (default 0.029 = 2.9 %) */
                     transactionFeeRate?: number;
                     features?: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                     limits?: {
@@ -7731,7 +7734,7 @@ export interface operations {
                     displayName?: string;
                     /** @description Dollars, at most 2 decimals */
                     monthlyPrice?: number;
-                    /** @description Fraction in steps of 0.0001 (default 0.029) */
+                    /** @description Fraction in steps of 0.0001, stored as whole basis points: 0 to 1 is 0 % to 100 % with at most 2 decimals (default 0.029 = 2.9 %) */
                     transactionFeeRate?: number;
                     features?: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
                     limits?: {
@@ -7878,6 +7881,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,6 +5,7 @@ import { unseal } from '../../lib/crypto';
 import { addCard, bcardCard, call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../testing';
 import { startStripeStub, type StripeStub } from '../../vendors/stripe-stub';
 import { checkStripeCredentials } from '../../vendors/stripe';
+import { FEE_MESSAGE, PRICE_MESSAGE } from './tiers';
 import { activeStripeCredentials, SIMULATED_CONNECTION_MESSAGE } from './vendors';
 import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from './test-helpers';
 
@@ -25,7 +26,7 @@ const api = <T = any>(path: string, opts: { method?: string; body?: unknown; hea
 const auditRows = (action: string) => ctx.handle.db.select().from(schema.auditLog).where(eq(schema.auditLog.action, action));
 
 describe('route table: validation and 404s', () => {
-  const cases: Array<{ name: string; method: string; path: string; body?: unknown; expectStatus: number; expectCode: string }> = [
+  const cases: Array<{ name: string; method: string; path: string; body?: unknown; expectStatus: number; expectCode: string; expectMessage?: string }> = [
     { name: 'unknown user', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'admin' }, expectStatus: 404, expectCode: 'resource_not_found' },
     { name: 'bad role', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'superuser' }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'extra field on user', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'admin', kycStatus: 'verified' }, expectStatus: 400, expectCode: 'validation_error' },
@@ -35,8 +36,12 @@ describe('route table: validation and 404s', () => {
     { name: 'tier name', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'Bad Name', displayName: 'X', monthlyPrice: 1 }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'price below a cent', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1.005 }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'negative price', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: -1 }, expectStatus: 400, expectCode: 'validation_error' },
-    { name: 'fee below a basis point', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1, transactionFeeRate: 0.02905 }, expectStatus: 400, expectCode: 'validation_error' },
-    { name: 'fee above 100 %', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1, transactionFeeRate: 1.5 }, expectStatus: 400, expectCode: 'validation_error' },
+    { name: 'fee below a basis point', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1, transactionFeeRate: 0.02905 }, expectStatus: 400, expectCode: 'validation_error', expectMessage: FEE_MESSAGE },
+    { name: 'fee above 100 %', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1, transactionFeeRate: 1.5 }, expectStatus: 400, expectCode: 'validation_error', expectMessage: FEE_MESSAGE },
+    { name: 'negative fee', method: 'PATCH', path: '/api/admin/subscription-tiers/tier_pro', body: { transactionFeeRate: -0.01 }, expectStatus: 400, expectCode: 'validation_error', expectMessage: FEE_MESSAGE },
+    { name: 'fee as a string', method: 'PATCH', path: '/api/admin/subscription-tiers/tier_pro', body: { transactionFeeRate: '2.9' }, expectStatus: 400, expectCode: 'validation_error', expectMessage: FEE_MESSAGE },
+    { name: 'price above the maximum', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1_000_001 }, expectStatus: 400, expectCode: 'validation_error', expectMessage: PRICE_MESSAGE },
+    { name: 'limit above the maximum', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1, limits: { apiCallsPerMonth: 2e9 } }, expectStatus: 400, expectCode: 'validation_error', expectMessage: 'limits.apiCallsPerMonth must be a whole number from 0 to 1,000,000,000 (0 or -1 is unlimited).' },
     { name: 'unknown feature', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1, features: ['teleport'] }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'fractional limit', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', displayName: 'X', monthlyPrice: 1, limits: { fundingSources: 1.5 } }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'no displayName', method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x1', monthlyPrice: 1 }, expectStatus: 400, expectCode: 'validation_error' },
@@ -51,10 +56,11 @@ describe('route table: validation and 404s', () => {
     { name: 'unknown feature switch', method: 'PATCH', path: '/api/admin/vendors', body: { features: { teleport: true } }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'unknown admin route', method: 'GET', path: '/api/admin/nope', expectStatus: 404, expectCode: 'route_not_found' },
   ];
-  test.each(cases)('$name → $expectStatus $expectCode', async ({ method, path, body, expectStatus, expectCode }) => {
+  test.each(cases)('$name → $expectStatus $expectCode', async ({ method, path, body, expectStatus, expectCode, expectMessage }) => {
     const res = await api(path, { method, ...(body !== undefined ? { body } : {}) });
     expect(res.status).toBe(expectStatus);
     expect(res.body.error.code).toBe(expectCode);
+    if (expectMessage !== undefined) expect(res.body.error.message).toBe(expectMessage);
   });
 
   test('a form-encoded body is refused with 415', async () => {
@@ -183,7 +189,9 @@ describe('subscription tiers', () => {
 
     const free = await ctx.handle.db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.name, 'free') });
     await ctx.handle.db.update(schema.subscriptionTiers).set({ isActive: false }).where(eq(schema.subscriptionTiers.id, free!.id));
-    expect((await api(`/api/admin/subscription-tiers/${free!.id}`, { method: 'DELETE' })).status).toBe(409);
+    const freeGone = await api(`/api/admin/subscription-tiers/${free!.id}`, { method: 'DELETE' });
+    expect(freeGone.status).toBe(409);
+    expect(freeGone.body.error.code).toBe('tier_is_default');
     await ctx.handle.db.update(schema.subscriptionTiers).set({ isActive: true }).where(eq(schema.subscriptionTiers.id, free!.id));
 
     const spare = await api('/api/admin/subscription-tiers', { method: 'POST', body: { name: 'spare', displayName: 'Spare', monthlyPrice: 3, isActive: false } });
@@ -194,6 +202,70 @@ describe('subscription tiers', () => {
     const [audit] = (await auditRows('tier.delete')).filter((r) => r.targetId === spare.body.id);
     expect(audit?.before).toMatchObject({ name: 'spare' });
     expect(audit?.after).toBeNull();
+  });
+});
+
+describe('the default plan (free): where new accounts start', () => {
+  const freeRow = () => ctx.handle.db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.id, 'tier_free') });
+
+  test('cannot be deactivated, renamed or deleted, with a message that says why; the rest stays editable', async () => {
+    const refusals = [
+      await api('/api/admin/subscription-tiers/tier_free/toggle', { method: 'PATCH' }),
+      await api('/api/admin/subscription-tiers/tier_free', { method: 'PATCH', body: { isActive: false } }),
+      await api('/api/admin/subscription-tiers/tier_free', { method: 'PATCH', body: { name: 'basic' } }),
+      await api('/api/admin/subscription-tiers/tier_free', { method: 'PATCH', body: { displayName: 'Basic', isActive: false } }),
+      await api('/api/admin/subscription-tiers/tier_free', { method: 'DELETE' }),
+    ];
+    for (const r of refusals) {
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatchObject({
+        code: 'tier_is_default',
+        message: 'New accounts start on the free plan, so it cannot be deactivated, renamed or deleted. Its price, fee, limits and features can be edited.',
+      });
+    }
+    // Nothing of a refused edit was written, not even the fields that were allowed.
+    expect(await freeRow()).toMatchObject({ name: 'free', isActive: true });
+    expect((await freeRow())!.displayName).not.toBe('Basic');
+
+    const edited = await api('/api/admin/subscription-tiers/tier_free', {
+      method: 'PATCH',
+      body: { name: 'free', displayName: 'Free forever', transactionFeeRate: 0.0315, isActive: true, limits: { fundingSources: 3 } },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ name: 'free', displayName: 'Free forever', transactionFeeRate: 0.0315, isActive: true });
+    expect((await freeRow())!.transactionFeeBps).toBe(315);
+    // New accounts still land on it.
+    const u = await registerUser(ctx);
+    const users = await api(`/api/admin/users?search=${encodeURIComponent(u.email)}`);
+    expect(users.body[0].tier).toMatchObject({ id: 'tier_free', name: 'free' });
+  });
+
+  test('a free plan found inactive (an older database) can be turned back on, not off', async () => {
+    await ctx.handle.db.update(schema.subscriptionTiers).set({ isActive: false }).where(eq(schema.subscriptionTiers.id, 'tier_free'));
+    const on = await api('/api/admin/subscription-tiers/tier_free/toggle', { method: 'PATCH' });
+    expect(on.status).toBe(200);
+    expect(on.body.isActive).toBe(true);
+    expect((await api('/api/admin/subscription-tiers/tier_free/toggle', { method: 'PATCH' })).status).toBe(409);
+  });
+
+  test('race-safe: concurrent toggles each flip once (none lost), and none turns the free plan off', async () => {
+    const made = await api('/api/admin/subscription-tiers', { method: 'POST', body: { name: 'racer', displayName: 'Racer', monthlyPrice: 2 } });
+    const id = made.body.id as string;
+    const auditBefore = (await auditRows('tier.update')).filter((r) => r.targetId === id).length;
+    const flips = await Promise.all(Array.from({ length: 11 }, () => api(`/api/admin/subscription-tiers/${id}/toggle`, { method: 'PATCH' })));
+    expect(flips.map((f) => f.status)).toEqual(Array(11).fill(200));
+    // Each answer is the state its own flip produced: 6 off and 5 on, ending off (an odd number of flips).
+    expect(flips.filter((f) => f.body.isActive === false)).toHaveLength(6);
+    const row = await ctx.handle.db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.id, id) });
+    expect(row!.isActive).toBe(false);
+    expect((await auditRows('tier.update')).filter((r) => r.targetId === id).length - auditBefore).toBe(11);
+
+    const tries = await Promise.all([
+      ...Array.from({ length: 10 }, () => api('/api/admin/subscription-tiers/tier_free/toggle', { method: 'PATCH' })),
+      ...Array.from({ length: 10 }, () => api('/api/admin/subscription-tiers/tier_free', { method: 'PATCH', body: { isActive: false } })),
+    ]);
+    expect(new Set(tries.map((r) => r.status))).toEqual(new Set([409]));
+    expect((await freeRow())!.isActive).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import { t } from 'elysia';
 import { FEATURE_KEYS, schema } from '@bpay/db';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 import { nameText } from '../../lib/text';
+import { FEE_MESSAGE, MAX_MONTHLY_PRICE, PRICE_MESSAGE } from './tiers';
 import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from './users';
 
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
@@ -117,12 +118,18 @@ export const AdminTierModel = t.Object(
   { $id: '#/components/schemas/AdminTier' },
 );
 
-const limitField = t.Integer({ minimum: -1, maximum: 1_000_000_000, description: '0 or -1 means unlimited' });
+const limitField = (name: string) =>
+  t.Integer({
+    minimum: -1,
+    maximum: 1_000_000_000,
+    description: '0 or -1 means unlimited',
+    error: `limits.${name} must be a whole number from 0 to 1,000,000,000 (0 or -1 is unlimited).`,
+  });
 const TierLimitsInput = t.Object({
-  fundingSources: t.Optional(limitField),
-  monthlyTransactions: t.Optional(limitField),
-  apiCallsPerMonth: t.Optional(limitField),
-  bcardGenerationLimit: t.Optional(limitField),
+  fundingSources: t.Optional(limitField('fundingSources')),
+  monthlyTransactions: t.Optional(limitField('monthlyTransactions')),
+  apiCallsPerMonth: t.Optional(limitField('apiCallsPerMonth')),
+  bcardGenerationLimit: t.Optional(limitField('bcardGenerationLimit')),
 });
 
 const tierFields = {
@@ -132,8 +139,14 @@ const tierFields = {
     description: 'Internal name, e.g. pro',
   }),
   displayName: nameText('displayName', 80),
-  monthlyPrice: t.Number({ minimum: 0, maximum: 1_000_000, description: 'Dollars, at most 2 decimals' }),
-  transactionFeeRate: t.Number({ minimum: 0, maximum: 1, description: 'Fraction in steps of 0.0001 (default 0.029)' }),
+  monthlyPrice: t.Number({ minimum: 0, maximum: MAX_MONTHLY_PRICE, description: 'Dollars, at most 2 decimals', error: PRICE_MESSAGE }),
+  transactionFeeRate: t.Number({
+    minimum: 0,
+    maximum: 1,
+    description:
+      'Fraction in steps of 0.0001, stored as whole basis points: 0 to 1 is 0 % to 100 % with at most 2 decimals (default 0.029 = 2.9 %)',
+    error: FEE_MESSAGE,
+  }),
   features: t.Array(t.UnionEnum(FEATURE_KEYS, noDefault), { maxItems: FEATURE_KEYS.length, uniqueItems: true }),
   limits: TierLimitsInput,
   isActive: t.Boolean(),

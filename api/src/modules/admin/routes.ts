@@ -144,7 +144,8 @@ export function adminRoutes(deps: AppDeps) {
           'Create a tier',
           'Defaults: limits fundingSources 5, monthlyTransactions 100, apiCallsPerMonth 1000, bcardGenerationLimit 10; ' +
             'transactionFeeRate 0.029; active. monthlyPrice in dollars (at most 2 decimals), transactionFeeRate a ' +
-            'fraction in steps of 0.0001; a limit of 0 or -1 is unlimited.',
+            'fraction in steps of 0.0001 (the fee is stored in whole basis points: a percent with at most 2 decimals); ' +
+            'a limit of 0 or -1 is unlimited.',
         ),
       },
     )
@@ -157,7 +158,10 @@ export function adminRoutes(deps: AppDeps) {
         body: TierPatchBody,
         parse: 'json',
         response: { 200: AdminTierModel, ...errors(400, 401, 404, 409, 415) },
-        detail: doc('Edit a tier (fields left out are unchanged)'),
+        detail: doc(
+          'Edit a tier (fields left out are unchanged)',
+          'The free plan, where new accounts start, cannot be deactivated or renamed (409 tier_is_default).',
+        ),
       },
     )
     .patch(
@@ -166,8 +170,12 @@ export function adminRoutes(deps: AppDeps) {
       {
         admin: true,
         params: IdParams,
-        response: { 200: AdminTierModel, ...errors(401, 404) },
-        detail: doc('Activate or deactivate a tier', 'Users already on a deactivated tier keep it.'),
+        response: { 200: AdminTierModel, ...errors(401, 404, 409) },
+        detail: doc(
+          'Activate or deactivate a tier',
+          'Users already on a deactivated tier keep it. One statement flips the flag, so concurrent toggles each count. ' +
+            'The free plan, where new accounts start, cannot be deactivated (409 tier_is_default).',
+        ),
       },
     )
     .delete(
@@ -179,8 +187,8 @@ export function adminRoutes(deps: AppDeps) {
         response: { 200: TierDeletedModel, ...errors(401, 404, 409) },
         detail: doc(
           'Delete a tier',
-          'Only an inactive tier that no user subscription (active or ended) references, and never the free plan: ' +
-            'otherwise 409 tier_in_use with a message for the panel.',
+          'Only an inactive tier that no user subscription (active or ended) references (else 409 tier_in_use with a ' +
+            'message for the panel), and never the free plan, where new accounts start (409 tier_is_default).',
         ),
       },
     )

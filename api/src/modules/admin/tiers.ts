@@ -1,5 +1,5 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { schema, type Db, type FeatureKey, firstRow } from '@bpay/db';
+import { and, asc, count, eq, ne, or, sql } from 'drizzle-orm';
+import { schema, type Db, type DbOrTx, type FeatureKey, firstRow } from '@bpay/db';
 import { AppError, notFound } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
@@ -45,27 +45,41 @@ export interface TierInput {
   isActive?: boolean;
 }
 
+/** The highest monthly price a tier may have, in dollars. */
+export const MAX_MONTHLY_PRICE = 1_000_000;
+export const PRICE_MESSAGE = `monthlyPrice must be an amount in dollars from 0 to ${MAX_MONTHLY_PRICE.toLocaleString('en-US')} with at most 2 decimals.`;
+/**
+ * The fee is stored in whole basis points (transaction_fee_bps): a percent with at most 2 decimals. The panel takes it
+ * as that percent; the API as the fraction (0.029 = 2.9 % = 290 bps). One message for every way it can be wrong.
+ */
+export const FEE_MESSAGE =
+  'Fee must be between 0 % and 100 % with at most 2 decimals (transactionFeeRate is that percent as a fraction: 0.029 for 2.9 %).';
+
 /** Dollars → cents, refusing anything finer than a cent (no silent rounding of money). */
 export function dollarsToCents(dollars: number, param = 'monthlyPrice'): number {
   const cents = Math.round(dollars * 100);
-  if (!Number.isFinite(dollars) || dollars < 0 || Math.abs(cents - dollars * 100) > 1e-6) {
-    throw new AppError('validation_error', `${param} must be a non-negative amount in dollars with at most 2 decimals.`, param);
+  if (!Number.isFinite(dollars) || dollars < 0 || dollars > MAX_MONTHLY_PRICE || Math.abs(cents - dollars * 100) > 1e-6) {
+    throw new AppError('validation_error', PRICE_MESSAGE, param);
   }
   return cents;
 }
 
-/** Fraction → basis points, refusing anything finer than 0.0001 (0.01 %). */
+/** Fraction → basis points, refusing anything finer than 0.0001 (0.01 %) or outside 0 to 1. */
 export function rateToBps(rate: number, param = 'transactionFeeRate'): number {
   const bps = Math.round(rate * 10000);
   if (!Number.isFinite(rate) || rate < 0 || rate > 1 || Math.abs(bps - rate * 10000) > 1e-6) {
-    throw new AppError(
-      'validation_error',
-      `${param} must be a fraction between 0 and 1 in steps of 0.0001 (0.01 %), for example 0.029 for 2.9 %.`,
-      param,
-    );
+    throw new AppError('validation_error', FEE_MESSAGE, param);
   }
   return bps;
 }
+
+/**
+ * The plan every new account starts on: registration (auth/service.ts) and currentTier (subscription/service.ts) find
+ * it by this name. So it stays active and keeps its name, and is never deleted; everything else about it is editable.
+ */
+export const DEFAULT_TIER_NAME = 'free';
+/** The guard of every statement that could deactivate, rename or delete a tier: the row is not the default plan. */
+const notDefaultTier = ne(schema.subscriptionTiers.name, DEFAULT_TIER_NAME);
 
 /** A zero limit means unlimited, as the tier form shows it; stored as -1. */
 const limit = (v: number) => (v === 0 ? -1 : v);
@@ -141,9 +155,15 @@ export async function createTier(
   return toAdminTier(row);
 }
 
-/** Edits the given fields. Fails: resource_not_found, validation_error, tier_name_taken. */
+/**
+ * Edits the given fields. Fails: resource_not_found, validation_error, tier_name_taken, tier_is_default (deactivating
+ * or renaming the free plan; checked in the UPDATE's own WHERE, so no interleaving gets past it).
+ */
 export async function updateTier(db: Db, clock: Clock, actor: AdminActor, id: string, input: TierInput): Promise<AdminTierView> {
   const before = await getTier(db, id);
+  // Would this edit take the default plan away: turn it off, or move its name (new accounts look it up by name)?
+  const guarded = input.isActive === false || (input.name !== undefined && input.name !== DEFAULT_TIER_NAME);
+  if (guarded && before.name === DEFAULT_TIER_NAME) throw new AppError('tier_is_default');
   const set = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.displayName !== undefined ? { displayName: input.displayName.trim() } : {}),
@@ -154,40 +174,75 @@ export async function updateTier(db: Db, clock: Clock, actor: AdminActor, id: st
     ...limitColumns(input.limits ?? {}),
     updatedAt: clock.now(),
   };
+  let after: TierRow;
   try {
-    await db.transaction(async (tx) => {
-      await tx.update(schema.subscriptionTiers).set(set).where(eq(schema.subscriptionTiers.id, id));
+    after = await db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(schema.subscriptionTiers)
+        .set(set)
+        .where(and(eq(schema.subscriptionTiers.id, id), guarded ? notDefaultTier : undefined))
+        .returning();
+      if (!row) throw await refusal(tx, id);
       await recordAudit(tx, clock, {
         adminId: actor.adminId,
         action: 'tier.update',
         targetType: 'subscription_tier',
         targetId: id,
         before: toAdminTier(before),
-        after: toAdminTier({ ...before, ...set }),
+        after: toAdminTier(row),
         ip: actor.ip,
       });
+      return row;
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError('tier_name_taken', undefined, 'name');
     throw e;
   }
-  return toAdminTier(await getTier(db, id));
+  return toAdminTier(after);
 }
 
-/** Flips isActive. Users already on a deactivated tier keep it; nobody new can be moved to it. */
-export async function toggleTier(db: Db, clock: Clock, actor: AdminActor, id: string): Promise<AdminTierView> {
-  const before = await getTier(db, id);
-  return updateTier(db, clock, actor, id, { isActive: !before.isActive });
+/** Why a guarded statement changed no row: the tier is gone, or it is the default plan. */
+async function refusal(db: DbOrTx, id: string): Promise<AppError> {
+  const [row] = await db.select({ name: schema.subscriptionTiers.name }).from(schema.subscriptionTiers).where(eq(schema.subscriptionTiers.id, id));
+  return row ? new AppError('tier_is_default') : notFound('subscription tier');
 }
 
 /**
- * Deletes a tier. Fails: resource_not_found; tier_in_use (409) while it is active, while any user subscription
- * (active or ended) references it, or for the free plan that new accounts start on.
+ * Flips isActive in one guarded statement (`SET is_active = NOT is_active`), so concurrent toggles each flip once and
+ * none is lost. Users already on a deactivated tier keep it; nobody new can be moved to it. Fails: resource_not_found,
+ * tier_is_default (the free plan cannot be turned off; turning it back on is allowed).
+ */
+export async function toggleTier(db: Db, clock: Clock, actor: AdminActor, id: string): Promise<AdminTierView> {
+  const tiers = schema.subscriptionTiers;
+  const after = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(tiers)
+      .set({ isActive: sql`NOT ${tiers.isActive}`, updatedAt: clock.now() })
+      .where(and(eq(tiers.id, id), or(eq(tiers.isActive, false), notDefaultTier)))
+      .returning();
+    if (!row) throw await refusal(tx, id);
+    await recordAudit(tx, clock, {
+      adminId: actor.adminId,
+      action: 'tier.update',
+      targetType: 'subscription_tier',
+      targetId: id,
+      before: { isActive: !row.isActive },
+      after: toAdminTier(row),
+      ip: actor.ip,
+    });
+    return row;
+  });
+  return toAdminTier(after);
+}
+
+/**
+ * Deletes a tier. Fails: resource_not_found; tier_is_default (409) for the free plan that new accounts start on;
+ * tier_in_use (409) while it is active or while any user subscription (active or ended) references it.
  */
 export async function deleteTier(db: Db, clock: Clock, actor: AdminActor, id: string): Promise<{ deleted: true; id: string }> {
   const before = await getTier(db, id);
+  if (before.name === DEFAULT_TIER_NAME) throw new AppError('tier_is_default');
   if (before.isActive) throw new AppError('tier_in_use', 'Deactivate this tier before deleting it: only inactive tiers can be deleted.');
-  if (before.name === 'free') throw new AppError('tier_in_use', 'The free plan cannot be deleted: every new account starts on it.');
   const [refs] = await db.select({ n: count() }).from(schema.userSubscriptions).where(eq(schema.userSubscriptions.tierId, id));
   if ((refs?.n ?? 0) > 0) {
     throw new AppError('tier_in_use', `This tier cannot be deleted: ${refs!.n} user subscription(s) reference it.`);
@@ -195,7 +250,7 @@ export async function deleteTier(db: Db, clock: Clock, actor: AdminActor, id: st
   await db.transaction(async (tx) => {
     const gone = await tx
       .delete(schema.subscriptionTiers)
-      .where(and(eq(schema.subscriptionTiers.id, id), eq(schema.subscriptionTiers.isActive, false)))
+      .where(and(eq(schema.subscriptionTiers.id, id), eq(schema.subscriptionTiers.isActive, false), notDefaultTier))
       .returning({ id: schema.subscriptionTiers.id });
     if (gone.length !== 1) throw new AppError('tier_in_use', 'Only inactive tiers can be deleted.');
     await recordAudit(tx, clock, {
