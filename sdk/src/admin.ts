@@ -16,7 +16,7 @@ import type {
   KycReviewParams,
   KycVerification,
   SubscriptionTier,
-  UserRole,
+  AssignableUserRole,
   UserSubscription,
 } from './types';
 
@@ -65,7 +65,8 @@ export class AdminUsersResource {
     return unwrap(this.http.api.GET('/api/admin/users', { params: { query: params }, ...this.http.via(opts) }));
   }
 
-  setRole(id: string, role: UserRole, opts?: RequestOptions): Promise<AdminUser> {
+  /** user or merchant: admins are separate accounts (`bun run admin:create`), never a user's role. */
+  setRole(id: string, role: AssignableUserRole, opts?: RequestOptions): Promise<AdminUser> {
     return unwrap(this.http.api.PATCH('/api/admin/users/{id}', { params: { path: { id } }, body: { role }, ...this.http.via(opts) }));
   }
 

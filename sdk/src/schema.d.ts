@@ -1130,7 +1130,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a user's role */
+        /**
+         * Change a user's role
+         * @description user or merchant. admin is refused (400 validation_error, param role): admins are separate accounts, added with `bun run admin:create`; a user whose row already says admin can be moved to user or merchant.
+         */
         patch: operations["patchApiAdminUsersById"];
         trace?: never;
     };
@@ -7343,8 +7346,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
-                    role: "user" | "merchant" | "admin";
+                    /**
+                     * @description user or merchant. Admins are separate accounts (bun run admin:create), never a user role.
+                     * @enum {string}
+                     */
+                    role: "user" | "merchant";
                 };
             };
         };

@@ -56,6 +56,8 @@ export type KycReviewParams = BodyOf<'/api/admin/kyc/verifications/{id}', 'patch
 export type KycDashboard = ResponseOf<'/api/admin/kyc/dashboard', 'get'>;
 export type AdminUser = ResponseOf<'/api/admin/users/{id}', 'patch'>;
 export type UserRole = AdminUser['role'];
+/** The roles an admin may give a user (admins are separate accounts, never a user role). */
+export type AssignableUserRole = BodyOf<'/api/admin/users/{id}', 'patch'>['role'];
 export type AdminUserListParams = QueryOf<'/api/admin/users', 'get'>;
 export type UserSubscription = ResponseOf<'/api/admin/users/{id}/subscription', 'patch'>;
 export type SubscriptionTier = ResponseOf<'/api/admin/subscription-tiers', 'get'> extends Array<infer T> ? T : never;

@@ -13,6 +13,7 @@ import { ask } from '../prompt';
 
 export const KYC_STATUSES = ['pending', 'processing', 'verified', 'failed', 'requires_input'] as const;
 export const ROLES = ['user', 'merchant', 'admin'] as const;
+export const ASSIGNABLE_ROLES = ['user', 'merchant'] as const;
 
 interface KycView {
   id: string;
@@ -184,8 +185,9 @@ export function registerAdmin(program: Command, ctx: Ctx): void {
     .command('set-role')
     .summary("Change a user's role")
     .argument('<id>', 'User id')
-    .addArgument(new Argument('<role>', 'user, merchant or admin').choices(ROLES))
-    .action(async (id: string, role: (typeof ROLES)[number], _opts: Record<string, never>, cmd: Command) => {
+    // Admins are separate accounts (bun run admin:create): the server refuses role admin, so it is not offered.
+    .addArgument(new Argument('<role>', 'user or merchant').choices(ASSIGNABLE_ROLES))
+    .action(async (id: string, role: (typeof ASSIGNABLE_ROLES)[number], _opts: Record<string, never>, cmd: Command) => {
       const { admin: client } = adminClient(ctx, cmd);
       const u = await spin(ctx, cmd, 'Saving', () => client.users.setRole(id, role));
       if (isJson(cmd)) printJson(ctx.io, u);

@@ -6,6 +6,7 @@ import { addCard, bcardCard, call, createMerchant, makeTestApp, registerUser, ty
 import { startStripeStub, type StripeStub } from '../../vendors/stripe-stub';
 import { checkStripeCredentials } from '../../vendors/stripe';
 import { FEE_MESSAGE, PRICE_MESSAGE } from './tiers';
+import { ROLE_MESSAGE, setUserRole } from './users';
 import { activeStripeCredentials, SIMULATED_CONNECTION_MESSAGE } from './vendors';
 import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from './test-helpers';
 
@@ -27,9 +28,10 @@ const auditRows = (action: string) => ctx.handle.db.select().from(schema.auditLo
 
 describe('route table: validation and 404s', () => {
   const cases: Array<{ name: string; method: string; path: string; body?: unknown; expectStatus: number; expectCode: string; expectMessage?: string }> = [
-    { name: 'unknown user', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'admin' }, expectStatus: 404, expectCode: 'resource_not_found' },
-    { name: 'bad role', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'superuser' }, expectStatus: 400, expectCode: 'validation_error' },
-    { name: 'extra field on user', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'admin', kycStatus: 'verified' }, expectStatus: 400, expectCode: 'validation_error' },
+    { name: 'unknown user', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'merchant' }, expectStatus: 404, expectCode: 'resource_not_found' },
+    { name: 'bad role', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'superuser' }, expectStatus: 400, expectCode: 'validation_error', expectMessage: ROLE_MESSAGE },
+    { name: 'role admin: admins are separate accounts', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'admin' }, expectStatus: 400, expectCode: 'validation_error', expectMessage: ROLE_MESSAGE },
+    { name: 'extra field on user', method: 'PATCH', path: '/api/admin/users/usr_nope', body: { role: 'merchant', kycStatus: 'verified' }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'role filter', method: 'GET', path: '/api/admin/users?role=boss', expectStatus: 400, expectCode: 'validation_error' },
     { name: 'unknown tier for a subscription', method: 'PATCH', path: '/api/admin/users/usr_nope/subscription', body: { tierId: 'tier_nope' }, expectStatus: 404, expectCode: 'resource_not_found' },
     { name: 'no tierId', method: 'PATCH', path: '/api/admin/users/usr_nope/subscription', body: {}, expectStatus: 400, expectCode: 'validation_error' },
@@ -100,6 +102,24 @@ describe('users', () => {
     const [row] = await auditRows('user.update');
     expect(row).toMatchObject({ adminId, targetType: 'user', targetId: a.user.id, before: { role: 'user' }, after: { role: 'merchant' } });
     expect(row?.ip).toBe('203.0.113.7');
+  });
+
+  test('role admin is refused with the reason, at the route and in the service; a row that says admin can be moved back', async () => {
+    const u = await registerUser(ctx);
+    const refused = await api(`/api/admin/users/${u.user.id}`, { method: 'PATCH', body: { role: 'admin' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'validation_error', param: 'role', message: ROLE_MESSAGE });
+    expect(refused.body.error.message).toContain('bun run admin:create');
+    await expect(setUserRole(ctx.handle.db, ctx.clock, { adminId, ip: null }, u.user.id, 'admin')).rejects.toMatchObject({ param: 'role', message: ROLE_MESSAGE });
+    const row = await ctx.handle.db.query.users.findFirst({ where: eq(schema.users.id, u.user.id) });
+    expect(row!.role).toBe('user');
+
+    // An older row that says admin: listed as such, and an admin can make it a user again.
+    await ctx.handle.db.update(schema.users).set({ role: 'admin' }).where(eq(schema.users.id, u.user.id));
+    expect((await api('/api/admin/users?role=admin')).body.map((x: { id: string }) => x.id)).toContain(u.user.id);
+    const back = await api(`/api/admin/users/${u.user.id}`, { method: 'PATCH', body: { role: 'user' } });
+    expect(back.status).toBe(200);
+    expect(back.body.role).toBe('user');
   });
 });
 

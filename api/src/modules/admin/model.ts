@@ -3,7 +3,7 @@ import { FEATURE_KEYS, schema } from '@bpay/db';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 import { nameText } from '../../lib/text';
 import { FEE_MESSAGE, MAX_MONTHLY_PRICE, PRICE_MESSAGE } from './tiers';
-import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from './users';
+import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX, ASSIGNABLE_ROLES, ROLE_MESSAGE } from './users';
 
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
 const noDefault = { default: undefined };
@@ -84,7 +84,13 @@ export const AdminUserModel = t.Object(
 );
 
 export const UserPatchBody = t.Object(
-  { role: t.UnionEnum(schema.USER_ROLES, { ...noDefault, error: 'role must be user, merchant or admin.' }) },
+  {
+    role: t.UnionEnum(ASSIGNABLE_ROLES, {
+      ...noDefault,
+      error: ROLE_MESSAGE,
+      description: 'user or merchant. Admins are separate accounts (bun run admin:create), never a user role.',
+    }),
+  },
   { examples: [{ role: 'merchant' }] },
 );
 

@@ -105,7 +105,11 @@ export function adminRoutes(deps: AppDeps) {
       body: UserPatchBody,
       parse: 'json',
       response: { 200: AdminUserModel, ...errors(400, 401, 404, 415) },
-      detail: doc("Change a user's role"),
+      detail: doc(
+        "Change a user's role",
+        'user or merchant. admin is refused (400 validation_error, param role): admins are separate accounts, ' +
+          'added with `bun run admin:create`; a user whose row already says admin can be moved to user or merchant.',
+      ),
     })
     .patch(
       '/users/:id/subscription',

@@ -42,7 +42,7 @@ export const ADMIN_ROUTES: Array<{ method: string; path: string; body?: unknown 
   { method: 'GET', path: '/api/admin/dashboard' },
   { method: 'GET', path: '/api/admin/analytics' },
   { method: 'GET', path: '/api/admin/users' },
-  { method: 'PATCH', path: '/api/admin/users/usr_x', body: { role: 'admin' } },
+  { method: 'PATCH', path: '/api/admin/users/usr_x', body: { role: 'merchant' } },
   { method: 'PATCH', path: '/api/admin/users/usr_x/subscription', body: { tierId: 'tier_pro' } },
   { method: 'GET', path: '/api/admin/subscription-tiers' },
   { method: 'POST', path: '/api/admin/subscription-tiers', body: { name: 'x', displayName: 'X', monthlyPrice: 1 } },

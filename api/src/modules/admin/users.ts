@@ -129,8 +129,19 @@ export interface AdminActor {
   ip: string | null;
 }
 
-/** Sets a user's role. 404 for an unknown user. Audited with the role before and after. */
+/**
+ * The roles an admin may give a user. `admin` is not one: admins are their own accounts (the admins table, Bearer
+ * tokens, TOTP), and users.role never authorizes anything under /api/admin. A user given role admin would only lose
+ * their dashboard (the SPA sends role admin to the panel, whose sign-in they do not have). Rows that already say admin
+ * are still listed and can be moved to user or merchant.
+ */
+export const ASSIGNABLE_ROLES = ['user', 'merchant'] as const satisfies readonly UserRole[];
+export const ROLE_MESSAGE =
+  'role must be user or merchant. Admins are separate accounts that sign in at /admin-login: add one with `bun run admin:create --username <name>`.';
+
+/** Sets a user's role. Fails: validation_error (role admin, see ASSIGNABLE_ROLES), resource_not_found. Audited. */
 export async function setUserRole(db: Db, clock: Clock, actor: AdminActor, userId: string, role: UserRole) {
+  if (!(ASSIGNABLE_ROLES as readonly string[]).includes(role)) throw invalid('role', ROLE_MESSAGE);
   const before = await userView(db, userId);
   if (before.role !== role) {
     await db.transaction(async (tx) => {
