@@ -1330,8 +1330,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check the current mode's Stripe secret key
-         * @description A read-only call (balance). With no key saved for the current mode while the server runs the built-in simulated processor: ok, provider 'simulated' (it needs no credentials). 400 vendor_secret_missing ('No secret key configured for current mode') when Stripe is in use and the mode has no key.
+         * Check a mode's saved Stripe secret key
+         * @description The mode is the body's `mode` (what the panel shows, saved or not), else the saved active mode; the answer names the mode it checked. A read-only call (balance). With no key saved for that mode while the server runs the built-in simulated processor: ok, provider 'simulated' (it needs no credentials). 400 vendor_secret_missing ('No secret key configured for current mode') when Stripe is in use and the mode has no key.
          */
         post: operations["postApiAdminVendorsTest-connection"];
         delete?: never;
@@ -8389,7 +8389,17 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The mode whose saved keys to check (the one the panel shows); the saved active mode when left out
+                     * @enum {string}
+                     */
+                    mode?: "test" | "live";
+                };
+            };
+        };
         responses: {
             /** @description Response for status 200 */
             200: {
@@ -8421,6 +8431,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

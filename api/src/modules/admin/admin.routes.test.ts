@@ -56,6 +56,7 @@ describe('route table: validation and 404s', () => {
     { name: 'webhook secret', method: 'PUT', path: '/api/admin/vendors/live', body: { webhookSecret: 'secret' }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'vendor settings mode', method: 'PATCH', path: '/api/admin/vendors', body: { mode: 'prod' }, expectStatus: 400, expectCode: 'validation_error' },
     { name: 'unknown feature switch', method: 'PATCH', path: '/api/admin/vendors', body: { features: { teleport: true } }, expectStatus: 400, expectCode: 'validation_error' },
+    { name: 'test connection mode', method: 'POST', path: '/api/admin/vendors/test-connection', body: { mode: 'production' }, expectStatus: 400, expectCode: 'validation_error', expectMessage: 'mode must be test or live.' },
     { name: 'unknown admin route', method: 'GET', path: '/api/admin/nope', expectStatus: 404, expectCode: 'route_not_found' },
   ];
   test.each(cases)('$name → $expectStatus $expectCode', async ({ method, path, body, expectStatus, expectCode, expectMessage }) => {
@@ -390,6 +391,43 @@ describe('vendors', () => {
     const cleared = await api('/api/admin/vendors/live', { method: 'PUT', body: { secretKey: null } });
     expect(cleared.body.live).toMatchObject({ secretKeySet: false, secretKeyLast4: null });
     await api('/api/admin/vendors', { method: 'PATCH', body: { mode: 'test' } });
+  });
+
+  test('Test Connection checks the mode the panel shows (body mode), not only the saved one, and names it', async () => {
+    // Saved: mode test, with a good test key. The screen shows live (not saved yet), whose key is wrong.
+    await api('/api/admin/vendors/live', { method: 'PUT', body: { secretKey: 'sk_live_wrongkey7777' } });
+    expect((await api('/api/admin/vendors')).body.mode).toBe('test');
+    const balanceCalls = stub.find('GET', '/v1/balance').length;
+
+    const live = await api('/api/admin/vendors/test-connection', { method: 'POST', body: { mode: 'live' } });
+    expect(live.status).toBe(200);
+    expect(live.body).toMatchObject({ ok: false, provider: 'stripe', mode: 'live' });
+    expect(live.body.message.length).toBeGreaterThan(0);
+    expect(stub.find('GET', '/v1/balance').length).toBe(balanceCalls + 1);
+    const test = await api('/api/admin/vendors/test-connection', { method: 'POST', body: { mode: 'test' } });
+    expect(test.body).toMatchObject({ ok: true, provider: 'stripe', mode: 'test', message: 'Connection successful' });
+    // No mode: the saved active one, as before.
+    const saved = await api('/api/admin/vendors/test-connection', { method: 'POST', body: {} });
+    expect(saved.body).toMatchObject({ ok: true, mode: 'test' });
+    // Testing a mode does not switch to it.
+    expect((await api('/api/admin/vendors')).body.mode).toBe('test');
+    const audits = (await auditRows('vendor.test_connection')).slice(-3);
+    expect(audits.map((a) => a.targetId).sort()).toEqual(['live', 'test', 'test']);
+
+    // A mode with no key while the simulator runs: that mode would run on the simulator.
+    await api('/api/admin/vendors/live', { method: 'PUT', body: { secretKey: null } });
+    const simulated = await api('/api/admin/vendors/test-connection', { method: 'POST', body: { mode: 'live' } });
+    expect(simulated.body).toEqual({ ok: true, provider: 'simulated', mode: 'live', message: SIMULATED_CONNECTION_MESSAGE });
+    // Stripe in use and the shown mode has no key: the panel's text.
+    const inUse = ctx.deps.vendorInUse;
+    ctx.deps.vendorInUse = { vendor: 'stripe', mode: 'test', source: 'admin' };
+    try {
+      const missing = await api('/api/admin/vendors/test-connection', { method: 'POST', body: { mode: 'live' } });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error).toMatchObject({ code: 'vendor_secret_missing', message: 'No secret key configured for current mode' });
+    } finally {
+      ctx.deps.vendorInUse = inUse;
+    }
   });
 });
 

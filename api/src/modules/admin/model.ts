@@ -354,6 +354,21 @@ export const VendorSettingsBody = t.Object({
   ),
 }, { examples: [{ mode: 'live' }, { features: { cardIssuing: true, identity: false } }] });
 
+export const ConnectionTestBody = t.Optional(
+  t.Object(
+    {
+      mode: t.Optional(
+        t.UnionEnum(schema.VENDOR_MODES, {
+          ...noDefault,
+          error: 'mode must be test or live.',
+          description: 'The mode whose saved keys to check (the one the panel shows); the saved active mode when left out',
+        }),
+      ),
+    },
+    { additionalProperties: false, examples: [{ mode: 'live' }] },
+  ),
+);
+
 export const ConnectionTestModel = t.Object({
   ok: t.Boolean(),
   provider: t.UnionEnum(['stripe', 'simulated'], noDefault),

@@ -12,6 +12,7 @@ import {
   AdminTierModel,
   AdminUserModel,
   AnalyticsModel,
+  ConnectionTestBody,
   ConnectionTestModel,
   DashboardModel,
   IdParams,
@@ -254,16 +255,19 @@ export function adminRoutes(deps: AppDeps) {
     })
     .post(
       '/vendors/test-connection',
-      ({ admin, request }) =>
-        testVendorConnection(deps.db, deps.clock, deps.vendorKey, deps.checkStripe, actor(admin, request), deps.vendorInUse),
+      ({ admin, request, body }) =>
+        testVendorConnection(deps.db, deps.clock, deps.vendorKey, deps.checkStripe, actor(admin, request), deps.vendorInUse, body?.mode),
       {
         admin: true,
-        response: { 200: ConnectionTestModel, ...errors(400, 401) },
+        body: ConnectionTestBody,
+        parse: 'json',
+        response: { 200: ConnectionTestModel, ...errors(400, 401, 415) },
         detail: doc(
-          "Check the current mode's Stripe secret key",
-          'A read-only call (balance). With no key saved for the current mode while the server runs the built-in ' +
-            "simulated processor: ok, provider 'simulated' (it needs no credentials). 400 vendor_secret_missing " +
-            "('No secret key configured for current mode') when Stripe is in use and the mode has no key.",
+          "Check a mode's saved Stripe secret key",
+          'The mode is the body\'s `mode` (what the panel shows, saved or not), else the saved active mode; the answer ' +
+            'names the mode it checked. A read-only call (balance). With no key saved for that mode while the server ' +
+            "runs the built-in simulated processor: ok, provider 'simulated' (it needs no credentials). 400 " +
+            "vendor_secret_missing ('No secret key configured for current mode') when Stripe is in use and the mode has no key.",
         ),
       },
     );

@@ -169,6 +169,15 @@ export async function activeStripeCredentials(
   vendorKey: Buffer,
 ): Promise<{ mode: Mode; secretKey: string; publishableKey: string | null; webhookSecret: string | null } | null> {
   const { mode } = await vendorSettings(db);
+  return stripeCredentials(db, vendorKey, mode);
+}
+
+/** A mode's saved Stripe credentials, unsealed — or null when it has no secret key. */
+async function stripeCredentials(
+  db: Db,
+  vendorKey: Buffer,
+  mode: Mode,
+): Promise<{ mode: Mode; secretKey: string; publishableKey: string | null; webhookSecret: string | null } | null> {
   const row = await firstRow(db, schema.vendorCredentials, eq(schema.vendorCredentials.mode, mode));
   if (!row?.secretKeySealed) return null;
   return {
@@ -182,12 +191,13 @@ export async function activeStripeCredentials(
 export const SIMULATED_CONNECTION_MESSAGE = 'The built-in simulated processor is in use; it needs no credentials.';
 
 /**
- * Test Connection: checks the current mode's secret key with Stripe (a read-only balance call). With no key saved
- * for the current mode while this server runs the built-in simulator, the simulator is what is in use (and what the
- * next start would use): the answer is ok, provider 'simulated'.
+ * Test Connection: checks a mode's saved secret key with Stripe (a read-only balance call): the mode asked for (the
+ * one the panel shows, which may not be saved as active yet), else the saved active mode. With no key saved for that
+ * mode while this server runs the built-in simulator, the simulator is what that mode would use at the next start:
+ * the answer is ok, provider 'simulated'.
  * Fails: vendor_secret_missing (400, 'No secret key configured for current mode') when Stripe is in use and the
- * current mode has no saved key. Stripe's refusal is an answer, not an error: { ok: false, message }. Audited (the
- * result only).
+ * mode has no saved key. Stripe's refusal is an answer, not an error: { ok: false, message }. Audited (the result
+ * and the mode only).
  */
 export async function testVendorConnection(
   db: Db,
@@ -196,14 +206,16 @@ export async function testVendorConnection(
   check: (secretKey: string) => Promise<{ ok: true } | { ok: false; message: string }>,
   actor: AdminActor,
   inUse: VendorInUse,
+  requestedMode?: Mode,
 ): Promise<{ ok: boolean; provider: 'stripe' | 'simulated'; mode: Mode; message: string }> {
-  const creds = await activeStripeCredentials(db, vendorKey);
+  const mode = requestedMode ?? (await vendorSettings(db)).mode;
+  const creds = await stripeCredentials(db, vendorKey, mode);
   let answer: { ok: boolean; provider: 'stripe' | 'simulated'; mode: Mode; message: string };
   if (creds) {
     const result = await check(creds.secretKey);
-    answer = { ok: result.ok, provider: 'stripe', mode: creds.mode, message: result.ok ? 'Connection successful' : result.message };
+    answer = { ok: result.ok, provider: 'stripe', mode, message: result.ok ? 'Connection successful' : result.message };
   } else if (inUse.vendor === 'simulated') {
-    answer = { ok: true, provider: 'simulated', mode: (await vendorSettings(db)).mode, message: SIMULATED_CONNECTION_MESSAGE };
+    answer = { ok: true, provider: 'simulated', mode, message: SIMULATED_CONNECTION_MESSAGE };
   } else {
     throw new AppError('vendor_secret_missing', undefined, 'secretKey');
   }
