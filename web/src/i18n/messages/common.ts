@@ -16,6 +16,11 @@ export const en = {
   'common.language.label': 'Switch language',
   'notFound.title': '404 Page Not Found',
   'notFound.hint': 'Did you forget to add the page to the router?',
+  'notFound.metaTitle': 'Page not found · bpay',
+  'notFound.path': 'No page lives at',
+  'notFound.home.landing': 'Go to the home page',
+  'notFound.home.dashboard': 'Back to your dashboard',
+  'notFound.home.admin': 'Back to the admin panel',
   // Texts the entry chunk shows outside the landing page: the sign-in guard, sign-out, and current-password errors
   // (web/src/lib/auth-errors.ts, used by both the auth and the dashboard chunks).
   'auth.toast.logout': 'Logged out',
@@ -45,6 +50,11 @@ export const ar: Record<keyof typeof en, string> = {
   'common.language.label': 'تبديل اللغة',
   'notFound.title': '404 الصفحة غير موجودة',
   'notFound.hint': 'هل نسيت إضافة الصفحة إلى الموجّه؟',
+  'notFound.metaTitle': 'الصفحة غير موجودة · bpay',
+  'notFound.path': 'لا توجد صفحة على العنوان',
+  'notFound.home.landing': 'الذهاب إلى الصفحة الرئيسية',
+  'notFound.home.dashboard': 'العودة إلى لوحة التحكم',
+  'notFound.home.admin': 'العودة إلى لوحة الإدارة',
   'auth.toast.logout': 'تم تسجيل الخروج',
   'auth.toast.logoutBody': 'تم تسجيل خروجك بنجاح.',
   'auth.toast.logoutFailed': 'فشل تسجيل الخروج',
