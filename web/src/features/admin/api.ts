@@ -156,7 +156,7 @@ export function updateTier(id: string, body: TierBody) {
   return adminRequest<unknown>('PATCH', `/api/admin/subscription-tiers/${encodeURIComponent(id)}`, body);
 }
 export function toggleTier(id: string) {
-  return adminRequest<unknown>('PATCH', `/api/admin/subscription-tiers/${encodeURIComponent(id)}/toggle`);
+  return adminRequest<AdminTier>('PATCH', `/api/admin/subscription-tiers/${encodeURIComponent(id)}/toggle`);
 }
 export function deleteTier(id: string) {
   return adminRequest<unknown>('DELETE', `/api/admin/subscription-tiers/${encodeURIComponent(id)}`);
@@ -247,6 +247,11 @@ export function saveVendorSettings(mode: VendorMode, features: Record<VendorFeat
   return adminRequest<unknown>('PATCH', '/api/admin/vendors', { mode, features });
 }
 
-export function testVendorConnection() {
-  return adminRequest<{ ok?: boolean; provider?: 'stripe' | 'simulated'; message?: string }>('POST', '/api/admin/vendors/test-connection');
+/** Checks the saved keys of `mode`: the mode the page shows, which may not be the saved active one yet. */
+export function testVendorConnection(mode: VendorMode) {
+  return adminRequest<{ ok: boolean; provider: 'stripe' | 'simulated'; mode: VendorMode; message: string }>(
+    'POST',
+    '/api/admin/vendors/test-connection',
+    { mode },
+  );
 }

@@ -40,27 +40,49 @@ export function fundingRateHealthy(rate: number): boolean {
   return rate > 95;
 }
 
-/** Spec §5: the fee is entered as a percent and stored as a fraction ("2.9" -> "0.029"). */
-export function percentToFraction(percent: string): string | null {
-  const s = percent.trim();
-  if (!/^\d+(\.\d+)?$/.test(s)) return null;
-  const n = Number(s);
-  if (n > 100) return null;
-  // Round to 6 decimals so 2.9 / 100 does not carry floating-point noise.
-  return String(Math.round(n * 10_000) / 1_000_000);
+/**
+ * The fee as the tier form takes it: a percent from 0 to 100 with at most 2 decimals, read exactly (no floating point)
+ * as whole basis points, the unit the server stores (290 = 2.9 %). Null for anything else, finer steps included: the
+ * server refuses them rather than round a fee.
+ */
+export function feePercentToBps(percent: string): number | null {
+  const m = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(percent.trim());
+  if (!m) return null;
+  const bps = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+  return bps <= 10_000 ? bps : null;
 }
 
+/** Basis points as the API's fraction (290 -> 0.029). */
+export const bpsToFraction = (bps: number): number => bps / 10_000;
+
+/** The fraction the API answers, as the percent the form shows ("0.029" -> "2.9"). */
 export function fractionToPercent(fraction: Amount): string {
   const n = amountNumber(fraction);
   return String(Math.round(n * 1_000_000) / 10_000);
 }
 
-/** Limit inputs: integers; empty or 0 mean unlimited (stored as 0). Null when not a non-negative integer. */
+/** The highest monthly price and limit the server takes (api/src/modules/admin/model.ts). */
+export const MAX_MONTHLY_PRICE_CENTS = 100_000_000;
+export const MAX_LIMIT = 1_000_000_000;
+
+/** The monthly price input in dollars ("9.99") as cents, or null unless 0 to 1,000,000 with at most 2 decimals. */
+export function parsePriceCents(input: string): number | null {
+  const m = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(input.trim());
+  if (!m) return null;
+  const cents = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+  return cents <= MAX_MONTHLY_PRICE_CENTS ? cents : null;
+}
+
+/** The server's rule for a tier's internal name. */
+export const TIER_NAME_PATTERN = /^[a-z0-9_-]{1,40}$/;
+
+/** Limit inputs: integers up to MAX_LIMIT; empty or 0 mean unlimited (stored as 0). Null when not one. */
 export function parseLimit(input: string): number | null {
   const s = input.trim();
   if (s === '') return 0;
-  if (!/^\d+$/.test(s)) return null;
-  return Number(s);
+  if (!/^\d{1,10}$/.test(s)) return null;
+  const n = Number(s);
+  return n <= MAX_LIMIT ? n : null;
 }
 
 /** A limit as shown: zero, empty or negative (the server's -1) are Unlimited. */

@@ -10,7 +10,8 @@ import { adminTiersQuery, deleteTier, subscriptionAnalyticsQuery, TIERS_KEY, tog
 import { amountNumber, formatAmount, formatDate, fractionToPercent, isUnlimited, LIMIT_KEYS, personName, splitFeatures } from '../display';
 import type { AdminTier } from '../types';
 import { EmptyState, ErrorBlock, LoadingBlock, StatCard } from './states';
-import { featureLabel, limitLabel, serverError, TierFormDialog } from './tier-form-dialog';
+import { ConfirmDialog } from './confirm-dialog';
+import { featureLabel, isDefaultTier, limitLabel, serverError, TierFormDialog } from './tier-form-dialog';
 
 export function SubscriptionsTab() {
   return (
@@ -28,20 +29,25 @@ function TiersSection() {
   const q = useQuery(adminTiersQuery());
   const [editing, setEditing] = useState<AdminTier | null>(null);
   const [formOpen, setFormOpen] = useState(false);
+  const [deleting, setDeleting] = useState<AdminTier | null>(null);
   const toggle = useMutation({
-    mutationFn: (id: string) => toggleTier(id),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: TIERS_KEY }),
-    onError: () => toast({ title: t('admin.errors.toggleTier'), variant: 'destructive' }),
+    mutationFn: (tier: AdminTier) => toggleTier(tier.id),
+    onSuccess: (after, tier) => {
+      void qc.invalidateQueries({ queryKey: TIERS_KEY });
+      const active = after?.isActive ?? !tier.isActive;
+      toast({ title: t(active ? 'admin.tiers.activated' : 'admin.tiers.deactivated', { displayName: tier.displayName }) });
+    },
+    onError: (e) => toast({ title: t('admin.errors.toggleTier'), description: serverError(e), variant: 'destructive' }),
   });
   const remove = useMutation({
-    mutationFn: (id: string) => deleteTier(id),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: TIERS_KEY }),
+    mutationFn: (tier: AdminTier) => deleteTier(tier.id),
+    onSuccess: (_, tier) => {
+      void qc.invalidateQueries({ queryKey: TIERS_KEY });
+      toast({ title: t('admin.tiers.deleted', { displayName: tier.displayName }) });
+    },
     onError: (e) => toast({ title: serverError(e) ?? t('admin.errors.deleteTier'), variant: 'destructive' }),
+    onSettled: () => setDeleting(null),
   });
-
-  function confirmDelete(tier: AdminTier) {
-    if (window.confirm(t('admin.tiers.deleteConfirm', { displayName: tier.displayName }))) remove.mutate(tier.id);
-  }
 
   return (
     <section className="space-y-4" aria-labelledby="admin-tiers-title">
@@ -80,7 +86,14 @@ function TiersSection() {
                       {tier.name}
                     </p>
                   </div>
-                  <Badge tone={tier.isActive ? 'green' : 'neutral'}>{tier.isActive ? t('admin.tiers.active') : t('admin.tiers.inactive')}</Badge>
+                  <div className="flex flex-wrap justify-end gap-1">
+                    {isDefaultTier(tier) && (
+                      <Badge tone="blue" data-testid="admin-tier-default">
+                        {t('admin.tiers.default')}
+                      </Badge>
+                    )}
+                    <Badge tone={tier.isActive ? 'green' : 'neutral'}>{tier.isActive ? t('admin.tiers.active') : t('admin.tiers.inactive')}</Badge>
+                  </div>
                 </div>
                 <p className="mt-3 text-2xl font-bold">
                   {formatAmount(tier.monthlyPrice)}
@@ -101,13 +114,21 @@ function TiersSection() {
                   ))}
                   {more > 0 && <li className="text-slate-500">{t('admin.tiers.more', { count: more })}</li>}
                 </ul>
+                {/* The plan new accounts start on stays active (the server refuses, 409 tier_is_default): say why here. */}
+                {isDefaultTier(tier) && tier.isActive && (
+                  <p id={`tier-${tier.id}-default`} className="mt-3 text-xs text-slate-500" data-testid="admin-tier-default-hint">
+                    {t('admin.tiers.defaultHint')}
+                  </p>
+                )}
                 <div className="mt-auto flex flex-wrap items-center gap-2 pt-4">
                   <label className="me-auto flex items-center gap-2 text-sm">
                     <Switch
                       checked={tier.isActive}
-                      disabled={toggle.isPending}
-                      onCheckedChange={() => toggle.mutate(tier.id)}
+                      disabled={toggle.isPending || (isDefaultTier(tier) && tier.isActive)}
+                      onCheckedChange={() => toggle.mutate(tier)}
                       aria-label={t('admin.tiers.toggle', { displayName: tier.displayName })}
+                      aria-describedby={isDefaultTier(tier) && tier.isActive ? `tier-${tier.id}-default` : undefined}
+                      data-testid="admin-tier-toggle"
                     />
                     {t('admin.tiers.form.active')}
                   </label>
@@ -118,12 +139,13 @@ function TiersSection() {
                       setEditing(tier);
                       setFormOpen(true);
                     }}
+                    data-testid="admin-tier-edit"
                   >
                     <Pencil className="h-3.5 w-3.5" aria-hidden />
                     {t('admin.tiers.edit')}
                   </Button>
-                  {!tier.isActive && (
-                    <Button variant="destructive" size="sm" onClick={() => confirmDelete(tier)} disabled={remove.isPending}>
+                  {!tier.isActive && !isDefaultTier(tier) && (
+                    <Button variant="destructive" size="sm" onClick={() => setDeleting(tier)} disabled={remove.isPending} data-testid="admin-tier-delete">
                       <Trash2 className="h-3.5 w-3.5" aria-hidden />
                       {t('admin.tiers.delete')}
                     </Button>
@@ -135,6 +157,17 @@ function TiersSection() {
         </div>
       )}
       <TierFormDialog tier={editing} open={formOpen} onOpenChange={setFormOpen} />
+      <ConfirmDialog
+        open={deleting !== null}
+        destructive
+        pending={remove.isPending}
+        testId="admin-tier-delete-confirm"
+        title={t('admin.tiers.deleteTitle')}
+        description={deleting ? t('admin.tiers.deleteConfirm', { displayName: deleting.displayName }) : ''}
+        confirmLabel={t('admin.tiers.delete')}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+        onCancel={() => setDeleting(null)}
+      />
     </section>
   );
 }

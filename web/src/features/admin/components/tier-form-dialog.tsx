@@ -1,15 +1,28 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
 import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { Switch } from '../../../components/ui/switch';
+import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { createTier, TIERS_KEY, updateTier } from '../api';
-import { amountNumber, fractionToPercent, isUnlimited, LIMIT_KEYS, parseLimit, percentToFraction } from '../display';
-import type { AdminTier, TierLimits } from '../types';
+import {
+  amountNumber,
+  bpsToFraction,
+  feePercentToBps,
+  fractionToPercent,
+  isUnlimited,
+  LIMIT_KEYS,
+  MAX_LIMIT,
+  MAX_MONTHLY_PRICE_CENTS,
+  parseLimit,
+  parsePriceCents,
+  TIER_NAME_PATTERN,
+} from '../display';
+import type { AdminTier, TierBody, TierLimits } from '../types';
 
 export const FEATURE_OPTIONS = [
   'basic_funding_sources',
@@ -49,6 +62,42 @@ function serverError(e: unknown): string | undefined {
   return typeof b?.error === 'string' ? b.error : e.serverMessage;
 }
 
+type Field = 'name' | 'displayName' | 'price' | 'fee' | keyof TierLimits;
+type FieldErrors = Partial<Record<Field, string>>;
+/** In the form's order: the first wrong one gets the focus. */
+const FIELDS: Field[] = ['name', 'displayName', 'price', 'fee', ...LIMIT_KEYS];
+
+/** What is wrong with a field's value, by the server's rules (api/src/modules/admin/model.ts, tiers.ts), or null. */
+export function fieldProblem(field: Field, value: string): MessageKey | null {
+  switch (field) {
+    case 'name':
+      return TIER_NAME_PATTERN.test(value.trim()) ? null : 'admin.tiers.form.nameInvalid';
+    case 'displayName': {
+      const v = value.trim();
+      return v === '' || v.length > 80 || /[\u0000-\u001f\u007f]/.test(v) ? 'admin.tiers.form.displayNameInvalid' : null;
+    }
+    case 'price':
+      return parsePriceCents(value) === null ? 'admin.tiers.form.priceInvalid' : null;
+    case 'fee':
+      return feePercentToBps(value) === null ? 'admin.tiers.form.feeInvalid' : null;
+    default:
+      return parseLimit(value) === null ? 'admin.tiers.form.limitInvalid' : null;
+  }
+}
+
+/** The form field a server error's `param` names (limits.fundingSources -> fundingSources). */
+function fieldOfParam(param: string | undefined): Field | null {
+  if (!param) return null;
+  const p = param.replace(/^limits\./, '');
+  if (p === 'monthlyPrice') return 'price';
+  if (p === 'transactionFeeRate') return 'fee';
+  if (p === 'name' || p === 'displayName' || (LIMIT_KEYS as string[]).includes(p)) return p as Field;
+  return null;
+}
+
+/** The tier being edited is the plan new accounts start on (api: DEFAULT_TIER_NAME). */
+export const isDefaultTier = (tier: Pick<AdminTier, 'name'> | null) => tier?.name === 'free';
+
 export function TierFormDialog({ tier, open, onOpenChange }: { tier: AdminTier | null; open: boolean; onOpenChange(o: boolean): void }) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -60,6 +109,7 @@ export function TierFormDialog({ tier, open, onOpenChange }: { tier: AdminTier |
 function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) {
   const { t } = useLanguage();
   const qc = useQueryClient();
+  const isDefault = isDefaultTier(tier);
   const [name, setName] = useState(tier?.name ?? '');
   const [displayName, setDisplayName] = useState(tier?.displayName ?? '');
   const [price, setPrice] = useState(tier ? String(amountNumber(tier.monthlyPrice)) : '0');
@@ -71,61 +121,176 @@ function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) 
       : DEFAULT_LIMITS,
   );
   const [isActive, setIsActive] = useState(tier?.isActive ?? true);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const returnTo = useRef<HTMLElement | null>(null);
+
+  const values = (): Record<Field, string> => ({ name, displayName, price, fee, ...limits });
+
+  /** Every field's error, by the same rules as the server's (fieldProblem). */
+  function check(): FieldErrors {
+    const v = values();
+    const found: FieldErrors = {};
+    for (const f of FIELDS) {
+      const problem = fieldProblem(f, v[f]);
+      if (problem) found[f] = t(problem);
+    }
+    return found;
+  }
+
+  /** An error clears as its field is corrected (a still-wrong value keeps it until the next submit). */
+  function edit(field: Field, value: string, apply: (value: string) => void) {
+    apply(value);
+    setFormError(null);
+    if (errors[field] && fieldProblem(field, value) === null) {
+      setErrors((cur) => Object.fromEntries(Object.entries(cur).filter(([f]) => f !== field)) as FieldErrors);
+    }
+  }
 
   const save = useMutation({
-    mutationFn: (body: Parameters<typeof createTier>[0]) => (tier ? updateTier(tier.id, body) : createTier(body)),
-    onSuccess: () => {
+    mutationFn: (body: TierBody) => (tier ? updateTier(tier.id, body) : createTier(body)),
+    onSuccess: (_, body) => {
       void qc.invalidateQueries({ queryKey: TIERS_KEY });
+      toast({ title: t(tier ? 'admin.tiers.updated' : 'admin.tiers.created', { displayName: body.displayName }) });
       onDone();
     },
-    onError: (e) => setError(serverError(e) ?? t('admin.errors.saveTier')),
+    onError: (e) => {
+      const field = e instanceof ApiError ? fieldOfParam((e.body as { error?: { param?: string } } | null)?.error?.param) : null;
+      const message = serverError(e) ?? t('admin.errors.saveTier');
+      if (field) {
+        setErrors({ [field]: message });
+        focusField(field);
+      } else setFormError(message);
+    },
   });
+
+  function focusField(field: Field) {
+    document.getElementById(fieldId(field))?.focus();
+  }
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const priceOk = /^\d+(\.\d{1,2})?$/.test(price.trim());
-    const fraction = percentToFraction(fee);
-    const parsed = LIMIT_KEYS.map((k) => [k, parseLimit(limits[k])] as const);
-    if (!name.trim() || !displayName.trim()) return setError(t('admin.tiers.form.nameRequired'));
-    if (!priceOk) return setError(t('admin.tiers.form.priceInvalid'));
-    if (fraction === null) return setError(t('admin.tiers.form.feeInvalid'));
-    if (parsed.some(([, v]) => v === null)) return setError(t('admin.tiers.form.limitInvalid'));
-    setError(null);
+    const found = check();
+    setErrors(found);
+    setFormError(null);
+    const first = FIELDS.find((f) => found[f]);
+    if (first) return focusField(first);
     save.mutate({
       name: name.trim(),
       displayName: displayName.trim(),
-      monthlyPrice: Math.round(Number(price) * 100) / 100,
-      transactionFeeRate: Number(fraction),
+      monthlyPrice: parsePriceCents(price)! / 100,
+      transactionFeeRate: bpsToFraction(feePercentToBps(fee)!),
       features,
-      limits: Object.fromEntries(parsed) as unknown as TierLimits,
+      limits: Object.fromEntries(LIMIT_KEYS.map((k) => [k, parseLimit(limits[k])!])) as unknown as TierLimits,
       isActive,
     });
   }
 
+  const describedBy = (field: Field, hint?: string) => [hint, errors[field] ? `${fieldId(field)}-error` : null].filter(Boolean).join(' ') || undefined;
+  const fieldError = (field: Field) =>
+    errors[field] ? (
+      <p id={`${fieldId(field)}-error`} className="text-xs text-red-600" data-testid={`${fieldId(field)}-error`}>
+        {errors[field]}
+      </p>
+    ) : null;
+
   return (
-    <DialogContent className="max-w-2xl" closeLabel={t('admin.close')}>
+    <DialogContent
+      className="max-w-2xl"
+      closeLabel={t('admin.close')}
+      data-testid="admin-tier-dialog"
+      onOpenAutoFocus={() => {
+        returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      }}
+      onCloseAutoFocus={(e) => {
+        // Opened by a button, not a Radix trigger: hand focus back to it.
+        e.preventDefault();
+        if (returnTo.current?.isConnected) returnTo.current.focus();
+      }}
+    >
       <DialogHeader>
         <DialogTitle>{tier ? t('admin.tiers.form.editTitle') : t('admin.tiers.form.createTitle')}</DialogTitle>
         <DialogDescription>{t('admin.tiers.form.description')}</DialogDescription>
       </DialogHeader>
       <form className="space-y-4" onSubmit={submit} noValidate data-testid="admin-tier-form">
+        {isDefault && (
+          <p id="tier-default-note" className="rounded-md bg-slate-50 p-3 text-sm text-slate-600" data-testid="tier-default-note">
+            {t('admin.tiers.defaultHint')}
+          </p>
+        )}
         <div className="grid gap-4 sm:grid-cols-2">
           <div className="space-y-1.5">
             <Label htmlFor="tier-name">{t('admin.tiers.form.name')}</Label>
-            <Input id="tier-name" dir="ltr" value={name} onChange={(e) => setName(e.target.value)} placeholder="pro" data-testid="tier-name" />
+            <Input
+              id="tier-name"
+              dir="ltr"
+              value={name}
+              readOnly={isDefault}
+              onChange={(e) => edit('name', e.target.value, setName)}
+              placeholder="pro"
+              aria-invalid={errors.name ? true : undefined}
+              aria-describedby={describedBy('name', isDefault ? 'tier-default-note' : 'tier-name-hint')}
+              data-testid="tier-name"
+            />
+            {!isDefault && (
+              <p id="tier-name-hint" className="text-xs text-slate-500">
+                {t('admin.tiers.form.nameHint')}
+              </p>
+            )}
+            {fieldError('name')}
           </div>
           <div className="space-y-1.5">
             <Label htmlFor="tier-display-name">{t('admin.tiers.form.displayName')}</Label>
-            <Input id="tier-display-name" value={displayName} onChange={(e) => setDisplayName(e.target.value)} data-testid="tier-display-name" />
+            <Input
+              id="tier-display-name"
+              value={displayName}
+              maxLength={80}
+              onChange={(e) => edit('displayName', e.target.value, setDisplayName)}
+              aria-invalid={errors.displayName ? true : undefined}
+              aria-describedby={describedBy('displayName')}
+              data-testid="tier-display-name"
+            />
+            {fieldError('displayName')}
           </div>
           <div className="space-y-1.5">
             <Label htmlFor="tier-price">{t('admin.tiers.form.price')}</Label>
-            <Input id="tier-price" type="number" min={0} step={0.01} dir="ltr" value={price} onChange={(e) => setPrice(e.target.value)} data-testid="tier-price" />
+            <Input
+              id="tier-price"
+              type="number"
+              inputMode="decimal"
+              min={0}
+              max={MAX_MONTHLY_PRICE_CENTS / 100}
+              step={0.01}
+              dir="ltr"
+              value={price}
+              onChange={(e) => edit('price', e.target.value, setPrice)}
+              aria-invalid={errors.price ? true : undefined}
+              aria-describedby={describedBy('price')}
+              data-testid="tier-price"
+            />
+            {fieldError('price')}
           </div>
           <div className="space-y-1.5">
             <Label htmlFor="tier-fee">{t('admin.tiers.form.fee')}</Label>
-            <Input id="tier-fee" type="number" min={0} max={100} step={0.001} dir="ltr" value={fee} onChange={(e) => setFee(e.target.value)} data-testid="tier-fee" />
+            {/* Whole basis points, as the server stores the fee: a percent with at most 2 decimals. */}
+            <Input
+              id="tier-fee"
+              type="number"
+              inputMode="decimal"
+              min={0}
+              max={100}
+              step={0.01}
+              dir="ltr"
+              value={fee}
+              onChange={(e) => edit('fee', e.target.value, setFee)}
+              aria-invalid={errors.fee ? true : undefined}
+              aria-describedby={describedBy('fee', 'tier-fee-hint')}
+              data-testid="tier-fee"
+            />
+            <p id="tier-fee-hint" className="text-xs text-slate-500">
+              {t('admin.tiers.form.feeHint')}
+            </p>
+            {fieldError('fee')}
           </div>
         </div>
         <fieldset>
@@ -133,20 +298,24 @@ function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) 
           <div className="grid gap-4 sm:grid-cols-2">
             {LIMIT_KEYS.map((k) => (
               <div key={k} className="space-y-1.5">
-                <Label htmlFor={`tier-limit-${k}`}>{t(limitLabel[k])}</Label>
+                <Label htmlFor={fieldId(k)}>{t(limitLabel[k])}</Label>
                 <Input
-                  id={`tier-limit-${k}`}
+                  id={fieldId(k)}
                   type="number"
+                  inputMode="numeric"
                   min={0}
+                  max={MAX_LIMIT}
                   step={1}
                   dir="ltr"
                   value={limits[k]}
-                  onChange={(e) => setLimits((l) => ({ ...l, [k]: e.target.value }))}
-                  aria-describedby={`tier-limit-${k}-hint`}
+                  onChange={(e) => edit(k, e.target.value, (v) => setLimits((l) => ({ ...l, [k]: v })))}
+                  aria-invalid={errors[k] ? true : undefined}
+                  aria-describedby={describedBy(k, `${fieldId(k)}-hint`)}
                 />
-                <p id={`tier-limit-${k}-hint`} className="text-xs text-slate-500">
+                <p id={`${fieldId(k)}-hint`} className="text-xs text-slate-500">
                   {isUnlimited(parseLimit(limits[k])) ? t('admin.tiers.unlimited') : t('admin.tiers.form.limitHint')}
                 </p>
+                {fieldError(k)}
               </div>
             ))}
           </div>
@@ -168,12 +337,18 @@ function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) 
           </div>
         </fieldset>
         <div className="flex items-center gap-3">
-          <Switch id="tier-active" checked={isActive} onCheckedChange={setIsActive} />
+          <Switch
+            id="tier-active"
+            checked={isActive}
+            onCheckedChange={setIsActive}
+            disabled={isDefault && isActive}
+            aria-describedby={isDefault ? 'tier-default-note' : undefined}
+          />
           <Label htmlFor="tier-active">{t('admin.tiers.form.active')}</Label>
         </div>
-        {error && (
-          <p role="alert" className="text-sm text-red-600">
-            {error}
+        {formError && (
+          <p role="alert" className="text-sm text-red-600" data-testid="tier-form-error">
+            {formError}
           </p>
         )}
         <div className="flex justify-end gap-2">
@@ -188,5 +363,9 @@ function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) 
     </DialogContent>
   );
 }
+
+const FIELD_IDS: Partial<Record<Field, string>> = { name: 'tier-name', displayName: 'tier-display-name', price: 'tier-price', fee: 'tier-fee' };
+/** The input's id (errors and hints are `<id>-error`, `<id>-hint`). */
+const fieldId = (field: Field): string => FIELD_IDS[field] ?? `tier-limit-${field}`;
 
 export { serverError };

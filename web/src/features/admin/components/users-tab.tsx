@@ -4,13 +4,22 @@ import { useDeferredValue, useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Input } from '../../../components/ui/input';
 import { toast } from '../../../components/ui/use-toast';
+import { messageOf } from '../../../lib/api';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { adminTiersQuery, adminUsersQuery, changeUserSubscription, updateUserRole, USER_SUBSCRIPTIONS_KEY, USERS_KEY } from '../api';
 import { formatDate, personName } from '../display';
 import type { AdminUser, UserRole } from '../types';
+import { ConfirmDialog } from './confirm-dialog';
 import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass } from './states';
 
+/** The role filter lists every role (spec §2); a user can only be given user or merchant (admins are separate accounts). */
 const ROLES: UserRole[] = ['user', 'merchant', 'admin'];
+const ASSIGNABLE_ROLES: UserRole[] = ['user', 'merchant'];
+
+/** A change waiting for the admin's confirmation. */
+type PendingChange =
+  | { kind: 'role'; user: AdminUser; to: UserRole }
+  | { kind: 'tier'; user: AdminUser; to: { id: string; displayName: string } };
 export const roleLabel: Record<UserRole, MessageKey> = {
   user: 'admin.users.role.user',
   merchant: 'admin.users.role.merchant',
@@ -28,13 +37,16 @@ export function UsersTab() {
   const tiers = useQuery(adminTiersQuery());
   const activeTiers = (tiers.data ?? []).filter((x) => x.isActive);
 
+  const [change, setChange] = useState<PendingChange | null>(null);
+
   const roleMutation = useMutation({
     mutationFn: ({ id, role: next }: { id: string; role: UserRole }) => updateUserRole(id, next),
     onSuccess: () => {
       toast({ title: t('admin.users.updated') });
       void qc.invalidateQueries({ queryKey: USERS_KEY });
     },
-    onError: () => toast({ title: t('admin.users.updateFailed'), variant: 'destructive' }),
+    onError: (e) => toast({ title: t('admin.users.updateFailed'), description: messageOf(e), variant: 'destructive' }),
+    onSettled: () => setChange(null),
   });
   const tierMutation = useMutation({
     mutationFn: ({ id, tierId }: { id: string; tierId: string }) => changeUserSubscription(id, tierId),
@@ -43,16 +55,29 @@ export function UsersTab() {
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       void qc.invalidateQueries({ queryKey: USER_SUBSCRIPTIONS_KEY });
     },
-    onError: () => toast({ title: t('admin.users.subscriptionFailed'), variant: 'destructive' }),
+    onError: (e) => toast({ title: t('admin.users.subscriptionFailed'), description: messageOf(e), variant: 'destructive' }),
+    onSettled: () => setChange(null),
   });
 
   const tierOf = (u: AdminUser) => u.tier?.id ?? '';
+  const tierName = (u: AdminUser) => u.tier?.displayName ?? t('admin.users.noTier');
+
+  function confirmChange() {
+    if (!change) return;
+    if (change.kind === 'role') roleMutation.mutate({ id: change.user.id, role: change.to });
+    else tierMutation.mutate({ id: change.user.id, tierId: change.to.id });
+  }
 
   return (
     <section className="space-y-4" aria-labelledby="admin-users-title">
-      <h2 id="admin-users-title" className="text-lg font-semibold text-slate-900">
-        {t('admin.users.title')}
-      </h2>
+      <div>
+        <h2 id="admin-users-title" className="text-lg font-semibold text-slate-900">
+          {t('admin.users.title')}
+        </h2>
+        <p id="admin-users-role-note" className="mt-1 text-sm text-slate-500" data-testid="admin-users-role-note">
+          {t('admin.users.adminNote')}
+        </p>
+      </div>
       <div className="flex flex-col gap-3 sm:flex-row">
         <div className="relative flex-1">
           <Search className="pointer-events-none absolute start-3 top-3 h-4 w-4 text-slate-400" aria-hidden />
@@ -109,19 +134,30 @@ export function UsersTab() {
                     </div>
                   </td>
                   <td className="px-4 py-3">
+                    {/* Controlled by the saved role: a choice shows only once it is confirmed and saved. */}
                     <select
                       className={`${selectClass} h-8`}
                       aria-label={t('admin.users.editRole', { email: u.email })}
+                      aria-describedby="admin-users-role-note"
                       value={u.role}
                       disabled={roleMutation.isPending}
-                      onChange={(e) => roleMutation.mutate({ id: u.id, role: e.target.value as UserRole })}
+                      onChange={(e) => {
+                        const to = e.target.value as UserRole;
+                        if (to !== u.role && ASSIGNABLE_ROLES.includes(to)) setChange({ kind: 'role', user: u, to });
+                      }}
                       data-testid="admin-user-role"
                     >
-                      {ROLES.map((r) => (
+                      {ASSIGNABLE_ROLES.map((r) => (
                         <option key={r} value={r}>
                           {t(roleLabel[r])}
                         </option>
                       ))}
+                      {/* An older row that says admin shows it, but nobody can be given it. */}
+                      {u.role === 'admin' && (
+                        <option value="admin" disabled>
+                          {t('admin.users.role.admin')}
+                        </option>
+                      )}
                     </select>
                   </td>
                   <td className="px-4 py-3">
@@ -130,7 +166,10 @@ export function UsersTab() {
                       aria-label={t('admin.users.changeTier', { email: u.email })}
                       value={tierOf(u)}
                       disabled={tierMutation.isPending || activeTiers.length === 0}
-                      onChange={(e) => e.target.value && tierMutation.mutate({ id: u.id, tierId: e.target.value })}
+                      onChange={(e) => {
+                        const to = activeTiers.find((x) => x.id === e.target.value);
+                        if (to && to.id !== tierOf(u)) setChange({ kind: 'tier', user: u, to: { id: to.id, displayName: to.displayName } });
+                      }}
                       data-testid="admin-user-tier"
                     >
                       {!activeTiers.some((x) => x.id === tierOf(u)) && (
@@ -156,6 +195,22 @@ export function UsersTab() {
         loading={users.isFetchingNextPage}
         onLoad={() => void users.fetchNextPage()}
         testId="admin-users-load-more"
+      />
+      <ConfirmDialog
+        open={change !== null}
+        testId="admin-user-confirm"
+        pending={roleMutation.isPending || tierMutation.isPending}
+        title={change?.kind === 'tier' ? t('admin.users.confirmTier.title') : t('admin.users.confirmRole.title')}
+        description={
+          change?.kind === 'tier'
+            ? t('admin.users.confirmTier.body', { email: change.user.email, from: tierName(change.user), to: change.to.displayName })
+            : change
+              ? t('admin.users.confirmRole.body', { email: change.user.email, from: t(roleLabel[change.user.role]), to: t(roleLabel[change.to]) })
+              : ''
+        }
+        confirmLabel={change?.kind === 'tier' ? t('admin.users.confirmTier.confirm') : t('admin.users.confirmRole.confirm')}
+        onConfirm={confirmChange}
+        onCancel={() => setChange(null)}
       />
     </section>
   );

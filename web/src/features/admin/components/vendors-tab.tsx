@@ -85,21 +85,36 @@ function VendorsForm({ config }: { config: VendorConfig }) {
       toast({ title: t('admin.vendors.saveFailed'), description: e instanceof ApiError ? e.serverMessage : undefined, variant: 'destructive' }),
   });
 
+  /**
+   * Tests the mode shown on this page (saved or not) with that mode's saved secret key, and names it in the toast.
+   * A secret typed but not saved is not what the server would use: ask to save it first.
+   */
   async function testConnection() {
+    const shown = mode;
+    const modeName = t(shown === 'live' ? 'admin.vendors.modeName.live' : 'admin.vendors.modeName.test');
+    if (drafts[shown].secretKey.trim()) {
+      toast({ title: t('admin.vendors.unsavedSecret', { mode: modeName }), variant: 'destructive' });
+      return;
+    }
     // With no key and the simulator running, the server answers for the simulator (it needs no credentials).
-    if (!current.secretKeySet && config.inUse.vendor === 'stripe') {
-      toast({ title: t('admin.vendors.noSecret'), variant: 'destructive' });
+    if (!config[shown].secretKeySet && config.inUse.vendor === 'stripe') {
+      toast({ title: t('admin.vendors.noSecret'), description: t('admin.vendors.testResult.mode', { mode: modeName }), variant: 'destructive' });
       return;
     }
     setTesting(true);
     try {
-      const r = await testVendorConnection();
-      if (r && r.ok === false) toast({ title: t('admin.vendors.testFailed'), description: r.message, variant: 'destructive' });
-      else if (r?.provider === 'simulated') toast({ title: t('admin.vendors.testOk'), description: t('admin.vendors.testOkSimulated') });
-      else toast({ title: t('admin.vendors.testOk'), description: r?.message });
+      const r = await testVendorConnection(shown);
+      const tested = t(r.mode === 'live' ? 'admin.vendors.modeName.live' : 'admin.vendors.modeName.test');
+      if (!r.ok) {
+        toast({ title: t('admin.vendors.testResult.failed', { mode: tested, reason: r.message || t('admin.vendors.testFailed') }), variant: 'destructive' });
+      } else if (r.provider === 'simulated') {
+        toast({ title: t('admin.vendors.testResult.simulated', { mode: tested }), description: t('admin.vendors.testOkSimulated') });
+      } else {
+        toast({ title: t('admin.vendors.testResult.connected', { mode: tested }) });
+      }
     } catch (e) {
-      const detail = e instanceof ApiError ? e.serverMessage : undefined;
-      toast({ title: t('admin.vendors.testFailed'), description: detail, variant: 'destructive' });
+      const reason = (e instanceof ApiError ? e.serverMessage : undefined) ?? t('admin.vendors.testFailed');
+      toast({ title: t('admin.vendors.testResult.failed', { mode: modeName, reason }), variant: 'destructive' });
     } finally {
       setTesting(false);
     }
