@@ -35,7 +35,7 @@ export function NotFoundPage() {
       <div className="w-full max-w-md rounded-xl border border-slate-200 bg-white p-6 shadow-sm">
         <div className="mb-4 flex items-center gap-2">
           <AlertCircle className="h-8 w-8 shrink-0 text-red-500" aria-hidden />
-          <h1 ref={heading} className="text-2xl font-bold text-slate-900 focus:outline-none" tabIndex={-1}>
+          <h1 ref={heading} className="text-2xl font-bold text-slate-900 focus:outline-none focus-visible:outline-none" tabIndex={-1}>
             {t('notFound.title')}
           </h1>
         </div>

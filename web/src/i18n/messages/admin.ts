@@ -91,7 +91,7 @@ export const en = {
   'admin.users.subscriptionUpdated': 'Subscription updated successfully',
   'admin.users.subscriptionFailed': 'Failed to update subscription',
   'admin.users.adminNote':
-    'Admins are separate accounts that sign in at /admin-login, so a user cannot be made an admin here. Add an admin with: bun run admin:create --username <name>',
+    'Admins are separate accounts with their own sign-in, so a user cannot be made an admin here. Add an admin on the server with {command}',
   'admin.users.confirmRole.title': 'Change role?',
   'admin.users.confirmRole.body': 'Change the role of {email} from {from} to {to}?',
   'admin.users.confirmRole.confirm': 'Change role',
@@ -377,7 +377,7 @@ export const ar: Record<keyof typeof en, string> = {
   'admin.users.subscriptionUpdated': 'تم تحديث الاشتراك بنجاح',
   'admin.users.subscriptionFailed': 'تعذّر تحديث الاشتراك',
   'admin.users.adminNote':
-    'المشرفون حسابات منفصلة تسجّل الدخول من /admin-login، لذا لا يمكن جعل المستخدم مشرفًا من هنا. أضف مشرفًا بالأمر: bun run admin:create --username <name>',
+    'المشرفون حسابات منفصلة لها تسجيل دخول خاص بها، لذا لا يمكن جعل المستخدم مشرفًا من هنا. أضف مشرفًا على الخادم بالأمر {command}',
   'admin.users.confirmRole.title': 'تغيير الدور؟',
   'admin.users.confirmRole.body': 'هل تريد تغيير دور {email} من {from} إلى {to}؟',
   'admin.users.confirmRole.confirm': 'تغيير الدور',

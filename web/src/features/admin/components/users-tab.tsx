@@ -10,6 +10,7 @@ import { adminTiersQuery, adminUsersQuery, changeUserSubscription, updateUserRol
 import { formatDate, personName } from '../display';
 import type { AdminUser, UserRole } from '../types';
 import { ConfirmDialog } from './confirm-dialog';
+import { Ltr, richText } from './rich-text';
 import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass } from './states';
 
 /** The role filter lists every role (spec §2); a user can only be given user or merchant (admins are separate accounts). */
@@ -75,7 +76,13 @@ export function UsersTab() {
           {t('admin.users.title')}
         </h2>
         <p id="admin-users-role-note" className="mt-1 text-sm text-slate-500" data-testid="admin-users-role-note">
-          {t('admin.users.adminNote')}
+          {richText(t('admin.users.adminNote'), {
+            command: (
+              <code dir="ltr" className="rounded bg-slate-100 px-1 py-0.5 text-slate-700">
+                bun run admin:create --username &lt;name&gt;
+              </code>
+            ),
+          })}
         </p>
       </div>
       <div className="flex flex-col gap-3 sm:flex-row">
@@ -203,9 +210,17 @@ export function UsersTab() {
         title={change?.kind === 'tier' ? t('admin.users.confirmTier.title') : t('admin.users.confirmRole.title')}
         description={
           change?.kind === 'tier'
-            ? t('admin.users.confirmTier.body', { email: change.user.email, from: tierName(change.user), to: change.to.displayName })
+            ? richText(t('admin.users.confirmTier.body'), {
+                email: <Ltr>{change.user.email}</Ltr>,
+                from: <bdi>{tierName(change.user)}</bdi>,
+                to: <bdi>{change.to.displayName}</bdi>,
+              })
             : change
-              ? t('admin.users.confirmRole.body', { email: change.user.email, from: t(roleLabel[change.user.role]), to: t(roleLabel[change.to]) })
+              ? richText(t('admin.users.confirmRole.body'), {
+                  email: <Ltr>{change.user.email}</Ltr>,
+                  from: t(roleLabel[change.user.role]),
+                  to: t(roleLabel[change.to]),
+                })
               : ''
         }
         confirmLabel={change?.kind === 'tier' ? t('admin.users.confirmTier.confirm') : t('admin.users.confirmRole.confirm')}
