@@ -29,7 +29,9 @@ function tinyPng(): Buffer {
  * Each code works once (the server refuses a step at or before the last it accepted): use a step no sign-in in
  * this process has used, waiting for the next 30 s step when needed, and not one about to expire.
  */
-const STEP_FILE = 'data/e2e/admin-totp-step';
+// Beside this run's database (playwright.config.ts: one data folder per E2E_PORT), which holds the last step used.
+const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
+const STEP_FILE = `${process.env.E2E_DATA_DIR ?? (E2E_PORT === 3100 ? './data/e2e' : `./data/e2e-${E2E_PORT}`)}/admin-totp-step`;
 async function freshCode(): Promise<string> {
   // Kept in a file, not a variable: a failed test restarts the worker and would forget it.
   const lastUsedStep = existsSync(STEP_FILE) ? Number(readFileSync(STEP_FILE, 'utf8')) : -1;
@@ -212,10 +214,12 @@ test('admin panel: users, vendors, analytics, Arabic, / for an admin, logout rev
   const userRow = page.getByTestId('admin-user-row');
   await expect(userRow).toHaveCount(1);
   await userRow.getByTestId('admin-user-role').selectOption('merchant');
+  await page.getByTestId('admin-user-confirm').getByTestId('confirm-ok').click();
   await expect(toast(page)).toContainText('User updated successfully');
   await page.getByTestId('admin-users-role-filter').selectOption('merchant');
   await expect(userRow).toHaveCount(1);
   await userRow.getByTestId('admin-user-tier').selectOption({ label: 'Professional' });
+  await page.getByTestId('admin-user-confirm').getByTestId('confirm-ok').click();
   await expect(toast(page)).toContainText('Subscription updated successfully');
 
   // Vendors: with the simulator in use and no key, Test Connection says it needs none; secrets are write-only and
@@ -224,7 +228,7 @@ test('admin panel: users, vendors, analytics, Arabic, / for an admin, logout rev
   await expect(page.getByTestId('vendor-in-use')).toContainText('In use now: the built-in simulated processor');
   await expect(page.getByTestId('vendor-test-secret-state')).toHaveText('Not set');
   await page.getByTestId('vendor-test').click();
-  await expect(toast(page)).toContainText('Connection successful');
+  await expect(toast(page)).toContainText('Simulated processor, test mode: connected');
   await expect(toast(page)).toContainText('The built-in simulated processor is in use; it needs no credentials.');
   await page.getByTestId('vendor-test-publishable').fill('pk_test_e2e');
   await page.getByTestId('vendor-test-secret').fill('sk_test_e2eSecret1234');
@@ -306,4 +310,185 @@ test('admin users in pages: Load more appends the next page, a filter starts aga
   await expect(rows).toHaveCount(50);
   await expect(more).toBeVisible();
   await page.screenshot({ path: 'test-results/admin-users-load-more-ar-390.png', fullPage: true });
+});
+
+test('admin panel finished (issue 15): bcard caption, confirmed role and plan changes, tier form and toasts, default plan, Test Connection per mode', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(150_000);
+  // A consumer to manage, registered in a context of its own.
+  const other = await browser.newContext();
+  const email = uniqueEmail('admin-confirm');
+  const reg = await other.request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Byron' },
+  });
+  expect(reg.status()).toBe(201);
+  await other.close();
+
+  await signIn(page);
+  const token = await page.evaluate(() => window.sessionStorage.getItem('bpay-admin-token'));
+  const auth = { authorization: `Bearer ${token}` };
+
+  // Dashboard: the caption counts what it says: the rate beside it is issued / attempts (other tests may be issuing
+  // bcards meanwhile, so the page is checked against itself, not against a second read).
+  const hint = page.getByTestId('admin-stat-bcards-hint');
+  await expect(hint).toHaveText(/^\d+ issued of \d+ attempts$/);
+  const [issued, attempts] = ((await hint.textContent()) ?? '').match(/\d+/g)!.map(Number) as [number, number];
+  expect(issued).toBeLessThanOrEqual(attempts);
+  const rate = attempts === 0 ? 100 : Math.round((issued / attempts) * 1000) / 10;
+  await expect(page.getByTestId('admin-stat-bcards-value')).toHaveText(`${rate}%`);
+
+  // Users: the role select offers user and merchant only, and says why.
+  await page.getByTestId('admin-tab-users').click();
+  await expect(page.getByTestId('admin-users-role-note')).toContainText('Admins are separate accounts');
+  await page.getByTestId('admin-users-search').fill(email);
+  const row = page.getByTestId('admin-user-row');
+  await expect(row).toHaveCount(1);
+  const role = row.getByTestId('admin-user-role');
+  await expect(role.locator('option')).toHaveText(['User', 'Merchant']);
+  await expect(role).toHaveAccessibleDescription(/Admins are separate accounts/);
+
+  // A role change asks first; Cancel sends nothing and leaves the saved role showing.
+  const confirm = page.getByTestId('admin-user-confirm');
+  const patches: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'PATCH' && r.url().includes('/api/admin/users/')) patches.push(r.url());
+  });
+  // From the keyboard: the select has the focus and the arrow key changes its value.
+  await role.focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(confirm).toHaveAttribute('role', 'alertdialog');
+  await expect(confirm).toContainText(`Change the role of ${email} from User to Merchant?`);
+  await expect(confirm.getByTestId('confirm-ok')).toBeFocused();
+  await confirm.getByTestId('confirm-cancel').click();
+  await expect(confirm).toHaveCount(0);
+  await expect(role).toHaveValue('user');
+  await expect(role).toBeFocused();
+  expect(patches).toEqual([]);
+  // Confirmed: saved, with the spec's toast.
+  await role.selectOption('merchant');
+  await page.keyboard.press('Enter');
+  await expect(toast(page)).toContainText('User updated successfully');
+  await expect(role).toHaveValue('merchant');
+  expect(patches).toHaveLength(1);
+
+  // A plan change asks first too; Escape cancels.
+  const tier = row.getByTestId('admin-user-tier');
+  await tier.selectOption({ label: 'Professional' });
+  await expect(confirm).toContainText(`Move ${email} from Free to Professional?`);
+  await page.keyboard.press('Escape');
+  await expect(confirm).toHaveCount(0);
+  await expect(tier.locator('option:checked')).toHaveText('Free');
+  await tier.selectOption({ label: 'Professional' });
+  await confirm.getByTestId('confirm-ok').click();
+  await expect(toast(page)).toContainText('Subscription updated successfully');
+  await expect(tier.locator('option:checked')).toHaveText('Professional');
+
+  // The server refuses role admin with the reason, whatever a client sends.
+  const userId = (await (await page.request.get(`/api/admin/users?search=${encodeURIComponent(email)}`, { headers: auth })).json())[0].id;
+  const refused = await page.request.patch(`/api/admin/users/${userId}`, { headers: auth, data: { role: 'admin' } });
+  expect(refused.status()).toBe(400);
+  expect((await refused.json()).error.message).toContain('Admins are separate accounts');
+
+  // Subscriptions: the default plan is marked and stays on, with the reason beside its switch.
+  await page.getByTestId('admin-tab-subscriptions').click();
+  const free = page.getByTestId('admin-tier-card').filter({ has: page.getByTestId('admin-tier-default') });
+  await expect(free).toHaveCount(1);
+  await expect(free.getByTestId('admin-tier-toggle')).toBeDisabled();
+  await expect(free.getByTestId('admin-tier-toggle')).toHaveAccessibleDescription(/New accounts start on this plan/);
+
+  // Create: the fee takes exactly what the server stores (a percent with at most 2 decimals).
+  const tierName = `e2e${Date.now().toString(36)}`;
+  await page.getByTestId('admin-tier-create').click();
+  const form = page.getByTestId('admin-tier-form');
+  await form.getByTestId('tier-name').fill(tierName);
+  await form.getByTestId('tier-display-name').fill('Team');
+  await form.getByTestId('tier-price').fill('12.5');
+  const fee = form.getByTestId('tier-fee');
+  await expect(fee).toHaveAttribute('step', '0.01');
+  await fee.fill('1.925');
+  await form.getByTestId('tier-save').click();
+  await expect(page.getByTestId('tier-fee-error')).toHaveText('Fee must be between 0 % and 100 % with at most 2 decimals');
+  await expect(fee).toHaveAttribute('aria-invalid', 'true');
+  await expect(fee).toBeFocused();
+  await expect(fee).toHaveAccessibleDescription(/Fee must be between 0 % and 100 % with at most 2 decimals/);
+  // Still wrong: the error stays; corrected: it goes as it is typed.
+  await fee.fill('101');
+  await expect(page.getByTestId('tier-fee-error')).toBeVisible();
+  await fee.fill('1.95');
+  await expect(page.getByTestId('tier-fee-error')).toHaveCount(0);
+  await form.getByTestId('tier-save').click();
+  await expect(toast(page)).toContainText('Tier "Team" created');
+  const card = page.getByTestId('admin-tier-card').filter({ hasText: tierName });
+  await expect(card).toContainText('1.95% per transaction');
+
+  // Edit, deactivate, delete: each says it was done; delete asks with the spec's sentence first.
+  await card.getByTestId('admin-tier-edit').click();
+  await form.getByTestId('tier-display-name').fill('Team Plus');
+  await form.getByTestId('tier-save').click();
+  await expect(toast(page)).toContainText('Tier "Team Plus" updated');
+  await card.getByTestId('admin-tier-toggle').click();
+  await expect(toast(page)).toContainText('Tier "Team Plus" deactivated');
+  await card.getByTestId('admin-tier-delete').click();
+  const del = page.getByTestId('admin-tier-delete-confirm');
+  await expect(del).toContainText('Are you sure you want to permanently delete the "Team Plus" tier? This action cannot be undone.');
+  // Destructive: the focus starts on Cancel.
+  await expect(del.getByTestId('confirm-cancel')).toBeFocused();
+  await del.getByTestId('confirm-ok').click();
+  await expect(toast(page)).toContainText('Tier "Team Plus" deleted');
+  await expect(card).toHaveCount(0);
+
+  // The free plan's form keeps its name and its switch on, and says why.
+  await free.getByTestId('admin-tier-edit').click();
+  await expect(page.getByTestId('tier-default-note')).toContainText('New accounts start on this plan');
+  await expect(form.getByTestId('tier-name')).toHaveAttribute('readonly', '');
+  await expect(page.locator('#tier-active')).toBeDisabled();
+  await page.keyboard.press('Escape');
+
+  // Vendors: Test Connection tests the mode on screen (saved or not) and the toast names it. An earlier test saved a
+  // test key; cleared, the simulator answers for the test mode (no call leaves for Stripe).
+  const cleared = await page.request.put('/api/admin/vendors/test', { headers: auth, data: { publishableKey: null, secretKey: null } });
+  expect(cleared.status()).toBe(200);
+  await page.getByTestId('admin-tab-vendors').click();
+  const tested: string[] = [];
+  await page.route('**/api/admin/vendors/test-connection', async (route) => {
+    const mode = (route.request().postDataJSON() as { mode: string }).mode;
+    tested.push(mode);
+    if (mode === 'live') {
+      await route.fulfill({ json: { ok: false, provider: 'stripe', mode: 'live', message: 'Stripe rejected the key (authentication failed).' } });
+    } else await route.fallback();
+  });
+  await expect(page.getByTestId('vendor-mode')).toHaveAttribute('aria-checked', 'false');
+  await page.getByTestId('vendor-test').click();
+  await expect(toast(page)).toContainText('Simulated processor, test mode: connected');
+  await page.getByTestId('vendor-mode').click();
+  await page.getByTestId('vendor-test').click();
+  await expect(toast(page)).toContainText('Stripe live mode: failed: Stripe rejected the key (authentication failed).');
+  expect(tested).toEqual(['test', 'live']);
+  // A secret typed but not saved is not what the server would test.
+  await page.getByTestId('vendor-live-secret').fill('sk_live_notsaved1234');
+  await page.getByTestId('vendor-test').click();
+  await expect(toast(page)).toContainText('Save the new live secret key first: Test Connection checks the saved key.');
+  expect(tested).toEqual(['test', 'live']);
+  await page.unroute('**/api/admin/vendors/test-connection');
+
+  // The new texts in Arabic, right to left, at 390 px.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId('admin-language-switch').click();
+  await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+  await page.getByTestId('vendor-live-secret').fill('');
+  await page.getByTestId('vendor-test').click();
+  await expect(toast(page)).toContainText('المعالج المحاكي، الوضع المباشر: تم الاتصال');
+  await page.getByTestId('admin-tab-dashboard').click();
+  await expect(page.getByTestId('admin-stat-bcards-hint')).toHaveText(/^صدرت \d+ من أصل \d+ محاولة$/);
+  await page.getByTestId('admin-tab-users').click();
+  await page.getByTestId('admin-users-search').fill(email);
+  await row.getByTestId('admin-user-role').selectOption('user');
+  await expect(confirm).toContainText(`هل تريد تغيير دور ${email} من تاجر إلى مستخدم؟`);
+  const box = await confirm.boundingBox();
+  expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+  await page.screenshot({ path: 'test-results/admin-confirm-ar-390.png' });
+  await confirm.getByTestId('confirm-cancel').click();
+  await page.getByTestId('admin-language-switch').click();
 });
