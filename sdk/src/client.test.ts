@@ -7,6 +7,7 @@ import {
   BpayIdempotencyError,
   BpayInvalidRequestError,
   type PaymentIntent,
+  type Refund,
 } from './index';
 import { newMerchantAccount, startLiveServer, type LiveServer } from './test-kit';
 
@@ -129,6 +130,115 @@ describe('payment intents', () => {
     for (let i = 0; i < 5; i++) ids.push((await client.paymentIntents.create({ amount: 100, currency: 'usd' })).id);
     const newer = await client.paymentIntents.list({ limit: 2, ending_before: ids[0] }).toArray();
     expect(new Set(newer.map((p) => p.id))).toEqual(new Set(ids.slice(1)));
+  });
+});
+
+describe('refunds', () => {
+  /** A sandbox intent of `amount` cents, paid with a fresh test bcard. */
+  async function paidIntent(client: Bpay, amount: number): Promise<PaymentIntent> {
+    const pi = await client.paymentIntents.create({ amount, currency: 'usd' });
+    const card = await client.testHelpers.bcards.create({ amount });
+    return client.paymentIntents.confirm(pi.id, { payment_method: card.id });
+  }
+
+  test('create (partial, then the rest), retrieve, list by payment intent; the intent counts amount_refunded', async () => {
+    const client = await freshClient();
+    const pi = await paidIntent(client, 3000);
+    const other = await paidIntent(client, 500);
+
+    const partial = await client.refunds.create({ payment_intent: pi.id, amount: 1200, reason: 'requested_by_customer', metadata: { ticket: 'T-7' } });
+    expect(partial).toMatchObject({
+      object: 'refund',
+      amount: 1200,
+      currency: 'usd',
+      status: 'succeeded',
+      reason: 'requested_by_customer',
+      payment_intent: pi.id,
+      metadata: { ticket: 'T-7' },
+      failure_reason: null,
+    });
+    expect(partial.id).toMatch(/^re_/);
+    expect(await client.refunds.retrieve(partial.id)).toEqual(partial);
+    expect((await client.paymentIntents.retrieve(pi.id)).amount_refunded).toBe(1200);
+
+    // No amount: what is left.
+    const rest = await client.refunds.create({ payment_intent: pi.id });
+    expect(rest).toMatchObject({ amount: 1800, status: 'succeeded', reason: null, payment_intent: pi.id });
+    expect((await client.paymentIntents.retrieve(pi.id)).amount_refunded).toBe(3000);
+    const otherRefund = await client.refunds.create({ payment_intent: other.id, reason: 'duplicate' });
+
+    expect((await client.refunds.list({ payment_intent: pi.id }).toArray()).map((r) => r.id)).toEqual([rest.id, partial.id]);
+    expect((await client.refunds.list().toArray()).map((r) => r.id)).toEqual([otherRefund.id, rest.id, partial.id]);
+    const page = await client.refunds.list({ limit: 1 }).firstPage();
+    expect(page).toMatchObject({ object: 'list', has_more: true });
+    expect(page.data.map((r) => r.id)).toEqual([otherRefund.id]);
+  });
+
+  test('for await walks every refund across pages, newest first, each once', async () => {
+    const client = await freshClient();
+    const pi = await paidIntent(client, 2500);
+    const other = await paidIntent(client, 300);
+    const made: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      made.push((await client.refunds.create({ payment_intent: pi.id, amount: 100 })).id);
+      // Another intent's refunds in between: the filter must hold on every page, not only the first.
+      if (i % 10 === 5) await client.refunds.create({ payment_intent: other.id, amount: 100 });
+    }
+
+    const from = live.requests.length;
+    const seen: Refund[] = [];
+    for await (const r of client.refunds.list({ payment_intent: pi.id, limit: 10 })) seen.push(r);
+    expect(seen.map((r) => r.id)).toEqual([...made].reverse());
+    // Pages of 10, 10 and 5.
+    const pages = live.requests.slice(from);
+    expect(pages.map((r) => r.path)).toEqual(Array(3).fill('/api/v1/refunds'));
+    expect((await client.paymentIntents.retrieve(pi.id)).amount_refunded).toBe(2500);
+    expect(await client.refunds.list({ limit: 100 }).toArray()).toHaveLength(27);
+
+    const older = await client.refunds.list({ payment_intent: pi.id, limit: 4, ending_before: made[0] }).toArray();
+    expect(new Set(older.map((r) => r.id))).toEqual(new Set(made.slice(1)));
+  });
+
+  test('a retried create under the same Idempotency-Key refunds once', async () => {
+    const client = await freshClient();
+    const pi = await paidIntent(client, 1000);
+    const first = await client.refunds.create({ payment_intent: pi.id, amount: 400 }, { idempotencyKey: 'refund-order-9' });
+    const again = await client.refunds.create({ payment_intent: pi.id, amount: 400 }, { idempotencyKey: 'refund-order-9' });
+    expect(again).toEqual(first);
+    expect((await client.paymentIntents.retrieve(pi.id)).amount_refunded).toBe(400);
+    expect(await client.refunds.list({ payment_intent: pi.id }).toArray()).toHaveLength(1);
+    // Without a key of its own each create gets a fresh generated one: two creates are two refunds.
+    await client.refunds.create({ payment_intent: pi.id, amount: 100 });
+    await client.refunds.create({ payment_intent: pi.id, amount: 100 });
+    expect((await client.paymentIntents.retrieve(pi.id)).amount_refunded).toBe(600);
+  });
+
+  test('typed errors: more than is left, an intent refunded in full, an unpaid intent, an unknown refund', async () => {
+    const client = await freshClient();
+    const pi = await paidIntent(client, 1000);
+    await client.refunds.create({ payment_intent: pi.id, amount: 600 });
+
+    const over = await client.refunds.create({ payment_intent: pi.id, amount: 401 }).catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(BpayInvalidRequestError);
+    expect(over).toMatchObject({
+      code: 'validation_error',
+      param: 'amount',
+      statusCode: 400,
+      message: 'Refund amount ($4.01) is greater than the amount not yet refunded on this PaymentIntent ($4.00).',
+    });
+
+    await client.refunds.create({ payment_intent: pi.id });
+    const done = await client.refunds.create({ payment_intent: pi.id }).catch((e: unknown) => e);
+    expect(done).toBeInstanceOf(BpayInvalidRequestError);
+    expect(done).toMatchObject({ code: 'charge_already_refunded', param: 'payment_intent', statusCode: 400 });
+
+    const open = await client.paymentIntents.create({ amount: 700, currency: 'usd' });
+    const unpaid = await client.refunds.create({ payment_intent: open.id }).catch((e: unknown) => e);
+    expect(unpaid).toMatchObject({ code: 'payment_intent_unexpected_state', param: 'payment_intent', statusCode: 400 });
+
+    const missing = await client.refunds.retrieve('re_000000000000000000000000').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(BpayInvalidRequestError);
+    expect(missing).toMatchObject({ code: 'resource_not_found', statusCode: 404 });
   });
 });
 

@@ -23,6 +23,9 @@ import type {
   PaymentIntentCreateParams,
   PaymentIntentListParams,
   PaymentIntentUpdateParams,
+  Refund,
+  RefundCreateParams,
+  RefundListParams,
   TestBcard,
   TestBcardCreateParams,
   Usage,
@@ -71,6 +74,28 @@ export class PaymentIntentsResource {
 
   cancel(id: string, params: PaymentIntentCancelParams = {}, opts?: RequestOptions): Promise<PaymentIntent> {
     return unwrap(this.http.api.POST('/api/v1/payment_intents/{id}/cancel', { params: { path: { id } }, body: params, ...this.http.via(opts) }));
+  }
+}
+
+export class RefundsResource {
+  constructor(private readonly http: Http) {}
+
+  /**
+   * Refunds a succeeded payment intent: all of what is left (no `amount`) or `amount` cents of it. The money goes
+   * back to the funding sources that paid, in the proportions they funded the bcard. Answers the refund, usually
+   * `succeeded`; `pending` when the processor has not answered yet (bpay finishes it), `failed` when it refused.
+   */
+  create(params: RefundCreateParams, opts?: RequestOptions): Promise<Refund> {
+    return unwrap(this.http.api.POST('/api/v1/refunds', { body: params, ...this.http.via(opts) }));
+  }
+
+  retrieve(id: string, opts?: RequestOptions): Promise<Refund> {
+    return unwrap(this.http.api.GET('/api/v1/refunds/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+
+  /** Newest first; `payment_intent` keeps one intent's refunds. Iterate for every refund across pages, or `.firstPage()`. */
+  list(params: RefundListParams = {}, opts?: RequestOptions): BpayList<Refund, RefundListParams> {
+    return new BpayList(params, (query) => unwrap(this.http.api.GET('/api/v1/refunds', { params: { query }, ...this.http.via(opts) })));
   }
 }
 
@@ -183,6 +208,7 @@ export class Bpay {
   readonly webhooks = webhooks;
 
   readonly paymentIntents: PaymentIntentsResource;
+  readonly refunds: RefundsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly events: EventsResource;
   readonly usage: UsageResource;
@@ -195,6 +221,7 @@ export class Bpay {
     const http = createHttp(`Bearer ${secretKey}`, options);
     this.baseUrl = http.baseUrl;
     this.paymentIntents = new PaymentIntentsResource(http);
+    this.refunds = new RefundsResource(http);
     this.webhookEndpoints = new WebhookEndpointsResource(http);
     this.events = new EventsResource(http);
     this.usage = new UsageResource(http);

@@ -61,6 +61,7 @@ describe('sdk/README.md', () => {
   const expectations: Record<string, RegExp[]> = {
     'quickstart.ts': [/^succeeded$/m, /^2500$/m],
     'manual-capture.ts': [/^requires_capture$/m, /^4000$/m, /^canceled$/m],
+    'refunds.ts': [/^succeeded 1000$/m, /^2000$/m, /^refunded 3000 of 3000$/m, /^re_\w+ 1000 requested_by_customer$/m],
     'pagination.ts': [/^received \d+ cents$/m],
     'webhook-endpoints.ts': [/^whsec_/m, /^disabled$/m],
     'events.ts': [/^payment_intent\.created pi_/m],

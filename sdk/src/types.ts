@@ -26,6 +26,14 @@ export type PaymentIntentCancelParams = BodyOf<'/api/v1/payment_intents/{id}/can
 export type PaymentIntentListParams = QueryOf<'/api/v1/payment_intents', 'get'> & { limit?: number };
 export type PaymentIntentList = ResponseOf<'/api/v1/payment_intents', 'get'>;
 
+/** A merchant's refund of a succeeded payment intent (POST /api/v1/refunds). */
+export type Refund = ResponseOf<'/api/v1/refunds/{id}', 'get'>;
+export type RefundStatus = Refund['status'];
+export type RefundReason = NonNullable<Refund['reason']>;
+export type RefundCreateParams = BodyOf<'/api/v1/refunds', 'post'>;
+export type RefundListParams = QueryOf<'/api/v1/refunds', 'get'> & { limit?: number };
+export type RefundList = ResponseOf<'/api/v1/refunds', 'get'>;
+
 export type WebhookEndpoint = ResponseOf<'/api/v1/webhook_endpoints/{id}', 'get'>;
 export type WebhookEndpointCreateParams = BodyOf<'/api/v1/webhook_endpoints', 'post'>;
 export type WebhookEndpointUpdateParams = BodyOf<'/api/v1/webhook_endpoints/{id}', 'patch'>;
