@@ -217,6 +217,31 @@ describe('bpay against a live server', () => {
     expect(got.event!.data.object.id).toBe(out.payment_intent.id);
   });
 
+  test('trigger charge.refunded: pays, refunds in full, and the three refund events reach the listener', async () => {
+    const r = await bpay(['trigger', 'charge.refunded', '--amount', '1200', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.event).toBe('charge.refunded');
+    expect(out.refund).toMatchObject({ object: 'refund', amount: 1200, status: 'succeeded', reason: 'requested_by_customer', payment_intent: out.payment_intent.id });
+    expect(out.payment_intent).toMatchObject({ status: 'succeeded', amount_received: 1200, amount_refunded: 1200 });
+    expect(out.test_bcard).toStartWith('bc_');
+
+    const charge = await until('charge.refunded', () => received.find((d) => d.event?.type === 'charge.refunded'));
+    expect(charge.verified).toBe(true);
+    expect(charge.event!.data.object).toMatchObject({ object: 'payment_intent', id: out.payment_intent.id, amount_refunded: 1200 });
+    for (const type of ['refund.created', 'refund.updated']) {
+      const got = await until(type, () => received.find((d) => d.event?.type === type));
+      expect(got.verified).toBe(true);
+      expect(got.event!.data.object).toMatchObject({ object: 'refund', id: out.refund.id });
+    }
+
+    const people = await bpay(['trigger', 'charge.refunded', '--amount', '700']);
+    expect(people.code).toBe(0);
+    expect(people.stdout).toMatch(/refund re_\w+ of \$7\.00 USD: succeeded/);
+    expect(people.stdout).toMatch(/payment intent pi_\w+: \$7\.00 USD refunded/);
+  });
+
   test('SIGINT stops the listener with exit 0', async () => {
     listener.proc.kill('SIGINT');
     expect(await listener.proc.exited).toBe(0);
@@ -283,6 +308,52 @@ describe('bpay against a live server', () => {
     const other = JSON.parse((await bpay(['pi', 'create', '--amount', '900', '--json'])).stdout);
     const canceled = await bpay(['pi', 'cancel', other.id, '--reason', 'abandoned', '--json']);
     expect(JSON.parse(canceled.stdout)).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+  });
+
+  test('refunds: part with a reason, over-refund refused, the rest once under one key, get, list by intent', async () => {
+    const sdk = new Bpay(key, { baseUrl });
+    const pi = await sdk.paymentIntents.create({ amount: 1500, currency: 'usd' });
+    await sdk.paymentIntents.confirm(pi.id, { payment_method: (await sdk.testHelpers.bcards.create({ amount: 1500 })).id });
+
+    const part = await bpay(['refunds', 'create', '--payment-intent', pi.id, '--amount', '500', '--reason', 'requested_by_customer', '--metadata', 'ticket=9']);
+    expect(part.stderr).toBe('');
+    expect(part.code).toBe(0);
+    expect(part.stdout).toMatch(/^Amount\s+\$5\.00 USD$/m);
+    expect(part.stdout).toMatch(/^Status\s+succeeded$/m);
+    expect(part.stdout).toMatch(new RegExp(`^Payment intent\\s+${pi.id}$`, 'm'));
+    expect(part.stdout).toMatch(/^Reason\s+requested_by_customer$/m);
+    expect(part.stdout).toMatch(/^Metadata\s+ticket=9$/m);
+    const partId = /^ID\s+(re_\w+)$/m.exec(part.stdout)?.[1] ?? '';
+    expect(partId).toStartWith('re_');
+
+    const over = await bpay(['refunds', 'create', '--payment-intent', pi.id, '--amount', '5000']);
+    expect(over.code).toBe(1);
+    expect(over.stdout).toBe('');
+    expect(over.stderr).toContain('error: Refund amount ($50.00) is greater than the amount not yet refunded on this PaymentIntent ($10.00).');
+    expect(over.stderr).toContain('Param: amount');
+
+    const args = ['refunds', 'create', '--payment-intent', pi.id, '--idempotency-key', `cli-refund-${pi.id}`, '--json'];
+    const rest = JSON.parse((await bpay(args)).stdout);
+    expect(rest).toMatchObject({ object: 'refund', amount: 1000, status: 'succeeded', reason: null, payment_intent: pi.id });
+    // Run again with the same key: the same refund, nothing refunded twice.
+    expect(JSON.parse((await bpay(args)).stdout)).toEqual(rest);
+    expect((await sdk.paymentIntents.retrieve(pi.id)).amount_refunded).toBe(1500);
+    const done = await bpay(['refunds', 'create', '--payment-intent', pi.id]);
+    expect(done.code).toBe(1);
+    expect(done.stderr).toContain('invalid_request_error / charge_already_refunded');
+
+    const got = await bpay(['refunds', 'get', partId, '--json']);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: partId, amount: 500, metadata: { ticket: '9' } });
+
+    const table = await bpay(['refunds', 'list', '--payment-intent', pi.id]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+AMOUNT\s+STATUS\s+PAYMENT INTENT\s+REASON\s+CREATED$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([rest.id, partId]);
+    const json = JSON.parse((await bpay(['refunds', 'list', '--payment-intent', pi.id, '--limit', '1', '--json'])).stdout);
+    expect(json.map((r: { id: string }) => r.id)).toEqual([rest.id]);
+    const none = await bpay(['refunds', 'list', '--payment-intent', 'pi_000000000000000000000000']);
+    expect(none.stdout).toBe('No refunds of pi_000000000000000000000000.\n');
   });
 
   test('webhooks: create shows the secret once, update, roll-secret, delete', async () => {

@@ -7,6 +7,7 @@ import { registerEvents } from './commands/events';
 import { registerListen } from './commands/listen';
 import { registerAuth } from './commands/login';
 import { registerPaymentIntents } from './commands/payment-intents';
+import { registerRefunds } from './commands/refunds';
 import { registerTrigger } from './commands/trigger';
 import { registerUsage } from './commands/usage';
 import { registerWebhooks } from './commands/webhooks';
@@ -31,6 +32,7 @@ Examples:
   bpay login
   bpay payment-intents create --amount 2000 --description "Order 42"
   bpay payment-intents list --json | jq '.[0].id'
+  bpay refunds create --payment-intent pi_123 --amount 500
   bpay listen --forward-to http://localhost:4242/webhooks
   bpay trigger payment_intent.succeeded`;
 
@@ -38,7 +40,7 @@ Examples:
 export function buildProgram(ctx: Ctx): Command {
   const program = new Command('bpay');
   program
-    .description('Work with bpay from the terminal: payment intents, webhooks, events, local webhook forwarding and the admin API.')
+    .description('Work with bpay from the terminal: payment intents, refunds, webhooks, events, local webhook forwarding and the admin API.')
     .version(VERSION, '-v, --version', 'Print the version')
     .helpOption('-h, --help', 'Show help')
     .helpCommand('help [command]', 'Show help for a command')
@@ -58,6 +60,7 @@ export function buildProgram(ctx: Ctx): Command {
   // Subcommands made with .command() inherit the output and exit settings above.
   registerAuth(program, ctx);
   registerPaymentIntents(program, ctx);
+  registerRefunds(program, ctx);
   registerWebhooks(program, ctx);
   registerEvents(program, ctx);
   registerUsage(program, ctx);

@@ -7,11 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { REFUND_REASONS as API_REFUND_REASONS } from '../../db/schema/merchants';
 import { EVENT_TYPES as API_EVENT_TYPES } from '../../api/src/modules/events/emit';
 import { bashCompletion, completionTree, zshCompletion } from './commands/completion';
 import { EVENT_TYPES, parseEventList } from './commands/events';
 import { listenSecret, reconnectDelay } from './commands/listen';
 import { parseExpiry } from './commands/payment-intents';
+import { parseIntentId, parseRefundAmount, REFUND_REASONS } from './commands/refunds';
 import { FIXTURES } from './commands/trigger';
 import type { Ctx } from './context';
 import { buildProgram, run } from './index';
@@ -62,6 +64,17 @@ describe('exit codes without a server', () => {
     { name: 'risk not a whole number', argv: ['admin', 'kyc', 'review', 'kyc_1', '--status', 'verified', '--risk', '2.5'], code: 2, stderr: '--risk' },
     { name: 'review needs a status', argv: ['admin', 'kyc', 'review', 'kyc_1'], code: 2, stderr: "required option '--status <status>'" },
     { name: 'admin commands need a sign-in', argv: ['admin', 'kyc', 'list'], code: 2, stderr: 'bpay admin login' },
+    { name: 'refund without a payment intent', argv: ['refunds', 'create', '--api-key', 'sk_test_x'], code: 2, stderr: "required option '--payment-intent <id>' not specified" },
+    { name: 'refund of something that is not an intent', argv: ['refunds', 'create', '--payment-intent', 're_123', '--api-key', 'sk_test_x'], code: 2, stderr: '--payment-intent takes a payment intent id (pi_…), got "re_123"' },
+    { name: 'refund amount not in cents', argv: ['refunds', 'create', '--payment-intent', 'pi_1', '--amount', '5.00', '--api-key', 'sk_test_x'], code: 2, stderr: '--amount must be a whole number from 1 to 99999999 (got "5.00")' },
+    { name: 'refund amount zero', argv: ['refunds', 'create', '--payment-intent', 'pi_1', '--amount', '0', '--api-key', 'sk_test_x'], code: 2, stderr: '--amount must be a whole number from 1' },
+    { name: 'unknown refund reason', argv: ['refunds', 'create', '--payment-intent', 'pi_1', '--reason', 'changed_mind'], code: 2, stderr: 'Allowed choices are duplicate, fraudulent, requested_by_customer' },
+    { name: 'bad refund metadata', argv: ['refunds', 'create', '--payment-intent', 'pi_1', '--metadata', '=x', '--api-key', 'sk_test_x'], code: 2, stderr: '--metadata takes key=value' },
+    { name: 'empty idempotency key', argv: ['refunds', 'create', '--payment-intent', 'pi_1', '--idempotency-key', ' ', '--api-key', 'sk_test_x'], code: 2, stderr: '--idempotency-key cannot be empty' },
+    { name: 'refunds get needs an id', argv: ['refunds', 'get'], code: 2, stderr: "missing required argument 'id'" },
+    { name: 'refunds list filter is an intent id', argv: ['refunds', 'list', '--payment-intent', 'order-42', '--api-key', 'sk_test_x'], code: 2, stderr: '--payment-intent takes a payment intent id' },
+    { name: 'refunds list limit', argv: ['refunds', 'list', '--limit', 'lots', '--api-key', 'sk_test_x'], code: 2, stderr: '--limit must be a whole number' },
+    { name: 'refunds need a key', argv: ['refunds', 'list'], code: 2, stderr: 'No API key.' },
     { name: 'completion for an unknown shell', argv: ['completion', 'fish'], code: 2, stderr: 'Allowed choices are bash, zsh' },
   ];
   for (const row of table) {
@@ -115,6 +128,13 @@ describe('completion', () => {
     expect(byPath.get('bpay payment-intents create')).toEqual(expect.arrayContaining(['--amount', '--currency', '--metadata', '--capture-method', '--api-key']));
     expect(byPath.get('bpay trigger')).toEqual(expect.arrayContaining(Object.keys(FIXTURES)));
     expect(byPath.get('bpay admin kyc')).toEqual(expect.arrayContaining(['list', 'show', 'review']));
+    expect(byPath.get('bpay')).toEqual(expect.arrayContaining(['refunds']));
+    expect(byPath.get('bpay refunds')).toEqual(expect.arrayContaining(['create', 'get', 'retrieve', 'list', '--json']));
+    expect(byPath.get('bpay refunds create')).toEqual(
+      expect.arrayContaining(['--payment-intent', '--amount', '--reason', '--metadata', '--idempotency-key', '--api-key']),
+    );
+    expect(byPath.get('bpay refunds list')).toEqual(expect.arrayContaining(['--payment-intent', '--limit', '--all']));
+    expect(byPath.get('bpay trigger')).toEqual(expect.arrayContaining(['charge.refunded']));
     expect(byPath.get('bpay completion')).toEqual(expect.arrayContaining(['bash', 'zsh']));
   });
 
@@ -124,6 +144,8 @@ describe('completion', () => {
     for (const p of ['bpay', ...paths(program, 'bpay')]) expect(script).toContain(`"${p}") words=`);
     expect(script).toContain('"bpay pi") p="bpay payment-intents"');
     expect(script).toMatch(/"bpay trigger"\) words='[^']*payment_intent\.succeeded/);
+    expect(script).toMatch(/"bpay refunds create"\) words='[^']*--payment-intent/);
+    expect(script).toContain('"bpay refunds retrieve") p="bpay refunds get"');
   });
 
   test('zsh: a compdef function with described entries', () => {
@@ -136,8 +158,8 @@ describe('completion', () => {
 
   test('a new command completes without touching the generator', () => {
     const p = buildProgram(capture().ctx);
-    p.command('refunds').command('create').option('--charge <id>');
-    expect(bashCompletion(p)).toContain(`"bpay refunds create") words='--charge`);
+    p.command('disputes').command('create').option('--charge <id>');
+    expect(bashCompletion(p)).toContain(`"bpay disputes create") words='--charge`);
   });
 
   test('the bash script is valid bash and completes subcommands', async () => {
@@ -203,6 +225,15 @@ describe('pieces', () => {
       expect(d).toBeLessThanOrEqual(nominal);
       expect(d).toBeGreaterThanOrEqual(nominal * 0.8);
     }
+  });
+
+  test('refund pieces: intent ids, amounts from 1 cent, the reasons the API takes', () => {
+    expect(parseIntentId(' pi_3f2a9c1d0b7e6f5a4c3b2a19 ')).toBe('pi_3f2a9c1d0b7e6f5a4c3b2a19');
+    for (const bad of ['re_1', 'pi_', 'pi_1 2', '3f2a', 'pi_1;rm']) expect(() => parseIntentId(bad)).toThrow(UsageError);
+    expect(parseRefundAmount('1')).toBe(1);
+    expect(parseRefundAmount('99999999')).toBe(99_999_999);
+    for (const bad of ['0', '-5', '1.5', '100000000', '']) expect(() => parseRefundAmount(bad)).toThrow(UsageError);
+    expect([...REFUND_REASONS]).toEqual([...API_REFUND_REASONS]);
   });
 
   test('parseExpiry', () => {

@@ -4,6 +4,7 @@ import { isLiveKey } from '../config';
 import { isJson, merchantClient, type Ctx } from '../context';
 import { CliError, formatMoney, parsePaymentAmount, printJson, UsageError } from '../output';
 import type { IntentView } from './payment-intents';
+import type { RefundView } from './refunds';
 
 /*
  * `bpay trigger <event>`: makes, in sandbox, the objects whose changes cause that event, through the public API
@@ -17,6 +18,7 @@ type Step = (line: string) => void;
 interface Outcome {
   payment_intent: IntentView;
   test_bcard?: string;
+  refund?: RefundView;
   error?: { type: string; code: string | undefined; decline_code: string | undefined; message: string };
 }
 
@@ -80,6 +82,24 @@ export const FIXTURES: Record<string, { about: string; run: (bpay: Bpay, amount:
   'payment_intent.amount_capturable_updated': {
     about: 'creates a manual-capture payment intent and authorizes it with a test bcard (capture it later)',
     run: async (bpay, amount, step) => payWithTestBcard(bpay, await intent(bpay, amount, step, true), step),
+  },
+  'charge.refunded': {
+    about: 'pays a payment intent with a fresh test bcard, then refunds it in full (refund.created and refund.updated too)',
+    run: async (bpay, amount, step) => {
+      const paid = await payWithTestBcard(bpay, await intent(bpay, amount, step), step);
+      const refund = await bpay.refunds.create({ payment_intent: paid.payment_intent.id, reason: 'requested_by_customer' });
+      step(`refund ${refund.id} of ${formatMoney(refund.amount, refund.currency)}: ${refund.status}`);
+      if (refund.status === 'failed') {
+        throw new CliError(`The refund ${refund.id} failed${refund.failure_reason ? ` (${refund.failure_reason})` : ''}; charge.refunded was not sent.`);
+      }
+      if (refund.status === 'pending') {
+        // The processor has not answered: bpay's money sweep finishes the refund, and charge.refunded comes then.
+        throw new CliError(`The refund ${refund.id} is still pending; charge.refunded will be sent when bpay finishes it.`);
+      }
+      const after = await bpay.paymentIntents.retrieve(paid.payment_intent.id);
+      step(`payment intent ${after.id}: ${formatMoney(after.amount_refunded, after.currency)} refunded`);
+      return { ...paid, payment_intent: after, refund };
+    },
   },
 };
 
