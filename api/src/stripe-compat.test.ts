@@ -185,6 +185,101 @@ describe('payment intents through stripe-node', () => {
   });
 });
 
+describe('refunds through stripe-node', () => {
+  /** An intent paid with a sandbox test bcard, all through stripe-node. */
+  async function paidIntent(amount: number) {
+    const made = await stripe.paymentIntents.create({ amount, currency: 'usd' });
+    const paid = await stripe.paymentIntents.confirm(made.id, await cardData(amount));
+    expect(paid.status).toBe('succeeded');
+    return paid;
+  }
+  /** bpay's intent has amount_refunded (Stripe keeps it on the Charge, which bpay does not have). */
+  const refundedOf = async (id: string) => ((await stripe.paymentIntents.retrieve(id)) as unknown as { amount_refunded: number }).amount_refunded;
+
+  test('create a partial refund, then the rest with reason and metadata in bracket notation; retrieve', async () => {
+    const pi = await paidIntent(2000);
+    const part = await stripe.refunds.create({ payment_intent: pi.id, amount: 500 });
+    expect(part).toMatchObject({ object: 'refund', amount: 500, currency: 'usd', status: 'succeeded', payment_intent: pi.id, reason: null });
+    expect(part.id).toStartWith('re_');
+    expect(part.lastResponse.requestId).toStartWith('req_');
+    expect(await refundedOf(pi.id)).toBe(500);
+
+    const rest = await stripe.refunds.create({ payment_intent: pi.id, reason: 'requested_by_customer', metadata: { order: '42', note: 'a b&c=d' } });
+    expect(rest).toMatchObject({ amount: 1500, status: 'succeeded', reason: 'requested_by_customer', metadata: { order: '42', note: 'a b&c=d' } });
+    expect(await refundedOf(pi.id)).toBe(2000);
+
+    const got = await stripe.refunds.retrieve(part.id);
+    expect({ ...got, lastResponse: undefined }).toEqual({ ...part, lastResponse: undefined });
+  });
+
+  test('list({ payment_intent }) auto-paginates over that intent only, newest first, each once', async () => {
+    const pi = await paidIntent(1000);
+    const other = await paidIntent(1000);
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      made.push((await stripe.refunds.create({ payment_intent: pi.id, amount: 100 })).id);
+      if (i === 2) await stripe.refunds.create({ payment_intent: other.id, amount: 100 });
+    }
+    const seen: string[] = [];
+    for await (const r of stripe.refunds.list({ payment_intent: pi.id, limit: 2 })) seen.push(r.id);
+    expect(seen).toEqual(made.toReversed());
+    const page = await stripe.refunds.list({ payment_intent: pi.id, limit: 2 });
+    expect(page.data).toHaveLength(2);
+    expect(page.has_more).toBe(true);
+  });
+
+  test('an Idempotency-Key replays the refund instead of refunding twice', async () => {
+    const pi = await paidIntent(1000);
+    const key = `refund-${crypto.randomUUID()}`;
+    const first = await stripe.refunds.create({ payment_intent: pi.id, amount: 300 }, { idempotencyKey: key });
+    const again = await stripe.refunds.create({ payment_intent: pi.id, amount: 300 }, { idempotencyKey: key });
+    expect(again.id).toBe(first.id);
+    expect(await refundedOf(pi.id)).toBe(300);
+  });
+
+  test('refunding more than is left is the JSON API error, naming amount; a refunded intent says so', async () => {
+    const pi = await paidIntent(1000);
+    await stripe.refunds.create({ payment_intent: pi.id, amount: 400 });
+    const error = await stripe.refunds.create({ payment_intent: pi.id, amount: 601 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    const e = error as Stripe.errors.StripeInvalidRequestError;
+    const json = await merchantCall(ctx, merchant.secretKey, '/refunds', { method: 'POST', body: { payment_intent: pi.id, amount: 601 } });
+    expect(json.status).toBe(400);
+    expect({ status: e.statusCode, code: e.code, param: e.param, message: e.message }).toEqual({
+      status: 400,
+      code: 'validation_error',
+      param: 'amount',
+      message: json.body.error.message,
+    });
+    expect(e.message).toBe('Refund amount ($6.01) is greater than the amount not yet refunded on this PaymentIntent ($6.00).');
+
+    await stripe.refunds.create({ payment_intent: pi.id });
+    const done = await stripe.refunds.create({ payment_intent: pi.id }).catch((x: unknown) => x);
+    expect(done).toMatchObject({ statusCode: 400, code: 'charge_already_refunded', param: 'payment_intent' });
+  });
+
+  test('a fractional amount, an unknown reason or a field bpay does not take (charge) is refused by name', async () => {
+    const pi = await paidIntent(1000);
+    const post = (body: string) =>
+      fetch(`${base}/v1/refunds`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${merchant.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    for (const [body, param] of [
+      [`payment_intent=${pi.id}&amount=2.5`, 'amount'],
+      [`payment_intent=${pi.id}&reason=changed_mind`, 'reason'],
+      // bpay has no Charge objects: Stripe's `charge` parameter is refused by name, not ignored.
+      [`payment_intent=${pi.id}&charge=ch_123`, 'charge'],
+    ] as const) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'validation_error', param });
+    }
+    expect(await refundedOf(pi.id)).toBe(0);
+  });
+});
+
 describe('webhook endpoints and events through stripe-node', () => {
   test('create, list and delete a webhook endpoint (enabled_events sent as a list)', async () => {
     const endpoint = await stripe.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['payment_intent.succeeded', 'payment_intent.canceled'] });
