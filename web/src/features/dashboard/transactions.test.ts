@@ -6,9 +6,15 @@ import {
   formatAmount,
   formatCents,
   parseCents,
+  partBrand,
   recentTransactions,
+  refundBackCents,
+  refundReasonKind,
+  REFUND_REASONS,
+  rowRefundedCents,
   statusDot,
 } from './transactions';
+import { REFUND_REASONS as API_REFUND_REASONS } from '../../../../db/schema/merchants';
 import type { Transaction } from './types';
 
 const tx = (over: Partial<Transaction>): Transaction => ({
@@ -124,5 +130,36 @@ describe('demo data', () => {
     for (const t of demoTransactions(new Date())) {
       expect(parseCents(t.amount) + parseCents(t.fee)).toBe(parseCents(t.totalCharged));
     }
+  });
+});
+
+describe("a merchant's refunds", () => {
+  test('a refund sends back the purchase amount plus its part of the fee, in cents', () => {
+    expect(refundBackCents({ amount: '20.00', fee: '0.50' })).toBe(2050);
+    expect(refundBackCents({ amount: '0.01', fee: '0.00' })).toBe(1);
+  });
+
+  test('a row shows what came back when something did, unless its status already says refunded', () => {
+    expect(rowRefundedCents({ refunded: '20.50', status: 'completed' })).toBe(2050);
+    expect(rowRefundedCents({ refunded: '0.00', status: 'completed' })).toBeNull();
+    expect(rowRefundedCents({ refunded: undefined, status: 'completed' })).toBeNull();
+    expect(rowRefundedCents({ refunded: '51.44', status: 'refunded' })).toBeNull();
+  });
+
+  test("reasons: the API's three in words, none, or an unknown one shown as it is", () => {
+    expect([...REFUND_REASONS].sort()).toEqual([...API_REFUND_REASONS].sort());
+    for (const r of API_REFUND_REASONS) expect(refundReasonKind(r)).toBe(r);
+    expect(refundReasonKind(null)).toBe('none');
+    expect(refundReasonKind('')).toBe('none');
+    expect(refundReasonKind('expired_uncaptured_charge')).toBe('other');
+  });
+
+  test("a part's card brand comes from the transaction's shares", () => {
+    const shares = [
+      { fundingSourceId: 'fs_1', brand: 'visa' },
+      { fundingSourceId: 'fs_2', brand: 'mastercard' },
+    ];
+    expect(partBrand({ fundingSourceId: 'fs_2' }, shares)).toBe('mastercard');
+    expect(partBrand({ fundingSourceId: 'fs_9' }, shares)).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { formatCents, parseCents as parseMoney } from '../../lib/money';
 import { TRANSACTION_FILTERS, type TransactionFilter } from '../transactions/types';
-import type { Bcard, Transaction } from './types';
+import type { Bcard, Transaction, TransactionRefund, TransactionRefundPart, TransactionShare } from './types';
 
 /*
  * Pure helpers behind the Overview and Transactions tabs. Amounts arrive as decimal strings ("42.50"); they are
@@ -66,4 +66,32 @@ export type StatusDot = 'completed' | 'pending' | 'created';
 /** Spec §4: completed green, pending yellow, anything else blue ("Transaction created"). */
 export function statusDot(status: string): StatusDot {
   return status === 'completed' || status === 'pending' ? status : 'created';
+}
+
+/** What a merchant's refund sent back to the funding sources: the purchase amount plus the part of the fee, in cents. */
+export function refundBackCents(refund: Pick<TransactionRefund, 'amount' | 'fee'>): number {
+  return parseCents(refund.amount) + parseCents(refund.fee);
+}
+
+/**
+ * The refunded amount a history row shows, in cents: whatever came back to the sources, when something did and the
+ * row's status does not already say so (an unused bcard given back is "Refunded" in full).
+ */
+export function rowRefundedCents(tx: Pick<Transaction, 'refunded' | 'status'>): number | null {
+  const cents = tx.refunded ? parseCents(tx.refunded) : 0;
+  return cents > 0 && tx.status !== 'refunded' ? cents : null;
+}
+
+export const REFUND_REASONS = ['requested_by_customer', 'duplicate', 'fraudulent'] as const;
+export type RefundReasonKind = (typeof REFUND_REASONS)[number] | 'none' | 'other';
+
+/** A refund's reason as the page words it: one of the API's three, none given, or one this page does not know. */
+export function refundReasonKind(reason: string | null): RefundReasonKind {
+  if (reason === null || reason === '') return 'none';
+  return (REFUND_REASONS as readonly string[]).includes(reason) ? (reason as RefundReasonKind) : 'other';
+}
+
+/** The brand of the card a refund part went back to, from the transaction's shares (null when it is not among them). */
+export function partBrand(part: Pick<TransactionRefundPart, 'fundingSourceId'>, shares: readonly Pick<TransactionShare, 'fundingSourceId' | 'brand'>[]): string | null {
+  return shares.find((s) => s.fundingSourceId === part.fundingSourceId)?.brand ?? null;
 }

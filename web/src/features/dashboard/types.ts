@@ -9,6 +9,8 @@ export type {
   Transaction,
   TransactionDetail,
   TransactionFilter,
+  TransactionRefund,
+  TransactionRefundPart,
   TransactionShare,
 } from '../transactions/types';
 

@@ -1,3 +1,5 @@
+import type { paths } from '../../../../sdk/src/schema';
+
 /** Known statuses; the server may send others (refunded, ...), which get a neutral style (spec §3). */
 export type KnownTransactionStatus = 'completed' | 'pending' | 'failed';
 
@@ -29,10 +31,27 @@ export interface TransactionShare {
   status: string;
 }
 
+/** GET /api/transactions/{id}, exactly as the server answers it (sdk/src/schema.d.ts, generated from the routes). */
+type DetailAnswer = paths['/api/transactions/{id}']['get']['responses'][200]['content']['application/json'];
+
+/**
+ * A merchant's refund of the purchase: the purchase amount refunded and the part of the bpay fee returned with it
+ * (dollars), and what went back to which funding source (`parts`, which add up to amount + fee).
+ */
+export type TransactionRefund = DetailAnswer['refunds'][number];
+export type TransactionRefundPart = TransactionRefund['parts'][number];
+
 /** GET /api/transactions/{id}. */
 export interface TransactionDetail extends Transaction {
   shares: TransactionShare[];
+  /** Newest first; empty when the merchant has refunded nothing. */
+  refunds: TransactionRefund[];
 }
+
+/* The hand-written detail must be what the server answers: a field the server renames or drops breaks the typecheck. */
+type Fits<A, B> = [A] extends [B] ? true : false;
+const detailMatchesApi: Fits<DetailAnswer, TransactionDetail> = true;
+void detailMatchesApi;
 
 export const TRANSACTION_FILTERS = ['all', 'completed', 'pending', 'failed'] as const;
 export type TransactionFilter = (typeof TRANSACTION_FILTERS)[number];

@@ -65,6 +65,7 @@ export const en = {
   'dashboard.transactions.export': 'Export',
   'dashboard.transactions.loadMore': 'Load more',
   'dashboard.transactions.view': 'View',
+  'dashboard.transactions.refunded': 'Refunded',
   'dashboard.transactions.viewLabel': 'View the {merchant} transaction',
   'dashboard.transactions.demoNote': 'Demo mode: these are sample transactions. Export is available with your real data.',
 
@@ -89,6 +90,22 @@ export const en = {
   'dashboard.share.voided': 'Released',
   'dashboard.share.declined': 'Declined',
   'dashboard.share.refunded': 'Refunded',
+  'dashboard.refunds.title': 'Refunds from the merchant',
+  'dashboard.refunds.refundOf': 'Refund of',
+  'dashboard.refunds.status.succeeded': 'Refunded',
+  'dashboard.refunds.status.pending': 'In progress',
+  'dashboard.refunds.status.failed': 'Failed',
+  'dashboard.refunds.reason': 'Reason',
+  'dashboard.refunds.reason.requested_by_customer': 'Requested by you',
+  'dashboard.refunds.reason.duplicate': 'Duplicate payment',
+  'dashboard.refunds.reason.fraudulent': 'Fraudulent payment',
+  'dashboard.refunds.reason.none': 'No reason given',
+  'dashboard.refunds.fee': 'bpay fee returned',
+  'dashboard.refunds.total': 'Back to your funding sources',
+  'dashboard.refunds.pendingNote': 'This refund is on its way back to your funding sources.',
+  'dashboard.refunds.failedNote': 'This refund did not go through: nothing came back to your funding sources.',
+  'dashboard.refunds.feeNote':
+    'The bpay fee comes back in proportion to what the merchant refunds, and all of it when the merchant refunds the purchase in full.',
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
@@ -157,6 +174,7 @@ export const ar: Record<keyof typeof en, string> = {
   'dashboard.transactions.export': 'تصدير',
   'dashboard.transactions.loadMore': 'تحميل المزيد',
   'dashboard.transactions.view': 'عرض',
+  'dashboard.transactions.refunded': 'مُسترد',
   'dashboard.transactions.viewLabel': 'عرض معاملة {merchant}',
   'dashboard.transactions.demoNote': 'الوضع التجريبي: هذه معاملات نموذجية. التصدير متاح مع بياناتك الحقيقية.',
 
@@ -181,4 +199,20 @@ export const ar: Record<keyof typeof en, string> = {
   'dashboard.share.voided': 'تم الإلغاء',
   'dashboard.share.declined': 'مرفوض',
   'dashboard.share.refunded': 'مسترد',
+  'dashboard.refunds.title': 'المبالغ التي ردّها التاجر',
+  'dashboard.refunds.refundOf': 'استرداد بقيمة',
+  'dashboard.refunds.status.succeeded': 'تم الاسترداد',
+  'dashboard.refunds.status.pending': 'قيد المعالجة',
+  'dashboard.refunds.status.failed': 'فشل',
+  'dashboard.refunds.reason': 'السبب',
+  'dashboard.refunds.reason.requested_by_customer': 'بناءً على طلبك',
+  'dashboard.refunds.reason.duplicate': 'دفعة مكررة',
+  'dashboard.refunds.reason.fraudulent': 'دفعة احتيالية',
+  'dashboard.refunds.reason.none': 'لم يُذكر سبب',
+  'dashboard.refunds.fee': 'رسوم bpay المُعادة',
+  'dashboard.refunds.total': 'أُعيد إلى مصادر التمويل',
+  'dashboard.refunds.pendingNote': 'هذا المبلغ في طريقه إلى مصادر التمويل الخاصة بك.',
+  'dashboard.refunds.failedNote': 'لم يكتمل هذا الاسترداد: لم يُعَد أي مبلغ إلى مصادر التمويل الخاصة بك.',
+  'dashboard.refunds.feeNote':
+    'تُعاد رسوم bpay بنسبة ما يردّه التاجر من قيمة الشراء، وتُعاد كاملةً عندما يردّ التاجر قيمة الشراء بالكامل.',
 };

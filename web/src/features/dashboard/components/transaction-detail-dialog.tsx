@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { CreditCard, Loader2 } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
@@ -10,6 +10,7 @@ import { transactionQuery } from '../../transactions/api';
 import { formatAmount, parseCents } from '../transactions';
 import type { Transaction, TransactionDetail } from '../types';
 import { formatDateTime } from './format';
+import { TransactionRefunds } from './transaction-refunds';
 import { StatusBadge } from './transaction-status';
 
 const shareStatusLabel: Record<string, MessageKey> = {
@@ -33,7 +34,8 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
 }
 
 /**
- * A transaction in full (GET /api/transactions/{id}): amounts, the bcard, and each funding source's share.
+ * A transaction in full (GET /api/transactions/{id}): amounts, the bcard, each funding source's share, and the
+ * merchant's refunds with what went back to which source.
  * Demo samples are shown from the list alone (they have no shares and nothing is requested).
  */
 export function TransactionDetailDialog({
@@ -49,6 +51,8 @@ export function TransactionDetailDialog({
   const detail = useQuery({ ...transactionQuery(transaction?.id ?? ''), enabled: !!transaction && !isDemo });
   const tx: Transaction | TransactionDetail | null = detail.data ?? transaction;
   const shares = detail.data?.shares;
+  // The dialog is opened without a Radix Trigger, which would otherwise be where focus goes back on close.
+  const opener = useRef<HTMLElement | null>(null);
 
   return (
     <Dialog
@@ -57,7 +61,21 @@ export function TransactionDetailDialog({
         if (!open) onClose();
       }}
     >
-      <DialogContent closeLabel={t('common.close')} data-testid="transaction-detail-dialog">
+      <DialogContent
+        closeLabel={t('common.close')}
+        data-testid="transaction-detail-dialog"
+        onOpenAutoFocus={() => {
+          // Still the element that opened the dialog (its View button): focus moves in after this.
+          opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+        }}
+        onCloseAutoFocus={(e) => {
+          if (opener.current?.isConnected) {
+            e.preventDefault();
+            opener.current.focus();
+          }
+          opener.current = null;
+        }}
+      >
         <DialogHeader>
           <DialogTitle>{tx?.merchant ?? ''}</DialogTitle>
           <DialogDescription>{t('dashboard.detail.description')}</DialogDescription>
@@ -139,6 +157,8 @@ export function TransactionDetailDialog({
                 </ul>
               )}
             </section>
+
+            {detail.data && <TransactionRefunds refunds={detail.data.refunds} shares={detail.data.shares} />}
           </div>
         )}
         <div className="mt-5 flex justify-end">

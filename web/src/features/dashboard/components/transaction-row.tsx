@@ -1,14 +1,15 @@
 import { CreditCard, Eye, ShoppingBag } from 'lucide-react';
 import { Button } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
-import { formatAmount } from '../transactions';
+import { formatAmount, formatCents, rowRefundedCents } from '../transactions';
 import type { Transaction } from '../types';
 import { formatDate } from './format';
 import { StatusBadge } from './transaction-status';
 
-/** One transaction: merchant, status badge, date, bcard name, description, the amount in dollars, and View. */
+/** One transaction: merchant, status badge, date, bcard name, description, the amount in dollars (and what came back, if anything), and View. */
 export function TransactionRow({ transaction: tx, onView }: { transaction: Transaction; onView(tx: Transaction): void }) {
   const { t, lang } = useLanguage();
+  const refunded = rowRefundedCents(tx);
   return (
     <li className="flex items-start gap-4 py-4" data-testid="transaction-row" data-transaction-id={tx.id}>
       <span
@@ -38,6 +39,14 @@ export function TransactionRow({ transaction: tx, onView }: { transaction: Trans
         <p className="font-semibold tabular-nums text-slate-900" dir="ltr" data-testid="transaction-amount">
           {formatAmount(tx.amount)}
         </p>
+        {refunded !== null && (
+          <p className="text-xs font-medium text-green-700" data-testid="transaction-refunded">
+            {t('dashboard.transactions.refunded')}{' '}
+            <span className="tabular-nums" dir="ltr">
+              {formatCents(refunded)}
+            </span>
+          </p>
+        )}
         <Button
           variant="outline"
           size="sm"
