@@ -133,6 +133,14 @@ const CASES: PlanCase[] = [
     ],
   },
   {
+    name: "payment intents count: the dashboard card's include[]=total_count counts from the index, never the table",
+    run: async (w) => {
+      const res = expectOk(await w.http(`/api/merchants/${w.live.id}/payment_intents?limit=1&include[]=total_count`, { cookie: w.owner.cookie }));
+      if (res.body.total_count !== w.intentIds.length) throw new Error(`total_count ${res.body.total_count}, expected ${w.intentIds.length}`);
+    },
+    uses: ['USING COVERING INDEX payment_intents_merchant_idx (merchant_id=? AND livemode=?)'],
+  },
+  {
     name: 'payment intent create: the next seq and the event seq seek their index (merchant and mode)',
     run: async (w) => expectOk(await w.v1(w.sandbox.secretKey, '/payment_intents', { amount: 1000, currency: 'usd' })),
     uses: ['payment_intents_merchant_idx (merchant_id=? AND livemode=?)', 'events_merchant_idx (merchant_id=? AND livemode=?)'],
@@ -184,6 +192,17 @@ const CASES: PlanCase[] = [
       expectOk(await w.http(`/api/merchants/${w.sandbox.id}/webhook_deliveries?limit=5&endpoint_id=${w.endpointIds[0]}`, { cookie: w.owner.cookie }));
     },
     uses: ['webhook_deliveries_merchant_idx (merchant_id=? AND livemode=?)', 'webhook_deliveries_endpoint_idx (endpoint_id=?)'],
+  },
+  {
+    name: 'webhook delivery detail: the delivery, its event and every attempt',
+    async run(w) {
+      const all = expectOk(await w.http(`/api/merchants/${w.sandbox.id}/webhook_deliveries?limit=1`, { cookie: w.owner.cookie }));
+      const id = all.body.data[0]?.id;
+      if (!id) throw new Error('no delivery to open');
+      captured = [];
+      expectOk(await w.http(`/api/merchants/${w.sandbox.id}/webhook_deliveries/${id}`, { cookie: w.owner.cookie }));
+    },
+    uses: ['webhook_attempts_delivery_idx (delivery_id=?)', 'sqlite_autoindex_webhook_deliveries_1 (id=?)', 'sqlite_autoindex_events_1 (id=?)'],
   },
   {
     name: 'the webhook worker: due deliveries',

@@ -986,6 +986,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchants/{id}/webhook_deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook delivery: the request body as sent, and every attempt with its answer (dashboard) */
+        get: operations["getApiMerchantsByIdWebhook_deliveriesByDeliveryId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchants/{id}/events/{eventId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event again (dashboard; the same as POST /api/v1/events/{id}/resend)
+         * @description Queues a new delivery to endpoint_id, or to every enabled endpoint that subscribes to the event or was sent it before; the delivery worker sends it. With an Idempotency-Key, a retried click queues nothing more.
+         */
+        post: operations["postApiMerchantsByIdEventsByEventIdResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchants/{id}/events": {
         parameters: {
             query?: never;
@@ -4164,6 +4201,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 starting_after?: string;
+                "include[]"?: string[];
             };
             header?: never;
             path: {
@@ -4185,6 +4223,8 @@ export interface operations {
                         url: string;
                         has_more: boolean;
                         data: components["schemas"]["PaymentIntent"][];
+                        /** @description Every payment intent of the account in its mode (only with include[]=total_count) */
+                        total_count?: number;
                     };
                 };
             };
@@ -6941,6 +6981,192 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiMerchantsByIdWebhook_deliveriesByDeliveryId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example whd_3f2a9c1d0b7e6f5a4c3b2a19 */
+                        id: string;
+                        /** @constant */
+                        object: "webhook_delivery";
+                        /** @description The event id */
+                        event: string;
+                        event_type: string;
+                        /** @description The endpoint id */
+                        webhook_endpoint: string;
+                        url: string;
+                        /**
+                         * @default pending
+                         * @enum {string}
+                         */
+                        status: "pending" | "succeeded" | "failed";
+                        attempts: number;
+                        /** @description Unix seconds */
+                        created: number;
+                        /** @description Unix seconds, while pending */
+                        next_attempt_at: number | null;
+                        last_attempt: {
+                            /** @description Unix seconds */
+                            at: number;
+                            /** @description The receiver's HTTP status; null when it did not answer */
+                            status_code: number | null;
+                            duration_ms: number;
+                            /** @description The first 500 characters of the answer */
+                            response_snippet: string | null;
+                            /** @description Why no answer came (timeout, network, URL rules) */
+                            error: string | null;
+                        } | null;
+                        /** @description The POST bpay sends (the same bytes every attempt) */
+                        request: {
+                            /** @description The endpoint's URL (as it is now) */
+                            url: string;
+                            /** @constant */
+                            content_type: "application/json";
+                            user_agent: string;
+                            /** @description The request body exactly as sent and signed: the event JSON. Each attempt is signed afresh (Bpay-Signature, with its own timestamp), which is why the signature is not shown. */
+                            body: string;
+                        };
+                        /** @description Every attempt, oldest first */
+                        attempt_history: {
+                            /** @description Unix seconds */
+                            at: number;
+                            /** @description The receiver's HTTP status; null when it did not answer */
+                            status_code: number | null;
+                            duration_ms: number;
+                            /** @description The first 500 characters of the answer */
+                            response_snippet: string | null;
+                            /** @description Why no answer came (timeout, network, URL rules) */
+                            error: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiMerchantsByIdEventsByEventIdResend: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Send to this endpoint only */
+                    endpoint_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        has_more: boolean;
+                        data: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

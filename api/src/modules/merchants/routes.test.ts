@@ -310,3 +310,43 @@ describe('dashboard reads', () => {
     expectError(await call(ctx, `${M}/${m.id}/usage`), 401, 'unauthenticated');
   });
 });
+
+describe("the dashboard's payment intent count (include[]=total_count)", () => {
+  test('counts every intent of the account in its mode, not the page; only when asked', async () => {
+    const m = await createMerchant(ctx, owner.cookie);
+    const mine = await createMerchant(ctx, owner.cookie, 'production');
+    const theirs = await createMerchant(ctx, other.cookie);
+    for (let i = 0; i < 13; i++) {
+      resetRateWindows();
+      expect((await merchantCall(ctx, m.secretKey, '/payment_intents', { method: 'POST', body: { amount: 1000 + i, currency: 'usd' } })).status).toBe(200);
+    }
+    resetRateWindows();
+    await merchantCall(ctx, theirs.secretKey, '/payment_intents', { method: 'POST', body: { amount: 700, currency: 'usd' } });
+
+    const page = await call(ctx, `${M}/${m.id}/payment_intents?limit=5&include[]=total_count`, { cookie: owner.cookie });
+    expect(page.status).toBe(200);
+    expect(page.body.data).toHaveLength(5);
+    expect(page.body).toMatchObject({ has_more: true, total_count: 13 });
+    // The next page counts the same total.
+    const next = await call(ctx, `${M}/${m.id}/payment_intents?limit=5&starting_after=${page.body.data[4].id}&include[]=total_count`, {
+      cookie: owner.cookie,
+    });
+    expect(next.body.total_count).toBe(13);
+    // The form with several values, as Stripe's libraries send it.
+    const twice = await call(ctx, `${M}/${m.id}/payment_intents?limit=1&include[]=total_count&include[]=total_count`, { cookie: owner.cookie });
+    expect(twice.body.total_count).toBe(13);
+    // Without include[] there is no count (the list stays the API's list).
+    const plain = await call(ctx, `${M}/${m.id}/payment_intents?limit=5`, { cookie: owner.cookie });
+    expect('total_count' in plain.body).toBe(false);
+    // Another account of the same owner, in the other mode, and one with none.
+    expect((await call(ctx, `${M}/${mine.id}/payment_intents?include[]=total_count`, { cookie: owner.cookie })).body.total_count).toBe(0);
+    expectError(await call(ctx, `${M}/${m.id}/payment_intents?include[]=total_count`, { cookie: other.cookie }), 404, 'resource_not_found');
+  });
+
+  test('include[] takes only total_count', async () => {
+    const m = await createMerchant(ctx, owner.cookie);
+    const res = await call(ctx, `${M}/${m.id}/payment_intents?include[]=everything`, { cookie: owner.cookie });
+    expectError(res, 400, 'validation_error', 'include[]');
+    expect(res.body.error.message).toBe('include[] may only be total_count.');
+  });
+});

@@ -4,9 +4,10 @@ import type { AppDeps } from '../../deps';
 import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { KEY_GRACE_PERIOD_NAMES, createMerchant, getOwnedMerchant, listMerchants, ownedUsage, rollSecretKey, updateMerchant } from './service';
-import { listIntents } from '../payment-intents/service';
+import { countIntents, listIntents } from '../payment-intents/service';
 import { PaymentIntentList, UsageModel } from '../payment-intents/routes';
 import { nameText } from '../../lib/text';
+import { invalid } from '../../errors';
 
 export const MerchantModel = t.Object(
   {
@@ -35,6 +36,20 @@ const WithSecret = t.Composite([
   MerchantModel,
   t.Object({ secretApiKey: t.String({ description: 'Shown this once; bpay keeps only a hash.' }) }),
 ]);
+
+const INCLUDE_ERROR = 'include[] may only be total_count.';
+/** include[] names extra figures for the answer; total_count is the only one. (A literal in the schema would fail a
+ * single wrong value before validation, without naming the parameter.) */
+function wantsTotalCount(include: string[] | undefined): boolean {
+  if (include === undefined) return false;
+  if (include.some((v) => v !== 'total_count')) throw invalid('include[]', INCLUDE_ERROR);
+  return include.length > 0;
+}
+/** The API's list, and with include[]=total_count how many intents the account has in its mode. */
+const DashboardIntentList = t.Object({
+  ...PaymentIntentList.properties,
+  total_count: t.Optional(t.Integer({ description: 'Every payment intent of the account in its mode (only with include[]=total_count)' })),
+});
 
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
 const noDefault = { default: undefined };
@@ -135,10 +150,12 @@ export function merchantRoutes(deps: AppDeps) {
       '/:id/payment_intents',
       async ({ user, params, query }) => {
         const m = await getOwnedMerchant(deps, user.id, params.id);
-        return listIntents(deps, m, m.environment === 'production', {
+        const livemode = m.environment === 'production';
+        const page = await listIntents(deps, m, livemode, {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
         });
+        return wantsTotalCount(query['include[]']) ? { ...page, total_count: await countIntents(deps, m, livemode) } : page;
       },
       {
         auth: true,
@@ -146,8 +163,15 @@ export function merchantRoutes(deps: AppDeps) {
         query: t.Object({
           limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
           starting_after: t.Optional(t.String()),
+          'include[]': t.Optional(
+            t.Array(t.String({ maxLength: 32 }), {
+              maxItems: 5,
+              error: INCLUDE_ERROR,
+              description: "Stripe's include[]=total_count: the answer also counts every payment intent of the account's mode",
+            }),
+          ),
         }),
-        response: { 200: PaymentIntentList, ...errors(400, 401, 404) },
+        response: { 200: DashboardIntentList, ...errors(400, 401, 404) },
         detail: { summary: "A merchant's payment intents (for the dashboard; the same list as GET /api/v1/payment_intents)" },
       },
     );

@@ -637,3 +637,16 @@ export async function recoverStuckIntents(deps: AppDeps, olderThanMs = 2 * 60_00
   }
   return recovered;
 }
+
+/**
+ * How many payment intents the merchant has in this mode: one count over payment_intents_merchant_idx
+ * (merchant_id, livemode, seq), never the table. It reads one index entry per intent, so it is asked for only when
+ * wanted (the dashboard's card asks with include[]=total_count), not with every page.
+ */
+export async function countIntents(deps: AppDeps, merchant: MerchantRow, livemode: boolean): Promise<number> {
+  const [row] = await deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(schema.paymentIntents)
+    .where(and(eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode)));
+  return Number(row?.n ?? 0);
+}

@@ -14,7 +14,9 @@ import {
   IdempotencyKey,
   Limit,
   ListQuery,
+  ResendBody,
   UpdateEndpointBody,
+  WebhookDeliveryDetailModel,
   WebhookDeliveryModel,
   WebhookEndpointModel,
   listOf,
@@ -22,8 +24,10 @@ import {
 import {
   createEndpoint,
   deleteEndpoint,
+  getDeliveryDetail,
   listDeliveries,
   listEndpoints,
+  resendEvent,
   rollEndpointSecret,
   sendTestEvent,
   updateEndpoint,
@@ -31,6 +35,8 @@ import {
 
 const MerchantId = t.Object({ id: t.String({ maxLength: 64 }) });
 const EndpointIds = t.Object({ id: t.String({ maxLength: 64 }), endpointId: t.String({ maxLength: 64 }) });
+const DeliveryIds = t.Object({ id: t.String({ maxLength: 64 }), deliveryId: t.String({ maxLength: 64 }) });
+const EventIds = t.Object({ id: t.String({ maxLength: 64 }), eventId: t.String({ maxLength: 64 }) });
 
 /**
  * The Merchant Dashboard's webhooks tab: the same services as /api/v1, authenticated by the owner's session cookie
@@ -163,6 +169,44 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         }),
         response: { 200: DeliveryList, ...errors(400, 401, 404) },
         detail: { summary: 'Recent webhook deliveries, newest first, with their last attempt (dashboard)' },
+      },
+    )
+    .get(
+      '/:id/webhook_deliveries/:deliveryId',
+      async ({ user, params }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return getDeliveryDetail(deps, merchant, livemode, params.deliveryId);
+      },
+      {
+        auth: true,
+        params: DeliveryIds,
+        response: { 200: WebhookDeliveryDetailModel, ...errors(401, 404) },
+        detail: {
+          summary: 'One webhook delivery: the request body as sent, and every attempt with its answer (dashboard)',
+        },
+      },
+    )
+    .post(
+      '/:id/events/:eventId/resend',
+      async ({ user, params, body, headers, request }) => {
+        const { merchant, livemode } = await owned(user.id, params.id);
+        return idempotent(merchant.id, request, headers['idempotency-key'], body, () =>
+          resendEvent(deps, merchant, livemode, params.eventId, body?.endpoint_id),
+        );
+      },
+      {
+        auth: true,
+        parse: 'json',
+        params: EventIds,
+        headers: IdempotencyKey,
+        body: ResendBody,
+        response: { 200: DeliveryList, ...errors(400, 401, 403, 404, 409, 415) },
+        detail: {
+          summary: 'Send an event again (dashboard; the same as POST /api/v1/events/{id}/resend)',
+          description:
+            'Queues a new delivery to endpoint_id, or to every enabled endpoint that subscribes to the event or was sent ' +
+            'it before; the delivery worker sends it. With an Idempotency-Key, a retried click queues nothing more.',
+        },
       },
     )
     .get(

@@ -38,6 +38,14 @@ beforeAll(async () => {
   ids.evesEp = (await v1(ctx, evesShop.key, '/webhook_endpoints', { method: 'POST', body: { url: 'http://127.0.0.1:9/e', enabled_events: ['*'] } })).body.id;
   ids.liveEp = (await v1(ctx, live.key, '/webhook_endpoints', { method: 'POST', body: { url: 'https://hooks.example.com/x', enabled_events: ['*'] } })).body.id;
   await v1(ctx, shop.key, '/payment_intents', { method: 'POST', body: { amount: 900, currency: 'usd' } });
+  // payment_intent.created went to the '*' endpoint: a delivery and its event to open and resend.
+  const queued = await call(ctx, `/api/merchants/${shop.id}/webhook_deliveries?endpoint_id=${ids.star}`, { cookie: ada.cookie });
+  ids.delivery = queued.body.data[0].id;
+  ids.event = queued.body.data[0].event;
+  await v1(ctx, evesShop.key, '/payment_intents', { method: 'POST', body: { amount: 900, currency: 'usd' } });
+  const evesQueued = await call(ctx, `/api/merchants/${evesShop.id}/webhook_deliveries`, { cookie: eve.cookie });
+  ids.evesDelivery = evesQueued.body.data[0].id;
+  ids.evesEvent = evesQueued.body.data[0].event;
 });
 afterAll(() => {
   receiver.stop();
@@ -85,6 +93,21 @@ const CASES: Case[] = [
   { name: "deliveries: another merchant's endpoint", as: 'ada', path: () => `/api/merchants/${shop.id}/webhook_deliveries?endpoint_id=${ids.evesEp}`, expectStatus: 404, expectCode: 'resource_not_found' },
   { name: 'deliveries: limit 101', as: 'ada', path: () => `/api/merchants/${shop.id}/webhook_deliveries?limit=101`, expectStatus: 400, expectCode: 'validation_error', expectParam: 'limit' },
   { name: "deliveries: another user's merchant", as: 'eve', path: () => `/api/merchants/${shop.id}/webhook_deliveries`, expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: 'delivery: unknown id', as: 'ada', path: () => `/api/merchants/${shop.id}/webhook_deliveries/whd_nope`, expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: "delivery: another user's merchant", as: 'eve', path: () => `/api/merchants/${shop.id}/webhook_deliveries/${ids.delivery}`, expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: "delivery: another merchant's, under mine", as: 'ada', path: () => `/api/merchants/${live.id}/webhook_deliveries/${ids.delivery}`, expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: "delivery: another user's, under their merchant", as: 'ada', path: () => `/api/merchants/${evesShop.id}/webhook_deliveries/${ids.evesDelivery}`, expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: 'delivery: signed out', as: 'nobody', path: () => `/api/merchants/${shop.id}/webhook_deliveries/${ids.delivery}`, expectStatus: 401, expectCode: 'unauthenticated' },
+  { name: 'delivery: a secret key is no session', as: 'key', path: () => `/api/merchants/${shop.id}/webhook_deliveries/${ids.delivery}`, expectStatus: 401, expectCode: 'unauthenticated' },
+  { name: 'resend', as: 'ada', method: 'POST', path: () => `/api/merchants/${shop.id}/events/${ids.event}/resend`, body: () => ({ endpoint_id: ids.ep }), expectStatus: 200 },
+  { name: 'resend: unknown event', as: 'ada', method: 'POST', path: () => `/api/merchants/${shop.id}/events/evt_nope/resend`, body: () => ({}), expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: "resend: another user's merchant", as: 'eve', method: 'POST', path: () => `/api/merchants/${shop.id}/events/${ids.event}/resend`, body: () => ({}), expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: "resend: another merchant's event, under mine", as: 'ada', method: 'POST', path: () => `/api/merchants/${live.id}/events/${ids.event}/resend`, body: () => ({}), expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: "resend: another user's event, under their merchant", as: 'ada', method: 'POST', path: () => `/api/merchants/${evesShop.id}/events/${ids.evesEvent}/resend`, body: () => ({}), expectStatus: 404, expectCode: 'resource_not_found' },
+  { name: "resend: to another user's endpoint", as: 'ada', method: 'POST', path: () => `/api/merchants/${shop.id}/events/${ids.event}/resend`, body: () => ({ endpoint_id: ids.evesEp }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'endpoint_id' },
+  { name: 'resend: unknown field', as: 'ada', method: 'POST', path: () => `/api/merchants/${shop.id}/events/${ids.event}/resend`, body: () => ({ endpoint: ids.ep }), expectStatus: 400, expectCode: 'validation_error' },
+  { name: 'resend: signed out', as: 'nobody', method: 'POST', path: () => `/api/merchants/${shop.id}/events/${ids.event}/resend`, body: () => ({}), expectStatus: 401, expectCode: 'unauthenticated' },
+  { name: 'resend: from another site', as: 'ada', method: 'POST', path: () => `/api/merchants/${shop.id}/events/${ids.event}/resend`, body: () => ({}), origin: 'https://evil.example', expectStatus: 403, expectCode: 'cross_site_request' },
   { name: 'events', as: 'ada', path: () => `/api/merchants/${shop.id}/events`, expectStatus: 200 },
   { name: 'events: unknown type', as: 'ada', path: () => `/api/merchants/${shop.id}/events?type=nope`, expectStatus: 400, expectCode: 'validation_error', expectParam: 'type' },
   { name: "events: another user's merchant", as: 'eve', path: () => `/api/merchants/${shop.id}/events`, expectStatus: 404, expectCode: 'resource_not_found' },
@@ -200,5 +223,74 @@ describe('the webhooks tab', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
+  });
+});
+
+describe('a delivery opened, and an event sent again', () => {
+  test('the request body is the exact bytes the receiver got; every attempt is listed, oldest first, with the next retry', async () => {
+    let failNext = 1;
+    receiver.answer = () => (failNext-- > 0 ? 503 : 200);
+    const sent = await call(ctx, `/api/merchants/${shop.id}/webhook_endpoints/${ids.ep}/test`, { method: 'POST', cookie: ada.cookie });
+    await deliverDueWebhooks(ctx.deps, { limit: 50 });
+    const path = `/api/merchants/${shop.id}/webhook_deliveries/${sent.body.id}`;
+    const pending = await call(ctx, path, { cookie: ada.cookie });
+    expect(pending.status).toBe(200);
+    expect(pending.body).toMatchObject({ id: sent.body.id, status: 'pending', attempts: 1, event_type: 'webhook_endpoint.test' });
+    expect(pending.body.attempt_history).toHaveLength(1);
+    expect(pending.body.attempt_history[0]).toMatchObject({ status_code: 503, error: null });
+    expect(pending.body.next_attempt_at).toBeGreaterThan(pending.body.attempt_history[0].at);
+
+    // The retry, once due, succeeds.
+    ctx.clock.advance(3600_000);
+    await deliverDueWebhooks(ctx.deps, { limit: 50 });
+    const done = await call(ctx, path, { cookie: ada.cookie });
+    expect(done.body).toMatchObject({ status: 'succeeded', attempts: 2, next_attempt_at: null, last_attempt: { status_code: 200 } });
+    expect(done.body.attempt_history.map((a: { status_code: number }) => a.status_code)).toEqual([503, 200]);
+    expect(done.body.attempt_history[0].at).toBeLessThan(done.body.attempt_history[1].at);
+    expect(done.body.attempt_history[1].response_snippet).toBe('ok');
+    expect(done.body.attempt_history[0].response_snippet).toStartWith('boom ');
+
+    // Both attempts carried the same bytes (verified against the signature), and the detail shows exactly them.
+    const got = receiver.received.filter((r) => r.event.id === sent.body.event);
+    expect(got.map((r) => r.rawBody)).toEqual([got[0]!.rawBody, got[0]!.rawBody]);
+    expect(done.body.request).toEqual({ url: receiver.url, content_type: 'application/json', user_agent: 'bpay-webhooks/1', body: got[0]!.rawBody });
+    // Nothing secret in it.
+    expect(done.text).not.toContain('whsec_');
+    receiver.answer = () => 200;
+  });
+
+  test('resend queues a new delivery of the same event to that endpoint, which the worker sends; a retried click queues no more', async () => {
+    const sent = await call(ctx, `/api/merchants/${shop.id}/webhook_endpoints/${ids.ep}/test`, { method: 'POST', cookie: ada.cookie });
+    await deliverDueWebhooks(ctx.deps, { limit: 50 });
+    const eventId: string = sent.body.event;
+    const before = await countRows(ctx, 'webhook_deliveries', 'event_id = ?', [eventId]);
+    const headers = { 'idempotency-key': `resend-${eventId}` };
+    const path = `/api/merchants/${shop.id}/events/${eventId}/resend`;
+    const first = await call(ctx, path, { method: 'POST', cookie: ada.cookie, headers, body: { endpoint_id: ids.ep } });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(1);
+    expect(first.body.data[0]).toMatchObject({ event: eventId, webhook_endpoint: ids.ep, status: 'pending', attempts: 0 });
+    expect(first.body.data[0].id).not.toBe(sent.body.id);
+    const again = await call(ctx, path, { method: 'POST', cookie: ada.cookie, headers, body: { endpoint_id: ids.ep } });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await countRows(ctx, 'webhook_deliveries', 'event_id = ?', [eventId])).toBe(before + 1);
+
+    await deliverDueWebhooks(ctx.deps, { limit: 50 });
+    // Received twice: the test delivery and the resend.
+    expect(receiver.received.filter((r) => r.event.id === eventId)).toHaveLength(2);
+    const resent = await call(ctx, `/api/merchants/${shop.id}/webhook_deliveries/${first.body.data[0].id}`, { cookie: ada.cookie });
+    expect(resent.body).toMatchObject({ status: 'succeeded', attempts: 1 });
+    // The same event, so the same bytes as the first delivery.
+    const original = await call(ctx, `/api/merchants/${shop.id}/webhook_deliveries/${sent.body.id}`, { cookie: ada.cookie });
+    expect(resent.body.request.body).toBe(original.body.request.body);
+  });
+
+  test('a resend to a disabled endpoint is refused in words', async () => {
+    await call(ctx, `/api/merchants/${shop.id}/webhook_endpoints/${ids.ep}`, { method: 'PATCH', cookie: ada.cookie, body: { disabled: true } });
+    const res = await call(ctx, `/api/merchants/${shop.id}/events/${ids.event}/resend`, { method: 'POST', cookie: ada.cookie, body: { endpoint_id: ids.ep } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'webhook_endpoint_disabled', param: 'endpoint_id' });
+    await call(ctx, `/api/merchants/${shop.id}/webhook_endpoints/${ids.ep}`, { method: 'PATCH', cookie: ada.cookie, body: { disabled: false } });
   });
 });

@@ -36,6 +36,15 @@ export const EventModel = t.Object(
   { $id: '#/components/schemas/Event' },
 );
 
+/** One attempt to send a delivery, as recorded. */
+const WebhookAttemptModel = t.Object({
+  at: t.Integer({ description: 'Unix seconds' }),
+  status_code: t.Union([t.Integer(), t.Null()], { description: "The receiver's HTTP status; null when it did not answer" }),
+  duration_ms: t.Integer(),
+  response_snippet: t.Union([t.String(), t.Null()], { description: 'The first 500 characters of the answer' }),
+  error: t.Union([t.String(), t.Null()], { description: 'Why no answer came (timeout, network, URL rules)' }),
+});
+
 export const WebhookDeliveryModel = t.Object(
   {
     id: t.String({ examples: ['whd_3f2a9c1d0b7e6f5a4c3b2a19'] }),
@@ -48,19 +57,29 @@ export const WebhookDeliveryModel = t.Object(
     attempts: t.Integer(),
     created: t.Integer({ description: 'Unix seconds' }),
     next_attempt_at: t.Union([t.Integer(), t.Null()], { description: 'Unix seconds, while pending' }),
-    last_attempt: t.Union([
-      t.Object({
-        at: t.Integer({ description: 'Unix seconds' }),
-        status_code: t.Union([t.Integer(), t.Null()], { description: "The receiver's HTTP status; null when it did not answer" }),
-        duration_ms: t.Integer(),
-        response_snippet: t.Union([t.String(), t.Null()], { description: 'The first 500 characters of the answer' }),
-        error: t.Union([t.String(), t.Null()], { description: 'Why no answer came (timeout, network, URL rules)' }),
-      }),
-      t.Null(),
-    ]),
+    last_attempt: t.Union([WebhookAttemptModel, t.Null()]),
   },
   { $id: '#/components/schemas/WebhookDelivery' },
 );
+
+/** One delivery in full (the dashboard's delivery view): what was sent and every attempt. */
+export const WebhookDeliveryDetailModel = t.Object({
+  ...WebhookDeliveryModel.properties,
+  request: t.Object(
+    {
+      url: t.String({ description: "The endpoint's URL (as it is now)" }),
+      content_type: t.Literal('application/json'),
+      user_agent: t.String(),
+      body: t.String({
+        description:
+          'The request body exactly as sent and signed: the event JSON. Each attempt is signed afresh (Bpay-Signature, ' +
+          'with its own timestamp), which is why the signature is not shown.',
+      }),
+    },
+    { description: 'The POST bpay sends (the same bytes every attempt)' },
+  ),
+  attempt_history: t.Array(WebhookAttemptModel, { description: 'Every attempt, oldest first' }),
+});
 
 /** A list page of a shared model (one with a components.schemas $id): its items are references. */
 export const listOf = <T extends Parameters<typeof t.Ref>[0]>(item: T) =>

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
@@ -8,7 +8,8 @@ import { seal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { emitEventTo, isSubscribed, queueDeliveries } from '../events/emit';
 import { recordBroadcast } from '../events/broadcast';
-import { checkLimit, getEvent } from '../events/service';
+import { checkLimit, eventPayload, getEvent } from '../events/service';
+import { USER_AGENT } from './signature';
 import { checkWebhookUrl } from './url-policy';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
@@ -319,6 +320,41 @@ export async function listDeliveries(
       deps,
       rows.slice(0, q.limit).map((r) => r.id),
     ),
+  };
+}
+
+export interface DeliveryDetailObject extends DeliveryObject {
+  /** What was POSTed (the same for every attempt; each attempt's Bpay-Signature is computed when it is sent). */
+  request: { url: string; content_type: 'application/json'; user_agent: string; body: string };
+  /** Every attempt, oldest first. */
+  attempt_history: AttemptObject[];
+}
+
+/** The most attempts one delivery can have is about 22 (backoff doubling to 6 h within 3 days); this is a safety cap. */
+const MAX_ATTEMPTS_SHOWN = 100;
+
+/**
+ * One delivery with the request body as sent (the event JSON, exactly the bytes the worker signs) and every attempt.
+ * The merchant's own, in this mode; anything else is "not found". Fails with: resource_not_found.
+ */
+export async function getDeliveryDetail(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<DeliveryDetailObject> {
+  const d = schema.webhookDeliveries;
+  const row = await firstRow(deps.db, d, and(eq(d.id, id), eq(d.merchantId, merchant.id), eq(d.livemode, livemode)));
+  if (!row) throw notFound('webhook delivery');
+  const [delivery] = await deliveryObjects(deps, [row.id]);
+  const event = await firstRow(deps.db, schema.events, eq(schema.events.id, row.eventId));
+  // Both cascade with the delivery: missing means it was deleted between the reads.
+  if (!delivery || !event) throw notFound('webhook delivery');
+  const attempts = await deps.db
+    .select()
+    .from(schema.webhookAttempts)
+    .where(eq(schema.webhookAttempts.deliveryId, row.id))
+    .orderBy(asc(schema.webhookAttempts.at), asc(sql`rowid`))
+    .limit(MAX_ATTEMPTS_SHOWN);
+  return {
+    ...delivery,
+    request: { url: delivery.url, content_type: 'application/json', user_agent: USER_AGENT, body: eventPayload(event) },
+    attempt_history: attempts.map(toAttemptObject),
   };
 }
 

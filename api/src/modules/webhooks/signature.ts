@@ -5,6 +5,9 @@ import { constantTimeEqual, hmacHex } from '../../lib/crypto';
  * The key is the whole `whsec_…` string. The timestamp is signed too, so a captured delivery cannot be replayed
  * later than the receiver's tolerance.
  */
+/** The User-Agent of every delivery. */
+export const USER_AGENT = 'bpay-webhooks/1';
+
 export const SIGNATURE_HEADER = 'Bpay-Signature';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 

@@ -6,7 +6,9 @@ import { unseal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { eventPayload } from '../events/service';
 import { AUTO_DISABLED_REASON, failPendingDeliveries } from './service';
-import { SIGNATURE_HEADER, signatureHeader } from './signature';
+import { SIGNATURE_HEADER, signatureHeader, USER_AGENT } from './signature';
+
+export { USER_AGENT };
 import { checkWebhookUrl } from './url-policy';
 
 /*
@@ -23,7 +25,6 @@ export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
 export const BACKOFF_BASE_MS = 30_000;
 export const BACKOFF_CAP_MS = 6 * 3600_000;
 export const SNIPPET_CHARS = 500;
-export const USER_AGENT = 'bpay-webhooks/1';
 
 /** How long a claim lasts: well past the receiver's timeout, so a live worker never loses its delivery. */
 export const lockMs = (timeoutMs: number) => Math.max(60_000, timeoutMs * 3);
