@@ -115,7 +115,7 @@ test('merchant dashboard: create an account, keys shown once, roll, webhooks, pa
     dialog = page.getByRole('dialog');
     await dialog.getByTestId('webhook-url').fill('not a url');
     await dialog.getByTestId('webhook-create-submit').click();
-    await expect(dialog.getByTestId('webhook-error')).toHaveText('Enter a full http(s) URL');
+    await expect(dialog.getByTestId('webhook-url-error')).toHaveText('Enter a full http(s) URL');
     await dialog.getByTestId('webhook-url').fill(receiver.url);
     await expect(dialog.getByTestId('webhook-event-all')).toBeChecked();
     await dialog.getByTestId('webhook-description').fill('Order fulfilment');

@@ -9,8 +9,13 @@ import type {
   MerchantUsage,
   MerchantWithSecret,
   PaymentIntent,
+  PaymentIntentPage,
+  ResendAnswer,
+  RolledWebhookEndpoint,
   WebhookDelivery,
+  WebhookDeliveryDetail,
   WebhookEndpoint,
+  WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
 } from './types';
 
@@ -54,6 +59,22 @@ export function paymentIntentsQuery(merchantId: string, limit: number, startingA
     staleTime: 0,
   });
 }
+
+/**
+ * The overview's recent intents together with how many the account has (include[]=total_count): the Payment Intents
+ * card shows that count, not the size of this page.
+ */
+export function recentIntentsQuery(merchantId: string) {
+  const params = new URLSearchParams({ limit: String(RECENT_INTENTS_LIMIT), 'include[]': 'total_count' });
+  return queryOptions({
+    queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'payment_intents', 'recent'] as const,
+    queryFn: () => apiRequest<PaymentIntentPage>('GET', `${base(merchantId)}/payment_intents?${params}`),
+    staleTime: 0,
+  });
+}
+
+/** The key every payment intent query of a merchant starts with (to refresh them all after a refund). */
+export const paymentIntentsKey = (merchantId: string) => [...MERCHANTS_QUERY_KEY, merchantId, 'payment_intents'] as const;
 
 /** Lists may come as `{ data: [...] }` or as a bare array. */
 function listOf<T>(answer: ListAnswer<T> | T[]): T[] {
@@ -103,3 +124,36 @@ export const setWebhookEndpointDisabledRequest = (merchantId: string, endpointId
 
 export const sendTestEventRequest = (merchantId: string, endpointId: string) =>
   apiRequest<unknown>('POST', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}/test`);
+
+/** Edits an endpoint: only the fields given change (URL, events, description, disabled). */
+export const updateWebhookEndpointRequest = (merchantId: string, endpointId: string, body: WebhookEndpointUpdate) =>
+  apiRequest<WebhookEndpoint>('PATCH', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}`, body);
+
+/** A new signing secret, in force at once; the answer carries it, the only time it is shown. */
+export const rollWebhookSecretRequest = (merchantId: string, endpointId: string, idempotencyKey: string) =>
+  apiRequest<RolledWebhookEndpoint>(
+    'POST',
+    `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}/roll_secret`,
+    undefined,
+    {},
+    { 'Idempotency-Key': idempotencyKey },
+  );
+
+/** One delivery in full. Pending ones change behind the page as the worker retries them: read afresh on open. */
+export function webhookDeliveryQuery(merchantId: string, deliveryId: string) {
+  return queryOptions({
+    queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'webhook_delivery', deliveryId] as const,
+    queryFn: () => apiRequest<WebhookDeliveryDetail>('GET', `${base(merchantId)}/webhook_deliveries/${encodeURIComponent(deliveryId)}`),
+    staleTime: 0,
+  });
+}
+
+/** Sends an event again to one endpoint: a new delivery the worker sends. One key per click (kept across retries). */
+export const resendEventRequest = (merchantId: string, eventId: string, endpointId: string, idempotencyKey: string) =>
+  apiRequest<ResendAnswer>(
+    'POST',
+    `${base(merchantId)}/events/${encodeURIComponent(eventId)}/resend`,
+    { endpoint_id: endpointId },
+    {},
+    { 'Idempotency-Key': idempotencyKey },
+  );

@@ -1,3 +1,5 @@
+import type { paths } from '../../../../sdk/src/schema';
+
 export type PlatformType = 'shopify' | 'wordpress' | 'woocommerce' | 'custom';
 export type Environment = 'sandbox' | 'production';
 
@@ -76,7 +78,10 @@ export interface MerchantUsage {
   totalRequestsThisMonth?: number;
 }
 
-export const WEBHOOK_EVENT_CHOICES = ['payment_intent.succeeded', 'payment_intent.failed'] as const;
+/** The spec's event choices (besides all events); each must be an event type the API knows. */
+export const WEBHOOK_EVENT_CHOICES = ['payment_intent.succeeded', 'payment_intent.failed'] as const satisfies ReadonlyArray<
+  NonNullable<WebhookEndpointUpdate['enabled_events']>[number]
+>;
 
 export interface WebhookEndpoint {
   id: string;
@@ -127,3 +132,28 @@ export interface WebhookDelivery {
   next_attempt_at: number | null;
   last_attempt: WebhookAttempt | null;
 }
+
+/*
+ * Newer shapes are read from the OpenAPI types the server's routes generate (sdk/src/schema.d.ts, checked against
+ * the API by `bun scripts/generate-sdk.ts --check`), not written by hand: a field the server renames breaks this
+ * feature's typecheck instead of reaching the page as `undefined`.
+ */
+type Method = 'get' | 'post' | 'patch';
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Op<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+/** The JSON of an operation's 200 answer. */
+type AnswerOf<P extends keyof paths, M extends Method> = Op<P, M> extends { responses: { 200: infer R } } ? Json<R> : never;
+/** The JSON body an operation takes. */
+type BodyOf<P extends keyof paths, M extends Method> = Op<P, M> extends { requestBody?: infer B } ? Json<NonNullable<B>> : never;
+
+/** A page of the dashboard's payment intents, with total_count when asked for (include[]=total_count). */
+export type PaymentIntentPage = AnswerOf<'/api/merchants/{id}/payment_intents', 'get'>;
+/** One delivery in full: the request as sent and every attempt. */
+export type WebhookDeliveryDetail = AnswerOf<'/api/merchants/{id}/webhook_deliveries/{deliveryId}', 'get'>;
+export type WebhookAttemptRecord = WebhookDeliveryDetail['attempt_history'][number];
+/** What editing an endpoint may change (only what changed is sent). */
+export type WebhookEndpointUpdate = BodyOf<'/api/merchants/{id}/webhook_endpoints/{endpointId}', 'patch'>;
+/** Rolling the signing secret answers the endpoint with its new secret, shown once. */
+export type RolledWebhookEndpoint = AnswerOf<'/api/merchants/{id}/webhook_endpoints/{endpointId}/roll_secret', 'post'>;
+/** The deliveries a resend queued. */
+export type ResendAnswer = AnswerOf<'/api/merchants/{id}/events/{eventId}/resend', 'post'>;

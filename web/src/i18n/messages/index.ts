@@ -10,6 +10,7 @@ import type * as investors from './investors';
 import type * as kyc from './kyc';
 import * as landing from './landing';
 import type * as legal from './legal';
+import type * as merchantOperations from './merchant-operations';
 import type * as merchants from './merchants';
 import type * as passwords from './passwords';
 import type * as paymentDemo from './payment-demo';
@@ -38,6 +39,7 @@ type AreaCatalogue =
   | typeof profile
   | typeof settings
   | typeof merchants
+  | typeof merchantOperations
   | typeof checkout
   | typeof admin
   | typeof kyc

@@ -8,6 +8,7 @@ import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT, type MessageKey } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
+import { followField, type FieldErrors } from '../../../lib/form-errors';
 import { isEmail } from '../../../lib/validation';
 import { createMerchantRequest, merchantsQuery } from '../api';
 import type { CreateMerchantBody, Environment, MerchantWithSecret, PlatformType } from '../types';
@@ -22,7 +23,7 @@ export const platformLabel: Record<PlatformType, MessageKey> = {
 };
 
 const selectClass = 'h-10 w-full rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900';
-type Errors = Partial<Record<'businessName' | 'businessEmail' | 'website', string>>;
+type Errors = FieldErrors<'businessName' | 'businessEmail' | 'website'>;
 
 function websiteOk(value: string): boolean {
   if (!value.trim()) return true;
@@ -88,10 +89,7 @@ export function CreateMerchantDialog({
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
-    const next: Errors = {};
-    if (!form.businessName.trim()) next.businessName = t('merchants.create.error.name');
-    if (!isEmail(form.businessEmail.trim())) next.businessEmail = t('merchants.create.error.email');
-    if (!websiteOk(form.website)) next.website = t('merchants.create.error.website');
+    const next = problemsOf(form);
     setErrors(next);
     if (Object.keys(next).length || create.isPending) return;
     const body: CreateMerchantBody = {
@@ -104,9 +102,23 @@ export function CreateMerchantDialog({
     create.mutate(body);
   }
 
+  /** Each field's problem, in words. */
+  function problemsOf(values: typeof form): Errors {
+    const next: Errors = {};
+    if (!values.businessName.trim()) next.businessName = t('merchants.create.error.name');
+    if (!isEmail(values.businessEmail.trim())) next.businessEmail = t('merchants.create.error.email');
+    if (!websiteOk(values.website)) next.website = t('merchants.create.error.website');
+    return next;
+  }
+
   const field = (k: keyof typeof form) => ({
     value: form[k],
-    onChange: (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value })),
+    onChange: (e: { target: { value: string } }) => {
+      const next = { ...form, [k]: e.target.value };
+      setForm(next);
+      // An error shown under this field goes as soon as the value is valid (or names the problem it has now).
+      setErrors((shown) => followField(shown, k, problemsOf(next)[k]));
+    },
     'aria-invalid': !!errors[k],
     'aria-describedby': errors[k] ? `merchant-${k}-error` : undefined,
   });

@@ -6,7 +6,7 @@ import { Button } from '../../../components/ui/button';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
-import { merchantsQuery, paymentIntentsQuery, RECENT_INTENTS_LIMIT, usageQuery } from '../api';
+import { merchantsQuery, recentIntentsQuery, usageQuery } from '../api';
 import { isLiveMode } from '../display';
 import type { Merchant } from '../types';
 import { ApiKeysTab } from './api-keys-tab';
@@ -78,7 +78,7 @@ function MerchantView({ merchant, merchants, onSelect }: { merchant: Merchant; m
   const [tab, setTab] = useState<Tab>('overview');
   // Sub-calls only with a selected merchant (spec §6).
   const usage = useQuery(usageQuery(merchant.id));
-  const recent = useQuery(paymentIntentsQuery(merchant.id, RECENT_INTENTS_LIMIT));
+  const recent = useQuery(recentIntentsQuery(merchant.id));
   const live = isLiveMode(merchant.environment);
 
   return (
@@ -122,8 +122,7 @@ function MerchantView({ merchant, merchants, onSelect }: { merchant: Merchant; m
         <StatCards
           merchant={merchant}
           requestsToday={usage.data?.totalRequests}
-          recentIntents={recent.data?.data.length}
-          hasMoreIntents={recent.data?.has_more ?? false}
+          intentsCount={recent.data?.total_count}
         />
       </div>
 

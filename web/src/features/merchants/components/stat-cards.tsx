@@ -28,17 +28,19 @@ function Stat({ label, icon, value, note, testId }: { label: string; icon: React
 
 const Pending = () => <span className="inline-block h-7 w-16 animate-pulse rounded bg-slate-100 align-middle" />;
 
-/** The four cards (spec §2): Total Volume (all time), API Requests (today), Payment Intents (recent), Account Status. */
+/**
+ * The four cards (spec §2): Total Volume (all time), API Requests (today), Payment Intents (how many the account has:
+ * the API's count, not the size of the recent page), Account Status.
+ */
 export function StatCards({
   merchant,
   requestsToday,
-  recentIntents,
-  hasMoreIntents,
+  intentsCount,
 }: {
   merchant: Merchant;
   requestsToday: number | undefined;
-  recentIntents: number | undefined;
-  hasMoreIntents: boolean;
+  /** Every payment intent of the account (the API's total_count), not the size of a page. */
+  intentsCount: number | undefined;
 }) {
   const { t, lang } = useLanguage();
   return (
@@ -60,8 +62,8 @@ export function StatCards({
       <Stat
         label={t('merchants.cards.intents')}
         icon={<CreditCard className="h-4 w-4" />}
-        value={recentIntents === undefined ? <Pending /> : `${recentIntents}${hasMoreIntents ? '+' : ''}`}
-        note={t('merchants.cards.intentsNote')}
+        value={intentsCount === undefined ? <Pending /> : intentsCount.toLocaleString('en-US')}
+        note={t('merchants.cards.intentsTotalNote')}
         testId="card-intents"
       />
       <Stat

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { RefreshCw } from 'lucide-react';
+import { Eye, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
@@ -10,11 +10,13 @@ import { formatDateTime } from '../display';
 import type { WebhookEndpoint } from '../types';
 import { DeliveryStatusBadge } from './intent-status-badge';
 import { ErrorBox } from './overview-tab';
+import { WebhookDeliveryDialog } from './webhook-delivery-dialog';
 
 /** Recent deliveries: which event, to where, how it went (status, attempts, the last answer) and what comes next. */
 export function WebhookDeliveries({ merchantId, endpoints }: { merchantId: string; endpoints: readonly WebhookEndpoint[] }) {
   const { t, lang } = useLanguage();
   const [endpointId, setEndpointId] = useState('');
+  const [opened, setOpened] = useState<string | null>(null);
   const deliveries = useQuery(webhookDeliveriesQuery(merchantId, endpointId || undefined));
   const rows = deliveries.data ?? [];
 
@@ -67,7 +69,7 @@ export function WebhookDeliveries({ merchantId, endpoints }: { merchantId: strin
           </p>
         ) : (
           <div className="overflow-x-auto rounded-lg border border-slate-200">
-            <table className="w-full min-w-[48rem] text-sm">
+            <table className="w-full min-w-[54rem] text-sm">
               <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
                 <tr>
                   <th scope="col" className="px-4 py-2.5 text-start font-medium">{t('merchants.webhooks.deliveries.event')}</th>
@@ -76,6 +78,9 @@ export function WebhookDeliveries({ merchantId, endpoints }: { merchantId: strin
                   <th scope="col" className="px-4 py-2.5 text-start font-medium">{t('merchants.webhooks.deliveries.lastResponse')}</th>
                   <th scope="col" className="px-4 py-2.5 text-start font-medium">{t('merchants.webhooks.deliveries.lastAttempt')}</th>
                   <th scope="col" className="px-4 py-2.5 text-start font-medium">{t('merchants.webhooks.deliveries.nextAttempt')}</th>
+                  <th scope="col" className="px-4 py-2.5 text-end font-medium">
+                    <span className="sr-only">{t('merchants.delivery.open')}</span>
+                  </th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100 bg-white">
@@ -124,6 +129,18 @@ export function WebhookDeliveries({ merchantId, endpoints }: { merchantId: strin
                     <td className="whitespace-nowrap px-4 py-3 text-slate-600">
                       {d.status === 'pending' && d.next_attempt_at ? formatDateTime(d.next_attempt_at, lang) : '—'}
                     </td>
+                    <td className="px-4 py-3 text-end">
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        onClick={() => setOpened(d.id)}
+                        aria-label={t('merchants.delivery.openLabel', { event: d.event_type })}
+                        data-testid="webhook-delivery-open"
+                      >
+                        <Eye className="h-4 w-4" aria-hidden />
+                        {t('merchants.delivery.open')}
+                      </Button>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -131,6 +148,7 @@ export function WebhookDeliveries({ merchantId, endpoints }: { merchantId: strin
           </div>
         )}
       </CardContent>
+      <WebhookDeliveryDialog merchantId={merchantId} deliveryId={opened} endpoints={endpoints} onClose={() => setOpened(null)} />
     </Card>
   );
 }

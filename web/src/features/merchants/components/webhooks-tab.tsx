@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Loader2, Pause, Play, Plus, RefreshCw, Send, Trash2, Webhook } from 'lucide-react';
+import { KeyRound, Loader2, Pause, Pencil, Play, Plus, RefreshCw, Send, Trash2, Webhook } from 'lucide-react';
 import { useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
@@ -19,7 +19,9 @@ import { formatDate } from '../display';
 import type { Merchant, WebhookEndpoint } from '../types';
 import { disabledByFailures } from '../webhooks';
 import { CreateWebhookDialog } from './create-webhook-dialog';
+import { EditWebhookDialog } from './edit-webhook-dialog';
 import { ErrorBox } from './overview-tab';
+import { RollWebhookSecretDialog } from './roll-webhook-secret-dialog';
 import { WebhookDeliveries } from './webhook-deliveries';
 
 function DeleteEndpointDialog({
@@ -80,10 +82,14 @@ function DeleteEndpointDialog({
 function EndpointCard({
   merchantId,
   endpoint,
+  onEdit,
+  onRoll,
   onDelete,
 }: {
   merchantId: string;
   endpoint: WebhookEndpoint;
+  onEdit(): void;
+  onRoll(): void;
   onDelete(): void;
 }) {
   const { t, lang } = useLanguage();
@@ -163,6 +169,14 @@ function EndpointCard({
           {disabled ? <Play className="h-4 w-4 rtl:-scale-x-100" aria-hidden /> : <Pause className="h-4 w-4" aria-hidden />}
           {disabled ? t('merchants.webhooks.enable') : t('merchants.webhooks.disable')}
         </Button>
+        <Button variant="outline" size="sm" onClick={onEdit} data-testid="webhook-edit">
+          <Pencil className="h-4 w-4" aria-hidden />
+          {t('merchants.webhookEdit.open')}
+        </Button>
+        <Button variant="outline" size="sm" onClick={onRoll} data-testid="webhook-roll-secret">
+          <KeyRound className="h-4 w-4" aria-hidden />
+          {t('merchants.webhookRoll.open')}
+        </Button>
         <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" onClick={onDelete} data-testid="webhook-delete">
           <Trash2 className="h-4 w-4" aria-hidden />
           {t('merchants.webhooks.delete')}
@@ -172,12 +186,14 @@ function EndpointCard({
   );
 }
 
-/** Webhook endpoints (create, list, delete, send a test event) and their recent deliveries. */
+/** Webhook endpoints (create, edit, enable/disable, roll the signing secret, delete, send a test event) and their deliveries. */
 export function WebhooksTab({ merchant }: { merchant: Merchant }) {
   const { t } = useLanguage();
   const endpoints = useQuery(webhookEndpointsQuery(merchant.id));
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
+  const [editing, setEditing] = useState<WebhookEndpoint | null>(null);
+  const [rolling, setRolling] = useState<WebhookEndpoint | null>(null);
   const list = endpoints.data ?? [];
 
   return (
@@ -218,7 +234,14 @@ export function WebhooksTab({ merchant }: { merchant: Merchant }) {
           ) : (
             <ul className="space-y-3">
               {list.map((ep) => (
-                <EndpointCard key={ep.id} merchantId={merchant.id} endpoint={ep} onDelete={() => setDeleting(ep)} />
+                <EndpointCard
+                  key={ep.id}
+                  merchantId={merchant.id}
+                  endpoint={ep}
+                  onEdit={() => setEditing(ep)}
+                  onRoll={() => setRolling(ep)}
+                  onDelete={() => setDeleting(ep)}
+                />
               ))}
             </ul>
           )}
@@ -226,6 +249,8 @@ export function WebhooksTab({ merchant }: { merchant: Merchant }) {
       </Card>
       {list.length > 0 && <WebhookDeliveries merchantId={merchant.id} endpoints={list} />}
       <CreateWebhookDialog merchant={merchant} open={creating} onOpenChange={setCreating} />
+      <EditWebhookDialog merchant={merchant} endpoint={editing} onClose={() => setEditing(null)} />
+      <RollWebhookSecretDialog merchantId={merchant.id} endpoint={rolling} onClose={() => setRolling(null)} />
       <DeleteEndpointDialog merchantId={merchant.id} endpoint={deleting} onClose={() => setDeleting(null)} />
     </div>
   );

@@ -1,0 +1,256 @@
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/*
+ * The Merchant Dashboard's operations (issue 15): webhook endpoints edited, disabled and enabled, their signing
+ * secret rolled (shown once), a delivery opened in full and sent again; form errors that clear as fields are
+ * corrected; refunds from the Payments tab.
+ */
+
+const toast = (page: Page) => page.getByTestId('toast').last();
+const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+interface Received {
+  path: string;
+  signature: string;
+  body: string;
+}
+
+/** A merchant's webhook receiver on 127.0.0.1: answers `status()` (200 unless told) and keeps what it got. */
+async function startReceiver(): Promise<{ url: (path: string) => string; received: Received[]; status: { next: number[] }; server: Server }> {
+  const received: Received[] = [];
+  const status = { next: [] as number[] };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', signature: String(req.headers['bpay-signature'] ?? ''), body });
+      const code = status.next.shift() ?? 200;
+      res.writeHead(code, { 'content-type': 'text/plain' });
+      res.end(code === 200 ? 'ok' : 'not ready');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: (path) => `http://127.0.0.1:${port}${path}`, received, status, server };
+}
+
+/** Bpay-Signature (t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>) checked as a merchant's server would. */
+function signedWith(secret: string, header: string, body: string): boolean {
+  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
+  if (!parts.t || !parts.v1) return false;
+  const expected = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest();
+  const given = Buffer.from(parts.v1, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A signed-in user with a sandbox merchant account; answers its id and secret key. */
+async function merchantUser(request: APIRequestContext, tag: string): Promise<{ id: string; secretKey: string }> {
+  const email = uniqueEmail(tag);
+  const reg = await request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Grace', lastName: 'Hopper' },
+  });
+  expect(reg.status()).toBe(201);
+  const made = await request.post('/api/merchants', {
+    data: { businessName: 'Hopper Hardware', businessEmail: email, environment: 'sandbox' },
+  });
+  expect(made.status()).toBe(201);
+  const m = await made.json();
+  return { id: m.id, secretKey: m.secretApiKey };
+}
+
+test('webhook endpoints: edit URL, events and description, disable and enable, roll the secret (shown once), open a delivery and resend it', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const receiver = await startReceiver();
+  try {
+    await merchantUser(page.request, 'webhooks');
+    await page.goto('/merchant-dashboard');
+    await page.getByTestId('merchant-tab-webhooks').click();
+
+    // Add an endpoint for one event.
+    await page.getByTestId('webhook-add').click();
+    let dialog = page.getByRole('dialog');
+    await dialog.getByTestId('webhook-url').fill(receiver.url('/first'));
+    await dialog.getByTestId('webhook-event-all').uncheck();
+    await dialog.getByTestId('webhook-event-payment_intent.succeeded').check();
+    await dialog.getByTestId('webhook-create-submit').click();
+    const firstSecret = (await dialog.getByTestId('webhook-secret-reveal-value').textContent())!.trim();
+    expect(firstSecret).toMatch(/^whsec_/);
+    await dialog.getByTestId('webhook-secret-done').click();
+    const endpoint = page.getByTestId('webhook-endpoint');
+    await expect(endpoint.getByTestId('webhook-endpoint-url')).toHaveText(receiver.url('/first'));
+    await expect(endpoint).toContainText('payment_intent.succeeded');
+
+    // Edit: nothing changed yet, so nothing to save; then a new URL, every event and a description.
+    await endpoint.getByTestId('webhook-edit').click();
+    dialog = page.getByRole('dialog');
+    await expect(dialog.getByTestId('webhook-edit-url')).toHaveValue(receiver.url('/first'));
+    await expect(dialog.getByTestId('webhook-edit-event-payment_intent.succeeded')).toBeChecked();
+    await expect(dialog.getByTestId('webhook-edit-save')).toBeDisabled();
+    await dialog.getByTestId('webhook-edit-url').fill(receiver.url('/second'));
+    await dialog.getByTestId('webhook-edit-event-all').check();
+    await dialog.getByTestId('webhook-edit-description').fill('Order fulfilment v2');
+    await dialog.getByTestId('webhook-edit-save').click();
+    await expect(toast(page)).toContainText('Webhook endpoint saved');
+    await expect(page.getByRole('dialog')).toBeHidden();
+    await expect(endpoint.getByTestId('webhook-endpoint-url')).toHaveText(receiver.url('/second'));
+    await expect(endpoint).toContainText('All events');
+    await expect(endpoint).toContainText('Order fulfilment v2');
+
+    // Disable from the edit dialog, and enable again.
+    await endpoint.getByTestId('webhook-edit').click();
+    await page.getByRole('dialog').getByTestId('webhook-edit-enabled').click();
+    await page.getByRole('dialog').getByTestId('webhook-edit-save').click();
+    await expect(endpoint.getByTestId('webhook-endpoint-status')).toHaveText('Disabled');
+    await expect(endpoint.getByTestId('webhook-send-test')).toBeDisabled();
+    await endpoint.getByTestId('webhook-edit').click();
+    await expect(page.getByRole('dialog').getByTestId('webhook-edit-enabled')).not.toBeChecked();
+    await page.getByRole('dialog').getByTestId('webhook-edit-enabled').click();
+    await page.getByRole('dialog').getByTestId('webhook-edit-save').click();
+    await expect(endpoint.getByTestId('webhook-endpoint-status')).toHaveText('Enabled');
+
+    // Roll the signing secret: a warning, then the new secret, shown once.
+    await endpoint.getByTestId('webhook-roll-secret').click();
+    dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText('stops working immediately');
+    await dialog.getByTestId('webhook-roll-confirm').click();
+    await expect(toast(page)).toContainText('Signing secret rolled');
+    const rolled = (await dialog.getByTestId('webhook-rolled-secret-value').textContent())!.trim();
+    expect(rolled).toMatch(/^whsec_/);
+    expect(rolled).not.toBe(firstSecret);
+    await dialog.getByTestId('webhook-rolled-secret-done').click();
+    await expect(page.getByRole('dialog')).toBeHidden();
+    expect(await page.content()).not.toContain(rolled);
+    await endpoint.getByTestId('webhook-roll-secret').click();
+    await expect(page.getByRole('dialog').getByTestId('webhook-roll-confirm')).toBeVisible();
+    await expect(page.getByRole('dialog').getByTestId('webhook-rolled-secret')).toHaveCount(0);
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+    // A test event the receiver refuses once: signed with the new secret only, at the new URL.
+    receiver.status.next = [503];
+    await endpoint.getByTestId('webhook-send-test').click();
+    await expect(toast(page)).toContainText('Test event sent');
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
+    const first = receiver.received[0]!;
+    expect(first.path).toBe('/second');
+    expect(signedWith(rolled, first.signature, first.body)).toBe(true);
+    expect(signedWith(firstSecret, first.signature, first.body)).toBe(false);
+    const eventId: string = JSON.parse(first.body).id;
+
+    // Open the delivery: the body as sent, the 503 answer, the attempt and the next retry.
+    await expect(async () => {
+      await page.getByTestId('deliveries-refresh').click();
+      await expect(page.getByTestId('webhook-delivery-attempts').first()).toHaveText('1', { timeout: 1000 });
+    }).toPass({ timeout: 10_000 });
+    await page.getByTestId('webhook-delivery-open').first().click();
+    dialog = page.getByRole('dialog');
+    await expect(dialog.getByTestId('delivery-detail-event-type')).toHaveText('webhook_endpoint.test');
+    await expect(dialog.getByTestId('delivery-status')).toHaveText('Pending');
+    await expect(dialog.getByTestId('delivery-detail-event')).toHaveText(eventId);
+    await expect(dialog.getByTestId('delivery-detail-request-body')).toHaveText(first.body);
+    await expect(dialog.getByTestId('delivery-detail-response')).toContainText('503');
+    await expect(dialog.getByTestId('delivery-detail-response-body')).toHaveText('not ready');
+    await expect(dialog.getByTestId('delivery-attempt')).toHaveCount(1);
+    await expect(dialog.getByTestId('delivery-attempt').first()).toContainText('Attempt 1');
+    await expect(dialog.getByTestId('delivery-attempt-status').first()).toContainText('503');
+    await expect(dialog.getByTestId('delivery-detail-next-retry')).not.toHaveText('—');
+
+    // Resend: a new delivery of the same event, which now succeeds.
+    await dialog.getByTestId('delivery-resend').click();
+    await expect(toast(page)).toContainText('Event sent again');
+    await expect.poll(() => receiver.received.filter((r) => JSON.parse(r.body).id === eventId).length, { timeout: 10_000 }).toBe(2);
+    expect(receiver.received[1]!.body).toBe(first.body);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+    await expect(page.getByRole('dialog')).toBeHidden();
+    await expect(async () => {
+      await page.getByTestId('deliveries-refresh').click();
+      await expect(page.getByTestId('webhook-delivery')).toHaveCount(2, { timeout: 1000 });
+      await expect(page.getByTestId('webhook-delivery').first()).toHaveAttribute('data-status', 'succeeded', { timeout: 1000 });
+    }).toPass({ timeout: 10_000 });
+    await page.getByTestId('webhook-delivery-open').first().click();
+    dialog = page.getByRole('dialog');
+    await expect(dialog.getByTestId('delivery-status')).toHaveText('Delivered');
+    await expect(dialog.getByTestId('delivery-attempt-status').first()).toContainText('200');
+    await expect(dialog.getByTestId('delivery-detail-response-body')).toHaveText('ok');
+    await expect(dialog.getByTestId('delivery-detail-next-retry')).toHaveText('—');
+  } finally {
+    receiver.server.close();
+  }
+});
+
+test('form errors clear as each field is corrected: create merchant, add and edit a webhook endpoint', async ({ page }) => {
+  const email = uniqueEmail('form-errors');
+  const reg = await page.request.post('/api/auth/register', {
+    data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+  });
+  expect(reg.status()).toBe(201);
+  await page.goto('/merchant-dashboard');
+
+  // Create merchant: every problem shows on submit; each goes as its field becomes valid, the others stay.
+  await page.getByTestId('create-merchant-button').click();
+  let dialog = page.getByRole('dialog');
+  await dialog.getByTestId('merchant-business-email').fill('not-an-email');
+  await dialog.getByTestId('merchant-website').fill('shop');
+  await dialog.getByTestId('merchant-create-submit').click();
+  await expect(dialog.getByText('Business name is required')).toBeVisible();
+  await expect(dialog.getByText('Enter a valid email address')).toBeVisible();
+  await expect(dialog.getByText('Enter a full http(s) address, such as https://shop.example')).toBeVisible();
+  await expect(dialog.getByTestId('merchant-business-name')).toHaveAttribute('aria-invalid', 'true');
+  await dialog.getByTestId('merchant-business-name').fill('Lovelace Looms');
+  await expect(dialog.getByText('Business name is required')).toBeHidden();
+  await expect(dialog.getByTestId('merchant-business-name')).toHaveAttribute('aria-invalid', 'false');
+  await expect(dialog.getByText('Enter a valid email address')).toBeVisible();
+  await dialog.getByTestId('merchant-business-email').fill('ada@looms');
+  await expect(dialog.getByText('Enter a valid email address')).toBeVisible();
+  await dialog.getByTestId('merchant-business-email').fill('ada@looms.example');
+  await expect(dialog.getByText('Enter a valid email address')).toBeHidden();
+  await dialog.getByTestId('merchant-website').fill('https://looms.example');
+  await expect(dialog.getByText('Enter a full http(s) address, such as https://shop.example')).toBeHidden();
+  // Emptying a field that had no error shows none until the next submit.
+  await dialog.getByTestId('merchant-business-name').fill('');
+  await expect(dialog.getByText('Business name is required')).toBeHidden();
+  await dialog.getByTestId('merchant-business-name').fill('Lovelace Looms');
+  await dialog.getByTestId('merchant-create-submit').click();
+  await dialog.getByTestId('merchant-secret-done').click();
+  await expect(page.getByTestId('merchant-name')).toHaveText('Lovelace Looms');
+
+  // Add a webhook endpoint: the URL's error follows the URL, the events' error goes when one is chosen.
+  await page.getByTestId('merchant-tab-webhooks').click();
+  await page.getByTestId('webhook-add').click();
+  dialog = page.getByRole('dialog');
+  await dialog.getByTestId('webhook-event-all').uncheck();
+  await dialog.getByTestId('webhook-create-submit').click();
+  await expect(dialog.getByTestId('webhook-url-error')).toHaveText('Enter the endpoint URL');
+  await expect(dialog.getByTestId('webhook-events-error')).toHaveText('Choose at least one event');
+  await expect(dialog.getByTestId('webhook-url')).toBeFocused();
+  await dialog.getByTestId('webhook-url').fill('localhost');
+  await expect(dialog.getByTestId('webhook-url-error')).toHaveText('Enter a full http(s) URL');
+  await dialog.getByTestId('webhook-url').fill('http://127.0.0.1:9/hooks');
+  await expect(dialog.getByTestId('webhook-url-error')).toHaveCount(0);
+  await expect(dialog.getByTestId('webhook-events-error')).toHaveText('Choose at least one event');
+  await dialog.getByTestId('webhook-event-payment_intent.failed').check();
+  await expect(dialog.getByTestId('webhook-events-error')).toHaveCount(0);
+  await dialog.getByTestId('webhook-create-submit').click();
+  await dialog.getByTestId('webhook-secret-done').click();
+
+  // Edit it: the same rules, the same clearing.
+  await page.getByTestId('webhook-endpoint').getByTestId('webhook-edit').click();
+  dialog = page.getByRole('dialog');
+  await dialog.getByTestId('webhook-edit-url').fill('ftp://127.0.0.1/hooks');
+  await dialog.getByTestId('webhook-edit-save').click();
+  await expect(dialog.getByTestId('webhook-edit-url-error')).toHaveText('Enter a full http(s) URL');
+  await dialog.getByTestId('webhook-edit-url').fill('http://127.0.0.1:9/other');
+  await expect(dialog.getByTestId('webhook-edit-url-error')).toHaveCount(0);
+  await dialog.getByTestId('webhook-edit-event-payment_intent.failed').uncheck();
+  await dialog.getByTestId('webhook-edit-save').click();
+  await expect(dialog.getByTestId('webhook-edit-events-error')).toHaveText('Choose at least one event');
+  await dialog.getByTestId('webhook-edit-event-payment_intent.succeeded').check();
+  await expect(dialog.getByTestId('webhook-edit-events-error')).toHaveCount(0);
+  await dialog.getByTestId('webhook-edit-save').click();
+  await expect(toast(page)).toContainText('Webhook endpoint saved');
+  await expect(page.getByTestId('webhook-endpoint-url')).toHaveText('http://127.0.0.1:9/other');
+});

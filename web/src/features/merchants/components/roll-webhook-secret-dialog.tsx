@@ -1,0 +1,117 @@
+import { useMutation } from '@tanstack/react-query';
+import { Loader2, ShieldAlert } from 'lucide-react';
+import { useState } from 'react';
+import { Button } from '../../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { toast } from '../../../components/ui/use-toast';
+import { useT } from '../../../i18n';
+import { messageOf } from '../../../lib/api';
+import { useIdempotencyKeys } from '../../../lib/idempotency';
+import { rollWebhookSecretRequest } from '../api';
+import type { RolledWebhookEndpoint, WebhookEndpoint } from '../types';
+import { SecretReveal } from './secret-reveal';
+
+/**
+ * Roll an endpoint's signing secret: a confirmation (the old secret stops signing at once: bpay keeps no grace
+ * period for webhook secrets), then the new secret shown once, in this dialog's state only.
+ */
+export function RollWebhookSecretDialog({
+  merchantId,
+  endpoint,
+  onClose,
+}: {
+  merchantId: string;
+  endpoint: WebhookEndpoint | null;
+  onClose(): void;
+}) {
+  const t = useT();
+  const keys = useIdempotencyKeys();
+  const [rolled, setRolled] = useState<RolledWebhookEndpoint | null>(null);
+  const roll = useMutation({
+    mutationFn: async (id: string) => {
+      const attempt = keys.begin({ roll: id });
+      try {
+        const answer = await rollWebhookSecretRequest(merchantId, id, attempt.key);
+        keys.settle(attempt);
+        return answer;
+      } catch (error) {
+        keys.settle(attempt, error);
+        throw error;
+      }
+    },
+    onSuccess: (answer) => {
+      setRolled(answer);
+      toast({ title: t('merchants.webhookRoll.rolledToast'), description: t('merchants.webhookRoll.rolledToastBody') });
+    },
+    onError: (e) => toast({ title: t('merchants.webhookRoll.failed'), description: messageOf(e), variant: 'destructive' }),
+  });
+
+  const close = () => {
+    if (roll.isPending) return;
+    setRolled(null);
+    roll.reset();
+    keys.reset();
+    onClose();
+  };
+
+  return (
+    <Dialog open={endpoint !== null} onOpenChange={(open) => !open && close()}>
+      <DialogContent closeLabel={t('common.close')} data-testid="roll-webhook-secret-dialog">
+        <DialogHeader>
+          <DialogTitle>{rolled ? t('merchants.webhookRoll.rolledTitle') : t('merchants.webhookRoll.title')}</DialogTitle>
+          <DialogDescription>{rolled ? t('merchants.webhooks.createdDescription') : t('merchants.webhookRoll.description')}</DialogDescription>
+        </DialogHeader>
+        <p className="mb-4 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm" dir="ltr">
+          {endpoint?.url}
+        </p>
+        {rolled?.secret ? (
+          <div className="space-y-4">
+            <SecretReveal
+              title={t('merchants.webhooks.secretTitle')}
+              secret={rolled.secret}
+              warning={t('merchants.webhooks.secretWarning')}
+              copyLabel={t('merchants.webhooks.secretLabel')}
+              testId="webhook-rolled-secret"
+            />
+            <div className="flex justify-end">
+              <Button onClick={close} data-testid="webhook-rolled-secret-done">
+                {t('merchants.keys.savedIt')}
+              </Button>
+            </div>
+          </div>
+        ) : rolled ? (
+          // A replayed roll whose secret can no longer be read (see endpointSecretIdempotency): say so, never a blank.
+          <div className="space-y-4">
+            <p className="rounded-md bg-red-50 p-3 text-sm text-red-800" role="alert">
+              {t('merchants.webhookRoll.secretUnavailable')}
+            </p>
+            <div className="flex justify-end">
+              <Button onClick={close}>{t('common.close')}</Button>
+            </div>
+          </div>
+        ) : (
+          <div className="space-y-4">
+            <p className="flex items-start gap-2 rounded-md bg-red-50 p-3 text-sm text-red-800" role="note">
+              <ShieldAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+              {t('merchants.webhookRoll.warning')}
+            </p>
+            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+              <Button variant="outline" onClick={close} disabled={roll.isPending}>
+                {t('common.cancel')}
+              </Button>
+              <Button
+                variant="destructive"
+                onClick={() => endpoint && !roll.isPending && roll.mutate(endpoint.id)}
+                disabled={roll.isPending}
+                data-testid="webhook-roll-confirm"
+              >
+                {roll.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                {t('merchants.webhookRoll.confirm')}
+              </Button>
+            </div>
+          </div>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}
