@@ -254,3 +254,170 @@ test('form errors clear as each field is corrected: create merchant, add and edi
   await expect(toast(page)).toContainText('Webhook endpoint saved');
   await expect(page.getByTestId('webhook-endpoint-url')).toHaveText('http://127.0.0.1:9/other');
 });
+
+/** A succeeded sandbox payment of `amount` cents: an intent paid with a sandbox test bcard, through the merchant API. */
+async function paidIntent(request: APIRequestContext, secretKey: string, amount: number, description: string): Promise<string> {
+  const headers = { Authorization: `Bearer ${secretKey}` };
+  const made = await request.post('/api/v1/payment_intents', { headers, data: { amount, currency: 'usd', description } });
+  expect(made.status()).toBe(200);
+  const pi = await made.json();
+  const card = await (await request.post('/api/v1/test_helpers/bcards', { headers, data: { amount } })).json();
+  const confirmed = await request.post(`/api/v1/payment_intents/${pi.id}/confirm`, {
+    headers,
+    data: { payment_method_data: { type: 'card', card: { number: card.number, exp_month: card.exp_month, exp_year: card.exp_year, cvc: card.cvc } } },
+  });
+  expect(confirmed.status()).toBe(200);
+  expect((await confirmed.json()).status).toBe('succeeded');
+  return pi.id as string;
+}
+
+test('refunds from the Payments tab: a partial refund, an over-refund refused with the message, then the rest; the history; the card counts every intent', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const m = await merchantUser(page.request, 'refunds');
+  const piId = await paidIntent(page.request, m.secretKey, 2500, 'Order #7');
+  // More intents than the overview's page of 10: the card counts them all.
+  for (let i = 0; i < 11; i++) {
+    const res = await page.request.post('/api/v1/payment_intents', {
+      headers: { Authorization: `Bearer ${m.secretKey}` },
+      data: { amount: 1000 + i, currency: 'usd' },
+    });
+    expect(res.status()).toBe(200);
+  }
+  await page.goto('/merchant-dashboard');
+  await expect(page.getByTestId('card-intents-value')).toHaveText('12');
+  await expect(page.getByTestId('card-intents')).toContainText('All time');
+
+  await page.getByTestId('merchant-tab-payments').click();
+  const row = page.locator(`[data-testid="payment-intent-row"][data-id="${piId}"]`);
+  await page.getByTestId('payments-next').click();
+  await expect(row).toBeVisible();
+  // Only the succeeded payment offers Refund.
+  await expect(page.getByTestId('payment-refund-open')).toHaveCount(1);
+
+  // Partial: the amount's errors follow the field; then a reason, a confirmation, the toast, the history.
+  await row.getByTestId('payment-refund-open').click();
+  let dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('refund-left')).toHaveText('Up to $25.00 can be refunded.');
+  await expect(dialog.getByTestId('refund-kind-full')).toBeChecked();
+  await dialog.getByTestId('refund-kind-partial').check();
+  await expect(dialog.getByTestId('refund-amount')).toBeFocused();
+  await dialog.getByTestId('refund-review').click();
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveText('Enter the amount to refund');
+  await dialog.getByTestId('refund-amount').fill('30');
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveText('Enter at most $25.00, the amount not yet refunded');
+  await dialog.getByTestId('refund-amount').fill('10.005');
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveText('Use at most 2 decimals');
+  await dialog.getByTestId('refund-amount').fill('0');
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveText('Enter an amount greater than 0');
+  await dialog.getByTestId('refund-amount').fill('10');
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveCount(0);
+  await expect(dialog.getByTestId('refund-amount')).toHaveAttribute('aria-invalid', 'false');
+  await dialog.getByTestId('refund-reason').selectOption('requested_by_customer');
+  await dialog.getByTestId('refund-review').click();
+  await expect(dialog.getByTestId('refund-confirm-text')).toHaveText('Refund $10.00 of this $25.00 payment to the customer? This cannot be undone.');
+  await expect(dialog).toContainText('Reason: Requested by customer');
+  await dialog.getByTestId('refund-confirm').click();
+  await expect(toast(page)).toContainText('Refund of $10.00 issued');
+  dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('payment-refunded')).toHaveText('$10.00');
+  await expect(dialog.getByTestId('payment-left')).toHaveText('$15.00');
+  await expect(dialog.getByTestId('refund-row')).toHaveCount(1);
+  const first = dialog.getByTestId('refund-row').first();
+  await expect(first.getByTestId('refund-row-amount')).toHaveText('$10.00');
+  await expect(first.getByTestId('refund-row-status')).toHaveText('Succeeded');
+  await expect(first.getByTestId('refund-row-reason')).toHaveText('Requested by customer');
+  await expect(row.getByTestId('intent-refund-state')).toHaveText('Partially refunded');
+
+  // Meanwhile the merchant's server refunds $5.00 through the API: this page still thinks $15.00 is left. The server
+  // refuses the over-refund, and says so under the amount.
+  const viaApi = await page.request.post('/api/v1/refunds', {
+    headers: { Authorization: `Bearer ${m.secretKey}` },
+    data: { payment_intent: piId, amount: 500, reason: 'duplicate' },
+  });
+  expect(viaApi.status()).toBe(200);
+  await dialog.getByTestId('payment-refund').click();
+  await expect(dialog.getByTestId('refund-left')).toHaveText('Up to $15.00 can be refunded.');
+  await dialog.getByTestId('refund-kind-partial').check();
+  await dialog.getByTestId('refund-amount').fill('15');
+  await dialog.getByTestId('refund-review').click();
+  await dialog.getByTestId('refund-confirm').click();
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveText(
+    'Refund amount ($15.00) is greater than the amount not yet refunded on this PaymentIntent ($10.00).',
+  );
+  await expect(toast(page)).toContainText('Could not refund the payment');
+  // The page read the payment again: now $10.00 is left, and a valid amount clears the server's error.
+  await expect(dialog.getByTestId('refund-left')).toHaveText('Up to $10.00 can be refunded.');
+  await dialog.getByTestId('refund-amount').fill('10');
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveCount(0);
+
+  // The rest, as a full refund.
+  await dialog.getByTestId('refund-kind-full').check();
+  await dialog.getByTestId('refund-review').click();
+  await expect(dialog.getByTestId('refund-confirm-text')).toContainText('Refund $10.00 of this $25.00 payment');
+  await dialog.getByTestId('refund-confirm').click();
+  await expect(toast(page)).toContainText('Refund of $10.00 issued');
+  await expect(dialog.getByTestId('payment-refunded')).toHaveText('$25.00');
+  await expect(dialog.getByTestId('payment-left')).toHaveText('$0.00');
+  await expect(dialog.getByTestId('refund-row')).toHaveCount(3);
+  await expect(dialog.getByTestId('refund-row-amount')).toHaveText(['$10.00', '$5.00', '$10.00']);
+  await expect(dialog.getByTestId('refund-row-reason')).toHaveText(['No reason given', 'Duplicate', 'Requested by customer']);
+  await expect(dialog.getByTestId('payment-refund')).toHaveCount(0);
+  await expect(dialog.getByTestId('payment-refund-note')).toHaveText('This payment has been refunded in full.');
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+  await expect(row.getByTestId('intent-refund-state')).toHaveText('Refunded');
+  await expect(row.getByTestId('payment-refund-open')).toHaveCount(0);
+
+  // The API agrees.
+  const pi = await (await page.request.get(`/api/v1/payment_intents/${piId}`, { headers: { Authorization: `Bearer ${m.secretKey}` } })).json();
+  expect(pi).toMatchObject({ amount_received: 2500, amount_refunded: 2500 });
+});
+
+test('at 390 px in Arabic: the refund dialog and a delivery opened are right to left, with nothing off screen', async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('bpay-language', 'ar'));
+  await page.setViewportSize({ width: 390, height: 844 });
+  const m = await merchantUser(page.request, 'refunds-ar');
+  // An endpoint nobody listens at: the payment's events queue deliveries that fail and wait for their retry.
+  const ep = await page.request.post('/api/v1/webhook_endpoints', {
+    headers: { Authorization: `Bearer ${m.secretKey}` },
+    data: { url: 'http://127.0.0.1:9/hooks', enabled_events: ['*'] },
+  });
+  expect(ep.status()).toBe(200);
+  const piId = await paidIntent(page.request, m.secretKey, 4200, 'طلب 9');
+  const fits = async () => {
+    const box = await page.getByRole('dialog').boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  };
+  await page.goto('/merchant-dashboard');
+  await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+  await page.getByTestId('merchant-tab-payments').click();
+  const row = page.locator(`[data-testid="payment-intent-row"][data-id="${piId}"]`);
+  await row.getByTestId('payment-refund-open').click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText('استرداد الدفعة');
+  await expect(dialog.getByTestId('refund-left')).toContainText('$42.00');
+  await dialog.getByTestId('refund-kind-partial').check();
+  await dialog.getByTestId('refund-amount').fill('50');
+  await dialog.getByTestId('refund-review').click();
+  await expect(dialog.getByTestId('refund-amount-error')).toContainText('$42.00');
+  await dialog.getByTestId('refund-amount').fill('2');
+  await expect(dialog.getByTestId('refund-amount-error')).toHaveCount(0);
+  await fits();
+  await dialog.getByTestId('refund-review').click();
+  await dialog.getByTestId('refund-confirm').click();
+  await expect(toast(page)).toContainText('$2.00');
+  await expect(dialog.getByTestId('refund-row')).toHaveCount(1);
+  await expect(dialog.getByTestId('refund-row-status')).toHaveText('ناجح');
+  await expect(dialog.getByTestId('refund-row-amount')).toHaveAttribute('dir', 'ltr');
+  await fits();
+  await dialog.getByRole('button', { name: 'إغلاق', exact: true }).last().click();
+
+  await page.getByTestId('merchant-tab-webhooks').click();
+  await expect(page.getByTestId('webhook-delivery').first()).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.getByTestId('webhook-delivery-open').first().click();
+  await expect(page.getByRole('dialog').getByTestId('delivery-detail-request-body')).toContainText('"object":"event"');
+  await fits();
+});

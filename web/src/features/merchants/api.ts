@@ -1,4 +1,4 @@
-import { queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { paths } from '../../../../sdk/src/schema';
 import { apiRequest } from '../../lib/api';
 import type {
@@ -8,8 +8,10 @@ import type {
   Merchant,
   MerchantUsage,
   MerchantWithSecret,
-  PaymentIntent,
+  CreateRefundBody,
   PaymentIntentPage,
+  Refund,
+  RefundPage,
   ResendAnswer,
   RolledWebhookEndpoint,
   WebhookDelivery,
@@ -54,7 +56,7 @@ export function paymentIntentsQuery(merchantId: string, limit: number, startingA
   if (startingAfter) params.set('starting_after', startingAfter);
   return queryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'payment_intents', limit, startingAfter ?? null] as const,
-    queryFn: () => apiRequest<ListAnswer<PaymentIntent>>('GET', `${base(merchantId)}/payment_intents?${params}`),
+    queryFn: () => apiRequest<PaymentIntentPage>('GET', `${base(merchantId)}/payment_intents?${params}`),
     // Merchant servers create intents through the API behind this page's back: read afresh whenever a view mounts.
     staleTime: 0,
   });
@@ -157,3 +159,24 @@ export const resendEventRequest = (merchantId: string, eventId: string, endpoint
     {},
     { 'Idempotency-Key': idempotencyKey },
   );
+
+/** A payment's refunds, newest first, a page at a time (cursor: the last refund's id). */
+export function refundsQuery(merchantId: string, paymentIntentId: string) {
+  return infiniteQueryOptions({
+    queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'refunds', paymentIntentId] as const,
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams({ payment_intent: paymentIntentId, limit: String(REFUNDS_PAGE_SIZE) });
+      if (pageParam) params.set('starting_after', pageParam);
+      return apiRequest<RefundPage>('GET', `${base(merchantId)}/refunds?${params}`);
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => (page.has_more ? (page.data[page.data.length - 1]?.id ?? null) : null),
+    // A pending refund turns succeeded behind the page (the money sweep finishes it): read afresh on open.
+    staleTime: 0,
+  });
+}
+export const REFUNDS_PAGE_SIZE = 20;
+
+/** Refunds a payment, in full (no amount) or in part; the key is the submit's (kept across its retries). */
+export const createRefundRequest = (merchantId: string, body: CreateRefundBody, idempotencyKey: string) =>
+  apiRequest<Refund>('POST', `${base(merchantId)}/refunds`, body, {}, { 'Idempotency-Key': idempotencyKey });

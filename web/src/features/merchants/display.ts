@@ -1,5 +1,4 @@
 import type { MessageKey } from '../../i18n';
-import type { PaymentIntentStatus } from './types';
 
 /*
  * Pure rules behind the merchant screens: status badges, metadata counts, key modes and dates.
@@ -19,7 +18,7 @@ const INTENT_STATUS: Record<string, { tone: Tone; label: MessageKey }> = {
 };
 
 /** The badge for an intent status; a status this page does not know shows as it is, neutrally. */
-export function intentStatusBadge(status: PaymentIntentStatus): { tone: Tone; label: MessageKey | null } {
+export function intentStatusBadge(status: string): { tone: Tone; label: MessageKey | null } {
   return INTENT_STATUS[status] ?? { tone: 'neutral', label: null };
 }
 

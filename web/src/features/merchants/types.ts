@@ -40,32 +40,6 @@ export interface CreateMerchantBody {
   environment: Environment;
 }
 
-/** The server may add statuses; unknown ones are shown neutrally. */
-export type PaymentIntentStatus =
-  | 'requires_payment_method'
-  | 'requires_confirmation'
-  | 'requires_action'
-  | 'processing'
-  | 'requires_capture'
-  | 'succeeded'
-  | 'canceled'
-  | 'failed'
-  | (string & {});
-
-export interface PaymentIntent {
-  id: string;
-  /** In cents. */
-  amount: number;
-  currency: string;
-  status: PaymentIntentStatus;
-  /** Unix seconds. */
-  created: number;
-  metadata: Record<string, string> | null;
-  description: string | null;
-  capture_method?: 'automatic' | 'manual';
-  livemode: boolean;
-}
-
 export interface ListAnswer<T> {
   object: 'list';
   has_more: boolean;
@@ -157,3 +131,14 @@ export type WebhookEndpointUpdate = BodyOf<'/api/merchants/{id}/webhook_endpoint
 export type RolledWebhookEndpoint = AnswerOf<'/api/merchants/{id}/webhook_endpoints/{endpointId}/roll_secret', 'post'>;
 /** The deliveries a resend queued. */
 export type ResendAnswer = AnswerOf<'/api/merchants/{id}/events/{eventId}/resend', 'post'>;
+
+/** A payment intent as the dashboard's list answers it (amount_received and amount_refunded in cents). */
+export type PaymentIntent = PaymentIntentPage['data'][number];
+export type PaymentIntentStatus = PaymentIntent['status'];
+
+/** A refund of a payment (pending until every funding source has its part back; failed when refused). */
+export type Refund = AnswerOf<'/api/merchants/{id}/refunds', 'post'>;
+export type RefundReason = NonNullable<Refund['reason']>;
+/** What the dashboard sends to refund a payment. */
+export type CreateRefundBody = BodyOf<'/api/merchants/{id}/refunds', 'post'>;
+export type RefundPage = AnswerOf<'/api/merchants/{id}/refunds', 'get'>;

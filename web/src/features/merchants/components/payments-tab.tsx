@@ -6,9 +6,11 @@ import { Card, CardContent, CardDescription, CardTitle } from '../../../componen
 import { useT } from '../../../i18n';
 import { PAYMENTS_PAGE_SIZE, paymentIntentsQuery } from '../api';
 import { IntentsTable } from './intents-table';
+import { PaymentDialog, type PaymentDialogMode } from './payment-dialog';
+import type { PaymentIntent } from '../types';
 import { ErrorBox } from './overview-tab';
 
-/** Every payment intent, newest first, a page at a time (cursor paging: the last id of each page). */
+/** Every payment intent, newest first, a page at a time (cursor paging: the last id of each page); details and refunds. */
 export function PaymentsTab({ merchantId }: { merchantId: string }) {
   const t = useT();
   // The cursors of the pages before the current one; [] is the first page.
@@ -18,6 +20,9 @@ export function PaymentsTab({ merchantId }: { merchantId: string }) {
   const page = useQuery({ ...paymentIntentsQuery(merchantId, PAYMENTS_PAGE_SIZE, startingAfter), placeholderData: keepPreviousData });
   const data = page.data?.data ?? [];
   const last = data[data.length - 1];
+  // The payment opened (details or refund). Its figures are read from the latest page, so a refund shows at once.
+  const [opened, setOpened] = useState<{ intent: PaymentIntent; mode: PaymentDialogMode } | null>(null);
+  const openedIntent = opened ? (data.find((pi) => pi.id === opened.intent.id) ?? opened.intent) : null;
 
   return (
     <Card>
@@ -41,7 +46,12 @@ export function PaymentsTab({ merchantId }: { merchantId: string }) {
         ) : page.isError ? (
           <ErrorBox message={t('merchants.payments.loadFailed')} error={page.error} onRetry={() => void page.refetch()} />
         ) : (
-          <IntentsTable intents={data} testId="payments-table" />
+          <IntentsTable
+            intents={data}
+            testId="payments-table"
+            onOpen={(intent) => setOpened({ intent, mode: 'detail' })}
+            onRefund={(intent) => setOpened({ intent, mode: 'refund' })}
+          />
         )}
         {(cursors.length > 0 || page.data?.has_more) && (
           <nav className="flex items-center justify-between gap-2" aria-label={t('merchants.payments.paging')}>
@@ -73,6 +83,13 @@ export function PaymentsTab({ merchantId }: { merchantId: string }) {
           </nav>
         )}
       </CardContent>
+      <PaymentDialog
+        merchantId={merchantId}
+        intent={openedIntent}
+        mode={opened?.mode ?? 'detail'}
+        onModeChange={(mode) => setOpened((o) => (o ? { ...o, mode } : o))}
+        onClose={() => setOpened(null)}
+      />
     </Card>
   );
 }

@@ -68,7 +68,7 @@ export function WebhookDeliveries({ merchantId, endpoints }: { merchantId: strin
             {t('merchants.webhooks.deliveries.empty')}
           </p>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-slate-200">
+          <div className="relative overflow-x-auto rounded-lg border border-slate-200">
             <table className="w-full min-w-[54rem] text-sm">
               <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
                 <tr>

@@ -175,7 +175,7 @@ export function WebhookDeliveryDialog({
                     </span>
                   </p>
                   {last.error && (
-                    <p className="break-words text-sm text-red-700" data-testid="delivery-detail-response-error">
+                    <p className="break-words text-sm text-red-700" dir="ltr" data-testid="delivery-detail-response-error">
                       {last.error}
                     </p>
                   )}
