@@ -4939,6 +4939,11 @@ export interface operations {
                 starting_after?: string;
                 ending_before?: string;
                 payment_intent?: string;
+                created?: number;
+                "created[gte]"?: number;
+                "created[gt]"?: number;
+                "created[lte]"?: number;
+                "created[lt]"?: number;
             };
             header?: never;
             path?: never;
@@ -5161,6 +5166,11 @@ export interface operations {
                 starting_after?: string;
                 ending_before?: string;
                 payment_intent?: string;
+                created?: number;
+                "created[gte]"?: number;
+                "created[gt]"?: number;
+                "created[lte]"?: number;
+                "created[lt]"?: number;
             };
             header?: never;
             path: {

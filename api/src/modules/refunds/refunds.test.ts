@@ -478,3 +478,27 @@ describe("the consumer's transaction", () => {
     ctx.close();
   });
 });
+
+describe('created filters', () => {
+  test('created[gte|gt|lte|lt] and created= keep the refunds made then; a bad value names its param', async () => {
+    const { ctx } = await world();
+    const pi = await paidIntent(ctx, '10.00', [100]);
+    const ids: string[] = [];
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      ctx.clock.advance(60_000);
+      times.push(Math.floor(ctx.clock.now().getTime() / 1000));
+      ids.push((await refund(ctx, { payment_intent: pi.id, amount: 100 })).body.id);
+    }
+    const list = async (q: string) => (await merchantCall(ctx, live.secretKey, `/refunds?${q}`)).body.data.map((r: { id: string }) => r.id);
+    expect(await list(`created[gte]=${times[1]}`)).toEqual([ids[2], ids[1]]);
+    expect(await list(`created[gt]=${times[1]}`)).toEqual([ids[2]]);
+    expect(await list(`created[lte]=${times[1]}`)).toEqual([ids[1], ids[0]]);
+    expect(await list(`created[lt]=${times[1]}`)).toEqual([ids[0]]);
+    expect(await list(`created=${times[2]}`)).toEqual([ids[2]]);
+    const bad = await merchantCall(ctx, live.secretKey, '/refunds?created[gte]=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('created[gte]');
+    ctx.close();
+  });
+});

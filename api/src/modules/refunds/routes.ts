@@ -7,6 +7,7 @@ import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { sessionPlugin } from '../../plugins/session';
 import { getOwnedMerchant } from '../merchants/service';
 import { merchantIdempotency } from '../webhooks/idempotent';
+import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { RefundList } from './model';
 import { createRefund, getRefund, listRefunds, type ListRefundsInput } from './service';
 
@@ -51,13 +52,15 @@ const ListQuery = t.Object({
   payment_intent: t.Optional(
     t.String({ minLength: 1, maxLength: 64, description: "Only this payment intent's refunds", error: 'payment_intent must be the id of one of your payment intents.' }),
   ),
+  ...CREATED_QUERY,
 });
 
-const listInput = (q: { limit?: number; starting_after?: string; ending_before?: string; payment_intent?: string }): ListRefundsInput => ({
+const listInput = (q: { limit?: number; starting_after?: string; ending_before?: string; payment_intent?: string } & Record<string, unknown>): ListRefundsInput => ({
   limit: q.limit ?? 10,
   starting_after: q.starting_after,
   ending_before: q.ending_before,
   payment_intent: q.payment_intent,
+  created: parseCreatedFilter(q),
 });
 
 const CREATE_DESCRIPTION =

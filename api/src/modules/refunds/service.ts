@@ -5,6 +5,7 @@ import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import { newId, newToken } from '../../lib/ids';
 import { allocate } from '../../lib/split';
+import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { holdKey } from '../bcards/collect';
 import { emitEvent } from '../events/emit';
@@ -533,7 +534,8 @@ export interface ListRefundsInput {
   starting_after?: string;
   ending_before?: string;
   payment_intent?: string;
-  created?: { gt?: Date; gte?: Date; lt?: Date; lte?: Date };
+  /** Only refunds created in this range (lib/created-filter.ts). */
+  created?: CreatedRange;
 }
 
 /** Newest first, Stripe's cursor pagination, optionally one payment intent's. Fails with: validation_error. */
@@ -552,10 +554,7 @@ export async function listRefunds(deps: AppDeps, merchant: MerchantRow, livemode
   if (q.payment_intent) await intentOf(deps, merchant, livemode, q.payment_intent);
   const scope = and(
     q.payment_intent ? eq(r.paymentIntentId, q.payment_intent) : and(eq(r.merchantId, merchant.id), eq(r.livemode, livemode)),
-    c.gt ? gt(r.createdAt, c.gt) : undefined,
-    c.gte ? sql`${r.createdAt} >= ${c.gte.getTime()}` : undefined,
-    c.lt ? lt(r.createdAt, c.lt) : undefined,
-    c.lte ? sql`${r.createdAt} <= ${c.lte.getTime()}` : undefined,
+    createdCondition(r.createdAt, c),
   );
   if (q.ending_before) {
     const seq = await anchorOf('ending_before', q.ending_before);
