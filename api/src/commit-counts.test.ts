@@ -135,7 +135,8 @@ test('a refund through a three-way split, with an Idempotency-Key', async () => 
   });
   console.log('refund:', spent);
   // The key taken; the reservation, the refund, its parts and refund.created; the processor's three refunds with
-  // their record, the ledger and the events; the key's answer; the API usage counter. Today 5 commits, 55 statements.
+  // their record, the ledger and the events; the key's answer; the API usage counter. Today 5 commits, 57 statements
+  // (an earlier attempt's refund looked up by the key's record; what is left read again under the write lock).
   expect(spent.commits).toBeLessThanOrEqual(5);
-  expect(spent.statements).toBeLessThanOrEqual(55);
+  expect(spent.statements).toBeLessThanOrEqual(57);
 });

@@ -352,8 +352,13 @@ describe('bpay against a live server', () => {
     expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([rest.id, partId]);
     const json = JSON.parse((await bpay(['refunds', 'list', '--payment-intent', pi.id, '--limit', '1', '--json'])).stdout);
     expect(json.map((r: { id: string }) => r.id)).toEqual([rest.id]);
-    const none = await bpay(['refunds', 'list', '--payment-intent', 'pi_000000000000000000000000']);
-    expect(none.stdout).toBe('No refunds of pi_000000000000000000000000.\n');
+    const unpaid = await sdk.paymentIntents.create({ amount: 700, currency: 'usd' });
+    const none = await bpay(['refunds', 'list', '--payment-intent', unpaid.id]);
+    expect(none.stdout).toBe(`No refunds of ${unpaid.id}.\n`);
+    // An intent that is not this merchant's is named, not answered with an empty list.
+    const unknown = await bpay(['refunds', 'list', '--payment-intent', 'pi_000000000000000000000000']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No such payment_intent: 'pi_000000000000000000000000'");
   });
 
   test('webhooks: create shows the secret once, update, roll-secret, delete', async () => {
