@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from './users';
+import { fundingSources } from './money';
 
 export const FEATURE_KEYS = [
   'basic_funding_sources',
@@ -64,6 +65,17 @@ export const userSubscriptions = sqliteTable(
     status: text('status', { enum: SUBSCRIPTION_STATUSES }).notNull(),
     startedAt: integer('started_at', { mode: 'timestamp_ms' }).notNull(),
     endedAt: integer('ended_at', { mode: 'timestamp_ms' }),
+    /** A paid plan's billing period (issue 16); null on the free plan, which is never billed. */
+    currentPeriodStart: integer('current_period_start', { mode: 'timestamp_ms' }),
+    currentPeriodEnd: integer('current_period_end', { mode: 'timestamp_ms' }),
+    /** Where the renewal is charged: the funding source the user picked when paying. */
+    paymentSourceId: text('payment_source_id').references(() => fundingSources.id, { onDelete: 'set null' }),
+    /** A downgrade or a cancellation (to the free plan) waits for the period's end: the tier it moves to then. */
+    pendingTierId: text('pending_tier_id').references(() => subscriptionTiers.id, { onDelete: 'set null' }),
+    /** Set while a renewal has failed and is being retried (the grace period); cleared by a paid renewal. */
+    pastDueSince: integer('past_due_since', { mode: 'timestamp_ms' }),
+    renewalAttempts: integer('renewal_attempts').notNull().default(0),
+    nextRenewalAttemptAt: integer('next_renewal_attempt_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     index('user_subscriptions_user_idx').on(t.userId),
@@ -72,5 +84,56 @@ export const userSubscriptions = sqliteTable(
     // At most one active subscription per user.
     uniqueIndex('user_subscriptions_one_active').on(t.userId).where(sql`status = 'active'`),
     check('user_subscriptions_status_check', sql`${t.status} IN ('active','ended')`),
+    // The renewal sweep: active paid subscriptions whose period (or next retry) is due.
+    index('user_subscriptions_renewal_idx').on(t.status, t.currentPeriodEnd),
+  ],
+);
+
+export const SUBSCRIPTION_CHARGE_KINDS = ['upgrade', 'renewal'] as const;
+export const SUBSCRIPTION_CHARGE_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+/**
+ * One charge of a plan's price to a funding source (an upgrade, or a period's renewal), through the processor:
+ * recorded pending under a lease before the processor is called (the sweep finishes or undoes it after a crash),
+ * keyed so that a retried request or renewal never charges twice.
+ */
+export const subscriptionCharges = sqliteTable(
+  'subscription_charges',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    subscriptionId: text('subscription_id').references(() => userSubscriptions.id, { onDelete: 'set null' }),
+    tierId: text('tier_id')
+      .notNull()
+      .references(() => subscriptionTiers.id, { onDelete: 'restrict' }),
+    fundingSourceId: text('funding_source_id')
+      .notNull()
+      .references(() => fundingSources.id, { onDelete: 'restrict' }),
+    kind: text('kind', { enum: SUBSCRIPTION_CHARGE_KINDS }).notNull(),
+    status: text('status', { enum: SUBSCRIPTION_CHARGE_STATUSES }).notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    periodStart: integer('period_start', { mode: 'timestamp_ms' }).notNull(),
+    periodEnd: integer('period_end', { mode: 'timestamp_ms' }).notNull(),
+    vendor: text('vendor', { enum: ['simulated', 'stripe'] }).notNull(),
+    /** The processor's charge (a captured hold) once it went through. */
+    vendorChargeId: text('vendor_charge_id'),
+    failureCode: text('failure_code'),
+    failureMessage: text('failure_message'),
+    /** The client's Idempotency-Key (upgrades) or `renewal:<subscription>:<period end>` (renewals). */
+    idempotencyKey: text('idempotency_key').notNull(),
+    leaseOwner: text('lease_owner').notNull(),
+    leaseUntil: integer('lease_until', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('subscription_charges_key_unique').on(t.userId, t.idempotencyKey),
+    index('subscription_charges_user_idx').on(t.userId, t.createdAt, t.id),
+    index('subscription_charges_status_idx').on(t.status, t.leaseUntil),
+    // Admin revenue: paid charges by time.
+    index('subscription_charges_paid_idx').on(t.status, t.createdAt),
+    check('subscription_charges_amount_check', sql`${t.amountCents} > 0`),
   ],
 );

@@ -98,3 +98,53 @@ export const throttleEvents = sqliteTable(
     check('throttle_events_weight_positive', sql`${t.weight} > 0`),
   ],
 );
+
+export const EMAIL_KINDS = ['password_reset', 'sign_in_notice', 'email_changed', 'plan_receipt', 'plan_notice'] as const;
+export type EmailKind = (typeof EMAIL_KINDS)[number];
+export const EMAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
+
+/**
+ * Mail to send, written in the same transaction as what causes it (an outbox): a send survives a crash and is
+ * retried with backoff. With no SMTP server configured the messages stay here, readable on the outbox page.
+ */
+export const emailOutbox = sqliteTable(
+  'email_outbox',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'set null' }),
+    kind: text('kind', { enum: EMAIL_KINDS }).notNull(),
+    toAddress: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    textBody: text('text_body').notNull(),
+    htmlBody: text('html_body'),
+    status: text('status', { enum: EMAIL_STATUSES }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }).notNull(),
+    lastError: text('last_error'),
+    /** Who is sending it now (a worker's lease), so two processes never send one message twice at once. */
+    leaseUntil: integer('lease_until', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    sentAt: integer('sent_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    index('email_outbox_due_idx').on(t.status, t.nextAttemptAt),
+    index('email_outbox_created_idx').on(t.createdAt, t.id),
+  ],
+);
+
+/** A password reset link: only the token's hash is kept; single use, expiring. */
+export const passwordResetTokens = sqliteTable(
+  'password_reset_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** HMAC-SHA256 of the token in the link; the token itself is only in the e-mail. */
+    tokenHash: text('token_hash').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [uniqueIndex('password_reset_tokens_hash_unique').on(t.tokenHash), index('password_reset_tokens_user_idx').on(t.userId, t.createdAt)],
+);

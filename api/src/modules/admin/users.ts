@@ -241,18 +241,20 @@ export async function changeUserSubscription(
         .set({ status: 'ended', endedAt: now })
         .where(and(eq(schema.userSubscriptions.id, current.id), eq(schema.userSubscriptions.status, 'active')));
     }
-    const next = { id: newId('sub'), userId, tierId, status: 'active' as const, startedAt: now, endedAt: null };
-    await tx.insert(schema.userSubscriptions).values(next);
+    const [next] = await tx
+      .insert(schema.userSubscriptions)
+      .values({ id: newId('sub'), userId, tierId, status: 'active' as const, startedAt: now, endedAt: null })
+      .returning();
     await recordAudit(tx, clock, {
       adminId: actor.adminId,
       action: 'user.subscription.change',
       targetType: 'user',
       targetId: userId,
       before: current ? { subscriptionId: current.id, tierId: current.tierId } : null,
-      after: { subscriptionId: next.id, tierId },
+      after: { subscriptionId: next!.id, tierId },
       ip: actor.ip,
     });
-    return next;
+    return next!;
   });
   return toSubscriptionView(sub, user, tier, now);
 }
