@@ -234,6 +234,11 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'This PaymentIntent has already been refunded in full.',
   },
+  amount_changed: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The amount of this payment changed after it was shown. Check it and pay again.',
+  },
   parameter_invalid: { status: 400, type: 'invalid_request_error', message: 'A parameter is invalid.' },
   merchant_inactive: { status: 403, type: 'invalid_request_error', message: 'This merchant account is not active.' },
   url_not_allowed: {

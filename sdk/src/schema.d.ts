@@ -5391,6 +5391,8 @@ export interface operations {
             content: {
                 "application/json": {
                     client_secret: string;
+                    /** @description The amount (cents) the checkout showed the consumer. When given, a payment whose amount the merchant has changed since is refused (409 amount_changed) before anything is collected; bpay's checkout always sends it. */
+                    amount?: number;
                     splits: {
                         fundingSourceId: string;
                         percentage?: number;

@@ -250,7 +250,9 @@ describe('POST /api/checkout/payment_intents/:id/pay (a production intent: the c
     { name: 'no splits', body: (pi) => ({ client_secret: pi.client_secret, splits: [] }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'splits' },
     { name: 'a percentage of 101', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 101]) }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'splits.0.percentage' },
     { name: 'the same source twice', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.a, 50]) }), expectStatus: 400, expectCode: 'validation_error' },
-    { name: 'an unknown field', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), amount: 1 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'amount' },
+    { name: 'an unknown field', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), customer: 'cus_1' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'customer' },
+    { name: 'an amount that is not whole cents', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), amount: 12.5 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'amount' },
+    { name: 'an amount other than the intent’s', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), amount: 1 }), expectStatus: 409, expectCode: 'amount_changed', expectParam: 'amount' },
     { name: 'a text/plain body', raw: 'text/plain', expectStatus: 415, expectCode: 'unsupported_media_type' },
   ];
   let otherSecret = '';

@@ -55,6 +55,7 @@ export function checkoutRoutes(deps: AppDeps) {
             body: await payIntent(deps, user, {
               id: params.id,
               clientSecret: body.client_secret,
+              amount: body.amount,
               splits: body.splits.map((s, i) => ({
                 fundingSourceId: s.fundingSourceId,
                 percentage: s.percentage ?? null,
@@ -74,6 +75,16 @@ export function checkoutRoutes(deps: AppDeps) {
         body: t.Object(
           {
             client_secret: t.String({ maxLength: 200 }),
+            amount: t.Optional(
+              t.Number({
+                multipleOf: 1,
+                minimum: 1,
+                maximum: 99_999_999,
+                description:
+                  'The amount (cents) the checkout showed the consumer. When given, a payment whose amount the merchant has changed since is refused (409 amount_changed) before anything is collected; bpay\'s checkout always sends it.',
+                error: 'amount must be the integer number of cents the checkout showed.',
+              }),
+            ),
             splits: t.Array(
               t.Object(
                 {

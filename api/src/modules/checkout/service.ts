@@ -1,3 +1,4 @@
+import { formatDecimal, type Cents } from '@bpay/db/money';
 import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
@@ -104,10 +105,22 @@ async function fundPayment(deps: AppDeps, user: UserRow, pi: IntentRow, merchant
 export async function payIntent(
   deps: AppDeps,
   user: UserRow,
-  input: { id: string; clientSecret: string } & PurchaseInput,
+  input: { id: string; clientSecret: string; amount?: number } & PurchaseInput,
 ) {
-  const { pi, merchant } = await intentByClientSecret(deps, input.id, input.clientSecret);
-  const claim = await claimForCheckout(deps, pi);
+  const found = await intentByClientSecret(deps, input.id, input.clientSecret);
+  const { merchant } = found;
+  const claim = await claimForCheckout(deps, found.pi);
+  // From here on the claimed row is the truth: the merchant may have updated the intent after the page was read.
+  const pi = claim.intent;
+  if (input.amount !== undefined && pi.amount !== input.amount) {
+    // The merchant changed the amount after the consumer saw it: nothing is collected for an amount they did not see.
+    await releaseClaim(deps, claim).catch((error: unknown) => deps.log.error('releasing a checkout claim failed', { paymentIntentId: pi.id, error }));
+    throw new AppError(
+      'amount_changed',
+      `The amount of this payment changed from $${formatDecimal(input.amount as Cents)} to $${formatDecimal(pi.amount as Cents)}. Check it and pay again.`,
+      'amount',
+    );
+  }
   let bcard: BcardRow;
   try {
     bcard = await fundPayment(deps, user, pi, merchant, input);

@@ -7,6 +7,8 @@ export type PaySplit = { fundingSourceId: string; percentage: number } | { fundi
 
 export interface PayBody {
   client_secret: string;
+  /** The amount (cents) shown: the server refuses the payment if it changed since. */
+  amount: number;
   splits: PaySplit[];
 }
 

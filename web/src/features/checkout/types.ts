@@ -29,6 +29,8 @@ export interface CheckoutBenefits {
 
 export interface PayBody {
   client_secret: string;
+  /** The amount (cents) the page showed: the server refuses the payment if the merchant changed it since. */
+  amount: number;
   splits: { fundingSourceId: string; percentage: number }[];
 }
 

@@ -182,7 +182,7 @@ export function useCheckoutDemo(): CheckoutDemo {
         pi = await createDemoIntentRequest(crypto.randomUUID());
         setIntent(pi);
       }
-      const body: PayBody = { client_secret: pi.clientSecret, splits: checkoutPaySplits(evaluation) };
+      const body: PayBody = { client_secret: pi.clientSecret, amount: pi.amount, splits: checkoutPaySplits(evaluation) };
       const json = JSON.stringify({ id: pi.id, body });
       const previous = payAttempt.current;
       const key = previous && !previous.answered && previous.body === json ? previous.key : crypto.randomUUID();

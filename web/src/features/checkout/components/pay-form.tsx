@@ -9,7 +9,7 @@ import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
 import { formatCents, formatMoney, parseCents } from '../../../lib/money';
-import { checkoutBenefitsQuery, checkoutSourcesQuery, payIntentRequest } from '../api';
+import { checkoutBenefitsQuery, checkoutSourcesQuery, payIntentRequest, publicIntentQuery } from '../api';
 import { clampPercentage, DEFAULT_FEE_PERCENTAGE, planCheckout, splitsBody } from '../split';
 import type { InsufficientDetails, PayAnswer, PayBody, PublicIntent } from '../types';
 import { isolate, Problem } from './checkout-parts';
@@ -69,6 +69,8 @@ export function PayForm({
     },
     onError: (error) => {
       void qc.invalidateQueries({ queryKey: checkoutSourcesQuery().queryKey });
+      // The merchant changed the amount since the page was read: show the new one before the consumer pays again.
+      if (error instanceof ApiError && error.code === 'amount_changed') void qc.invalidateQueries({ queryKey: publicIntentQuery(intent.id, clientSecret).queryKey });
       const message = messageOf(error) ?? '';
       const details = error instanceof ApiError ? (error.body as { error?: { details?: InsufficientDetails } } | null)?.error?.details : undefined;
       if ((error instanceof ApiError && error.code === 'insufficient_funds') || message.includes('Insufficient funds')) {
@@ -92,7 +94,7 @@ export function PayForm({
     e.preventDefault();
     if (!canPay) return;
     setShortfall(null);
-    const body: PayBody = { client_secret: clientSecret, splits: splitsBody(plan) };
+    const body: PayBody = { client_secret: clientSecret, amount: intent.amount, splits: splitsBody(plan) };
     const json = JSON.stringify(body);
     const previous = attempt.current;
     const key = previous && !previous.answered && previous.body === json ? previous.key : crypto.randomUUID();
