@@ -444,7 +444,7 @@ export interface paths {
         put?: never;
         /**
          * Roll the secret key: the new one is shown once; the old one stops now or after the grace period chosen
-         * @description expire_old_key_in (now, 1h, 24h, 7d; now by default) keeps the replaced key working that long. There is one previous key only: rolling again while it is still in its grace replaces it, and it stops working at once.
+         * @description expire_old_key_in (now, 1h, 24h, 7d; now by default) keeps the replaced key working that long. There is one previous key only: rolling again while it is still in its grace replaces it, and it stops working at once. With an Idempotency-Key a retry replays the first answer, without the key (only its hash is kept).
          */
         post: operations["postApiMerchantsByIdRoll-secret"];
         delete?: never;
@@ -4039,7 +4039,9 @@ export interface operations {
     "postApiMerchantsByIdRoll-secret": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4097,8 +4099,8 @@ export interface operations {
                          * @description When that key stops working
                          */
                         previousSecretKeyExpiresAt: string | null;
-                        /** @description Shown this once; bpay keeps only a hash. */
-                        secretApiKey: string;
+                        /** @description The new key, shown this once (bpay keeps only a hash). Absent when the answer replays an Idempotency-Key: that roll happened, and its key cannot be shown again. */
+                        secretApiKey?: string;
                     };
                 };
             };
@@ -4131,6 +4133,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

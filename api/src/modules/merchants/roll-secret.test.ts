@@ -125,3 +125,27 @@ describe('one previous key', () => {
     expect(keys).toContain(previous!);
   });
 });
+
+describe('Idempotency-Key', () => {
+  test('a roll sent again with its key (the answer was lost) rolls once: the old key keeps its grace, the new key works, the replay shows no key', async () => {
+    const m = await createMerchant(ctx, owner.cookie);
+    const send = () => call(ctx, `/api/merchants/${m.id}/roll-secret`, { method: 'POST', cookie: owner.cookie, body: { expire_old_key_in: '24h' }, headers: { 'idempotency-key': 'roll-1' } });
+    const first = await send();
+    const second = await send();
+    expect(first.status).toBe(200);
+    expect(first.body.secretApiKey).toMatch(/^sk_test_/);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body.secretApiKey).toBeUndefined();
+    expect(second.body.previousSecretKeyHint).toBe(first.body.previousSecretKeyHint);
+    expect(await works(m.secretKey)).toBe(true);
+    expect(await works(first.body.secretApiKey)).toBe(true);
+    // The stored answer never holds the key.
+    const { rows } = await ctx.handle.client.execute("SELECT response_body AS b FROM idempotency_keys WHERE key = 'roll-1'");
+    expect(String(rows[0]!.b)).not.toContain(first.body.secretApiKey);
+    // The same key with another period is another request: refused, nothing rolled.
+    const other = await call(ctx, `/api/merchants/${m.id}/roll-secret`, { method: 'POST', cookie: owner.cookie, body: { expire_old_key_in: '7d' }, headers: { 'idempotency-key': 'roll-1' } });
+    expect(other.status).toBe(400);
+    expect(await works(first.body.secretApiKey)).toBe(true);
+  });
+});

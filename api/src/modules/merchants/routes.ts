@@ -8,6 +8,7 @@ import { countIntents, listIntents } from '../payment-intents/service';
 import { PaymentIntentList, UsageModel } from '../payment-intents/routes';
 import { nameText } from '../../lib/text';
 import { invalid } from '../../errors';
+import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 
 export const MerchantModel = t.Object(
   {
@@ -35,6 +36,19 @@ export const MerchantModel = t.Object(
 const WithSecret = t.Composite([
   MerchantModel,
   t.Object({ secretApiKey: t.String({ description: 'Shown this once; bpay keeps only a hash.' }) }),
+]);
+
+/** A roll's answer: the new key, except on the replay of an Idempotency-Key (the key cannot be shown twice). */
+const Rolled = t.Composite([
+  MerchantModel,
+  t.Object({
+    secretApiKey: t.Optional(
+      t.String({
+        description:
+          'The new key, shown this once (bpay keeps only a hash). Absent when the answer replays an Idempotency-Key: that roll happened, and its key cannot be shown again.',
+      }),
+    ),
+  }),
 ]);
 
 const INCLUDE_ERROR = 'include[] may only be total_count.';
@@ -114,9 +128,28 @@ export function merchantRoutes(deps: AppDeps) {
       response: { 200: MerchantModel, ...errors(400, 401, 403, 404, 415) },
       detail: { summary: 'Edit a merchant account' },
     })
-    .post('/:id/roll-secret', ({ user, params, body }) => rollSecretKey(deps, user.id, params.id, body?.expire_old_key_in), {
+    .post(
+      '/:id/roll-secret',
+      async ({ user, params, body, headers, request }) => {
+        // Under the Idempotency-Key: a retried roll (its answer lost) replays instead of rolling again, which would stop
+        // the key the first roll left working for its grace. The stored answer never holds the new key.
+        let secret: string | undefined;
+        const outcome = await runIdempotent(
+          { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret },
+          { scope: `user:${user.id}`, key: headers['idempotency-key'] ?? null, method: 'POST', path: new URL(request.url).pathname, body: body ?? {} },
+          async () => {
+            const { secretApiKey, ...stored } = await rollSecretKey(deps, user.id, params.id, body?.expire_old_key_in);
+            secret = secretApiKey;
+            return { status: 200, body: stored };
+          },
+        );
+        const shown = outcome.status === 200 && !outcome.replayed ? { ...outcome, body: { ...(outcome.body as object), secretApiKey: secret } } : outcome;
+        return idempotentResponse(shown);
+      },
+      {
       auth: true,
       parse: 'json',
+      headers: t.Object({ 'idempotency-key': t.Optional(t.String({ description: 'Makes a retried roll safe: it replays the first answer (without the key) for 24 hours.' })) }),
       params: t.Object({ id: t.String() }),
       body: t.Optional(
         t.Object(
@@ -132,14 +165,16 @@ export function merchantRoutes(deps: AppDeps) {
           { additionalProperties: false, examples: [{}, { expire_old_key_in: '24h' }] },
         ),
       ),
-      response: { 200: WithSecret, ...errors(400, 401, 403, 404, 415) },
+      response: { 200: Rolled, ...errors(400, 401, 403, 404, 409, 415) },
       detail: {
         summary: 'Roll the secret key: the new one is shown once; the old one stops now or after the grace period chosen',
         description:
           'expire_old_key_in (now, 1h, 24h, 7d; now by default) keeps the replaced key working that long. There is ' +
-          'one previous key only: rolling again while it is still in its grace replaces it, and it stops working at once.',
+          'one previous key only: rolling again while it is still in its grace replaces it, and it stops working at once. ' +
+          'With an Idempotency-Key a retry replays the first answer, without the key (only its hash is kept).',
       },
-    })
+      },
+    )
     .get('/:id/usage', ({ user, params }) => ownedUsage(deps, user.id, params.id), {
       auth: true,
       params: t.Object({ id: t.String() }),

@@ -111,8 +111,18 @@ type RollSecretBody = NonNullable<paths['/api/merchants/{id}/roll-secret']['post
 export type KeyGracePeriod = NonNullable<RollSecretBody['expire_old_key_in']>;
 export const KEY_GRACE_PERIODS = ['now', '1h', '24h', '7d'] as const satisfies readonly KeyGracePeriod[];
 
-export const rollSecretRequest = (merchantId: string, expireOldKeyIn: KeyGracePeriod = 'now') =>
-  apiRequest<MerchantWithSecret>('POST', `${base(merchantId)}/roll-secret`, { expire_old_key_in: expireOldKeyIn } satisfies RollSecretBody);
+/**
+ * Rolls the secret key under an Idempotency-Key (one per submit, the same for its retries). A replay answers without
+ * `secretApiKey`: that roll happened and its key cannot be shown again.
+ */
+export const rollSecretRequest = (merchantId: string, expireOldKeyIn: KeyGracePeriod, idempotencyKey: string) =>
+  apiRequest<Merchant & { secretApiKey?: string }>(
+    'POST',
+    `${base(merchantId)}/roll-secret`,
+    { expire_old_key_in: expireOldKeyIn } satisfies RollSecretBody,
+    {},
+    { 'Idempotency-Key': idempotencyKey },
+  );
 
 export const createWebhookEndpointRequest = (merchantId: string, body: CreateWebhookEndpointBody) =>
   apiRequest<WebhookEndpointWithSecret>('POST', `${base(merchantId)}/webhook_endpoints`, body);

@@ -131,6 +131,9 @@ export const en = {
   'merchants.keys.oldKeyWorksUntil': 'Old key {hint} works until {date}',
   'merchants.keys.rolledDescriptionGrace': 'The old key works until {date}.',
   'merchants.keys.rolledToastBodyGrace': 'The old secret key works until {date}.',
+  'merchants.keys.rollReplayedTitle': 'This roll already happened',
+  'merchants.keys.rollReplayedBody':
+    'Its new secret key was shown once and cannot be shown again. If you did not keep it, roll the key again.',
 
   'merchants.overview.details': 'Business details',
   'merchants.overview.businessName': 'Business name',
@@ -379,6 +382,9 @@ export const ar: Record<keyof typeof en, string> = {
   'merchants.keys.oldKeyWorksUntil': 'المفتاح القديم {hint} يعمل حتى {date}',
   'merchants.keys.rolledDescriptionGrace': 'يعمل المفتاح القديم حتى {date}.',
   'merchants.keys.rolledToastBodyGrace': 'يعمل المفتاح السري القديم حتى {date}.',
+  'merchants.keys.rollReplayedTitle': 'تم تدوير المفتاح بالفعل',
+  'merchants.keys.rollReplayedBody':
+    'عُرض المفتاح السري الجديد مرة واحدة ولا يمكن عرضه مرة أخرى. إن لم تحتفظ به، فدوّر المفتاح مرة أخرى.',
 
   'merchants.overview.details': 'بيانات النشاط التجاري',
   'merchants.overview.businessName': 'اسم النشاط التجاري',

@@ -9,6 +9,7 @@ import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { KEY_GRACE_PERIODS, merchantsQuery, rollSecretRequest, type KeyGracePeriod } from '../api';
+import { useIdempotencyKeys } from '../../../lib/idempotency';
 import { formatDateTime } from '../display';
 import type { Merchant, MerchantWithSecret } from '../types';
 import { CopyButton } from './copy-button';
@@ -39,12 +40,32 @@ function RollSecretDialog({ merchant, open, onOpenChange }: { merchant: Merchant
   const qc = useQueryClient();
   const [rolled, setRolled] = useState<MerchantWithSecret | null>(null);
   const [period, setPeriod] = useState<KeyGracePeriod>('now');
+  const keys = useIdempotencyKeys();
   const roll = useMutation({
-    mutationFn: () => rollSecretRequest(merchant.id, period),
+    mutationFn: async () => {
+      const attempt = keys.begin({ expire_old_key_in: period });
+      try {
+        const answer = await rollSecretRequest(merchant.id, period, attempt.key);
+        keys.settle(attempt);
+        return answer;
+      } catch (error) {
+        keys.settle(attempt, error);
+        throw error;
+      }
+    },
     onSuccess: (m) => {
-      const { secretApiKey: _secret, ...listed } = m;
+      const { secretApiKey, ...listed } = m;
       qc.setQueryData(merchantsQuery().queryKey, (list) => list?.map((x) => (x.id === m.id ? listed : x)));
-      setRolled(m);
+      if (secretApiKey === undefined) {
+        // A retry of a roll whose answer was lost: it happened once, and its key cannot be shown again.
+        void qc.invalidateQueries({ queryKey: merchantsQuery().queryKey });
+        toast({ title: t('merchants.keys.rollReplayedTitle'), description: t('merchants.keys.rollReplayedBody'), variant: 'destructive' });
+        setPeriod('now');
+        keys.reset();
+        onOpenChange(false);
+        return;
+      }
+      setRolled({ ...listed, secretApiKey });
       const until = oldKeyInGrace(m)?.until;
       toast({
         title: t('merchants.keys.rolledToast'),
@@ -60,6 +81,7 @@ function RollSecretDialog({ merchant, open, onOpenChange }: { merchant: Merchant
     if (roll.isPending) return;
     setRolled(null);
     setPeriod('now');
+    keys.reset();
     roll.reset();
     onOpenChange(false);
   };
