@@ -6,28 +6,43 @@ import { parseCreatedFilter } from './created-filter';
 
 describe('parseCreatedFilter', () => {
   const at = (s: number) => new Date(s * 1000);
-  test('each operator, strings or numbers, combined', () => {
-    expect(parseCreatedFilter({})).toEqual({});
-    expect(parseCreatedFilter({ limit: 3, 'created[gte]': 100 })).toEqual({ gte: at(100) });
-    expect(parseCreatedFilter({ 'created[gt]': '5', 'created[lt]': 9 })).toEqual({ gt: at(5), lt: at(9) });
-    expect(parseCreatedFilter({ 'created[lte]': 0 })).toEqual({ lte: at(0) });
-    expect(parseCreatedFilter({ created: 1767225600 })).toEqual({ gte: at(1767225600), lte: at(1767225600) });
+  const parse = (qs: string) => parseCreatedFilter(new URLSearchParams(qs));
+  test('each operator, combined; other parameters ignored', () => {
+    expect(parse('')).toEqual({});
+    expect(parse('limit=3&created[gte]=100')).toEqual({ gte: at(100) });
+    expect(parse('created[gt]=5&created[lt]=9')).toEqual({ gt: at(5), lt: at(9) });
+    expect(parse('created[lte]=0')).toEqual({ lte: at(0) });
+    expect(parse('created=1767225600')).toEqual({ gte: at(1767225600), lte: at(1767225600) });
+    expect(parse('created[lt]=253402300799')).toEqual({ lt: at(253_402_300_799) });
   });
 
-  const bad: Array<[Record<string, unknown>, string]> = [
-    [{ 'created[gte]': 1.5 }, 'created[gte]'],
-    [{ 'created[gt]': -1 }, 'created[gt]'],
-    [{ 'created[lte]': 'soon' }, 'created[lte]'],
-    [{ 'created[lt]': 253_402_300_800 }, 'created[lt]'],
-    [{ created: 'x' }, 'created'],
-    [{ created: 5, 'created[gte]': 1 }, 'created'],
-    [{ 'created[after]': 5 }, 'created[after]'],
+  const bad: Array<[string, string]> = [
+    ['created[gte]=1.5', 'created[gte]'],
+    ['created[gt]=-1', 'created[gt]'],
+    ['created[lte]=soon', 'created[lte]'],
+    ['created[lt]=253402300800', 'created[lt]'],
+    ['created=x', 'created'],
+    ['created=5&created[gte]=1', 'created'],
+    ['created[after]=5', 'created[after]'],
+    // What Number() would have read: blank as 0, hex, an exponent, infinities, a sign, surrounding spaces.
+    ['created[gte]=%20', 'created[gte]'],
+    ['created[gte]=', 'created[gte]'],
+    ['created[gte]=0x10', 'created[gte]'],
+    ['created[gte]=1e3', 'created[gte]'],
+    ['created[gte]=Infinity', 'created[gte]'],
+    ['created[gte]=1e400', 'created[gte]'],
+    ['created[gte]=%2B5', 'created[gte]'],
+    ['created[gte]=%205', 'created[gte]'],
+    ['created[gte]=0000000000001', 'created[gte]'],
+    // Repeated: no silent "last one wins".
+    ['created[gte]=1&created[gte]=2000000000', 'created[gte]'],
+    ['created=1&created=2000000000', 'created'],
   ];
-  for (const [query, param] of bad) {
-    test(`${JSON.stringify(query)} -> validation_error naming ${param}`, () => {
+  for (const [qs, param] of bad) {
+    test(`${qs} -> validation_error naming ${param}`, () => {
       let thrown: unknown;
       try {
-        parseCreatedFilter(query);
+        parse(qs);
       } catch (e) {
         thrown = e;
       }
@@ -36,6 +51,18 @@ describe('parseCreatedFilter', () => {
       expect((thrown as AppError).message).toContain(param);
     });
   }
+
+  test('an unknown operator is named escaped and cut to 80 characters', () => {
+    let thrown: unknown;
+    try {
+      parse(`created[${'x'.repeat(5000)}]=1`);
+    } catch (e) {
+      thrown = e;
+    }
+    const e = thrown as AppError;
+    expect(e.param!.length).toBeLessThanOrEqual(81);
+    expect(e.message.length).toBeLessThan(300);
+  });
 });
 
 describe('created filters on the merchant lists', () => {
@@ -98,11 +125,35 @@ describe('created filters on the merchant lists', () => {
     expect(res.body.data.map((e: { data: { object: { id: string } } }) => e.data.object.id)).toEqual([ids[2], ids[1]]);
   });
 
-  test('a bad bound -> 400 naming it, on both lists', async () => {
-    for (const path of ['/payment_intents', '/events']) {
+  const badOnEveryList: Array<[string, string]> = [
+    ['created[gte]=%20', 'created[gte]'],
+    ['created[gte]=0x10', 'created[gte]'],
+    ['created[gte]=1e3', 'created[gte]'],
+    ['created[gte]=Infinity', 'created[gte]'],
+    ['created[lt]=1e400', 'created[lt]'],
+    ['created[gte]=1&created[gte]=2000000000', 'created[gte]'],
+    ['created=1&created=2000000000', 'created'],
+  ];
+  for (const [qs, param] of badOnEveryList) {
+    test(`${qs} -> 400 naming ${param} on payment intents, events and refunds`, async () => {
+      for (const path of ['/payment_intents', '/events', '/refunds']) {
+        resetRateWindows();
+        const res = await merchantCall(ctx, m.secretKey, `${path}?${qs}`);
+        expect({ path, status: res.status, code: res.body.error?.code, param: res.body.error?.param }).toEqual({
+          path,
+          status: 400,
+          code: 'validation_error',
+          param,
+        });
+      }
+    });
+  }
+
+  test('a bad bound -> 400 naming it, on every list', async () => {
+    for (const path of ['/payment_intents', '/events', '/refunds']) {
       const res = await merchantCall(ctx, m.secretKey, `${path}?created[gte]=yesterday`);
       expect({ status: res.status, param: res.body.error.param }).toEqual({ status: 400, param: 'created[gte]' });
-      expect(res.body.error.message).toBe('created[gte] must be a Unix timestamp in seconds (a whole number such as 1767225600).');
+      expect(res.body.error.message).toBe('created[gte] must be a Unix timestamp in seconds (a whole number from 0 to 253402300799, such as 1767225600).');
     }
   });
 });

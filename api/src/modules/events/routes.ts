@@ -48,12 +48,12 @@ export function eventRoutes(deps: AppDeps) {
     .use(merchantAuthPlugin(deps))
     .get(
       '/events',
-      ({ merchant, livemode, query }) =>
+      ({ merchant, livemode, query, request }) =>
         listEvents(deps, merchant, livemode, {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
           type: query.type,
-          created: parseCreatedFilter(query),
+          created: parseCreatedFilter(new URL(request.url).searchParams),
         }),
       {
         merchant: true,

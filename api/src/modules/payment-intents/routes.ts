@@ -67,12 +67,12 @@ export function paymentIntentRoutes(deps: AppDeps) {
     )
     .get(
       '/payment_intents',
-      ({ merchant, livemode, query }) =>
+      ({ merchant, livemode, query, request }) =>
         listIntents(deps, merchant, livemode, {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
           ending_before: query.ending_before,
-          created: parseCreatedFilter(query),
+          created: parseCreatedFilter(new URL(request.url).searchParams),
         }),
       {
         merchant: true,

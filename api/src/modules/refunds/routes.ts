@@ -55,12 +55,15 @@ const ListQuery = t.Object({
   ...CREATED_QUERY,
 });
 
-const listInput = (q: { limit?: number; starting_after?: string; ending_before?: string; payment_intent?: string } & Record<string, unknown>): ListRefundsInput => ({
+const listInput = (
+  q: { limit?: number; starting_after?: string; ending_before?: string; payment_intent?: string },
+  request: Request,
+): ListRefundsInput => ({
   limit: q.limit ?? 10,
   starting_after: q.starting_after,
   ending_before: q.ending_before,
   payment_intent: q.payment_intent,
-  created: parseCreatedFilter(q),
+  created: parseCreatedFilter(new URL(request.url).searchParams),
 });
 
 const CREATE_DESCRIPTION =
@@ -88,7 +91,7 @@ export function refundRoutes(deps: AppDeps) {
         detail: { summary: 'Refund a payment intent', description: CREATE_DESCRIPTION, security: [{ secretKey: [] }] },
       },
     )
-    .get('/refunds', ({ merchant, livemode, query }) => listRefunds(deps, merchant, livemode, listInput(query)), {
+    .get('/refunds', ({ merchant, livemode, query, request }) => listRefunds(deps, merchant, livemode, listInput(query, request)), {
       merchant: true,
       query: ListQuery,
       response: { 200: RefundList, ...errors(400, 401, 403, 429) },
@@ -129,9 +132,9 @@ export function refundDashboardRoutes(deps: AppDeps) {
     )
     .get(
       '/:id/refunds',
-      async ({ user, params, query }) => {
+      async ({ user, params, query, request }) => {
         const m = await getOwnedMerchant(deps, user.id, params.id);
-        return listRefunds(deps, m, m.environment === 'production', listInput(query), `/api/merchants/${m.id}/refunds`);
+        return listRefunds(deps, m, m.environment === 'production', listInput(query, request), `/api/merchants/${m.id}/refunds`);
       },
       {
         auth: true,
