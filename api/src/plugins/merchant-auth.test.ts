@@ -82,6 +82,26 @@ describe('what each wrong credential is told (401 authentication_error, invalid_
     { name: 'Bearer with a wrong key', header: () => `Bearer sk_live_${'y'.repeat(32)}`, says: /^Invalid API key provided: sk_live_••••yyyy\./ },
     { name: 'the test twin of a live key', header: () => `Bearer ${live.secretKey.replace('sk_live_', 'sk_test_')}`, says: /^Invalid API key provided: sk_test_••••/ },
     { name: 'something that is not a key', header: () => 'Bearer hello', says: /^Invalid API key provided: this key\./ },
+    {
+      name: 'Bearer with the key and something after it',
+      header: () => `Bearer ${merchant.secretKey} extra`,
+      says: /^The Authorization header must be Bearer <secret key> with nothing after the key\./,
+    },
+    {
+      name: 'Basic with the credentials and something after them',
+      header: () => `${basic(merchant.secretKey)} extra`,
+      says: /^The Authorization header must be Basic <base64 of "<secret key>:"> with nothing after the key\./,
+    },
+    {
+      name: 'Basic whose user name ends in control and bidi characters: escaped, never echoed raw',
+      header: () => basic('sk_test_AAAA\u202e\u0007\n\u0000'),
+      says: /^Invalid API key provided: sk_test_••••\\u202E\\u0007\\u000A\\u0000\. /,
+    },
+    {
+      name: 'Basic whose user name ends in half an emoji: the lone surrogate is escaped',
+      header: () => basic(`sk_test_AAAA${'\u{1F600}'}`),
+      says: /^Invalid API key provided: sk_test_••••AA\\uD83D\\uDE00\. /,
+    },
     { name: 'a publishable key no merchant has', header: () => `Bearer pk_test_${'z'.repeat(32)}`, says: /^Invalid API key provided: pk_test_••••zzzz\./ },
   ];
   for (const row of rows) {
@@ -93,6 +113,8 @@ describe('what each wrong credential is told (401 authentication_error, invalid_
         code: 'invalid_api_key',
       });
       expect(res.body.error.message).toMatch(row.says);
+      // eslint-disable-next-line no-control-regex
+      expect(res.body.error.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/);
       expect(res.text).not.toContain(merchant.secretKey);
       expect(res.text).not.toContain(live.secretKey);
     });

@@ -17,10 +17,17 @@ export function secretKeyHash(secret: string, key: string): string {
 const SECRET_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{24,99}$/;
 const PUBLISHABLE_KEY_RE = /^pk_(test|live)_[A-Za-z0-9]{24,99}$/;
 
-/** How a key is shown in an error: its mode prefix and last 4 characters, never more (Stripe shows the same). */
+/**
+ * How a key is shown in an error: its mode prefix and last 4 characters, never more (Stripe shows the same). The
+ * key may be anything a client sent (HTTP Basic's user name can hold any character): a last character that is not a
+ * letter or digit is written as \uXXXX, so no control, line-break or bidi character reaches a message or a log.
+ */
 export function maskedKey(key: string): string {
   const m = /^(sk|pk)_(test|live)_/.exec(key);
-  return m ? `${m[0]}••••${key.slice(-4)}` : 'this key';
+  if (!m) return 'this key';
+  // Per UTF-16 unit (no u flag): half of a surrogate pair is escaped too, never left dangling.
+  const tail = key.slice(-4).replace(/[^A-Za-z0-9_]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  return `${m[0]}••••${tail}`;
 }
 
 const AUTH_HELP =
@@ -35,6 +42,11 @@ export function keyFromAuthorization(header: string | null): string {
   if (header === null || header.trim() === '') throw new AppError('invalid_api_key', `No API key provided. ${AUTH_HELP}`);
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (bearer) return bearer[1]!;
+  const scheme = /^(Bearer|Basic)\s+\S+\s+\S/i.exec(header)?.[1];
+  if (scheme) {
+    const form = scheme.toLowerCase() === 'bearer' ? 'Bearer <secret key>' : 'Basic <base64 of "<secret key>:">';
+    throw new AppError('invalid_api_key', `The Authorization header must be ${form} with nothing after the key. ${AUTH_HELP}`);
+  }
   const basic = /^Basic\s+(\S+)\s*$/i.exec(header);
   if (!basic) {
     const scheme = /^(\S+)\s/.exec(header)?.[1];
