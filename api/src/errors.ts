@@ -1,4 +1,4 @@
-import { escapeUnsafe } from './lib/text';
+import { shownText } from './lib/text';
 
 /**
  * The error catalogue. Every failure bpay answers is one of these, rendered as
@@ -338,6 +338,6 @@ export const invalid = (param: string, message: string) => new AppError('validat
 export function notFound(what = 'resource', id?: string, param?: string): AppError {
   if (id === undefined) return new AppError('resource_not_found', `No such ${what}.`, param);
   // The id comes from the request path: quoted, shortened and with control characters escaped, never raw.
-  const shown = escapeUnsafe(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+  const shown = shownText(id);
   return new AppError('resource_not_found', `No such ${what}: '${shown}'.`, param);
 }

@@ -2,7 +2,7 @@ import { and, gte, lt, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { t } from 'elysia';
 import { invalid } from '../errors';
-import { escapeUnsafe } from './text';
+import { shownText } from './text';
 
 /*
  * Stripe's `created` filter on list endpoints: `created=<unix seconds>` (that second) or any of `created[gte]`,
@@ -58,9 +58,6 @@ export const CREATED_QUERY = {
   'created[lt]': seconds('lt'),
 };
 
-/** A query parameter's name as an error shows it: control characters escaped, at most 80 characters. */
-const shownName = (name: string) => escapeUnsafe(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-
 function toSecond(param: string, value: string): Date {
   // Digits only (no sign, blank, hex, exponent or fraction), and few enough to stay an exact integer.
   const n = /^\d{1,12}$/.test(value) ? Number(value) : Number.NaN;
@@ -81,7 +78,7 @@ export function parseCreatedFilter(search: URLSearchParams): CreatedRange {
   const seen = new Set<string>();
   for (const [key, value] of search) {
     if (key !== 'created' && !key.startsWith('created[')) continue;
-    const param = shownName(key);
+    const param = shownText(key);
     if (seen.has(key)) throw invalid(param, `${param} was given more than once: give each created parameter at most once.`);
     seen.add(key);
     if (key === 'created') {

@@ -1,4 +1,5 @@
 import { JSON_LIMITS, type JsonLimits, type JsonStructureProblem } from './json-guard';
+import { shownText } from './text';
 
 /*
  * Stripe's form encoding (application/x-www-form-urlencoded with brackets), as its libraries send it and its docs
@@ -65,7 +66,7 @@ function childOf(walk: Walk, parent: Container, segment: string, next: string, k
   const existing = readMember(parent, segment);
   if (existing !== undefined) {
     if (typeof existing !== 'object' || existing === null || Array.isArray(existing) !== wantArray) {
-      throw new FormBodyError({ kind: 'malformed', key, reason: `${key} mixes a value, an object and a list under the same name.` });
+      throw new FormBodyError({ kind: 'malformed', key, reason: `${shownText(key)} mixes a value, an object and a list under the same name.` });
     }
     return existing as Container;
   }
@@ -82,7 +83,7 @@ function readMember(container: Container, segment: string): unknown {
 function writeMember(walk: Walk, container: Container, segment: string, value: unknown, key: string): void {
   if (Array.isArray(container)) {
     if (segment !== '' && !isIndex(segment)) {
-      throw new FormBodyError({ kind: 'malformed', key, reason: `${key} names a list member by "${segment}", which is no index.` });
+      throw new FormBodyError({ kind: 'malformed', key, reason: `${shownText(key)} names a list member by "${shownText(segment)}", which is no index.` });
     }
     // An index is a position to sort by, not a size: a[999999]=x is one member, not a million holes (see compact()).
     if (segment !== '' && Number(segment) >= walk.limits.maxItems) throw new FormBodyError({ kind: 'items', limit: walk.limits.maxItems });
@@ -106,14 +107,14 @@ function compact(value: unknown): unknown {
 
 function assign(walk: Walk, root: Record<string, unknown>, key: string, value: string): void {
   const segments = splitFormKey(key);
-  if (!segments) throw new FormBodyError({ kind: 'malformed', key, reason: `${key} is not a well-formed key (name, then [member] parts).` });
+  if (!segments) throw new FormBodyError({ kind: 'malformed', key, reason: `${shownText(key)} is not a well-formed key (name, then [member] parts).` });
   // The body's own object is depth 1, as for JSON: `a[b]` holds a value two containers deep.
   if (segments.length > walk.limits.maxDepth) throw new FormBodyError({ kind: 'depth', limit: walk.limits.maxDepth });
   let container: Container = root;
   for (let i = 0; i < segments.length - 1; i++) container = childOf(walk, container, segments[i]!, segments[i + 1]!, key);
   const last = segments.at(-1)!;
   if (last !== '' && readMember(container, last) !== undefined) {
-    throw new FormBodyError({ kind: 'malformed', key, reason: `${key} is given more than once.` });
+    throw new FormBodyError({ kind: 'malformed', key, reason: `${shownText(key)} is given more than once.` });
   }
   writeMember(walk, container, last, value, key);
 }

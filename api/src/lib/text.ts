@@ -17,6 +17,17 @@ export function escapeUnsafe(s: string): string {
   return s.replace(UNSAFE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 }
 
+/**
+ * Text a client sent (a field name, a key, an id), as an error message or param may show it: unsafe characters
+ * escaped, and cut to `max` characters (then …), so an answer never echoes a huge or invisible input back whole.
+ */
+export function shownText(s: string, max = 80): string {
+  if (s.length <= max) return escapeUnsafe(s);
+  // Never end on the first half of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(s.charAt(max - 1)) ? max - 1 : max;
+  return `${escapeUnsafe(s.slice(0, end))}…`;
+}
+
 /** The first unsafe character of `s`, as U+XXXX, or null. */
 export function unsafeCharacter(s: string): string | null {
   const m = UNSAFE.exec(s);
@@ -25,7 +36,7 @@ export function unsafeCharacter(s: string): string | null {
 }
 
 export function unsafeCharacterMessage(where: string, code: string): string {
-  return `${escapeUnsafe(where)} contains a control or bidirectional-override character (${code}). Remove it and try again.`;
+  return `${shownText(where)} contains a control or bidirectional-override character (${code}). Remove it and try again.`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { FormBodyError, parseStripeForm } from '../lib/form-body';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
 import { describeAccepted, type SchemaLike } from '../lib/schema-words';
-import { escapeUnsafe, findUnsafeText, unsafeCharacter, unsafeCharacterMessage } from '../lib/text';
+import { findUnsafeText, shownText, unsafeCharacter, unsafeCharacterMessage } from '../lib/text';
 import type { Logger } from '../lib/logger';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -67,7 +67,7 @@ function checkQueryText(url: URL): void {
   if (!url.search) return;
   for (const [name, value] of url.searchParams) {
     const code = unsafeCharacter(name) ?? unsafeCharacter(value);
-    if (code) throw new AppError('validation_error', unsafeCharacterMessage(`query parameter ${name}`, code), escapeUnsafe(name));
+    if (code) throw new AppError('validation_error', unsafeCharacterMessage(`query parameter ${name}`, code), shownText(name));
   }
 }
 
@@ -115,7 +115,7 @@ export async function parseJsonBody(request: Request, limit: number): Promise<Re
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('body_not_object');
   const unsafe = findUnsafeText(value);
-  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), escapeUnsafe(unsafe.path));
+  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), shownText(unsafe.path));
   return value as Record<string, unknown>;
 }
 
@@ -142,11 +142,11 @@ export async function parseFormBody(request: Request, limit: number): Promise<Re
   } catch (e) {
     if (!(e instanceof FormBodyError)) throw e;
     const p = e.problem;
-    if (p.kind === 'malformed') throw new AppError('validation_error', p.reason, escapeUnsafe(p.key));
+    if (p.kind === 'malformed') throw new AppError('validation_error', p.reason, shownText(p.key));
     throw new AppError('body_too_complex', describeJsonProblem(p));
   }
   const unsafe = findUnsafeText(value);
-  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), escapeUnsafe(unsafe.path));
+  if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), shownText(unsafe.path));
   formBodies.add(request);
   return value;
 }
@@ -196,7 +196,7 @@ export function checkWriteRequest(request: Request, url: URL, policy: HttpPolicy
 export function validationToAppError(error: unknown): AppError {
   const e = error as { valueError?: { path?: string; message?: string; schema?: SchemaLike & { error?: unknown } }; type?: string };
   const ve = e.valueError;
-  const path = escapeUnsafe((ve?.path ?? '').replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~'));
+  const path = shownText((ve?.path ?? '').replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~'));
   const custom = ve?.schema?.error;
   const where = e.type === 'query' ? 'query parameter' : e.type === 'params' ? 'path parameter' : e.type === 'headers' ? 'header' : 'field';
   let message: string;
