@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { makeTestApp, merchantCall, merchantWorld, testBcardCard, type CallResult, type TestContext, type TestMerchant } from '../../testing';
+import { call, makeTestApp, merchantCall, merchantWorld, testBcardCard, type CallResult, type TestContext, type TestMerchant } from '../../testing';
 import { resetRateWindows } from '../merchants/usage';
 
 /*
@@ -185,6 +185,114 @@ describe('only before a payment starts', () => {
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const after = (await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`)).body;
     expect(Object.keys(after.metadata).sort()).toEqual(['base', ...Array.from({ length: 20 }, (_, i) => `k${i}`)].sort());
+  });
+});
+
+describe('an update that loses to a payment holding the intent for a moment', () => {
+  /**
+   * Runs updateIntent with a checkout's claim landing right before its UPDATE and released (collection failed) right
+   * after it, before the update reads why nothing changed: the window a claim-and-release can fall into.
+   */
+  async function updateAcrossClaim(id: string, input: Record<string, unknown>) {
+    const { updateIntent } = await import('./update');
+    const { schema, firstRow } = await import('@bpay/db');
+    const { eq } = await import('drizzle-orm');
+    const merchantRow = (await firstRow(ctx.deps.db, schema.merchants, eq(schema.merchants.id, merchant.id)))!;
+    const client = ctx.handle.client as unknown as { execute: (...a: unknown[]) => Promise<unknown> };
+    const original = client.execute.bind(client);
+    let claimed = false;
+    client.execute = async (...a: unknown[]) => {
+      const stmt = a[0] as { sql?: string } | string;
+      const sql = typeof stmt === 'string' ? stmt : (stmt.sql ?? '');
+      if (!claimed && /^update "payment_intents" set /i.test(sql)) {
+        claimed = true;
+        await original({ sql: "UPDATE payment_intents SET status = 'processing' WHERE id = ?", args: [id] });
+        const out = await original(...a);
+        await original({ sql: "UPDATE payment_intents SET status = 'requires_payment_method' WHERE id = ?", args: [id] });
+        return out;
+      }
+      return original(...a);
+    };
+    try {
+      await updateIntent(ctx.deps.db, ctx.deps, merchantRow, false, id, input);
+    } catch (e) {
+      return e as { code?: string; message?: string; param?: string; details?: Record<string, unknown> };
+    } finally {
+      client.execute = original;
+      expect(claimed).toBe(true);
+    }
+    throw new Error('the update was expected to lose to the claim');
+  }
+
+  const rows: Array<[string, Record<string, unknown>]> = [
+    ['description only', { description: 'Order 42' }],
+    ['amount only', { amount: 4000 }],
+    ['a few metadata keys', { metadata: { order: '42' } }],
+    ['metadata cleared', { metadata: '' }],
+  ];
+  for (const [name, input] of rows) {
+    test(`${name}: payment_intent_unexpected_state with the status now, never a metadata error; nothing changed`, async () => {
+      const pi = await create({ description: 'before', metadata: { keep: 'me' } });
+      const e = await updateAcrossClaim(pi.id, input);
+      expect({ code: e.code, param: e.param }).toEqual({ code: 'payment_intent_unexpected_state', param: undefined });
+      expect(e.message).toBe(
+        'A payment was in progress on this PaymentIntent when the update ran, so nothing was changed. Its status is now requires_payment_method: send the update again.',
+      );
+      expect(e.details).toEqual({ payment_intent: { id: pi.id, status: 'requires_payment_method' } });
+      expect((await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`)).body).toMatchObject({
+        description: 'before',
+        metadata: { keep: 'me' },
+        amount: 2500,
+      });
+    });
+  }
+
+  test('metadata that really would pass 50 keys is still blamed, by name and count', async () => {
+    const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`a${i}`, 'v']));
+    const pi = await create({ metadata: fifty });
+    const e = await updateAcrossClaim(pi.id, { metadata: { one: 'more' } });
+    expect({ code: e.code, param: e.param }).toEqual({ code: 'validation_error', param: 'metadata' });
+    expect(e.message).toBe('metadata can have at most 50 keys; this update would leave it with 51.');
+  });
+});
+
+describe('what a refused update echoes of the request', () => {
+  const big = 'k'.repeat(200_000);
+  test('a 200 000-character unknown field: named cut to 80 characters (message and param)', async () => {
+    const pi = await create();
+    const res = await update(pi.id, { [big]: 1 });
+    expectError(res, 400, 'validation_error', `${'k'.repeat(80)}…`);
+    expect(res.body.error.message).toBe(`${'k'.repeat(80)}… is not an allowed field.`);
+    expect(res.text.length).toBeLessThan(1000);
+  });
+
+  test('a 200 000-character metadata key, in JSON and in a form body: named cut to 80 characters', async () => {
+    const pi = await create();
+    const json = await update(pi.id, { metadata: { [big]: 'x' } });
+    expectError(json, 400, 'validation_error', `metadata[${'k'.repeat(80)}…]`);
+    expect(json.text.length).toBeLessThan(1000);
+    resetRateWindows();
+    const form = await call(ctx, `/api/v1/payment_intents/${pi.id}`, {
+      method: 'POST',
+      origin: null,
+      rawBody: `metadata[${big}]=x`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${merchant.secretKey}` },
+    });
+    expectError(form, 400, 'validation_error', `metadata[${'k'.repeat(80)}…]`);
+    expect(form.text.length).toBeLessThan(1000);
+  });
+
+  test('a malformed form key of 200 000 characters: named cut to 80 characters', async () => {
+    const pi = await create();
+    const res = await call(ctx, `/api/v1/payment_intents/${pi.id}`, {
+      method: 'POST',
+      origin: null,
+      rawBody: `metadata[${big}=x`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${merchant.secretKey}` },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe(`metadata[${'k'.repeat(71)}…`);
+    expect(res.text.length).toBeLessThan(1000);
   });
 });
 

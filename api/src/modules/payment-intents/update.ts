@@ -3,6 +3,7 @@ import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import { schema, type DbOrTx, type PaymentIntentStatus, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
+import { shownText } from '../../lib/text';
 import { MAX_AMOUNT, MAX_METADATA_KEYS, MIN_AMOUNT, toIntentObject } from './service';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
@@ -27,10 +28,12 @@ function checkMetadataPatch(metadata: Record<string, unknown>): void {
   const keys = Object.keys(metadata);
   if (keys.length > MAX_METADATA_KEYS) throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys.`);
   for (const k of keys) {
-    if (k.length === 0 || k.length > 40) throw invalid(`metadata[${k}]`, 'metadata keys must be 1 to 40 characters.');
+    // The key is the client's text: named in param escaped and cut (a 200 000-character key is not echoed whole).
+    const param = `metadata[${shownText(k)}]`;
+    if (k.length === 0 || k.length > 40) throw invalid(param, 'metadata keys must be 1 to 40 characters.');
     const v = metadata[k];
     if (typeof v !== 'string' || v.length > 500) {
-      throw invalid(`metadata[${k}]`, 'metadata values must be strings of at most 500 characters ("" removes the key).');
+      throw invalid(param, 'metadata values must be strings of at most 500 characters ("" removes the key).');
     }
   }
 }
@@ -88,14 +91,29 @@ export async function updateIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
     .returning();
   if (row) return toIntentObject(row);
 
+  // Why nothing changed, from the row as it is now: gone, no longer updatable, or too many metadata keys. Metadata
+  // is blamed only when it was sent and really would pass the limit.
   const now = await firstRow(tx, pi, scope);
   if (!now) throw notFound('payment_intent', id, 'intent');
   if (!(UPDATABLE_STATUSES as readonly PaymentIntentStatus[]).includes(now.status)) throw cannotUpdate(id, now.status);
-  const merged: Record<string, string> = { ...now.metadata };
-  for (const [k, v] of Object.entries(input.metadata ?? {})) {
-    if (v === '') delete merged[k];
-    else merged[k] = v;
+  if (input.metadata !== undefined && input.metadata !== null && input.metadata !== '') {
+    const merged: Record<string, string> = { ...now.metadata };
+    for (const [k, v] of Object.entries(input.metadata)) {
+      if (v === '') delete merged[k];
+      else merged[k] = v;
+    }
+    const after = Object.keys(merged).length;
+    if (after > MAX_METADATA_KEYS) {
+      throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys; this update would leave it with ${after}.`);
+    }
   }
-  const after = Object.keys(merged).length;
-  throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys; this update would leave it with ${after}.`);
+  // Updatable again and not over the limit: the update lost to a payment that held the intent for a moment (a
+  // checkout's claim, released when its collection failed). Nothing was changed; say so, with the status now.
+  throw new AppError(
+    'payment_intent_unexpected_state',
+    `A payment was in progress on this PaymentIntent when the update ran, so nothing was changed. Its status is now ${now.status}: send the update again.`,
+    undefined,
+    undefined,
+    { payment_intent: { id, status: now.status } },
+  );
 }
