@@ -37,9 +37,14 @@ export interface EventStreamDeps {
   pollMs: number;
   /** How often a `: ping` comment keeps the connection open. */
   pingMs: number;
+  /**
+   * How often an idle stream checks that its key still authenticates (rolled, grace over, merchant deactivated).
+   * A stream also checks before it sends anything, so this only bounds how long a dead key's idle stream stays open.
+   */
+  recheckMs: number;
 }
 
-export const DEFAULT_EVENT_STREAM: EventStreamDeps = { pollMs: 300, pingMs: 15_000 };
+export const DEFAULT_EVENT_STREAM: EventStreamDeps = { pollMs: 300, pingMs: 15_000, recheckMs: 5_000 };
 
 /** Everything the app needs from outside, passed in explicitly so tests can build an app on a temporary database. */
 export interface AppDeps {

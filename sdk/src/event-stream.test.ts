@@ -86,6 +86,24 @@ describe('events.stream', () => {
     expect(err).toMatchObject({ param: 'events' });
   });
 
+  test('a key rolled while its stream is open: iteration throws BpayAuthenticationError api_key_expired, sent nothing more', async () => {
+    const account = await newMerchantAccount(live.ctx);
+    const old = new Bpay(account.secretKey, { baseUrl: live.baseUrl });
+    const stream = old.events.stream();
+    await stream.opened();
+    const rolled = await fetch(`${live.baseUrl}/api/merchants/${account.merchantId}/roll-secret`, {
+      method: 'POST',
+      headers: { cookie: account.cookie, 'content-type': 'application/json', origin: live.baseUrl },
+      body: JSON.stringify({ expire_old_key_in: 'now' }),
+    });
+    expect(rolled.status).toBe(200);
+    const fresh = new Bpay(((await rolled.json()) as { secretApiKey: string }).secretApiKey, { baseUrl: live.baseUrl });
+    await fresh.paymentIntents.create({ amount: 700, currency: 'usd' });
+    const err = await take(stream, 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BpayAuthenticationError);
+    expect(err).toMatchObject({ code: 'api_key_expired' });
+  });
+
   test('a connection that breaks mid-stream throws BpayConnectionError; a clean end ends the loop', async () => {
     const frames = (body: ReadableStream<Uint8Array>) =>
       new Bpay('sk_test_x', { baseUrl: live.baseUrl, maxRetries: 0, fetch: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }) });

@@ -831,7 +831,7 @@ export interface paths {
          *
          *     ```
          *
-         *     `data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts once against the rate limits, however long it stays open. `bpay listen` uses it.
+         *     `data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts once against the rate limits, however long it stays open. The key is checked again while the stream lasts: once it no longer works (rolled, its grace period over, the merchant deactivated) the stream sends one last message, `event: error` with `data: {"error":{…}}` (the error a new request with the key gets), and ends. `bpay listen` uses it.
          */
         get: operations["getApiV1EventsStream"];
         put?: never;

@@ -71,6 +71,25 @@ export function keyFromAuthorization(header: string | null): string {
 }
 
 /**
+ * Why merchant `m` (found by the key's hash, or by id) does not take the key at `now`, or null when it does: the key
+ * must be its current one, or the one it replaced while that one's grace period after a roll lasts
+ * (previous_secret_key_expires_at, strictly later than now), and of the merchant's mode.
+ */
+function keyRefusal(m: MerchantRow | undefined, key: string, hash: string, now: Date): AppError | null {
+  // The key's mode must match the merchant's environment (it always does for keys bpay made; belt and braces).
+  if (!m || (key.startsWith('sk_live_') ? 'production' : 'sandbox') !== m.environment || (m.secretKeyHash !== hash && m.previousSecretKeyHash !== hash)) {
+    return new AppError('invalid_api_key', `Invalid API key provided: ${maskedKey(key)}. ${AUTH_HELP}`);
+  }
+  if (m.secretKeyHash === hash) return null;
+  const until = m.previousSecretKeyExpiresAt;
+  if (until && until.getTime() > now.getTime()) return null;
+  return new AppError(
+    'api_key_expired',
+    `Expired API key provided: ${maskedKey(key)}. It was replaced by a roll${until ? ` and stopped working at ${until.toISOString()}` : ''}; use the current secret key.`,
+  );
+}
+
+/**
  * The merchant a secret key belongs to: its current key, or the key it replaced while that one's grace period after
  * a roll lasts (previous_secret_key_expires_at, strictly later than now). Fails with: invalid_api_key (no such key, or
  * a publishable key: 403 secret_key_required), api_key_expired (a rolled key whose grace is over).
@@ -84,17 +103,32 @@ export async function merchantForSecretKey(db: Db, secret: string, key: string, 
   if (!SECRET_KEY_RE.test(key)) throw new AppError('invalid_api_key', `Invalid API key provided: ${maskedKey(key)}. ${AUTH_HELP}`);
   const hash = secretKeyHash(secret, key);
   const m = await firstRow(db, schema.merchants, or(eq(schema.merchants.secretKeyHash, hash), eq(schema.merchants.previousSecretKeyHash, hash)));
-  // The key's mode must match the merchant's environment (it always does for keys bpay made; belt and braces).
-  if (!m || (key.startsWith('sk_live_') ? 'production' : 'sandbox') !== m.environment) {
-    throw new AppError('invalid_api_key', `Invalid API key provided: ${maskedKey(key)}. ${AUTH_HELP}`);
-  }
-  if (m.secretKeyHash === hash) return m;
-  const until = m.previousSecretKeyExpiresAt;
-  if (until && until.getTime() > now.getTime()) return m;
-  throw new AppError(
-    'api_key_expired',
-    `Expired API key provided: ${maskedKey(key)}. It was replaced by a roll${until ? ` and stopped working at ${until.toISOString()}` : ''}; use the current secret key.`,
-  );
+  const refusal = keyRefusal(m, key, hash, now);
+  if (refusal || !m) throw refusal ?? new AppError('invalid_api_key');
+  return m;
+}
+
+/**
+ * For a request that stays open (the event stream, which authenticated once, at connect): a check to run again
+ * while it lasts, that the key it came with still authenticates as merchantAuthPlugin would decide now: the merchant's
+ * current key, or its previous one within the grace of a roll, and the merchant active. One primary-key lookup per
+ * run. Resolves to the error a new request with the key would get (invalid_api_key after a second roll,
+ * api_key_expired, merchant_inactive), or null while it still works.
+ */
+export function secretKeyRecheck(
+  deps: Pick<AppDeps, 'db' | 'session' | 'clock'>,
+  merchantId: string,
+  request: Request,
+): () => Promise<AppError | null> {
+  // The header was accepted at connect (transform ran), so this parses; its hash is computed once.
+  const key = keyFromAuthorization(request.headers.get('authorization'));
+  const hash = secretKeyHash(deps.session.secret, key);
+  return async () => {
+    const m = await firstRow(deps.db, schema.merchants, eq(schema.merchants.id, merchantId));
+    const refusal = keyRefusal(m, key, hash, deps.clock.now());
+    if (refusal) return refusal;
+    return m?.isActive ? null : new AppError('merchant_inactive');
+  };
 }
 
 /** The merchant authenticated for a request (set before validation, read when the handler's context is built). */

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { errors, rawResponses, sharedModels } from '../../models';
-import { merchantAuthPlugin } from '../../plugins/merchant-auth';
+import { merchantAuthPlugin, secretKeyRecheck } from '../../plugins/merchant-auth';
 import { merchantIdempotency } from '../webhooks/idempotent';
 import { DeliveryList, EventListQuery, EventModel, IdempotencyKey, ResendBody, listOf } from '../webhooks/model';
 import { resendEvent } from '../webhooks/service';
@@ -69,7 +69,12 @@ export function eventRoutes(deps: AppDeps) {
     .get(
       '/events/stream',
       ({ merchant, livemode, query, headers, request }) =>
-        openEventStream(deps, merchant, livemode, parseEventFilter(query.events), request.signal, headers['last-event-id'] ?? null),
+        openEventStream(deps, merchant, livemode, {
+          filter: parseEventFilter(query.events),
+          signal: request.signal,
+          lastEventId: headers['last-event-id'] ?? null,
+          recheck: secretKeyRecheck(deps, merchant.id, request),
+        }),
       {
         merchant: true,
         query: EventStreamQuery,
@@ -94,7 +99,10 @@ export function eventRoutes(deps: AppDeps) {
             '```\nid: evt_…\nevent: payment_intent.succeeded\ndata: {"id":"evt_…","object":"event",…}\n\n```\n\n' +
             '`data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at ' +
             'the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts ' +
-            'once against the rate limits, however long it stays open. `bpay listen` uses it.',
+            'once against the rate limits, however long it stays open. The key is checked again while the stream ' +
+            'lasts: once it no longer works (rolled, its grace period over, the merchant deactivated) the stream sends ' +
+            'one last message, `event: error` with `data: {"error":{…}}` (the error a new request with the key gets), ' +
+            'and ends. `bpay listen` uses it.',
           security,
         },
       },

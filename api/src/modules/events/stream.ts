@@ -1,6 +1,6 @@
 import { schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import { invalid } from '../../errors';
+import { type AppError, errorBody, invalid } from '../../errors';
 import { broadcastSeqOf, broadcastsAfter, latestBroadcastSeq, onBroadcast } from './broadcast';
 import { EVENT_TYPES } from './emit';
 import { eventPayload } from './service';
@@ -33,26 +33,48 @@ const WAKE_RETRY_MS = 25;
 
 export const EVENT_STREAM_PATH = '/api/v1/events/stream';
 
+/** The last message of a stream whose key stopped authenticating: the error a new request would get, then the end. */
+export function sseErrorFrame(error: AppError): string {
+  return `event: error\ndata: ${JSON.stringify(errorBody(error))}\n\n`;
+}
+
+export interface EventStreamOptions {
+  /** The event types to send; null for all. */
+  filter: ReadonlySet<string> | null;
+  /** The request's: the stream ends when the client goes away. */
+  signal: AbortSignal;
+  /** Last-Event-ID: also send what was broadcast since that event. */
+  lastEventId?: string | null;
+  /**
+   * Whether the credential the stream was opened with still authenticates (plugins/merchant-auth.ts,
+   * secretKeyRecheck): null while it does, else the error a new request would get.
+   */
+  recheck: () => Promise<AppError | null>;
+}
+
 /**
  * A text/event-stream of the merchant's events (this mode only) recorded after the call: created or resent. It
  * polls the broadcast feed every `deps.eventStream.pollMs` (so events written by other processes arrive too),
  * and at once when this process records one; a `: ping` comment goes out every `pingMs`. Everything stops when
  * the client goes away (the request's abort signal, or the body being canceled): no timer outlives the stream.
+ *
+ * The key is checked again before every batch of events is sent and every `recheckMs` while idle: once it no
+ * longer authenticates (rolled "now", its grace over, rolled again, the merchant deactivated), the stream sends one
+ * `event: error` message whose data is the error a new request would get ({"error":{...}}, as the API's JSON
+ * errors) and ends. Nothing more is sent to it.
  */
 export async function openEventStream(
   deps: Pick<AppDeps, 'db' | 'log' | 'eventStream'>,
   merchant: MerchantRow,
   livemode: boolean,
-  filter: ReadonlySet<string> | null,
-  signal: AbortSignal,
-  lastEventId: string | null = null,
+  { filter, signal, lastEventId = null, recheck }: EventStreamOptions,
 ): Promise<Response> {
   // Taken before answering: anything recorded from here on is sent, nothing before (no backlog), unless the client
   // says which event it received last (Last-Event-ID, as an EventSource does when it reconnects): then it also gets
   // what was broadcast since that one, within the retention.
   const resumeAt = lastEventId ? await broadcastSeqOf(deps.db, merchant.id, livemode, lastEventId) : null;
   let cursor = resumeAt ?? (await latestBroadcastSeq(deps.db));
-  const { pollMs, pingMs } = deps.eventStream;
+  const { pollMs, pingMs, recheckMs } = deps.eventStream;
   const encoder = new TextEncoder();
   let closed = false;
   let polling = false;
@@ -60,6 +82,7 @@ export async function openEventStream(
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
   const wakeTimers = new Set<ReturnType<typeof setTimeout>>();
   let pingTimer: ReturnType<typeof setInterval> | undefined;
+  let recheckTimer: ReturnType<typeof setInterval> | undefined;
   let unsubscribe: () => void = () => undefined;
   let close: () => void = () => undefined;
 
@@ -78,6 +101,7 @@ export async function openEventStream(
         closed = true;
         clearTimeout(pollTimer);
         clearInterval(pingTimer);
+        clearInterval(recheckTimer);
         for (const t of wakeTimers) clearTimeout(t);
         wakeTimers.clear();
         unsubscribe();
@@ -87,6 +111,24 @@ export async function openEventStream(
         } catch {
           // Already closed or errored by the reader.
         }
+      };
+      /**
+       * Whether the stream may go on sending: false once the key no longer authenticates (the stream then ends with
+       * why), and false without ending when the check itself failed (nothing is sent; the next poll tries again).
+       */
+      const stillAuthenticated = async (): Promise<boolean> => {
+        let refusal: AppError | null;
+        try {
+          refusal = await recheck();
+        } catch (error) {
+          deps.log.error('events stream key check failed', { merchantId: merchant.id, error });
+          return false;
+        }
+        if (closed) return false;
+        if (refusal === null) return true;
+        send(sseErrorFrame(refusal));
+        close();
+        return false;
       };
       const poll = async (): Promise<void> => {
         if (closed) return;
@@ -99,6 +141,8 @@ export async function openEventStream(
           do {
             pollAgain = false;
             const rows = await broadcastsAfter(deps.db, merchant.id, livemode, cursor);
+            // Nothing goes to a key that stopped working, however recently: checked before each batch is sent.
+            if (rows.length > 0 && !(await stillAuthenticated())) return;
             for (const row of rows) {
               if (closed) return;
               cursor = row.seq;
@@ -134,6 +178,7 @@ export async function openEventStream(
         wakeAfter(WAKE_RETRY_MS);
       });
       pingTimer = setInterval(() => send(': ping\n\n'), pingMs);
+      recheckTimer = setInterval(() => void stillAuthenticated(), recheckMs);
       if (signal.aborted) {
         close();
         return;
