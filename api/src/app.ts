@@ -10,6 +10,7 @@ import { subscriptionRoutes } from './modules/subscription/routes';
 import { bcardRoutes } from './modules/bcards/routes';
 import { fundingSourceRoutes } from './modules/funding-sources/routes';
 import { transactionRoutes } from './modules/transactions/routes';
+import { analyticsRoutes } from './modules/analytics/routes';
 import { merchantRoutes } from './modules/merchants/routes';
 import { paymentIntentRoutes } from './modules/payment-intents/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
@@ -173,6 +174,7 @@ export function createApp(deps: AppDeps) {
     .use(fundingSourceRoutes(deps))
     .use(bcardRoutes(deps))
     .use(transactionRoutes(deps))
+    .use(analyticsRoutes(deps))
     .use(merchantRoutes(deps))
     .use(paymentIntentRoutes(deps))
     .use(refundRoutes(deps))

@@ -398,6 +398,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your spending by month, funding source and merchant; fees; refunds
+         * @description Counts transactions whose bcard was issued (merchants’ sandbox test bcards never). Refunds are dated by the transaction they belong to. Give months, or from and to.
+         */
+        get: operations["getApiAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/analytics.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same figures as CSV, one figure a row */
+        get: operations["getApiAnalytics.csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchants": {
         parameters: {
             query?: never;
@@ -3745,6 +3782,215 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiAnalytics: {
+        parameters: {
+            query?: {
+                months?: number;
+                from?: string;
+                to?: string;
+                utcOffset?: number;
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        range: {
+                            /** @description First month, YYYY-MM */
+                            from: string;
+                            /** @description Last month, YYYY-MM (included) */
+                            to: string;
+                            /** @description Minutes east of UTC at which months begin */
+                            utcOffset: number;
+                        };
+                        /** @constant */
+                        currency: "usd";
+                        totals: {
+                            /**
+                             * @description Purchase amounts (fees apart) of transactions whose bcard was issued, in dollars
+                             * @example 100.00
+                             */
+                            spent: string;
+                            /**
+                             * @description bpay fees charged with them, in dollars
+                             * @example 100.00
+                             */
+                            fees: string;
+                            /**
+                             * @description Fees that came back (an unused bcard refunded, merchants refunds), in dollars
+                             * @example 100.00
+                             */
+                            feesReturned: string;
+                            /**
+                             * @description Everything that came back to the sources: bcardRefunds + merchantRefunds, in dollars
+                             * @example 100.00
+                             */
+                            refunded: string;
+                            /**
+                             * @description An unused bcard refunded in full, or what a purchase left on its bcard, in dollars
+                             * @example 100.00
+                             */
+                            bcardRefunds: string;
+                            /**
+                             * @description Merchants' succeeded refunds, the fee returned with them included, in dollars
+                             * @example 100.00
+                             */
+                            merchantRefunds: string;
+                            /**
+                             * @description spent + fees - refunded, in dollars
+                             * @example 100.00
+                             */
+                            net: string;
+                            transactions: number;
+                        };
+                        months: {
+                            /** @description YYYY-MM; every month of the range is listed, oldest first */
+                            month: string;
+                            /**
+                             * @description Purchase amounts, in dollars
+                             * @example 100.00
+                             */
+                            spent: string;
+                            /**
+                             * @description Fees charged, in dollars
+                             * @example 100.00
+                             */
+                            fees: string;
+                            /**
+                             * @description Fees returned, in dollars
+                             * @example 100.00
+                             */
+                            feesReturned: string;
+                            /**
+                             * @description Refunds of this month’s transactions (whenever they happened), in dollars
+                             * @example 100.00
+                             */
+                            refunded: string;
+                            /**
+                             * @description spent + fees - refunded, in dollars
+                             * @example 100.00
+                             */
+                            net: string;
+                            transactions: number;
+                            sources: {
+                                fundingSourceId: string;
+                                /**
+                                 * @description What this source was charged this month, fee included, in dollars
+                                 * @example 100.00
+                                 */
+                                charged: string;
+                            }[];
+                        }[];
+                        sources: {
+                            fundingSourceId: string;
+                            name: string;
+                            brand: string;
+                            last4: string;
+                            /** @description The source was removed since */
+                            removed: boolean;
+                            /**
+                             * @description What this source was charged over the range, fee included, before refunds, in dollars
+                             * @example 100.00
+                             */
+                            charged: string;
+                            transactions: number;
+                        }[];
+                        /** @description The top merchants by amount spent, largest first */
+                        merchants: {
+                            /** @description null: bcards not (yet) spent at a merchant */
+                            merchant: string | null;
+                            /**
+                             * @description Purchase amounts, in dollars
+                             * @example 100.00
+                             */
+                            spent: string;
+                            transactions: number;
+                        }[];
+                        otherMerchants: {
+                            /**
+                             * @description The other merchants together, in dollars
+                             * @example 100.00
+                             */
+                            spent: string;
+                            transactions: number;
+                            merchants: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiAnalytics.csv": {
+        parameters: {
+            query?: {
+                months?: number;
+                from?: string;
+                to?: string;
+                utcOffset?: number;
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A CSV file (RFC 4180; cells a spreadsheet would run as formulas are neutralised) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Error (status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (status 401) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
