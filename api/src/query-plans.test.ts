@@ -295,6 +295,30 @@ const CASES: PlanCase[] = [
     },
   },
   {
+    name: "spending analytics: the owner's issued collections in the range, by month, source and merchant, and merchants' refunds of them",
+    async run(w) {
+      const pi = expectOk(await w.v1(w.live.secretKey, '/payment_intents', { amount: 1500, currency: 'usd' }));
+      const card = await bcardCard(w.ctx, w.consumer.cookie, w.sourceId, '15.00');
+      expectOk(await w.v1(w.live.secretKey, `/payment_intents/${pi.body.id}/confirm`, { payment_method_data: { type: 'card', card: card.card } }));
+      expectOk(await w.v1(w.live.secretKey, '/refunds', { payment_intent: pi.body.id, amount: 500 }));
+      expectOk(await w.http('/api/analytics?months=12', { cookie: w.consumer.cookie }));
+      expectOk(await w.http('/api/analytics.csv?from=2025-01&to=2026-12&top=3', { cookie: w.consumer.cookie }));
+    },
+    uses: [
+      'collections_user_status_idx (user_id=? AND status=? AND created_at>? AND created_at<?)',
+      'bcards_collection_unique (collection_id=?)',
+      'payment_intents_bcard_unique (bcard_id=?)',
+      'refunds_intent_idx (payment_intent_id=?)',
+      'collection_shares_source_unique (collection_id=?)',
+    ],
+    sorts: {
+      collections: 'the grouped rows, one a merchant (top merchants by amount), never the transactions',
+      // The checkout and refund that set the world up.
+      collection_shares: "one collection's shares, by position",
+      refund_parts: "one refund's parts (one per share of its collection), by position",
+    },
+  },
+  {
     name: 'the money sweep: stale authorizations and stuck intents',
     run: (w) => sweepMoney(w.deps),
     uses: ['payment_intents_status_idx (status=?)', 'payment_intents_status_idx (status=? AND updated_at<?)'],

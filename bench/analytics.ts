@@ -1,0 +1,254 @@
+/*
+ * Spending analytics at 100k transactions (issue 16, part 3): GET /api/analytics for one consumer with 100,000
+ * collections over two years, beside references from the same run. No timing target is asserted anywhere; this
+ * prints figures for README's performance section (medians of per-run p50s, their min–max, ratios).
+ *
+ * What it does, in one process:
+ *   1. A fresh app from the test kit (makeTestApp: temporary libSQL file, migrations, production PRAGMAs). The
+ *      consumer (three cards) and a merchant owner with a live merchant are made through the API.
+ *   2. Straight into the file with multi-row INSERTs (as bench/scale.ts): the consumer's collections spread over the
+ *      last two years (90 % completed, 4 % refunded, 4 % failed, 2 % sandbox), each with one to three shares and a
+ *      bcard unless failed; one in fifty completed ones paid a live payment intent of which the merchant refunded
+ *      part (a refunds row), so the refunds join finds rows; merchants drawn from 40 names (a tenth unspent: null).
+ *      Another 20,000 collections belong to other users (the owner's index range must keep them out).
+ *   3. Cases, --reps times per run in rotating order after a warm-up pass:
+ *      - GET /api/analytics?months=12 (about half the rows) and ?months=36 (all of them), and the CSV of 36;
+ *      - reference A: GET /api/subscription/tiers (the app's floor: a trivial public read);
+ *      - reference B: the floor of reading the rows: one SELECT count(*), sum(amount_cents) over the same index
+ *        range through @libsql/client on its own connection (what any aggregate over those rows must at least pay).
+ *   Each answer is checked against a straight SQL sum over the same rows, so a fast wrong answer cannot pass.
+ *
+ * Run: bun bench/analytics.ts [--transactions=100000] [--runs=5] [--reps=11] [--keep] (keep the database, print its path)
+ */
+import { createClient, type Client, type InStatement } from '@libsql/client';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { newId } from '../api/src/lib/ids';
+import { addCard, call, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../api/src/testing';
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const intArg = (name: string, fallback: number) => Math.max(1, Math.floor(Number(arg(name) ?? fallback)));
+const TRANSACTIONS = intArg('transactions', 100_000);
+const RUNS = intArg('runs', 5);
+const REPS = intArg('reps', 11);
+const DAY = 86_400_000;
+const ROWS_PER_TX = 50_000;
+const MAX_VARIABLES = 32_766;
+
+type Value = string | number | null;
+
+/** mulberry32: two runs seed the same shapes. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)) };
+}
+const rnd = prng(16);
+
+class TableRows {
+  readonly rows: Value[][] = [];
+  constructor(
+    readonly table: string,
+    readonly columns: readonly string[],
+  ) {}
+  add(...row: Value[]) {
+    if (row.length !== this.columns.length) throw new Error(`${this.table}: ${row.length} values for ${this.columns.length} columns`);
+    this.rows.push(row);
+  }
+  statements(): InStatement[] {
+    const per = Math.min(500, Math.floor(MAX_VARIABLES / this.columns.length));
+    const tuple = `(${this.columns.map(() => '?').join(',')})`;
+    const out: InStatement[] = [];
+    for (let i = 0; i < this.rows.length; i += per) {
+      const part = this.rows.slice(i, i + per);
+      out.push({ sql: `INSERT INTO ${this.table} (${this.columns.join(',')}) VALUES ${Array(part.length).fill(tuple).join(',')}`, args: part.flat() });
+    }
+    return out;
+  }
+}
+
+const MERCHANTS = Array.from({ length: 40 }, (_, i) => `Shop ${String(i + 1).padStart(2, '0')}`);
+const COLLECTION_COLUMNS = ['id', 'user_id', 'kind', 'status', 'amount_cents', 'fee_cents', 'total_cents', 'currency', 'name', 'cardholder_name', 'merchant', 'description', 'vendor', 'refunded_cents', 'lease_owner', 'lease_until', 'created_at', 'updated_at'];
+
+async function seed(client: Client, now: number, userId: string, otherUserIds: string[], sourceIds: string[], merchantId: string) {
+  const span = 2 * 365 * DAY;
+  let seq = 0;
+  for (let start = 0; start < TRANSACTIONS; start += ROWS_PER_TX) {
+    const cols = new TableRows('collections', COLLECTION_COLUMNS);
+    const shares = new TableRows('collection_shares', ['id', 'collection_id', 'funding_source_id', 'position', 'percentage_bps', 'amount_cents', 'status', 'updated_at']);
+    const cards = new TableRows('bcards', ['id', 'user_id', 'collection_id', 'name', 'cardholder_name', 'vendor', 'vendor_card_id', 'brand', 'last4', 'exp_month', 'exp_year', 'limit_cents', 'spent_cents', 'status', 'sandbox', 'expires_at', 'created_at']);
+    const intents = new TableRows('payment_intents', ['id', 'merchant_id', 'livemode', 'amount', 'currency', 'status', 'capture_method', 'bcard_id', 'amount_received', 'amount_refunded', 'metadata', 'client_secret', 'seq', 'created_at', 'updated_at']);
+    const refunds = new TableRows('refunds', ['id', 'merchant_id', 'payment_intent_id', 'livemode', 'amount', 'fee_cents', 'currency', 'status', 'metadata', 'lease_owner', 'lease_until', 'seq', 'created_at', 'updated_at']);
+    for (let i = start; i < Math.min(TRANSACTIONS, start + ROWS_PER_TX); i++) {
+      const id = newId('col');
+      const at = now - span + Math.floor((i / TRANSACTIONS) * (span - DAY));
+      const amount = rnd.int(5, 500) * 100;
+      const fee = Math.round((amount * 290) / 10_000);
+      const total = amount + fee;
+      const roll = rnd.next();
+      const status = roll < 0.9 ? 'completed' : roll < 0.94 ? 'refunded' : roll < 0.98 ? 'failed' : 'completed';
+      const kind = roll >= 0.98 ? 'sandbox' : 'bcard';
+      const merchant = rnd.next() < 0.1 ? null : MERCHANTS[rnd.int(0, MERCHANTS.length - 1)]!;
+      cols.add(id, userId, kind, status, amount, fee, total, 'usd', 'Card', 'Ada Lovelace', merchant, null, 'simulated', status === 'refunded' ? total : 0, 'seed', at, at, at);
+      if (kind === 'sandbox') continue;
+      const n = rnd.int(1, sourceIds.length);
+      for (let p = 0; p < n; p++) {
+        const part = p === 0 ? total - Math.floor(total / n) * (n - 1) : Math.floor(total / n);
+        shares.add(newId('shr'), id, sourceIds[p]!, p, Math.floor(10_000 / n), part, status === 'failed' ? 'declined' : status === 'refunded' ? 'refunded' : 'captured', at);
+      }
+      if (status === 'failed') continue;
+      const bcardId = newId('bc');
+      cards.add(bcardId, userId, id, 'Card', 'Ada Lovelace', 'simulated', newId('ic'), 'visa', '4242', 12, 2030, amount, status === 'completed' ? amount : 0, status === 'completed' ? 'used' : 'canceled', 0, at + 30 * 60_000, at);
+      if (status === 'completed' && i % 50 === 0) {
+        const pi = newId('pi');
+        seq++;
+        intents.add(pi, merchantId, 1, amount, 'usd', 'succeeded', 'automatic', bcardId, amount, 500, '{}', `${pi}_secret_seed`, seq, at, at);
+        refunds.add(newId('re'), merchantId, pi, 1, 500, 14, 'usd', 'succeeded', '{}', 'seed', at, seq, at + DAY, at + DAY);
+      }
+    }
+    // Other users' rows, interleaved in time.
+    for (let i = start / 5; i < Math.min(TRANSACTIONS, start + ROWS_PER_TX) / 5; i++) {
+      const at = now - span + Math.floor(((i * 5) / TRANSACTIONS) * (span - DAY));
+      const amount = rnd.int(5, 500) * 100;
+      cols.add(newId('col'), otherUserIds[i % otherUserIds.length]!, 'bcard', 'completed', amount, 0, amount, 'usd', 'Card', 'Someone', 'Shop 01', null, 'simulated', 0, 'seed', at, at, at);
+    }
+    await client.batch([...cols.statements(), ...shares.statements(), ...cards.statements(), ...intents.statements(), ...refunds.statements()], 'write');
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
+
+interface Case {
+  name: string;
+  send(): Promise<{ ms: number; check: string | null }>;
+}
+
+async function main() {
+  const ctx: TestContext = await makeTestApp({ rateLimits: false });
+  const now = ctx.clock.now().getTime();
+  const c = await registerUser(ctx, { email: 'consumer@example.com' });
+  await makePremium(ctx, c.user.id);
+  const sourceIds: string[] = [];
+  for (const number of CARDS_OK.slice(0, 3)) sourceIds.push((await addCard(ctx, c.cookie, number)).id);
+  const o = await registerUser(ctx, { email: 'owner@example.com' });
+  const merchant = await createMerchant(ctx, o.cookie, 'production');
+  const others = [o.user.id as string, (await registerUser(ctx)).user.id as string];
+  const seedClient = createClient({ url: `file:${join(ctx.dir, 'test.db')}` });
+  const t0 = performance.now();
+  await seed(seedClient, now, c.user.id, others, sourceIds, merchant.id);
+  const seedSeconds = (performance.now() - t0) / 1000;
+  seedClient.close();
+  const raw = createClient({ url: `file:${join(ctx.dir, 'test.db')}` });
+
+  const monthStart = (back: number) => {
+    const d = new Date(now);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back + 1, 1);
+  };
+  /** The straight SQL sum the answer must equal (amounts of the owner's issued, non-sandbox rows in the range). */
+  const truth = async (months: number) => {
+    const r = await raw.execute({
+      sql: "SELECT count(*) AS n, coalesce(sum(amount_cents), 0) AS s FROM collections WHERE user_id = ? AND kind != 'sandbox' AND status IN ('completed','refunding','refunded') AND created_at >= ?",
+      args: [c.user.id, monthStart(months)],
+    });
+    return { n: Number(r.rows[0]!.n), s: Number(r.rows[0]!.s) };
+  };
+  const expect12 = await truth(12);
+  const expect36 = await truth(36);
+  const timed = async (fn: () => Promise<unknown>) => {
+    const s = performance.now();
+    const out = await fn();
+    return { ms: performance.now() - s, out };
+  };
+  const api = (path: string, expected: { n: number; s: number } | null): Case => ({
+    name: `GET ${path}`,
+    async send() {
+      const { ms, out } = await timed(async () => {
+        const res = await ctx.app.handle(new Request(`http://localhost:3000${path}`, { headers: { cookie: c.cookie } }));
+        return { status: res.status, text: await res.text() };
+      });
+      const { status, text } = out as { status: number; text: string };
+      if (status !== 200) return { ms, check: `answered ${status}` };
+      if (!expected) return { ms, check: null };
+      if (path.includes('.csv')) {
+        const line = text.split('\r\n').find((l) => l.startsWith('spent,all,'));
+        return { ms, check: line === `spent,all,,${(expected.s / 100).toFixed(2)},${expected.n}` ? null : `CSV total ${line}` };
+      }
+      const body = JSON.parse(text) as { totals: { spent: string; transactions: number } };
+      const ok = body.totals.transactions === expected.n && body.totals.spent === (expected.s / 100).toFixed(2);
+      return { ms, check: ok ? null : `totals ${JSON.stringify(body.totals)} vs ${JSON.stringify(expected)}` };
+    },
+  });
+  const cases: Case[] = [
+    {
+      name: 'reference A: GET /api/subscription/tiers',
+      send: async () => ({ ...(await timed(async () => (await call(ctx, '/api/subscription/tiers')).status)), check: null }),
+    },
+    {
+      name: 'reference B: one SELECT sum over the same rows (all 36 months)',
+      send: async () => {
+        const { ms } = await timed(() => truth(36));
+        return { ms, check: null };
+      },
+    },
+    api('/api/analytics?months=12', expect12),
+    api('/api/analytics?months=36', expect36),
+    api('/api/analytics.csv?months=36', expect36),
+  ];
+  const problems = new Set<string>();
+  for (const k of cases) {
+    const r = await k.send();
+    if (r.check) problems.add(`${k.name}: ${r.check}`);
+  }
+  const perRun = new Map<Case, number[]>(cases.map((k) => [k, []]));
+  const ratioA = new Map<Case, number[]>(cases.map((k) => [k, []]));
+  const ratioB = new Map<Case, number[]>(cases.map((k) => [k, []]));
+  for (let run = 0; run < RUNS; run++) {
+    const samples = new Map<Case, number[]>(cases.map((k) => [k, []]));
+    for (let rep = 0; rep < REPS; rep++) {
+      for (let i = 0; i < cases.length; i++) {
+        const k = cases[(i + rep) % cases.length]!;
+        const r = await k.send();
+        if (r.check) problems.add(`${k.name}: ${r.check}`);
+        samples.get(k)!.push(r.ms);
+      }
+    }
+    const a = median(samples.get(cases[0]!)!);
+    const b = median(samples.get(cases[1]!)!);
+    for (const k of cases) {
+      const p50 = median(samples.get(k)!);
+      perRun.get(k)!.push(p50);
+      ratioA.get(k)!.push(p50 / a);
+      ratioB.get(k)!.push(p50 / b);
+    }
+    console.error(`  run ${run + 1}/${RUNS} done`);
+  }
+  console.log(`# bench:analytics — ${new Date().toISOString()}`);
+  console.log(`${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Bun ${Bun.version}`);
+  console.log(`${TRANSACTIONS.toLocaleString('en')} transactions for one consumer (+${(TRANSACTIONS / 5).toLocaleString('en')} of others), seeded in ${seedSeconds.toFixed(1)} s; runs=${RUNS} reps=${REPS}`);
+  console.log(`rows counted: 12 months ${expect12.n.toLocaleString('en')}, 36 months ${expect36.n.toLocaleString('en')}\n`);
+  console.log('| case | p50 ms | spread (min–max of runs) | × tiers | × raw SUM |');
+  console.log('|---|---:|---|---:|---:|');
+  for (const k of cases) {
+    const p = perRun.get(k)!;
+    console.log(`| ${k.name} | ${fmt(median(p))} | ${fmt(Math.min(...p))}–${fmt(Math.max(...p))} | ${median(ratioA.get(k)!).toFixed(1)}× | ${median(ratioB.get(k)!).toFixed(1)}× |`);
+  }
+  console.log(problems.size ? `\nWRONG ANSWERS:\n${[...problems].map((p) => `- ${p}`).join('\n')}` : '\nEvery answer matched the straight SQL sum.');
+  raw.close();
+  if (process.argv.includes('--keep')) {
+    console.log(`\nDatabase kept: ${join(ctx.dir, 'test.db')} (consumer ${c.user.id})`);
+    ctx.handle.close();
+  } else ctx.close();
+}
+
+await main();
