@@ -69,7 +69,7 @@ test('signed-in dashboard: every tab keeps heading levels in order, without cons
   });
   expect(res.status()).toBe(201);
   await page.goto('/');
-  for (const tab of ['overview', 'funding-sources', 'bcards', 'transactions', 'settings']) {
+  for (const tab of ['overview', 'funding-sources', 'bcards', 'transactions', 'analytics', 'settings']) {
     await page.getByTestId(`tab-${tab}`).click();
     await expect(page.getByTestId(`tab-${tab}`)).toHaveAttribute('aria-selected', 'true');
     await page.waitForLoadState('networkidle');

@@ -2,6 +2,7 @@
 import { TooltipProvider } from '../../components/ui/tooltip';
 import { DashboardPage as Dashboard } from '../../features/dashboard/components/dashboard-page';
 import { defineMessages } from '../../i18n';
+import * as analytics from '../../i18n/messages/analytics';
 import * as bcards from '../../i18n/messages/bcards';
 import * as dashboard from '../../i18n/messages/dashboard';
 import * as fundingSources from '../../i18n/messages/funding-sources';
@@ -10,7 +11,7 @@ import * as profile from '../../i18n/messages/profile';
 import * as settings from '../../i18n/messages/settings';
 import * as split from '../../i18n/messages/split';
 
-defineMessages(dashboard, fundingSources, bcards, profile, settings, split, passwords);
+defineMessages(dashboard, analytics, fundingSources, bcards, profile, settings, split, passwords);
 
 /**
  * The dashboard is the only screen with tooltips, so their provider (and Radix's positioning code, ~10 KB gzip) lives

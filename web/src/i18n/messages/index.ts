@@ -1,4 +1,5 @@
 import type * as admin from './admin';
+import type * as analytics from './analytics';
 import type * as auth from './auth';
 import type * as bcards from './bcards';
 import type * as checkout from './checkout';
@@ -34,6 +35,7 @@ type AreaCatalogue =
   | typeof landing
   | typeof legal
   | typeof dashboard
+  | typeof analytics
   | typeof fundingSources
   | typeof bcards
   | typeof profile

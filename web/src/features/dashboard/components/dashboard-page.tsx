@@ -1,9 +1,10 @@
-import { CreditCard, FlaskConical, LayoutDashboard, Receipt, Settings, Wallet } from 'lucide-react';
+import { BarChart3, CreditCard, FlaskConical, LayoutDashboard, Receipt, Settings, Wallet } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
 import { CreateBcardDialog } from '../../bcards/components/create-bcard-dialog';
+import { AnalyticsTab } from '../../analytics/components/analytics-tab';
 import { AddFundingSourceDialog } from '../../funding-sources/components/add-funding-source-dialog';
 import { ProfileDialog } from '../../profile/components/profile-dialog';
 import { displayName } from '../../profile/display-name';
@@ -21,7 +22,7 @@ import { TransactionsTab } from './transactions-tab';
  * It owns the two creation dialogs so that Overview's Quick Actions and the tabs open the same ones.
  */
 
-const TABS = ['overview', 'funding-sources', 'bcards', 'transactions', 'settings'] as const;
+const TABS = ['overview', 'funding-sources', 'bcards', 'transactions', 'analytics', 'settings'] as const;
 type Tab = (typeof TABS)[number];
 const isTab = (v: string): v is Tab => (TABS as readonly string[]).includes(v);
 
@@ -30,6 +31,7 @@ const tabLabel: Record<Tab, MessageKey> = {
   'funding-sources': 'dashboard.tabs.fundingSources',
   bcards: 'dashboard.tabs.bcards',
   transactions: 'dashboard.tabs.transactions',
+  analytics: 'analytics.tab',
   settings: 'dashboard.tabs.settings',
 };
 const tabIcon: Record<Tab, ReactNode> = {
@@ -37,6 +39,7 @@ const tabIcon: Record<Tab, ReactNode> = {
   'funding-sources': <Wallet className="h-4 w-4" aria-hidden />,
   bcards: <CreditCard className="h-4 w-4" aria-hidden />,
   transactions: <Receipt className="h-4 w-4" aria-hidden />,
+  analytics: <BarChart3 className="h-4 w-4" aria-hidden />,
   settings: <Settings className="h-4 w-4" aria-hidden />,
 };
 
@@ -126,6 +129,9 @@ export function DashboardPage() {
           </TabsContent>
           <TabsContent value="transactions">
             <TransactionsTab isDemo={isDemo} />
+          </TabsContent>
+          <TabsContent value="analytics">
+            <AnalyticsTab isDemo={isDemo} />
           </TabsContent>
           <TabsContent value="settings">
             <SettingsPanel user={user} />
