@@ -176,7 +176,7 @@ export async function spendingAnalytics(deps: AppDeps, userId: string, q: Analyt
   const where = counted(userId, r.fromMs, r.toMs);
   const month = monthOf(r.utcOffset * 60_000);
 
-  const [byMonth, merchantRefunds, bySourceMonth, topMerchants, merchantCount] = await Promise.all([
+  const [byMonth, merchantRefunds, bySourceMonth, topMerchants] = await Promise.all([
     deps.db
       .select({
         m: month,
@@ -215,13 +215,13 @@ export async function spendingAnalytics(deps: AppDeps, userId: string, q: Analyt
       .where(where)
       .groupBy(month, schema.collectionShares.fundingSourceId),
     deps.db
-      .select({ merchant: c.merchant, spent: sql<number>`sum(${c.amountCents})`.as('spent'), n: sql<number>`count(*)` })
+      // groups: how many merchants there are in all (a window over the grouped rows, taken before the LIMIT).
+      .select({ merchant: c.merchant, spent: sql<number>`sum(${c.amountCents})`.as('spent'), n: sql<number>`count(*)`, groups: sql<number>`count(*) OVER ()` })
       .from(c)
       .where(where)
       .groupBy(c.merchant)
       .orderBy(sql`spent DESC`, c.merchant)
       .limit(r.top),
-    deps.db.select({ n: sql<number>`count(DISTINCT coalesce(${c.merchant}, ''))` }).from(c).where(where),
   ]);
 
   const refundsOf = new Map(merchantRefunds.map((x) => [x.m, { amount: num(x.amount), fee: num(x.fee) }]));
@@ -292,7 +292,7 @@ export async function spendingAnalytics(deps: AppDeps, userId: string, q: Analyt
   const merchants = topMerchants.map((x) => ({ merchant: x.merchant, spent: num(x.spent), transactions: num(x.n) }));
   const topSpent = merchants.reduce((a, x) => a + x.spent, 0);
   const topN = merchants.reduce((a, x) => a + x.transactions, 0);
-  const otherCount = num(merchantCount[0]?.n) - merchants.length;
+  const otherCount = num(topMerchants[0]?.groups) - merchants.length;
   const refunded = totals.bcardRefunds + totals.merchantRefunds;
 
   return {
