@@ -12,6 +12,8 @@ import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/paymen
 import { recoverRefunds } from './modules/refunds/service';
 import { pruneBroadcasts } from './modules/events/broadcast';
 import { startWebhookWorker } from './modules/webhooks/worker';
+import { startMailWorker } from './modules/email/worker';
+import { smtpTransport } from './modules/email/transport';
 import { pruneIdempotencyKeys } from './plugins/idempotency';
 import { createLocalDiskStorage } from './storage/local-disk';
 import { createSimulatedVendor } from './vendors/simulated';
@@ -33,6 +35,8 @@ export const MONEY_SWEEP_MS = 30_000;
 export const THROTTLE_RETENTION_MS = 7 * 24 * 60 * 60_000;
 /** How often the webhook worker looks for due deliveries. */
 export const WEBHOOK_POLL_MS = 1000;
+/** How often the mail worker looks for due messages. */
+export const MAIL_POLL_MS = 2000;
 
 export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number }> {
   const recovered =
@@ -87,6 +91,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     rateLimits: env.rateLimits,
     registrationLimit: { perAddressPerHour: env.registrationsPerHour },
     site: env.site,
+    mail: { transport: env.mail.smtpUrl ? smtpTransport(env.mail.smtpUrl) : null, from: env.mail.from },
     ...(stripeOptions
       ? {
           stripeSource: env.stripe
@@ -147,6 +152,10 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
   housekeeping.unref();
   // Sends the webhook outbox every second; what a previous process left pending is sent on the first runs.
   const webhookWorker = env.webhookWorker ? startWebhookWorker(deps, { intervalMs: WEBHOOK_POLL_MS }) : null;
+  // Sends the e-mail outbox; without an SMTP server the messages stay pending, readable on the outbox page.
+  const mailWorker = deps.mail.transport ? startMailWorker(deps, { intervalMs: MAIL_POLL_MS }) : null;
+  const smtp = env.mail.smtpUrl ? new URL(env.mail.smtpUrl) : null;
+  log.info('mail', smtp ? { smtp: `${smtp.protocol}//${smtp.host}`, from: env.mail.from } : { smtp: 'none: messages stay in the outbox (GET /api/email-outbox)' });
   return {
     deps,
     app,
@@ -155,6 +164,8 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
       clearInterval(moneySweep);
       clearInterval(housekeeping);
       webhookWorker?.stop();
+      mailWorker?.stop();
+      deps.mail.transport?.close();
       handle.close();
     },
   };

@@ -3,13 +3,14 @@ import type { Db } from '@bpay/db';
 import type { Clock } from './lib/clock';
 import { deriveKey } from './lib/crypto';
 import type { Logger } from './lib/logger';
-import type { SiteConfig } from './env';
+import { DEFAULT_MAIL_FROM, type SiteConfig } from './env';
 import type { SessionConfig } from './modules/auth/sessions';
 import type { HostResolver } from './modules/webhooks/url-policy';
 import type { PaymentVendor, VendorName } from './vendors/types';
 import { checkStripeCredentials } from './vendors/stripe';
 import { createLocalDiskStorage } from './storage/local-disk';
 import type { FileStorage } from './storage/types';
+import type { MailTransport } from './modules/email/transport';
 import { DEFAULT_CONSUMER_RATE_LIMIT, type ConsumerRateLimit } from './plugins/consumer-rate-limit';
 import { DEFAULT_CARD_ATTEMPT_LIMITS, type CardAttemptLimits } from './modules/funding-sources/attempts';
 import { DEFAULT_REGISTRATION_LIMIT, type RegistrationLimit } from './modules/auth/rate-limit';
@@ -96,6 +97,15 @@ export interface AppDeps {
   registrationLimit: RegistrationLimit | null;
   /** Public contact details (GET /api/site/contact). */
   site: SiteConfig;
+  /** Outgoing mail (modules/email). */
+  mail: MailDeps;
+}
+
+export interface MailDeps {
+  /** The SMTP server (BPAY_SMTP_URL); null: none configured, messages stay pending on the outbox page. */
+  transport: MailTransport | null;
+  /** The From line (BPAY_MAIL_FROM). */
+  from: string;
 }
 
 export interface VendorInUse {
@@ -140,6 +150,8 @@ export function buildDeps(input: {
   registrationLimit?: RegistrationLimit;
   /** BPAY_INVESTOR_EMAIL / BPAY_INVESTOR_PHONE; the documented defaults unless given. */
   site?: SiteConfig;
+  /** No SMTP server and the default From unless given. */
+  mail?: Partial<MailDeps>;
 }): AppDeps {
   const { vendors } = input;
   const active = vendors.stripe ?? vendors.simulated;
@@ -187,5 +199,6 @@ export function buildDeps(input: {
     cardAttemptLimits: input.cardAttemptLimits ?? DEFAULT_CARD_ATTEMPT_LIMITS,
     registrationLimit: input.rateLimits === false ? null : (input.registrationLimit ?? DEFAULT_REGISTRATION_LIMIT),
     site: input.site ?? DEFAULT_SITE,
+    mail: { transport: input.mail?.transport ?? null, from: input.mail?.from ?? DEFAULT_MAIL_FROM },
   };
 }

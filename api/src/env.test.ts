@@ -176,3 +176,32 @@ describe('generated session secret', () => {
     expect(e.message).toContain('BPAY_SESSION_SECRET_FILE');
   });
 });
+
+describe('outgoing mail', () => {
+  test('no SMTP server and the default From unless set', () => {
+    const env = parseEnv({ BPAY_SESSION_SECRET: SECRET });
+    expect(env.mail).toEqual({ smtpUrl: null, from: 'bpay <no-reply@localhost>' });
+  });
+
+  test('smtp:// and smtps:// URLs with credentials are taken as given', () => {
+    for (const url of ['smtp://mail.example.com:587', 'smtps://user%40x:p%40ss@mail.example.com:465', 'smtp://127.0.0.1:2525/']) {
+      expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_SMTP_URL: url }).mail.smtpUrl).toBe(url);
+    }
+  });
+
+  test('anything else is refused, naming the variable and never echoing the value (it holds a password)', () => {
+    for (const url of ['http://mail.example.com', 'mail.example.com:25', 'smtp://', 'smtp://user:hunter2@host/path', '']) {
+      const e = envError({ BPAY_SESSION_SECRET: SECRET, BPAY_SMTP_URL: url });
+      expect(e.message).toContain('BPAY_SMTP_URL');
+      expect(e.message).not.toContain('hunter2');
+    }
+  });
+
+  test('BPAY_MAIL_FROM: an address, with or without a display name', () => {
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_MAIL_FROM: 'Pay Team <pay@example.com>' }).mail.from).toBe('Pay Team <pay@example.com>');
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_MAIL_FROM: ' pay@example.com ' }).mail.from).toBe('pay@example.com');
+    for (const bad of ['not an address', 'Pay <pay>', 'a@b\r\nBcc: x@y', '"Quoted" <a@b.c>', 'Pay <a@b.c']) {
+      expect(envError({ BPAY_SESSION_SECRET: SECRET, BPAY_MAIL_FROM: bad }).message).toContain('BPAY_MAIL_FROM');
+    }
+  });
+});

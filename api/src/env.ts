@@ -3,6 +3,26 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { z } from 'zod';
 
+/** What a mail says it is from when BPAY_MAIL_FROM is not set. */
+export const DEFAULT_MAIL_FROM = 'bpay <no-reply@localhost>';
+
+function validSmtpUrl(raw: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '' && (url.pathname === '' || url.pathname === '/');
+}
+
+/** `a@b.c`, or `Display Name <a@b.c>` (no quotes, angle brackets or line breaks in the name: nothing to escape). */
+export function validMailFrom(raw: string): boolean {
+  const addr = /^[^\s@<>"]+@[^\s@<>"]+$/;
+  const m = /^([^<>"\r\n]*?)\s*<([^<>]+)>$/.exec(raw.trim());
+  return m ? addr.test(m[2]!) : addr.test(raw.trim());
+}
+
 /**
  * The server's whole configuration, parsed once at boot. Nothing else in bpay reads the process environment.
  * Every variable is documented in README.md ("Configuration").
@@ -50,6 +70,14 @@ const schema = z.object({
     .string()
     .regex(/^\+?[0-9][0-9 ().-]{5,30}$/, 'must be a phone number such as +1 (555) 123-4567')
     .default('+1 (555) 010-2025'),
+  BPAY_SMTP_URL: z
+    .string()
+    .refine(validSmtpUrl, 'must be smtp://[user:pass@]host[:port] or smtps://[user:pass@]host[:port] (user and password URL-encoded)')
+    .optional(),
+  BPAY_MAIL_FROM: z
+    .string()
+    .refine(validMailFrom, 'must be an e-mail address, optionally with a display name: "bpay <no-reply@example.com>"')
+    .default(DEFAULT_MAIL_FROM),
   BPAY_VENDOR_KEY: z
     .string()
     .refine((s) => Buffer.from(s, 'base64').length === 32, 'must be a base64-encoded 32-byte key')
@@ -99,6 +127,8 @@ export interface Env {
   registrationsPerHour: number;
   /** Public contact details the site shows (the investor pages' e-mail and phone). */
   site: SiteConfig;
+  /** Outgoing mail: the SMTP server (null: none, messages wait in the outbox page) and the From line. */
+  mail: { smtpUrl: string | null; from: string };
 }
 
 export class EnvError extends Error {
@@ -187,6 +217,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     vendorKey: v.BPAY_VENDOR_KEY ? Buffer.from(v.BPAY_VENDOR_KEY, 'base64') : null,
     registrationsPerHour: v.BPAY_REGISTRATIONS_PER_HOUR,
     site: { investorEmail: v.BPAY_INVESTOR_EMAIL, investorPhone: v.BPAY_INVESTOR_PHONE },
+    mail: { smtpUrl: v.BPAY_SMTP_URL ?? null, from: v.BPAY_MAIL_FROM.trim() },
   };
 }
 

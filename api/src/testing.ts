@@ -42,6 +42,8 @@ export interface TestAppOptions {
   registrationLimit?: AppDeps['registrationLimit'];
   /** BPAY_RATE_LIMITS: on unless given false (then the limits above are not applied at all). */
   rateLimits?: boolean;
+  /** Outgoing mail: no SMTP server unless given (the e-mail tests pass a transport to a local one). */
+  mail?: Partial<AppDeps['mail']>;
 }
 
 /** Limits no unrelated test reaches (hundreds of parallel requests from one session and address). */
@@ -88,6 +90,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     cardAttemptLimits: opts.cardAttemptLimits ?? GENEROUS_LIMITS.cardAttemptLimits,
     registrationLimit: opts.registrationLimit ?? GENEROUS_LIMITS.registrationLimit,
     rateLimits: opts.rateLimits,
+    mail: opts.mail,
   });
   return {
     app: createApp(deps),

@@ -1,0 +1,133 @@
+import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { schema } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { MailSendError, type MailTransport } from './transport';
+
+/*
+ * The mail worker: sends the e-mail outbox after commit. A message is claimed with one guarded UPDATE of lease_until,
+ * so two workers (two timers, two processes) never send the same message at once; a worker that dies mid-send
+ * leaves a lease that simply runs out, and the message is sent again (at-least-once, as SMTP itself is).
+ * With no SMTP server configured nothing runs: the messages stay pending for the outbox page.
+ */
+
+/** The waits after the 1st, 2nd … failed attempt. After MAX_ATTEMPTS failures the message is failed. */
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** How long a claim lasts: well past the transport's timeouts (transport.ts), so a live worker never loses its message. */
+export const LEASE_MS = 5 * 60_000;
+
+/** The wait after the `attempts`-th failure (1-based). */
+export function retryDelayMs(attempts: number): number {
+  return RETRY_DELAYS_MS[Math.min(Math.max(attempts, 1), RETRY_DELAYS_MS.length) - 1]!;
+}
+
+export interface MailRun {
+  claimed: number;
+  sent: number;
+  /** Failed attempts that will be retried. */
+  retrying: number;
+  /** Messages that ended as failed (refused for good by the server, or out of attempts). */
+  failed: number;
+}
+
+type Outcome = 'sent' | 'retrying' | 'failed' | 'skipped';
+
+async function sendOne(deps: AppDeps, transport: MailTransport, id: string, leaseUntil: Date): Promise<Outcome> {
+  const o = schema.emailOutbox;
+  const row = await deps.db.query.emailOutbox.findFirst({ where: eq(o.id, id) });
+  if (!row) return 'skipped';
+  const mine = and(eq(o.id, id), eq(o.status, 'pending'), eq(o.leaseUntil, leaseUntil));
+  try {
+    await transport.send({ from: deps.mail.from, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody });
+  } catch (e) {
+    const error = e instanceof MailSendError ? e : new MailSendError(String((e as Error)?.message ?? e).slice(0, 500), false);
+    const attempts = row.attempts + 1;
+    const giveUp = error.permanent || attempts >= MAX_ATTEMPTS;
+    const now = deps.clock.now();
+    await deps.db
+      .update(o)
+      .set({
+        attempts: sql`${o.attempts} + 1`,
+        lastError: error.message,
+        leaseUntil: null,
+        ...(giveUp ? { status: 'failed' as const } : { nextAttemptAt: new Date(now.getTime() + retryDelayMs(attempts)) }),
+      })
+      .where(mine);
+    deps.log.warn('e-mail not sent', { emailId: id, kind: row.kind, attempts, error: error.message, willRetry: !giveUp });
+    return giveUp ? 'failed' : 'retrying';
+  }
+  await deps.db
+    .update(o)
+    .set({ status: 'sent', attempts: sql`${o.attempts} + 1`, sentAt: deps.clock.now(), lastError: null, leaseUntil: null })
+    .where(mine);
+  return 'sent';
+}
+
+/**
+ * Sends the messages that are due (pending, next_attempt_at ≤ now, not leased by a live worker), at most `limit`,
+ * concurrently. A message the server accepts is sent; a 4xx answer, a timeout or a network error is retried after
+ * RETRY_DELAYS_MS; a 5xx answer (the server refuses it for good) or the MAX_ATTEMPTS-th failure fails it. Without a
+ * transport (no SMTP server configured) nothing is claimed.
+ */
+export async function sendDueEmails(deps: AppDeps, opts: { limit?: number } = {}): Promise<MailRun> {
+  const transport = deps.mail.transport;
+  const run: MailRun = { claimed: 0, sent: 0, retrying: 0, failed: 0 };
+  if (!transport) return run;
+  const limit = opts.limit ?? 10;
+  const o = schema.emailOutbox;
+  const now = deps.clock.now();
+  const due = and(eq(o.status, 'pending'), lte(o.nextAttemptAt, now), or(isNull(o.leaseUntil), lte(o.leaseUntil, now)));
+  const candidates = await deps.db.select({ id: o.id }).from(o).where(due).orderBy(asc(o.nextAttemptAt)).limit(limit);
+  const leaseUntil = new Date(now.getTime() + LEASE_MS);
+  const claimed: string[] = [];
+  for (const { id } of candidates) {
+    // The claim: only one worker's UPDATE finds the message still due.
+    const res = await deps.db.update(o).set({ leaseUntil }).where(and(eq(o.id, id), due));
+    if (res.rowsAffected === 1) claimed.push(id);
+  }
+  const outcomes = await Promise.all(
+    claimed.map((id) =>
+      sendOne(deps, transport, id, leaseUntil).catch((error) => {
+        // The lease runs out and another run tries again.
+        deps.log.error('e-mail send failed to run', { emailId: id, error });
+        return 'skipped' as const;
+      }),
+    ),
+  );
+  run.claimed = claimed.length;
+  for (const out of outcomes) if (out !== 'skipped') run[out]++;
+  return run;
+}
+
+export interface MailWorker {
+  stop(): void;
+}
+
+/** Runs sendDueEmails every `intervalMs` (never two runs at once), until stopped. */
+export function startMailWorker(deps: AppDeps, opts: { intervalMs?: number; limit?: number } = {}): MailWorker {
+  const limit = opts.limit ?? 10;
+  let running = false;
+  let stopped = false;
+  const tick = async () => {
+    if (running || stopped) return;
+    running = true;
+    try {
+      for (let i = 0; i < 10 && !stopped; i++) {
+        const run = await sendDueEmails(deps, { limit });
+        if (run.claimed < limit) break;
+      }
+    } catch (error) {
+      if (!stopped) deps.log.error('mail worker run failed', { error });
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), opts.intervalMs ?? 2000);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
