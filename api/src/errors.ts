@@ -104,6 +104,33 @@ export const CATALOGUE = {
     type: 'rate_limit_error',
     message: 'Too many accounts were created from this network. Try again after the time given in Retry-After.',
   },
+  password_reset_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many password reset requests. Try again after the time given in Retry-After.',
+  },
+  reset_token_invalid: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This password reset link is not valid (a newer link may have replaced it). Request a new one.',
+  },
+  reset_token_expired: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This password reset link has expired. Request a new one.',
+  },
+  reset_token_used: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This password reset link was already used. Request a new one if you need to reset your password again.',
+  },
+  outbox_forbidden: {
+    status: 403,
+    type: 'permission_error',
+    message:
+      'The e-mail outbox is shown only to a signed-in admin, or on a local install (opened from this machine, with a ' +
+      'localhost public URL and no SMTP server configured).',
+  },
   demo_rate_limited: {
     status: 429,
     type: 'rate_limit_error',

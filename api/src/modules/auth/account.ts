@@ -1,5 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { schema, type DbOrTx } from '@bpay/db';
+import { emailChangedEmail } from '../email/messages';
+import { enqueueEmail } from '../email/outbox';
+import { invalidateResetTokens } from './password-reset';
 import { AppError, notFound } from '../../errors';
 import { releaseThrottle } from '../../lib/throttle';
 import { getUserRow, normalizeEmail, toPublicUser, updateProfile, type ProfilePatch, type PublicUser } from '../users/service';
@@ -38,9 +41,9 @@ export async function verifyCurrentPassword(deps: AuthDeps, user: UserRow, passw
 /**
  * PATCH /api/auth/user: the profile, plus the two changes that hand an account to someone else, which need the
  * current password: a new e-mail address (another letter case of the same address is no change) and a new password
- * (which must be strong). A new password ends every other session. The old address is told of an e-mail change and
- * the address of a password change: a structured log line `account notification` for the mail sender (no mail
- * server here); no password ever reaches a log.
+ * (which must be strong). A new password ends every other session and invalidates unused reset links. The old
+ * address is sent a notice of an e-mail change (queued in the transaction that stores it); no password ever reaches
+ * a log.
  * Fails with: current_password_required, weak_password, verification_rate_limited, invalid_current_password, and
  * updateProfile's validation_error and email_taken.
  */
@@ -63,31 +66,29 @@ export async function updateAccount(
     await verifyCurrentPassword(deps, user, currentPassword);
     if (password !== undefined) passwordHash = await hashPassword(password);
   }
-  const updated = passwordHash
-    ? await saveWithNewPassword(deps, userId, sessionToken, profile, passwordHash)
-    : await updateProfile(deps.db, deps.clock, userId, profile);
+  const updated = await deps.db.transaction(async (tx) => {
+    // The profile first: its validation and e-mail clash refuse the request before a new password is stored.
+    let row = passwordHash && !Object.values(profile).some((v) => v !== undefined) ? null : await updateProfile(tx, deps.clock, userId, profile);
+    if (passwordHash) row = await replacePassword(deps, tx, userId, sessionToken, passwordHash);
+    if (emailChanges && row) {
+      // To the old address, in this transaction: the notice goes out if and only if the change is stored.
+      await enqueueEmail(
+        tx,
+        deps.clock.now(),
+        emailChangedEmail({
+          userId,
+          to: user.email,
+          firstName: row.firstName,
+          newEmailMasked: maskEmail(row.email),
+          at: deps.clock.now(),
+        }),
+      );
+    }
+    return row!;
+  });
+  // No e-mail kind exists for a password change yet (email_outbox's kinds): a log line, as before the outbox.
   if (passwordHash) deps.log.info('account notification', { kind: 'password_changed', userId, to: updated.email });
-  if (emailChanges) {
-    deps.log.info('account notification', {
-      kind: 'email_changed',
-      userId,
-      to: user.email,
-      newEmail: maskEmail(updated.email),
-    });
-  }
   return updated;
-}
-
-async function saveWithNewPassword(
-  deps: AuthDeps & { session: SessionConfig },
-  userId: string,
-  keepToken: string,
-  profile: ProfilePatch,
-  passwordHash: string,
-): Promise<PublicUser> {
-  // The profile first: its validation and e-mail clash refuse the request before the new password is stored.
-  if (Object.values(profile).some((v) => v !== undefined)) await updateProfile(deps.db, deps.clock, userId, profile);
-  return replacePassword(deps, userId, keepToken, passwordHash);
 }
 
 /**
@@ -98,18 +99,19 @@ async function saveWithNewPassword(
  */
 async function replacePassword(
   deps: AuthDeps & { session: SessionConfig },
+  tx: DbOrTx,
   userId: string,
   keepToken: string,
   passwordHash: string,
 ): Promise<PublicUser> {
-  return deps.db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(schema.users)
-      .set({ passwordHash, updatedAt: deps.clock.now() })
-      .where(eq(schema.users.id, userId))
-      .returning();
-    if (!row) throw notFound('user');
-    await deleteOtherSessions(tx, deps.session, userId, keepToken);
-    return toPublicUser(row);
-  });
+  const [row] = await tx
+    .update(schema.users)
+    .set({ passwordHash, updatedAt: deps.clock.now() })
+    .where(eq(schema.users.id, userId))
+    .returning();
+  if (!row) throw notFound('user');
+  await deleteOtherSessions(tx, deps.session, userId, keepToken);
+  // A reset link mailed before the change must not undo it.
+  await invalidateResetTokens(tx, userId);
+  return toPublicUser(row);
 }

@@ -156,3 +156,41 @@ export const TotpEnrolmentModel = t.Object({
   secret: t.String({ description: 'Base32 TOTP secret to enter in an authenticator app.' }),
   otpauthUrl: t.String({ description: 'otpauth:// URI, shown as a QR code.' }),
 });
+
+export const PasswordResetRequestBody = t.Object(
+  { email },
+  { additionalProperties: false, examples: [{ email: 'ada@example.com' }] },
+);
+
+/** The token from a reset link: 32 random bytes, base64url (43 characters). */
+const resetToken = t.String({
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  error: 'token must be the code from a password reset link (43 letters, digits, - or _).',
+});
+
+export const PasswordResetCheckBody = t.Object({ token: resetToken }, { additionalProperties: false });
+
+export const PasswordResetConfirmBody = t.Object(
+  {
+    token: resetToken,
+    password: t.String({
+      minLength: 6,
+      maxLength: 256,
+      error: 'password must be between 6 and 256 characters.',
+      description: 'The new password: the registration rules apply (weak_password).',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordResetRequested = t.Object({
+  success: t.Literal(true),
+  message: t.String({
+    examples: ['If an account uses this e-mail address, a link to reset its password is on its way. It expires in 30 minutes.'],
+  }),
+});
+
+export const PasswordResetCheck = t.Object({
+  email: t.String({ description: 'The account the link resets, masked (a***@example.com).' }),
+  expiresAt: t.String({ format: 'date-time' }),
+});

@@ -5,6 +5,14 @@ import { errors, PUBLIC_SECURITY, SESSION_SECURITY, sharedModels } from '../../m
 import { sessionPlugin } from '../../plugins/session';
 import { toPublicUser } from '../users/service';
 import { updateAccount } from './account';
+import {
+  PasswordResetCheck,
+  PasswordResetCheckBody,
+  PasswordResetConfirmBody,
+  PasswordResetRequestBody,
+  PasswordResetRequested,
+} from './model';
+import { checkResetToken, requestPasswordReset, resetPassword, RESET_TOKEN_TTL_MS } from './password-reset';
 import { LoginBody, ProfilePatchBody, RegisterBody, SessionModel, TotpCodeBody, TotpDisableBody, TotpEnrolmentModel, UserModel } from './model';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, login, register } from './service';
 import {
@@ -26,6 +34,7 @@ export function authRoutes(deps: AppDeps) {
     totpKey: deps.totpKey,
     registrationLimit: deps.registrationLimit,
     session: deps.session,
+    publicUrl: deps.publicUrl,
   };
 
   const clientOf = (request: Request): SessionClient => ({
@@ -95,6 +104,65 @@ export function authRoutes(deps: AppDeps) {
             'check unless the request carries totpCode, and then gets in only with the right password and code. ' +
             'Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). ' +
             'Every 429 has Retry-After.',
+        },
+      },
+    )
+    .post(
+      '/password-reset',
+      async ({ body, request }) => {
+        await requestPasswordReset(authDeps, body.email, clientOf(request).ip);
+        return {
+          success: true as const,
+          message:
+            'If an account uses this e-mail address, a link to reset its password is on its way. ' +
+            `It expires in ${RESET_TOKEN_TTL_MS / 60_000} minutes.`,
+        };
+      },
+      {
+        body: PasswordResetRequestBody,
+        parse: 'json',
+        response: { 200: PasswordResetRequested, ...errors(400, 403, 415, 429) },
+        detail: {
+          summary: 'Ask for a password reset link by e-mail',
+          security: PUBLIC_SECURITY,
+          description:
+            'The same 200 whether or not an account uses the address (no account enumeration). For an account, a ' +
+            'single-use link to /reset-password, valid 30 minutes, is e-mailed; earlier unused links stop working. ' +
+            'At most 10 requests an hour from one address and 3 an hour for one e-mail address (counted whether or ' +
+            'not it has an account): 429 password_reset_rate_limited with Retry-After.',
+        },
+      },
+    )
+    .post('/password-reset/check', ({ body }) => checkResetToken(authDeps, body.token), {
+      body: PasswordResetCheckBody,
+      parse: 'json',
+      response: { 200: PasswordResetCheck, ...errors(400, 403, 415, 429) },
+      detail: {
+        summary: 'Whether a password reset link can still be used',
+        security: PUBLIC_SECURITY,
+        description:
+          '400 reset_token_invalid (unknown, or replaced by a newer link), reset_token_used or reset_token_expired ' +
+          '(param token). Nothing is changed.',
+      },
+    })
+    .post(
+      '/password-reset/confirm',
+      async ({ body }) => {
+        await resetPassword(authDeps, body.token, body.password);
+        return { success: true };
+      },
+      {
+        body: PasswordResetConfirmBody,
+        parse: 'json',
+        response: { 200: t.Object({ success: t.Boolean() }), ...errors(400, 403, 415, 429) },
+        detail: {
+          summary: 'Set a new password with a reset link',
+          security: PUBLIC_SECURITY,
+          description:
+            'The password follows the registration rules (400 weak_password). The link works once: it is marked used, ' +
+            'the password stored and every session of the account ended in one transaction. Nobody is signed in: ' +
+            'sign in with the new password (and the two-factor code, when on). 400 reset_token_invalid, ' +
+            'reset_token_used or reset_token_expired (param token).',
         },
       },
     )

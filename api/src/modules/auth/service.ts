@@ -9,6 +9,8 @@ import type { Logger } from '../../lib/logger';
 import { releaseThrottle } from '../../lib/throttle';
 import { newTotpSecret, otpauthUri, verifyTotp } from '../../lib/totp';
 import { getUserRow, isUniqueViolation, normalizeEmail, toPublicUser, type PublicUser } from '../users/service';
+import { describeDevice, signInNoticeEmail } from '../email/messages';
+import { enqueueEmail } from '../email/outbox';
 import { assertStrongPassword } from './password-strength';
 import { createSession, type NewSession, type SessionClient, type SessionConfig } from './sessions';
 import {
@@ -189,7 +191,8 @@ export async function login(
  * (slow) password check: the session is created only while the password hash is still the one just verified (a
  * password change stores its new hash and ends other sessions in one transaction, so a sign-in with the old password
  * either made its session before, and it was ended, or makes none), and the code's step is consumed only while
- * unused for the same secret. Nothing is written when either has moved on.
+ * unused for the same secret. Nothing is written when either has moved on. With Login Notifications on, the new
+ * sign-in notice (device, address, time) is queued in the same transaction.
  */
 async function commitSignIn(
   deps: AuthDeps & { session: SessionConfig },
@@ -212,7 +215,23 @@ async function commitSignIn(
         .returning({ id: schema.users.id });
       if (used.length !== 1) return 'code_used';
     }
-    return createSession(tx, deps.clock, deps.session, user.id, client);
+    const session = await createSession(tx, deps.clock, deps.session, user.id, client);
+    // The notice is an outbox row in this transaction: no session, no notice; sending never holds up the sign-in.
+    if (user.loginNotifications) {
+      await enqueueEmail(
+        tx,
+        deps.clock.now(),
+        signInNoticeEmail({
+          userId: user.id,
+          to: user.email,
+          firstName: user.firstName,
+          device: describeDevice(client.userAgent),
+          ip: client.ip,
+          at: deps.clock.now(),
+        }),
+      );
+    }
+    return session;
   });
 }
 

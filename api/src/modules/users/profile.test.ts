@@ -98,15 +98,23 @@ describe('changing e-mail or password needs the current password', () => {
     expect((await me(ctx, u.cookie)).body.email).toBe(u.email);
   });
 
-  test('a new e-mail with the current password: changed, and the old address is told (no password in the log)', async () => {
+  test('a new e-mail with the current password: changed, and the old address is sent a notice (no password in the log)', async () => {
     const u = await registerUser(ctx, { password: PASSWORD });
-    const before = notifications().length;
     const res = await patch(u.cookie, { email: 'new.address@example.com', currentPassword: PASSWORD });
     expect(res.status).toBe(200);
     expect(res.body.email).toBe('new.address@example.com');
-    const sent = notifications().slice(before);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.fields).toMatchObject({ kind: 'email_changed', userId: u.user.id, to: u.email, newEmail: 'n***@example.com' });
+    const sent = await ctx.deps.db.query.emailOutbox.findMany({ where: eq(schema.emailOutbox.userId, u.user.id) });
+    expect(sent.map((m) => ({ kind: m.kind, to: m.toAddress, status: m.status }))).toEqual([
+      { kind: 'email_changed', to: u.email, status: 'pending' },
+    ]);
+    expect(sent[0]!.textBody).toContain('n***@example.com');
+    expect(sent[0]!.textBody).not.toContain('new.address@example.com');
+    // Another letter case of the same address is no change, and no notice.
+    expect((await patch(u.cookie, { email: 'New.Address@example.com', currentPassword: PASSWORD })).status).toBe(200);
+    // A refused change (taken address) queues nothing.
+    const other = await registerUser(ctx, { password: PASSWORD });
+    expect((await patch(u.cookie, { email: other.email, currentPassword: PASSWORD })).status).toBe(409);
+    expect(await ctx.deps.db.query.emailOutbox.findMany({ where: eq(schema.emailOutbox.userId, u.user.id) })).toHaveLength(1);
     expect(JSON.stringify(log.lines)).not.toContain(PASSWORD);
   });
 

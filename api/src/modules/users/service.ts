@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { schema, type Db, firstRow } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
 import { AppError, invalid, notFound } from '../../errors';
 import type { Clock } from '../../lib/clock';
 
@@ -81,7 +81,7 @@ const blankToNull = (s: string | undefined) => (s === undefined ? undefined : s.
  * Fails with: validation_error (blank address line1/city, bad state), email_taken (another account has it).
  */
 export async function updateProfile(
-  db: Db,
+  db: DbOrTx,
   clock: Clock,
   userId: string,
   patch: ProfilePatch,
