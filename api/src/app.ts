@@ -16,6 +16,7 @@ import { paymentIntentRoutes } from './modules/payment-intents/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
 import { demoRoutes } from './modules/demo/routes';
 import { siteRoutes } from './modules/site/routes';
+import { emailOutboxRoutes } from './modules/email/routes';
 import { eventRoutes } from './modules/events/routes';
 import { webhookDashboardRoutes } from './modules/webhooks/dashboard-routes';
 import { webhookEndpointRoutes } from './modules/webhooks/routes';
@@ -182,6 +183,7 @@ export function createApp(deps: AppDeps) {
     .use(checkoutRoutes(deps))
     .use(demoRoutes(deps))
     .use(siteRoutes(deps))
+    .use(emailOutboxRoutes(deps))
     .use(webhookEndpointRoutes(deps))
     .use(eventRoutes(deps))
     .use(testHelperRoutes(deps))

@@ -44,6 +44,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link by e-mail
+         * @description The same 200 whether or not an account uses the address (no account enumeration). For an account, a single-use link to /reset-password, valid 30 minutes, is e-mailed; earlier unused links stop working. At most 10 requests an hour from one address and 3 an hour for one e-mail address (counted whether or not it has an account): 429 password_reset_rate_limited with Retry-After.
+         */
+        post: operations["postApiAuthPassword-reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether a password reset link can still be used
+         * @description 400 reset_token_invalid (unknown, or replaced by a newer link), reset_token_used or reset_token_expired (param token). Nothing is changed.
+         */
+        post: operations["postApiAuthPassword-resetCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description The password follows the registration rules (400 weak_password). The link works once: it is marked used, the password stored and every session of the account ended in one transaction. Nobody is signed in: sign in with the new password (and the two-factor code, when on). 400 reset_token_invalid, reset_token_used or reset_token_expired (param token).
+         */
+        post: operations["postApiAuthPassword-resetConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/logout": {
         parameters: {
             query?: never;
@@ -762,6 +822,26 @@ export interface paths {
         };
         /** The investor pages' contact e-mail and phone (public) */
         get: operations["getApiSiteContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/email-outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The e-mail outbox: messages bpay sent, is sending or would send
+         * @description Newest first (limit, default 100). It holds password reset links, so it answers only a signed-in admin (Authorization: Bearer <admin token>; a bad token is 401 invalid_admin_token) or, on a local install, a request from the machine itself: no BPAY_SMTP_URL, a localhost BPAY_PUBLIC_URL, BPAY_TRUST_PROXY off, a loopback peer address and Host, and no forwarding header. Anyone else: 403 outbox_forbidden.
+         */
+        get: operations["getApiEmail-outbox"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1885,6 +1965,207 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiAuthPassword-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @example If an account uses this e-mail address, a link to reset its password is on its way. It expires in 30 minutes. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiAuthPassword-resetCheck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account the link resets, masked (a***@example.com). */
+                        email: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiAuthPassword-resetConfirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    /** @description The new password: the registration rules apply (weak_password). */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5902,6 +6183,87 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiEmail-outbox": {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        access: "admin" | "local";
+                        smtpConfigured: boolean;
+                        messages: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "password_reset" | "sign_in_notice" | "email_changed" | "plan_receipt" | "plan_notice";
+                            to: string;
+                            subject: string;
+                            /** @enum {string} */
+                            status: "pending" | "sent" | "failed";
+                            attempts: number;
+                            lastError: string | null;
+                            /** @description The plain-text body (links included). */
+                            text: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            sentAt: string | null;
+                            /** Format: date-time */
+                            nextAttemptAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -168,7 +168,12 @@ const resetToken = t.String({
   error: 'token must be the code from a password reset link (43 letters, digits, - or _).',
 });
 
-export const PasswordResetCheckBody = t.Object({ token: resetToken }, { additionalProperties: false });
+const EXAMPLE_TOKEN = 'q3V9cXJ0eTEyMzQ1Njc4OTBhYmNkZWZnaGlqa2xtbm9';
+
+export const PasswordResetCheckBody = t.Object(
+  { token: resetToken },
+  { additionalProperties: false, examples: [{ token: EXAMPLE_TOKEN }] },
+);
 
 export const PasswordResetConfirmBody = t.Object(
   {
@@ -180,7 +185,7 @@ export const PasswordResetConfirmBody = t.Object(
       description: 'The new password: the registration rules apply (weak_password).',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ token: EXAMPLE_TOKEN, password: 'brass lantern meadow' }] },
 );
 
 export const PasswordResetRequested = t.Object({

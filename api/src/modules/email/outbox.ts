@@ -1,4 +1,5 @@
-import { schema, type DbOrTx, type EmailKind } from '@bpay/db';
+import { desc } from 'drizzle-orm';
+import { schema, type Db, type DbOrTx, type EmailKind } from '@bpay/db';
 import { newId } from '../../lib/ids';
 
 /*
@@ -35,4 +36,37 @@ export async function enqueueEmail(tx: DbOrTx, at: Date, mail: OutgoingEmail): P
     createdAt: at,
   });
   return id;
+}
+
+export interface OutboxMessage {
+  id: string;
+  kind: EmailKind;
+  to: string;
+  subject: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  lastError: string | null;
+  text: string;
+  createdAt: string;
+  sentAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+/** The newest `limit` messages, newest first (the outbox page). */
+export async function listOutbox(db: Db, limit: number): Promise<OutboxMessage[]> {
+  const o = schema.emailOutbox;
+  const rows = await db.select().from(o).orderBy(desc(o.createdAt), desc(o.id)).limit(limit);
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    to: r.toAddress,
+    subject: r.subject,
+    status: r.status,
+    attempts: r.attempts,
+    lastError: r.lastError,
+    text: r.textBody,
+    createdAt: r.createdAt.toISOString(),
+    sentAt: r.sentAt?.toISOString() ?? null,
+    nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt.toISOString() : null,
+  }));
 }

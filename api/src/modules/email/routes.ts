@@ -1,0 +1,64 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { errors, sharedModels } from '../../models';
+import { ADMIN_SECURITY } from '../admin/routes';
+import { outboxAccess } from './access';
+import { listOutbox } from './outbox';
+
+const OutboxMessageModel = t.Object({
+  id: t.String(),
+  kind: t.Union([
+    t.Literal('password_reset'),
+    t.Literal('sign_in_notice'),
+    t.Literal('email_changed'),
+    t.Literal('plan_receipt'),
+    t.Literal('plan_notice'),
+  ]),
+  to: t.String(),
+  subject: t.String(),
+  status: t.Union([t.Literal('pending'), t.Literal('sent'), t.Literal('failed')]),
+  attempts: t.Integer(),
+  lastError: t.Union([t.String(), t.Null()]),
+  text: t.String({ description: 'The plain-text body (links included).' }),
+  createdAt: t.String({ format: 'date-time' }),
+  sentAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  nextAttemptAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+});
+
+export function emailOutboxRoutes(deps: AppDeps) {
+  return new Elysia({ prefix: '/api/email-outbox', tags: ['E-mail'] }).use(sharedModels).get(
+    '',
+    async ({ request, query, set }) => {
+      const access = await outboxAccess(deps, request);
+      // Reset links inside: never kept by a browser or a proxy.
+      set.headers['cache-control'] = 'no-store';
+      return {
+        access,
+        smtpConfigured: deps.mail.transport !== null,
+        messages: await listOutbox(deps.db, query.limit ?? 100),
+      };
+    },
+    {
+      query: t.Object({
+        limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, error: 'limit must be a whole number from 1 to 500.' })),
+      }),
+      response: {
+        200: t.Object({
+          access: t.Union([t.Literal('admin'), t.Literal('local')]),
+          smtpConfigured: t.Boolean(),
+          messages: t.Array(OutboxMessageModel),
+        }),
+        ...errors(400, 401, 403, 429),
+      },
+      detail: {
+        summary: 'The e-mail outbox: messages bpay sent, is sending or would send',
+        security: [...ADMIN_SECURITY, {}],
+        description:
+          'Newest first (limit, default 100). It holds password reset links, so it answers only a signed-in admin ' +
+          '(Authorization: Bearer <admin token>; a bad token is 401 invalid_admin_token) or, on a local install, a ' +
+          'request from the machine itself: no BPAY_SMTP_URL, a localhost BPAY_PUBLIC_URL, BPAY_TRUST_PROXY off, a ' +
+          'loopback peer address and Host, and no forwarding header. Anyone else: 403 outbox_forbidden.',
+      },
+    },
+  );
+}
