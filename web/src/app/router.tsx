@@ -19,6 +19,9 @@ import { startedPrerendered } from './prerendered';
  * module's export, so a renamed page fails the typecheck.
  */
 const AuthPage = lazyPage(() => import('./areas/auth'), (m) => m.AuthPage);
+const ForgotPasswordPage = lazyPage(() => import('./areas/password-reset'), (m) => m.ForgotPasswordPage);
+const ResetPasswordPage = lazyPage(() => import('./areas/password-reset'), (m) => m.ResetPasswordPage);
+const EmailOutboxPage = lazyPage(() => import('./areas/email-outbox'), (m) => m.EmailOutboxPage);
 const DashboardPage = lazyPage(() => import('./areas/dashboard'), (m) => m.DashboardPage);
 const KycVerificationPage = lazyPage(() => import('./areas/kyc'), (m) => m.KycVerificationPage);
 const MerchantPortalPage = lazyPage(() => import('./areas/merchants'), (m) => m.MerchantPortalPage);
@@ -122,6 +125,9 @@ export function AppRouter({ ssrPath }: { ssrPath?: string } = {}) {
         <Route path="/ar">{() => <LandingPage lang="ar" />}</Route>
         <Route path="/auth" component={AuthRoute} />
         <Route path="/auth/logout" component={LogoutPage} />
+        <Route path="/forgot-password">{() => <Lazy page={ForgotPasswordPage} />}</Route>
+        <Route path="/reset-password">{() => <Lazy page={ResetPasswordPage} />}</Route>
+        <Route path="/email-outbox">{() => <Lazy page={EmailOutboxPage} />}</Route>
         <Route path="/terms-conditions">{() => <Lazy page={TermsPage} />}</Route>
         <Route path="/privacy-policy">{() => <Lazy page={PrivacyPage} />}</Route>
         <Route path="/legal-disclaimers">{() => <Lazy page={DisclaimersPage} />}</Route>

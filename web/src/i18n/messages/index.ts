@@ -14,6 +14,8 @@ import type * as legal from './legal';
 import type * as merchantOperations from './merchant-operations';
 import type * as merchants from './merchants';
 import type * as passwords from './passwords';
+import type * as passwordReset from './password-reset';
+import type * as emailOutbox from './email-outbox';
 import type * as paymentDemo from './payment-demo';
 import type * as profile from './profile';
 import type * as settings from './settings';
@@ -32,6 +34,8 @@ export const entryCatalogues = { common, landing };
 type AreaCatalogue =
   | typeof common
   | typeof auth
+  | typeof passwordReset
+  | typeof emailOutbox
   | typeof landing
   | typeof legal
   | typeof dashboard

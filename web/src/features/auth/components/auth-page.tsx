@@ -123,6 +123,11 @@ function SignInForm() {
       <Button type="submit" className="w-full" disabled={loginMutation.isPending}>
         {loginMutation.isPending ? t('auth.signIn.pending') : t('auth.signIn.submit')}
       </Button>
+      <p className="text-center text-sm">
+        <Link href="/forgot-password" className="text-brand-600 underline-offset-4 hover:underline">
+          {t('auth.forgotPassword')}
+        </Link>
+      </p>
       </fieldset>
     </form>
   );
