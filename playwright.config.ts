@@ -5,6 +5,8 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
  * Several runs may share a checkout (one per E2E_PORT): each gets its own database folder, and BPAY_WEB_DIST
  * names the build it serves (`BPAY_WEB_DIST=web/dist-3101 bun run build:web` writes there).
  */
+/** The SMTP server the e2e server sends to: e2e/password-reset.e2e.ts listens there while it runs. */
+export const E2E_SMTP_PORT = PORT + 1000;
 const DATA_DIR = process.env.E2E_DATA_DIR ?? (PORT === 3100 ? './data/e2e' : `./data/e2e-${PORT}`);
 
 /*
@@ -59,6 +61,9 @@ export default defineConfig({
       BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXP',
       // Every browser test registers its users from this one loopback address.
       BPAY_REGISTRATIONS_PER_HOUR: '1000',
+      // Mail goes to a real SMTP server that e2e/password-reset.e2e.ts starts on this port (nothing listens otherwise:
+      // other tests' sign-in notices wait and retry, harmlessly).
+      BPAY_SMTP_URL: `smtp://127.0.0.1:${PORT + 1000}`,
     },
   },
 });

@@ -24,14 +24,19 @@ function tokenErrorText(t: Translate, error: unknown): string | undefined {
 }
 
 /**
- * The token from the link, read once. It is then taken out of the address bar (and so out of the history and any
- * Referer), while the page keeps it in memory.
+ * The token from the link. It is taken out of the address bar at once (and so out of the history and any Referer) and
+ * kept in memory for this tab: a render that React discards (strict mode, a suspended chunk) must not lose it.
  */
-function readTokenOnce(): string | null {
+let capturedToken: string | null = null;
+function readToken(): string | null {
   if (typeof window === 'undefined') return null;
-  const token = new URLSearchParams(window.location.search).get('token');
-  if (token) window.history.replaceState(window.history.state, '', window.location.pathname);
-  return token && /^[A-Za-z0-9_-]{43}$/.test(token) ? token : token ? '' : null;
+  const fromUrl = new URLSearchParams(window.location.search).get('token');
+  if (fromUrl !== null) {
+    capturedToken = fromUrl;
+    window.history.replaceState(window.history.state, '', window.location.pathname);
+  }
+  if (capturedToken === null) return null;
+  return /^[A-Za-z0-9_-]{43}$/.test(capturedToken) ? capturedToken : '';
 }
 
 /** /reset-password?token=…: checks the link, then sets a new password with it and sends the person to sign in. */
@@ -39,7 +44,7 @@ export function ResetPasswordPage() {
   const t = useT();
   useDocumentTitle(t('reset.page.meta.title'));
   const [, navigate] = useLocation();
-  const [token] = useState(readTokenOnce);
+  const [token] = useState(readToken);
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [fieldError, setFieldError] = useState<{ field: 'password' | 'confirm'; text: string } | null>(null);
