@@ -10,6 +10,7 @@ import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-li
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/service';
 import { recoverRefunds } from './modules/refunds/service';
+import { recoverPlanCharges, renewSubscriptions } from './modules/subscription/billing';
 import { pruneBroadcasts } from './modules/events/broadcast';
 import { startWebhookWorker } from './modules/webhooks/worker';
 import { startMailWorker } from './modules/email/worker';
@@ -38,14 +39,19 @@ export const WEBHOOK_POLL_MS = 1000;
 /** How often the mail worker looks for due messages. */
 export const MAIL_POLL_MS = 2000;
 
-export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number }> {
+export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number; renewed: number }> {
   const recovered =
-    (await recoverCollections(deps, deps.bcardTtlMs)) + (await recoverStuckIntents(deps)) + (await recoverRefunds(deps));
+    (await recoverCollections(deps, deps.bcardTtlMs)) +
+    (await recoverStuckIntents(deps)) +
+    (await recoverRefunds(deps)) +
+    (await recoverPlanCharges(deps));
   const expired = await expireBcards(deps);
   // Manual-capture intents authorized more than 7 days ago: canceled (automatic), their bcards refunded.
   const canceled = await cancelStaleAuthorizations(deps);
-  if (recovered || expired || canceled) deps.log.info('money sweep', { recovered, expired, canceled });
-  return { recovered, expired, canceled };
+  // Paid plans whose period ended: renewed, retried, or moved to their pending (or the free) plan.
+  const renewed = await renewSubscriptions(deps);
+  if (recovered || expired || canceled || renewed) deps.log.info('money sweep', { recovered, expired, canceled, renewed });
+  return { recovered, expired, canceled, renewed };
 }
 
 export interface Booted {

@@ -314,6 +314,23 @@ export const CATALOGUE = {
     message:
       'New accounts start on the free plan, so it cannot be deactivated, renamed or deleted. Its price, fee, limits and features can be edited.',
   },
+  plan_unchanged: { status: 409, type: 'invalid_request_error', message: 'You are already on this plan.' },
+  plan_not_upgrade: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This plan does not cost more than yours: choose it as a downgrade, which takes effect at the end of your billing period.',
+  },
+  plan_not_downgrade: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This plan costs more than yours: upgrade to it instead.',
+  },
+  plan_change_in_progress: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'A payment for your plan is still being processed. Try again in a minute.',
+  },
+  no_pending_plan_change: { status: 409, type: 'invalid_request_error', message: 'No plan change is scheduled.' },
   vendor_secret_missing: { status: 400, type: 'invalid_request_error', message: 'No secret key configured for current mode' },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;

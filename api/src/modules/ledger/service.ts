@@ -12,6 +12,8 @@ export const accounts = {
   fundingSource: (id: string) => `funding_source:${id}`,
   bcard: (id: string) => `bcard:${id}`,
   fees: 'bpay:fees',
+  /** Plan charges bpay collected (issue 16): the other side of each paid upgrade or renewal. */
+  subscriptions: 'bpay:subscriptions',
   merchant: (id: string) => `merchant:${id}`,
   externalMerchants: 'external:merchants',
   /** Where merchants' sandbox test bcards are funded from and returned to (play money; it runs negative). */

@@ -4,6 +4,10 @@ import type { AppDeps } from '../../deps';
 import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { getBenefits, listActiveTiers } from './service';
+import { upgradePlan } from './billing';
+import { chargeView, downgradePlan, getPlan, keepPlan, listPlanCharges, PLAN_CHARGES_LIMIT } from './plans';
+import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
+import { AppError } from '../../errors';
 
 const FeatureKey = t.UnionEnum(FEATURE_KEYS);
 
@@ -36,7 +40,53 @@ export const BenefitsModel = t.Object({
   }),
 });
 
+const SourceRef = t.Object({ id: t.String(), name: t.String(), last4: t.String(), brand: t.String() });
+
+export const PlanChargeModel = t.Object(
+  {
+    id: t.String(),
+    createdAt: t.String({ format: 'date-time' }),
+    kind: t.UnionEnum(['upgrade', 'renewal']),
+    status: t.UnionEnum(['pending', 'succeeded', 'failed']),
+    amount: t.String({ description: 'Dollars', examples: ['9.99'] }),
+    planName: t.String(),
+    periodStart: t.String({ format: 'date-time' }),
+    periodEnd: t.String({ format: 'date-time' }),
+    fundingSource: SourceRef,
+    failureMessage: t.Union([t.String(), t.Null()]),
+  },
+  { $id: '#/components/schemas/PlanCharge' },
+);
+
+const Usage = t.Object({ used: t.Integer(), limit: t.Integer({ description: '-1 means unlimited' }) });
+
+export const PlanModel = t.Object(
+  {
+    tier: TierModel,
+    currentPeriodStart: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    currentPeriodEnd: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+      description: 'When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)',
+    }),
+    paymentSource: t.Union([SourceRef, t.Null()], { description: 'The funding source renewals are charged to' }),
+    pendingTier: t.Union([TierModel, t.Null()], { description: 'The plan a downgrade or cancellation moves to at currentPeriodEnd' }),
+    pastDueSince: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    graceEndsAt: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+      description: 'While past due: when the account moves to Free unless a renewal succeeds first',
+    }),
+    nextRenewalAttemptAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    usage: t.Object({ fundingSources: Usage, bcardsThisMonth: Usage }),
+  },
+  { $id: '#/components/schemas/Plan' },
+);
+
+const UpgradeHeaders = t.Object({
+  'idempotency-key': t.Optional(
+    t.String({ description: 'Required: one key per payment attempt. A retry with the same key never charges twice; its first answer is replayed for 24 hours.' }),
+  ),
+});
+
 export function subscriptionRoutes(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
   return new Elysia({ prefix: '/api/subscription', tags: ['Subscription'], detail: { security: SESSION_SECURITY } })
     .use(sharedModels)
     .use(sessionPlugin(deps))
@@ -49,5 +99,68 @@ export function subscriptionRoutes(deps: AppDeps) {
       auth: true,
       response: { 200: BenefitsModel, ...errors(401) },
       detail: { summary: "The signed-in user's plan benefits" },
+    })
+    .get('/plan', ({ user }) => getPlan(deps, user), {
+      auth: true,
+      response: { 200: PlanModel, ...errors(401) },
+      detail: { summary: 'Your plan, its billing period, scheduled change and usage against its limits' },
+    })
+    .get('/charges', ({ user }) => listPlanCharges(deps.db, user.id), {
+      auth: true,
+      response: { 200: t.Array(PlanChargeModel), ...errors(401) },
+      detail: { summary: `Your plan payments (receipts and failed attempts), newest first: the last ${PLAN_CHARGES_LIMIT}` },
+    })
+    .post(
+      '/upgrade',
+      async ({ user, body, headers, request }) => {
+        const key = headers['idempotency-key'] ?? null;
+        if (key === null) {
+          throw new AppError('invalid_idempotency_key', 'An Idempotency-Key header is required to pay for a plan.', 'Idempotency-Key');
+        }
+        const outcome = await runIdempotent(
+          idem,
+          { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
+          async (scopedKey) => {
+            const charge = await upgradePlan(deps, user.id, { tierId: body.tierId, fundingSourceId: body.fundingSourceId, idempotencyKey: scopedKey! });
+            return { status: 200, body: { plan: await getPlan(deps, user), receipt: await chargeView(deps.db, charge) } };
+          },
+        );
+        return idempotentResponse(outcome);
+      },
+      {
+        auth: true,
+        parse: 'json',
+        headers: UpgradeHeaders,
+        body: t.Object({
+          tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }),
+          fundingSourceId: t.String({ minLength: 1, maxLength: 100, error: 'fundingSourceId is required.' }),
+        }),
+        response: { 200: t.Object({ plan: PlanModel, receipt: PlanChargeModel }), ...errors(400, 401, 402, 404, 409, 415, 503) },
+        detail: {
+          summary: 'Upgrade to a dearer plan, paid now from one of your funding sources',
+          description:
+            "Charges the new plan's full monthly price through the card processor and starts a new billing period now " +
+            '(one calendar month, UTC); nothing of the current period is refunded. The receipt is e-mailed. A decline ' +
+            'answers 402 and changes nothing. One plan payment runs at a time (409 plan_change_in_progress).',
+        },
+      },
+    )
+    .post('/downgrade', ({ user, body }) => downgradePlan(deps, user, body.tierId), {
+      auth: true,
+      parse: 'json',
+      body: t.Object({ tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }) }),
+      response: { 200: PlanModel, ...errors(400, 401, 404, 409, 415) },
+      detail: {
+        summary: 'Move to a cheaper plan (the free plan: cancel) at the end of the billing period',
+        description:
+          'The current plan is kept until currentPeriodEnd, then the account moves to pendingTier (a paid one is charged ' +
+          'then instead of the current plan). On a plan that is not billed the move happens at once. Sources and bcards ' +
+          'above the new limits are kept; no new ones can be added until under them.',
+      },
+    })
+    .post('/keep', ({ user }) => keepPlan(deps, user), {
+      auth: true,
+      response: { 200: PlanModel, ...errors(401, 409) },
+      detail: { summary: 'Undo a scheduled downgrade or cancellation' },
     });
 }

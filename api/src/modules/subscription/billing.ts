@@ -1,0 +1,633 @@
+import { and, asc, eq, isNull, lt, lte, or } from 'drizzle-orm';
+import { schema, type DbOrTx, firstRow } from '@bpay/db';
+import { formatDecimal, type Cents } from '@bpay/db/money';
+import { AppError, invalid, notFound } from '../../errors';
+import type { AppDeps } from '../../deps';
+import { newId, newToken } from '../../lib/ids';
+import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
+import { SEARCH_LAG_MS } from '../bcards/collect';
+import { enqueueEmail } from '../email/outbox';
+import { accounts, postMovement } from '../ledger/service';
+
+/*
+ * Paid plans (issue 16). A plan charge (subscription_charges) is one payment of a plan's monthly price to a funding
+ * source, through the processor the source belongs to:
+ *   1. recorded `pending` under a lease, in the transaction that checks the change is allowed (one at a time per user);
+ *   2. held at the processor under the key `plan:<charge id>`, the hold's id recorded;
+ *   3. captured;
+ *   4. in ONE transaction: the charge succeeded, the subscription moved, the ledger movement
+ *      (funding_source -price, bpay:subscriptions +price) and the receipt e-mail.
+ * A decline records the charge failed and moves nothing. A crash anywhere leaves a pending charge whose lease runs
+ * out; the money sweep (recoverPlanCharges) asks the processor by the hold's id or key: captured → step 4 is done;
+ * held → voided, failed; nothing there → failed. So a plan is never paid twice and never paid without being given.
+ *
+ * Billing periods are calendar months in UTC: the same day of the next month, or its last day when it has none
+ * (31 January → 28/29 February). An upgrade (free → paid, or to a dearer plan mid-period) charges the new plan's full
+ * price and starts a new period now; nothing of the old period is refunded. A downgrade or cancellation waits for the
+ * period's end (pendingTierId). At a period's end the renewal sweep charges the next period (its plan: the pending one
+ * if any) to the source the user paid with; a failed renewal keeps the plan, past due, retried daily for
+ * RENEWAL_GRACE_MS, then the user moves to Free, with a plan_notice e-mail at the first failure and at the move.
+ */
+
+type TierRow = typeof schema.subscriptionTiers.$inferSelect;
+type SubRow = typeof schema.userSubscriptions.$inferSelect;
+type SourceRow = typeof schema.fundingSources.$inferSelect;
+export type ChargeRow = typeof schema.subscriptionCharges.$inferSelect;
+
+/** How long a worker owns a pending charge without renewing; longer than any one processor call may take. */
+export const PLAN_CHARGE_LEASE_MS = 60_000;
+/** A failed renewal is tried again this long after the last attempt. */
+export const RENEWAL_RETRY_MS = 24 * 3600_000;
+/** How long a past-due plan is kept (renewal retried) before the user moves to Free. */
+export const RENEWAL_GRACE_MS = 7 * 24 * 3600_000;
+
+export const planHoldKey = (chargeId: string) => `plan:${chargeId}`;
+export const planRefundKey = (chargeId: string) => `plan-refund:${chargeId}`;
+/** The key of a renewal attempt: one charge per subscription, period and attempt (a retry is a new attempt). */
+export const renewalKey = (sub: SubRow, attempt: number) => `renewal:${sub.id}:${sub.currentPeriodEnd?.getTime() ?? 0}#${attempt}`;
+
+/** The end of the period a renewal charge follows (its key names it; see renewalKey). */
+export function renewedPeriodEnd(charge: Pick<ChargeRow, 'kind' | 'idempotencyKey'>): number | null {
+  const m = charge.kind === 'renewal' ? /^renewal:[^:]+:(\d+)#\d+$/.exec(charge.idempotencyKey) : null;
+  return m ? Number(m[1]) : null;
+}
+
+/** The same day of the next month in UTC, clamped to that month's last day; time of day kept. */
+export function addCalendarMonth(d: Date): Date {
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth();
+  const lastDay = new Date(Date.UTC(y, m + 2, 0)).getUTCDate();
+  return new Date(Date.UTC(y, m + 1, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()));
+}
+
+const money = (c: number) => formatDecimal(c as Cents);
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+export async function activeSubscription(db: DbOrTx, userId: string): Promise<SubRow | null> {
+  return (
+    (await firstRow(db, schema.userSubscriptions, and(eq(schema.userSubscriptions.userId, userId), eq(schema.userSubscriptions.status, 'active')))) ?? null
+  );
+}
+
+export async function freeTier(db: DbOrTx): Promise<TierRow> {
+  const free = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.name, 'free'));
+  if (!free) throw new Error('the free plan is missing: the database was not seeded');
+  return free;
+}
+
+async function tierById(db: DbOrTx, id: string): Promise<TierRow> {
+  const tier = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, id));
+  if (!tier) throw new Error(`no tier ${id}`);
+  return tier;
+}
+
+/** A plan the user may move to: it exists and is on offer. Fails with: resource_not_found, tier_inactive. */
+export async function offeredTier(db: DbOrTx, tierId: string): Promise<TierRow> {
+  const tier = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, tierId));
+  if (!tier) throw notFound('plan', tierId, 'tierId');
+  if (!tier.isActive) throw new AppError('tier_inactive', `The ${tier.displayName} plan is no longer offered.`, 'tierId');
+  return tier;
+}
+
+/** The user's own, not removed, active source. Fails with: resource_not_found, validation_error (paused). */
+async function payableSource(db: DbOrTx, userId: string, fundingSourceId: string): Promise<SourceRow> {
+  const source = await firstRow(
+    db,
+    schema.fundingSources,
+    and(eq(schema.fundingSources.id, fundingSourceId), eq(schema.fundingSources.userId, userId), isNull(schema.fundingSources.deletedAt)),
+  );
+  if (!source) throw notFound('funding source', fundingSourceId, 'fundingSourceId');
+  if (!source.isActive) {
+    throw invalid('fundingSourceId', `The funding source ${source.name} (•••• ${source.last4}) is paused. Resume it or choose another.`);
+  }
+  return source;
+}
+
+interface ChargeLease {
+  chargeId: string;
+  owner: string;
+}
+
+class ChargeLeaseLost extends Error {}
+
+async function renewChargeLease(deps: AppDeps, lease: ChargeLease, set: Partial<ChargeRow> = {}): Promise<void> {
+  const at = deps.clock.now();
+  const res = await deps.db
+    .update(schema.subscriptionCharges)
+    .set({ ...set, leaseUntil: new Date(at.getTime() + PLAN_CHARGE_LEASE_MS), updatedAt: at })
+    .where(
+      and(
+        eq(schema.subscriptionCharges.id, lease.chargeId),
+        eq(schema.subscriptionCharges.leaseOwner, lease.owner),
+        eq(schema.subscriptionCharges.status, 'pending'),
+      ),
+    );
+  if (res.rowsAffected !== 1) throw new ChargeLeaseLost(`plan charge ${lease.chargeId} is no longer this worker's`);
+}
+
+/** Moves a pending charge to its end state, if this worker still owns it. */
+async function settleChargeRow(tx: DbOrTx, deps: AppDeps, lease: ChargeLease, set: Partial<ChargeRow> & { status: 'succeeded' | 'failed' }) {
+  const res = await tx
+    .update(schema.subscriptionCharges)
+    .set({ ...set, updatedAt: deps.clock.now() })
+    .where(
+      and(
+        eq(schema.subscriptionCharges.id, lease.chargeId),
+        eq(schema.subscriptionCharges.leaseOwner, lease.owner),
+        eq(schema.subscriptionCharges.status, 'pending'),
+      ),
+    );
+  if (res.rowsAffected !== 1) throw new ChargeLeaseLost(`plan charge ${lease.chargeId} is no longer this worker's`);
+}
+
+async function userOf(db: DbOrTx, userId: string) {
+  const user = await firstRow(db, schema.users, eq(schema.users.id, userId));
+  if (!user) throw new Error(`no user ${userId}`);
+  return user;
+}
+
+/** Ends the user's active subscription (if any) and starts one on `tier`, in the caller's transaction. */
+async function replaceSubscription(
+  tx: DbOrTx,
+  at: Date,
+  userId: string,
+  tier: TierRow,
+  period: { start: Date; end: Date; paymentSourceId: string } | null,
+): Promise<SubRow> {
+  await tx
+    .update(schema.userSubscriptions)
+    .set({ status: 'ended', endedAt: at })
+    .where(and(eq(schema.userSubscriptions.userId, userId), eq(schema.userSubscriptions.status, 'active')));
+  const [sub] = await tx
+    .insert(schema.userSubscriptions)
+    .values({
+      id: newId('sub'),
+      userId,
+      tierId: tier.id,
+      status: 'active',
+      startedAt: at,
+      endedAt: null,
+      currentPeriodStart: period?.start ?? null,
+      currentPeriodEnd: period?.end ?? null,
+      paymentSourceId: period?.paymentSourceId ?? null,
+    })
+    .returning();
+  return sub!;
+}
+
+/** Why a charge failed, as the error the payer gets. */
+export function chargeError(charge: Pick<ChargeRow, 'failureCode' | 'failureMessage'>, source?: Pick<SourceRow, 'name' | 'last4'>): AppError {
+  const what = source ? `${source.name} (•••• ${source.last4}) was declined: ` : '';
+  const message = `${what}${charge.failureMessage ?? 'The payment did not go through.'} Nothing was charged.`;
+  switch (charge.failureCode) {
+    case 'insufficient_funds':
+    case 'expired_card':
+    case 'incorrect_cvc':
+    case 'processing_error':
+      return new AppError(charge.failureCode, message, 'fundingSourceId');
+    case 'interrupted':
+      return new AppError('vendor_unavailable', `${charge.failureMessage ?? 'The payment was interrupted.'} Nothing was charged.`);
+    default:
+      return new AppError('card_declined', message, 'fundingSourceId');
+  }
+}
+
+/**
+ * Runs a recorded pending charge to its end (steps 2 to 4): hold, capture, record. Returns the charge as it ended;
+ * a decline ends it failed (and a renewal's subscription past due). Throws VendorUnavailableError when the
+ * processor does not answer: the charge stays pending and the sweep resolves it once the lease runs out.
+ */
+async function runCharge(deps: AppDeps, lease: ChargeLease): Promise<ChargeRow> {
+  const charge = await firstRow(deps.db, schema.subscriptionCharges, eq(schema.subscriptionCharges.id, lease.chargeId));
+  if (!charge) throw new Error(`no plan charge ${lease.chargeId}`);
+  const source = await firstRow(deps.db, schema.fundingSources, eq(schema.fundingSources.id, charge.fundingSourceId));
+  if (!source) throw new Error(`no funding source ${charge.fundingSourceId}`);
+  const tier = await tierById(deps.db, charge.tierId);
+  const vendor = deps.vendorFor(charge.vendor);
+  let holdId = charge.vendorChargeId;
+  try {
+    if (!holdId) {
+      ({ holdId } = await vendor.hold(source.vendorToken, charge.amountCents, {
+        idempotencyKey: planHoldKey(charge.id),
+        description: `bpay ${tier.displayName} plan, ${day(charge.periodStart)} to ${day(charge.periodEnd)}`,
+      }));
+      await renewChargeLease(deps, lease, { vendorChargeId: holdId });
+    }
+    await vendor.capture(holdId);
+  } catch (e) {
+    if (!(e instanceof VendorDeclineError)) throw e;
+    // Refused: nothing moved (a hold that was placed is released first).
+    if (holdId) await vendor.voidHold(holdId);
+    return failCharge(deps, lease, charge, e.code, e.message);
+  }
+  return completeCharge(deps, lease, charge, tier, holdId);
+}
+
+/** Step 4: one transaction for the charge, the plan, the ledger and the receipt. */
+async function completeCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeRow, tier: TierRow, holdId: string): Promise<ChargeRow> {
+  const at = deps.clock.now();
+  const applied = await deps.db.transaction(async (tx) => {
+    let subscriptionId: string;
+    if (charge.kind === 'upgrade') {
+      const sub = await replaceSubscription(tx, at, charge.userId, tier, {
+        start: charge.periodStart,
+        end: charge.periodEnd,
+        paymentSourceId: charge.fundingSourceId,
+      });
+      subscriptionId = sub.id;
+    } else {
+      // A renewal pays for the period that follows the one it was made for; if that subscription has moved on
+      // meanwhile (an admin changed the plan, the grace period ran out), the money goes back (below).
+      const sub = charge.subscriptionId ? await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, charge.subscriptionId)) : null;
+      if (!sub || sub.status !== 'active' || sub.currentPeriodEnd?.getTime() !== renewedPeriodEnd(charge)) return null;
+      if (sub.tierId === tier.id) {
+        await tx
+          .update(schema.userSubscriptions)
+          .set({
+            currentPeriodStart: charge.periodStart,
+            currentPeriodEnd: charge.periodEnd,
+            pendingTierId: null,
+            pastDueSince: null,
+            renewalAttempts: 0,
+            nextRenewalAttemptAt: null,
+          })
+          .where(eq(schema.userSubscriptions.id, sub.id));
+        subscriptionId = sub.id;
+      } else {
+        // The pending downgrade to a cheaper paid plan takes effect with this period.
+        subscriptionId = (
+          await replaceSubscription(tx, at, charge.userId, tier, {
+            start: charge.periodStart,
+            end: charge.periodEnd,
+            paymentSourceId: charge.fundingSourceId,
+          })
+        ).id;
+      }
+    }
+    await settleChargeRow(tx, deps, lease, { status: 'succeeded', vendorChargeId: holdId, subscriptionId });
+    await postMovement(tx, {
+      kind: 'plan.charged',
+      referenceId: charge.id,
+      at,
+      postings: [
+        { account: accounts.fundingSource(charge.fundingSourceId), amountCents: -charge.amountCents },
+        { account: accounts.subscriptions, amountCents: charge.amountCents },
+      ],
+    });
+    const user = await userOf(tx, charge.userId);
+    const source = await firstRow(tx, schema.fundingSources, eq(schema.fundingSources.id, charge.fundingSourceId));
+    await enqueueEmail(tx, at, {
+      kind: 'plan_receipt',
+      userId: user.id,
+      to: user.email,
+      subject: `Your bpay receipt: ${tier.displayName} plan, $${money(charge.amountCents)}`,
+      text: [
+        `Hello ${user.firstName},`,
+        '',
+        `Thank you: we charged $${money(charge.amountCents)} to ${source?.name ?? 'your card'} (•••• ${source?.last4 ?? '????'}) for the ` +
+          `${tier.displayName} plan, ${day(charge.periodStart)} to ${day(charge.periodEnd)} (UTC).`,
+        `Receipt: ${charge.id}`,
+        '',
+        `Your plan renews on ${day(charge.periodEnd)} at the same price unless you change it on the Plans page.`,
+      ].join('\n'),
+    });
+    return true;
+  });
+  if (applied) return reload(deps, charge.id);
+  // Captured, but nothing left to pay for: the money goes back (the refund is keyed, so a repeat is harmless).
+  await deps.vendorFor(charge.vendor).refund(holdId, charge.amountCents, { idempotencyKey: planRefundKey(charge.id) });
+  await deps.db.transaction((tx) =>
+    settleChargeRow(tx, deps, lease, {
+      status: 'failed',
+      vendorChargeId: holdId,
+      failureCode: 'subscription_changed',
+      failureMessage: 'The plan changed before this renewal was recorded; the charge was refunded.',
+    }),
+  );
+  return reload(deps, charge.id);
+}
+
+async function reload(deps: AppDeps, chargeId: string): Promise<ChargeRow> {
+  const row = await firstRow(deps.db, schema.subscriptionCharges, eq(schema.subscriptionCharges.id, chargeId));
+  if (!row) throw new Error(`no plan charge ${chargeId}`);
+  return row;
+}
+
+/** Records a charge failed; for a renewal, in the same transaction, the subscription goes past due (or to Free). */
+async function failCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeRow, code: string, message: string): Promise<ChargeRow> {
+  await deps.db.transaction(async (tx) => {
+    await settleChargeRow(tx, deps, lease, { status: 'failed', failureCode: code, failureMessage: message });
+    if (charge.kind === 'renewal' && charge.subscriptionId) {
+      const sub = await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, charge.subscriptionId));
+      if (sub?.status === 'active' && sub.currentPeriodEnd?.getTime() === renewedPeriodEnd(charge)) await renewalFailed(tx, deps, sub, message);
+    }
+  });
+  return reload(deps, charge.id);
+}
+
+/**
+ * A renewal could not be paid: the plan is kept, past due, and tried again after RENEWAL_RETRY_MS; once
+ * RENEWAL_GRACE_MS has passed since the first failure the user moves to Free. The user hears of the first failure
+ * and of the move (plan_notice).
+ */
+async function renewalFailed(tx: DbOrTx, deps: AppDeps, sub: SubRow, reason: string): Promise<void> {
+  const at = deps.clock.now();
+  const since = sub.pastDueSince ?? at;
+  const tier = await tierById(tx, sub.tierId);
+  const user = await userOf(tx, sub.userId);
+  if (at.getTime() - since.getTime() >= RENEWAL_GRACE_MS) {
+    await replaceSubscription(tx, at, sub.userId, await freeTier(tx), null);
+    await enqueueEmail(tx, at, {
+      kind: 'plan_notice',
+      userId: user.id,
+      to: user.email,
+      subject: `Your bpay plan is now Free`,
+      text: [
+        `Hello ${user.firstName},`,
+        '',
+        `We could not renew your ${tier.displayName} plan since ${day(since)} (${reason}), so your account is now on the Free plan.`,
+        'Your funding sources and bcards are kept; you cannot add sources above the Free limit until you are under it.',
+        'You can choose a plan again at any time on the Plans page.',
+      ].join('\n'),
+    });
+    return;
+  }
+  await tx
+    .update(schema.userSubscriptions)
+    .set({
+      pastDueSince: since,
+      renewalAttempts: sub.renewalAttempts + 1,
+      nextRenewalAttemptAt: new Date(at.getTime() + RENEWAL_RETRY_MS),
+    })
+    .where(eq(schema.userSubscriptions.id, sub.id));
+  if (!sub.pastDueSince) {
+    const endsAt = new Date(since.getTime() + RENEWAL_GRACE_MS);
+    await enqueueEmail(tx, at, {
+      kind: 'plan_notice',
+      userId: user.id,
+      to: user.email,
+      subject: `We could not renew your bpay ${tier.displayName} plan`,
+      text: [
+        `Hello ${user.firstName},`,
+        '',
+        `Renewing your ${tier.displayName} plan ($${money(tier.monthlyPriceCents)}) failed: ${reason}`,
+        `We will try again every day until ${day(endsAt)}; after that your account moves to the Free plan.`,
+        'To keep your plan, make sure the card you pay with has funds, or pay with another card on the Plans page.',
+      ].join('\n'),
+    });
+  }
+}
+
+export interface UpgradeInput {
+  tierId: string;
+  fundingSourceId: string;
+  /** The request's Idempotency-Key (scoped by runIdempotent): the same key never charges twice. */
+  idempotencyKey: string;
+}
+
+/**
+ * Upgrades the user to a dearer plan, paid now: the full monthly price of the new plan, a new period from now.
+ * Fails with: resource_not_found (plan, funding source), tier_inactive, validation_error (paused source),
+ * plan_unchanged, plan_not_upgrade, plan_change_in_progress, card_declined / insufficient_funds / expired_card /
+ * incorrect_cvc / processing_error (nothing charged), vendor_unavailable (the sweep settles it).
+ */
+export async function upgradePlan(deps: AppDeps, userId: string, input: UpgradeInput): Promise<ChargeRow> {
+  const tier = await offeredTier(deps.db, input.tierId);
+  await payableSource(deps.db, userId, input.fundingSourceId);
+  const owner = newToken();
+  const at = deps.clock.now();
+  const started = await deps.db.transaction(async (tx): Promise<{ prior: ChargeRow } | { charge: ChargeRow }> => {
+    const prior = await firstRow(
+      tx,
+      schema.subscriptionCharges,
+      and(eq(schema.subscriptionCharges.userId, userId), eq(schema.subscriptionCharges.idempotencyKey, input.idempotencyKey)),
+    );
+    if (prior) return { prior };
+    const sub = await activeSubscription(tx, userId);
+    const current = sub ? await tierById(tx, sub.tierId) : await freeTier(tx);
+    if (current.id === tier.id) throw new AppError('plan_unchanged', `You are already on the ${tier.displayName} plan.`, 'tierId');
+    if (tier.monthlyPriceCents <= current.monthlyPriceCents) {
+      throw new AppError(
+        'plan_not_upgrade',
+        `The ${tier.displayName} plan does not cost more than your ${current.displayName} plan: choose it as a downgrade, ` +
+          'which takes effect at the end of your billing period.',
+        'tierId',
+      );
+    }
+    // One plan payment at a time: two upgrades sent together (different keys) cannot both charge.
+    const inFlight = await firstRow(tx, schema.subscriptionCharges, and(eq(schema.subscriptionCharges.userId, userId), eq(schema.subscriptionCharges.status, 'pending')));
+    if (inFlight) throw new AppError('plan_change_in_progress');
+    // Checked again here: a removal or pause racing this request commits before (refused here) or after.
+    const source = await payableSource(tx, userId, input.fundingSourceId);
+    const [charge] = await tx
+      .insert(schema.subscriptionCharges)
+      .values({
+        id: newId('pch'),
+        userId,
+        subscriptionId: null,
+        tierId: tier.id,
+        fundingSourceId: source.id,
+        kind: 'upgrade',
+        status: 'pending',
+        amountCents: tier.monthlyPriceCents,
+        periodStart: at,
+        periodEnd: addCalendarMonth(at),
+        vendor: source.vendor,
+        idempotencyKey: input.idempotencyKey,
+        leaseOwner: owner,
+        leaseUntil: new Date(at.getTime() + PLAN_CHARGE_LEASE_MS),
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning();
+    return { charge: charge! };
+  });
+  let ended: ChargeRow;
+  if ('prior' in started) {
+    // The same request again (a retry after an unexpected failure): its outcome, or finish it if its worker is gone.
+    const lease = started.prior.status === 'pending' ? await takeOver(deps, started.prior.id) : null;
+    if (started.prior.status === 'pending' && !lease) throw new AppError('plan_change_in_progress');
+    ended = lease ? await runOrLeave(deps, lease) : started.prior;
+  } else {
+    ended = await runOrLeave(deps, { chargeId: started.charge.id, owner });
+  }
+  if (ended.status === 'failed') {
+    const source = await firstRow(deps.db, schema.fundingSources, eq(schema.fundingSources.id, ended.fundingSourceId));
+    throw chargeError(ended, ended.failureCode === 'interrupted' ? undefined : source ?? undefined);
+  }
+  return ended;
+}
+
+/** runCharge for a request: a processor that does not answer leaves the charge to the sweep (503). */
+async function runOrLeave(deps: AppDeps, lease: ChargeLease): Promise<ChargeRow> {
+  try {
+    return await runCharge(deps, lease);
+  } catch (e) {
+    if (e instanceof VendorUnavailableError) {
+      deps.log.warn('a plan charge could not be finished now; the money sweep will settle it', { chargeId: lease.chargeId, error: e });
+      throw new AppError(
+        'vendor_unavailable',
+        'The card processor did not answer. If the payment went through your plan changes within a few minutes; otherwise nothing is charged.',
+      );
+    }
+    throw e;
+  }
+}
+
+/** Takes over a pending charge whose worker is gone (its lease ran out); null when it is not (or no longer) one. */
+async function takeOver(deps: AppDeps, chargeId: string): Promise<ChargeLease | null> {
+  const at = deps.clock.now();
+  const owner = newToken();
+  const res = await deps.db
+    .update(schema.subscriptionCharges)
+    .set({ leaseOwner: owner, leaseUntil: new Date(at.getTime() + PLAN_CHARGE_LEASE_MS) })
+    .where(
+      and(
+        eq(schema.subscriptionCharges.id, chargeId),
+        eq(schema.subscriptionCharges.status, 'pending'),
+        lt(schema.subscriptionCharges.leaseUntil, at),
+      ),
+    );
+  return res.rowsAffected === 1 ? { chargeId, owner } : null;
+}
+
+/**
+ * Settles every pending plan charge whose worker is gone, by what the processor says of its hold: captured → the
+ * plan is given (step 4); held → released, failed; none → failed (after a remote processor's search can have caught
+ * up with a hold placed just before the crash). Returns how many it settled.
+ */
+export async function recoverPlanCharges(deps: AppDeps): Promise<number> {
+  const at = deps.clock.now();
+  const stale = await deps.db
+    .select({ id: schema.subscriptionCharges.id })
+    .from(schema.subscriptionCharges)
+    .where(and(eq(schema.subscriptionCharges.status, 'pending'), lt(schema.subscriptionCharges.leaseUntil, at)))
+    .limit(100);
+  let settled = 0;
+  for (const { id } of stale) {
+    const lease = await takeOver(deps, id);
+    if (!lease) continue;
+    try {
+      const charge = await reload(deps, id);
+      const vendor = deps.vendorFor(charge.vendor);
+      const found = charge.vendorChargeId ? await vendor.getHold(charge.vendorChargeId) : await vendor.findHold(planHoldKey(charge.id));
+      if (found?.status === 'captured') {
+        await completeCharge(deps, lease, charge, await tierById(deps.db, charge.tierId), found.holdId);
+      } else if (!found && vendor.searchLags && at.getTime() - charge.createdAt.getTime() < SEARCH_LAG_MS) {
+        continue; // the hold may exist and not be searchable yet: asked again at a later sweep
+      } else {
+        if (found?.status === 'held') await vendor.voidHold(found.holdId);
+        await failCharge(deps, lease, charge, 'interrupted', 'The payment was interrupted before it completed.');
+      }
+      settled++;
+    } catch (error) {
+      deps.log.error('recovering a plan charge failed; the next sweep tries again', { chargeId: id, error });
+    }
+  }
+  return settled;
+}
+
+/**
+ * The renewal sweep: every active subscription whose period has ended (and whose retry is due). A pending move to a
+ * free plan (a cancellation) takes effect without a charge; otherwise the next period is charged at the price of
+ * its plan (the pending downgrade's, if any) to the source the user paid with. Returns how many it handled.
+ */
+export async function renewSubscriptions(deps: AppDeps): Promise<number> {
+  const at = deps.clock.now();
+  const due = await deps.db
+    .select()
+    .from(schema.userSubscriptions)
+    .where(
+      and(
+        eq(schema.userSubscriptions.status, 'active'),
+        lte(schema.userSubscriptions.currentPeriodEnd, at),
+        or(isNull(schema.userSubscriptions.nextRenewalAttemptAt), lte(schema.userSubscriptions.nextRenewalAttemptAt, at)),
+      ),
+    )
+    .orderBy(asc(schema.userSubscriptions.currentPeriodEnd))
+    .limit(100);
+  let handled = 0;
+  for (const sub of due) {
+    try {
+      if (await renewOne(deps, sub)) handled++;
+    } catch (error) {
+      deps.log.error('renewing a subscription failed; the next sweep tries again', { subscriptionId: sub.id, error });
+    }
+  }
+  return handled;
+}
+
+async function renewOne(deps: AppDeps, sub: SubRow): Promise<boolean> {
+  const at = deps.clock.now();
+  const periodEnd = sub.currentPeriodEnd!;
+  const owner = newToken();
+  const started = await deps.db.transaction(async (tx): Promise<ChargeLease | 'done' | null> => {
+    // Read again under the write lock: another sweep (or the user) may have moved it since the list was read.
+    const now = await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, sub.id));
+    if (!now || now.status !== 'active' || now.currentPeriodEnd?.getTime() !== periodEnd.getTime()) return null;
+    if (now.nextRenewalAttemptAt && now.nextRenewalAttemptAt > at) return null;
+    const inFlight = await firstRow(tx, schema.subscriptionCharges, and(eq(schema.subscriptionCharges.userId, sub.userId), eq(schema.subscriptionCharges.status, 'pending')));
+    if (inFlight) return null;
+    const next = await tierById(tx, now.pendingTierId ?? now.tierId);
+    if (next.monthlyPriceCents === 0) {
+      // A cancellation or a move to a free plan: no charge, the new plan starts now.
+      const old = await tierById(tx, now.tierId);
+      await replaceSubscription(tx, at, now.userId, next, null);
+      const user = await userOf(tx, now.userId);
+      await enqueueEmail(tx, at, {
+        kind: 'plan_notice',
+        userId: user.id,
+        to: user.email,
+        subject: `Your bpay plan is now ${next.displayName}`,
+        text: [
+          `Hello ${user.firstName},`,
+          '',
+          `Your ${old.displayName} plan ended on ${day(periodEnd)} as you asked; your account is now on the ${next.displayName} plan, at no charge.`,
+          'Your funding sources and bcards are kept; you cannot add sources above the new limit until you are under it.',
+        ].join('\n'),
+      });
+      return 'done';
+    }
+    const source = now.paymentSourceId
+      ? await firstRow(tx, schema.fundingSources, and(eq(schema.fundingSources.id, now.paymentSourceId), isNull(schema.fundingSources.deletedAt)))
+      : null;
+    if (!source || !source.isActive) {
+      await renewalFailed(tx, deps, now, source ? 'the card you pay with is paused.' : 'the card you paid with was removed.');
+      return 'done';
+    }
+    // Periods follow each other; a period that would already be over (the service was down for long) starts now.
+    const start = addCalendarMonth(periodEnd) > at ? periodEnd : at;
+    const inserted = await tx
+      .insert(schema.subscriptionCharges)
+      .values({
+        id: newId('pch'),
+        userId: now.userId,
+        subscriptionId: now.id,
+        tierId: next.id,
+        fundingSourceId: source.id,
+        kind: 'renewal',
+        status: 'pending',
+        amountCents: next.monthlyPriceCents,
+        periodStart: start,
+        periodEnd: addCalendarMonth(start),
+        vendor: source.vendor,
+        idempotencyKey: renewalKey(now, now.renewalAttempts + 1),
+        leaseOwner: owner,
+        leaseUntil: new Date(at.getTime() + PLAN_CHARGE_LEASE_MS),
+        createdAt: at,
+        updatedAt: at,
+      })
+      .onConflictDoNothing()
+      .returning({ id: schema.subscriptionCharges.id });
+    return inserted[0] ? { chargeId: inserted[0].id, owner } : null;
+  });
+  if (started === null) return false;
+  if (started === 'done') return true;
+  try {
+    await runCharge(deps, started);
+  } catch (e) {
+    if (!(e instanceof VendorUnavailableError)) throw e;
+    deps.log.warn('a renewal could not be finished now; the money sweep will settle it', { chargeId: started.chargeId, error: e });
+  }
+  return true;
+}
