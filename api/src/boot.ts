@@ -39,7 +39,8 @@ export const WEBHOOK_POLL_MS = 1000;
 /** How often the mail worker looks for due messages. */
 export const MAIL_POLL_MS = 2000;
 
-export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number; renewed: number }> {
+/** Runs every money sweep once; answers what it recovered, expired and canceled (renewals are logged). */
+export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number }> {
   const recovered =
     (await recoverCollections(deps, deps.bcardTtlMs)) +
     (await recoverStuckIntents(deps)) +
@@ -51,7 +52,7 @@ export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; ex
   // Paid plans whose period ended: renewed, retried, or moved to their pending (or the free) plan.
   const renewed = await renewSubscriptions(deps);
   if (recovered || expired || canceled || renewed) deps.log.info('money sweep', { recovered, expired, canceled, renewed });
-  return { recovered, expired, canceled, renewed };
+  return { recovered, expired, canceled };
 }
 
 export interface Booted {

@@ -253,6 +253,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your plan, its billing period, scheduled change and usage against its limits */
+        get: operations["getApiSubscriptionPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your plan payments (receipts and failed attempts), newest first: the last 100 */
+        get: operations["getApiSubscriptionCharges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upgrade to a dearer plan, paid now from one of your funding sources
+         * @description Charges the new plan's full monthly price through the card processor and starts a new billing period now (one calendar month, UTC); nothing of the current period is refunded. The receipt is e-mailed. A decline answers 402 and changes nothing. One plan payment runs at a time (409 plan_change_in_progress).
+         */
+        post: operations["postApiSubscriptionUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/downgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move to a cheaper plan (the free plan: cancel) at the end of the billing period
+         * @description The current plan is kept until currentPeriodEnd, then the account moves to pendingTier (a paid one is charged then instead of the current plan). On a plan that is not billed the move happens at once. Sources and bcards above the new limits are kept; no new ones can be added until under them.
+         */
+        post: operations["postApiSubscriptionDowngrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo a scheduled downgrade or cancellation */
+        post: operations["postApiSubscriptionKeep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/funding-sources": {
         parameters: {
             query?: never;
@@ -2813,6 +2904,702 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        };
+                        /** Format: date-time */
+                        currentPeriodStart: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
+                         */
+                        currentPeriodEnd: string | null;
+                        /** @description The funding source renewals are charged to */
+                        paymentSource: {
+                            id: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                        } | null;
+                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
+                        pendingTier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        } | null;
+                        /** Format: date-time */
+                        pastDueSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when the account moves to Free unless a renewal succeeds first
+                         */
+                        graceEndsAt: string | null;
+                        /** Format: date-time */
+                        nextRenewalAttemptAt: string | null;
+                        usage: {
+                            fundingSources: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                            bcardsThisMonth: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiSubscriptionCharges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /**
+                         * @default upgrade
+                         * @enum {string}
+                         */
+                        kind: "upgrade" | "renewal";
+                        /**
+                         * @default pending
+                         * @enum {string}
+                         */
+                        status: "pending" | "succeeded" | "failed";
+                        /**
+                         * @description Dollars
+                         * @example 9.99
+                         */
+                        amount: string;
+                        planName: string;
+                        /** Format: date-time */
+                        periodStart: string;
+                        /** Format: date-time */
+                        periodEnd: string;
+                        fundingSource: {
+                            id: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                        };
+                        failureMessage: string | null;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiSubscriptionUpgrade: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tierId: string;
+                    fundingSourceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plan: {
+                            tier: {
+                                id: string;
+                                /**
+                                 * @example free
+                                 * @example pro
+                                 * @example premium
+                                 */
+                                name: string;
+                                displayName: string;
+                                /**
+                                 * @description Dollars per month
+                                 * @example 9.99
+                                 */
+                                monthlyPrice: number;
+                                /**
+                                 * @description Fraction of the amount
+                                 * @example 0.029
+                                 */
+                                transactionFeeRate: number;
+                                limits: {
+                                    /** @description -1 means unlimited */
+                                    fundingSources: number;
+                                    monthlyTransactions: number;
+                                    bcardGenerationLimit: number;
+                                    apiCallsPerMonth: number;
+                                };
+                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                            };
+                            /** Format: date-time */
+                            currentPeriodStart: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
+                             */
+                            currentPeriodEnd: string | null;
+                            /** @description The funding source renewals are charged to */
+                            paymentSource: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                            } | null;
+                            /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
+                            pendingTier: {
+                                id: string;
+                                /**
+                                 * @example free
+                                 * @example pro
+                                 * @example premium
+                                 */
+                                name: string;
+                                displayName: string;
+                                /**
+                                 * @description Dollars per month
+                                 * @example 9.99
+                                 */
+                                monthlyPrice: number;
+                                /**
+                                 * @description Fraction of the amount
+                                 * @example 0.029
+                                 */
+                                transactionFeeRate: number;
+                                limits: {
+                                    /** @description -1 means unlimited */
+                                    fundingSources: number;
+                                    monthlyTransactions: number;
+                                    bcardGenerationLimit: number;
+                                    apiCallsPerMonth: number;
+                                };
+                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                            } | null;
+                            /** Format: date-time */
+                            pastDueSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description While past due: when the account moves to Free unless a renewal succeeds first
+                             */
+                            graceEndsAt: string | null;
+                            /** Format: date-time */
+                            nextRenewalAttemptAt: string | null;
+                            usage: {
+                                fundingSources: {
+                                    used: number;
+                                    /** @description -1 means unlimited */
+                                    limit: number;
+                                };
+                                bcardsThisMonth: {
+                                    used: number;
+                                    /** @description -1 means unlimited */
+                                    limit: number;
+                                };
+                            };
+                        };
+                        receipt: {
+                            id: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @default upgrade
+                             * @enum {string}
+                             */
+                            kind: "upgrade" | "renewal";
+                            /**
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            /**
+                             * @description Dollars
+                             * @example 9.99
+                             */
+                            amount: string;
+                            planName: string;
+                            /** Format: date-time */
+                            periodStart: string;
+                            /** Format: date-time */
+                            periodEnd: string;
+                            fundingSource: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                            };
+                            failureMessage: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiSubscriptionDowngrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tierId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        };
+                        /** Format: date-time */
+                        currentPeriodStart: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
+                         */
+                        currentPeriodEnd: string | null;
+                        /** @description The funding source renewals are charged to */
+                        paymentSource: {
+                            id: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                        } | null;
+                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
+                        pendingTier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        } | null;
+                        /** Format: date-time */
+                        pastDueSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when the account moves to Free unless a renewal succeeds first
+                         */
+                        graceEndsAt: string | null;
+                        /** Format: date-time */
+                        nextRenewalAttemptAt: string | null;
+                        usage: {
+                            fundingSources: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                            bcardsThisMonth: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiSubscriptionKeep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        };
+                        /** Format: date-time */
+                        currentPeriodStart: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
+                         */
+                        currentPeriodEnd: string | null;
+                        /** @description The funding source renewals are charged to */
+                        paymentSource: {
+                            id: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                        } | null;
+                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
+                        pendingTier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        } | null;
+                        /** Format: date-time */
+                        pastDueSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when the account moves to Free unless a renewal succeeds first
+                         */
+                        graceEndsAt: string | null;
+                        /** Format: date-time */
+                        nextRenewalAttemptAt: string | null;
+                        usage: {
+                            fundingSources: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                            bcardsThisMonth: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
