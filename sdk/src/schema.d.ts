@@ -1311,7 +1311,7 @@ export interface paths {
         };
         /**
          * Dashboard figures
-         * @description Computed from the database on each call. Money in dollars. revenue.total is the monthly price of active paid subscriptions plus the fees in the ledger account bpay:fees. fundingPool.balance is what is left on active bcards: bpay holds no funds of its own.
+         * @description Computed from the database on each call. Money in dollars. revenue.subscriptions is every plan charge collected (ledger account bpay:subscriptions), revenue.fees the fees in bpay:fees, revenue.total both. fundingPool.balance is what is left on active bcards: bpay holds no funds of its own.
          */
         get: operations["getApiAdminDashboard"];
         put?: never;
@@ -1491,7 +1491,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active subscriptions and monthly revenue per tier */
+        /**
+         * Paying subscribers and revenue per tier
+         * @description count: active subscriptions with a paid period (on a free tier: every active one; a plan an admin gave without payment is not counted). monthlyRevenue: succeeded plan charges of the tier this UTC calendar month. totalSubscriptionRevenue: every succeeded plan charge.
+         */
         get: operations["getApiAdminSubscription-analytics"];
         put?: never;
         post?: never;
@@ -8820,8 +8823,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         revenue: {
-                            /** @description Dollars: monthly price of active paid subscriptions + fees in the ledger (bpay:fees) */
+                            /** @description Dollars: subscriptions + fees */
                             total: number;
+                            /** @description Dollars: every plan charge collected (ledger account bpay:subscriptions) */
                             subscriptions: number;
                             fees: number;
                         };

@@ -455,8 +455,18 @@ describe('figures', () => {
       const src = await addCard(c, u.cookie);
       await bcardCard(c, u.cookie, src.id, '25.00');
       await createMerchant(c, u.cookie);
+      // A plan an admin gives brings no revenue and is not a paying subscriber; one the user pays for is both.
+      const given = await registerUser(c);
+      await adminCall(c, t, `/api/admin/users/${given.user.id}/subscription`, { method: 'PATCH', body: { tierId: 'tier_pro' } });
       const pro = await registerUser(c);
-      await adminCall(c, t, `/api/admin/users/${pro.user.id}/subscription`, { method: 'PATCH', body: { tierId: 'tier_pro' } });
+      const proCard = await addCard(c, pro.cookie);
+      const paid = await call(c, '/api/subscription/upgrade', {
+        method: 'POST',
+        cookie: pro.cookie,
+        body: { tierId: 'tier_pro', fundingSourceId: proCard.id },
+        headers: { 'idempotency-key': 'admin-figures-upgrade' },
+      });
+      expect(paid.status).toBe(200);
       const proPrice = (await c.handle.db.query.subscriptionTiers.findFirst({ where: eq(schema.subscriptionTiers.id, 'tier_pro') }))!.monthlyPriceCents;
       const feeRows = (await c.handle.client.execute("SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = 'bpay:fees'")).rows;
       const fees = Number(feeRows[0]?.s);
@@ -464,7 +474,7 @@ describe('figures', () => {
 
       const d = (await get('/api/admin/dashboard')).body;
       expect(d).toMatchObject({
-        users: { total: 2 },
+        users: { total: 3 },
         merchants: { total: 1 },
         bcardGeneration: { total: 1, successRate: 100 },
         fundingPool: { balance: 25 },
@@ -487,7 +497,9 @@ describe('figures', () => {
       const s = (await get('/api/admin/subscription-analytics')).body;
       expect(s.totalSubscriptionRevenue).toBe(proPrice / 100);
       const byName = Object.fromEntries(s.subscriptionsByTier.map((x: { tierId: string; count: number }) => [x.tierId, x.count]));
-      expect(byName).toMatchObject({ tier_free: 1, tier_pro: 1 });
+      expect(byName).toMatchObject({ tier_free: 1, tier_pro: 1, tier_premium: 0 });
+      const proRow = s.subscriptionsByTier.find((x: { tierId: string }) => x.tierId === 'tier_pro');
+      expect(proRow.monthlyRevenue).toBe(proPrice / 100);
 
       const m = (await get('/api/admin/merchants')).body;
       expect(m).toHaveLength(1);

@@ -12,13 +12,15 @@ const num = (v: unknown) => Number(v ?? 0);
 /** A percentage with one decimal; 100 when nothing was attempted (nothing has failed). */
 const rate = (ok: number, all: number) => (all === 0 ? 100 : Math.round((ok / all) * 1000) / 10);
 
-/** Monthly price of every active subscription on a paid tier, in cents. */
+/**
+ * Plan revenue bpay collected: the balance of the ledger account bpay:subscriptions, i.e. every succeeded plan
+ * charge (upgrades and renewals). A plan an admin gave without payment brings none.
+ */
 async function subscriptionRevenueCents(db: Db): Promise<number> {
   const [row] = await db
-    .select({ s: sql<number>`coalesce(sum(${schema.subscriptionTiers.monthlyPriceCents}), 0)` })
-    .from(schema.userSubscriptions)
-    .innerJoin(schema.subscriptionTiers, eq(schema.subscriptionTiers.id, schema.userSubscriptions.tierId))
-    .where(eq(schema.userSubscriptions.status, 'active'));
+    .select({ s: sql<number>`coalesce(sum(${schema.ledgerPostings.amountCents}), 0)` })
+    .from(schema.ledgerPostings)
+    .where(eq(schema.ledgerPostings.account, 'bpay:subscriptions'));
   return num(row?.s);
 }
 
@@ -97,26 +99,48 @@ export interface SubscriptionAnalytics {
   subscriptionsByTier: Array<{ tierId: string; tierName: string; count: number; monthlyRevenue: number }>;
 }
 
-/** Active subscriptions per tier (every tier listed, zero included) and their monthly revenue. */
-export async function subscriptionAnalytics(db: Db): Promise<SubscriptionAnalytics> {
+const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+
+/**
+ * Subscribers and revenue per tier (every tier listed, zero included). A paid tier counts its paying subscribers:
+ * active subscriptions with a paid billing period (one an admin gave without payment is not counted); a free tier
+ * counts its active subscriptions. monthlyRevenue is what the tier's succeeded plan charges brought this UTC
+ * calendar month; totalSubscriptionRevenue is every succeeded plan charge ever (the ledger's bpay:subscriptions).
+ */
+export async function subscriptionAnalytics(db: Db, clock: Clock): Promise<SubscriptionAnalytics> {
+  const monthStart = startOfUtcMonth(clock.now()).getTime();
+  const subscribers = db
+    .select({ tierId: schema.userSubscriptions.tierId, n: sql<number>`count(*)`.as('n') })
+    .from(schema.userSubscriptions)
+    .innerJoin(schema.subscriptionTiers, eq(schema.subscriptionTiers.id, schema.userSubscriptions.tierId))
+    .where(
+      and(
+        eq(schema.userSubscriptions.status, 'active'),
+        sql`(${schema.subscriptionTiers.monthlyPriceCents} = 0 OR ${schema.userSubscriptions.currentPeriodEnd} IS NOT NULL)`,
+      ),
+    )
+    .groupBy(schema.userSubscriptions.tierId)
+    .as('subscribers');
+  const paid = db
+    .select({ tierId: schema.subscriptionCharges.tierId, s: sql<number>`sum(${schema.subscriptionCharges.amountCents})`.as('s') })
+    .from(schema.subscriptionCharges)
+    .where(and(eq(schema.subscriptionCharges.status, 'succeeded'), gte(schema.subscriptionCharges.createdAt, new Date(monthStart))))
+    .groupBy(schema.subscriptionCharges.tierId)
+    .as('paid');
   const rows = await db
     .select({
       id: schema.subscriptionTiers.id,
       name: schema.subscriptionTiers.displayName,
-      price: schema.subscriptionTiers.monthlyPriceCents,
-      n: sql<number>`count(${schema.userSubscriptions.id})`,
+      n: sql<number>`coalesce(${subscribers.n}, 0)`,
+      s: sql<number>`coalesce(${paid.s}, 0)`,
     })
     .from(schema.subscriptionTiers)
-    .leftJoin(
-      schema.userSubscriptions,
-      and(eq(schema.userSubscriptions.tierId, schema.subscriptionTiers.id), eq(schema.userSubscriptions.status, 'active')),
-    )
-    .groupBy(schema.subscriptionTiers.id)
+    .leftJoin(subscribers, eq(subscribers.tierId, schema.subscriptionTiers.id))
+    .leftJoin(paid, eq(paid.tierId, schema.subscriptionTiers.id))
     .orderBy(asc(schema.subscriptionTiers.sortOrder), asc(schema.subscriptionTiers.monthlyPriceCents));
-  const byTier = rows.map((r) => ({ tierId: r.id, tierName: r.name, count: num(r.n), monthlyRevenueCents: num(r.n) * r.price }));
   return {
-    totalSubscriptionRevenue: dollars(byTier.reduce((s, r) => s + r.monthlyRevenueCents, 0)),
-    subscriptionsByTier: byTier.map(({ monthlyRevenueCents, ...r }) => ({ ...r, monthlyRevenue: dollars(monthlyRevenueCents) })),
+    totalSubscriptionRevenue: dollars(await subscriptionRevenueCents(db)),
+    subscriptionsByTier: rows.map((r) => ({ tierId: r.id, tierName: r.name, count: num(r.n), monthlyRevenue: dollars(num(r.s)) })),
   };
 }
 
@@ -164,7 +188,7 @@ export async function adminAnalytics(db: Db, clock: Clock): Promise<AdminAnalyti
     .orderBy(sql`${perPayment.k}`);
   const vol = new Map(volume.map((r) => [r.d, num(r.s)]));
   const bc = new Map(cards.map((r) => [r.d, num(r.n)]));
-  const plans = await subscriptionAnalytics(db);
+  const plans = await subscriptionAnalytics(db, clock);
   return {
     paymentVolumeByDay: days.map((date) => ({ date, amount: dollars(vol.get(date) ?? 0) })),
     bcardsByDay: days.map((date) => ({ date, count: bc.get(date) ?? 0 })),

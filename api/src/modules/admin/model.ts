@@ -233,8 +233,8 @@ export const SubscriptionAnalyticsModel = t.Object({
 
 export const DashboardModel = t.Object({
   revenue: t.Object({
-    total: t.Number({ description: 'Dollars: monthly price of active paid subscriptions + fees in the ledger (bpay:fees)' }),
-    subscriptions: t.Number(),
+    total: t.Number({ description: 'Dollars: subscriptions + fees' }),
+    subscriptions: t.Number({ description: 'Dollars: every plan charge collected (ledger account bpay:subscriptions)' }),
     fees: t.Number(),
   }),
   users: t.Object({ total: t.Integer() }),

@@ -77,8 +77,8 @@ export function adminRoutes(deps: AppDeps) {
       response: { 200: DashboardModel, ...errors(401) },
       detail: doc(
         'Dashboard figures',
-        'Computed from the database on each call. Money in dollars. revenue.total is the monthly price of active ' +
-          'paid subscriptions plus the fees in the ledger account bpay:fees. fundingPool.balance is what is left ' +
+        'Computed from the database on each call. Money in dollars. revenue.subscriptions is every plan charge ' +
+          'collected (ledger account bpay:subscriptions), revenue.fees the fees in bpay:fees, revenue.total both. fundingPool.balance is what is left ' +
           'on active bcards: bpay holds no funds of its own.',
       ),
     })
@@ -202,10 +202,15 @@ export function adminRoutes(deps: AppDeps) {
       response: { 200: t.Array(UserSubscriptionModel), ...errors(401) },
       detail: doc('Active subscriptions with their user and tier'),
     })
-    .get('/subscription-analytics', () => subscriptionAnalytics(deps.db), {
+    .get('/subscription-analytics', () => subscriptionAnalytics(deps.db, deps.clock), {
       admin: true,
       response: { 200: SubscriptionAnalyticsModel, ...errors(401) },
-      detail: doc('Active subscriptions and monthly revenue per tier'),
+      detail: doc(
+        'Paying subscribers and revenue per tier',
+        'count: active subscriptions with a paid period (on a free tier: every active one; a plan an admin gave without ' +
+          'payment is not counted). monthlyRevenue: succeeded plan charges of the tier this UTC calendar month. ' +
+          'totalSubscriptionRevenue: every succeeded plan charge.',
+      ),
     })
     .get(
       '/merchants',

@@ -187,7 +187,11 @@ export function currentPeriod(startedAt: Date, now: Date): { start: Date; end: D
 }
 
 export function toSubscriptionView(s: SubRow, u: UserRow, t: TierRow, now: Date): UserSubscriptionView {
-  const p = currentPeriod(s.startedAt, s.endedAt ?? now);
+  // A paid plan has its real billing period; one that is not billed shows months counted from its start.
+  const p =
+    s.currentPeriodStart && s.currentPeriodEnd
+      ? { start: s.currentPeriodStart, end: s.currentPeriodEnd }
+      : currentPeriod(s.startedAt, s.endedAt ?? now);
   return {
     id: s.id,
     userId: s.userId,
