@@ -24,6 +24,7 @@ const ResetPasswordPage = lazyPage(() => import('./areas/password-reset'), (m) =
 const EmailOutboxPage = lazyPage(() => import('./areas/email-outbox'), (m) => m.EmailOutboxPage);
 const DashboardPage = lazyPage(() => import('./areas/dashboard'), (m) => m.DashboardPage);
 const KycVerificationPage = lazyPage(() => import('./areas/kyc'), (m) => m.KycVerificationPage);
+const PlansPage = lazyPage(() => import('./areas/plans'), (m) => m.PlansPage);
 const MerchantPortalPage = lazyPage(() => import('./areas/merchants'), (m) => m.MerchantPortalPage);
 const MerchantDashboardPage = lazyPage(() => import('./areas/merchants'), (m) => m.MerchantDashboardPage);
 const AdminLoginPage = lazyPage(() => import('./areas/admin'), (m) => m.AdminLoginPage);
@@ -134,6 +135,7 @@ export function AppRouter({ ssrPath }: { ssrPath?: string } = {}) {
         <Route path="/admin-login">{() => <Lazy page={AdminLoginPage} />}</Route>
         <Route path="/admin-panel">{() => <Lazy page={AdminPanelPage} />}</Route>
         <Route path="/kyc-verification">{() => <ConsumerOnly page={KycVerificationPage} />}</Route>
+        <Route path="/plans">{() => <ConsumerOnly page={PlansPage} />}</Route>
         <Route path="/merchant-portal">{() => <SignedIn page={MerchantPortalPage} />}</Route>
         <Route path="/merchant-dashboard">{() => <SignedIn page={MerchantDashboardPage} />}</Route>
         {/* The checkout popup asks for sign-in itself, after showing what is being paid. */}

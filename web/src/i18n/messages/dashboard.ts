@@ -12,6 +12,7 @@ export const en = {
   'dashboard.menu.open': 'Account menu for {name}',
   'dashboard.menu.signedInAs': 'Signed in as',
   'dashboard.menu.viewProfile': 'View Profile',
+  'dashboard.menu.plans': 'Plans & Billing',
   'dashboard.menu.logout': 'Logout',
 
   'dashboard.tabs.label': 'Dashboard sections',
@@ -121,6 +122,7 @@ export const ar: Record<keyof typeof en, string> = {
   'dashboard.menu.open': 'قائمة الحساب لـ {name}',
   'dashboard.menu.signedInAs': 'تم تسجيل الدخول باسم',
   'dashboard.menu.viewProfile': 'عرض الملف الشخصي',
+  'dashboard.menu.plans': 'الخطط والفوترة',
   'dashboard.menu.logout': 'تسجيل الخروج',
 
   'dashboard.tabs.label': 'أقسام لوحة التحكم',

@@ -21,6 +21,7 @@ export const en = {
   'fundingSources.limit.allowanceUnlimited': 'The {plan} plan allows unlimited funding sources',
   'fundingSources.limit.upgrade': 'Upgrade to Pro for 5 sources or Premium for unlimited',
   'fundingSources.limit.upgradePremium': 'Upgrade to Premium for unlimited sources',
+  'fundingSources.limit.seePlans': 'See plans',
 
   'fundingSources.brand.visa': 'Visa',
   'fundingSources.brand.mastercard': 'Mastercard',
@@ -118,6 +119,7 @@ export const ar: Record<keyof typeof en, string> = {
   'fundingSources.limit.allowanceUnlimited': 'تتيح الخطة {plan} عددًا غير محدود من مصادر التمويل',
   'fundingSources.limit.upgrade': 'قم بالترقية إلى Pro للحصول على 5 مصادر أو إلى Premium لعدد غير محدود',
   'fundingSources.limit.upgradePremium': 'قم بالترقية إلى Premium للحصول على عدد غير محدود من المصادر',
+  'fundingSources.limit.seePlans': 'عرض الخطط',
 
   'fundingSources.brand.visa': 'فيزا',
   'fundingSources.brand.mastercard': 'ماستركارد',

@@ -16,6 +16,7 @@ import type * as merchants from './merchants';
 import type * as passwords from './passwords';
 import type * as passwordReset from './password-reset';
 import type * as emailOutbox from './email-outbox';
+import type * as plans from './plans';
 import type * as paymentDemo from './payment-demo';
 import type * as profile from './profile';
 import type * as settings from './settings';
@@ -53,6 +54,7 @@ type AreaCatalogue =
   | typeof demos
   | typeof paymentDemo
   | typeof passwords
+  | typeof plans
   | typeof investors;
 
 /** One area's catalogue module, as `import * as area from './messages/<area>'` gives it. */

@@ -1,4 +1,4 @@
-import { ChevronDown, Languages, LogOut, UserRound } from 'lucide-react';
+import { ChevronDown, CreditCard, Languages, LogOut, UserRound } from 'lucide-react';
 import { Link, useLocation } from 'wouter';
 import {
   DropdownMenu,
@@ -79,6 +79,10 @@ function ProfileMenu({ user, onViewProfile }: { user: User; onViewProfile(): voi
         <DropdownMenuItem onSelect={onViewProfile} data-testid="view-profile">
           <UserRound className="h-4 w-4 text-slate-500" aria-hidden />
           {t('dashboard.menu.viewProfile')}
+        </DropdownMenuItem>
+        <DropdownMenuItem onSelect={() => navigate('/plans')} data-testid="menu-plans">
+          <CreditCard className="h-4 w-4 text-slate-500" aria-hidden />
+          {t('dashboard.menu.plans')}
         </DropdownMenuItem>
         <DropdownMenuItem
           onSelect={() => setLanguage(lang === 'ar' ? 'en' : 'ar')}

@@ -1,4 +1,6 @@
 import { Info } from 'lucide-react';
+import { Link } from 'wouter';
+import { buttonClasses } from '../../../components/ui/button';
 import { useT, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { isAtLimit, planName, upgradeHint, type PlanName } from '../plan-limit';
@@ -57,6 +59,11 @@ export function PlanLimitBanner({
           <p className="text-xs opacity-90">
             {hint === 'premium' ? t('fundingSources.limit.upgradePremium') : t('fundingSources.limit.upgrade')}
           </p>
+        )}
+        {hint && !isDemo && (
+          <Link href="/plans" className={buttonClasses('outline', 'sm', 'mt-2 h-7 bg-white text-xs')} data-testid="funding-source-limit-plans">
+            {t('fundingSources.limit.seePlans')}
+          </Link>
         )}
       </div>
     </div>

@@ -9,9 +9,13 @@ import { tiersQuery } from '../api';
 import { usePageT } from '../../../i18n';
 import { formatTier, type TierDisplay } from '../pricing-format';
 import { SectionHeading } from './section-heading';
+import { useAuth } from '../../auth/auth-context';
 
 function PricingCard({ tier, popular, lang }: { tier: TierDisplay; popular: boolean; lang: Lang }) {
   const t = usePageT(lang);
+  // Signed in (the landing page in another language, or a session found after load), a plan is changed on /plans;
+  // /auth would only send a signed-in visitor back to /.
+  const { user } = useAuth();
   const titleId = `plan-${tier.id}-title`;
   return (
     <article
@@ -39,7 +43,7 @@ function PricingCard({ tier, popular, lang }: { tier: TierDisplay; popular: bool
       <p className="mt-2 text-sm text-slate-600">{tier.fee}</p>
 
       <Link
-        href="/auth"
+        href={user ? '/plans' : '/auth'}
         aria-label={t('landing.pricing.cta.aria', { cta: tier.cta, plan: tier.title })}
         className={buttonClasses(popular ? 'primary' : 'outline', 'md', 'mt-6 w-full')}
       >
