@@ -10,7 +10,8 @@ import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-li
 import { expireBcards, recoverCollections } from './modules/bcards/collect';
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/service';
 import { recoverRefunds } from './modules/refunds/service';
-import { recoverPlanCharges, renewSubscriptions } from './modules/subscription/billing';
+import { recoverPlanCharges } from './modules/subscription/billing';
+import { renewSubscriptions } from './modules/subscription/renewals';
 import { pruneBroadcasts } from './modules/events/broadcast';
 import { startWebhookWorker } from './modules/webhooks/worker';
 import { startMailWorker } from './modules/email/worker';

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, eq, isNull, lt } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound } from '../../errors';
@@ -75,7 +75,7 @@ export async function freeTier(db: DbOrTx): Promise<TierRow> {
   return free;
 }
 
-async function tierById(db: DbOrTx, id: string): Promise<TierRow> {
+export async function tierById(db: DbOrTx, id: string): Promise<TierRow> {
   const tier = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, id));
   if (!tier) throw new Error(`no tier ${id}`);
   return tier;
@@ -103,7 +103,7 @@ async function payableSource(db: DbOrTx, userId: string, fundingSourceId: string
   return source;
 }
 
-interface ChargeLease {
+export interface ChargeLease {
   chargeId: string;
   owner: string;
 }
@@ -140,14 +140,14 @@ async function settleChargeRow(tx: DbOrTx, deps: AppDeps, lease: ChargeLease, se
   if (res.rowsAffected !== 1) throw new ChargeLeaseLost(`plan charge ${lease.chargeId} is no longer this worker's`);
 }
 
-async function userOf(db: DbOrTx, userId: string) {
+export async function userOf(db: DbOrTx, userId: string) {
   const user = await firstRow(db, schema.users, eq(schema.users.id, userId));
   if (!user) throw new Error(`no user ${userId}`);
   return user;
 }
 
 /** Ends the user's active subscription (if any) and starts one on `tier`, in the caller's transaction. */
-async function replaceSubscription(
+export async function replaceSubscription(
   tx: DbOrTx,
   at: Date,
   userId: string,
@@ -197,7 +197,7 @@ export function chargeError(charge: Pick<ChargeRow, 'failureCode' | 'failureMess
  * a decline ends it failed (and a renewal's subscription past due). Throws VendorUnavailableError when the
  * processor does not answer: the charge stays pending and the sweep resolves it once the lease runs out.
  */
-async function runCharge(deps: AppDeps, lease: ChargeLease): Promise<ChargeRow> {
+export async function runCharge(deps: AppDeps, lease: ChargeLease): Promise<ChargeRow> {
   const charge = await firstRow(deps.db, schema.subscriptionCharges, eq(schema.subscriptionCharges.id, lease.chargeId));
   if (!charge) throw new Error(`no plan charge ${lease.chargeId}`);
   const source = await firstRow(deps.db, schema.fundingSources, eq(schema.fundingSources.id, charge.fundingSourceId));
@@ -330,7 +330,7 @@ async function failCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeRow, 
  * RENEWAL_GRACE_MS has passed since the first failure the user moves to Free. The user hears of the first failure
  * and of the move (plan_notice).
  */
-async function renewalFailed(tx: DbOrTx, deps: AppDeps, sub: SubRow, reason: string): Promise<void> {
+export async function renewalFailed(tx: DbOrTx, deps: AppDeps, sub: SubRow, reason: string): Promise<void> {
   const at = deps.clock.now();
   const since = sub.pastDueSince ?? at;
   const tier = await tierById(tx, sub.tierId);
@@ -446,7 +446,8 @@ export async function upgradePlan(deps: AppDeps, userId: string, input: UpgradeI
   if ('prior' in started) {
     // The same request again (a retry after an unexpected failure): its outcome, or finish it if its worker is gone.
     const lease = started.prior.status === 'pending' ? await takeOver(deps, started.prior.id) : null;
-    if (started.prior.status === 'pending' && !lease) throw new AppError('plan_change_in_progress');
+    // Still running under another worker: not an answer to remember for this key (runIdempotent keeps it open).
+    if (started.prior.status === 'pending' && !lease) throw new AppError('idempotency_key_in_use');
     ended = lease ? await runOrLeave(deps, lease) : started.prior;
   } else {
     ended = await runOrLeave(deps, { chargeId: started.charge.id, owner });
@@ -525,109 +526,4 @@ export async function recoverPlanCharges(deps: AppDeps): Promise<number> {
     }
   }
   return settled;
-}
-
-/**
- * The renewal sweep: every active subscription whose period has ended (and whose retry is due). A pending move to a
- * free plan (a cancellation) takes effect without a charge; otherwise the next period is charged at the price of
- * its plan (the pending downgrade's, if any) to the source the user paid with. Returns how many it handled.
- */
-export async function renewSubscriptions(deps: AppDeps): Promise<number> {
-  const at = deps.clock.now();
-  const due = await deps.db
-    .select()
-    .from(schema.userSubscriptions)
-    .where(
-      and(
-        eq(schema.userSubscriptions.status, 'active'),
-        lte(schema.userSubscriptions.currentPeriodEnd, at),
-        or(isNull(schema.userSubscriptions.nextRenewalAttemptAt), lte(schema.userSubscriptions.nextRenewalAttemptAt, at)),
-      ),
-    )
-    .orderBy(asc(schema.userSubscriptions.currentPeriodEnd))
-    .limit(100);
-  let handled = 0;
-  for (const sub of due) {
-    try {
-      if (await renewOne(deps, sub)) handled++;
-    } catch (error) {
-      deps.log.error('renewing a subscription failed; the next sweep tries again', { subscriptionId: sub.id, error });
-    }
-  }
-  return handled;
-}
-
-async function renewOne(deps: AppDeps, sub: SubRow): Promise<boolean> {
-  const at = deps.clock.now();
-  const periodEnd = sub.currentPeriodEnd!;
-  const owner = newToken();
-  const started = await deps.db.transaction(async (tx): Promise<ChargeLease | 'done' | null> => {
-    // Read again under the write lock: another sweep (or the user) may have moved it since the list was read.
-    const now = await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, sub.id));
-    if (!now || now.status !== 'active' || now.currentPeriodEnd?.getTime() !== periodEnd.getTime()) return null;
-    if (now.nextRenewalAttemptAt && now.nextRenewalAttemptAt > at) return null;
-    const inFlight = await firstRow(tx, schema.subscriptionCharges, and(eq(schema.subscriptionCharges.userId, sub.userId), eq(schema.subscriptionCharges.status, 'pending')));
-    if (inFlight) return null;
-    const next = await tierById(tx, now.pendingTierId ?? now.tierId);
-    if (next.monthlyPriceCents === 0) {
-      // A cancellation or a move to a free plan: no charge, the new plan starts now.
-      const old = await tierById(tx, now.tierId);
-      await replaceSubscription(tx, at, now.userId, next, null);
-      const user = await userOf(tx, now.userId);
-      await enqueueEmail(tx, at, {
-        kind: 'plan_notice',
-        userId: user.id,
-        to: user.email,
-        subject: `Your bpay plan is now ${next.displayName}`,
-        text: [
-          `Hello ${user.firstName},`,
-          '',
-          `Your ${old.displayName} plan ended on ${day(periodEnd)} as you asked; your account is now on the ${next.displayName} plan, at no charge.`,
-          'Your funding sources and bcards are kept; you cannot add sources above the new limit until you are under it.',
-        ].join('\n'),
-      });
-      return 'done';
-    }
-    const source = now.paymentSourceId
-      ? await firstRow(tx, schema.fundingSources, and(eq(schema.fundingSources.id, now.paymentSourceId), isNull(schema.fundingSources.deletedAt)))
-      : null;
-    if (!source || !source.isActive) {
-      await renewalFailed(tx, deps, now, source ? 'the card you pay with is paused.' : 'the card you paid with was removed.');
-      return 'done';
-    }
-    // Periods follow each other; a period that would already be over (the service was down for long) starts now.
-    const start = addCalendarMonth(periodEnd) > at ? periodEnd : at;
-    const inserted = await tx
-      .insert(schema.subscriptionCharges)
-      .values({
-        id: newId('pch'),
-        userId: now.userId,
-        subscriptionId: now.id,
-        tierId: next.id,
-        fundingSourceId: source.id,
-        kind: 'renewal',
-        status: 'pending',
-        amountCents: next.monthlyPriceCents,
-        periodStart: start,
-        periodEnd: addCalendarMonth(start),
-        vendor: source.vendor,
-        idempotencyKey: renewalKey(now, now.renewalAttempts + 1),
-        leaseOwner: owner,
-        leaseUntil: new Date(at.getTime() + PLAN_CHARGE_LEASE_MS),
-        createdAt: at,
-        updatedAt: at,
-      })
-      .onConflictDoNothing()
-      .returning({ id: schema.subscriptionCharges.id });
-    return inserted[0] ? { chargeId: inserted[0].id, owner } : null;
-  });
-  if (started === null) return false;
-  if (started === 'done') return true;
-  try {
-    await runCharge(deps, started);
-  } catch (e) {
-    if (!(e instanceof VendorUnavailableError)) throw e;
-    deps.log.warn('a renewal could not be finished now; the money sweep will settle it', { chargeId: started.chargeId, error: e });
-  }
-  return true;
 }

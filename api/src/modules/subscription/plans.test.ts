@@ -17,7 +17,8 @@ import {
   type VendorMethod,
 } from '../../testing';
 import { VendorUnavailableError } from '../../vendors/types';
-import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, recoverPlanCharges, renewSubscriptions, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from './billing';
+import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, recoverPlanCharges, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from './billing';
+import { renewSubscriptions } from './renewals';
 
 const DAY = 24 * 3600_000;
 let ctx: TestContext | null = null;

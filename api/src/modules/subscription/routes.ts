@@ -131,10 +131,13 @@ export function subscriptionRoutes(deps: AppDeps) {
         auth: true,
         parse: 'json',
         headers: UpgradeHeaders,
-        body: t.Object({
-          tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }),
-          fundingSourceId: t.String({ minLength: 1, maxLength: 100, error: 'fundingSourceId is required.' }),
-        }),
+        body: t.Object(
+          {
+            tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }),
+            fundingSourceId: t.String({ minLength: 1, maxLength: 100, error: 'fundingSourceId is required.' }),
+          },
+          { examples: [{ tierId: 'tier_pro', fundingSourceId: 'fs_4f9c2a1b7d3e8f60a5b4c3d2' }] },
+        ),
         response: { 200: t.Object({ plan: PlanModel, receipt: PlanChargeModel }), ...errors(400, 401, 402, 404, 409, 415, 503) },
         detail: {
           summary: 'Upgrade to a dearer plan, paid now from one of your funding sources',
@@ -148,7 +151,10 @@ export function subscriptionRoutes(deps: AppDeps) {
     .post('/downgrade', ({ user, body }) => downgradePlan(deps, user, body.tierId), {
       auth: true,
       parse: 'json',
-      body: t.Object({ tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }) }),
+      body: t.Object(
+        { tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }) },
+        { examples: [{ tierId: 'tier_free' }] },
+      ),
       response: { 200: PlanModel, ...errors(400, 401, 404, 409, 415) },
       detail: {
         summary: 'Move to a cheaper plan (the free plan: cancel) at the end of the billing period',
