@@ -141,10 +141,10 @@ async function countWrites(): Promise<{ bcard: PerRequest; intent: PerRequest } 
   }
 }
 
-/** $0.30 over three sources (34/33/33 %): the simulator's $10,000.00 per card lasts tens of thousands of bcards. */
+/** $1.00 (the smallest bcard) over three sources (34/33/33 %): the simulator's $10,000.00 per card lasts tens of thousands of bcards. */
 const bcardBody = (sourceIds: string[]) => ({
   name: 'Bench',
-  balance: '0.30',
+  balance: '1.00',
   fundingSources: sourceIds.map((id, i) => ({ fundingSourceId: id, percentage: i === 0 ? 34 : 33 })),
 });
 const INTENT_BODY = { amount: 1000, currency: 'usd' };

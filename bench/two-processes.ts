@@ -73,10 +73,10 @@ async function startServer(dataDir: string, dbFile: string, name: string): Promi
   return server;
 }
 
-/** $0.30 over three sources (34/33/33 %), as bench/throughput.ts. */
+/** $1.00 (the smallest bcard) over three sources (34/33/33 %), as bench/throughput.ts. */
 const bcardBody = (sourceIds: string[]) => ({
   name: 'Bench',
-  balance: '0.30',
+  balance: '1.00',
   fundingSources: sourceIds.map((id, i) => ({ fundingSourceId: id, percentage: i === 0 ? 34 : 33 })),
 });
 const INTENT_BODY = JSON.stringify({ amount: 1000, currency: 'usd' });

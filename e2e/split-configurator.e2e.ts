@@ -25,11 +25,11 @@ test('Create bcard in fixed-amount mode: a wrong total is refused with the spec 
   await dialog.getByTestId('bcard-amount').fill('100');
   await dialog.getByTestId('bcard-next').click();
 
-  // The rows start from each source's default percentage; both sources are used, so nothing is left to add.
+  // The rows start cleared (spec §4), not from each source's default; both sources are used, so nothing is left to add.
   const split = dialog.getByTestId('split-configurator');
   await expect(split.getByTestId('split-percentage-input')).toHaveCount(2);
-  await expect(split.getByTestId('split-percentage-input').nth(0)).toHaveValue('70');
-  await expect(split.getByTestId('split-percentage-input').nth(1)).toHaveValue('30');
+  await expect(split.getByTestId('split-percentage-input').nth(0)).toHaveValue('');
+  await expect(split.getByTestId('split-percentage-input').nth(1)).toHaveValue('');
   await expect(split.getByTestId('split-add')).toHaveCount(0);
   await expect(dialog.getByTestId('bcard-total')).toHaveText('$102.90');
 

@@ -424,6 +424,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/virtual-cards/collection-progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far a Create bcard request has got, by the Idempotency-Key it was sent with
+         * @description Only your own requests: any other key reads as not_started. stage is what the server has recorded: holding (every share being held), capturing (all held, being captured), completed or failed; each share has its own status (pending, held, captured, declined, voided, refunded). Poll it while the POST is open.
+         */
+        get: operations["getApiVirtual-cardsCollection-progress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/virtual-cards/{id}/cancel": {
         parameters: {
             query?: never;
@@ -4290,6 +4310,61 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiVirtual-cardsCollection-progress": {
+        parameters: {
+            query: {
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @default not_started
+                         * @enum {string}
+                         */
+                        stage: "not_started" | "holding" | "capturing" | "completed" | "failed";
+                        shares: {
+                            fundingSourceId: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                            percentage: number;
+                            amount: string;
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

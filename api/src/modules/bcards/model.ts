@@ -140,4 +140,9 @@ export const PaymentResultModel = t.Object({
   virtualCard: BcardModel,
 });
 
+export const CollectionProgressModel = t.Object({
+  stage: t.UnionEnum(['not_started', 'holding', 'capturing', 'completed', 'failed']),
+  shares: t.Array(ShareModel),
+});
+
 export { ShareModel };

@@ -83,6 +83,10 @@ describe('POST /api/virtual-cards: validation', () => {
     { name: "balance '0.00'", body: () => ({ ...ok(), balance: '0.00' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
     { name: 'balance -1', body: () => ({ ...ok(), balance: -1 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
     { name: "balance '-1'", body: () => ({ ...ok(), balance: '-1' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
+    { name: 'balance 0.5 (under the $1.00 minimum)', body: () => ({ ...ok(), balance: 0.5 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance', expectMessage: 'balance must be at least $1.00.' },
+    { name: "balance '0.99'", body: () => ({ ...ok(), balance: '0.99' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance', expectMessage: 'balance must be at least $1.00.' },
+    { name: "balance '12.345' (refused, not rounded)", body: () => ({ ...ok(), balance: '12.345' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
+    { name: 'balance 12.345 as a number (refused, not rounded)', body: () => ({ ...ok(), balance: 12.345 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
     { name: "balance '1.234'", body: () => ({ ...ok(), balance: '1.234' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
     { name: 'balance 1.234', body: () => ({ ...ok(), balance: 1.234 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
     { name: "balance 'abc'", body: () => ({ ...ok(), balance: 'abc' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'balance' },
@@ -192,7 +196,8 @@ describe('POST /api/virtual-cards: success', () => {
   });
 
   const cases: Array<[string, [number, number]]> = [
-    ['0.01', [33.33, 66.67]],
+    ['1.00', [33.33, 66.67]],
+    ['1.01', [33.33, 66.67]],
     ['33.33', [33.33, 66.67]],
     ['99.99', [50, 50]],
     ['1234.56', [12.5, 87.5]],
@@ -492,4 +497,53 @@ describe('GET /api/virtual-cards: pages', () => {
       local.close();
     }
   });
+});
+
+describe('GET /api/virtual-cards/collection-progress', () => {
+  const PROGRESS = `${VC}/collection-progress`;
+  const progress = (cookie: string | null, key: string) => call(ctx, `${PROGRESS}?key=${encodeURIComponent(key)}`, { cookie });
+
+  test('a completed request: every share captured, with its amount', async () => {
+    const key = `progress-ok-${crypto.randomUUID()}`;
+    const res = await createBcard(alice.cookie, { name: 'Tracked', balance: '10.00', fundingSources: split([a1, 50], [a2, 50]) }, { 'Idempotency-Key': key });
+    expect(res.status).toBe(201);
+    const p = await progress(alice.cookie, key);
+    expect(p.status).toBe(200);
+    expect(p.body.stage).toBe('completed');
+    expect(p.body.shares.map((s: { fundingSourceId: string; status: string }) => [s.fundingSourceId, s.status])).toEqual([
+      [a1, 'captured'],
+      [a2, 'captured'],
+    ]);
+    expect(sumCents(p.body.shares)).toBe(cents(res.body.totalCharged));
+  });
+
+  test('a failed request: the share that did not hold is declined and the other released', async () => {
+    const key = `progress-failed-${crypto.randomUUID()}`;
+    const res = await createBcard(alice.cookie, { name: 'Too much', balance: '20000.00', fundingSources: split([a2, 1], [a1, 99]) }, { 'Idempotency-Key': key });
+    expectError(res, 402, 'insufficient_funds');
+    const p = await progress(alice.cookie, key);
+    expect(p.body.stage).toBe('failed');
+    expect(p.body.shares.map((s: { fundingSourceId: string; status: string }) => [s.fundingSourceId, s.status])).toEqual([
+      [a2, 'voided'],
+      [a1, 'declined'],
+    ]);
+  });
+
+  test("another user's key, and a key never used, read as not started", async () => {
+    const key = `progress-private-${crypto.randomUUID()}`;
+    expect((await createBcard(alice.cookie, { name: 'Private', balance: '5.00', fundingSources: split([a1, 100]) }, { 'Idempotency-Key': key })).status).toBe(201);
+    expect((await progress(bob.cookie, key)).body).toEqual({ stage: 'not_started', shares: [] });
+    expect((await progress(alice.cookie, `never-${crypto.randomUUID()}`)).body).toEqual({ stage: 'not_started', shares: [] });
+  });
+
+  const rows: Array<{ name: string; cookie: 'alice' | 'none'; key: string; expectStatus: number; expectCode: ErrorCode }> = [
+    { name: 'no session', cookie: 'none', key: 'k', expectStatus: 401, expectCode: 'unauthenticated' },
+    { name: 'a key with a space', cookie: 'alice', key: 'a b', expectStatus: 400, expectCode: 'validation_error' },
+    { name: 'an empty key', cookie: 'alice', key: '', expectStatus: 400, expectCode: 'validation_error' },
+  ];
+  for (const row of rows) {
+    test(`${row.name} -> ${row.expectStatus} ${row.expectCode}`, async () => {
+      expectError(await progress(row.cookie === 'none' ? null : alice.cookie, row.key), row.expectStatus, row.expectCode);
+    });
+  }
 });

@@ -5,10 +5,11 @@ import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { IdempotencyHeader } from '../funding-sources/routes';
-import { BcardModel, CheckoutDetailsModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
-import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
+import { BcardModel, CheckoutDetailsModel, CollectionProgressModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
+import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, MIN_BCARD_CENTS, cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
 import { invalid } from '../../errors';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
+import { collectionProgress } from './progress';
 
 export function bcardRoutes(deps: AppDeps) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
@@ -51,7 +52,7 @@ export function bcardRoutes(deps: AppDeps) {
             status: 201,
             body: await createBcard(deps, user, {
               name: body.name,
-              amountCents: parseAmount(body.balance, 'balance'),
+              amountCents: parseAmount(body.balance, 'balance', MIN_BCARD_CENTS),
               // Every entry with a percentage: split by percentage (amount is then only informative); otherwise
               // each entry's amount is its fixed share, fee included (the split configurator's fixed mode).
               splits: body.fundingSources.map((s, i) => ({
@@ -78,6 +79,25 @@ export function bcardRoutes(deps: AppDeps) {
             'On a shortfall the error is card_error/insufficient_funds with details {totalRequired, totalAvailable, ' +
             'insufficientSources[{name, requiredAmount, availableBalance}]}; on a decline, card_declined with ' +
             'details.declines. Nothing stays held after a failure.',
+        },
+      },
+    )
+    .get(
+      '/api/virtual-cards/collection-progress',
+      ({ user, query, set }) => {
+        set.headers['cache-control'] = 'no-store';
+        return collectionProgress(deps, user.id, query.key);
+      },
+      {
+        auth: true,
+        query: t.Object({ key: t.String({ maxLength: 255, error: 'key must be the Idempotency-Key sent with the request.' }) }),
+        response: { 200: CollectionProgressModel, ...errors(400, 401) },
+        detail: {
+          summary: 'How far a Create bcard request has got, by the Idempotency-Key it was sent with',
+          description:
+            'Only your own requests: any other key reads as not_started. stage is what the server has recorded: ' +
+            'holding (every share being held), capturing (all held, being captured), completed or failed; each share ' +
+            "has its own status (pending, held, captured, declined, voided, refunded). Poll it while the POST is open.",
         },
       },
     )

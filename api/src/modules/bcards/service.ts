@@ -27,13 +27,20 @@ type CollectionRow = typeof schema.collections.$inferSelect;
 
 /** The largest single purchase bpay splits: $1,000,000.00. */
 export const MAX_AMOUNT_CENTS = 100_000_000;
+/** The smallest bcard: $1.00 (the Create bcard dialog's amount field has min 1, spec §5). */
+export const MIN_BCARD_CENTS = 100;
 
 const money = (c: number) => formatDecimal(c as Cents);
 
-export function parseAmount(value: string | number, param: string): number {
+/**
+ * An amount in dollars as cents, exactly: more than 2 decimals is an error, never rounded (12.345 is refused).
+ * `minCents` is the smallest accepted (a bcard: $1.00); without it, anything above $0.
+ */
+export function parseAmount(value: string | number, param: string, minCents = 1): number {
   const cents = parseDecimal(value);
   if (cents === null) throw invalid(param, `${param} must be an amount in dollars with at most 2 decimals, such as 100.00.`);
   if (cents <= 0) throw invalid(param, `${param} must be greater than $0.`);
+  if (cents < minCents) throw invalid(param, `${param} must be at least $${money(minCents)}.`);
   if (cents > MAX_AMOUNT_CENTS) throw invalid(param, `${param} must be at most $${money(MAX_AMOUNT_CENTS)}.`);
   return cents;
 }

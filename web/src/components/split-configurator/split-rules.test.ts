@@ -81,6 +81,19 @@ describe('initialSplit', () => {
     const v = initialSplit([src('a', null, 25), src('b', null, 75), src('c')], { useSourceDefaults: true });
     expect(v.rows.map((r) => r.percentage)).toEqual(['25', '75', '0']);
   });
+
+  test('cleared: every row empty whatever the defaults (120 % of defaults is not a split anyone chose)', () => {
+    const sources = [src('a', null, 40), src('b', null, 40), src('c', null, 40)];
+    const v = initialSplit(sources, { cleared: true, useSourceDefaults: true });
+    expect(v.rows.map((r) => [r.sourceId, r.percentage, r.fixedAmount])).toEqual([
+      ['a', '', ''],
+      ['b', '', ''],
+      ['c', '', ''],
+    ]);
+    const e = evaluateSplit(v, sources, 10000, 2.9, { checkAvailable: true });
+    expect(e.valid).toBe(false);
+    expect(e.error).toEqual({ code: 'no_splits' });
+  });
 });
 
 describe('rows: add, remove, select', () => {

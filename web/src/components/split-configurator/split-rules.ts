@@ -200,20 +200,23 @@ function nextRowKey(rows: readonly SplitRow[]): string {
 
 /**
  * One row per source, in order. Percentages: the demo defaults 60/40/0/0 by position (0 beyond the 4th), or each
- * source's defaultPercentage with useSourceDefaults. Fixed amounts start empty.
+ * source's defaultPercentage with useSourceDefaults, or empty with `cleared` (the Create bcard dialog: spec §4 "cleared
+ * splits", so nothing is pre-filled that the person did not choose). Fixed amounts start empty.
  */
 export function initialSplit(
   sources: readonly SplitSourceOption[],
-  options: { useSourceDefaults?: boolean } = {},
+  options: { useSourceDefaults?: boolean; cleared?: boolean } = {},
 ): SplitValue {
   return {
     mode: 'percentage',
     rows: sources.map((s, i) => ({
       key: `row-${i}`,
       sourceId: s.id,
-      percentage: String(
-        clampPercentage(options.useSourceDefaults ? (s.defaultPercentage ?? 0) : (DEMO_DEFAULT_PERCENTAGES[i] ?? 0)),
-      ),
+      percentage: options.cleared
+        ? ''
+        : String(
+            clampPercentage(options.useSourceDefaults ? (s.defaultPercentage ?? 0) : (DEMO_DEFAULT_PERCENTAGES[i] ?? 0)),
+          ),
       fixedAmount: '',
     })),
   };

@@ -1,4 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
+import type { paths } from '../../../../sdk/src/schema';
 import { apiRequest } from '../../lib/api';
 import type { Bcard, CheckoutDetails, CreateBcardBody } from './types';
 
@@ -26,3 +27,24 @@ export const cancelBcardRequest = (id: string) =>
 /** The full number, expiry and CVV. Each call is recorded by the server, so it is never cached or retried. */
 export const checkoutDetailsRequest = (id: string) =>
   apiRequest<CheckoutDetails>('GET', `/api/virtual-cards/${encodeURIComponent(id)}/checkout-details`);
+
+/** GET /api/virtual-cards/collection-progress, exactly as the server answers it (generated from the routes). */
+export type CollectionProgress =
+  paths['/api/virtual-cards/collection-progress']['get']['responses'][200]['content']['application/json'];
+
+/**
+ * How far the Create bcard request sent with `idempotencyKey` has got, as the server has recorded it (polled while the
+ * request is open; never cached between requests: each has its own key).
+ */
+export function collectionProgressQuery(idempotencyKey: string | null) {
+  return queryOptions({
+    queryKey: ['/api/virtual-cards/collection-progress', idempotencyKey] as const,
+    queryFn: () =>
+      apiRequest<CollectionProgress>(
+        'GET',
+        `/api/virtual-cards/collection-progress?key=${encodeURIComponent(idempotencyKey ?? '')}`,
+      ),
+    enabled: idempotencyKey !== null,
+    gcTime: 0,
+  });
+}

@@ -6,11 +6,32 @@
 export { centsToDecimal, formatCents, formatMoney } from '../../lib/money';
 
 export const DEFAULT_BCARD_AMOUNT = '100';
+/** The smallest bcard, $1.00 (spec §5: amount input min 1); the server refuses less (MIN_BCARD_CENTS). */
+export const MIN_BCARD_CENTS = 100;
+/** The largest, $1,000,000.00 (the server's MAX_AMOUNT_CENTS). */
+export const MAX_BCARD_CENTS = 100_000_000;
 
-/** The amount field as typed (a number input, so "100", "99.5", "1e2"...) in whole cents; null if not a number. */
-export function parseAmountInput(input: string): number | null {
-  if (!input.trim()) return null;
-  const n = Number(input);
-  if (!Number.isFinite(n)) return null;
-  return Math.round(n * 100);
+export type AmountCheck =
+  | { ok: true; cents: number }
+  | { ok: false; reason: 'invalid' | 'decimals' | 'minimum' | 'maximum' };
+
+const DECIMAL = /^(\d*)(?:\.(\d*))?$/;
+
+/**
+ * The amount field as typed, checked as the server checks it: a plain decimal above $0 ('invalid' otherwise), with at
+ * most 2 decimals (12.345 is an error, never rounded), from $1.00 to $1,000,000.00.
+ */
+export function checkAmountInput(input: string): AmountCheck {
+  const m = DECIMAL.exec(input.trim());
+  if (!m || (m[1] === '' && (m[2] ?? '') === '')) return { ok: false, reason: 'invalid' };
+  const whole = m[1] ?? '';
+  const frac = m[2] ?? '';
+  // Beyond the cent: refused even when the extra digits are zeros the person typed on purpose ("1.000").
+  if (frac.length > 2) return { ok: false, reason: 'decimals' };
+  if (whole.length > 9) return { ok: false, reason: 'maximum' };
+  const cents = Number(whole || '0') * 100 + Number(frac.padEnd(2, '0'));
+  if (cents <= 0) return { ok: false, reason: 'invalid' };
+  if (cents < MIN_BCARD_CENTS) return { ok: false, reason: 'minimum' };
+  if (cents > MAX_BCARD_CENTS) return { ok: false, reason: 'maximum' };
+  return { ok: true, cents };
 }

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ArrowLeft, ArrowRight, FlaskConical } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import {
@@ -15,15 +15,27 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
-import { useLanguage } from '../../../i18n';
+import { useLanguage, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { useAuth } from '../../auth/auth-context';
-import { bcardsQuery, createBcardRequest } from '../api';
+import { bcardsQuery, collectionProgressQuery, createBcardRequest } from '../api';
 import { cardholderNameFor } from '../bcard-display';
-import { centsToDecimal, DEFAULT_BCARD_AMOUNT, parseAmountInput } from '../split';
+import type { PlannedShare } from '../collect-progress';
+import { centsToDecimal, checkAmountInput, DEFAULT_BCARD_AMOUNT, type AmountCheck } from '../split';
 import type { Bcard, CreateBcardBody, FundingOption } from '../types';
+import { CollectProgressPanel } from './collect-progress-panel';
 
 type Step = 'details' | 'funding';
+
+/** How often the dialog asks the server how far the collection has got, while the request is open. */
+const PROGRESS_POLL_MS = 400;
+
+const amountErrorText: Record<Exclude<AmountCheck, { ok: true }>['reason'], MessageKey> = {
+  invalid: 'bcards.toast.invalidAmountBody',
+  minimum: 'bcards.amount.minimum',
+  decimals: 'bcards.amount.decimals',
+  maximum: 'bcards.amount.maximum',
+};
 
 /** The dialog keeps its own test ids on the configurator's parts (e2e tests and the spec's names). */
 const BCARD_TEST_IDS = {
@@ -37,8 +49,11 @@ const BCARD_TEST_IDS = {
 /**
  * Create bcard (spec §2, §4, §5): 'details' (name, amount, read-only cardholder) then 'funding': the shared split
  * configurator over the active sources, by percentage or by fixed amounts, with the fee, the total and each source's
- * share. Each opening starts over: details, empty name, amount 100, cleared splits (a cleared split shows each
- * source's default percentage).
+ * share. Each opening starts over: details, empty name, amount 100, cleared splits (every percentage empty: the
+ * person chooses; the sources' defaults could add up to anything, 120 % with three). The amount is checked as the
+ * server checks it ($1.00 to $1,000,000.00, at most 2 decimals, never rounded). While the split is collected, each
+ * share shows the status the server has recorded for it (GET /api/virtual-cards/collection-progress by the request's
+ * Idempotency-Key).
  */
 export function CreateBcardDialog({
   open,
@@ -68,8 +83,12 @@ export function CreateBcardDialog({
   const [step, setStep] = useState<Step>('details');
   const [name, setName] = useState('');
   const [amount, setAmount] = useState(DEFAULT_BCARD_AMOUNT);
-  /** null = cleared: the rows start from each source's default percentage (also once the sources arrive). */
+  /** The amount's error shows once the field was left (or Next pressed), not while the first digit is typed. */
+  const [amountTouched, setAmountTouched] = useState(false);
+  /** null = cleared: one empty row per active source (also once the sources arrive). */
   const [split, setSplit] = useState<SplitValue | null>(null);
+  /** The submission being collected (or the last one, until the split changes): its key and planned shares. */
+  const [collecting, setCollecting] = useState<{ key: string; shares: PlannedShare[] } | null>(null);
   /*
    * One Idempotency-Key per submission. It is reused only to resend the very same body after an attempt that got
    * no answer (network failure), which is exactly when the first attempt may have gone through.
@@ -82,7 +101,9 @@ export function CreateBcardDialog({
     setStep('details');
     setName('');
     setAmount(DEFAULT_BCARD_AMOUNT);
+    setAmountTouched(false);
     setSplit(null);
+    setCollecting(null);
     attempt.current = null;
   }, [open]);
 
@@ -100,8 +121,9 @@ export function CreateBcardDialog({
         })),
     [sources],
   );
-  const splitValue = split ?? initialSplit(options, { useSourceDefaults: true });
-  const amountCents = parseAmountInput(amount) ?? 0;
+  const splitValue = split ?? initialSplit(options, { cleared: true });
+  const amountCheck = checkAmountInput(amount);
+  const amountCents = amountCheck.ok ? amountCheck.cents : 0;
 
   const create = useMutation({
     mutationFn: ({ body, key }: { body: CreateBcardBody; key: string }) => createBcardRequest(body, key),
@@ -127,7 +149,14 @@ export function CreateBcardDialog({
     },
     onSettled: () => {
       submitting.current = false;
+      // The final statuses (a declined share, the released holds) once the request has answered.
+      void progress.refetch();
     },
+  });
+
+  const progress = useQuery({
+    ...collectionProgressQuery(collecting?.key ?? null),
+    refetchInterval: create.isPending ? PROGRESS_POLL_MS : false,
   });
 
   function onNext(e: FormEvent) {
@@ -136,8 +165,9 @@ export function CreateBcardDialog({
       toast({ title: t('bcards.toast.nameRequired'), description: t('bcards.toast.nameRequiredBody'), variant: 'destructive' });
       return;
     }
-    if (amountCents <= 0) {
-      toast({ title: t('bcards.toast.invalidAmount'), description: t('bcards.toast.invalidAmountBody'), variant: 'destructive' });
+    if (!amountCheck.ok) {
+      setAmountTouched(true);
+      toast({ title: t('bcards.toast.invalidAmount'), description: t(amountErrorText[amountCheck.reason]), variant: 'destructive' });
       return;
     }
     setStep('funding');
@@ -160,6 +190,10 @@ export function CreateBcardDialog({
     const key = previous && !previous.answered && previous.body === json ? previous.key : crypto.randomUUID();
     const current = { key, body: json, answered: false };
     attempt.current = current;
+    setCollecting({
+      key,
+      shares: evaluation.shares.map((s) => ({ sourceId: s.sourceId, name: s.name, last4: s.last4, cents: s.cents })),
+    });
     create.mutate(
       { body, key },
       {
@@ -230,10 +264,21 @@ export function CreateBcardDialog({
                   dir="ltr"
                   className="ps-7"
                   value={amount}
+                  aria-invalid={amountTouched && !amountCheck.ok}
+                  aria-describedby={amountTouched && !amountCheck.ok ? 'bcard-amount-error' : 'bcard-amount-hint'}
                   onChange={(e) => setAmount(e.target.value)}
+                  onBlur={() => setAmountTouched(true)}
                 />
               </div>
-              <p className="text-xs text-slate-500">{t('bcards.create.amountHint', { fee })}</p>
+              {amountTouched && !amountCheck.ok ? (
+                <p id="bcard-amount-error" role="alert" className="text-xs text-red-600" data-testid="bcard-amount-error">
+                  {t(amountErrorText[amountCheck.reason])}
+                </p>
+              ) : (
+                <p id="bcard-amount-hint" className="text-xs text-slate-500">
+                  {t('bcards.create.amountHint', { fee })}
+                </p>
+              )}
             </div>
             <div className="space-y-1.5">
               <Label htmlFor="bcard-cardholder">{t('bcards.create.cardholder')}</Label>
@@ -269,7 +314,11 @@ export function CreateBcardDialog({
             <SplitConfigurator
               sources={options}
               value={splitValue}
-              onChange={setSplit}
+              onChange={(next) => {
+                setSplit(next);
+                // A changed split is a new attempt: the last attempt's statuses no longer describe it.
+                if (!create.isPending) setCollecting(null);
+              }}
               amountCents={amountCents}
               feePercentage={fee}
               // The processor's balances are known here: a share a source cannot cover is refused before any hold.
@@ -279,7 +328,14 @@ export function CreateBcardDialog({
               onSubmit={onCreate}
               submitDisabled={isDemo || amountCents <= 0}
               secondaryAction={backButton}
-              footnote={demoNote}
+              footnote={
+                <>
+                  {demoNote}
+                  {collecting && (
+                    <CollectProgressPanel planned={collecting.shares} answer={progress.data} pending={create.isPending} />
+                  )}
+                </>
+              }
               messages="bcard"
               testIds={BCARD_TEST_IDS}
             />
