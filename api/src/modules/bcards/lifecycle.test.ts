@@ -126,6 +126,8 @@ describe('expiry', () => {
       const late = await call(ctx, `/api/virtual-cards/${card.id}/checkout-details`, { cookie: ada.cookie });
       expect(late.status).toBe(409);
       expect(late.body.error.code).toBe('bcard_not_active');
+      // And the list says so at once (the tile stops offering Show details and Cancel), nothing left to spend.
+      expect(await bcardStatus(ctx, ada.cookie, card.id)).toMatchObject({ status: 'expired', balance: '0.00' });
 
       expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 1, canceled: 0 });
       expect(await bcardStatus(ctx, ada.cookie, card.id)).toMatchObject({ status: 'expired', balance: '0.00' });

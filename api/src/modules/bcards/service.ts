@@ -189,9 +189,16 @@ export interface ShareView {
   status: string;
 }
 
-/** Internal in-between states show as where they are heading; an authorized card is spoken for (used). */
-const publicStatus = (s: BcardRow['status']): BcardView['status'] =>
-  s === 'expiring' ? 'expired' : s === 'canceling' ? 'canceled' : s === 'authorized' ? 'used' : s;
+/**
+ * Internal in-between states show as where they are heading; an authorized card is spoken for (used). An active card
+ * past its expiry is expired already (nothing can spend it: spendBcard and revealBcard check the time), even before
+ * the sweep has refunded it.
+ */
+const publicStatus = (b: BcardRow, now: Date): BcardView['status'] => {
+  const s = b.status;
+  if (s === 'active' && b.expiresAt <= now) return 'expired';
+  return s === 'expiring' ? 'expired' : s === 'canceling' ? 'canceled' : s === 'authorized' ? 'used' : s;
+};
 
 export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map<string, ShareView[]>> {
   const out = new Map<string, ShareView[]>();
@@ -218,8 +225,9 @@ export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map
   return out;
 }
 
-function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[]): BcardView {
-  const live = b.status === 'active';
+function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[], now: Date): BcardView {
+  const status = publicStatus(b, now);
+  const live = status === 'active';
   return {
     id: b.id,
     name: b.name,
@@ -232,7 +240,7 @@ function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[]): BcardV
     balance: money(live ? b.limitCents - b.spentCents : 0),
     spendingLimit: money(b.limitCents),
     interval: 'single_use',
-    status: publicStatus(b.status),
+    status,
     expiresAt: b.expiresAt.toISOString(),
     createdAt: b.createdAt.toISOString(),
     amount: money(c.amountCents),
@@ -243,12 +251,12 @@ function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[]): BcardV
   };
 }
 
-async function bcardViews(db: Db, cards: BcardRow[]): Promise<BcardView[]> {
+async function bcardViews(db: Db, cards: BcardRow[], now: Date): Promise<BcardView[]> {
   if (cards.length === 0) return [];
   const cols = await db.select().from(schema.collections).where(inArray(schema.collections.id, cards.map((b) => b.collectionId)));
   const byId = new Map(cols.map((c) => [c.id, c]));
   const shares = await sharesOf(db, cols.map((c) => c.id));
-  return cards.map((b) => toBcardView(b, byId.get(b.collectionId)!, shares.get(b.collectionId) ?? []));
+  return cards.map((b) => toBcardView(b, byId.get(b.collectionId)!, shares.get(b.collectionId) ?? [], now));
 }
 
 /** A page of the bcards list: the spec's call (no parameters) gets the first page, the 50 newest; 100 at most. */
@@ -281,7 +289,7 @@ export async function listBcards(
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    data: await bcardViews(deps.db, page),
+    data: await bcardViews(deps.db, page, deps.clock.now()),
     nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null,
   };
 }
@@ -294,12 +302,12 @@ export async function getOwnedBcard(db: Db, userId: string, id: string): Promise
 
 /** The view of any bcard row, whoever holds it (the checkout's answer about the sandbox test bcard that paid). */
 export async function viewOfBcard(deps: AppDeps, bcard: BcardRow): Promise<BcardView> {
-  const [view] = await bcardViews(deps.db, [bcard]);
+  const [view] = await bcardViews(deps.db, [bcard], deps.clock.now());
   return view!;
 }
 
 export async function getBcardView(deps: AppDeps, userId: string, id: string): Promise<BcardView> {
-  const [view] = await bcardViews(deps.db, [await getOwnedBcard(deps.db, userId, id)]);
+  const [view] = await bcardViews(deps.db, [await getOwnedBcard(deps.db, userId, id)], deps.clock.now());
   return view!;
 }
 

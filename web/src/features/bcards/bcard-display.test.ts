@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { cardholderNameFor, expiryCountdown, groupCardNumber, isolateFor, ltrIsolate } from './bcard-display';
+import { cardholderNameFor, displayStatus, expiryCountdown, groupCardNumber, isolateFor, ltrIsolate, nextExpiry } from './bcard-display';
 
 describe('expiryCountdown', () => {
   const now = new Date('2026-03-01T12:00:00.000Z');
@@ -46,4 +46,28 @@ test('ltrIsolate wraps text in left-to-right isolate marks', () => {
 test('isolateFor: only right-to-left text gets the marks', () => {
   expect(isolateFor('ltr')('$1.00')).toBe('$1.00');
   expect(isolateFor('rtl')('$1.00')).toBe(ltrIsolate('$1.00'));
+});
+
+describe('displayStatus and nextExpiry', () => {
+  const now = new Date('2026-03-01T12:00:00.000Z');
+  const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
+
+  test('an active card is expired on screen from the moment its session ends', () => {
+    expect(displayStatus({ status: 'active', expiresAt: at(1) }, now)).toBe('active');
+    expect(displayStatus({ status: 'active', expiresAt: at(0) }, now)).toBe('expired');
+    expect(displayStatus({ status: 'active', expiresAt: at(-60_000) }, now)).toBe('expired');
+    expect(displayStatus({ status: 'used', expiresAt: at(60_000) }, now)).toBe('used');
+    expect(displayStatus({ status: 'canceled', expiresAt: at(-1) }, now)).toBe('canceled');
+  });
+
+  test('the next change is the soonest active card still running', () => {
+    const cards = [
+      { status: 'active', expiresAt: at(-5) },
+      { status: 'active', expiresAt: at(90_000) },
+      { status: 'used', expiresAt: at(10) },
+      { status: 'active', expiresAt: at(30_000) },
+    ];
+    expect(nextExpiry(cards, now)).toBe(now.getTime() + 30_000);
+    expect(nextExpiry([{ status: 'expired', expiresAt: at(10) }], now)).toBeUndefined();
+  });
 });

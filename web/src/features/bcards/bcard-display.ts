@@ -22,4 +22,23 @@ export function expiryCountdown(expiresAt: string, now: Date): Countdown {
   return { kind: 'days', days: Math.floor(totalMinutes / (24 * 60)) };
 }
 
+/**
+ * The status a tile shows: an active card whose session has ended is expired on screen at once (the server says the
+ * same and no longer reveals or spends it; its sweep refunds it shortly after).
+ */
+export function displayStatus(bcard: { status: string; expiresAt: string }, now: Date): string {
+  if (bcard.status !== 'active') return bcard.status;
+  const end = Date.parse(bcard.expiresAt);
+  return Number.isFinite(end) && end <= now.getTime() ? 'expired' : 'active';
+}
+
+/** The soonest end of an active card's session (epoch ms), when the tiles must change next; undefined when none. */
+export function nextExpiry(bcards: ReadonlyArray<{ status: string; expiresAt: string }>, now: Date): number | undefined {
+  return bcards
+    .filter((b) => b.status === 'active')
+    .map((b) => Date.parse(b.expiresAt))
+    .filter((t) => Number.isFinite(t) && t > now.getTime())
+    .sort((a, b) => a - b)[0];
+}
+
 export { cardholderNameFor, groupCardNumber, isolateFor, ltrIsolate } from '../../lib/card-display';

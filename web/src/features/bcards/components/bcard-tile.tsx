@@ -4,7 +4,7 @@ import { Button } from '../../../components/ui/button';
 import { Card } from '../../../components/ui/card';
 import { useLanguage, useT, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
-import { expiryCountdown, isolateFor, type Countdown } from '../bcard-display';
+import { displayStatus, expiryCountdown, isolateFor, type Countdown } from '../bcard-display';
 import { formatMoney } from '../split';
 import type { Bcard } from '../types';
 
@@ -52,11 +52,13 @@ export function BcardTile({
   const { t, dir } = useLanguage();
   const iso = isolateFor(dir);
   const countdownText = useCountdownText();
-  const active = bcard.status === 'active';
+  // Past its session the card is expired on screen at once, without waiting for the list to be read again.
+  const status = displayStatus(bcard, now);
+  const active = status === 'active';
   const expiry = `${String(bcard.expiryMonth).padStart(2, '0')}/${String(bcard.expiryYear % 100).padStart(2, '0')}`;
 
   return (
-    <Card className="flex h-full flex-col overflow-hidden" data-testid="bcard-tile" data-status={bcard.status} data-bcard-id={bcard.id}>
+    <Card className="flex h-full flex-col overflow-hidden" data-testid="bcard-tile" data-status={status} data-bcard-id={bcard.id}>
       <div
         className={cn(
           'bg-gradient-to-br p-5 text-white',
@@ -67,8 +69,8 @@ export function BcardTile({
           <p className="min-w-0 truncate font-semibold" data-testid="bcard-name-label">
             {bcard.name}
           </p>
-          <Badge tone={isKnown(bcard.status) ? statusTone[bcard.status] : 'neutral'} data-testid="bcard-status">
-            {isKnown(bcard.status) ? t(statusLabel[bcard.status]) : bcard.status}
+          <Badge tone={isKnown(status) ? statusTone[status] : 'neutral'} data-testid="bcard-status">
+            {isKnown(status) ? t(statusLabel[status]) : status}
           </Badge>
         </div>
         <p className="mt-6 font-mono text-lg tracking-widest" dir="ltr" data-testid="bcard-number">

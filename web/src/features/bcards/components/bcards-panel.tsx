@@ -7,6 +7,7 @@ import { messageOf } from '../../../lib/api';
 import { bcardsQuery } from '../api';
 import { useRevealBcard } from '../hooks/use-bcard-actions';
 import { useNow } from '../hooks/use-now';
+import { nextExpiry } from '../bcard-display';
 import type { Bcard } from '../types';
 import { BcardDetailsDialog, CancelBcardDialog } from './bcard-dialogs';
 import { BcardTile } from './bcard-tile';
@@ -44,7 +45,12 @@ export function BcardsPanel({
 }) {
   const t = useT();
   const qc = useQueryClient();
-  const now = useNow();
+  // Woken exactly when the soonest active card's session ends, so its tile turns expired then.
+  const [wakeAt, setWakeAt] = useState<number | undefined>(undefined);
+  const now = useNow(15_000, wakeAt);
+  useEffect(() => {
+    setWakeAt(isDemo ? undefined : nextExpiry(bcards, now));
+  }, [bcards, now, isDemo]);
   const reveal = useRevealBcard();
   const [revealed, setRevealed] = useState<Bcard | null>(null);
   const [canceling, setCanceling] = useState<Bcard | null>(null);
