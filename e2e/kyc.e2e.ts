@@ -32,6 +32,8 @@ test('signed out: /kyc-verification asks to sign in', async ({ page }) => {
   await expect(page.getByTestId('kyc-wizard')).toHaveCount(0);
   await expect(page.getByTestId('access-required')).toBeVisible();
   await expect(page.getByTestId('access-sign-in')).toHaveAttribute('href', '/auth?next=%2Fkyc-verification');
+  // It says what the page is for, not the merchant pages' text.
+  await expect(page.getByTestId('access-required-body')).toHaveText('Please sign in to verify your identity.');
 });
 
 test('a consumer submits a PNG through the wizard and sees Pending Review', async ({ page }) => {
@@ -85,8 +87,8 @@ test('a consumer submits a PNG through the wizard and sees Pending Review', asyn
   // The status view, now and after a reload.
   await page.getByTestId('kyc-view-status').click();
   await expect(page.getByTestId('kyc-status-badge')).toHaveText('Pending Review');
-  await expect(page.getByTestId('kyc-verification-type')).toHaveText('identity document');
-  await expect(page.getByTestId('kyc-document-type')).toHaveText('passport');
+  await expect(page.getByTestId('kyc-verification-type')).toHaveText('Identity document');
+  await expect(page.getByTestId('kyc-document-type')).toHaveText('Passport');
   await expect(page.getByTestId('kyc-risk')).toHaveCount(0);
   await expect(page.getByTestId('kyc-submit-new')).toHaveCount(0);
   await page.reload();

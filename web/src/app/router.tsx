@@ -107,12 +107,12 @@ function SignedIn({ page }: { page: LazyPage }) {
   return <Lazy page={page} />;
 }
 
-/** Pages for signed-in non-admin users only (spec §2: admins are not offered KYC); admins go to /. */
+/** Pages for signed-in non-admin users only (spec §2: admins are not offered KYC); admins go to /. Only KYC is one. */
 function ConsumerOnly({ page }: { page: LazyPage }) {
   const { user, isLoading } = useAuth();
   const [location] = useLocation();
   if (isLoading) return <div className="min-h-screen bg-slate-50" aria-busy="true" />;
-  if (!user) return <AccessRequired returnTo={location} />;
+  if (!user) return <AccessRequired returnTo={location} body="common.access.kycBody" />;
   if (user.role === 'admin') return <Redirect to="/" replace />;
   return <Lazy page={page} />;
 }

@@ -3,6 +3,8 @@ import { buildKycForm } from './api';
 import {
   canLeaveStep1,
   canLeaveStep2,
+  dateOfBirthProblem,
+  riskBand,
   canSubmit,
   humanize,
   latestVerification,
@@ -89,5 +91,32 @@ describe('KYC page helpers', () => {
     expect(form.getAll('documents')).toHaveLength(2);
     expect(form.get('firstName')).toBe('Ada');
     expect(form.has('documentNumber')).toBe(false);
+  });
+});
+
+describe('step 2: 18 or older, checked before step 3', () => {
+  const today = new Date('2026-03-15T10:00:00.000Z');
+  test('the day of the 18th birthday is old enough; the day before is not', () => {
+    expect(dateOfBirthProblem('2008-03-15', today)).toBeNull();
+    expect(dateOfBirthProblem('2008-03-16', today)).toBe('underage');
+    expect(dateOfBirthProblem('2010-01-01', today)).toBe('underage');
+    expect(dateOfBirthProblem('1970-12-31', today)).toBeNull();
+  });
+  test('not a real date, or in the future', () => {
+    expect(dateOfBirthProblem('2001-02-30', today)).toBe('invalid');
+    expect(dateOfBirthProblem('2026-03-16', today)).toBe('invalid');
+    expect(dateOfBirthProblem('15/03/2000', today)).toBe('invalid');
+    expect(dateOfBirthProblem('', today)).toBe('invalid');
+  });
+  test('Continue needs an adult date of birth', () => {
+    const v = { verificationType: 'selfie', documentType: 'passport', documentCountry: 'US', firstName: 'Ada', lastName: 'L', documentNumber: '' } as const;
+    expect(canLeaveStep2({ ...v, dateOfBirth: '2008-03-16' }, today)).toBe(false);
+    expect(canLeaveStep2({ ...v, dateOfBirth: '2008-03-15' }, today)).toBe(true);
+  });
+});
+
+describe('risk bands', () => {
+  test('0–29 low, 30–69 medium, 70–100 high', () => {
+    expect([0, 29, 30, 69, 70, 100].map(riskBand)).toEqual(['low', 'low', 'medium', 'medium', 'high', 'high']);
   });
 });

@@ -40,8 +40,31 @@ export function progressPercent(step: number): number {
 }
 
 export const canLeaveStep1 = (v: KycSubmission) => v.verificationType !== '' && v.documentType !== '' && v.documentCountry !== '';
-export const canLeaveStep2 = (v: KycSubmission) =>
-  v.firstName.trim() !== '' && v.lastName.trim() !== '' && v.dateOfBirth.trim() !== '';
+/** The terms' minimum age, checked as the server checks it (api/src/modules/kyc/validation.ts). */
+export const MIN_AGE_YEARS = 18;
+
+/**
+ * Why a typed date of birth cannot be used, or null when it can: 'invalid' (not a real YYYY-MM-DD date, or in the
+ * future) or 'underage' (under 18 on `today`, counted in UTC calendar days as the server counts them).
+ */
+export function dateOfBirthProblem(value: string, today: Date): 'invalid' | 'underage' | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
+  if (!m) return 'invalid';
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return 'invalid';
+  const ty = today.getUTCFullYear();
+  const tm = today.getUTCMonth() + 1;
+  const td = today.getUTCDate();
+  if (y > ty || (y === ty && (mo > tm || (mo === tm && d > td)))) return 'invalid';
+  const beforeBirthday = tm < mo || (tm === mo && td < d);
+  const age = ty - y - (beforeBirthday ? 1 : 0);
+  return age < MIN_AGE_YEARS ? 'underage' : null;
+}
+
+/** Step 2: names and a date of birth of someone 18 or older (checked here, not only when step 3 is sent). */
+export const canLeaveStep2 = (v: KycSubmission, today: Date = new Date()) =>
+  v.firstName.trim() !== '' && v.lastName.trim() !== '' && v.dateOfBirth.trim() !== '' && dateOfBirthProblem(v.dateOfBirth, today) === null;
 export const canSubmit = (fileCount: number, sending: boolean) => fileCount > 0 && !sending;
 
 /** The latest verification (the server sends newest first; sorted again in case). */
@@ -54,6 +77,18 @@ export function latestVerification(list: readonly KycVerification[] | undefined)
 export function riskWidth(score: number | null | undefined): number | null {
   if (score === null || score === undefined || !Number.isFinite(score)) return null;
   return Math.min(100, Math.max(0, score));
+}
+
+export type RiskBand = 'low' | 'medium' | 'high';
+
+/**
+ * The risk bar's band (docs/DECISIONS.md, KYC risk bands): 0–29 low (green), 30–69 medium (amber), 70–100 high (red).
+ * A score is a reviewer's aid; the bands only colour and name it.
+ */
+export function riskBand(score: number): RiskBand {
+  if (score >= 70) return 'high';
+  if (score >= 30) return 'medium';
+  return 'low';
 }
 
 /** Adds newly picked files to the list, skipping exact repeats (same name, size and date). */

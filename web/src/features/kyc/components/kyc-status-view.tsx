@@ -3,20 +3,24 @@ import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useLanguage, type MessageKey } from '../../../i18n';
-import { humanize, riskWidth, statusBadge } from '../format';
+import { humanize, riskBand, riskWidth, statusBadge, type RiskBand } from '../format';
 import type { KycVerification } from '../types';
 
-/** A stored value in the reader's language when the catalogue knows it, else with underscores as spaces. */
+/** A stored value as the wizard's options name it ("ID card"), else with underscores as spaces. */
 function useValueLabel() {
-  const { t, lang } = useLanguage();
+  const { t } = useLanguage();
   return (value: string | null | undefined): string => {
     const shown = humanize(value);
     if (shown === null) return t('kyc.na');
     const key = `kyc.value.${value}` as MessageKey;
     const translated = t(key);
-    return lang === 'en' || translated === key ? shown : translated;
+    return translated === key ? shown : translated;
   };
 }
+
+const bandBar = { low: 'bg-green-600', medium: 'bg-amber-500', high: 'bg-red-600' } as const;
+const bandText = { low: 'text-green-700', medium: 'text-amber-700', high: 'text-red-700' } as const;
+const bandLabel: Record<RiskBand, MessageKey> = { low: 'kyc.risk.low', medium: 'kyc.risk.medium', high: 'kyc.risk.high' };
 
 /** The latest verification (spec §2): date, badge, types, risk bar, error, admin notes, and a restart when failed. */
 export function KycStatusView({ verification, onSubmitNew }: { verification: KycVerification; onSubmitNew: () => void }) {
@@ -47,24 +51,27 @@ export function KycStatusView({ verification, onSubmitNew }: { verification: Kyc
         <dl className="grid gap-4 sm:grid-cols-2">
           <div>
             <dt className="text-sm text-slate-500">{t('kyc.statusView.verificationType')}</dt>
-            <dd className="font-medium capitalize text-slate-900" data-testid="kyc-verification-type">
+            <dd className="font-medium text-slate-900" data-testid="kyc-verification-type">
               {valueLabel(verification.verificationType)}
             </dd>
           </div>
           <div>
             <dt className="text-sm text-slate-500">{t('kyc.statusView.documentType')}</dt>
-            <dd className="font-medium capitalize text-slate-900" data-testid="kyc-document-type">
+            <dd className="font-medium text-slate-900" data-testid="kyc-document-type">
               {valueLabel(verification.documentType)}
             </dd>
           </div>
         </dl>
 
         {risk !== null && (
-          <div data-testid="kyc-risk">
-            <div className="mb-1 flex items-center justify-between text-sm">
+          <div data-testid="kyc-risk" data-band={riskBand(risk)}>
+            <div className="mb-1 flex items-center justify-between gap-2 text-sm">
               <span className="text-slate-600">{t('kyc.statusView.risk')}</span>
-              <span className="font-medium tabular-nums" dir="ltr">
-                {t('kyc.statusView.riskValue', { score: risk })}
+              <span className={`font-medium ${bandText[riskBand(risk)]}`}>
+                {t(bandLabel[riskBand(risk)])}{' '}
+                <span className="tabular-nums" dir="ltr">
+                  {t('kyc.statusView.riskValue', { score: risk })}
+                </span>
               </span>
             </div>
             <div
@@ -74,8 +81,9 @@ export function KycStatusView({ verification, onSubmitNew }: { verification: Kyc
               aria-valuemin={0}
               aria-valuemax={100}
               aria-valuenow={risk}
+              aria-valuetext={`${t(bandLabel[riskBand(risk)])}, ${t('kyc.statusView.riskValue', { score: risk })}`}
             >
-              <div className="h-full rounded-full bg-brand-600" style={{ width: `${risk}%` }} />
+              <div className={`h-full rounded-full ${bandBar[riskBand(risk)]}`} style={{ width: `${risk}%` }} data-testid="kyc-risk-bar" />
             </div>
           </div>
         )}

@@ -6,7 +6,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../..
 import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { useT, type MessageKey } from '../../../i18n';
-import { canLeaveStep1, canLeaveStep2, canSubmit, mergeFiles, progressPercent, sizeInMb, TOTAL_STEPS } from '../format';
+import { canLeaveStep1, canLeaveStep2, canSubmit, dateOfBirthProblem, mergeFiles, progressPercent, sizeInMb, TOTAL_STEPS } from '../format';
 import { DOCUMENT_COUNTRIES, DOCUMENT_TYPES, VERIFICATION_TYPES, type KycSubmission } from '../types';
 
 const EMPTY: KycSubmission = {
@@ -20,7 +20,7 @@ const EMPTY: KycSubmission = {
 };
 
 const selectClass =
-  'flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm capitalize focus:outline-none focus:ring-2 focus:ring-brand-500';
+  'flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm focus:outline-none focus:ring-2 focus:ring-brand-500';
 
 function Field({ id, label, children }: { id: string; label: string; children: ReactNode }) {
   return (
@@ -118,6 +118,8 @@ export function KycWizard({
   };
   const [title, description] = titles[step] ?? titles[1]!;
   const percent = progressPercent(step);
+  // Checked here on step 2 (the server checks it again): a date only once one is typed completely.
+  const dobProblem = values.dateOfBirth.trim() === '' ? null : dateOfBirthProblem(values.dateOfBirth, new Date());
 
   async function onSubmit() {
     if (!canSubmit(files.length, sending)) return;
@@ -198,8 +200,25 @@ export function KycWizard({
               </Field>
             </div>
             <Field id={`${uid}-dob`} label={t('kyc.step2.dateOfBirth')}>
-              <Input id={`${uid}-dob`} type="date" value={values.dateOfBirth} autoComplete="bday" onChange={(e) => set('dateOfBirth', e.target.value)} data-testid="kyc-dob" />
-              <p className="text-xs text-slate-500">{t('kyc.step2.adultNote')}</p>
+              <Input
+                id={`${uid}-dob`}
+                type="date"
+                value={values.dateOfBirth}
+                autoComplete="bday"
+                onChange={(e) => set('dateOfBirth', e.target.value)}
+                aria-invalid={dobProblem !== null}
+                aria-describedby={`${uid}-dob-note`}
+                data-testid="kyc-dob"
+              />
+              {dobProblem ? (
+                <p id={`${uid}-dob-note`} role="alert" className="text-xs text-red-600" data-testid="kyc-dob-error">
+                  {t(dobProblem === 'underage' ? 'kyc.step2.underage' : 'kyc.step2.invalidDate')}
+                </p>
+              ) : (
+                <p id={`${uid}-dob-note`} className="text-xs text-slate-500">
+                  {t('kyc.step2.adultNote')}
+                </p>
+              )}
             </Field>
             <Field id={`${uid}-number`} label={t('kyc.step2.documentNumber')}>
               <Input id={`${uid}-number`} value={values.documentNumber} maxLength={50} autoComplete="off" dir="ltr" onChange={(e) => set('documentNumber', e.target.value)} data-testid="kyc-document-number" />
