@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly body: unknown,
+    /** Retry-After in whole seconds, when the answer had one (429s, 503s): how long to wait before trying again. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
@@ -34,7 +36,16 @@ async function throwIfNotOk(res: Response): Promise<void> {
   } catch {
     body = null;
   }
-  throw new ApiError(res.status, `${res.status}: ${text || res.statusText}`, body);
+  throw new ApiError(res.status, `${res.status}: ${text || res.statusText}`, body, retryAfterSeconds(res.headers.get('retry-after')));
+}
+
+/** Retry-After as seconds: a number of seconds, or an HTTP date from now; null when absent or unreadable. */
+export function retryAfterSeconds(header: string | null, now: number = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const v = header.trim();
+  if (/^\d+$/.test(v)) return Number(v);
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : null;
 }
 
 export interface RequestOptions {

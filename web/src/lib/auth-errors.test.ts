@@ -2,11 +2,11 @@ import { describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { translate, type Lang } from '../i18n';
-import { ApiError } from './api';
+import { ApiError, retryAfterSeconds } from './api';
 import { authErrorText, weakPasswordText } from './auth-errors';
 
 const apiError = (status: number, error: Record<string, unknown>) => new ApiError(status, `${status}: ...`, { error });
-const tr = (lang: Lang) => (key: Parameters<typeof translate>[1]) => translate(lang, key);
+const tr = (lang: Lang) => (key: Parameters<typeof translate>[1], vars?: Parameters<typeof translate>[2]) => translate(lang, key, vars);
 
 describe('password and sign-in failures in both languages', () => {
   const weak = apiError(400, {
@@ -58,4 +58,35 @@ test('the web app never imports the password-strength dictionaries (they are ser
   expect(offenders).toEqual([]);
   const pkg = JSON.parse(readFileSync(join(import.meta.dir, '../../package.json'), 'utf8')) as { dependencies?: Record<string, string> };
   expect(Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith('@zxcvbn-ts/'))).toEqual([]);
+});
+
+describe('a lockout says how long to wait (Retry-After)', () => {
+  const limited = (code: string, seconds: number | null) =>
+    new ApiError(429, '429: ...', { error: { code, message: 'Too many' } }, seconds);
+
+  test('the wait in words, rounded up, in both languages', () => {
+    expect(authErrorText(tr('en'), limited('rate_limited', 840))).toBe(
+      'Too many failed sign-in attempts from this network. Try again in 14 minutes.',
+    );
+    expect(authErrorText(tr('en'), limited('rate_limited', 61))).toContain('Try again in 2 minutes.');
+    expect(authErrorText(tr('en'), limited('verification_rate_limited', 1))).toBe('Too many wrong codes or passwords. Try again in 1 second.');
+    expect(authErrorText(tr('en'), limited('registration_rate_limited', 3600))).toContain('Try again in 60 minutes.');
+    expect(authErrorText(tr('en'), limited('account_sign_in_limited', 7200))).toContain('otherwise try again in 2 hours.');
+    expect(authErrorText(tr('ar'), limited('rate_limited', 300))).toContain('بعد 5 دقائق');
+    expect(authErrorText(tr('ar'), limited('rate_limited', 120))).toContain('بعد دقيقتين');
+  });
+
+  test('without Retry-After the general text stays', () => {
+    expect(authErrorText(tr('en'), limited('rate_limited', null))).toBe(
+      'Too many failed sign-in attempts from this network. Please wait a few minutes and try again.',
+    );
+  });
+
+  test('Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-03-01T12:00:00Z');
+    expect(retryAfterSeconds('120', now)).toBe(120);
+    expect(retryAfterSeconds('Sun, 01 Mar 2026 12:01:30 GMT', now)).toBe(90);
+    expect(retryAfterSeconds(null, now)).toBeNull();
+    expect(retryAfterSeconds('soon', now)).toBeNull();
+  });
 });

@@ -52,10 +52,38 @@ export function weakPasswordText(t: Translate, error: unknown): string | undefin
   return [t('auth.weakPassword.title'), t(`auth.weakPassword.reason.${reason}`), t('auth.weakPassword.better')].join(' ');
 }
 
+/** The same limits when the answer said how long to wait (Retry-After): the text names the wait. */
+const CODE_TEXT_WAIT: Partial<Record<string, MessageKey>> = {
+  rate_limited: 'auth.error.rateLimitedFor',
+  account_sign_in_limited: 'auth.error.accountLimitedFor',
+  registration_rate_limited: 'auth.error.registrationLimitedFor',
+  verification_rate_limited: 'auth.error.verificationLimitedFor',
+};
+
+/** Arabic counts have four forms here (1, 2, 3–10, 11 and more); English uses the last for 3 and more. */
+const countForm = (n: number) => (n === 1 ? 'one' : n === 2 ? 'two' : n <= 10 ? 'few' : 'many');
+
+/**
+ * A wait in words, rounded up so the person never tries too early: seconds under a minute, minutes under two hours,
+ * hours beyond.
+ */
+export function waitText(t: Translate, seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return t(`auth.wait.second.${countForm(s)}`, { n: s });
+  const m = Math.ceil(s / 60);
+  if (m < 120) return t(`auth.wait.minute.${countForm(m)}`, { n: m });
+  const h = Math.ceil(s / 3600);
+  return t(`auth.wait.hour.${countForm(h)}`, { n: h });
+}
+
 /** The text to show for an auth failure: translated for the codes above, otherwise the server's message. */
 export function authErrorText(t: Translate, error: unknown): string | undefined {
   const weak = weakPasswordText(t, error);
   if (weak) return weak;
+  if (error instanceof ApiError && error.code && error.retryAfterSeconds !== null) {
+    const withWait = CODE_TEXT_WAIT[error.code];
+    if (withWait) return t(withWait, { wait: waitText(t, error.retryAfterSeconds) });
+  }
   const key = error instanceof ApiError && error.code ? CODE_TEXT[error.code] : undefined;
   return key ? t(key) : messageOf(error);
 }

@@ -1,5 +1,5 @@
-import { CreditCard, PieChart, ShieldCheck } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { CreditCard, Languages, PieChart, ShieldCheck } from 'lucide-react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
@@ -7,7 +7,7 @@ import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
 import { toast } from '../../../components/ui/use-toast';
-import { useT, type MessageKey } from '../../../i18n';
+import { useLanguage, useT, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { authErrorText, weakPasswordText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
@@ -231,9 +231,22 @@ function RegisterForm() {
   );
 }
 
+type AuthTab = 'signin' | 'register';
+
+/** `?tab=register` (the landing page's Start Free) opens Register; anything else Sign In. */
+export function tabFromSearch(search: string): AuthTab {
+  return new URLSearchParams(search).get('tab') === 'register' ? 'register' : 'signin';
+}
+
 export function AuthPage() {
-  const t = useT();
+  const { t, lang, setLanguage } = useLanguage();
   const hydrated = useHydrated();
+  // The prerendered page shows Sign In; once live, the link's choice is applied (read after hydration, so the first
+  // render matches the prerendered HTML).
+  const [tab, setTab] = useState<AuthTab>('signin');
+  useEffect(() => {
+    setTab(tabFromSearch(window.location.search));
+  }, []);
   useDocumentTitle(t('auth.meta.title'));
   const benefits = [
     { icon: CreditCard, title: t('auth.benefits.cards.title'), body: t('auth.benefits.cards.body') },
@@ -244,16 +257,30 @@ export function AuthPage() {
     <div className="grid min-h-screen lg:grid-cols-2">
       <main className="flex items-center justify-center px-4 py-12">
         <div className="w-full max-w-md">
-          <Link href="/" className="mb-8 inline-block text-2xl font-bold text-brand-600">
-            bpay
-          </Link>
+          <div className="mb-8 flex items-center justify-between gap-4">
+            <Link href="/" className="inline-block text-2xl font-bold text-brand-600">
+              bpay
+            </Link>
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => setLanguage(lang === 'ar' ? 'en' : 'ar')}
+              lang={lang === 'ar' ? 'en' : 'ar'}
+              aria-label={t('common.language.label')}
+              disabled={!hydrated}
+              data-testid="auth-language"
+            >
+              <Languages className="h-4 w-4" aria-hidden />
+              {t('common.language.switch')}
+            </Button>
+          </div>
           <Card>
             <CardHeader>
               <CardTitle level={1}>{t('auth.title')}</CardTitle>
               <CardDescription>{t('auth.subtitle')}</CardDescription>
             </CardHeader>
             <CardContent>
-              <Tabs defaultValue="signin">
+              <Tabs dir={lang === 'ar' ? 'rtl' : 'ltr'} value={tab} onValueChange={(v) => setTab(v === 'register' ? 'register' : 'signin')}>
                 <TabsList className="grid w-full grid-cols-2">
                   <TabsTrigger value="signin">{t('auth.tab.signIn')}</TabsTrigger>
                   {/* Until the page is live a click on the prerendered tab would do nothing and be lost. */}

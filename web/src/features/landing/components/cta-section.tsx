@@ -16,7 +16,7 @@ export function CtaSection({ lang }: { lang: Lang }) {
         </h2>
         <p className="relative mx-auto mt-4 max-w-xl text-lg text-brand-100">{t('landing.cta.body')}</p>
         <div className="relative mt-8 flex flex-col items-center justify-center gap-3 sm:flex-row">
-          <Link href="/auth" className={buttonClasses('outline', 'lg', 'w-full border-transparent bg-white text-brand-700 hover:bg-brand-50 sm:w-auto')}>
+          <Link href="/auth?tab=register" className={buttonClasses('outline', 'lg', 'w-full border-transparent bg-white text-brand-700 hover:bg-brand-50 sm:w-auto')}>
             {t('landing.cta.primary')}
             <ArrowRight className="h-5 w-5 rtl:rotate-180" aria-hidden />
           </Link>

@@ -103,7 +103,7 @@ export function HeroSection({ lang }: { lang: Lang }) {
           </h1>
           <p className="mx-auto mt-6 max-w-xl text-lg leading-relaxed text-slate-600 lg:mx-0">{t('landing.hero.subtitle')}</p>
           <div className="mt-8 flex flex-col items-center justify-center gap-3 sm:flex-row lg:justify-start">
-            <Link href="/auth" className={buttonClasses('primary', 'lg', 'w-full shadow-lg shadow-brand-600/20 sm:w-auto')}>
+            <Link href="/auth?tab=register" className={buttonClasses('primary', 'lg', 'w-full shadow-lg shadow-brand-600/20 sm:w-auto')}>
               {t('landing.hero.ctaPrimary')}
               <ArrowRight className="h-5 w-5 rtl:rotate-180" aria-hidden />
             </Link>

@@ -70,7 +70,7 @@ export function SiteHeader({ lang }: { lang: Lang }) {
           <Link href="/auth" className={buttonClasses('ghost', 'sm', 'max-md:hidden')}>
             {t('landing.nav.signIn')}
           </Link>
-          <Link href="/auth" className={buttonClasses('primary', 'sm', 'max-sm:hidden')}>
+          <Link href="/auth?tab=register" className={buttonClasses('primary', 'sm', 'max-sm:hidden')}>
             {t('landing.nav.startFree')}
           </Link>
           <MobileMenuToggle
@@ -98,7 +98,7 @@ export function SiteHeader({ lang }: { lang: Lang }) {
           <Link href="/auth" className={buttonClasses('outline', 'md')} onClick={close}>
             {t('landing.nav.signIn')}
           </Link>
-          <Link href="/auth" className={buttonClasses('primary', 'md')} onClick={close}>
+          <Link href="/auth?tab=register" className={buttonClasses('primary', 'md')} onClick={close}>
             {t('landing.nav.startFree')}
           </Link>
         </div>
