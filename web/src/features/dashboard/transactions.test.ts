@@ -112,8 +112,9 @@ describe('lists', () => {
   test('status dots: completed, pending, anything else "created"', () => {
     expect(statusDot('completed')).toBe('completed');
     expect(statusDot('pending')).toBe('pending');
-    expect(statusDot('failed')).toBe('created');
-    expect(statusDot('refunded')).toBe('created');
+    expect(statusDot('failed')).toBe('failed');
+    expect(statusDot('refunded')).toBe('refunded');
+    expect(statusDot('something-new')).toBe('created');
   });
 });
 

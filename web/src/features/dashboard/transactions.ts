@@ -61,11 +61,14 @@ export function filterByStatus(transactions: readonly Transaction[], filter: Sta
   return filter === 'all' ? [...transactions] : transactions.filter((t) => t.status === filter);
 }
 
-export type StatusDot = 'completed' | 'pending' | 'created';
+export type StatusDot = 'completed' | 'pending' | 'failed' | 'refunded' | 'created';
 
-/** Spec §4: completed green, pending yellow, anything else blue ("Transaction created"). */
+/**
+ * Spec §4: completed green, pending yellow, anything else blue ("Transaction created"). Failed (red) and refunded
+ * (grey) say what happened (issue 16): "Transaction created" for them told the reader nothing true.
+ */
 export function statusDot(status: string): StatusDot {
-  return status === 'completed' || status === 'pending' ? status : 'created';
+  return status === 'completed' || status === 'pending' || status === 'failed' || status === 'refunded' ? status : 'created';
 }
 
 /** What a merchant's refund sent back to the funding sources: the purchase amount plus the part of the fee, in cents. */

@@ -38,6 +38,8 @@ export const en = {
   'dashboard.activity.completed': 'Transaction completed',
   'dashboard.activity.pending': 'Transaction pending',
   'dashboard.activity.created': 'Transaction created',
+  'dashboard.activity.failed': 'Payment failed: nothing was charged',
+  'dashboard.activity.refunded': 'Refunded to your funding sources',
 
   'dashboard.status.completed': 'Completed',
   'dashboard.status.pending': 'Pending',
@@ -148,6 +150,8 @@ export const ar: Record<keyof typeof en, string> = {
   'dashboard.activity.completed': 'اكتملت المعاملة',
   'dashboard.activity.pending': 'المعاملة قيد الانتظار',
   'dashboard.activity.created': 'تم إنشاء المعاملة',
+  'dashboard.activity.failed': 'فشل الدفع: لم يُخصم أي مبلغ',
+  'dashboard.activity.refunded': 'أُعيد المبلغ إلى مصادر التمويل',
 
   'dashboard.status.completed': 'مكتملة',
   'dashboard.status.pending': 'قيد الانتظار',

@@ -22,14 +22,22 @@ export function StatusBadge({ status }: { status: string }) {
   );
 }
 
-const dotClass = { completed: 'bg-green-500', pending: 'bg-yellow-400', created: 'bg-blue-500' } as const;
+const dotClass = {
+  completed: 'bg-green-500',
+  pending: 'bg-yellow-400',
+  failed: 'bg-red-500',
+  refunded: 'bg-slate-400',
+  created: 'bg-blue-500',
+} as const;
 const dotLabel = {
   completed: 'dashboard.activity.completed',
   pending: 'dashboard.activity.pending',
+  failed: 'dashboard.activity.failed',
+  refunded: 'dashboard.activity.refunded',
   created: 'dashboard.activity.created',
 } as const satisfies Record<keyof typeof dotClass, MessageKey>;
 
-/** Spec §4: completed green, pending yellow, anything else blue labelled 'Transaction created'. */
+/** Spec §4: completed green, pending yellow; failed red and refunded grey say so; anything else blue 'Transaction created'. */
 export function StatusDot({ status }: { status: string }) {
   const t = useT();
   const kind = statusDot(status);
