@@ -85,16 +85,23 @@ export function DashboardPage() {
             if (isTab(v)) setTab(v);
           }}
         >
-          <div className="-mx-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
-            <TabsList aria-label={t('dashboard.tabs.label')} className="w-max sm:w-auto">
-              {TABS.map((id) => (
-                <TabsTrigger key={id} value={id} className="flex items-center gap-2" data-testid={`tab-${id}`}>
-                  {tabIcon[id]}
-                  {t(tabLabel[id])}
-                </TabsTrigger>
-              ))}
-            </TabsList>
-          </div>
+          {/*
+            * Every tab on screen at every width (issue 16: at 390 px a scrolled strip hid Settings without a hint): a
+            * grid of three columns on phones, one row from 640 px. The arrow keys, Home and End move between tabs.
+            */}
+          <TabsList aria-label={t('dashboard.tabs.label')} className="grid w-full grid-cols-3 sm:inline-flex sm:w-auto" data-testid="dashboard-tabs">
+            {TABS.map((id) => (
+              <TabsTrigger
+                key={id}
+                value={id}
+                className="flex min-w-0 items-center justify-center gap-1.5 px-2 text-center text-xs leading-tight sm:gap-2 sm:px-3 sm:text-sm"
+                data-testid={`tab-${id}`}
+              >
+                <span className="shrink-0">{tabIcon[id]}</span>
+                {t(tabLabel[id])}
+              </TabsTrigger>
+            ))}
+          </TabsList>
           <TabsContent value="overview">
             <OverviewTab
               isDemo={isDemo}
