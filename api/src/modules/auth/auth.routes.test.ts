@@ -271,6 +271,8 @@ describe('PATCH /api/auth/user', () => {
     { name: 'bad phone: a number', request: json(U, 'PATCH', { phoneNumber: 4155550100 }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'phoneNumber' },
     { name: 'bad country: 3 letters', request: json(U, 'PATCH', { country: 'USA' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'country' },
     { name: 'bad country: digits', request: json(U, 'PATCH', { country: '12' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'country' },
+    { name: 'country not in the list (ZZ)', request: json(U, 'PATCH', { country: 'ZZ' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'country' },
+    { name: "address.country not in the list ('UK' is GB)", request: json(U, 'PATCH', { address: { ...address, country: 'UK' } }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'address.country' },
     { name: 'bad email', request: json(U, 'PATCH', { email: 'nope' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'email' },
     { name: 'firstName is a number', request: json(U, 'PATCH', { firstName: 1 }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'firstName' },
     { name: 'loginNotifications is a string', request: json(U, 'PATCH', { loginNotifications: 'yes' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'loginNotifications' },

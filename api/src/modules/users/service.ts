@@ -1,4 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
+import { countryCode } from '@bpay/db/countries';
 import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
 import { AppError, invalid, notFound } from '../../errors';
 import type { Clock } from '../../lib/clock';
@@ -74,11 +75,20 @@ export interface ProfilePatch {
 
 const blankToNull = (s: string | undefined) => (s === undefined ? undefined : s.trim() === '' ? null : s.trim());
 
+/** A country from the one list both fields offer (@bpay/db/countries), upper-cased; null when blank or absent. */
+function listedCountry(value: string | undefined, param: string): string | null {
+  const v = blankToNull(value);
+  if (v == null) return null;
+  const code = countryCode(v);
+  if (!code) throw invalid(param, `${param} must be one of the listed countries (ISO 3166-1 alpha-2 codes such as US or GB).`);
+  return code;
+}
+
 /**
  * Updates the caller's own profile. Only the fields of ProfilePatch can change: role, plan and verification
  * status are refused at the edge (the route's schema allows no other property). A new password hash comes only
  * from auth's updateAccount, after it re-authenticated the caller (as must a change of e-mail address).
- * Fails with: validation_error (blank address line1/city, bad state), email_taken (another account has it).
+ * Fails with: validation_error (blank address line1/city, bad state, a country not in the list), email_taken (another account has it).
  */
 export async function updateProfile(
   db: DbOrTx,
@@ -91,7 +101,7 @@ export async function updateProfile(
   if (credentials) set.passwordHash = credentials.passwordHash;
   if (patch.firstName !== undefined) set.firstName = blankToNull(patch.firstName);
   if (patch.lastName !== undefined) set.lastName = blankToNull(patch.lastName);
-  if (patch.country !== undefined) set.country = blankToNull(patch.country)?.toUpperCase() ?? null;
+  if (patch.country !== undefined) set.country = listedCountry(patch.country, 'country');
   if (patch.phoneNumber !== undefined) set.phoneNumber = blankToNull(patch.phoneNumber);
   if (patch.loginNotifications !== undefined) set.loginNotifications = patch.loginNotifications;
   if (patch.address !== undefined) {
@@ -106,7 +116,7 @@ export async function updateProfile(
     set.addressCity = a.city.trim();
     set.addressState = state?.toUpperCase() ?? null;
     set.addressPostalCode = blankToNull(a.postal_code) ?? null;
-    set.addressCountry = blankToNull(a.country)?.toUpperCase() ?? 'US';
+    set.addressCountry = listedCountry(a.country, 'address.country') ?? 'US';
   }
   if (patch.email !== undefined) {
     const normalized = normalizeEmail(patch.email);

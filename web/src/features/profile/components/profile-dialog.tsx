@@ -10,6 +10,7 @@ import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
+import { useCountryOptions } from '../../../lib/countries';
 import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
 import { useAuth } from '../../auth/auth-context';
 import type { User } from '../../auth/types';
@@ -97,6 +98,8 @@ function SignedInProfile({ user, onClose }: { user: User; onClose(): void }) {
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState(false);
   const [form, setForm] = useState<ContactForm>(() => fromUser(user));
+  // The one Country list, as in Settings (the API accepts only these codes).
+  const countries = useCountryOptions(form.country, { none: false });
 
   const save = useMutation({
     mutationFn: updateProfileRequest,
@@ -247,17 +250,21 @@ function SignedInProfile({ user, onClose }: { user: User; onClose(): void }) {
               />
             </Field>
             <Field id="country" label={t('profile.address.country')}>
-              <Input
+              <select
                 id="country"
                 name="country"
                 autoComplete="country"
-                maxLength={2}
-                dir="ltr"
-                className="uppercase"
-                placeholder={DEFAULT_COUNTRY}
+                className="flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 disabled:cursor-not-allowed disabled:opacity-50"
                 value={form.country}
-                onChange={(e) => set('country')(e.target.value.toUpperCase())}
-              />
+                onChange={(e) => set('country')(e.target.value)}
+                data-testid="profile-country"
+              >
+                {countries.map((o) => (
+                  <option key={o.code} value={o.code}>
+                    {o.label}
+                  </option>
+                ))}
+              </select>
             </Field>
           </div>
           <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">

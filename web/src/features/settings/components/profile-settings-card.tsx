@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Loader2, UserRound } from 'lucide-react';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { Input } from '../../../components/ui/input';
@@ -12,7 +12,7 @@ import { authErrorText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
 import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
 import type { User } from '../../auth/types';
-import { COUNTRY_OPTIONS } from '../countries';
+import { useCountryOptions } from '../../../lib/countries';
 
 interface ProfileForm {
   firstName: string;
@@ -38,7 +38,7 @@ const REAUTH_CODES = new Set(['current_password_required', 'invalid_current_pass
  * (not just another letter case) needs the current password, asked for only then.
  */
 export function ProfileSettingsCard({ user }: { user: User }) {
-  const { t, lang } = useLanguage();
+  const { t } = useLanguage();
   const qc = useQueryClient();
   const [form, setForm] = useState<ProfileForm>(() => fromUser(user));
   const [emailError, setEmailError] = useState(false);
@@ -66,16 +66,8 @@ export function ProfileSettingsCard({ user }: { user: User }) {
     },
   });
 
-  // Names sorted in the reader's language, "not set" first; a saved code outside the list is kept selectable.
-  const options = useMemo(() => {
-    const collator = new Intl.Collator(lang);
-    const [none, ...rest] = COUNTRY_OPTIONS.map((o) => ({ code: o.code as string, label: t(o.label) }));
-    rest.sort((a, b) => collator.compare(a.label, b.label));
-    const all = none ? [none, ...rest] : rest;
-    if (form.country && !all.some((o) => o.code === form.country))
-      all.push({ code: form.country, label: form.country });
-    return all;
-  }, [lang, t, form.country]);
+  // The one Country list (the profile address offers the same), "not set" first.
+  const options = useCountryOptions(form.country, { none: true });
 
   const set = (field: keyof ProfileForm) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
 
