@@ -17,8 +17,10 @@ export const en = {
   'fundingSources.plan.other': 'current',
   'fundingSources.limit.used': '{count} of {max} funding sources used on the {plan} plan',
   'fundingSources.limit.usedUnlimited': '{count} funding sources linked (unlimited on the {plan} plan)',
-  'fundingSources.limit.allowance': 'The {plan} plan allows up to {max} funding sources',
-  'fundingSources.limit.allowanceUnlimited': 'The {plan} plan allows unlimited funding sources',
+  'fundingSources.limit.allowance':
+    'Demo mode: these sample sources do not count against your plan. The {plan} plan allows up to {max} funding sources of your own.',
+  'fundingSources.limit.allowanceUnlimited':
+    'Demo mode: these sample sources do not count against your plan. The {plan} plan allows unlimited funding sources of your own.',
   'fundingSources.limit.upgrade': 'Upgrade to Pro for 5 sources or Premium for unlimited',
   'fundingSources.limit.upgradePremium': 'Upgrade to Premium for unlimited sources',
   'fundingSources.limit.seePlans': 'See plans',
@@ -115,8 +117,10 @@ export const ar: Record<keyof typeof en, string> = {
   'fundingSources.plan.other': 'الحالية',
   'fundingSources.limit.used': 'تم استخدام {count} من {max} من مصادر التمويل في الخطة {plan}',
   'fundingSources.limit.usedUnlimited': '{count} من مصادر التمويل مرتبطة (غير محدودة في الخطة {plan})',
-  'fundingSources.limit.allowance': 'تتيح الخطة {plan} حتى {max} من مصادر التمويل',
-  'fundingSources.limit.allowanceUnlimited': 'تتيح الخطة {plan} عددًا غير محدود من مصادر التمويل',
+  'fundingSources.limit.allowance':
+    'وضع العرض التجريبي: مصادر العينة هذه لا تُحتسب ضمن خطتك. تتيح الخطة {plan} حتى {max} من مصادر التمويل الخاصة بك.',
+  'fundingSources.limit.allowanceUnlimited':
+    'وضع العرض التجريبي: مصادر العينة هذه لا تُحتسب ضمن خطتك. تتيح الخطة {plan} عددًا غير محدود من مصادر التمويل الخاصة بك.',
   'fundingSources.limit.upgrade': 'قم بالترقية إلى Pro للحصول على 5 مصادر أو إلى Premium لعدد غير محدود',
   'fundingSources.limit.upgradePremium': 'قم بالترقية إلى Premium للحصول على عدد غير محدود من المصادر',
   'fundingSources.limit.seePlans': 'عرض الخطط',

@@ -16,7 +16,8 @@ export const planLabel: Record<PlanName, MessageKey> = {
 
 /**
  * "2 of 2 funding sources used on the Free plan" and the upgrade that would allow more. In demo mode the sample
- * sources do not count against the plan, so only the allowance is stated.
+ * sources do not count against the plan (Add only simulates, so it stays enabled): the banner says so in as many
+ * words and states the allowance, never "3 of 2 used" beside an enabled Add (issue 16).
  */
 export function PlanLimitBanner({
   plan,
@@ -51,6 +52,7 @@ export function PlanLimitBanner({
       )}
       data-testid="funding-source-limit"
       data-at-limit={full}
+      data-demo={isDemo}
     >
       <Info className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
       <div className="space-y-0.5">
