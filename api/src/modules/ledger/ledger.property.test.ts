@@ -45,7 +45,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       op: fc.constant('collect' as const),
       // Mostly affordable; sometimes more than any card holds (the shortfall path).
       amountCents: fc.oneof(
-        { arbitrary: fc.integer({ min: 1, max: 80_000 }), weight: 4 },
+        // From the $1.00 minimum (MIN_BCARD_CENTS).
+        { arbitrary: fc.integer({ min: 100, max: 80_000 }), weight: 4 },
         { arbitrary: fc.integer({ min: 900_000, max: 2_500_000 }), weight: 1 },
       ),
       picks: fc.array(fc.nat(MAX_SOURCES - 1), { minLength: 1, maxLength: 4 }),

@@ -45,7 +45,9 @@ async function rows(c: TestContext, sql: string, args: Array<string | number> = 
 }
 const charges = (c: TestContext, userId: string) =>
   rows(c, 'SELECT kind, status, amount_cents, failure_code FROM subscription_charges WHERE user_id = ? ORDER BY created_at, id', [userId]);
-const mails = (c: TestContext, userId: string) => rows(c, 'SELECT kind, subject FROM email_outbox WHERE user_id = ? ORDER BY created_at, id', [userId]);
+// The plan's own mail (sign-in notices go to the same outbox).
+const mails = (c: TestContext, userId: string) =>
+  rows(c, "SELECT kind, subject FROM email_outbox WHERE user_id = ? AND kind LIKE 'plan%' ORDER BY created_at, id", [userId]);
 const simBalance = async (c: TestContext, sourceId: string) =>
   Number((await rows(c, 'SELECT s.available_cents AS a FROM sim_cards s JOIN funding_sources f ON f.vendor_token = s.token WHERE f.id = ?', [sourceId]))[0]?.a);
 
