@@ -131,7 +131,29 @@ const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 
 interface Case {
   name: string;
-  send(): Promise<{ ms: number; check: string | null }>;
+  send(): Promise<{ ms: number; stall: number; check: string | null }>;
+}
+
+/**
+ * The longest time the event loop went without running a timer while a request ran: a 1 ms interval notes the gap
+ * between its ticks (and the gap to the end). Every other request waits that long at worst, whatever it is.
+ */
+function stallMonitor() {
+  let last = performance.now();
+  let max = 0;
+  const tick = () => {
+    const t = performance.now();
+    max = Math.max(max, t - last);
+    last = t;
+  };
+  const h = setInterval(tick, 1);
+  return {
+    stop() {
+      clearInterval(h);
+      tick();
+      return max;
+    },
+  };
 }
 
 async function main() {
@@ -166,27 +188,29 @@ async function main() {
   const expect12 = await truth(12);
   const expect36 = await truth(36);
   const timed = async (fn: () => Promise<unknown>) => {
+    const lag = stallMonitor();
     const s = performance.now();
     const out = await fn();
-    return { ms: performance.now() - s, out };
+    const ms = performance.now() - s;
+    return { ms, stall: lag.stop(), out };
   };
   const api = (path: string, expected: { n: number; s: number } | null): Case => ({
     name: `GET ${path}`,
     async send() {
-      const { ms, out } = await timed(async () => {
+      const { ms, stall, out } = await timed(async () => {
         const res = await ctx.app.handle(new Request(`http://localhost:3000${path}`, { headers: { cookie: c.cookie } }));
         return { status: res.status, text: await res.text() };
       });
       const { status, text } = out as { status: number; text: string };
-      if (status !== 200) return { ms, check: `answered ${status}` };
-      if (!expected) return { ms, check: null };
+      if (status !== 200) return { ms, stall, check: `answered ${status}` };
+      if (!expected) return { ms, stall, check: null };
       if (path.includes('.csv')) {
         const line = text.split('\r\n').find((l) => l.startsWith('spent,all,'));
-        return { ms, check: line === `spent,all,,${(expected.s / 100).toFixed(2)},${expected.n}` ? null : `CSV total ${line}` };
+        return { ms, stall, check: line === `spent,all,,${(expected.s / 100).toFixed(2)},${expected.n}` ? null : `CSV total ${line}` };
       }
       const body = JSON.parse(text) as { totals: { spent: string; transactions: number } };
       const ok = body.totals.transactions === expected.n && body.totals.spent === (expected.s / 100).toFixed(2);
-      return { ms, check: ok ? null : `totals ${JSON.stringify(body.totals)} vs ${JSON.stringify(expected)}` };
+      return { ms, stall, check: ok ? null : `totals ${JSON.stringify(body.totals)} vs ${JSON.stringify(expected)}` };
     },
   });
   const cases: Case[] = [
@@ -197,8 +221,8 @@ async function main() {
     {
       name: 'reference B: one SELECT sum over the same rows (all 36 months)',
       send: async () => {
-        const { ms } = await timed(() => truth(36));
-        return { ms, check: null };
+        const { ms, stall } = await timed(() => truth(36));
+        return { ms, stall, check: null };
       },
     },
     api('/api/analytics?months=12', expect12),
@@ -213,6 +237,7 @@ async function main() {
   const perRun = new Map<Case, number[]>(cases.map((k) => [k, []]));
   const ratioA = new Map<Case, number[]>(cases.map((k) => [k, []]));
   const ratioB = new Map<Case, number[]>(cases.map((k) => [k, []]));
+  const stalls = new Map<Case, number[]>(cases.map((k) => [k, []]));
   for (let run = 0; run < RUNS; run++) {
     const samples = new Map<Case, number[]>(cases.map((k) => [k, []]));
     for (let rep = 0; rep < REPS; rep++) {
@@ -221,6 +246,7 @@ async function main() {
         const r = await k.send();
         if (r.check) problems.add(`${k.name}: ${r.check}`);
         samples.get(k)!.push(r.ms);
+        stalls.get(k)!.push(r.stall);
       }
     }
     const a = median(samples.get(cases[0]!)!);
@@ -237,12 +263,17 @@ async function main() {
   console.log(`${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Bun ${Bun.version}`);
   console.log(`${TRANSACTIONS.toLocaleString('en')} transactions for one consumer (+${(TRANSACTIONS / 5).toLocaleString('en')} of others), seeded in ${seedSeconds.toFixed(1)} s; runs=${RUNS} reps=${REPS}`);
   console.log(`rows counted: 12 months ${expect12.n.toLocaleString('en')}, 36 months ${expect36.n.toLocaleString('en')}\n`);
-  console.log('| case | p50 ms | spread (min–max of runs) | × tiers | × raw SUM |');
-  console.log('|---|---:|---|---:|---:|');
+  console.log('| case | p50 ms | spread (min–max of runs) | × tiers | × raw SUM | longest stall ms: p50 – max |');
+  console.log('|---|---:|---|---:|---:|---|');
   for (const k of cases) {
     const p = perRun.get(k)!;
-    console.log(`| ${k.name} | ${fmt(median(p))} | ${fmt(Math.min(...p))}–${fmt(Math.max(...p))} | ${median(ratioA.get(k)!).toFixed(1)}× | ${median(ratioB.get(k)!).toFixed(1)}× |`);
+    const st = stalls.get(k)!;
+    console.log(
+      `| ${k.name} | ${fmt(median(p))} | ${fmt(Math.min(...p))}–${fmt(Math.max(...p))} | ${median(ratioA.get(k)!).toFixed(1)}× | ${median(ratioB.get(k)!).toFixed(1)}× | ${fmt(median(st))} – ${fmt(Math.max(...st))} |`,
+    );
   }
+  console.log('\nlongest stall: the longest the event loop ran no timer during one request (a 1 ms interval; ~1 ms is no stall),');
+  console.log('median and max over every request of the case: another request arriving meanwhile waits up to that long.');
   console.log(problems.size ? `\nWRONG ANSWERS:\n${[...problems].map((p) => `- ${p}`).join('\n')}` : '\nEvery answer matched the straight SQL sum.');
   raw.close();
   if (process.argv.includes('--keep')) {
