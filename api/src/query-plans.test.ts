@@ -295,6 +295,7 @@ const CASES: PlanCase[] = [
     },
   },
   {
+    // One statement a month (a slice): each part seeks its month's range; the top merchants are ranked in JS.
     name: "spending analytics: the owner's issued collections in the range, by month, source and merchant, and merchants' refunds of them",
     async run(w) {
       const pi = expectOk(await w.v1(w.live.secretKey, '/payment_intents', { amount: 1500, currency: 'usd' }));
@@ -312,7 +313,6 @@ const CASES: PlanCase[] = [
       'collection_shares_source_unique (collection_id=?)',
     ],
     sorts: {
-      collections: 'the grouped rows, one a merchant (top merchants by amount), never the transactions',
       // The checkout and refund that set the world up.
       collection_shares: "one collection's shares, by position",
       refund_parts: "one refund's parts (one per share of its collection), by position",

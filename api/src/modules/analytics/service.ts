@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid } from '../../errors';
@@ -153,121 +153,183 @@ export interface Analytics {
   otherMerchants: { spent: string; transactions: number; merchants: number } | null;
 }
 
-/** The owner's counted transactions in the range (see the header). */
-function counted(userId: string, fromMs: number, toMs: number): SQL {
-  const c = schema.collections;
-  return and(
-    eq(c.userId, userId),
-    inArray(c.status, ['completed', 'refunding', 'refunded']),
-    gte(c.createdAt, new Date(fromMs)),
-    lt(c.createdAt, new Date(toMs)),
-    ne(c.kind, 'sandbox'),
-  )!;
+/*
+ * Cost and fairness (the server's rule: no single request may slow the server for others). The embedded libSQL
+ * client runs a statement synchronously on the event loop, so one statement over years of rows stalls every other
+ * request for as long as it runs. Hence:
+ * - one month per statement (a slice), the event loop given back between slices (yieldToLoop): another request
+ *   waits at most one month of one user's rows. Each slice seeks its month's range of
+ *   collections_user_status_idx (user_id, status, created_at) per counted status; its month is known beforehand,
+ *   so no row needs its month computed.
+ * - one statement per slice answers all three groupings (by merchant, which also sums the month; by source; the
+ *   merchants' refunds). Joins run from the owner's rows outward (CROSS JOIN fixes the order), and the refunds'
+ *   status is no index key (+r.status): SQLite would otherwise start from every succeeded refund of every merchant
+ *   on the platform (refunds_status_idx), a cost that grows with everyone's refunds, paid again in every slice.
+ * - one computation per user at a time (AnalyticsGate): the same user and range asked again meanwhile shares the
+ *   answer under way; another range waits its turn. One user cannot multiply the load by sending many at once.
+ */
+
+/** What a slice statement returns: part 0 per merchant, 1 per funding source, 2 the merchants' refunds (one row). */
+interface SliceRow {
+  part: number;
+  k: string | null;
+  n: number;
+  x: number | null;
+  y: number | null;
+  z: number | null;
+  w: number | null;
 }
 
-/** The viewer's month of a transaction, YYYY-MM. */
-const monthOf = (offsetMs: number) =>
-  sql<string>`strftime('%Y-%m', (${schema.collections.createdAt} + ${offsetMs}) / 1000, 'unixepoch')`;
+/** The owner's counted transactions (see the header) of one slice [fromMs, toMs), aliased c. */
+const countedIn = (userId: string, fromMs: number, toMs: number) =>
+  sql`c.user_id = ${userId} AND c.status IN ('completed', 'refunding', 'refunded') AND c.created_at >= ${fromMs} AND c.created_at < ${toMs} AND c.kind != 'sandbox'`;
 
-/** Spending analytics of one user over a range. Fails with validation_error (range, top, utcOffset). */
-export async function spendingAnalytics(deps: AppDeps, userId: string, q: AnalyticsQuery): Promise<Analytics> {
-  const r = resolveRange(deps.clock.now(), q);
-  const c = schema.collections;
-  const where = counted(userId, r.fromMs, r.toMs);
-  const month = monthOf(r.utcOffset * 60_000);
+/** One month of one user's figures, in one statement (see "Cost and fairness"). Exported for the query-plan test. */
+export function sliceQuery(userId: string, fromMs: number, toMs: number): SQL {
+  const w = () => countedIn(userId, fromMs, toMs);
+  return sql`SELECT 0 AS part, c.merchant AS k, count(*) AS n, sum(c.amount_cents) AS x, sum(c.fee_cents) AS y,
+      sum(c.refunded_cents) AS z, sum(CASE WHEN c.status = 'refunded' THEN c.fee_cents ELSE 0 END) AS w
+    FROM collections c WHERE ${w()} GROUP BY c.merchant
+  UNION ALL
+  SELECT 1, s.funding_source_id, count(*), sum(s.amount_cents), NULL, NULL, NULL
+    FROM collections c CROSS JOIN collection_shares s ON s.collection_id = c.id
+    WHERE ${w()} GROUP BY s.funding_source_id
+  UNION ALL
+  SELECT 2, NULL, count(*), sum(r.amount), sum(r.fee_cents), NULL, NULL
+    FROM collections c CROSS JOIN bcards b ON b.collection_id = c.id
+      CROSS JOIN payment_intents pi ON pi.bcard_id = b.id
+      CROSS JOIN refunds r ON r.payment_intent_id = pi.id AND +r.status = 'succeeded'
+    WHERE ${w()}`;
+}
 
-  const [byMonth, merchantRefunds, bySourceMonth, topMerchants] = await Promise.all([
-    deps.db
-      .select({
-        m: month,
-        n: sql<number>`count(*)`,
-        spent: sql<number>`sum(${c.amountCents})`,
-        fees: sql<number>`sum(${c.feeCents})`,
-        bcardRefunds: sql<number>`sum(${c.refundedCents})`,
-        // An unused bcard's refund returns its fee too.
-        feesBack: sql<number>`sum(CASE WHEN ${c.status} = 'refunded' THEN ${c.feeCents} ELSE 0 END)`,
-      })
-      .from(c)
-      .where(where)
-      .groupBy(month),
-    // Merchants' succeeded refunds of purchases paid with these bcards: collection -> bcard -> intent -> refunds.
-    deps.db
-      .select({
-        m: month,
-        amount: sql<number>`sum(${schema.refunds.amount})`,
-        fee: sql<number>`sum(${schema.refunds.feeCents})`,
-      })
-      .from(c)
-      .innerJoin(schema.bcards, eq(schema.bcards.collectionId, c.id))
-      .innerJoin(schema.paymentIntents, eq(schema.paymentIntents.bcardId, schema.bcards.id))
-      .innerJoin(schema.refunds, and(eq(schema.refunds.paymentIntentId, schema.paymentIntents.id), eq(schema.refunds.status, 'succeeded')))
-      .where(where)
-      .groupBy(month),
-    deps.db
-      .select({
-        m: month,
-        source: schema.collectionShares.fundingSourceId,
-        charged: sql<number>`sum(${schema.collectionShares.amountCents})`,
-        n: sql<number>`count(*)`,
-      })
-      .from(c)
-      .innerJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, c.id))
-      .where(where)
-      .groupBy(month, schema.collectionShares.fundingSourceId),
-    deps.db
-      // groups: how many merchants there are in all (a window over the grouped rows, taken before the LIMIT).
-      .select({ merchant: c.merchant, spent: sql<number>`sum(${c.amountCents})`.as('spent'), n: sql<number>`count(*)`, groups: sql<number>`count(*) OVER ()` })
-      .from(c)
-      .where(where)
-      .groupBy(c.merchant)
-      .orderBy(sql`spent DESC`, c.merchant)
-      .limit(r.top),
-  ]);
+/** Gives the event loop back: every request waiting meanwhile runs before the next slice. */
+export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-  const refundsOf = new Map(merchantRefunds.map((x) => [x.m, { amount: num(x.amount), fee: num(x.fee) }]));
-  const monthRows = new Map(byMonth.map((x) => [x.m, x]));
-  const sourcesOf = new Map<string, Array<{ fundingSourceId: string; charged: number }>>();
-  const sourceTotals = new Map<string, { charged: number; n: number }>();
-  for (const x of bySourceMonth) {
-    const list = sourcesOf.get(x.m) ?? [];
-    list.push({ fundingSourceId: x.source, charged: num(x.charged) });
-    sourcesOf.set(x.m, list);
-    const t = sourceTotals.get(x.source) ?? { charged: 0, n: 0 };
-    t.charged += num(x.charged);
-    t.n += num(x.n);
-    sourceTotals.set(x.source, t);
+/**
+ * One analytics computation per user at a time. A request for the user and range (and top) already under way or
+ * waiting shares that promise; any other range of the same user runs after the user's earlier ones. Nothing is kept
+ * once answered: the next request computes afresh (figures change as the user spends).
+ */
+export class AnalyticsGate {
+  private readonly shared = new Map<string, Promise<Analytics>>();
+  private readonly tail = new Map<string, Promise<void>>();
+
+  run(userId: string, key: string, work: () => Promise<Analytics>): Promise<Analytics> {
+    const k = `${userId}\n${key}`;
+    const same = this.shared.get(k);
+    if (same) return same;
+    const answer = (this.tail.get(userId) ?? Promise.resolve()).then(work);
+    const done = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.shared.set(k, answer);
+    this.tail.set(userId, done);
+    void done.then(() => {
+      if (this.shared.get(k) === answer) this.shared.delete(k);
+      if (this.tail.get(userId) === done) this.tail.delete(userId);
+    });
+    return answer;
   }
 
+  /** Users with a computation under way or waiting (for tests: nothing stays behind). */
+  get size() {
+    return this.tail.size;
+  }
+}
+
+const gates = new WeakMap<AppDeps, AnalyticsGate>();
+/** The app's gate (one per app: tests run many apps in one process). */
+export function analyticsGate(deps: AppDeps): AnalyticsGate {
+  let g = gates.get(deps);
+  if (!g) gates.set(deps, (g = new AnalyticsGate()));
+  return g;
+}
+
+/** SQLite's order for the merchant tie-break: NULL first, then text by its UTF-8 bytes (BINARY). */
+function sqliteOrder(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * Spending analytics of one user over a range. Fails with validation_error (range, top, utcOffset).
+ * `pause` runs between slices (yieldToLoop; a test counts them).
+ */
+export async function spendingAnalytics(deps: AppDeps, userId: string, q: AnalyticsQuery, pause: () => Promise<void> = yieldToLoop): Promise<Analytics> {
+  const r = resolveRange(deps.clock.now(), q);
+  return analyticsGate(deps).run(userId, `${r.from}|${r.to}|${r.utcOffset}|${r.top}`, () => compute(deps, userId, r, pause));
+}
+
+async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resolveRange>, pause: () => Promise<void>): Promise<Analytics> {
+  const first = monthIndex(r.from)!;
+  const edge = (i: number) => Date.UTC(Math.floor(i / 12), i % 12, 1) - r.utcOffset * 60_000;
+
   const totals = { spent: 0, fees: 0, feesReturned: 0, bcardRefunds: 0, merchantRefunds: 0, transactions: 0 };
-  const months: AnalyticsMonth[] = r.monthList.map((m) => {
-    const row = monthRows.get(m);
-    const mr = refundsOf.get(m) ?? { amount: 0, fee: 0 };
-    const spent = num(row?.spent);
-    const fees = num(row?.fees);
-    const bcardRefunds = num(row?.bcardRefunds);
-    const merchantBack = mr.amount + mr.fee;
+  const sourceTotals = new Map<string, { charged: number; n: number }>();
+  const merchantTotals = new Map<string | null, { spent: number; n: number }>();
+  const months: AnalyticsMonth[] = [];
+  for (let i = 0; i < r.monthList.length; i++) {
+    const rows = await deps.db.all<SliceRow>(sliceQuery(userId, edge(first + i), edge(first + i + 1)));
+    await pause();
+    let n = 0;
+    let spent = 0;
+    let fees = 0;
+    let bcardRefunds = 0;
+    let feesBack = 0;
+    let mrAmount = 0;
+    let mrFee = 0;
+    const sources: Array<{ fundingSourceId: string; charged: number }> = [];
+    for (const row of rows) {
+      const part = num(row.part);
+      if (part === 0) {
+        n += num(row.n);
+        spent += num(row.x);
+        fees += num(row.y);
+        bcardRefunds += num(row.z);
+        feesBack += num(row.w);
+        const m = merchantTotals.get(row.k) ?? { spent: 0, n: 0 };
+        m.spent += num(row.x);
+        m.n += num(row.n);
+        merchantTotals.set(row.k, m);
+      } else if (part === 1) {
+        const id = String(row.k);
+        sources.push({ fundingSourceId: id, charged: num(row.x) });
+        const t = sourceTotals.get(id) ?? { charged: 0, n: 0 };
+        t.charged += num(row.x);
+        t.n += num(row.n);
+        sourceTotals.set(id, t);
+      } else {
+        mrAmount += num(row.x);
+        mrFee += num(row.y);
+      }
+    }
+    const merchantBack = mrAmount + mrFee;
     const refunded = bcardRefunds + merchantBack;
-    const feesReturned = num(row?.feesBack) + mr.fee;
+    const feesReturned = feesBack + mrFee;
     totals.spent += spent;
     totals.fees += fees;
     totals.feesReturned += feesReturned;
     totals.bcardRefunds += bcardRefunds;
     totals.merchantRefunds += merchantBack;
-    totals.transactions += num(row?.n);
-    return {
-      month: m,
+    totals.transactions += n;
+    months.push({
+      month: r.monthList[i]!,
       spent: money(spent),
       fees: money(fees),
       feesReturned: money(feesReturned),
       refunded: money(refunded),
       net: money(spent + fees - refunded),
-      transactions: num(row?.n),
-      sources: (sourcesOf.get(m) ?? [])
+      transactions: n,
+      sources: sources
         .sort((a, b) => b.charged - a.charged || (a.fundingSourceId < b.fundingSourceId ? -1 : 1))
         .map((s) => ({ fundingSourceId: s.fundingSourceId, charged: money(s.charged) })),
-    };
-  });
+    });
+  }
 
+  // The owner's sources (a handful): one short statement.
   const ids = [...sourceTotals.keys()];
   const sourceRows = ids.length
     ? await deps.db
@@ -289,10 +351,12 @@ export async function spendingAnalytics(deps: AppDeps, userId: string, q: Analyt
     .sort((a, b) => b.charged - a.charged || (a.fundingSourceId < b.fundingSourceId ? -1 : 1))
     .map((s) => ({ ...s, charged: money(s.charged) }));
 
-  const merchants = topMerchants.map((x) => ({ merchant: x.merchant, spent: num(x.spent), transactions: num(x.n) }));
+  // Top merchants over the whole range: largest spent first, ties in SQLite's order of the name (as ORDER BY would).
+  const ranked = [...merchantTotals].sort(([ma, a], [mb, b]) => b.spent - a.spent || sqliteOrder(ma, mb));
+  const merchants = ranked.slice(0, r.top).map(([merchant, x]) => ({ merchant, spent: x.spent, transactions: x.n }));
   const topSpent = merchants.reduce((a, x) => a + x.spent, 0);
   const topN = merchants.reduce((a, x) => a + x.transactions, 0);
-  const otherCount = num(topMerchants[0]?.groups) - merchants.length;
+  const otherCount = ranked.length - merchants.length;
   const refunded = totals.bcardRefunds + totals.merchantRefunds;
 
   return {
