@@ -17,6 +17,9 @@
  *      - reference B: the floor of reading the rows: one SELECT count(*), sum(amount_cents) over the same index
  *        range through @libsql/client on its own connection (what any aggregate over those rows must at least pay).
  *   Each answer is checked against a straight SQL sum over the same rows, so a fast wrong answer cannot pass.
+ *   4. Beside each case's time, the longest event-loop stall during it (stallMonitor: the longest gap between the
+ *      ticks of a 1 ms interval). The embedded client runs a statement synchronously, so a stall is what every other
+ *      request waits meanwhile; the endpoint works a month per statement and yields between months to bound it.
  *
  * Run: bun bench/analytics.ts [--transactions=100000] [--runs=5] [--reps=11] [--keep] (keep the database, print its path)
  */
