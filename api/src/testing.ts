@@ -326,6 +326,10 @@ export function interceptVendor(
     issueCard: (...a) => around('issueCard', a, () => inner.issueCard(...a)),
     deactivateCard: (...a) => around('deactivateCard', a, () => inner.deactivateCard(...a)),
     revealCard: (...a) => around('revealCard', a, () => inner.revealCard(...a)),
+    addBankAccount: (...a) => around('addBankAccount', a, () => inner.addBankAccount(...a)),
+    verifyMicrodeposits: (...a) => around('verifyMicrodeposits', a, () => inner.verifyMicrodeposits(...a)),
+    debitBank: (...a) => around('debitBank', a, () => inner.debitBank(...a)),
+    getBankDebit: (...a) => around('getBankDebit', a, () => inner.getBankDebit(...a)),
     // The simulator finds its cards by number (a checkout form's card details); a wrapped one must too.
     ...(inner.findIssuedCard ? { findIssuedCard: inner.findIssuedCard.bind(inner) } : {}),
   };

@@ -10,6 +10,27 @@ import { users } from './users';
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'unknown'] as const;
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
+/**
+ * What a source is. A card's type follows the processor's answer (`card_funding`): debit -> debit_card, prepaid ->
+ * prepaid_card, credit or unknown -> credit_card. `type` has no CHECK in the database (migration 0000 made it plain
+ * text), so a new value needs no table rebuild.
+ */
+export const FUNDING_SOURCE_TYPES = ['credit_card', 'debit_card', 'prepaid_card', 'bank_account'] as const;
+export type FundingSourceType = (typeof FUNDING_SOURCE_TYPES)[number];
+/** The processor's word for a card's funding (Stripe's `card.funding`). */
+export const CARD_FUNDINGS = ['credit', 'debit', 'prepaid', 'unknown'] as const;
+export type CardFunding = (typeof CARD_FUNDINGS)[number];
+export const BANK_ACCOUNT_TYPES = ['checking', 'savings'] as const;
+export type BankAccountType = (typeof BANK_ACCOUNT_TYPES)[number];
+export const BANK_VERIFICATION_STATUSES = ['pending', 'verified', 'failed'] as const;
+export type BankVerificationStatus = (typeof BANK_VERIFICATION_STATUSES)[number];
+/**
+ * exp_month/exp_year are NOT NULL with a CHECK, and the table cannot be rebuilt (collection_shares references it
+ * ON DELETE RESTRICT): a bank account stores this sentinel expiry, which the API never shows (it answers null).
+ */
+export const BANK_SENTINEL_EXP_MONTH = 12;
+export const BANK_SENTINEL_EXP_YEAR = 9999;
+
 export const fundingSources = sqliteTable(
   'funding_sources',
   {
@@ -19,7 +40,7 @@ export const fundingSources = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     /** Cardholder name as entered (checked against the account name when the account is not ID-verified). */
     name: text('name').notNull(),
-    type: text('type', { enum: ['credit_card'] }).notNull(),
+    type: text('type', { enum: FUNDING_SOURCE_TYPES }).notNull(),
     brand: text('brand', { enum: CARD_BRANDS }).notNull(),
     last4: text('last4').notNull(),
     expMonth: integer('exp_month').notNull(),
@@ -34,9 +55,23 @@ export const fundingSources = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     /** Removed sources are kept for the history of the collections they funded. */
     deletedAt: integer('deleted_at', { mode: 'timestamp_ms' }),
+    /** A card's funding as the processor answered it; null for bank accounts and for cards added before 0015. */
+    cardFunding: text('card_funding', { enum: CARD_FUNDINGS }),
+    /** A bank account's ABA routing number (public: it names the bank, not the account). */
+    bankRoutingNumber: text('bank_routing_number'),
+    bankAccountType: text('bank_account_type', { enum: BANK_ACCOUNT_TYPES }),
+    /** HMAC of routing and account number (never the number itself): the same account cannot be added twice. */
+    bankFingerprint: text('bank_fingerprint'),
+    /** Micro-deposit verification: a bank account can fund a bcard only once verified. */
+    bankVerificationStatus: text('bank_verification_status', { enum: BANK_VERIFICATION_STATUSES }),
+    /** Wrong micro-deposit answers so far (the verification fails at BANK_VERIFICATION_MAX_ATTEMPTS). */
+    bankVerificationAttempts: integer('bank_verification_attempts').notNull().default(0),
+    /** The processor's verification (Stripe: the SetupIntent); the simulator uses the token. */
+    bankVerificationRef: text('bank_verification_ref'),
   },
   (t) => [
     index('funding_sources_user_idx').on(t.userId, t.createdAt, t.id),
+    index('funding_sources_bank_fingerprint_idx').on(t.userId, t.bankFingerprint),
     check('funding_sources_split_check', sql`${t.defaultSplitBps} BETWEEN 0 AND 10000`),
     check('funding_sources_month_check', sql`${t.expMonth} BETWEEN 1 AND 12`),
     check('funding_sources_last4_check', sql`length(${t.last4}) = 4`),
@@ -120,7 +155,8 @@ export const collections = sqliteTable(
   ],
 );
 
-export const SHARE_STATUSES = ['pending', 'held', 'captured', 'voided', 'declined', 'refunded'] as const;
+/** returned: a bank share whose debit came back unpaid (bank_debits). The column has no CHECK, so no rebuild. */
+export const SHARE_STATUSES = ['pending', 'held', 'captured', 'voided', 'declined', 'refunded', 'returned'] as const;
 export type ShareStatus = (typeof SHARE_STATUSES)[number];
 
 export const collectionShares = sqliteTable(
@@ -195,6 +231,40 @@ export const bcards = sqliteTable(
     index('bcards_vendor_card_idx').on(t.vendorCardId),
     check('bcards_spent_check', sql`${t.spentCents} >= 0 AND ${t.spentCents} <= ${t.limitCents}`),
     check('bcards_limit_check', sql`${t.limitCents} > 0`),
+  ],
+);
+
+export const BANK_DEBIT_STATUSES = ['pending', 'settled', 'returned'] as const;
+export type BankDebitStatus = (typeof BANK_DEBIT_STATUSES)[number];
+
+/**
+ * A bank share's ACH debit. A debit cannot be held: it is initiated once every card share holds (with the capture),
+ * the bcard is issued at once, and the debit settles days later or comes back returned (R01 ...). Until it settles
+ * it counts against the plan's unsettled bank exposure cap. The sweep asks the processor and records the outcome.
+ */
+export const bankDebits = sqliteTable(
+  'bank_debits',
+  {
+    shareId: text('share_id')
+      .primaryKey()
+      .references(() => collectionShares.id, { onDelete: 'restrict' }),
+    collectionId: text('collection_id')
+      .notNull()
+      .references(() => collections.id, { onDelete: 'restrict' }),
+    userId: text('user_id').notNull(),
+    fundingSourceId: text('funding_source_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    vendorDebitId: text('vendor_debit_id').notNull(),
+    status: text('status', { enum: BANK_DEBIT_STATUSES }).notNull(),
+    returnCode: text('return_code'),
+    returnMessage: text('return_message'),
+    initiatedAt: integer('initiated_at', { mode: 'timestamp_ms' }).notNull(),
+    resolvedAt: integer('resolved_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    index('bank_debits_status_idx').on(t.status, t.initiatedAt),
+    index('bank_debits_user_idx').on(t.userId, t.status),
+    check('bank_debits_amount_check', sql`${t.amountCents} > 0`),
   ],
 );
 

@@ -18,6 +18,8 @@ export const simCards = sqliteTable(
     expYear: integer('exp_year').notNull(),
     availableCents: integer('available_cents').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    /** credit, debit or prepaid, by the number's BIN range (TEST_CARD_FUNDING); null for cards made before 0015. */
+    funding: text('funding'),
   },
   (t) => [check('sim_cards_available_check', sql`${t.availableCents} >= 0`)],
 );
@@ -82,4 +84,24 @@ export const simRefunds = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [check('sim_refunds_amount_check', sql`${t.amountCents} > 0`)],
+);
+
+/**
+ * The simulated bank's accounts (api/src/vendors/simulated-bank.ts). No account number is stored: the behaviour it
+ * selects, its last 4 and the routing number. Micro-deposits are always 32 and 45 cents (Stripe's test values).
+ * Debits are sim_holds rows (status captured) on the account's token; they settle or return by the test clock.
+ */
+export const simBankAccounts = sqliteTable(
+  'sim_bank_accounts',
+  {
+    token: text('token').primaryKey(),
+    behavior: text('behavior').notNull(),
+    routingNumber: text('routing_number').notNull(),
+    last4: text('last4').notNull(),
+    accountType: text('account_type').notNull(),
+    status: text('status', { enum: ['pending', 'verified', 'failed'] }).notNull(),
+    availableCents: integer('available_cents').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [check('sim_bank_available_check', sql`${t.availableCents} >= 0`)],
 );

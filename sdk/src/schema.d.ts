@@ -3650,16 +3650,28 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        /** @constant */
-                        type: "credit_card";
+                        /**
+                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+                         * @default credit_card
+                         * @enum {string}
+                         */
+                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+                        /**
+                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+                         * @default credit
+                         * @enum {string|null}
+                         */
+                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
                         last4: string;
                         /**
                          * @default visa
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "unknown";
-                        expiryMonth: number;
-                        expiryYear: number;
+                        /** @description null for a bank account */
+                        expiryMonth: number | null;
+                        /** @description null for a bank account */
+                        expiryYear: number | null;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -3667,6 +3679,21 @@ export interface operations {
                          * @example 10000.00
                          */
                         balance: string | null;
+                        bankAccount: {
+                            routingNumber: string;
+                            /**
+                             * @default checking
+                             * @enum {string}
+                             */
+                            accountType: "checking" | "savings";
+                            /**
+                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                             * @default pending
+                             * @enum {string}
+                             */
+                            verificationStatus: "pending" | "verified" | "failed";
+                            verificationAttemptsLeft: number;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                     }[];
@@ -3692,7 +3719,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The card number and CVV are sent to the payment processor and never stored. brand and last4 are computed by the server from the number; values sent are ignored. */
+        /** @description The card number and CVV are sent to the payment processor and never stored. brand and last4 are computed by the server from the number; values sent are ignored. So is `type`: the processor says how the card is funded, and the source is stored and answered as credit_card, debit_card or prepaid_card accordingly. */
         requestBody: {
             content: {
                 "application/json": {
@@ -3701,8 +3728,11 @@ export interface operations {
                     expiryYear: string | number;
                     cvv: string;
                     name: string;
-                    /** @constant */
-                    type?: "credit_card";
+                    /**
+                     * @default credit_card
+                     * @enum {string}
+                     */
+                    type?: "credit_card" | "debit_card" | "prepaid_card";
                     last4?: string;
                     brand?: string;
                     defaultSplitPercentage: number;
@@ -3719,16 +3749,28 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        /** @constant */
-                        type: "credit_card";
+                        /**
+                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+                         * @default credit_card
+                         * @enum {string}
+                         */
+                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+                        /**
+                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+                         * @default credit
+                         * @enum {string|null}
+                         */
+                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
                         last4: string;
                         /**
                          * @default visa
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "unknown";
-                        expiryMonth: number;
-                        expiryYear: number;
+                        /** @description null for a bank account */
+                        expiryMonth: number | null;
+                        /** @description null for a bank account */
+                        expiryYear: number | null;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -3736,6 +3778,21 @@ export interface operations {
                          * @example 10000.00
                          */
                         balance: string | null;
+                        bankAccount: {
+                            routingNumber: string;
+                            /**
+                             * @default checking
+                             * @enum {string}
+                             */
+                            accountType: "checking" | "savings";
+                            /**
+                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                             * @default pending
+                             * @enum {string}
+                             */
+                            verificationStatus: "pending" | "verified" | "failed";
+                            verificationAttemptsLeft: number;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -3855,16 +3912,28 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        /** @constant */
-                        type: "credit_card";
+                        /**
+                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+                         * @default credit_card
+                         * @enum {string}
+                         */
+                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+                        /**
+                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+                         * @default credit
+                         * @enum {string|null}
+                         */
+                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
                         last4: string;
                         /**
                          * @default visa
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "unknown";
-                        expiryMonth: number;
-                        expiryYear: number;
+                        /** @description null for a bank account */
+                        expiryMonth: number | null;
+                        /** @description null for a bank account */
+                        expiryYear: number | null;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -3872,6 +3941,21 @@ export interface operations {
                          * @example 10000.00
                          */
                         balance: string | null;
+                        bankAccount: {
+                            routingNumber: string;
+                            /**
+                             * @default checking
+                             * @enum {string}
+                             */
+                            accountType: "checking" | "savings";
+                            /**
+                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                             * @default pending
+                             * @enum {string}
+                             */
+                            verificationStatus: "pending" | "verified" | "failed";
+                            verificationAttemptsLeft: number;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -4032,16 +4116,28 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        /** @constant */
-                        type: "credit_card";
+                        /**
+                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+                         * @default credit_card
+                         * @enum {string}
+                         */
+                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+                        /**
+                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+                         * @default credit
+                         * @enum {string|null}
+                         */
+                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
                         last4: string;
                         /**
                          * @default visa
                          * @enum {string}
                          */
                         brand: "visa" | "mastercard" | "amex" | "unknown";
-                        expiryMonth: number;
-                        expiryYear: number;
+                        /** @description null for a bank account */
+                        expiryMonth: number | null;
+                        /** @description null for a bank account */
+                        expiryYear: number | null;
                         defaultSplitPercentage: number;
                         isActive: boolean;
                         /**
@@ -4049,6 +4145,21 @@ export interface operations {
                          * @example 10000.00
                          */
                         balance: string | null;
+                        bankAccount: {
+                            routingNumber: string;
+                            /**
+                             * @default checking
+                             * @enum {string}
+                             */
+                            accountType: "checking" | "savings";
+                            /**
+                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                             * @default pending
+                             * @enum {string}
+                             */
+                            verificationStatus: "pending" | "verified" | "failed";
+                            verificationAttemptsLeft: number;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                     };

@@ -41,3 +41,18 @@ export function brandOf(number: string): Brand {
 export function maskedNumber(last4: string): string {
   return `•••• •••• •••• ${last4}`;
 }
+
+/**
+ * The ABA routing number checksum: 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) is a multiple of 10. The first two
+ * digits name a Federal Reserve district (00-12), a thrift (21-32), or an electronic one (61-72, 80 traveler's
+ * cheques are not debitable and are refused).
+ */
+export function abaRoutingValid(routing: string): boolean {
+  if (!/^\d{9}$/.test(routing)) return false;
+  const d = [...routing].map((c) => c.charCodeAt(0) - 48) as number[];
+  const at = (i: number) => d[i] ?? 0;
+  const sum = 3 * (at(0) + at(3) + at(6)) + 7 * (at(1) + at(4) + at(7)) + (at(2) + at(5) + at(8));
+  if (sum % 10 !== 0) return false;
+  const prefix = Number(routing.slice(0, 2));
+  return prefix <= 12 || (prefix >= 21 && prefix <= 32) || (prefix >= 61 && prefix <= 72);
+}

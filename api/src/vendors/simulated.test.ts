@@ -61,7 +61,7 @@ const holdRow = async (id: string) => ctx.handle.db.query.simHolds.findFirst({ w
 describe('verifyCard and the test cards', () => {
   test('a normal card verifies with $10,000.00, brand and last 4, and only its $1.00 hold, released', async () => {
     const c = await verified('5555555555554444');
-    expect(c).toEqual({ token: expect.stringMatching(/^sim_pm_/), brand: 'mastercard', last4: '4444', expMonth: 12, expYear: 2030 });
+    expect(c).toEqual({ token: expect.stringMatching(/^sim_pm_/), brand: 'mastercard', funding: 'credit', last4: '4444', expMonth: 12, expYear: 2030 });
     expect(await available(c.token)).toBe(SIM_STARTING_BALANCE_CENTS);
     expect(SIM_STARTING_BALANCE_CENTS).toBe(1_000_000);
     const holds = await ctx.handle.db.select().from(schema.simHolds).where(eq(schema.simHolds.token, c.token));

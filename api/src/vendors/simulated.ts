@@ -4,9 +4,11 @@ import type { Clock } from '../lib/clock';
 import { brandOf, luhnCheckDigit } from '../lib/cards';
 import { constantTimeEqual as timingSafeEqualStr, hmacHex, sha256Hex } from '../lib/crypto';
 import { newId } from '../lib/ids';
+import { simulatedBankMethods } from './simulated-bank';
 import {
   VendorDeclineError,
   type CardDetails,
+  type CardFunding,
   type DeclineCode,
   type IssueCardInput,
   type IssuedCard,
@@ -47,6 +49,21 @@ export const TEST_CARD_BEHAVIOR: Record<string, Behavior> = {
   '4000000000000341': 'declined_after_attach',
 };
 
+/**
+ * How the simulator funds a card, by BIN (the number's first 6 digits), after Stripe's own test cards: 4000 0566 5566
+ * 5556 is a Visa debit, 5200 8282 8282 8210 a Mastercard debit, 5105 1051 0510 5100 a Mastercard prepaid. Every other
+ * number is a credit card. The table is in README.md ("Test cards").
+ */
+export const TEST_CARD_FUNDING_BINS: Record<string, Exclude<CardFunding, 'credit' | 'unknown'>> = {
+  '400005': 'debit',
+  '520082': 'debit',
+  '510510': 'prepaid',
+};
+
+export function simulatedFundingOf(number: string): CardFunding {
+  return TEST_CARD_FUNDING_BINS[number.slice(0, 6)] ?? 'credit';
+}
+
 const DECLINES: Record<Exclude<Behavior, 'normal' | 'requires_3ds' | 'declined_after_attach'>, [DeclineCode, string]> = {
   declined: ['card_declined', 'Your card was declined.'],
   insufficient_funds: ['insufficient_funds', 'Your card has insufficient funds.'],
@@ -81,7 +98,15 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
   }
 
   function toTokenized(c: typeof schema.simCards.$inferSelect): TokenizedCard {
-    return { token: c.token, brand: c.brand as TokenizedCard['brand'], last4: c.last4, expMonth: c.expMonth, expYear: c.expYear };
+    return {
+      token: c.token,
+      brand: c.brand as TokenizedCard['brand'],
+      // A card tokenized before the simulator kept its funding was always taken as credit.
+      funding: (c.funding as CardFunding | null) ?? 'credit',
+      last4: c.last4,
+      expMonth: c.expMonth,
+      expYear: c.expYear,
+    };
   }
 
   /**
@@ -121,6 +146,8 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     });
   }
 
+  const bank = simulatedBankMethods(db, clock);
+
   const vendor: PaymentVendor = {
     name: 'simulated',
 
@@ -143,6 +170,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
           token,
           behavior,
           brand: brandOf(card.number),
+          funding: simulatedFundingOf(card.number),
           last4: card.number.slice(-4),
           expMonth: card.expMonth,
           expYear: card.expYear,
@@ -183,8 +211,14 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
         where: eq(schema.simCards.token, token),
         columns: { availableCents: true },
       });
-      return card?.availableCents ?? null;
+      if (card) return card.availableCents;
+      return bank.bankBalance(token);
     },
+
+    addBankAccount: (account, opts) => bank.addBankAccount(account, opts),
+    verifyMicrodeposits: (ref, amounts) => bank.verifyMicrodeposits(ref, amounts),
+    debitBank: (token, amountCents, opts) => bank.debitBank(token, amountCents, opts),
+    getBankDebit: (debitId) => bank.getBankDebit(debitId),
 
     async hold(token, amountCents, opts) {
       if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('hold amount must be positive cents');
@@ -248,6 +282,11 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
           .update(schema.simCards)
           .set({ availableCents: sql`${schema.simCards.availableCents} + ${amountCents}` })
           .where(eq(schema.simCards.token, h.token));
+        // A refund of a bank debit goes back to the bank account (the token names one or the other).
+        await tx
+          .update(schema.simBankAccounts)
+          .set({ availableCents: sql`${schema.simBankAccounts.availableCents} + ${amountCents}` })
+          .where(eq(schema.simBankAccounts.token, h.token));
         await tx.insert(schema.simRefunds).values({
           idempotencyKey: opts.idempotencyKey,
           holdId,

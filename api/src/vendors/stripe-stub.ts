@@ -28,6 +28,13 @@ export const TEST_CARDS = {
   incorrectNumber: '4242424242424241',
 } as const;
 
+/** Stripe's debit and prepaid test cards (https://docs.stripe.com/testing#cards); the others are credit cards. */
+export const STUB_CARD_FUNDING: Record<string, 'debit' | 'prepaid'> = {
+  '4000056655665556': 'debit',
+  '5200828282828210': 'debit',
+  '5105105105105100': 'prepaid',
+};
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -155,7 +162,13 @@ export function startStripeStub(opts: { secretKey?: string } = {}): StripeStub {
         type: 'card',
         customer: null,
         billing_details: { name: form.get('billing_details[name]') },
-        card: { brand: brandOf(number), last4: number.slice(-4), exp_month: Number(card.exp_month), exp_year: Number(card.exp_year) },
+        card: {
+          brand: brandOf(number),
+          funding: STUB_CARD_FUNDING[number] ?? 'credit',
+          last4: number.slice(-4),
+          exp_month: Number(card.exp_month),
+          exp_year: Number(card.exp_year),
+        },
         metadata: {},
         created: now(),
         // Kept out of every answer (see publicView); the emulation needs it to pick the card's behaviour.

@@ -1,12 +1,14 @@
 // The Stripe vendor through the real SDK against a local stub of Stripe's API (stripe-stub.ts).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import {
+  achReturnCode,
   checkStripeCredentials,
   createStripeVendor,
   issuingName,
   metadataQuery,
   redact,
   StripeIntegrationError,
+  toFunding,
   toVendorError,
   type StripeVendorOptions,
 } from './stripe';
@@ -86,6 +88,30 @@ async function heldIntent(v: PaymentVendor, amount = 2_500): Promise<{ holdId: s
 
 const posts = () => stub.requests.filter((r) => r.method === 'POST');
 
+describe("card.funding and ACH returns", () => {
+  test("the card's funding is Stripe's card.funding: debit and prepaid test cards come back as such", async () => {
+    for (const [number, funding] of [
+      ['4000056655665556', 'debit'],
+      ['5200828282828210', 'debit'],
+      ['5105105105105100', 'prepaid'],
+      [TEST_CARDS.visa, 'credit'],
+    ] as const) {
+      const r = await vendor().verifyCard(card(number), { idempotencyKey: newKey('verify'), customerRef: 'user-funding' });
+      expect(r.status === 'verified' && r.card.funding).toBe(funding);
+    }
+    expect(toFunding('unknown')).toBe('unknown');
+    expect(toFunding(null)).toBe('unknown');
+    expect(toFunding('charge_card')).toBe('unknown');
+  });
+
+  test("Stripe's ACH failure codes are shown as NACHA return codes", () => {
+    expect(achReturnCode('insufficient_funds')).toBe('R01');
+    expect(achReturnCode('account_closed')).toBe('R02');
+    expect(achReturnCode('no_account')).toBe('R03');
+    expect(achReturnCode('something_new')).toBe('something_new');
+  });
+});
+
 describe('verifyCard', () => {
   test('creates a customer and a card payment method, attaches it, authorizes $1.00 manually and releases it', async () => {
     const key = newKey('verify');
@@ -111,7 +137,7 @@ describe('verifyCard', () => {
     expect(pm?.form.get('billing_details[name]')).toBe('Ada Lovelace');
 
     if (result.status !== 'verified') throw new Error('expected verified');
-    expect(result.card).toEqual({ token: result.card.token, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2031 });
+    expect(result.card).toEqual({ token: result.card.token, brand: 'visa', funding: 'credit', last4: '4242', expMonth: 12, expYear: 2031 });
     expect(attach?.path).toBe(`/v1/payment_methods/${result.card.token}/attach`);
     const customerId = stub.objects.get(result.card.token)?.customer;
     expect(attach?.form.get('customer')).toBe(String(customerId));

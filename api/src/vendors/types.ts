@@ -10,6 +10,8 @@ import type { DbOrTx } from '@bpay/db';
 export type VendorName = 'simulated' | 'stripe';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
+/** How a card is funded, as the processor answers it (Stripe's `card.funding`). */
+export type CardFunding = 'credit' | 'debit' | 'prepaid' | 'unknown';
 
 /** Why a card operation was refused, in Stripe's vocabulary. */
 export type DeclineCode =
@@ -20,7 +22,11 @@ export type DeclineCode =
   | 'incorrect_number'
   | 'authentication_required'
   | 'authentication_failed'
-  | 'processing_error';
+  | 'processing_error'
+  /** Micro-deposit amounts that do not match what was sent (another try may be made). */
+  | 'microdeposit_mismatch'
+  /** A bank account that cannot be verified (no account, too many tries, the deposits expired). */
+  | 'bank_verification_failed';
 
 /** The card was refused. Nothing moved. */
 export class VendorDeclineError extends Error {
@@ -57,6 +63,7 @@ export interface CardDetails {
 export interface TokenizedCard {
   token: string;
   brand: CardBrand;
+  funding: CardFunding;
   last4: string;
   expMonth: number;
   expYear: number;
@@ -89,6 +96,28 @@ export interface RevealedCard {
   expYear: number;
   cvc: string;
 }
+
+export interface BankAccountDetails {
+  routingNumber: string;
+  accountNumber: string;
+  accountType: 'checking' | 'savings';
+  name: string;
+}
+
+/** A bank account the processor holds, waiting for its micro-deposits to be confirmed. */
+export interface PendingBankAccount {
+  token: string;
+  last4: string;
+  /** What verifyMicrodeposits is asked about (Stripe: the SetupIntent). */
+  verificationRef: string;
+}
+
+/** Where an ACH debit stands: days pass between initiating it and knowing it was paid. */
+export type BankDebitState =
+  | { status: 'pending' }
+  | { status: 'succeeded' }
+  /** Returned by the account holder's bank: `code` is the ACH return code (R01 insufficient funds, ...). */
+  | { status: 'returned'; code: string; message: string };
 
 export interface PaymentVendor {
   readonly name: VendorName;
@@ -129,6 +158,26 @@ export interface PaymentVendor {
    * repeated refund a no-op that answers the first one's id.
    */
   refund(holdId: string, amountCents: number, opts: { idempotencyKey: string }): Promise<{ refundId: string }>;
+
+  /**
+   * Hands a US bank account to the processor, which sends two micro-deposits to it. The account number goes to the
+   * processor only. Throws VendorDeclineError when the processor refuses the account outright.
+   */
+  addBankAccount(
+    account: BankAccountDetails,
+    opts: { idempotencyKey: string; customerRef: string; mandate: { ipAddress: string; userAgent: string } },
+  ): Promise<PendingBankAccount>;
+  /**
+   * Confirms the two micro-deposit amounts (cents). Throws VendorDeclineError `microdeposit_mismatch` for wrong
+   * amounts (another try may be made), `bank_verification_failed` when the account can never be verified.
+   */
+  verifyMicrodeposits(verificationRef: string, amountsCents: [number, number]): Promise<void>;
+  /**
+   * Initiates an ACH debit from a verified account. It cannot be held or voided: it is pending until it settles or
+   * is returned (getBankDebit). Refunds go through refund(debitId, ...). Throws VendorDeclineError when refused.
+   */
+  debitBank(token: string, amountCents: number, opts: { idempotencyKey: string; description: string }): Promise<{ debitId: string }>;
+  getBankDebit(debitId: string): Promise<BankDebitState>;
 
   /** Issues a single-use virtual card limited to `limitCents` that stops working at `expiresAt`. */
   issueCard(input: IssueCardInput): Promise<IssuedCard>;

@@ -196,6 +196,7 @@ describe('POST /api/funding-sources: success', () => {
       id: expect.stringMatching(/^fs_/),
       name: 'Ada Lovelace',
       type: 'credit_card',
+      funding: 'credit',
       last4: '4242',
       brand: 'visa',
       expiryMonth: 12,
@@ -203,6 +204,7 @@ describe('POST /api/funding-sources: success', () => {
       defaultSplitPercentage: 50,
       isActive: true,
       balance: '10000.00',
+      bankAccount: null,
       createdAt: ctx.clock.now().toISOString(),
     });
     expect(res.text).not.toContain(VISA);
@@ -227,6 +229,26 @@ describe('POST /api/funding-sources: success', () => {
       const res = await postCard(ctx, u.cookie, number, { brand: 'visa' });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ brand, last4 });
+    });
+  }
+
+  // The processor's funding decides the type, whatever type the card was sent with (the simulator's BIN ranges).
+  const fundings: Array<[string, string, string, string]> = [
+    ['4000056655665556', 'credit_card', 'debit', 'debit_card'],
+    ['5200828282828210', 'debit_card', 'debit', 'debit_card'],
+    ['5105105105105100', 'credit_card', 'prepaid', 'prepaid_card'],
+    ['5555555555554444', 'debit_card', 'credit', 'credit_card'],
+  ];
+  for (const [number, sentType, funding, type] of fundings) {
+    test(`${number.slice(0, 6)}… sent as ${sentType} is stored and answered as ${type} (funding ${funding})`, async () => {
+      const u = await premiumUser();
+      const res = await postCard(ctx, u.cookie, number, { type: sentType });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ type, funding, bankAccount: null });
+      const row = await ctx.handle.db.query.fundingSources.findFirst({ where: eq(schema.fundingSources.id, res.body.id) });
+      expect(row).toMatchObject({ type, cardFunding: funding });
+      const listed = await call(ctx, '/api/funding-sources', { cookie: u.cookie });
+      expect(listed.body.find((s: { id: string }) => s.id === res.body.id)).toMatchObject({ type, funding });
     });
   }
 

@@ -7,44 +7,75 @@ import { brandOf, digitsOnly, luhnValid } from '../../lib/cards';
 import { newId, newToken } from '../../lib/ids';
 import { currentTier, maxFundingSources } from '../subscription/service';
 import { assertCardAddingUnlocked, countCardAttempt, recordCardAccepted, recordCardDecline, releaseCardAttempt } from './attempts';
-import { VendorDeclineError, VendorUnavailableError, type TokenizedCard } from '../../vendors/types';
+import { VendorDeclineError, VendorUnavailableError, type CardFunding, type TokenizedCard } from '../../vendors/types';
+import type { FundingSourceType } from '@bpay/db';
 
 type UserRow = typeof schema.users.$inferSelect;
 type SourceRow = typeof schema.fundingSources.$inferSelect;
 
 export const CHALLENGE_TTL_MS = 15 * 60_000;
 
+export interface BankAccountView {
+  routingNumber: string;
+  accountType: 'checking' | 'savings';
+  verificationStatus: 'pending' | 'verified' | 'failed';
+  /** Wrong micro-deposit answers still allowed before the verification fails. */
+  verificationAttemptsLeft: number;
+}
+
 export interface FundingSourceView {
   id: string;
   name: string;
-  type: 'credit_card';
+  type: FundingSourceType;
+  /** A card's funding as the processor answered it; null for a bank account (and cards added before it was kept). */
+  funding: CardFunding | null;
   last4: string;
   brand: SourceRow['brand'];
-  expiryMonth: number;
-  expiryYear: number;
+  expiryMonth: number | null;
+  expiryYear: number | null;
   defaultSplitPercentage: number;
   isActive: boolean;
   balance: string | null;
+  bankAccount: BankAccountView | null;
   createdAt: string;
 }
 
+/** Wrong micro-deposit answers allowed: the third wrong one fails the verification (Stripe allows 10). */
+export const BANK_VERIFICATION_MAX_ATTEMPTS = 3;
+
+/** The processor's funding decides a card's type; a card whose funding is unknown is taken as credit. */
+export function cardTypeFor(funding: CardFunding): FundingSourceType {
+  return funding === 'debit' ? 'debit_card' : funding === 'prepaid' ? 'prepaid_card' : 'credit_card';
+}
+
 export function toView(s: SourceRow, availableCents: number | null): FundingSourceView {
+  const bank = s.type === 'bank_account';
   return {
     id: s.id,
     name: s.name,
     type: s.type,
+    funding: s.cardFunding ?? null,
     last4: s.last4,
     brand: s.brand,
-    expiryMonth: s.expMonth,
-    expiryYear: s.expYear,
+    // A bank account's stored expiry is the sentinel 12/9999 (db/schema/money.ts): never shown.
+    expiryMonth: bank ? null : s.expMonth,
+    expiryYear: bank ? null : s.expYear,
     defaultSplitPercentage: s.defaultSplitBps / 100,
     isActive: s.isActive,
     balance: availableCents === null ? null : formatDecimal(availableCents as Cents),
+    bankAccount: bank
+      ? {
+          routingNumber: s.bankRoutingNumber ?? '',
+          accountType: s.bankAccountType ?? 'checking',
+          verificationStatus: s.bankVerificationStatus ?? 'pending',
+          verificationAttemptsLeft: Math.max(0, BANK_VERIFICATION_MAX_ATTEMPTS - s.bankVerificationAttempts),
+        }
+      : null,
     createdAt: s.createdAt.toISOString(),
   };
 }
 
-async function withBalance(deps: AppDeps, s: SourceRow): Promise<FundingSourceView> {
+export async function withBalance(deps: AppDeps, s: SourceRow): Promise<FundingSourceView> {
   let available: number | null = null;
   try {
     available = await deps.vendorFor(s.vendor).availableBalance(s.vendorToken);
@@ -73,28 +104,28 @@ export async function getOwnedSource(db: Db, userId: string, id: string): Promis
 const normalizeName = (s: string) => s.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
 
 /** Unverified accounts may only add cards in their own name (spec §5, fraud prevention). */
-function assertNameAllowed(user: UserRow, name: string): void {
+export function assertNameAllowed(user: UserRow, name: string, what = 'card'): void {
   if (user.kycStatus === 'verified') return;
   const first = user.firstName?.trim() ?? '';
   const last = user.lastName?.trim() ?? '';
   if (!first || !last) {
     throw new AppError(
       'name_mismatch',
-      'Add your first and last name to your profile before adding a card: until you verify your identity, ' +
-        'cards must be in your own name.',
+      `Add your first and last name to your profile before adding a ${what}: until you verify your identity, ` +
+        `${what}s must be in your own name.`,
       'name',
     );
   }
   if (normalizeName(name) !== normalizeName(`${first} ${last}`)) {
     throw new AppError(
       'name_mismatch',
-      `The name on the card must match the name on your account (${first} ${last}) until you verify your identity.`,
+      `The name on the ${what} must match the name on your account (${first} ${last}) until you verify your identity.`,
       'name',
     );
   }
 }
 
-async function assertUnderLimit(db: DbOrTx, user: UserRow): Promise<void> {
+export async function assertUnderLimit(db: DbOrTx, user: UserRow): Promise<void> {
   const tier = await currentTier(db, user.id);
   const max = maxFundingSources(tier, user.kycStatus === 'verified');
   if (max === -1) return;
@@ -188,7 +219,8 @@ async function insertSource(
       id,
       userId: user.id,
       name,
-      type: 'credit_card',
+      type: cardTypeFor(card.funding),
+      cardFunding: card.funding,
       brand: card.brand,
       last4: card.last4,
       expMonth: card.expMonth,

@@ -1,14 +1,28 @@
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
-/** A linked card, as GET /api/funding-sources answers it (spec §3). */
+export type FundingSourceType = 'credit_card' | 'debit_card' | 'prepaid_card' | 'bank_account';
+
+/** A bank account's part of a source: routing number, type and where its micro-deposit verification stands. */
+export interface BankAccountInfo {
+  routingNumber: string;
+  accountType: 'checking' | 'savings';
+  verificationStatus: 'pending' | 'verified' | 'failed';
+  verificationAttemptsLeft: number;
+}
+
+/** A linked card or bank account, as GET /api/funding-sources answers it (spec §3). */
 export interface FundingSource {
   id: string;
   name: string;
-  type: 'credit_card';
+  /** A card's type is the processor's answer (its funding). */
+  type: FundingSourceType;
+  funding: 'credit' | 'debit' | 'prepaid' | 'unknown' | null;
   last4: string;
   brand: CardBrand;
-  expiryMonth: number;
-  expiryYear: number;
+  /** null for a bank account. */
+  expiryMonth: number | null;
+  expiryYear: number | null;
+  bankAccount: BankAccountInfo | null;
   /** 0–100. */
   defaultSplitPercentage: number;
   isActive: boolean;

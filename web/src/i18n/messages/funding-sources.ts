@@ -36,6 +36,8 @@ export const en = {
   'fundingSources.card.balanceUnknown': 'Not available',
   'fundingSources.card.defaultSplit': 'Default split',
   'fundingSources.card.percent': '{n}%',
+  'fundingSources.card.debit': 'Debit',
+  'fundingSources.card.prepaid': 'Prepaid',
   'fundingSources.card.active': 'Active',
   'fundingSources.card.inactive': 'Inactive',
 
@@ -131,6 +133,8 @@ export const ar: Record<keyof typeof en, string> = {
   'fundingSources.brand.unknown': 'بطاقة',
 
   'fundingSources.card.endingIn': 'بطاقة تنتهي بـ {last4}',
+  'fundingSources.card.debit': 'خصم مباشر',
+  'fundingSources.card.prepaid': 'مسبقة الدفع',
   'fundingSources.card.expires': 'تنتهي صلاحيتها {expiry}',
   'fundingSources.card.balance': 'الرصيد المتاح',
   'fundingSources.card.balanceUnknown': 'غير متاح',

@@ -84,14 +84,29 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
   const t = useT();
   const setActive = useSetFundingSourceActive();
   const [removing, setRemoving] = useState(false);
-  const expiry = `${String(source.expiryMonth).padStart(2, '0')}/${String(source.expiryYear % 100).padStart(2, '0')}`;
+  const expiry =
+    source.expiryMonth === null || source.expiryYear === null
+      ? null
+      : `${String(source.expiryMonth).padStart(2, '0')}/${String(source.expiryYear % 100).padStart(2, '0')}`;
+  const fundingBadge =
+    source.type === 'debit_card' ? t('fundingSources.card.debit') : source.type === 'prepaid_card' ? t('fundingSources.card.prepaid') : null;
   const switchId = `funding-source-active-${source.id}`;
 
   return (
     <Card className="flex h-full flex-col overflow-hidden" data-testid="funding-source" data-source-id={source.id}>
       <div className={cn('bg-gradient-to-br p-5 text-white', brandGradient[source.brand], !source.isActive && 'opacity-60')}>
         <div className="flex items-center justify-between">
-          <span className="text-xs font-semibold uppercase tracking-wider opacity-90">{t(brandLabel[source.brand])}</span>
+          <span className="flex items-center gap-2">
+            <span className="text-xs font-semibold uppercase tracking-wider opacity-90">{t(brandLabel[source.brand])}</span>
+            {fundingBadge && (
+              <span
+                className="rounded-full bg-white/20 px-2 py-0.5 text-[11px] font-semibold uppercase tracking-wide"
+                data-testid="funding-source-funding"
+              >
+                {fundingBadge}
+              </span>
+            )}
+          </span>
           <CreditCard className="h-5 w-5 opacity-80" aria-hidden />
         </div>
         <p
@@ -103,9 +118,11 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
         </p>
         <div className="mt-1 flex items-end justify-between gap-3">
           <p className="truncate text-sm font-medium opacity-95">{source.name}</p>
-          <p className="shrink-0 font-mono text-xs opacity-90" dir="ltr" aria-label={t('fundingSources.card.expires', { expiry })}>
-            {expiry}
-          </p>
+          {expiry && (
+            <p className="shrink-0 font-mono text-xs opacity-90" dir="ltr" aria-label={t('fundingSources.card.expires', { expiry })}>
+              {expiry}
+            </p>
+          )}
         </div>
       </div>
       <dl className="grid flex-1 grid-cols-2 gap-4 p-5 text-sm">
