@@ -183,6 +183,36 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'This funding source backs an active bcard. Remove it once the bcard is used, expires or is canceled.',
   },
+  funding_source_duplicate: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This bank account is already linked to your account.',
+  },
+  microdeposit_mismatch: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The amounts do not match the two micro-deposits sent to this bank account.',
+  },
+  bank_verification_failed: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This bank account could not be verified. Remove it, check the numbers and add it again.',
+  },
+  bank_account_not_verified: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'A bank account can fund a bcard only once its two micro-deposits are confirmed.',
+  },
+  bank_exposure_limit_reached: {
+    status: 403,
+    type: 'invalid_request_error',
+    message: 'Your bank debits still settling have reached the limit of your plan.',
+  },
+  account_restricted: {
+    status: 403,
+    type: 'permission_error',
+    message: 'A bank debit was returned after its bcard was used: no new bcards until what is owed is repaid.',
+  },
   invalid_splits: { status: 400, type: 'invalid_request_error', message: 'Funding splits must add up to 100%' },
   card_declined: { status: 402, type: 'card_error', message: 'A funding source was declined.' },
   insufficient_funds: { status: 402, type: 'card_error', message: 'Insufficient funds in funding sources.' },

@@ -535,3 +535,39 @@ export async function merchantWorld(ctx: TestContext): Promise<MerchantWorld> {
     sandbox: await createMerchant(ctx, o.cookie, 'sandbox'),
   };
 }
+
+/** Stripe's test bank (routing 110000000) and the simulator's test accounts (api/src/vendors/simulated-bank.ts). */
+export const BANK_ROUTING_OK = '110000000';
+export const BANK_OK = '000123456789';
+export const BANK_FAILS_VERIFICATION = '000111111116';
+export const BANK_RETURNS_R01 = '000222222227';
+export const BANK_LOW_BALANCE = '000999999991';
+
+/** POST /api/funding-sources/bank-accounts; with `verify`, also confirms the micro-deposits (32 and 45 cents). */
+export async function addBankAccount(
+  ctx: TestContext,
+  cookie: string,
+  accountNumber: string = BANK_OK,
+  over: Partial<{ name: string; defaultSplitPercentage: number; verify: boolean }> = {},
+): Promise<{ id: string; last4: string; name: string; balance: string | null }> {
+  const res = await call(ctx, '/api/funding-sources/bank-accounts', {
+    method: 'POST',
+    cookie,
+    body: {
+      routingNumber: BANK_ROUTING_OK,
+      accountNumber,
+      accountType: 'checking',
+      name: over.name ?? 'Ada Lovelace',
+      defaultSplitPercentage: over.defaultSplitPercentage ?? 50,
+    },
+  });
+  if (res.status !== 201) throw new Error(`adding a bank account failed: ${res.status} ${res.text}`);
+  if (over.verify === false) return res.body;
+  const v = await call(ctx, `/api/funding-sources/${res.body.id}/verify-microdeposits`, {
+    method: 'POST',
+    cookie,
+    body: { amounts: ['0.32', '0.45'] },
+  });
+  if (v.status !== 200) throw new Error(`verifying a bank account failed: ${v.status} ${v.text}`);
+  return v.body;
+}

@@ -365,6 +365,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/funding-sources/bank-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a US bank account: verified with two micro-deposits you confirm
+         * @description The routing number must pass the ABA checksum and the account number be 4 to 17 digits; the holder name follows the rule for cards (your own name until your identity is verified). The account number goes to the processor and is never stored. The source answers verificationStatus pending: confirm the two micro-deposits at POST /api/funding-sources/{id}/verify-microdeposits. Linking it authorizes bpay to debit the account for the bcards you fund with it (the ACH mandate: your address and browser are recorded with the processor).
+         */
+        post: operations["postApiFunding-sourcesBank-accounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/funding-sources/{id}/verify-microdeposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the two micro-deposits sent to a bank account
+         * @description Amounts in dollars ("0.32") or cents ("32"), in either order. 3 wrong answers fail the verification.
+         */
+        post: operations["postApiFunding-sourcesByIdVerify-microdeposits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/funding-sources/verifications/{id}": {
         parameters: {
             query?: never;
@@ -3868,6 +3908,286 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiFunding-sourcesBank-accounts": {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A US bank account. The account number goes to the processor and is never stored (only its last 4 and a keyed fingerprint, so the same account cannot be added twice). Two micro-deposits are sent to it: confirm them at POST /api/funding-sources/{id}/verify-microdeposits. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    routingNumber: string;
+                    accountNumber: string;
+                    /**
+                     * @default checking
+                     * @enum {string}
+                     */
+                    accountType: "checking" | "savings";
+                    name: string;
+                    defaultSplitPercentage: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /**
+                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+                         * @default credit_card
+                         * @enum {string}
+                         */
+                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+                        /**
+                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+                         * @default credit
+                         * @enum {string|null}
+                         */
+                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
+                        last4: string;
+                        /**
+                         * @default visa
+                         * @enum {string}
+                         */
+                        brand: "visa" | "mastercard" | "amex" | "unknown";
+                        /** @description null for a bank account */
+                        expiryMonth: number | null;
+                        /** @description null for a bank account */
+                        expiryYear: number | null;
+                        defaultSplitPercentage: number;
+                        isActive: boolean;
+                        /**
+                         * @description Available at the processor, in dollars; null when the processor cannot tell.
+                         * @example 10000.00
+                         */
+                        balance: string | null;
+                        bankAccount: {
+                            routingNumber: string;
+                            /**
+                             * @default checking
+                             * @enum {string}
+                             */
+                            accountType: "checking" | "savings";
+                            /**
+                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                             * @default pending
+                             * @enum {string}
+                             */
+                            verificationStatus: "pending" | "verified" | "failed";
+                            verificationAttemptsLeft: number;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiFunding-sourcesByIdVerify-microdeposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amounts: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /**
+                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+                         * @default credit_card
+                         * @enum {string}
+                         */
+                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+                        /**
+                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+                         * @default credit
+                         * @enum {string|null}
+                         */
+                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
+                        last4: string;
+                        /**
+                         * @default visa
+                         * @enum {string}
+                         */
+                        brand: "visa" | "mastercard" | "amex" | "unknown";
+                        /** @description null for a bank account */
+                        expiryMonth: number | null;
+                        /** @description null for a bank account */
+                        expiryYear: number | null;
+                        defaultSplitPercentage: number;
+                        isActive: boolean;
+                        /**
+                         * @description Available at the processor, in dollars; null when the processor cannot tell.
+                         * @example 10000.00
+                         */
+                        balance: string | null;
+                        bankAccount: {
+                            routingNumber: string;
+                            /**
+                             * @default checking
+                             * @enum {string}
+                             */
+                            accountType: "checking" | "savings";
+                            /**
+                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                             * @default pending
+                             * @enum {string}
+                             */
+                            verificationStatus: "pending" | "verified" | "failed";
+                            verificationAttemptsLeft: number;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

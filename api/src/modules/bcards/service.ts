@@ -93,6 +93,15 @@ export async function planCollection(deps: AppDeps, user: UserRow, input: PlanIn
     if (source.vendor !== deps.vendor.name) {
       throw invalid(`fundingSources.${i}.fundingSourceId`, `The funding source •••• ${source.last4} belongs to another payment processor; add it again.`);
     }
+    if (source.type === 'bank_account' && source.bankVerificationStatus !== 'verified') {
+      throw new AppError(
+        'bank_account_not_verified',
+        source.bankVerificationStatus === 'failed'
+          ? `The bank account ${source.name} (•••• ${source.last4}) could not be verified and cannot fund bcards. Remove it and add it again.`
+          : `The bank account ${source.name} (•••• ${source.last4}) is not verified yet: confirm the two micro-deposits sent to it first.`,
+        `fundingSources.${i}.fundingSourceId`,
+      );
+    }
   }
 
   const tier = await currentTier(deps.db, user.id);

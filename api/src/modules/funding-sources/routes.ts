@@ -11,8 +11,11 @@ import {
   DECLINE_WEIGHT,
   DECLINES_BEFORE_LOCK,
 } from './attempts';
+import { createBankAccount, verifyMicrodeposits } from './bank-accounts';
 import {
+  CreateBankAccountBody,
   CreateFundingSourceBody,
+  MicrodepositsBody,
   FundingSourceModel,
   RequiresActionModel,
   UpdateFundingSourceBody,
@@ -24,6 +27,7 @@ import {
   deleteFundingSource,
   listFundingSources,
   updateFundingSource,
+  BANK_VERIFICATION_MAX_ATTEMPTS,
 } from './service';
 
 export const IdempotencyHeader = t.Object({
@@ -66,6 +70,54 @@ export function fundingSourceRoutes(deps: AppDeps) {
             `and ${CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR} per address, a declined one counting ${DECLINE_WEIGHT} (429 ` +
             `card_attempts_exceeded); ${DECLINES_BEFORE_LOCK} declines within an hour lock adding cards for ` +
             `${CARD_LOCK_MS / 3_600_000} hours (429 card_adding_locked). Both answer Retry-After.`,
+        },
+      },
+    )
+    .post(
+      '/bank-accounts',
+      async ({ user, body, headers, request }) => {
+        const key = headers['idempotency-key'] ?? null;
+        const mandate = {
+          ipAddress: clientAddress(request, deps.trustProxy),
+          userAgent: request.headers.get('user-agent') ?? 'unknown',
+        };
+        const outcome = await runIdempotent(
+          idem,
+          { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
+          async (scopedKey) => ({ status: 201, body: await createBankAccount(deps, user, body, scopedKey, mandate) }),
+        );
+        return idempotentResponse(outcome);
+      },
+      {
+        auth: true,
+        parse: 'json',
+        body: CreateBankAccountBody,
+        headers: IdempotencyHeader,
+        response: { 201: FundingSourceModel, ...errors(400, 401, 402, 403, 409, 415, 503) },
+        detail: {
+          summary: 'Link a US bank account: verified with two micro-deposits you confirm',
+          description:
+            'The routing number must pass the ABA checksum and the account number be 4 to 17 digits; the holder ' +
+            'name follows the rule for cards (your own name until your identity is verified). The account number ' +
+            'goes to the processor and is never stored. The source answers verificationStatus pending: confirm ' +
+            'the two micro-deposits at POST /api/funding-sources/{id}/verify-microdeposits. Linking it authorizes ' +
+            'bpay to debit the account for the bcards you fund with it (the ACH mandate: your address and browser ' +
+            'are recorded with the processor).',
+        },
+      },
+    )
+    .post(
+      '/:id/verify-microdeposits',
+      ({ user, body, params }) => verifyMicrodeposits(deps, user, params.id, body.amounts),
+      {
+        auth: true,
+        parse: 'json',
+        body: MicrodepositsBody,
+        params: t.Object({ id: t.String() }),
+        response: { 200: FundingSourceModel, ...errors(400, 401, 404, 409, 415, 503) },
+        detail: {
+          summary: 'Confirm the two micro-deposits sent to a bank account',
+          description: `Amounts in dollars ("0.32") or cents ("32"), in either order. ${BANK_VERIFICATION_MAX_ATTEMPTS} wrong answers fail the verification.`,
         },
       },
     )
