@@ -7,7 +7,7 @@ import { systemClock, type Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import { deleteExpiredSessions } from './modules/auth/sessions';
 import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-limit';
-import { expireBcards, recoverCollections } from './modules/bcards/collect';
+import { expireBcards, recoverCollections, sweepBankDebits } from './modules/bcards/collect';
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/service';
 import { recoverRefunds } from './modules/refunds/service';
 import { recoverPlanCharges } from './modules/subscription/billing';
@@ -40,8 +40,8 @@ export const WEBHOOK_POLL_MS = 1000;
 /** How often the mail worker looks for due messages. */
 export const MAIL_POLL_MS = 2000;
 
-/** Runs every money sweep once; answers what it recovered, expired and canceled (renewals are logged). */
-export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number }> {
+/** Runs every money sweep once; answers what it recovered, expired and canceled, and the bank debits it settled (renewals are logged). */
+export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number; bankDebits: number }> {
   const recovered =
     (await recoverCollections(deps, deps.bcardTtlMs)) +
     (await recoverStuckIntents(deps)) +
@@ -50,10 +50,12 @@ export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; ex
   const expired = await expireBcards(deps);
   // Manual-capture intents authorized more than 7 days ago: canceled (automatic), their bcards refunded.
   const canceled = await cancelStaleAuthorizations(deps);
+  // Bank debits settled or returned since the last sweep (a return whose bcard is unused cancels the bcard).
+  const bankDebits = await sweepBankDebits(deps);
   // Paid plans whose period ended: renewed, retried, or moved to their pending (or the free) plan.
   const renewed = await renewSubscriptions(deps);
-  if (recovered || expired || canceled || renewed) deps.log.info('money sweep', { recovered, expired, canceled, renewed });
-  return { recovered, expired, canceled };
+  if (recovered || expired || canceled || bankDebits || renewed) deps.log.info('money sweep', { recovered, expired, canceled, bankDebits, renewed });
+  return { recovered, expired, canceled, bankDebits };
 }
 
 export interface Booted {

@@ -366,7 +366,9 @@ export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
             (SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'funding_source:' || f.id) AS ledger,
             EXISTS (SELECT 1 FROM collection_shares cs JOIN collections c ON c.id = cs.collection_id
                      WHERE cs.funding_source_id = f.id AND c.status IN ('holding', 'capturing', 'refunding')) AS pending
-       FROM funding_sources f JOIN sim_cards s ON s.token = f.vendor_token`,
+       FROM funding_sources f
+       JOIN (SELECT token, available_cents FROM sim_cards UNION ALL SELECT token, available_cents FROM sim_bank_accounts) s
+         ON s.token = f.vendor_token`,
   );
   const [held] = await q("SELECT count(*) AS n FROM sim_holds WHERE status = 'held'");
   const bcards = await q(

@@ -365,6 +365,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/funding-sources/bank-standing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What you owe for returned bank debits, and your bank debits still settling
+         * @description A bank debit returned after its bcard was used leaves the amount owed, and no new bcards can be created (restricted) until it is repaid. Bank debits still settling count against the plan's cap.
+         */
+        get: operations["getApiFunding-sourcesBank-standing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/funding-sources/bank-accounts": {
         parameters: {
             query?: never;
@@ -3917,6 +3937,53 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiFunding-sourcesBank-standing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Dollars owed to bpay for bank debits that came back unpaid after the bcard was used. */
+                        owed: string;
+                        /** @description True while anything is owed: no new bcards can be created. */
+                        restricted: boolean;
+                        /** @description Bank debits initiated and not yet settled, in dollars. */
+                        unsettledBankExposure: string;
+                        /** @description The plan's cap on unsettled bank debits, in dollars. */
+                        bankExposureCap: string;
+                        returnedDebits: {
+                            bcardName: string;
+                            amount: string;
+                            returnCode: string;
+                            returnMessage: string;
+                            fundingSourceId: string;
+                            /** Format: date-time */
+                            returnedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -100,15 +100,28 @@ export function simulatedBankMethods(db: DbOrTx, clock: Clock) {
       });
     },
 
-    /** Pending for SIM_ACH_SETTLEMENT_MS (by the clock), then settled, or returned R01 for 000222222227. */
+    /** Pending for SIM_ACH_SETTLEMENT_MS (by the clock), then settled, or returned R01 for 000222222227 (balance restored). */
     async getBankDebit(debitId: string): Promise<BankDebitState> {
       const h = await firstRow(db, schema.simHolds, eq(schema.simHolds.id, debitId));
       if (!h) throw new Error(`simulated processor: no bank debit ${debitId}`);
       const a = await account(h.token);
       if (!a) throw new Error(`simulated processor: debit ${debitId} is not from a bank account`);
       if (clock.now().getTime() < h.createdAt.getTime() + SIM_ACH_SETTLEMENT_MS) return { status: 'pending' };
-      if (a.behavior === 'returns_r01') return { status: 'returned', code: 'R01', message: 'Insufficient funds' };
-      return { status: 'succeeded' };
+      if (a.behavior !== 'returns_r01') return { status: 'succeeded' };
+      // The money never left the account: the first time the return is seen, the debit is undone (voided: it can no
+      // longer be refunded) and the balance restored, in one guarded transaction.
+      await db.transaction(async (tx) => {
+        const undone = await tx
+          .update(schema.simHolds)
+          .set({ status: 'voided' })
+          .where(and(eq(schema.simHolds.id, debitId), eq(schema.simHolds.status, 'captured')));
+        if (undone.rowsAffected !== 1) return;
+        await tx
+          .update(schema.simBankAccounts)
+          .set({ availableCents: sql`${schema.simBankAccounts.availableCents} + ${h.amountCents - h.refundedCents}` })
+          .where(eq(schema.simBankAccounts.token, h.token));
+      });
+      return { status: 'returned', code: 'R01', message: 'Insufficient funds' };
     },
   };
 }

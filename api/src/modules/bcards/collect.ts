@@ -7,6 +7,7 @@ import { newId, newToken } from '../../lib/ids';
 import { allocate } from '../../lib/split';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
+import { assertBankStanding, BankDebitPendingError, bankDebitsOf, refreshBankDebit } from './bank-debits';
 
 /*
  * All-or-nothing split collection. A collection is recorded first (status holding), then every share is held at
@@ -119,7 +120,7 @@ export async function recordCollection(
   deps: AppDeps,
   userId: string,
   plan: CollectionPlan,
-  limits: { monthlyTransactions: number; bcardGenerationLimit: number; planName: string },
+  limits: { monthlyTransactions: number; bcardGenerationLimit: number; planName: string; tierName: string },
 ): Promise<{ lease: Lease; existing: boolean }> {
   const owner = newToken();
   const at = now(deps);
@@ -130,6 +131,8 @@ export async function recordCollection(
       if (prior) return { lease: { collectionId: prior.id, owner: prior.leaseOwner }, existing: true };
     }
     await assertSourcesStillUsable(tx, userId, plan.shares);
+    const bankCents = plan.shares.filter((s) => s.source.type === 'bank_account').reduce((a, s) => a + s.amountCents, 0);
+    await assertBankStanding(tx, userId, bankCents, { name: limits.tierName, displayName: limits.planName });
     const [row] = await tx
       .select({ n: sql<number>`count(*)` })
       .from(schema.collections)
@@ -380,6 +383,15 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
       for (const share of loaded.shares) {
         await beforeCall();
         try {
+          if (share.source.type === 'bank_account') {
+            // A debit cannot be held: its balance is checked now (when the processor can tell), and the debit is
+            // initiated in finishCapture, once every card share is held and captured.
+            const available = await v.availableBalance(share.source.vendorToken);
+            if (available !== null && available < share.amountCents) {
+              throw new VendorDeclineError('insufficient_funds', 'The bank account has insufficient funds.');
+            }
+            continue;
+          }
           const { holdId } = await v.hold(share.source.vendorToken, share.amountCents, {
             idempotencyKey: holdKey(share.id),
             description: `bpay ${loaded.collection.name}`,
@@ -458,13 +470,24 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
       vendor,
       lease,
       async (v, beforeCall) => {
-        const holdIds: string[] = [];
+        const holdIds = new Map<string, string>();
         for (const share of loaded.shares) {
+          if (share.source.type === 'bank_account') continue;
           await beforeCall();
           const holdId = share.vendorHoldId ?? (await v.findHold(holdKey(share.id)))?.holdId;
           if (!holdId) throw new Error(`share ${share.id} has no hold to capture`);
           await v.capture(holdId);
-          holdIds.push(holdId);
+          holdIds.set(share.id, holdId);
+        }
+        // Every card share is captured: now the bank debits (the same key after a crash names the same debit).
+        for (const share of loaded.shares) {
+          if (share.source.type !== 'bank_account') continue;
+          await beforeCall();
+          const { debitId } = await v.debitBank(share.source.vendorToken, share.amountCents, {
+            idempotencyKey: holdKey(share.id),
+            description: `bpay ${collection.name}`,
+          });
+          holdIds.set(share.id, debitId);
         }
         await beforeCall();
         const expiresAt = new Date(now(deps).getTime() + bcardTtlMs);
@@ -479,8 +502,24 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
         return { holdIds, card, expiresAt };
       },
       async (tx, { holdIds, card, expiresAt }) => {
-        for (const [i, share] of loaded.shares.entries()) {
-          await setShare(tx, deps, share.id, { status: 'captured', vendorHoldId: holdIds[i] });
+        for (const share of loaded.shares) {
+          const vendorHoldId = holdIds.get(share.id) ?? null;
+          await setShare(tx, deps, share.id, { status: 'captured', vendorHoldId });
+          if (share.source.type === 'bank_account' && vendorHoldId) {
+            await tx
+              .insert(schema.bankDebits)
+              .values({
+                shareId: share.id,
+                collectionId: collection.id,
+                userId: collection.userId,
+                fundingSourceId: share.source.id,
+                amountCents: share.amountCents,
+                vendorDebitId: vendorHoldId,
+                status: 'pending',
+                initiatedAt: now(deps),
+              })
+              .onConflictDoNothing();
+          }
         }
         await setStatus(tx, deps, lease, 'capturing', 'completed');
         const bcardId = newId('bc');
@@ -600,16 +639,32 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
       : loaded.shares.map(() => 0)
     : loaded.shares.map((s) => s.amountCents);
   await vendor.deactivateCard(bcard.vendorCardId);
+  const debits = await bankDebitsOf(deps.db, loaded.shares.map((s) => s.id));
+  /** Shares whose bank debit came back: what is due to them reduces what the consumer owes instead. */
+  const returned = new Set<string>();
   for (const [i, share] of loaded.shares.entries()) {
     const amount = refunds[i] ?? 0;
     if (amount === 0) continue;
     await renewLease(deps.db, deps, lease);
+    const debit = debits.get(share.id);
+    if (debit) {
+      // A bank debit still settling cannot be refunded (the money may never arrive): the card shares have gone back
+      // above; this one waits, and the sweep comes back until the debit settles or is returned.
+      const status = await refreshBankDebit(deps, debit);
+      if (status === 'pending') throw new BankDebitPendingError(share.id);
+      if (status === 'returned') {
+        returned.add(share.id);
+        continue;
+      }
+    }
     const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
     if (!holdId) throw new Error(`share ${share.id} of a completed collection has no hold`);
     await vendor.refund(holdId, amount, { idempotencyKey: refundKey(share.id) });
     await setShare(deps.db, deps, share.id, { status: 'refunded' });
   }
   const refundedTotal = refunds.reduce((a, b) => a + b, 0);
+  const backTo = (s: (typeof loaded.shares)[number]) =>
+    returned.has(s.id) ? accounts.receivable(collection.userId) : accounts.fundingSource(s.source.id);
 
   await deps.db.transaction(async (tx) => {
     if (used) {
@@ -621,13 +676,15 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
           at,
           postings: [
             { account: accounts.bcard(bcard.id), amountCents: -refundedTotal },
-            ...loaded.shares.map((s, i) => ({ account: accounts.fundingSource(s.source.id), amountCents: refunds[i] ?? 0 })),
+            ...loaded.shares.map((s, i) => ({ account: backTo(s), amountCents: refunds[i] ?? 0 })),
           ],
         });
       }
       return;
     }
-    await setStatus(tx, deps, lease, 'refunding', 'refunded', { refundedCents: refundedTotal });
+    // A bank debit returned before the bcard was used: the collection failed (the card shares went back, nothing is
+    // owed: the returned share's receivable is cleared by its part here).
+    await setStatus(tx, deps, lease, 'refunding', returned.size > 0 ? 'failed' : 'refunded', { refundedCents: refundedTotal });
     await tx
       .update(schema.bcards)
       .set({ status: bcard.status === 'canceling' ? 'canceled' : 'expired', deactivatedAt: at })
@@ -639,7 +696,7 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
       postings: [
         { account: accounts.bcard(bcard.id), amountCents: -collection.amountCents },
         { account: accounts.fees, amountCents: -collection.feeCents },
-        ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: s.amountCents })),
+        ...loaded.shares.map((s) => ({ account: backTo(s), amountCents: s.amountCents })),
       ],
     });
   });
@@ -774,7 +831,8 @@ export async function recoverCollections(deps: AppDeps, bcardTtlMs: number): Pro
       handled++;
     } catch (error) {
       // Left for the next sweep: its lease runs out again and another attempt is made.
-      deps.log.error('recovery of a collection failed', { collectionId: id, status, error });
+      if (error instanceof BankDebitPendingError) deps.log.info('a refund waits for a bank debit to settle', { collectionId: id });
+      else deps.log.error('recovery of a collection failed', { collectionId: id, status, error });
     }
   }
   return handled;
@@ -797,4 +855,38 @@ export async function expireBcards(deps: AppDeps): Promise<number> {
     }
   }
   return n;
+}
+
+/**
+ * Asks the processor about every pending bank debit (oldest first) and records what it answers. A returned debit
+ * whose bcard is still unused cancels the bcard: the card shares are refunded and nothing is owed. One returned
+ * after the bcard was used leaves the amount owed (bank-debits.ts). Runs on the sweep's timer. Returns how many
+ * debits it resolved.
+ */
+export async function sweepBankDebits(deps: AppDeps): Promise<number> {
+  const pending = await deps.db
+    .select()
+    .from(schema.bankDebits)
+    .where(eq(schema.bankDebits.status, 'pending'))
+    .orderBy(asc(schema.bankDebits.initiatedAt))
+    .limit(100);
+  let resolved = 0;
+  for (const debit of pending) {
+    try {
+      const status = await refreshBankDebit(deps, debit);
+      if (status === 'pending') continue;
+      resolved++;
+      if (status !== 'returned') continue;
+      const bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.collectionId, debit.collectionId));
+      if (bcard && bcard.status === 'active' && bcard.spentCents === 0) {
+        await refundUnusedBcard(deps, bcard, 'canceled').catch((error) => {
+          // Spent or canceled meanwhile: what is owed, if anything, stays on the receivable.
+          if (!(error instanceof AppError)) throw error;
+        });
+      }
+    } catch (error) {
+      deps.log.error('checking a bank debit failed', { shareId: debit.shareId, error });
+    }
+  }
+  return resolved;
 }

@@ -532,7 +532,7 @@ describe('crash and recovery', () => {
     try {
       expect(r.answer.status).toBe(201);
       expect(r.calls).toEqual(['hold', 'hold', 'hold', 'capture', 'capture', 'capture', 'issueCard']);
-      expect(r.swept).toEqual({ recovered: 0, expired: 0, canceled: 0 });
+      expect(r.swept).toEqual({ recovered: 0, expired: 0, canceled: 0, bankDebits: 0 });
     } finally {
       r.next.close();
     }
@@ -638,7 +638,7 @@ describe('crash and recovery', () => {
           expect(report.movementsByKind).toEqual({ 'collection.captured': 1, 'bcard.refunded': 1 });
           // Sweeping again refunds nothing twice.
           ctx.clock.advance(LEASE_MS + 1);
-          expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0 });
+          expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0, bankDebits: 0 });
           expect(await simAvailable(ctx)).toEqual(untouched());
         } finally {
           ctx.close();

@@ -117,7 +117,7 @@ describe('expiry', () => {
 
       // One millisecond before the end of its session nothing happens.
       ctx.clock.advance(TTL_MS - 1);
-      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0 });
+      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0, bankDebits: 0 });
       expect((await bcardStatus(ctx, ada.cookie, card.id)).status).toBe('active');
       expect((await call(ctx, `/api/virtual-cards/${card.id}/checkout-details`, { cookie: ada.cookie })).status).toBe(200);
 
@@ -129,7 +129,7 @@ describe('expiry', () => {
       // And the list says so at once (the tile stops offering Show details and Cancel), nothing left to spend.
       expect(await bcardStatus(ctx, ada.cookie, card.id)).toMatchObject({ status: 'expired', balance: '0.00' });
 
-      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 1, canceled: 0 });
+      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 1, canceled: 0, bankDebits: 0 });
       expect(await bcardStatus(ctx, ada.cookie, card.id)).toMatchObject({ status: 'expired', balance: '0.00' });
       expect(await balances(ctx, ada.cookie)).toEqual({ [a.id]: '10000.00', [b.id]: '10000.00' });
 
@@ -150,7 +150,7 @@ describe('expiry', () => {
 
       // A later sweep refunds nothing twice, and an expired card cannot be canceled.
       ctx.clock.advance(TTL_MS);
-      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0 });
+      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0, bankDebits: 0 });
       expect((await call(ctx, `/api/virtual-cards/${card.id}/cancel`, { method: 'POST', cookie: ada.cookie })).status).toBe(409);
       expect(await balances(ctx, ada.cookie)).toEqual({ [a.id]: '10000.00', [b.id]: '10000.00' });
       const report = await expectSettled(ctx);
@@ -195,7 +195,7 @@ describe('cancel', () => {
 
       // The expiry sweep leaves a canceled card alone.
       ctx.clock.advance(TTL_MS);
-      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0 });
+      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0, bankDebits: 0 });
       expect((await bcardStatus(ctx, ada.cookie, card.id)).status).toBe('canceled');
       const report = await expectSettled(ctx);
       expect(report.movementsByKind['bcard.refunded']).toBe(1);
@@ -294,7 +294,7 @@ describe('spending', () => {
       expect(twice.body.error.code).toBe('bcard_not_active');
       expect((await call(ctx, `/api/virtual-cards/${card.id}/cancel`, { method: 'POST', cookie: ada.cookie })).status).toBe(409);
       ctx.clock.advance(TTL_MS);
-      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0 });
+      expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0, bankDebits: 0 });
       expect((await bcardStatus(ctx, ada.cookie, card.id)).status).toBe('used');
 
       const report = await expectSettled(ctx);

@@ -356,6 +356,7 @@ export async function collectAndIssue(deps: AppDeps, user: UserRow, input: PlanI
     monthlyTransactions: tier.monthlyTransactions,
     bcardGenerationLimit: tier.bcardGenerationLimit,
     planName: tier.displayName,
+    tierName: tier.name,
   });
   if (existing) return outcomeOfExisting(deps, user.id, lease.collectionId);
   return runCollection(deps, lease, deps.bcardTtlMs);

@@ -6,6 +6,8 @@ import { abaRoutingValid } from '../../lib/cards';
 import { hmacHex } from '../../lib/crypto';
 import { newId, newToken } from '../../lib/ids';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
+import { bankStanding, type BankStanding } from '../bcards/bank-debits';
+import { currentTier } from '../subscription/service';
 import {
   assertNameAllowed,
   assertUnderLimit,
@@ -199,4 +201,10 @@ export async function verifyMicrodeposits(deps: AppDeps, user: UserRow, id: stri
   }
   await setStatus('verified');
   return withBalance(deps, await getOwnedSource(deps.db, user.id, id));
+}
+
+/** What the consumer owes for returned bank debits, whether bcards are restricted, and the unsettled bank exposure. */
+export async function getBankStanding(deps: AppDeps, userId: string): Promise<BankStanding> {
+  const tier = await currentTier(deps.db, userId);
+  return bankStanding(deps, userId, tier.name);
 }

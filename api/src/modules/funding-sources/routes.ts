@@ -11,11 +11,12 @@ import {
   DECLINE_WEIGHT,
   DECLINES_BEFORE_LOCK,
 } from './attempts';
-import { createBankAccount, verifyMicrodeposits } from './bank-accounts';
+import { createBankAccount, getBankStanding, verifyMicrodeposits } from './bank-accounts';
 import {
   CreateBankAccountBody,
   CreateFundingSourceBody,
   MicrodepositsBody,
+  OwedModel,
   FundingSourceModel,
   RequiresActionModel,
   UpdateFundingSourceBody,
@@ -43,6 +44,16 @@ export function fundingSourceRoutes(deps: AppDeps) {
       auth: true,
       response: { 200: t.Array(FundingSourceModel), ...errors(401) },
       detail: { summary: 'Your funding sources, with what is available on each' },
+    })
+    .get('/bank-standing', ({ user }) => getBankStanding(deps, user.id), {
+      auth: true,
+      response: { 200: OwedModel, ...errors(401) },
+      detail: {
+        summary: 'What you owe for returned bank debits, and your bank debits still settling',
+        description:
+          'A bank debit returned after its bcard was used leaves the amount owed, and no new bcards can be created ' +
+          "(restricted) until it is repaid. Bank debits still settling count against the plan's cap.",
+      },
     })
     .post(
       '',

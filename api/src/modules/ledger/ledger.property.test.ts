@@ -98,7 +98,7 @@ async function run(ctx: TestContext, ops: Op[]) {
   const sweep = async () => {
     const now = ctx.clock.now().getTime();
     const due = bcards.filter((b) => b.status === 'active' && b.expiresAt <= now);
-    expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: due.length, canceled: 0 });
+    expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: due.length, canceled: 0, bankDebits: 0 });
     for (const b of due) {
       b.status = 'expired';
       refundTo(b, b.shares.map((s) => s.amount));

@@ -18,6 +18,11 @@ export const accounts = {
   externalMerchants: 'external:merchants',
   /** Where merchants' sandbox test bcards are funded from and returned to (play money; it runs negative). */
   sandboxTestFunds: 'sandbox:test_funds',
+  /**
+   * What a consumer owes bpay: a bank debit returned after its bcard was used (negative: owed). Money that would have
+   * gone back to a returned bank share (a remainder, a refund) goes here instead and reduces what is owed.
+   */
+  receivable: (userId: string) => `receivable:${userId}`,
 } as const;
 
 export class UnbalancedMovementError extends Error {}

@@ -150,7 +150,7 @@ describe('an authorization left uncaptured for 7 days', () => {
     expect(await bcardRow(bcardId)).toMatchObject({ status: 'authorized' });
 
     ctx.clock.advance(60_000);
-    expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 1 });
+    expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 1, bankDebits: 0 });
     const after = (await v1(live, `/payment_intents/${piId}`)).body;
     expect(after).toMatchObject({
       status: 'canceled',
@@ -170,7 +170,7 @@ describe('an authorization left uncaptured for 7 days', () => {
     ]);
     // Final: nothing to capture, and a later sweep does nothing more.
     expect((await v1(live, `/payment_intents/${piId}/capture`, {})).body.error.code).toBe('payment_intent_unexpected_state');
-    expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0 });
+    expect(await sweepMoney(ctx.deps)).toEqual({ recovered: 0, expired: 0, canceled: 0, bankDebits: 0 });
     const report = await moneyReport(ctx);
     expect(moneyViolations(report)).toEqual([]);
     expect(report.unsettledCollections).toBe(0);

@@ -8,6 +8,7 @@ import { allocate } from '../../lib/split';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { holdKey } from '../bcards/collect';
+import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
 import { emitEvent } from '../events/emit';
 import { accounts, postMovement } from '../ledger/service';
 import { toIntentObject, validateMetadata } from '../payment-intents/service';
@@ -275,7 +276,9 @@ async function finish(tx: DbOrTx, deps: AppDeps, lease: RefundLease, to: 'succee
 
 interface LoadedRefund {
   refund: RefundRow;
-  parts: Array<PartRow & { share: ShareRow; source: { name: string; last4: string } }>;
+  parts: Array<PartRow & { share: ShareRow; source: { name: string; last4: string; userId: string } }>;
+  /** Parts whose bank debit came back unpaid: nothing goes to the bank; the part reduces what the consumer owes. */
+  returned: Set<string>;
   vendor: PaymentVendor | null;
 }
 
@@ -287,7 +290,7 @@ async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund
       part: schema.refundParts,
       share: schema.collectionShares,
       vendor: schema.collections.vendor,
-      source: { name: schema.fundingSources.name, last4: schema.fundingSources.last4 },
+      source: { name: schema.fundingSources.name, last4: schema.fundingSources.last4, userId: schema.fundingSources.userId },
     })
     .from(schema.refundParts)
     .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
@@ -296,12 +299,27 @@ async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund
     .where(eq(schema.refundParts.refundId, refundId))
     .orderBy(asc(schema.collectionShares.position));
   const vendorName = rows[0]?.vendor;
+  // A bank share's debit must have settled before money goes back to it (it may never arrive): until then the refund
+  // stays pending and the sweep comes back. One that came back unpaid offsets what the consumer owes instead.
+  const debits = await bankDebitsOf(deps.db, rows.map((r) => r.share.id));
+  const returned = new Set<string>();
+  for (const r of rows) {
+    const debit = debits.get(r.share.id);
+    if (!debit) continue;
+    const status = await refreshBankDebit(deps, debit);
+    if (status === 'pending') throw new BankDebitPendingError(r.share.id);
+    if (status === 'returned') returned.add(r.part.id);
+  }
   return {
+    returned,
     refund,
     parts: rows.map((r) => ({ ...r.part, share: r.share, source: r.source })),
     vendor: vendorName ? deps.vendorFor(vendorName) : null,
   };
 }
+
+/** The refund id recorded for a part that reduced what the consumer owes (its bank debit was returned). */
+const OFFSET_OWED = 'offset:owed';
 
 /** One part's answer from the processor: its refund id, or why it refused (for good). */
 type PartOutcome = { ok: true; refundId: string } | { ok: false; reason: string };
@@ -318,10 +336,14 @@ type PartOutcome = { ok: true; refundId: string } | { ok: false; reason: string 
  */
 async function settle(deps: AppDeps, lease: RefundLease): Promise<RefundRow> {
   const loaded = await loadRefund(deps, lease.refundId);
-  const { refund, parts, vendor } = loaded;
+  const { refund, parts, vendor, returned } = loaded;
   const refundAll = async (v: PaymentVendor, beforeCall: () => Promise<void>) => {
     const outcomes: PartOutcome[] = [];
     for (const part of parts) {
+      if (returned.has(part.id)) {
+        outcomes.push({ ok: true, refundId: OFFSET_OWED });
+        continue;
+      }
       await beforeCall();
       const holdId = part.share.vendorHoldId ?? (await v.findHold(holdKey(part.share.id)))?.holdId;
       if (!holdId) throw new Error(`share ${part.share.id} of a completed collection has no hold`);
@@ -430,7 +452,10 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
         : [
             { account: merchant, amountCents: -settled.amount },
             { account: accounts.fees, amountCents: -settled.fee },
-            ...went.map((p) => ({ account: accounts.fundingSource(p.fundingSourceId), amountCents: p.amountCents })),
+            ...went.map((p) => ({
+              account: loaded.returned.has(p.id) ? accounts.receivable(p.source.userId) : accounts.fundingSource(p.fundingSourceId),
+              amountCents: p.amountCents,
+            })),
           ],
   });
   const pi = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, refund.paymentIntentId));
@@ -513,7 +538,8 @@ export async function recoverRefunds(deps: AppDeps): Promise<number> {
       await settle(deps, lease);
       settled++;
     } catch (error) {
-      deps.log.error('recovery of a refund failed; the next sweep tries again', { refundId: id, error });
+      if (error instanceof BankDebitPendingError) deps.log.info('a refund waits for a bank debit to settle', { refundId: id });
+      else deps.log.error('recovery of a refund failed; the next sweep tries again', { refundId: id, error });
     }
   }
   return settled;

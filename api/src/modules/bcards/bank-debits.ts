@@ -1,0 +1,171 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { schema, type DbOrTx, firstRow } from '@bpay/db';
+import { formatDecimal, type Cents } from '@bpay/db/money';
+import { AppError } from '../../errors';
+import type { AppDeps } from '../../deps';
+import { VendorUnavailableError } from '../../vendors/types';
+import { accountBalance, accounts, postMovement } from '../ledger/service';
+
+/*
+ * A bank share in an all-or-nothing split (docs/DECISIONS.md, "Bank accounts in a split"). An ACH debit cannot be
+ * held: its balance is checked with the card holds, it is initiated once every card hold has been captured, and the
+ * bcard is issued at once. The debit settles days later or comes back returned; until then it counts against the
+ * plan's cap on unsettled bank exposure, and money due back to it (an unused bcard, a remainder) waits.
+ *
+ * A return is recorded as a movement `bank_debit.returned`: the bank account gets back what bpay counted as taken,
+ * and the consumer's receivable owes it. What would go back to that share later goes to the receivable instead. If
+ * the bcard is still unused it is canceled, the card shares are refunded and nothing is owed; if it was used, what
+ * is owed stays owed and the account is restricted: no new bcards until it is repaid.
+ */
+
+type DebitRow = typeof schema.bankDebits.$inferSelect;
+
+/** Unsettled bank debits a plan allows at once, in cents. A constant per plan, not a tier column: nothing else varies it. */
+export const BANK_EXPOSURE_CAP_CENTS: Record<string, number> = {
+  free: 50_000,
+  pro: 250_000,
+  premium: 1_000_000,
+};
+export const DEFAULT_BANK_EXPOSURE_CAP_CENTS = 50_000;
+export const bankExposureCap = (tierName: string) => BANK_EXPOSURE_CAP_CENTS[tierName] ?? DEFAULT_BANK_EXPOSURE_CAP_CENTS;
+
+const money = (c: number) => formatDecimal(c as Cents);
+
+/** A bank share's debit has not settled: money due back to it waits (the sweep tries again). Expected, not a fault. */
+export class BankDebitPendingError extends VendorUnavailableError {
+  constructor(shareId: string) {
+    super(`the bank debit of share ${shareId} has not settled yet; what goes back to it waits`);
+    this.name = 'BankDebitPendingError';
+  }
+}
+
+export async function unsettledBankExposure(db: DbOrTx, userId: string): Promise<number> {
+  const [row] = await db
+    .select({ sum: sql<number>`coalesce(sum(${schema.bankDebits.amountCents}), 0)` })
+    .from(schema.bankDebits)
+    .where(and(eq(schema.bankDebits.userId, userId), eq(schema.bankDebits.status, 'pending')));
+  return Number(row?.sum ?? 0);
+}
+
+/** What the consumer owes bpay (returned debits after use), in cents, never negative. */
+export async function owedCents(db: DbOrTx, userId: string): Promise<number> {
+  return Math.max(0, -(await accountBalance(db, accounts.receivable(userId))));
+}
+
+/**
+ * Checked where a collection is recorded (in its transaction): an account that owes money cannot create bcards,
+ * and the bank shares of this one must fit under the plan's cap on unsettled debits.
+ * Fails with: account_restricted, bank_exposure_limit_reached.
+ */
+export async function assertBankStanding(
+  tx: DbOrTx,
+  userId: string,
+  bankCents: number,
+  plan: { name: string; displayName: string },
+): Promise<void> {
+  const owed = await owedCents(tx, userId);
+  if (owed > 0) {
+    throw new AppError(
+      'account_restricted',
+      `A bank debit was returned after its bcard was used: you owe $${money(owed)}. Until it is repaid you cannot create bcards.`,
+    );
+  }
+  if (bankCents === 0) return;
+  const cap = bankExposureCap(plan.name);
+  const unsettled = await unsettledBankExposure(tx, userId);
+  if (unsettled + bankCents > cap) {
+    throw new AppError(
+      'bank_exposure_limit_reached',
+      `Your ${plan.displayName} plan allows $${money(cap)} of bank debits still settling; $${money(unsettled)} is settling ` +
+        `and this bcard's bank share is $${money(bankCents)}. Fund more of it from a card, or wait until the debits settle (about 4 business days).`,
+      'fundingSources',
+    );
+  }
+}
+
+/**
+ * Asks the processor where a pending debit stands and records a settled or returned one (idempotent: only a pending
+ * row changes). Answers the debit's status after that.
+ */
+export async function refreshBankDebit(deps: AppDeps, debit: DebitRow): Promise<DebitRow['status']> {
+  if (debit.status !== 'pending') return debit.status;
+  const collection = await firstRow(deps.db, schema.collections, eq(schema.collections.id, debit.collectionId));
+  if (!collection) throw new Error(`bank debit ${debit.shareId}: no collection ${debit.collectionId}`);
+  const state = await deps.vendorFor(collection.vendor).getBankDebit(debit.vendorDebitId);
+  const at = deps.clock.now();
+  if (state.status === 'pending') return 'pending';
+  return deps.db.transaction(async (tx) => {
+    if (state.status === 'succeeded') {
+      const res = await tx
+        .update(schema.bankDebits)
+        .set({ status: 'settled', resolvedAt: at })
+        .where(and(eq(schema.bankDebits.shareId, debit.shareId), eq(schema.bankDebits.status, 'pending')));
+      return res.rowsAffected === 1 ? 'settled' : ((await firstRow(tx, schema.bankDebits, eq(schema.bankDebits.shareId, debit.shareId)))?.status ?? 'settled');
+    }
+    const res = await tx
+      .update(schema.bankDebits)
+      .set({ status: 'returned', returnCode: state.code, returnMessage: state.message, resolvedAt: at })
+      .where(and(eq(schema.bankDebits.shareId, debit.shareId), eq(schema.bankDebits.status, 'pending')));
+    if (res.rowsAffected !== 1) return 'returned';
+    await tx.update(schema.collectionShares).set({ status: 'returned', updatedAt: at }).where(eq(schema.collectionShares.id, debit.shareId));
+    await tx
+      .update(schema.collections)
+      .set({
+        failureCode: 'bank_debit_returned',
+        failureMessage: `The bank debit of $${money(debit.amountCents)} was returned (${state.code}: ${state.message}).`,
+        updatedAt: at,
+      })
+      .where(eq(schema.collections.id, debit.collectionId));
+    await postMovement(tx, {
+      kind: 'bank_debit.returned',
+      referenceId: debit.shareId,
+      at,
+      postings: [
+        { account: accounts.fundingSource(debit.fundingSourceId), amountCents: debit.amountCents },
+        { account: accounts.receivable(debit.userId), amountCents: -debit.amountCents },
+      ],
+    });
+    return 'returned';
+  });
+}
+
+/** The bank debit of each of these shares that has one. */
+export async function bankDebitsOf(db: DbOrTx, shareIds: string[]): Promise<Map<string, DebitRow>> {
+  if (shareIds.length === 0) return new Map();
+  const rows = await db.select().from(schema.bankDebits).where(inArray(schema.bankDebits.shareId, shareIds));
+  return new Map(rows.map((r) => [r.shareId, r]));
+}
+
+export interface BankStanding {
+  owed: string;
+  restricted: boolean;
+  unsettledBankExposure: string;
+  bankExposureCap: string;
+  returnedDebits: Array<{ bcardName: string; amount: string; returnCode: string; returnMessage: string; fundingSourceId: string; returnedAt: string }>;
+}
+
+/** What the consumer owes, whether they are restricted, and how much bank money is still settling. */
+export async function bankStanding(deps: AppDeps, userId: string, tierName: string): Promise<BankStanding> {
+  const owed = await owedCents(deps.db, userId);
+  const returned = await deps.db
+    .select({ debit: schema.bankDebits, name: schema.collections.name })
+    .from(schema.bankDebits)
+    .innerJoin(schema.collections, eq(schema.collections.id, schema.bankDebits.collectionId))
+    .where(and(eq(schema.bankDebits.userId, userId), eq(schema.bankDebits.status, 'returned')))
+    .orderBy(sql`${schema.bankDebits.resolvedAt} desc`)
+    .limit(50);
+  return {
+    owed: money(owed),
+    restricted: owed > 0,
+    unsettledBankExposure: money(await unsettledBankExposure(deps.db, userId)),
+    bankExposureCap: money(bankExposureCap(tierName)),
+    returnedDebits: returned.map(({ debit, name }) => ({
+      bcardName: name,
+      amount: money(debit.amountCents),
+      returnCode: debit.returnCode ?? '',
+      returnMessage: debit.returnMessage ?? '',
+      fundingSourceId: debit.fundingSourceId,
+      returnedAt: (debit.resolvedAt ?? debit.initiatedAt).toISOString(),
+    })),
+  };
+}
