@@ -59,6 +59,10 @@ export interface FundingOption {
   balance: string | null;
   defaultSplitPercentage: number;
   isActive: boolean;
+  /** credit_card, debit_card, prepaid_card or bank_account. */
+  type?: string;
+  /** A bank account funds bcards only once verified. */
+  bankAccount?: { verificationStatus: string } | null;
 }
 
 export interface CreateBcardBody {

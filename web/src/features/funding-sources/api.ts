@@ -1,6 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
 import { apiRequest } from '../../lib/api';
 import type {
+  BankStanding,
+  CreateBankAccountBody,
   CreateFundingSourceBody,
   FundingSource,
   RequiresAction,
@@ -34,4 +36,21 @@ export const deleteFundingSourceRequest = (id: string) =>
 
 export function isRequiresAction(answer: FundingSource | RequiresAction): answer is RequiresAction {
   return 'status' in answer && answer.status === 'requires_action';
+}
+
+/** 201 with the bank account, its micro-deposit verification pending. */
+export const createBankAccountRequest = (body: CreateBankAccountBody, idempotencyKey: string) =>
+  apiRequest<FundingSource>('POST', '/api/funding-sources/bank-accounts', body, {}, { 'Idempotency-Key': idempotencyKey });
+
+/** The two micro-deposit amounts, as typed ("0.32"). */
+export const verifyMicrodepositsRequest = (id: string, amounts: [string, string]) =>
+  apiRequest<FundingSource>('POST', `/api/funding-sources/${encodeURIComponent(id)}/verify-microdeposits`, { amounts });
+
+export const BANK_STANDING_QUERY_KEY = ['/api/funding-sources/bank-standing'] as const;
+
+export function bankStandingQuery() {
+  return queryOptions({
+    queryKey: BANK_STANDING_QUERY_KEY,
+    queryFn: () => apiRequest<BankStanding>('GET', '/api/funding-sources/bank-standing'),
+  });
 }

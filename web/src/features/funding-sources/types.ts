@@ -65,3 +65,21 @@ export interface SourcePlan {
   nameVerificationRequired: boolean;
   isKycVerified: boolean;
 }
+
+/** POST /api/funding-sources/bank-accounts. The account number goes to the processor and is never stored. */
+export interface CreateBankAccountBody {
+  routingNumber: string;
+  accountNumber: string;
+  accountType: 'checking' | 'savings';
+  name: string;
+  defaultSplitPercentage: number;
+}
+
+/** GET /api/funding-sources/bank-standing: what is owed for returned bank debits, and bank money still settling. */
+export interface BankStanding {
+  owed: string;
+  restricted: boolean;
+  unsettledBankExposure: string;
+  bankExposureCap: string;
+  returnedDebits: Array<{ bcardName: string; amount: string; returnCode: string; returnMessage: string; fundingSourceId: string; returnedAt: string }>;
+}

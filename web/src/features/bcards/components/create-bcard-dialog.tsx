@@ -110,12 +110,13 @@ export function CreateBcardDialog({
   const options = useMemo<SplitSourceOption[]>(
     () =>
       sources
-        .filter((s) => s.isActive)
+        // A bank account still waiting for its micro-deposits (or that failed them) cannot fund a bcard.
+        .filter((s) => s.isActive && (!s.bankAccount || s.bankAccount.verificationStatus === 'verified'))
         .map((s) => ({
           id: s.id,
           name: s.name,
           last4: s.last4,
-          brand: s.brand ?? 'unknown',
+          brand: s.type === 'bank_account' ? 'bank' : (s.brand ?? 'unknown'),
           available: s.balance,
           defaultPercentage: s.defaultSplitPercentage,
         })),

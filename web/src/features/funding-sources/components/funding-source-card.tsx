@@ -1,4 +1,4 @@
-import { CreditCard, Loader2, Trash2 } from 'lucide-react';
+import { CreditCard, Landmark, Loader2, ShieldCheck, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
@@ -12,6 +12,7 @@ import { cn } from '../../../lib/cn';
 import { useRemoveFundingSource, useSetFundingSourceActive } from '../hooks/use-funding-source-actions';
 import type { FundingSource } from '../types';
 import { brandGradient, brandLabel } from './brand';
+import { VerifyMicrodepositsDialog } from './verify-microdeposits-dialog';
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
 
@@ -84,6 +85,8 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
   const t = useT();
   const setActive = useSetFundingSourceActive();
   const [removing, setRemoving] = useState(false);
+  const [verifying, setVerifying] = useState(false);
+  const bank = source.bankAccount;
   const expiry =
     source.expiryMonth === null || source.expiryYear === null
       ? null
@@ -94,6 +97,29 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
 
   return (
     <Card className="flex h-full flex-col overflow-hidden" data-testid="funding-source" data-source-id={source.id}>
+      {bank ? (
+        <div className={cn('bg-gradient-to-br from-emerald-600 to-teal-700 p-5 text-white', !source.isActive && 'opacity-60')}>
+          <div className="flex items-center justify-between">
+            <span className="text-xs font-semibold uppercase tracking-wider opacity-90">
+              {t(bank.accountType === 'savings' ? 'fundingSources.bank.tile.savings' : 'fundingSources.bank.tile.checking')}
+            </span>
+            <Landmark className="h-5 w-5 opacity-80" aria-hidden />
+          </div>
+          <p
+            className="mt-6 font-mono text-lg tracking-widest"
+            dir="ltr"
+            aria-label={t('fundingSources.bank.tile.endingIn', { last4: source.last4 })}
+          >
+            •••• {source.last4}
+          </p>
+          <div className="mt-1 flex items-end justify-between gap-3">
+            <p className="truncate text-sm font-medium opacity-95">{source.name}</p>
+            <p className="shrink-0 font-mono text-xs opacity-90" dir="ltr" aria-label={t('fundingSources.bank.tile.routing', { routing: bank.routingNumber })}>
+              {bank.routingNumber}
+            </p>
+          </div>
+        </div>
+      ) : (
       <div className={cn('bg-gradient-to-br p-5 text-white', brandGradient[source.brand], !source.isActive && 'opacity-60')}>
         <div className="flex items-center justify-between">
           <span className="flex items-center gap-2">
@@ -125,6 +151,30 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
           )}
         </div>
       </div>
+      )}
+      {bank && bank.verificationStatus !== 'verified' && (
+        <div
+          className={cn(
+            'flex flex-wrap items-center justify-between gap-2 px-5 pt-4 text-sm',
+            bank.verificationStatus === 'failed' ? 'text-red-700' : 'text-amber-800',
+          )}
+          data-testid="bank-verification"
+          data-status={bank.verificationStatus}
+        >
+          <Badge tone={bank.verificationStatus === 'failed' ? 'red' : 'yellow'}>
+            {t(bank.verificationStatus === 'failed' ? 'fundingSources.bank.tile.failed' : 'fundingSources.bank.tile.pending')}
+          </Badge>
+          {bank.verificationStatus === 'pending' && !isDemo && (
+            <Button size="sm" variant="outline" onClick={() => setVerifying(true)} data-testid="bank-verify-button">
+              <ShieldCheck className="h-4 w-4" aria-hidden />
+              {t('fundingSources.bank.tile.verify')}
+            </Button>
+          )}
+          <p className="w-full text-xs text-slate-500">
+            {t(bank.verificationStatus === 'failed' ? 'fundingSources.bank.tile.failedBody' : 'fundingSources.bank.tile.pendingBody')}
+          </p>
+        </div>
+      )}
       <dl className="grid flex-1 grid-cols-2 gap-4 p-5 text-sm">
         <div>
           <dt className="text-xs text-slate-500">{t('fundingSources.card.balance')}</dt>
@@ -185,6 +235,7 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
         )}
       </div>
       {!isDemo && <RemoveDialog source={source} open={removing} onOpenChange={setRemoving} />}
+      {bank && !isDemo && <VerifyMicrodepositsDialog source={source} open={verifying} onOpenChange={setVerifying} />}
     </Card>
   );
 }

@@ -1,9 +1,13 @@
-import { FlaskConical, Loader2, Plus, Wallet } from 'lucide-react';
+import { useQuery } from '@tanstack/react-query';
+import { AlertTriangle, FlaskConical, Landmark, Loader2, Plus, Wallet } from 'lucide-react';
+import { useState } from 'react';
 import { Button } from '../../../components/ui/button';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
+import { bankStandingQuery } from '../api';
 import { canStartIdVerification, isAtLimit, planName } from '../plan-limit';
-import type { FundingSource, SourcePlan } from '../types';
+import type { BankStanding, FundingSource, SourcePlan } from '../types';
+import { AddBankAccountDialog } from './add-bank-account-dialog';
 import { FundingSourceCard } from './funding-source-card';
 import { IdVerificationRewards } from './id-verification-rewards';
 import { PlanLimitBanner } from './plan-limit-banner';
@@ -32,6 +36,8 @@ export function FundingSourcesPanel({
 }) {
   const t = useT();
   const atLimit = !isDemo && isAtLimit(plan, sources.length);
+  const [addingBank, setAddingBank] = useState(false);
+  const standing = useQuery({ ...bankStandingQuery(), enabled: !isDemo });
 
   return (
     <div className="space-y-6">
@@ -40,11 +46,26 @@ export function FundingSourcesPanel({
           <h2 className="text-lg font-semibold text-slate-900">{t('fundingSources.title')}</h2>
           <p className="text-sm text-slate-500">{t('fundingSources.description')}</p>
         </div>
-        <Button onClick={onAdd} disabled={atLimit || isLoading} data-testid="add-source-button" className="shrink-0">
-          <Plus className="h-4 w-4" aria-hidden />
-          {atLimit ? t('fundingSources.limitReached') : t('fundingSources.addSource')}
-        </Button>
+        <div className="flex shrink-0 flex-wrap gap-2">
+          <Button onClick={onAdd} disabled={atLimit || isLoading} data-testid="add-source-button" className="shrink-0">
+            <Plus className="h-4 w-4" aria-hidden />
+            {atLimit ? t('fundingSources.limitReached') : t('fundingSources.addSource')}
+          </Button>
+          {!isDemo && (
+            <Button
+              variant="outline"
+              onClick={() => setAddingBank(true)}
+              disabled={atLimit || isLoading}
+              data-testid="add-bank-button"
+              className="shrink-0"
+            >
+              <Landmark className="h-4 w-4" aria-hidden />
+              {t('fundingSources.bank.addButton')}
+            </Button>
+          )}
+        </div>
       </div>
+      {standing.data && <BankStandingBanner standing={standing.data} />}
       <PlanLimitBanner plan={plan} count={sources.length} isDemo={isDemo} />
       {isDemo && (
         <p className="flex items-start gap-2 text-sm text-amber-800" data-testid="funding-sources-demo-note">
@@ -86,12 +107,33 @@ export function FundingSourcesPanel({
           ))}
         </ul>
       )}
+      {!isDemo && <AddBankAccountDialog open={addingBank} onOpenChange={setAddingBank} />}
       {plan && planName(plan.currentTier) === 'free' && (
         <IdVerificationRewards
           verified={plan.isKycVerified}
           showStart={!isDemo && canStartIdVerification(plan, sources.length)}
         />
       )}
+    </div>
+  );
+}
+
+/** Shown only when a returned bank debit left money owed: bcards are restricted until it is repaid. */
+function BankStandingBanner({ standing }: { standing: BankStanding }) {
+  const t = useT();
+  if (!standing.restricted) return null;
+  const last = standing.returnedDebits[0];
+  return (
+    <div className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 p-4 text-sm text-red-800" role="alert" data-testid="bank-owed">
+      <AlertTriangle className="mt-0.5 h-5 w-5 shrink-0" aria-hidden />
+      <div className="space-y-1">
+        <p className="font-semibold">{t('fundingSources.bank.owed.title', { amount: standing.owed })}</p>
+        <p>
+          {last
+            ? t('fundingSources.bank.owed.body', { name: last.bcardName, code: last.returnCode, message: last.returnMessage })
+            : t('fundingSources.bank.owed.bodyGeneric')}
+        </p>
+      </div>
     </div>
   );
 }
