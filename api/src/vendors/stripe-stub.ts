@@ -150,6 +150,28 @@ export function startStripeStub(opts: { secretKey?: string } = {}): StripeStub {
   }
 
   function createPaymentMethod(form: URLSearchParams): StubAnswer {
+    if (form.get('type') === 'us_bank_account') {
+      const bank = nested(form, 'us_bank_account');
+      return ok(
+        put({
+          id: newId('pm'),
+          object: 'payment_method',
+          type: 'us_bank_account',
+          customer: null,
+          billing_details: { name: form.get('billing_details[name]') },
+          us_bank_account: {
+            bank_name: 'STRIPE TEST BANK',
+            routing_number: bank.routing_number,
+            last4: (bank.account_number ?? '').slice(-4),
+            account_type: bank.account_type,
+            account_holder_type: bank.account_holder_type,
+          },
+          metadata: {},
+          created: now(),
+          _account: bank.account_number,
+        }),
+      );
+    }
     const card = nested(form, 'card');
     const number = (card.number ?? '').replace(/\D/g, '');
     if (!luhn(number)) {
@@ -198,6 +220,13 @@ export function startStripeStub(opts: { secretKey?: string } = {}): StripeStub {
       created: now(),
     });
     if (form.get('confirm') !== 'true') return ok(publicView(pi));
+    if (pm.type === 'us_bank_account') {
+      // ACH: confirmed, it is processing until it settles (tests move it on through `objects`).
+      const charge = put({ id: newId('py'), object: 'charge', status: 'pending', captured: true, refunded: false, amount: pi.amount, payment_intent: pi.id, failure_code: null, failure_message: null });
+      pi.latest_charge = charge.id;
+      pi.status = 'processing';
+      return ok(publicView(pi));
+    }
     const number = String(pm._number);
     const refusal = cardBehaviour(number);
     if (refusal) return decline(pi, pm, refusal);
@@ -278,6 +307,59 @@ export function startStripeStub(opts: { secretKey?: string } = {}): StripeStub {
       }
       case 'POST /v1/payment_intents':
         return createPaymentIntent(form);
+      case 'POST /v1/setup_intents': {
+        const pmId = form.get('payment_method') ?? '';
+        const pm = get(pmId, 'payment_method');
+        if (!pm) return missing(pmId);
+        pm.customer = form.get('customer');
+        return ok(
+          publicView(
+            put({
+              id: newId('seti'),
+              object: 'setup_intent',
+              customer: form.get('customer'),
+              payment_method: pmId,
+              status: 'requires_action',
+              next_action: { type: 'verify_with_microdeposits', verify_with_microdeposits: { microdeposit_type: 'amounts' } },
+              last_setup_error: null,
+              metadata: nested(form, 'metadata'),
+              mandate_data: { ip_address: form.get('mandate_data[customer_acceptance][online][ip_address]'), user_agent: form.get('mandate_data[customer_acceptance][online][user_agent]') },
+              created: now(),
+              _attempts: 0,
+            }),
+          ),
+        );
+      }
+      case 'GET /v1/setup_intents/:id': {
+        const seti = get(id, 'setup_intent');
+        return seti ? ok(publicView(seti)) : missing(id);
+      }
+      case 'POST /v1/setup_intents/:id/verify_microdeposits': {
+        // Stripe's test values: 32 and 45 cents; 000111111116 ("no account") never gets its deposits; 10 tries.
+        const seti = get(id, 'setup_intent');
+        if (!seti) return missing(id);
+        if (seti.status !== 'requires_action') {
+          return stripeError(400, { type: 'invalid_request_error', code: 'setup_intent_unexpected_state', message: `This SetupIntent has a status of ${String(seti.status)}.` });
+        }
+        const pm = get(String(seti.payment_method), 'payment_method');
+        const fail = (code: string, message: string) => stripeError(400, { type: 'invalid_request_error', code, message });
+        if (pm?._account === '000111111116') {
+          seti.status = 'requires_payment_method';
+          return fail('payment_method_microdeposit_failed', 'Microdeposits failed to deposit into the provided bank account.');
+        }
+        const amounts = [form.get('amounts[0]'), form.get('amounts[1]')].map(Number).sort((a, b) => a - b);
+        if (amounts[0] === 32 && amounts[1] === 45) {
+          seti.status = 'succeeded';
+          seti.next_action = null;
+          return ok(publicView(seti));
+        }
+        seti._attempts = Number(seti._attempts) + 1;
+        if (Number(seti._attempts) >= 10) {
+          seti.status = 'requires_payment_method';
+          return fail('payment_method_microdeposit_verification_attempts_exceeded', 'You have exceeded the number of allowed verification attempts.');
+        }
+        return fail('payment_method_microdeposit_verification_amounts_mismatch', 'The amounts provided do not match the amounts that were sent to the bank account.');
+      }
       case 'GET /v1/payment_intents/search':
         return search('payment_intent', query.get('query'));
       case 'GET /v1/payment_intents/:id': {
@@ -466,7 +548,7 @@ export function startStripeStub(opts: { secretKey?: string } = {}): StripeStub {
 }
 
 /** Path segments that are not object ids. */
-const ROUTE_WORDS = new Set(['search', 'attach', 'detach', 'capture', 'cancel', 'cards', 'cardholders']);
+const ROUTE_WORDS = new Set(['search', 'attach', 'detach', 'capture', 'cancel', 'cards', 'cardholders', 'verify_microdeposits']);
 
 /** An object as the API shows it: without the emulation's private fields (`_number`, `_cvc`). */
 function publicView(o: Json): Json {
