@@ -70,14 +70,15 @@ export async function adminDashboard(db: Db, clock: Clock): Promise<AdminDashboa
     .select({ s: sql<number>`coalesce(sum(${schema.bcards.limitCents} - ${schema.bcards.spentCents}), 0)` })
     .from(schema.bcards)
     .where(and(eq(schema.bcards.status, 'active'), CONSUMER_BCARD));
-  // A share that was captured (and possibly refunded later) succeeded; declined and voided ones did not.
+  // A share that was captured (and possibly refunded later) succeeded; declined, voided and returned (a bank debit
+  // that came back unpaid) ones did not.
   const [shares] = await db
     .select({
       all: count(),
       ok: sql<number>`coalesce(sum(CASE WHEN ${schema.collectionShares.status} IN ('captured', 'refunded') THEN 1 ELSE 0 END), 0)`,
     })
     .from(schema.collectionShares)
-    .where(sql`${schema.collectionShares.status} IN ('captured', 'refunded', 'declined', 'voided')`);
+    .where(sql`${schema.collectionShares.status} IN ('captured', 'refunded', 'declined', 'voided', 'returned')`);
   const [today] = await db
     .select({ n: count() })
     .from(schema.bcards)

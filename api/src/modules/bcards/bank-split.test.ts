@@ -22,6 +22,7 @@ import {
   type TestMerchant,
 } from '../../testing';
 import { SIM_ACH_SETTLEMENT_MS } from '../../vendors/simulated-bank';
+import { adminDashboard } from '../admin/figures';
 import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';
 import { sweepBankDebits } from './collect';
 
@@ -167,6 +168,8 @@ describe('a returned bank debit (R01)', () => {
     expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(0);
     expect(await standing(ctx)).toMatchObject({ owed: '0.00', restricted: false });
     expect((await standing(ctx)).returnedDebits).toHaveLength(1);
+    // The admin's deduction success rate counts the returned share as failed: 1 of 2 shares went through.
+    expect((await adminDashboard(ctx.handle.db, ctx.clock)).fundingDeductions.successRate).toBe(50);
     await expectBalanced(ctx);
     // Not restricted: a new bcard can be made.
     expect((await createBcard(ctx, [[card, 100]], '5.00')).status).toBe(201);
