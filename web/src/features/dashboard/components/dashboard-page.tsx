@@ -4,7 +4,6 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
 import { CreateBcardDialog } from '../../bcards/components/create-bcard-dialog';
-import { AddFundingSourceDialog } from '../../funding-sources/components/add-funding-source-dialog';
 import { ProfileDialog } from '../../profile/components/profile-dialog';
 import { displayName } from '../../profile/display-name';
 import { SettingsPanel } from '../../settings/components/settings-panel';
@@ -15,7 +14,13 @@ import { FundingSourcesTab } from './funding-sources-tab';
 import { OverviewTab } from './overview-tab';
 import { TransactionsTab } from './transactions-tab';
 
-/** The Analytics tab and its charts load when the tab is first opened: the dashboard's first paint stays in budget. */
+/**
+ * The Analytics tab (its charts) and the Add Funding Source dialog load when first opened: the dashboard's first paint
+ * stays within its budget.
+ */
+const AddFundingSourceDialog = lazy(() =>
+  import('../../funding-sources/components/add-funding-source-dialog').then((m) => ({ default: m.AddFundingSourceDialog })),
+);
 const AnalyticsTab = lazy(() => import('../../analytics/components/analytics-tab').then((m) => ({ default: m.AnalyticsTab })));
 
 /*
@@ -54,6 +59,9 @@ export function DashboardPage() {
   const [tab, setTab] = useState<Tab>('overview');
   const [profileOpen, setProfileOpen] = useState(false);
   const [addSourceOpen, setAddSourceOpen] = useState(false);
+  // Mounted from its first opening on (so it can close with its animation and keep its state), loaded then.
+  const [sourceDialogLoaded, setSourceDialogLoaded] = useState(false);
+  if (addSourceOpen && !sourceDialogLoaded) setSourceDialogLoaded(true);
   const [createBcardOpen, setCreateBcardOpen] = useState(false);
 
   // The router renders this page only with a user; a signed-out render (e.g. mid-logout) shows nothing.
@@ -150,13 +158,17 @@ export function DashboardPage() {
         </Tabs>
       </main>
       <ProfileDialog open={profileOpen} onOpenChange={setProfileOpen} />
-      <AddFundingSourceDialog
-        open={addSourceOpen}
-        onOpenChange={setAddSourceOpen}
-        plan={plan}
-        sourceCount={fundingSources.data.length}
-        simulate={isDemo}
-      />
+      {sourceDialogLoaded && (
+        <Suspense fallback={null}>
+          <AddFundingSourceDialog
+            open={addSourceOpen}
+            onOpenChange={setAddSourceOpen}
+            plan={plan}
+            sourceCount={fundingSources.data.length}
+            simulate={isDemo}
+          />
+        </Suspense>
+      )}
       <CreateBcardDialog
         open={createBcardOpen}
         onOpenChange={setCreateBcardOpen}

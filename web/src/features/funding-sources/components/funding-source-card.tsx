@@ -1,5 +1,5 @@
 import { CreditCard, Landmark, Loader2, ShieldCheck, Trash2 } from 'lucide-react';
-import { useState } from 'react';
+import { Suspense, lazy, useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card } from '../../../components/ui/card';
@@ -12,7 +12,9 @@ import { cn } from '../../../lib/cn';
 import { useRemoveFundingSource, useSetFundingSourceActive } from '../hooks/use-funding-source-actions';
 import type { FundingSource } from '../types';
 import { brandGradient, brandLabel } from './brand';
-import { VerifyMicrodepositsDialog } from './verify-microdeposits-dialog';
+
+/** The micro-deposit dialog loads when it is first opened: the dashboard's first paint stays in budget. */
+const VerifyMicrodepositsDialog = lazy(() => import('./verify-microdeposits-dialog').then((m) => ({ default: m.VerifyMicrodepositsDialog })));
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
 
@@ -235,7 +237,11 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
         )}
       </div>
       {!isDemo && <RemoveDialog source={source} open={removing} onOpenChange={setRemoving} />}
-      {bank && !isDemo && <VerifyMicrodepositsDialog source={source} open={verifying} onOpenChange={setVerifying} />}
+      {bank && !isDemo && verifying && (
+        <Suspense fallback={null}>
+          <VerifyMicrodepositsDialog source={source} open={verifying} onOpenChange={setVerifying} />
+        </Suspense>
+      )}
     </Card>
   );
 }

@@ -1,16 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { AlertTriangle, FlaskConical, Landmark, Loader2, Plus, Wallet } from 'lucide-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Button } from '../../../components/ui/button';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { bankStandingQuery } from '../api';
 import { canStartIdVerification, isAtLimit, planName } from '../plan-limit';
 import type { BankStanding, FundingSource, SourcePlan } from '../types';
-import { AddBankAccountDialog } from './add-bank-account-dialog';
 import { FundingSourceCard } from './funding-source-card';
 import { IdVerificationRewards } from './id-verification-rewards';
 import { PlanLimitBanner } from './plan-limit-banner';
+
+/** The bank-account dialog loads when it is first opened: the dashboard's first paint stays in budget. */
+const AddBankAccountDialog = lazy(() => import('./add-bank-account-dialog').then((m) => ({ default: m.AddBankAccountDialog })));
 
 /**
  * The Funding Sources tab's content: the plan banner, the Add Source button (reading 'Limit Reached' at the plan's
@@ -107,7 +109,11 @@ export function FundingSourcesPanel({
           ))}
         </ul>
       )}
-      {!isDemo && <AddBankAccountDialog open={addingBank} onOpenChange={setAddingBank} />}
+      {!isDemo && addingBank && (
+        <Suspense fallback={null}>
+          <AddBankAccountDialog open={addingBank} onOpenChange={setAddingBank} />
+        </Suspense>
+      )}
       {plan && planName(plan.currentTier) === 'free' && (
         <IdVerificationRewards
           verified={plan.isKycVerified}
