@@ -3,6 +3,7 @@ import { schema } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid } from '../../errors';
 import type { AppDeps } from '../../deps';
+import { csvDocument } from '../../lib/csv';
 
 /*
  * The consumer's spending analytics (issue 16, part 3). Every figure is summed by the database (GROUP BY over the
@@ -380,12 +381,6 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
   };
 }
 
-/** A cell that a spreadsheet would not run as a formula, quoted as RFC 4180 asks (as the transactions CSV). */
-function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 export const ANALYTICS_CSV_COLUMNS = ['figure', 'month', 'item', 'amount', 'transactions'] as const;
 
 /**
@@ -413,5 +408,5 @@ export function analyticsCsv(a: Analytics): string {
   rows.push(['spent', 'all', '', t.spent, n], ['fees', 'all', '', t.fees, n], ['fees_returned', 'all', '', t.feesReturned, n]);
   rows.push(['bcard_refunds', 'all', '', t.bcardRefunds, ''], ['merchant_refunds', 'all', '', t.merchantRefunds, '']);
   rows.push(['refunded', 'all', '', t.refunded, n], ['net', 'all', '', t.net, n]);
-  return `${rows.map((r) => r.map(csvCell).join(',')).join('\r\n')}\r\n`;
+  return csvDocument(rows);
 }

@@ -5,6 +5,7 @@ import { invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { sharesOf, type ShareView } from '../bcards/service';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
+import { csvCell } from '../../lib/csv';
 
 type CollectionRow = typeof schema.collections.$inferSelect;
 
@@ -175,12 +176,6 @@ export async function getTransaction(
   const [view] = await views(deps, [row]);
   const shares = await sharesOf(deps.db, [id]);
   return { ...view!, shares: shares.get(id) ?? [], refunds: await merchantRefundsOf(deps, id) };
-}
-
-/** A cell that a spreadsheet would not run as a formula, quoted as RFC 4180 asks. */
-function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
 export const CSV_COLUMNS = [
