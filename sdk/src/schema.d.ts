@@ -287,6 +287,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/charges/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * All your plan payments as CSV, newest first, optionally only those with one status
+         * @description Plan payments are not bcard purchases: GET /api/transactions/export.csv does not list them.
+         */
+        get: operations["getApiSubscriptionChargesExport.csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscription/upgrade": {
         parameters: {
             query?: never;
@@ -3168,6 +3188,46 @@ export interface operations {
                 };
             };
             /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiSubscriptionChargesExport.csv": {
+        parameters: {
+            query?: {
+                status?: "all" | "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A CSV file (RFC 4180; cells a spreadsheet would run as formulas are neutralised) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Error (status 400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (status 401) */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -19,6 +19,7 @@ import {
 import { VendorUnavailableError } from '../../vendors/types';
 import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, recoverPlanCharges, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from './billing';
 import { renewSubscriptions } from './renewals';
+import { PLAN_CHARGES_CSV_COLUMNS, PLAN_CHARGES_LIMIT } from './plans';
 
 const DAY = 24 * 3600_000;
 let ctx: TestContext | null = null;
@@ -430,4 +431,93 @@ test('calendar months: the same day next month, or that month\'s last day', () =
   expect(addCalendarMonth(new Date('2026-01-31T08:30:00Z')).toISOString()).toBe('2026-02-28T08:30:00.000Z');
   expect(addCalendarMonth(new Date('2028-01-31T00:00:00Z')).toISOString()).toBe('2028-02-29T00:00:00.000Z');
   expect(addCalendarMonth(new Date('2026-12-31T23:59:59Z')).toISOString()).toBe('2027-01-31T23:59:59.000Z');
+});
+
+/** RFC 4180 as the export writes it: CRLF after every line (the last included), quoted cells with doubled quotes. */
+function csvRows(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(cell), (cell = '');
+    else if (ch === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
+    else cell += ch;
+  }
+  if (cell !== '' || row.length > 0) throw new Error('the CSV does not end with CRLF');
+  return rows;
+}
+
+describe('GET /api/subscription/charges/export.csv', () => {
+  const csv = (w: { ctx: TestContext; cookie: string }, query = '') => call(w.ctx, `/api/subscription/charges/export.csv${query}`, { cookie: w.cookie });
+
+  test('every plan payment of the user, newest first, filtered by status, formulas neutralised; not in the transactions CSV', async () => {
+    const w = await world();
+    const declining = await addCard(w.ctx, w.cookie, CARD_DECLINES_CHARGES);
+    expect((await upgrade(w.ctx, w.cookie, { tierId: 'tier_pro', fundingSourceId: declining.id })).status).toBe(402);
+    w.ctx.clock.advance(60_000);
+    const paid = (await upgrade(w.ctx, w.cookie, { tierId: 'tier_pro', fundingSourceId: w.card.id })).body.receipt;
+    // Another user's plan payment never shows.
+    const other = await registerUser(w.ctx);
+    const otherCard = await addCard(w.ctx, other.cookie, CARDS_OK[1]);
+    expect((await upgrade(w.ctx, other.cookie, { tierId: 'tier_pro', fundingSourceId: otherCard.id })).status).toBe(200);
+    await w.ctx.handle.client.execute({ sql: "UPDATE funding_sources SET name = '=HYPERLINK(\"x\")' WHERE id = ?", args: [w.card.id] });
+
+    const res = await csv(w);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toStartWith('text/csv');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="bpay-plan-payments-all.csv"');
+    const rows = csvRows(res.text);
+    expect(rows[0]).toEqual([...PLAN_CHARGES_CSV_COLUMNS]);
+    const col = (name: (typeof PLAN_CHARGES_CSV_COLUMNS)[number]) => PLAN_CHARGES_CSV_COLUMNS.indexOf(name);
+    for (const r of rows) expect(r).toHaveLength(PLAN_CHARGES_CSV_COLUMNS.length);
+    expect(rows.slice(1).map((r) => [r[col('status')], r[col('plan')], r[col('amount')], r[col('card_last4')], r[col('kind')]])).toEqual([
+      ['succeeded', 'Professional', '9.99', w.card.last4, 'upgrade'],
+      ['failed', 'Professional', '9.99', declining.last4, 'upgrade'],
+    ]);
+    expect(rows[1]![col('id')]).toBe(paid.id);
+    expect(rows[1]![col('period_start')]).toBe(paid.periodStart);
+    expect(rows[1]![col('period_end')]).toBe(paid.periodEnd);
+    expect(rows[1]![col('funding_source')]).toBe(`'=HYPERLINK("x")`);
+    expect(rows[1]![col('failure_message')]).toBe('');
+    expect(rows[2]![col('failure_message')]).toBe('Your card was declined.');
+
+    expect(csvRows((await csv(w, '?status=failed')).text).slice(1).map((r) => r[col('status')])).toEqual(['failed']);
+    expect(csvRows((await csv(w, '?status=succeeded')).text).slice(1).map((r) => r[col('id')])).toEqual([paid.id]);
+    expect(csvRows((await csv(w, '?status=pending')).text)).toEqual([[...PLAN_CHARGES_CSV_COLUMNS]]);
+    const bogus = await csv(w, '?status=completed');
+    expect([bogus.status, bogus.body.error.code, bogus.body.error.param]).toEqual([400, 'validation_error', 'status']);
+    const anonymous = await call(w.ctx, '/api/subscription/charges/export.csv');
+    expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'unauthenticated']);
+    // Plan payments are not bcard purchases: the transactions CSV keeps its columns and lists none of them.
+    expect((await call(w.ctx, '/api/transactions/export.csv', { cookie: w.cookie })).text.split('\r\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  test('lists every payment, not only the last PLAN_CHARGES_LIMIT the JSON list shows', async () => {
+    const w = await world();
+    const first = (await upgrade(w.ctx, w.cookie, { tierId: 'tier_pro', fundingSourceId: w.card.id })).body.receipt;
+    // Older failed attempts, written straight into the table (paying a hundred times through the API is slow).
+    await w.ctx.handle.client.execute({
+      sql: `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+            INSERT INTO subscription_charges (id, user_id, subscription_id, tier_id, funding_source_id, kind, status, amount_cents,
+              period_start, period_end, vendor, vendor_charge_id, failure_code, failure_message, idempotency_key, lease_owner, lease_until,
+              created_at, updated_at)
+            SELECT c.id || '_old' || n.i, c.user_id, NULL, c.tier_id, c.funding_source_id, 'upgrade', 'failed', c.amount_cents,
+              c.period_start, c.period_end, c.vendor, NULL, 'card_declined', 'Declined', c.idempotency_key || '_old' || n.i, c.lease_owner,
+              c.lease_until, c.created_at - n.i * 1000, c.updated_at
+            FROM subscription_charges c, n WHERE c.id = ?`,
+      args: [PLAN_CHARGES_LIMIT, first.id],
+    });
+    expect((await call(w.ctx, '/api/subscription/charges', { cookie: w.cookie })).body).toHaveLength(PLAN_CHARGES_LIMIT);
+    const rows = csvRows((await csv(w)).text);
+    expect(rows).toHaveLength(1 + PLAN_CHARGES_LIMIT + 1);
+    expect(rows[1]![0]).toBe(first.id);
+    expect(rows.at(-1)![0]).toBe(`${first.id}_old${PLAN_CHARGES_LIMIT}`);
+  });
 });

@@ -1,8 +1,10 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx, firstRow, UNLIMITED } from '@bpay/db';
+import { SUBSCRIPTION_CHARGE_STATUSES } from '@bpay/db/schema';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
+import { csvDocument } from '../../lib/csv';
 import { newId } from '../../lib/ids';
 import { activeSubscription, freeTier, offeredTier, RENEWAL_GRACE_MS, type ChargeRow } from './billing';
 import { maxFundingSources, toTierView, type TierView } from './service';
@@ -156,15 +158,53 @@ export const PLAN_CHARGES_LIMIT = 100;
 
 /** The user's plan payments (receipts and failed attempts), newest first: the last PLAN_CHARGES_LIMIT. */
 export async function listPlanCharges(db: Db, userId: string): Promise<PlanChargeView[]> {
-  const rows = await db
+  return planCharges(db, userId, { limit: PLAN_CHARGES_LIMIT });
+}
+
+export const PLAN_CHARGE_FILTERS = ['all', ...SUBSCRIPTION_CHARGE_STATUSES] as const;
+export type PlanChargeFilter = (typeof PLAN_CHARGE_FILTERS)[number];
+
+async function planCharges(db: Db, userId: string, opts: { limit?: number; status?: PlanChargeFilter }): Promise<PlanChargeView[]> {
+  const own = eq(schema.subscriptionCharges.userId, userId);
+  const query = db
     .select({ charge: schema.subscriptionCharges, tier: schema.subscriptionTiers, source: schema.fundingSources })
     .from(schema.subscriptionCharges)
     .innerJoin(schema.subscriptionTiers, eq(schema.subscriptionTiers.id, schema.subscriptionCharges.tierId))
     .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.subscriptionCharges.fundingSourceId))
-    .where(eq(schema.subscriptionCharges.userId, userId))
+    .where(!opts.status || opts.status === 'all' ? own : and(own, eq(schema.subscriptionCharges.status, opts.status)))
     .orderBy(desc(schema.subscriptionCharges.createdAt), desc(schema.subscriptionCharges.id))
-    .limit(PLAN_CHARGES_LIMIT);
+    .$dynamic();
+  const rows = await (opts.limit === undefined ? query : query.limit(opts.limit));
   return rows.map((r) => toChargeView(r.charge, r.tier, r.source));
+}
+
+export const PLAN_CHARGES_CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'kind',
+  'plan',
+  'period_start',
+  'period_end',
+  'amount',
+  'status',
+  'funding_source',
+  'card_brand',
+  'card_last4',
+  'failure_message',
+] as const;
+
+/**
+ * Every plan payment of the user with that status (all of them, not the last PLAN_CHARGES_LIMIT), newest first, as
+ * CSV: the bookkeeping companion of the transactions CSV, which lists bcard purchases only. Amounts in dollars and
+ * statuses as the API names them (succeeded, failed, pending).
+ */
+export async function exportPlanChargesCsv(db: Db, userId: string, status: PlanChargeFilter): Promise<string> {
+  const rows: string[][] = [[...PLAN_CHARGES_CSV_COLUMNS]];
+  for (const c of await planCharges(db, userId, { status })) {
+    const s = c.fundingSource;
+    rows.push([c.id, c.createdAt, c.kind, c.planName, c.periodStart, c.periodEnd, c.amount, c.status, s.name, s.brand, s.last4, c.failureMessage ?? '']);
+  }
+  return csvDocument(rows);
 }
 
 export function toChargeView(

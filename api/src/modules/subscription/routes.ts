@@ -1,11 +1,21 @@
 import { Elysia, t } from 'elysia';
 import { FEATURE_KEYS } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import { errors, SESSION_SECURITY, sharedModels } from '../../models';
+import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { getBenefits, listActiveTiers } from './service';
 import { upgradePlan } from './billing';
-import { chargeView, downgradePlan, getPlan, keepPlan, listPlanCharges, PLAN_CHARGES_LIMIT } from './plans';
+import {
+  chargeView,
+  downgradePlan,
+  exportPlanChargesCsv,
+  getPlan,
+  keepPlan,
+  listPlanCharges,
+  PLAN_CHARGE_FILTERS,
+  PLAN_CHARGES_CSV_COLUMNS,
+  PLAN_CHARGES_LIMIT,
+} from './plans';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { AppError } from '../../errors';
 
@@ -110,6 +120,35 @@ export function subscriptionRoutes(deps: AppDeps) {
       response: { 200: t.Array(PlanChargeModel), ...errors(401) },
       detail: { summary: `Your plan payments (receipts and failed attempts), newest first: the last ${PLAN_CHARGES_LIMIT}` },
     })
+    .get(
+      '/charges/export.csv',
+      async ({ user, query }) =>
+        new Response(await exportPlanChargesCsv(deps.db, user.id, query.status ?? 'all'), {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="bpay-plan-payments-${query.status ?? 'all'}.csv"`,
+            'cache-control': 'no-store',
+          },
+        }),
+      {
+        auth: true,
+        query: t.Object({
+          status: t.Optional(t.UnionEnum(PLAN_CHARGE_FILTERS, { error: 'status must be all, succeeded, pending or failed.' })),
+        }),
+        detail: {
+          summary: 'All your plan payments as CSV, newest first, optionally only those with one status',
+          description: 'Plan payments are not bcard purchases: GET /api/transactions/export.csv does not list them.',
+          responses: rawResponses(
+            {
+              description: 'A CSV file (RFC 4180; cells a spreadsheet would run as formulas are neutralised)',
+              content: { 'text/csv': { schema: { type: 'string', examples: [PLAN_CHARGES_CSV_COLUMNS.join(',')] } } },
+            },
+            400,
+            401,
+          ) as never,
+        },
+      },
+    )
     .post(
       '/upgrade',
       async ({ user, body, headers, request }) => {
