@@ -30,3 +30,15 @@ export function formatDateTime(iso: string, lang: Lang): string {
   if (Number.isNaN(d.getTime())) return iso;
   return dateTimeFormats[lang].format(d);
 }
+
+const utcFormats: Record<Lang, Intl.DateTimeFormat> = {
+  en: new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }),
+  ar: new Intl.DateTimeFormat('ar-u-nu-latn', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }),
+};
+
+/** A billing period's bound: plan periods are UTC calendar months, shown as /plans shows them (in UTC). */
+export function formatDateUtc(iso: string, lang: Lang): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return utcFormats[lang].format(d);
+}

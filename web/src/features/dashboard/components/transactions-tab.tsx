@@ -11,6 +11,7 @@ import { demoTransactions } from '../demo-data';
 import { filterByStatus, recentTransactions, STATUS_FILTERS, type StatusFilter } from '../transactions';
 import type { Transaction } from '../types';
 import { EmptyState } from './empty-state';
+import { PlanPaymentsSection } from './plan-payments-section';
 import { TransactionDetailDialog } from './transaction-detail-dialog';
 import { TransactionRow } from './transaction-row';
 
@@ -25,6 +26,7 @@ const isFilter = (v: string): v is StatusFilter => (STATUS_FILTERS as readonly s
 /**
  * Transactions: the history newest first, filtered by status on the server, a page at a time; Export downloads
  * the CSV with the same filter; View opens one transaction with its shares. Demo mode lists the five samples.
+ * Below them, the plan payments (a section of their own: they are not bcard purchases and have their own list).
  */
 export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
   const t = useT();
@@ -40,117 +42,121 @@ export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
   const error = !isDemo && query.isError ? query.error : null;
 
   return (
-    <Card>
-      <div className="flex flex-col gap-4 p-6 lg:flex-row lg:items-end lg:justify-between">
-        <div className="space-y-1.5">
-          <CardTitle level={2}>{t('dashboard.transactions.title')}</CardTitle>
-          <CardDescription>{t('dashboard.transactions.description')}</CardDescription>
-        </div>
-        <div className="flex flex-wrap items-center gap-2">
-          <Label htmlFor="transaction-status-filter" className="shrink-0 text-slate-500">
-            {t('dashboard.transactions.filter.label')}
-          </Label>
-          <select
-            id="transaction-status-filter"
-            data-testid="transaction-filter"
-            className="h-9 rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900"
-            value={filter}
-            onChange={(e) => {
-              if (isFilter(e.target.value)) setFilter(e.target.value);
-            }}
-          >
-            {STATUS_FILTERS.map((f) => (
-              <option key={f} value={f}>
-                {t(filterLabel[f])}
-              </option>
-            ))}
-          </select>
-          {isDemo ? (
-            <Button
-              variant="outline"
-              size="sm"
-              disabled
-              data-testid="transaction-export"
-              aria-describedby="transactions-demo-note"
-              className="h-9"
-            >
-              <Download className="h-4 w-4" aria-hidden />
-              {t('dashboard.transactions.export')}
-            </Button>
-          ) : (
-            <a
-              href={exportCsvUrl(filter)}
-              download
-              data-testid="transaction-export"
-              className={buttonClasses('outline', 'sm', 'h-9')}
-            >
-              <Download className="h-4 w-4" aria-hidden />
-              {t('dashboard.transactions.export')}
-            </a>
-          )}
-        </div>
-      </div>
-      <CardContent>
-        {isDemo && (
-          <p id="transactions-demo-note" className="mb-4 flex items-start gap-2 text-sm text-amber-800">
-            <FlaskConical className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
-            {t('dashboard.transactions.demoNote')}
-          </p>
-        )}
-        {loading ? (
-          <p className="flex items-center gap-2 py-8 text-sm text-slate-500" aria-busy="true">
-            <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
-            {t('common.loading')}
-          </p>
-        ) : error ? (
-          <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
-            <p className="text-sm text-red-700">
-              {t('dashboard.transactions.loadFailed')} {messageOf(error)}
-            </p>
-            <Button variant="outline" size="sm" onClick={() => void query.refetch()}>
-              {t('common.retry')}
-            </Button>
+    <div className="space-y-6">
+      <Card>
+        <div className="flex flex-col gap-4 p-6 lg:flex-row lg:items-end lg:justify-between">
+          <div className="space-y-1.5">
+            <CardTitle level={2}>{t('dashboard.transactions.title')}</CardTitle>
+            <CardDescription>{t('dashboard.transactions.description')}</CardDescription>
           </div>
-        ) : rows.length === 0 ? (
-          filter === 'all' ? (
-            <EmptyState
-              icon={<Receipt className="h-6 w-6" />}
-              title={t('dashboard.transactions.empty')}
-              description={t('dashboard.transactions.emptyBody')}
-              testId="transactions-empty"
-            />
-          ) : (
-            <EmptyState
-              icon={<Receipt className="h-6 w-6" />}
-              title={t('dashboard.transactions.noMatch')}
-              description={t('dashboard.transactions.noMatchBody')}
-              testId="transactions-no-match"
-            />
-          )
-        ) : (
-          <>
-            <ul className="divide-y divide-slate-100" aria-live="polite" data-testid="transaction-list">
-              {rows.map((tx) => (
-                <TransactionRow key={tx.id} transaction={tx} onView={setViewing} />
+          <div className="flex flex-wrap items-center gap-2">
+            <Label htmlFor="transaction-status-filter" className="shrink-0 text-slate-500">
+              {t('dashboard.transactions.filter.label')}
+            </Label>
+            <select
+              id="transaction-status-filter"
+              data-testid="transaction-filter"
+              className="h-9 rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900"
+              value={filter}
+              onChange={(e) => {
+                if (isFilter(e.target.value)) setFilter(e.target.value);
+              }}
+            >
+              {STATUS_FILTERS.map((f) => (
+                <option key={f} value={f}>
+                  {t(filterLabel[f])}
+                </option>
               ))}
-            </ul>
-            {!isDemo && query.hasNextPage && (
-              <div className="flex justify-center pt-4">
-                <Button
-                  variant="outline"
-                  onClick={() => void query.fetchNextPage()}
-                  disabled={query.isFetchingNextPage}
-                  data-testid="transaction-load-more"
-                >
-                  {query.isFetchingNextPage && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-                  {query.isFetchingNextPage ? t('common.loading') : t('dashboard.transactions.loadMore')}
-                </Button>
-              </div>
+            </select>
+            {isDemo ? (
+              <Button
+                variant="outline"
+                size="sm"
+                disabled
+                data-testid="transaction-export"
+                aria-describedby="transactions-demo-note"
+                className="h-9"
+              >
+                <Download className="h-4 w-4" aria-hidden />
+                {t('dashboard.transactions.export')}
+              </Button>
+            ) : (
+              <a
+                href={exportCsvUrl(filter)}
+                download
+                data-testid="transaction-export"
+                className={buttonClasses('outline', 'sm', 'h-9')}
+              >
+                <Download className="h-4 w-4" aria-hidden />
+                {t('dashboard.transactions.export')}
+              </a>
             )}
-          </>
-        )}
-      </CardContent>
-      <TransactionDetailDialog transaction={viewing} isDemo={isDemo} onClose={() => setViewing(null)} />
-    </Card>
+          </div>
+        </div>
+        <CardContent>
+          {isDemo && (
+            <p id="transactions-demo-note" className="mb-4 flex items-start gap-2 text-sm text-amber-800">
+              <FlaskConical className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+              {t('dashboard.transactions.demoNote')}
+            </p>
+          )}
+          {loading ? (
+            <p className="flex items-center gap-2 py-8 text-sm text-slate-500" aria-busy="true">
+              <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+              {t('common.loading')}
+            </p>
+          ) : error ? (
+            <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
+              <p className="text-sm text-red-700">
+                {t('dashboard.transactions.loadFailed')} {messageOf(error)}
+              </p>
+              <Button variant="outline" size="sm" onClick={() => void query.refetch()}>
+                {t('common.retry')}
+              </Button>
+            </div>
+          ) : rows.length === 0 ? (
+            filter === 'all' ? (
+              <EmptyState
+                icon={<Receipt className="h-6 w-6" />}
+                title={t('dashboard.transactions.empty')}
+                description={t('dashboard.transactions.emptyBody')}
+                testId="transactions-empty"
+              />
+            ) : (
+              <EmptyState
+                icon={<Receipt className="h-6 w-6" />}
+                title={t('dashboard.transactions.noMatch')}
+                description={t('dashboard.transactions.noMatchBody')}
+                testId="transactions-no-match"
+              />
+            )
+          ) : (
+            <>
+              <ul className="divide-y divide-slate-100" aria-live="polite" data-testid="transaction-list">
+                {rows.map((tx) => (
+                  <TransactionRow key={tx.id} transaction={tx} onView={setViewing} />
+                ))}
+              </ul>
+              {!isDemo && query.hasNextPage && (
+                <div className="flex justify-center pt-4">
+                  <Button
+                    variant="outline"
+                    onClick={() => void query.fetchNextPage()}
+                    disabled={query.isFetchingNextPage}
+                    data-testid="transaction-load-more"
+                  >
+                    {query.isFetchingNextPage && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                    {query.isFetchingNextPage ? t('common.loading') : t('dashboard.transactions.loadMore')}
+                  </Button>
+                </div>
+              )}
+            </>
+          )}
+        </CardContent>
+        <TransactionDetailDialog transaction={viewing} isDemo={isDemo} onClose={() => setViewing(null)} />
+      </Card>
+      {/* Demo mode shows sample data only; plan payments are real money, listed with the real data. */}
+      {!isDemo && <PlanPaymentsSection filter={filter} />}
+    </div>
   );
 }

@@ -1,0 +1,100 @@
+import { useRef, type ReactNode } from 'react';
+import { Link } from 'wouter';
+import { Badge } from '../../../components/ui/badge';
+import { Button, buttonClasses } from '../../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { useLanguage } from '../../../i18n';
+import { PLAN_PAYMENT_TONE, type PlanPayment } from '../plan-payments';
+import { formatAmount } from '../transactions';
+import { formatDateTime, formatDateUtc } from './format';
+
+function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <div className="flex items-start justify-between gap-4 py-2">
+      <dt className="text-sm text-slate-500">{label}</dt>
+      <dd className="min-w-0 text-end text-sm font-medium text-slate-900" data-testid={testId}>
+        {children}
+      </dd>
+    </div>
+  );
+}
+
+/** One plan payment's receipt: plan, period, amount, card, status (and why it failed), and the charge id to quote. */
+export function PlanPaymentReceiptDialog({ payment, onClose }: { payment: PlanPayment | null; onClose(): void }) {
+  const { t, lang } = useLanguage();
+  // Opened without a Radix Trigger: focus goes back to the row's View button by hand.
+  const opener = useRef<HTMLElement | null>(null);
+  const p = payment;
+
+  return (
+    <Dialog
+      open={p !== null}
+      onOpenChange={(open) => {
+        if (!open) onClose();
+      }}
+    >
+      <DialogContent
+        closeLabel={t('common.close')}
+        data-testid="plan-payment-receipt"
+        onOpenAutoFocus={() => {
+          opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+        }}
+        onCloseAutoFocus={(e) => {
+          if (opener.current?.isConnected) {
+            e.preventDefault();
+            opener.current.focus();
+          }
+          opener.current = null;
+        }}
+      >
+        <DialogHeader>
+          <DialogTitle>{t('dashboard.planPayments.receipt.title')}</DialogTitle>
+          <DialogDescription>{t('dashboard.planPayments.receipt.description')}</DialogDescription>
+        </DialogHeader>
+        {p && (
+          <dl className="divide-y divide-slate-100">
+            <Row label={t('dashboard.planPayments.receipt.plan')} testId="plan-payment-receipt-plan">
+              {p.planName} · {t(`dashboard.planPayments.kind.${p.kind}`)}
+            </Row>
+            <Row label={t('dashboard.planPayments.receipt.period')} testId="plan-payment-receipt-period">
+              {t('dashboard.planPayments.period', { start: formatDateUtc(p.periodStart, lang), end: formatDateUtc(p.periodEnd, lang) })}
+            </Row>
+            <Row label={t('dashboard.planPayments.receipt.date')}>
+              <time dateTime={p.createdAt}>{formatDateTime(p.createdAt, lang)}</time>
+            </Row>
+            <Row label={t('dashboard.planPayments.receipt.amount')} testId="plan-payment-receipt-amount">
+              <span dir="ltr">{formatAmount(p.amount)}</span>
+            </Row>
+            <Row label={t('dashboard.planPayments.receipt.card')} testId="plan-payment-receipt-card">
+              {p.fundingSource.name}{' '}
+              <span className="font-mono text-slate-500" dir="ltr">
+                •••• {p.fundingSource.last4}
+              </span>
+            </Row>
+            <Row label={t('dashboard.planPayments.receipt.status')} testId="plan-payment-receipt-status">
+              <Badge tone={PLAN_PAYMENT_TONE[p.status]}>{t(`dashboard.planPayments.status.${p.status}`)}</Badge>
+            </Row>
+            {p.failureMessage && (
+              <Row label={t('dashboard.planPayments.receipt.failure')}>
+                <span className="text-red-700">{p.failureMessage}</span>
+              </Row>
+            )}
+            <Row label={t('dashboard.planPayments.receipt.id')} testId="plan-payment-receipt-id">
+              <span className="break-all font-mono text-xs" dir="ltr">
+                {p.id}
+              </span>
+            </Row>
+          </dl>
+        )}
+        <div className="mt-5 flex flex-wrap justify-end gap-2">
+          <Link href="/plans" className={buttonClasses('outline')} data-testid="plan-payment-receipt-plans">
+            {t('dashboard.planPayments.manage')}
+          </Link>
+          <Button variant="outline" onClick={onClose}>
+            {t('common.close')}
+          </Button>
+        </div>
+      </DialogContent>
+    </Dialog>
+  );
+}

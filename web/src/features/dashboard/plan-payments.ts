@@ -1,0 +1,43 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { paths } from '../../../../sdk/src/schema';
+import { apiRequest } from '../../lib/api';
+import type { StatusFilter } from './transactions';
+
+/*
+ * Plan payments (issue 16: "a receipt in Transactions"). They are not bcard purchases and the transactions list is
+ * paged by its own cursor, so the Transactions tab shows them as a section of their own, from
+ * GET /api/subscription/charges (the last 100, newest first), under the same status filter.
+ * Shapes are read from the OpenAPI types the server generates, never written by hand.
+ */
+
+type ChargesOp = paths['/api/subscription/charges']['get'];
+export type PlanPayment = ChargesOp['responses'][200]['content']['application/json'][number];
+export type PlanPaymentStatus = PlanPayment['status'];
+
+/** The key the Plans screen uses for the same call (features do not import each other): an upgrade there refreshes this. */
+export const PLAN_PAYMENTS_QUERY_KEY = ['/api/subscription/charges'] as const;
+
+export function planPaymentsQuery() {
+  return queryOptions({ queryKey: PLAN_PAYMENTS_QUERY_KEY, queryFn: () => apiRequest<PlanPayment[]>('GET', '/api/subscription/charges') });
+}
+
+/** The tab's filter in the plan payments' own words: a completed purchase is a paid (succeeded) plan payment. */
+const statusOf: Record<Exclude<StatusFilter, 'all'>, PlanPaymentStatus> = {
+  completed: 'succeeded',
+  pending: 'pending',
+  failed: 'failed',
+};
+
+/** The plan payments that the tab's status filter keeps, in the order given (newest first). */
+export function planPaymentsFor(payments: readonly PlanPayment[], filter: StatusFilter): PlanPayment[] {
+  return filter === 'all' ? [...payments] : payments.filter((p) => p.status === statusOf[filter]);
+}
+
+/** The plan payments CSV with the same filter (every payment, not only the last 100 the section lists). */
+export function planPaymentsCsvUrl(filter: StatusFilter): string {
+  const status = filter === 'all' ? 'all' : statusOf[filter];
+  return `/api/subscription/charges/export.csv?${new URLSearchParams({ status })}`;
+}
+
+/** Badge tone per status: paid green, failed red, processing yellow. */
+export const PLAN_PAYMENT_TONE = { succeeded: 'green', failed: 'red', pending: 'yellow' } as const satisfies Record<PlanPaymentStatus, string>;
