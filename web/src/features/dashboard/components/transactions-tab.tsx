@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Download, FlaskConical, Loader2, Receipt } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { Label } from '../../../components/ui/label';
@@ -11,9 +11,11 @@ import { demoTransactions } from '../demo-data';
 import { filterByStatus, recentTransactions, STATUS_FILTERS, type StatusFilter } from '../transactions';
 import type { Transaction } from '../types';
 import { EmptyState } from './empty-state';
-import { PlanPaymentsSection } from './plan-payments-section';
 import { TransactionDetailDialog } from './transaction-detail-dialog';
 import { TransactionRow } from './transaction-row';
+
+// Its own chunk: only the Transactions tab needs it, and the dashboard's first load has a size budget.
+const PlanPaymentsSection = lazy(() => import('./plan-payments-section').then((m) => ({ default: m.PlanPaymentsSection })));
 
 const filterLabel: Record<StatusFilter, MessageKey> = {
   all: 'dashboard.transactions.filter.all',
@@ -156,7 +158,11 @@ export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
         <TransactionDetailDialog transaction={viewing} isDemo={isDemo} onClose={() => setViewing(null)} />
       </Card>
       {/* Demo mode shows sample data only; plan payments are real money, listed with the real data. */}
-      {!isDemo && <PlanPaymentsSection filter={filter} />}
+      {!isDemo && (
+        <Suspense fallback={null}>
+          <PlanPaymentsSection filter={filter} />
+        </Suspense>
+      )}
     </div>
   );
 }
