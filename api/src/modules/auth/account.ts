@@ -71,6 +71,8 @@ export async function updateAccount(
     let row = passwordHash && !Object.values(profile).some((v) => v !== undefined) ? null : await updateProfile(tx, deps.clock, userId, profile);
     if (passwordHash) row = await replacePassword(deps, tx, userId, sessionToken, passwordHash);
     if (emailChanges && row) {
+      // A reset link mailed to the old address must not take the account back (hostile review of issue 16).
+      await invalidateResetTokens(tx, userId);
       // To the old address, in this transaction: the notice goes out if and only if the change is stored.
       await enqueueEmail(
         tx,

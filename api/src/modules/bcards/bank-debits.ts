@@ -44,7 +44,21 @@ export async function unsettledBankExposure(db: DbOrTx, userId: string): Promise
     .select({ sum: sql<number>`coalesce(sum(${schema.bankDebits.amountCents}), 0)` })
     .from(schema.bankDebits)
     .where(and(eq(schema.bankDebits.userId, userId), eq(schema.bankDebits.status, 'pending')));
-  return Number(row?.sum ?? 0);
+  // Collections still on their way (holding, capturing) have no debit row yet: their bank shares count too, or bcards
+  // made at once would each see nothing settling and pass the cap together. (Hostile review of issue 16.)
+  const [inFlight] = await db
+    .select({ sum: sql<number>`coalesce(sum(${schema.collectionShares.amountCents}), 0)` })
+    .from(schema.collections)
+    .innerJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
+    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
+    .where(
+      and(
+        eq(schema.collections.userId, userId),
+        inArray(schema.collections.status, ['holding', 'capturing']),
+        eq(schema.fundingSources.type, 'bank_account'),
+      ),
+    );
+  return Number(row?.sum ?? 0) + Number(inFlight?.sum ?? 0);
 }
 
 /** What the consumer owes bpay (returned debits after use), in cents, never negative. */

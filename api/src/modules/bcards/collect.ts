@@ -642,7 +642,11 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
   const debits = await bankDebitsOf(deps.db, loaded.shares.map((s) => s.id));
   /** Shares whose bank debit came back: what is due to them reduces what the consumer owes instead. */
   const returned = new Set<string>();
-  for (const [i, share] of loaded.shares.entries()) {
+  // Card shares first, whatever their place in the split: a bank share whose debit is still settling stops this pass,
+  // and must not hold a card's money back with it (hostile review of issue 16). Each refund is keyed, so the next
+  // sweep's pass repeats the card refunds without refunding twice.
+  const order = [...loaded.shares.entries()].sort(([, a], [, b]) => Number(debits.has(a.id)) - Number(debits.has(b.id)));
+  for (const [i, share] of order) {
     const amount = refunds[i] ?? 0;
     if (amount === 0) continue;
     await renewLease(deps.db, deps, lease);

@@ -97,6 +97,10 @@ async function payableSource(db: DbOrTx, userId: string, fundingSourceId: string
     and(eq(schema.fundingSources.id, fundingSourceId), eq(schema.fundingSources.userId, userId), isNull(schema.fundingSources.deletedAt)),
   );
   if (!source) throw notFound('funding source', fundingSourceId, 'fundingSourceId');
+  if (source.type === 'bank_account') {
+    // A plan is paid by card: a bank debit cannot be held and captured like the plan's charge is.
+    throw invalid('fundingSourceId', `A plan is paid by card; ${source.name} (•••• ${source.last4}) is a bank account. Choose a card.`);
+  }
   if (!source.isActive) {
     throw invalid('fundingSourceId', `The funding source ${source.name} (•••• ${source.last4}) is paused. Resume it or choose another.`);
   }
