@@ -11,6 +11,9 @@ const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'brass lantern meadow';
 const toast = (page: Page) => page.getByTestId('toast').last();
 
+// One worker for the whole file: its SMTP server holds one port, which a second worker's beforeAll could not bind.
+test.describe.configure({ mode: 'serial' });
+
 let smtp: TestSmtpServer;
 test.beforeAll(async () => {
   smtp = await startSmtpServer(SMTP_PORT);
