@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { MailSendError, type MailTransport } from './transport';
+import { startPollWorker, type PollWorker } from '../../lib/poll-worker';
 
 /*
  * The mail worker: sends the e-mail outbox after commit. A message is claimed with one guarded UPDATE of lease_until,
@@ -99,35 +100,15 @@ export async function sendDueEmails(deps: AppDeps, opts: { limit?: number } = {}
   return run;
 }
 
-export interface MailWorker {
-  stop(): void;
-}
+export type MailWorker = PollWorker;
 
-/** Runs sendDueEmails every `intervalMs` (never two runs at once), until stopped. */
+/** Runs sendDueEmails every `intervalMs` (never two runs at once; lib/poll-worker.ts), until stopped. */
 export function startMailWorker(deps: AppDeps, opts: { intervalMs?: number; limit?: number } = {}): MailWorker {
-  const limit = opts.limit ?? 10;
-  let running = false;
-  let stopped = false;
-  const tick = async () => {
-    if (running || stopped) return;
-    running = true;
-    try {
-      for (let i = 0; i < 10 && !stopped; i++) {
-        const run = await sendDueEmails(deps, { limit });
-        if (run.claimed < limit) break;
-      }
-    } catch (error) {
-      if (!stopped) deps.log.error('mail worker run failed', { error });
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(() => void tick(), opts.intervalMs ?? 2000);
-  timer.unref();
-  return {
-    stop() {
-      stopped = true;
-      clearInterval(timer);
-    },
-  };
+  return startPollWorker({
+    name: 'mail worker',
+    log: deps.log,
+    limit: opts.limit ?? 10,
+    intervalMs: opts.intervalMs ?? 2000,
+    runBatch: (limit) => sendDueEmails(deps, { limit }),
+  });
 }

@@ -10,6 +10,7 @@ import { SIGNATURE_HEADER, signatureHeader, USER_AGENT } from './signature';
 
 export { USER_AGENT };
 import { checkWebhookUrl } from './url-policy';
+import { startPollWorker, type PollWorker } from '../../lib/poll-worker';
 
 /*
  * The delivery worker: sends the outbox (webhook_deliveries) after commit. A delivery is claimed with one guarded
@@ -238,36 +239,15 @@ export async function deliverDueWebhooks(deps: AppDeps, opts: { limit?: number }
   };
 }
 
-export interface WebhookWorker {
-  stop(): void;
-}
+export type WebhookWorker = PollWorker;
 
-/** Runs deliverDueWebhooks every `intervalMs` (never two runs at once), until stopped. */
+/** Runs deliverDueWebhooks every `intervalMs` (never two runs at once; lib/poll-worker.ts), until stopped. */
 export function startWebhookWorker(deps: AppDeps, opts: { intervalMs?: number; limit?: number } = {}): WebhookWorker {
-  const limit = opts.limit ?? 20;
-  let running = false;
-  let stopped = false;
-  const tick = async () => {
-    if (running || stopped) return;
-    running = true;
-    try {
-      // A full batch means more may be waiting: keep going a little, so a backlog drains faster than a batch a tick.
-      for (let i = 0; i < 10 && !stopped; i++) {
-        const run = await deliverDueWebhooks(deps, { limit });
-        if (run.claimed < limit) break;
-      }
-    } catch (error) {
-      if (!stopped) deps.log.error('webhook worker run failed', { error });
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(() => void tick(), opts.intervalMs ?? 1000);
-  timer.unref();
-  return {
-    stop() {
-      stopped = true;
-      clearInterval(timer);
-    },
-  };
+  return startPollWorker({
+    name: 'webhook worker',
+    log: deps.log,
+    limit: opts.limit ?? 20,
+    intervalMs: opts.intervalMs ?? 1000,
+    runBatch: (limit) => deliverDueWebhooks(deps, { limit }),
+  });
 }

@@ -1,4 +1,4 @@
-import { useRef, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
 import { Button, buttonClasses } from '../../../components/ui/button';
@@ -7,6 +7,7 @@ import { useLanguage } from '../../../i18n';
 import { PLAN_PAYMENT_TONE, type PlanPayment } from '../plan-payments';
 import { formatAmount } from '../transactions';
 import { formatDateTime, formatDateUtc } from './format';
+import { useReturnFocus } from '../../../lib/use-return-focus';
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -22,8 +23,7 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
 /** One plan payment's receipt: plan, period, amount, card, status (and why it failed), and the charge id to quote. */
 export function PlanPaymentReceiptDialog({ payment, onClose }: { payment: PlanPayment | null; onClose(): void }) {
   const { t, lang } = useLanguage();
-  // Opened without a Radix Trigger: focus goes back to the row's View button by hand.
-  const opener = useRef<HTMLElement | null>(null);
+  const returnFocus = useReturnFocus();
   const p = payment;
 
   return (
@@ -36,16 +36,7 @@ export function PlanPaymentReceiptDialog({ payment, onClose }: { payment: PlanPa
       <DialogContent
         closeLabel={t('common.close')}
         data-testid="plan-payment-receipt"
-        onOpenAutoFocus={() => {
-          opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-        }}
-        onCloseAutoFocus={(e) => {
-          if (opener.current?.isConnected) {
-            e.preventDefault();
-            opener.current.focus();
-          }
-          opener.current = null;
-        }}
+        {...returnFocus}
       >
         <DialogHeader>
           <DialogTitle>{t('dashboard.planPayments.receipt.title')}</DialogTitle>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { CreditCard, Loader2 } from 'lucide-react';
-import { useRef, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
@@ -12,6 +12,7 @@ import type { Transaction, TransactionDetail } from '../types';
 import { formatDateTime } from './format';
 import { TransactionRefunds } from './transaction-refunds';
 import { StatusBadge } from './transaction-status';
+import { useReturnFocus } from '../../../lib/use-return-focus';
 
 const shareStatusLabel: Record<string, MessageKey> = {
   pending: 'dashboard.share.pending',
@@ -51,8 +52,7 @@ export function TransactionDetailDialog({
   const detail = useQuery({ ...transactionQuery(transaction?.id ?? ''), enabled: !!transaction && !isDemo });
   const tx: Transaction | TransactionDetail | null = detail.data ?? transaction;
   const shares = detail.data?.shares;
-  // The dialog is opened without a Radix Trigger, which would otherwise be where focus goes back on close.
-  const opener = useRef<HTMLElement | null>(null);
+  const returnFocus = useReturnFocus();
 
   return (
     <Dialog
@@ -64,17 +64,7 @@ export function TransactionDetailDialog({
       <DialogContent
         closeLabel={t('common.close')}
         data-testid="transaction-detail-dialog"
-        onOpenAutoFocus={() => {
-          // Still the element that opened the dialog (its View button): focus moves in after this.
-          opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-        }}
-        onCloseAutoFocus={(e) => {
-          if (opener.current?.isConnected) {
-            e.preventDefault();
-            opener.current.focus();
-          }
-          opener.current = null;
-        }}
+        {...returnFocus}
       >
         <DialogHeader>
           <DialogTitle>{tx?.merchant ?? ''}</DialogTitle>
