@@ -23,6 +23,12 @@ export default defineConfig({
   timeout: 30_000,
   expect: { timeout: 7_000 },
   reporter: [['list']],
+  // A test that changes what every visitor sees (it creates an active subscription tier for a moment: the landing and
+  // investor pages list the tiers) is tagged @global and runs alone, after the rest, so no other test reads it half-way.
+  projects: [
+    { name: 'main', grepInvert: /@global/ },
+    { name: 'global', grep: /@global/, dependencies: ['main'] },
+  ],
   use: {
     baseURL: `http://localhost:${PORT}`,
     trace: 'retain-on-failure',

@@ -312,7 +312,7 @@ test('admin users in pages: Load more appends the next page, a filter starts aga
   await page.screenshot({ path: 'test-results/admin-users-load-more-ar-390.png', fullPage: true });
 });
 
-test('admin panel finished (issue 15): bcard caption, confirmed role and plan changes, tier form and toasts, default plan, Test Connection per mode', async ({
+test('admin panel finished (issue 15): bcard caption, confirmed role and plan changes, tier form and toasts, default plan, Test Connection per mode @global', async ({
   page,
   browser,
 }) => {
