@@ -23,11 +23,12 @@
  *
  * Run: bun bench/analytics.ts [--transactions=100000] [--runs=5] [--reps=11] [--keep] (keep the database, print its path)
  */
-import { createClient, type Client, type InStatement } from '@libsql/client';
+import { createClient, type Client } from '@libsql/client';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../api/src/lib/ids';
 import { addCard, call, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../api/src/testing';
+import { TableRows } from './table-rows';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const intArg = (name: string, fallback: number) => Math.max(1, Math.floor(Number(arg(name) ?? fallback)));
@@ -36,9 +37,7 @@ const RUNS = intArg('runs', 5);
 const REPS = intArg('reps', 11);
 const DAY = 86_400_000;
 const ROWS_PER_TX = 50_000;
-const MAX_VARIABLES = 32_766;
 
-type Value = string | number | null;
 
 /** mulberry32: two runs seed the same shapes. */
 function prng(seed: number) {
@@ -54,27 +53,6 @@ function prng(seed: number) {
 }
 const rnd = prng(16);
 
-class TableRows {
-  readonly rows: Value[][] = [];
-  constructor(
-    readonly table: string,
-    readonly columns: readonly string[],
-  ) {}
-  add(...row: Value[]) {
-    if (row.length !== this.columns.length) throw new Error(`${this.table}: ${row.length} values for ${this.columns.length} columns`);
-    this.rows.push(row);
-  }
-  statements(): InStatement[] {
-    const per = Math.min(500, Math.floor(MAX_VARIABLES / this.columns.length));
-    const tuple = `(${this.columns.map(() => '?').join(',')})`;
-    const out: InStatement[] = [];
-    for (let i = 0; i < this.rows.length; i += per) {
-      const part = this.rows.slice(i, i + per);
-      out.push({ sql: `INSERT INTO ${this.table} (${this.columns.join(',')}) VALUES ${Array(part.length).fill(tuple).join(',')}`, args: part.flat() });
-    }
-    return out;
-  }
-}
 
 const MERCHANTS = Array.from({ length: 40 }, (_, i) => `Shop ${String(i + 1).padStart(2, '0')}`);
 const COLLECTION_COLUMNS = ['id', 'user_id', 'kind', 'status', 'amount_cents', 'fee_cents', 'total_cents', 'currency', 'name', 'cardholder_name', 'merchant', 'description', 'vendor', 'refunded_cents', 'lease_owner', 'lease_until', 'created_at', 'updated_at'];

@@ -35,7 +35,7 @@
  *      [--users=intents/10] [--transactions=intents/10] [--keep] (keep the database and print its path)
  * A full-size run seeds for a few minutes and needs about 2 GB of disk. Timing targets live here, never in tests.
  */
-import { createClient, type Client, type InStatement } from '@libsql/client';
+import { createClient, type Client } from '@libsql/client';
 import { statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,7 @@ import {
   type CallResult,
   type TestContext,
 } from '../api/src/testing';
+import { TableRows } from './table-rows';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const intArg = (name: string, fallback: number) => Math.max(1, Math.floor(Number(arg(name) ?? fallback)));
@@ -84,13 +85,10 @@ const CREATE_TARGET = 1.2;
  * collects several inserts per commit.
  */
 const SEED_ROWS_PER_TX = 50_000;
-/** SQLite's SQLITE_MAX_VARIABLE_NUMBER in this libSQL build: one statement binds at most this many values. */
-const MAX_VARIABLES = 32_766;
 /** A case whose warm-up answer takes longer than this is measured with fewer reps (it misses by far anyway). */
 const SLOW_MS = 250;
 const DAY = 86_400_000;
 
-type Value = string | number | null;
 type IntentRow = typeof schema.paymentIntents.$inferSelect;
 
 /* ------------------------------------------------------------------------------------------------------------ *
@@ -120,31 +118,6 @@ const hex = (bytes: number) => {
   return s;
 };
 
-/** Rows of one table, to be written as few multi-row INSERT statements (each within SQLite's variable limit). */
-class TableRows {
-  readonly rows: Value[][] = [];
-  constructor(
-    readonly table: string,
-    readonly columns: readonly string[],
-  ) {}
-  add(...row: Value[]) {
-    if (row.length !== this.columns.length) throw new Error(`${this.table}: ${row.length} values for ${this.columns.length} columns`);
-    this.rows.push(row);
-  }
-  statements(): InStatement[] {
-    const perStatement = Math.min(500, Math.floor(MAX_VARIABLES / this.columns.length));
-    const tuple = `(${this.columns.map(() => '?').join(',')})`;
-    const out: InStatement[] = [];
-    for (let i = 0; i < this.rows.length; i += perStatement) {
-      const part = this.rows.slice(i, i + perStatement);
-      out.push({
-        sql: `INSERT INTO ${this.table} (${this.columns.join(',')}) VALUES ${Array(part.length).fill(tuple).join(',')}`,
-        args: part.flat(),
-      });
-    }
-    return out;
-  }
-}
 
 /** Milliseconds spent in SQLite while seeding (the rest is making the rows). */
 let writeMs = 0;

@@ -1,8 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ArrowLeft, Languages } from 'lucide-react';
+
 import { useEffect, useState } from 'react';
-import { Link } from 'wouter';
-import { Button } from '../../../components/ui/button';
 import { Card, CardContent } from '../../../components/ui/card';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
@@ -12,13 +10,14 @@ import { latestVerification } from '../format';
 import type { KycSubmission } from '../types';
 import { KycStatusView } from './kyc-status-view';
 import { KycWizard } from './kyc-wizard';
+import { TitledPage } from '../../../components/ui/titled-page';
 
 /**
  * /kyc-verification (spec §2): the latest verification's status when there is one, else the wizard. 'Submit New
  * Verification' (failed) and a successful submission keep the wizard on screen until the user asks for the status.
  */
 export function KycVerificationPage() {
-  const { t, lang, setLanguage } = useLanguage();
+  const { t } = useLanguage();
   const queryClient = useQueryClient();
   const status = useQuery(kycStatusQuery());
   const [wizard, setWizard] = useState(false);
@@ -69,32 +68,8 @@ export function KycVerificationPage() {
   }
 
   return (
-    <div className="min-h-screen bg-slate-50">
-      <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex h-16 max-w-3xl items-center justify-between gap-4 px-4">
-          <Link href="/" className="flex items-center gap-1.5 text-sm font-medium text-slate-600 hover:text-slate-900" data-testid="kyc-back-home">
-            <ArrowLeft className="h-4 w-4 rtl:-scale-x-100" aria-hidden />
-            {t('kyc.backToDashboard')}
-          </Link>
-          <Button
-            variant="ghost"
-            size="sm"
-            onClick={() => setLanguage(lang === 'ar' ? 'en' : 'ar')}
-            lang={lang === 'ar' ? 'en' : 'ar'}
-            aria-label={t('common.language.label')}
-          >
-            <Languages className="h-4 w-4" aria-hidden />
-            {t('common.language.switch')}
-          </Button>
-        </div>
-      </header>
-      <main className="mx-auto max-w-3xl space-y-6 px-4 py-8">
-        <div>
-          <h1 className="text-2xl font-bold text-slate-900">{t('kyc.title')}</h1>
-          <p className="mt-1 text-sm text-slate-600">{t('kyc.subtitle')}</p>
-        </div>
-        {body}
-      </main>
-    </div>
+    <TitledPage back={{ label: t('kyc.backToDashboard'), testId: 'kyc-back-home' }} title={t('kyc.title')} subtitle={t('kyc.subtitle')} width="narrow">
+      {body}
+    </TitledPage>
   );
 }

@@ -1,7 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { AlertTriangle, ArrowLeft, CalendarClock, Languages } from 'lucide-react';
+import { AlertTriangle, CalendarClock } from 'lucide-react';
 import { useState } from 'react';
-import { Link } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent } from '../../../components/ui/card';
@@ -12,13 +11,14 @@ import { keepPlan, planChargesQuery, planQuery, refreshAfterChange, tiersQuery, 
 import { formatDate, formatPrice, monthlyPrice } from '../format';
 import { DowngradeDialog } from './downgrade-dialog';
 import { PayDialog } from './pay-dialog';
+import { TitledPage } from '../../../components/ui/titled-page';
 
 /**
  * /plans (issue 16): the current plan with its billing period and usage, every plan on offer with Upgrade (paid now,
  * through the pay dialog) or Downgrade (at the period's end, undoable with "Keep <plan>"), and the plan payments.
  */
 export function PlansPage() {
-  const { t, lang, setLanguage } = useLanguage();
+  const { t } = useLanguage();
   const plan = useQuery(planQuery());
   const tiers = useQuery(tiersQuery());
   const [paying, setPaying] = useState<Tier | null>(null);
@@ -68,33 +68,9 @@ export function PlansPage() {
   }
 
   return (
-    <div className="min-h-screen bg-slate-50">
-      <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex h-16 max-w-5xl items-center justify-between gap-4 px-4">
-          <Link href="/" className="flex items-center gap-1.5 text-sm font-medium text-slate-600 hover:text-slate-900" data-testid="plans-back">
-            <ArrowLeft className="h-4 w-4 rtl:-scale-x-100" aria-hidden />
-            {t('plans.back')}
-          </Link>
-          <Button
-            variant="ghost"
-            size="sm"
-            onClick={() => setLanguage(lang === 'ar' ? 'en' : 'ar')}
-            lang={lang === 'ar' ? 'en' : 'ar'}
-            aria-label={t('common.language.label')}
-          >
-            <Languages className="h-4 w-4" aria-hidden />
-            {t('common.language.switch')}
-          </Button>
-        </div>
-      </header>
-      <main className="mx-auto max-w-5xl space-y-8 px-4 py-8">
-        <div>
-          <h1 className="text-2xl font-bold text-slate-900">{t('plans.title')}</h1>
-          <p className="mt-1 text-sm text-slate-600">{t('plans.subtitle')}</p>
-        </div>
-        {body}
-      </main>
-    </div>
+    <TitledPage back={{ label: t('plans.back'), testId: 'plans-back' }} title={t('plans.title')} subtitle={t('plans.subtitle')} width="wide">
+      {body}
+    </TitledPage>
   );
 }
 
