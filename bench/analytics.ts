@@ -27,7 +27,7 @@ import { createClient, type Client } from '@libsql/client';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../api/src/lib/ids';
-import { addCard, call, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../api/src/testing';
+import { addCard, call, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../api/test-support/app';
 import { TableRows } from './table-rows';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];

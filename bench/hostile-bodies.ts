@@ -5,7 +5,7 @@
  * Run: bun bench/hostile-bodies.ts [runs=5] [requests per run=200]. No targets are asserted.
  */
 import { setPeerAddress } from '../api/src/lib/request-context';
-import { makeTestApp, TEST_ORIGIN } from '../api/src/testing';
+import { makeTestApp, TEST_ORIGIN } from '../api/test-support/app';
 
 const RUNS = Number(process.argv[2] ?? 5);
 const N = Number(process.argv[3] ?? 200);

@@ -44,8 +44,8 @@ import { seal } from '../api/src/lib/crypto';
 import { encodeCursor } from '../api/src/lib/cursor';
 import { newId } from '../api/src/lib/ids';
 import { listAudit } from '../api/src/modules/admin/audit';
-import { adminCall, adminToken, makeAdmin } from '../api/src/modules/admin/test-helpers';
-import { submitKyc } from '../api/src/modules/kyc/test-helpers';
+import { adminCall, adminToken, makeAdmin } from '../api/test-support/modules/admin';
+import { submitKyc } from '../api/test-support/modules/kyc';
 import { toIntentObject } from '../api/src/modules/payment-intents/service';
 import { NEXT_CURSOR_HEADER } from '../api/src/modules/transactions/routes';
 import {
@@ -61,7 +61,7 @@ import {
   type CallOptions,
   type CallResult,
   type TestContext,
-} from '../api/src/testing';
+} from '../api/test-support/app';
 import { TableRows } from './table-rows';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];

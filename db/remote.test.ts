@@ -21,7 +21,7 @@ import {
   TEST_ORIGIN,
   TEST_SESSION_SECRET,
   type TestContext,
-} from '../api/src/testing';
+} from '../api/test-support/app';
 import { seedDb } from './seed';
 import { migrateDb, MIGRATIONS_FOLDER, openDb, type DbHandle } from './client';
 import { countUsers, groupCommitTests, insert } from './group-commit.shared';
@@ -150,7 +150,7 @@ describe('round trips per unit of work', () => {
   });
 });
 
-/** The app on the remote handle, built as makeTestApp builds it on a file (testing.ts opens a file: URL itself). */
+/** The app on the remote handle, built as makeTestApp builds it on a file (api/test-support/app.ts opens a file: URL itself). */
 async function makeRemoteTestApp(h: DbHandle): Promise<TestContext> {
   const clock = new TestClock();
   await seedDb(h.db, clock.now());

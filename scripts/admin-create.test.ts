@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { totp } from '../api/src/lib/totp';
-import { adminLoginCall } from '../api/src/modules/admin/test-helpers';
-import { makeTestApp, TEST_SESSION_SECRET, type TestContext } from '../api/src/testing';
+import { adminLoginCall } from '../api/test-support/modules/admin';
+import { makeTestApp, TEST_SESSION_SECRET, type TestContext } from '../api/test-support/app';
 
 /*
  * `bun run admin:create` (scripts/admin-create.ts), run as the operator would: a subprocess with the server's

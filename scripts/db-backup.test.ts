@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { sweepMoney } from '../api/src/boot';
 import { TestClock } from '../api/src/lib/clock';
 import { LEASE_MS } from '../api/src/modules/bcards/collect';
-import { kycForm } from '../api/src/modules/kyc/test-helpers';
+import { kycForm } from '../api/test-support/modules/kyc';
 import {
   addCard,
   call,
@@ -21,7 +21,7 @@ import {
   type CallResult,
   type TestContext,
   type VendorMethod,
-} from '../api/src/testing';
+} from '../api/test-support/app';
 
 /*
  * `bun run db:backup` and `bun run db:restore` (scripts/db-backup.ts, scripts/db-restore.ts, db/backup.ts), run as

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { makeTestApp } from '../api/src/testing';
+import { makeTestApp } from '../api/test-support/app';
 
 const root = join(import.meta.dir, '..');
 const jsonPath = join(root, 'sdk/openapi.json');

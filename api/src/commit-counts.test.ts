@@ -9,7 +9,7 @@ import {
   merchantCall,
   registerUser,
   type TestContext,
-} from './testing';
+} from '../test-support/app';
 
 /*
  * Issue 14: what one request costs the database, counted through the handle's group-commit writer (db/client.ts):

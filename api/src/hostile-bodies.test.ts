@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { checkJsonStructure, JSON_LIMITS } from './lib/json-guard';
 import { setPeerAddress } from './lib/request-context';
-import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from './modules/admin/test-helpers';
-import { makeTestApp, TEST_ORIGIN, type TestContext } from './testing';
+import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from '../test-support/modules/admin';
+import { makeTestApp, TEST_ORIGIN, type TestContext } from '../test-support/app';
 
 let ctx: TestContext;
 let operations: Array<{ method: string; path: string }>;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { boot } from './boot';
 import { parseEnv } from './env';
 import { TestClock } from './lib/clock';
-import { addCard, call, makeTestApp, memoryLogger, registerUser } from './testing';
+import { addCard, call, makeTestApp, memoryLogger, registerUser } from '../test-support/app';
 
 test('with the sweep off an expired bcard stays as it is at start; on, it is refunded', async () => {
   const clock = new TestClock();

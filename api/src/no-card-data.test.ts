@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, makeTestApp, memoryLogger, postCard, registerUser, setTier, type TestContext } from './testing';
+import { call, makeTestApp, memoryLogger, postCard, registerUser, setTier, type TestContext } from '../test-support/app';
 import type { PaymentVendor } from './vendors/types';
 
 /*

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { call, makeTestApp, type TestContext } from './testing';
+import { call, makeTestApp, type TestContext } from '../test-support/app';
 
 /* The OpenAPI document is the one source of the SDK's types: every route must be in it, with its body and errors. */
 

@@ -7,9 +7,9 @@ import { createApp } from './app';
 import { sweepMoney } from './boot';
 import type { AppDeps } from './deps';
 import { listAudit } from './modules/admin/audit';
-import { adminCall, adminToken, makeAdmin } from './modules/admin/test-helpers';
+import { adminCall, adminToken, makeAdmin } from '../test-support/modules/admin';
 import { broadcastsAfter } from './modules/events/broadcast';
-import { submitKyc } from './modules/kyc/test-helpers';
+import { submitKyc } from '../test-support/modules/kyc';
 import { resetRateWindows } from './modules/merchants/usage';
 import { NEXT_CURSOR_HEADER } from './modules/transactions/routes';
 import { deliverDueWebhooks } from './modules/webhooks/worker';
@@ -25,7 +25,7 @@ import {
   type CallResult,
   type MerchantWorld,
   type TestContext,
-} from './testing';
+} from '../test-support/app';
 
 /*
  * Lists and hot paths that stay fast at a million rows (issue 14): every statement the real code runs for them, as

@@ -21,7 +21,7 @@ import {
   registerUser,
   type CallResult,
   type TestContext,
-} from './testing';
+} from '../test-support/app';
 
 /*
  * BPAY_RATE_LIMITS=off (AppDeps.rateLimits false): one address may load the server past every request-rate limit

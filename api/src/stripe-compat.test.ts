@@ -8,7 +8,7 @@ import Stripe from 'stripe';
 import { setPeerAddress } from './lib/request-context';
 import { signatureHeader } from './modules/webhooks/signature';
 import { resetRateWindows } from './modules/merchants/usage';
-import { createMerchant, makeTestApp, merchantCall, registerUser, testBcardCard, type TestContext, type TestMerchant } from './testing';
+import { createMerchant, makeTestApp, merchantCall, registerUser, testBcardCard, type TestContext, type TestMerchant } from '../test-support/app';
 
 let ctx: TestContext;
 let server: ReturnType<typeof Bun.serve>;

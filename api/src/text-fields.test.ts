@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { findUnsafeText, unsafeCharacter } from './lib/text';
-import { adminCall, adminToken, makeAdmin } from './modules/admin/test-helpers';
-import { call, createMerchant, merchantCall, postCard, registerUser, type TestContext, makeTestApp } from './testing';
+import { adminCall, adminToken, makeAdmin } from '../test-support/modules/admin';
+import { call, createMerchant, merchantCall, postCard, registerUser, type TestContext, makeTestApp } from '../test-support/app';
 
 let ctx: TestContext;
 let cookie: string;

@@ -19,7 +19,7 @@ import {
   TEST_SESSION_SECRET,
   type TestContext,
   type VendorMethod,
-} from './testing';
+} from '../test-support/app';
 
 /*
  * Issue 14, beyond one process: two bpay server processes on one database file. The write lock and group commit are

@@ -1,5 +1,5 @@
 /*
- * The `bpay` CLI end to end: a real server on a port (the app of api/src/testing.ts behind Bun.serve, as
+ * The `bpay` CLI end to end: a real server on a port (the app of api/test-support/app.ts behind Bun.serve, as
  * api/src/server.ts serves it), the CLI run as a subprocess with its own HOME, and a local webhook receiver that
  * verifies what `bpay listen` forwards with the secret the listener printed.
  */
@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import type { Server, Subprocess } from 'bun';
 import { Bpay } from '@bpay/sdk';
 import { setPeerAddress } from '../../api/src/lib/request-context';
-import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/src/modules/admin/test-helpers';
-import { kycForm } from '../../api/src/modules/kyc/test-helpers';
-import { call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../api/src/testing';
+import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/test-support/modules/admin';
+import { kycForm } from '../../api/test-support/modules/kyc';
+import { call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../api/test-support/app';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';
 
 const CLI = join(import.meta.dir, 'index.ts');

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { registerUser } from '../../api/src/testing';
-import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/src/modules/admin/test-helpers';
+import { registerUser } from '../../api/test-support/app';
+import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/test-support/modules/admin';
 import { BpayAdmin, BpayAuthenticationError, BpayInvalidRequestError } from './index';
-import { startLiveServer, submitKyc, type LiveServer } from './test-kit';
+import { startLiveServer, submitKyc, type LiveServer } from '../test-support/live-server';
 
 /* The admin client against the real admin API: TOTP sign-in, KYC review, users, tiers, sign-out. */
 

@@ -9,7 +9,7 @@ import {
   type PaymentIntent,
   type Refund,
 } from './index';
-import { newMerchantAccount, startLiveServer, type LiveServer } from './test-kit';
+import { newMerchantAccount, startLiveServer, type LiveServer } from '../test-support/live-server';
 
 /*
  * The merchant client against the real API on a real port: every resource, pagination across pages, automatic

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Bpay, BpayAuthenticationError, BpayConnectionError, BpayInvalidRequestError, type BpayEvent } from './index';
 import { parseSse, type SseMessage } from './sse';
-import { newMerchantAccount, startLiveServer, type LiveServer } from './test-kit';
+import { newMerchantAccount, startLiveServer, type LiveServer } from '../test-support/live-server';
 
 /* events.stream against the real server, and the SSE parser on awkward chunkings. */
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registerUser } from '../../api/src/testing';
-import { ADMIN_PASSWORD, adminCall, adminToken, codeNow, makeAdmin } from '../../api/src/modules/admin/test-helpers';
-import { newMerchantAccount, startLiveServer, submitKyc, type LiveServer } from './test-kit';
+import { registerUser } from '../../api/test-support/app';
+import { ADMIN_PASSWORD, adminCall, adminToken, codeNow, makeAdmin } from '../../api/test-support/modules/admin';
+import { newMerchantAccount, startLiveServer, submitKyc, type LiveServer } from '../test-support/live-server';
 
 /*
  * The README's examples are the files in sdk/examples/, embedded verbatim: each ```ts block of sdk/README.md is

@@ -8,7 +8,7 @@ import {
   BpayRateLimitError,
   BpayTimeoutError,
 } from './index';
-import { newMerchantAccount, startLiveServer, type LiveServer } from './test-kit';
+import { newMerchantAccount, startLiveServer, type LiveServer } from '../test-support/live-server';
 import { parseRetryAfter, retryDelayMs } from './transport';
 
 /*

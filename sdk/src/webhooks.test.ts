@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { deliverDueWebhooks } from '../../api/src/modules/webhooks/worker';
 import { Bpay, BpayWebhookSignatureError } from './index';
-import { newMerchantAccount, startLiveServer, startReceiver, type LiveServer, type ReceivedDelivery } from './test-kit';
+import { newMerchantAccount, startLiveServer, startReceiver, type LiveServer, type ReceivedDelivery } from '../test-support/live-server';
 
 /*
  * constructEvent against a real delivery: an endpoint registered through the SDK to a local receiver, an event

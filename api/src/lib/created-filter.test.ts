@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { AppError } from '../errors';
-import { createMerchant, makeTestApp, merchantCall, registerUser, type TestContext, type TestMerchant } from '../testing';
+import { createMerchant, makeTestApp, merchantCall, registerUser, type TestContext, type TestMerchant } from '../../test-support/app';
 import { resetRateWindows } from '../modules/merchants/usage';
 import { parseCreatedFilter } from './created-filter';
 

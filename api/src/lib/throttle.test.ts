@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { makeTestApp, type TestContext } from '../testing';
+import { makeTestApp, type TestContext } from '../../test-support/app';
 import { hitThrottle, pruneThrottle, recordThrottle, throttleUsed, type ThrottleRule } from './throttle';
 
 /* The generic counters: growing delays (backoff rules), which rule refused, and pruning records kept longer. */

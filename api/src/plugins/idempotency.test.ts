@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { AppError, CATALOGUE, type ErrorCode } from '../errors';
-import { call, cardBody, createMerchant, makeTestApp, merchantCall, postCard, registerUser, setTier, type CallResult, type TestContext } from '../testing';
+import { call, cardBody, createMerchant, makeTestApp, merchantCall, postCard, registerUser, setTier, type CallResult, type TestContext } from '../../test-support/app';
 import { recoverCollections } from '../modules/bcards/collect';
 import { VendorUnavailableError, type PaymentVendor } from '../vendors/types';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, REPLAY_HEADER, runIdempotent } from './idempotency';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { abaRoutingValid } from '../lib/cards';
-import { makeTestApp, type TestContext } from '../testing';
+import { makeTestApp, type TestContext } from '../../test-support/app';
 import { createSimulatedVendor, simulatedFundingOf, TEST_CARD_FUNDING_BINS } from './simulated';
 import {
   SIM_ACH_SETTLEMENT_MS,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { luhnValid } from '../lib/cards';
-import { makeTestApp, type TestContext } from '../testing';
+import { makeTestApp, type TestContext } from '../../test-support/app';
 import {
   createSimulatedVendor,
   SIM_3DS_FAIL_CODE,

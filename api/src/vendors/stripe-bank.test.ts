@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { createStripeVendor } from './stripe';
-import { startStripeStub, type StripeStub } from './stripe-stub';
+import { startStripeStub, type StripeStub } from '../../test-support/stripe-stub';
 import { VendorDeclineError, type BankAccountDetails, type PaymentVendor } from './types';
 
 /*

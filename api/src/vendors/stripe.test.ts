@@ -1,4 +1,4 @@
-// The Stripe vendor through the real SDK against a local stub of Stripe's API (stripe-stub.ts).
+// The Stripe vendor through the real SDK against a local stub of Stripe's API (api/test-support/stripe-stub.ts).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import {
   achReturnCode,
@@ -12,7 +12,7 @@ import {
   toVendorError,
   type StripeVendorOptions,
 } from './stripe';
-import { startStripeStub, stripeError, TEST_CARDS, type StripeStub, type StubAnswer } from './stripe-stub';
+import { startStripeStub, stripeError, TEST_CARDS, type StripeStub, type StubAnswer } from '../../test-support/stripe-stub';
 import { VendorDeclineError, VendorUnavailableError, type CardDetails, type DeclineCode, type PaymentVendor } from './types';
 
 const SECRET = 'sk_test_51bpayStubKey000000000000';

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { unseal } from '../../lib/crypto';
-import { addCard, bcardCard, call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../testing';
-import { startStripeStub, type StripeStub } from '../../vendors/stripe-stub';
+import { addCard, bcardCard, call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { startStripeStub, type StripeStub } from '../../../test-support/stripe-stub';
 import { checkStripeCredentials } from '../../vendors/stripe';
 import { FEE_MESSAGE, PRICE_MESSAGE } from './tiers';
 import { ROLE_MESSAGE, setUserRole } from './users';
 import { activeStripeCredentials, SIMULATED_CONNECTION_MESSAGE } from './vendors';
-import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from './test-helpers';
+import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 
 let ctx: TestContext;
 let token: string;

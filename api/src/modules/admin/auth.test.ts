@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { totp } from '../../lib/totp';
 import { TestClock } from '../../lib/clock';
-import { call, makeTestApp, memoryLogger, registerUser, type TestContext } from '../../testing';
+import { call, makeTestApp, memoryLogger, registerUser, type TestContext } from '../../../test-support/app';
 import { ensureFirstAdmin } from './accounts';
 import {
   adminJwt,
@@ -12,7 +12,7 @@ import {
   ADMIN_SIGN_IN_PER_USERNAME_ADDRESS,
   MAX_ADMIN_FAILURES,
 } from './auth-service';
-import { ADMIN_PASSWORD, ADMIN_ROUTES, ADMIN_SECRET, adminCall, adminLoginCall, adminToken, codeNow, makeAdmin } from './test-helpers';
+import { ADMIN_PASSWORD, ADMIN_ROUTES, ADMIN_SECRET, adminCall, adminLoginCall, adminToken, codeNow, makeAdmin } from '../../../test-support/modules/admin';
 
 let ctx: TestContext;
 beforeAll(async () => {

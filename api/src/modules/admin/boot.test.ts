@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { boot } from '../../boot';
 import { EnvError, parseEnv } from '../../env';
 import { TestClock } from '../../lib/clock';
-import { memoryLogger } from '../../testing';
+import { memoryLogger } from '../../../test-support/app';
 import { putVendorCredentials, updateVendorSettings } from './vendors';
 
 const SECRET = 'boot-test-session-secret-boot-test-session-secret';

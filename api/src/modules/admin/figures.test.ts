@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { addCard, bcardCard, call, CARD_DECLINES_CHARGES, createMerchant, makeTestApp, registerUser, testBcardCard, type TestContext } from '../../testing';
-import { adminCall, adminToken, makeAdmin } from './test-helpers';
+import { addCard, bcardCard, call, CARD_DECLINES_CHARGES, createMerchant, makeTestApp, registerUser, testBcardCard, type TestContext } from '../../../test-support/app';
+import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 
 /*
  * The dashboard's bcard card reads "N issued of M attempts" next to the success rate: issued, total (attempts) and

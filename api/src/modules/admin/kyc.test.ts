@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
-import { adminCall, adminToken, makeAdmin } from './test-helpers';
-import { kycForm } from '../kyc/test-helpers';
+import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
+import { kycForm } from '../../../test-support/modules/kyc';
 import { KYC_FAILED_MESSAGE } from '../kyc/service';
 
 

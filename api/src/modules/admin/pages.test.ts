@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { schema } from '@bpay/db';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
-import { makeTestApp, type CallResult, type TestContext } from '../../testing';
-import { adminCall, adminToken, makeAdmin } from './test-helpers';
+import { makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 
 /*
  * The admin lists (users, merchants, KYC verifications) answer pages: newest first, ties by id, `limit` and the

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema, type Db } from '@bpay/db';
-import { makeTestApp, type TestContext } from '../../testing';
-import { makeAdmin } from './test-helpers';
+import { makeTestApp, type TestContext } from '../../../test-support/app';
+import { makeAdmin } from '../../../test-support/modules/admin';
 import { createTier, toggleTier, updateTier } from './tiers';
 import type { AdminActor } from './users';
 

@@ -12,7 +12,7 @@ import {
   testBcardCard,
   type TestContext,
   type TestMerchant,
-} from '../../testing';
+} from '../../../test-support/app';
 
 /*
  * GET /api/analytics against a world computed by hand: a consumer on premium at a 2.5 % fee with three cards, whose

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { InStatement } from '@libsql/client';
 import { newId } from '../../lib/ids';
-import { addCard, call, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { addCard, call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 import { AnalyticsGate, analyticsGate, spendingAnalytics, yieldToLoop, type Analytics } from './service';
 
 /*

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, login, makeTestApp, me, registerUser, type CallResult, type TestContext } from '../../testing';
+import { call, login, makeTestApp, me, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
 import {
   DEFAULT_REGISTRATION_LIMIT,
   SIGN_IN_PER_ACCOUNT,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, login, makeTestApp, me, registerUser, type TestContext } from '../../testing';
+import { call, login, makeTestApp, me, registerUser, type TestContext } from '../../../test-support/app';
 import { plainBody, startSmtpServer, type TestSmtpServer } from '../../../test-support/smtp-server';
 import { smtpTransport } from '../email/transport';
 import { sendDueEmails } from '../email/worker';

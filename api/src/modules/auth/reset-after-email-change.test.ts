@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 
 /*
  * AUDIT: a reset link mailed to the account's OLD address still works after the e-mail address is changed

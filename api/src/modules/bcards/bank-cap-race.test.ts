@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { addBankAccount, addCard, call, interceptVendor, makeTestApp, registerUser, setTier, type TestContext } from '../../testing';
+import { addBankAccount, addCard, call, interceptVendor, makeTestApp, registerUser, setTier, type TestContext } from '../../../test-support/app';
 import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';
 
 /*

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { addBankAccount, addCard, call, makePremium, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { addBankAccount, addCard, call, makePremium, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 
 /*
  * AUDIT: settleRefund walks the shares in position order and throws BankDebitPendingError at the first bank share

@@ -20,7 +20,7 @@ import {
   setTier,
   type TestContext,
   type TestMerchant,
-} from '../../testing';
+} from '../../../test-support/app';
 import { SIM_ACH_SETTLEMENT_MS } from '../../vendors/simulated-bank';
 import { adminDashboard } from '../admin/figures';
 import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';

@@ -11,7 +11,7 @@ import {
   moneyViolations,
   registerUser,
   type TestContext,
-} from '../../testing';
+} from '../../../test-support/app';
 import { REPLAY_HEADER } from '../../plugins/idempotency';
 
 /*

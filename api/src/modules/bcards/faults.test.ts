@@ -16,7 +16,7 @@ import {
   type CallResult,
   type TestContext,
   type VendorMethod,
-} from '../../testing';
+} from '../../../test-support/app';
 import { VendorUnavailableError } from '../../vendors/types';
 import { LEASE_MS, SEARCH_LAG_MS } from './collect';
 

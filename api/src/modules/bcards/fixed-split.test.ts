@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addCard, call, CARDS_OK, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../testing';
+import { addCard, call, CARDS_OK, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../../test-support/app';
 
 /*
  * The Create bcard dialog's fixed-amount mode (issue 12): POST /api/virtual-cards splits by percentage when every

@@ -16,7 +16,7 @@ import {
   moneyViolations,
   registerUser,
   type TestContext,
-} from '../../testing';
+} from '../../../test-support/app';
 import { assertTransition, COLLECTION_TRANSITIONS } from './collect';
 
 /*

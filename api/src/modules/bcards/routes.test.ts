@@ -4,7 +4,7 @@ import { schema } from '@bpay/db';
 import { parseDecimal } from '@bpay/db/money';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import { luhnValid } from '../../lib/cards';
-import { call, makeTestApp, postCard, registerUser, setTier, type CallResult, type TestContext } from '../../testing';
+import { call, makeTestApp, postCard, registerUser, setTier, type CallResult, type TestContext } from '../../../test-support/app';
 
 /*
  * POST/GET /api/virtual-cards, checkout-details, cancel and POST /api/process-payment, through the routes.

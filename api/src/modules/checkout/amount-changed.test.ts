@@ -11,7 +11,7 @@ import {
   registerUser,
   type TestContext,
   type TestMerchant,
-} from '../../testing';
+} from '../../../test-support/app';
 
 /*
  * A merchant may update an intent's amount until a payment starts (POST /api/v1/payment_intents/{id}). The checkout

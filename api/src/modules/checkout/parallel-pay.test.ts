@@ -20,7 +20,7 @@ import {
   type CallResult,
   type TestContext,
   type TestMerchant,
-} from '../../testing';
+} from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
 import { claimIntent, confirmIntent, releaseClaim } from '../payment-intents/service';
 

@@ -16,7 +16,7 @@ import {
   type TestContext,
   type TestMerchant,
   ledgerBalance,
-} from '../../testing';
+} from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addCard, call, CARDS_OK, login, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../testing';
+import { addCard, call, CARDS_OK, login, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../../test-support/app';
 import { DEMO_INTENTS_PER_HOUR, DEMO_MERCHANT_ID, DEMO_MERCHANT_USER_ID } from './service';
 
 /*

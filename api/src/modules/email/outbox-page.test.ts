@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type CallOptions, type TestContext } from '../../testing';
-import { adminCall, adminToken, makeAdmin } from '../admin/test-helpers';
+import { call, makeTestApp, registerUser, type CallOptions, type TestContext } from '../../../test-support/app';
+import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 import { smtpTransport } from './transport';
 
 /*

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { makeTestApp, type TestContext } from '../../testing';
+import { makeTestApp, type TestContext } from '../../../test-support/app';
 import { startSmtpServer, type TestSmtpServer } from '../../../test-support/smtp-server';
 import { enqueueEmail } from './outbox';
 import { smtpTransport } from './transport';

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { openDb } from '@bpay/db';
-import { makeTestApp, registerUser, type TestContext } from '../../testing';
+import { makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
-import { createIntent, newMerchant, v1, type Merchant } from '../webhooks/test-kit';
+import { createIntent, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { broadcastListenerCount, pruneBroadcasts } from './broadcast';
 
 /*

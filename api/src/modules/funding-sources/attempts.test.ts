@@ -15,7 +15,7 @@ import {
   type CallResult,
   type TestAppOptions,
   type TestContext,
-} from '../../testing';
+} from '../../../test-support/app';
 import {
   CARD_ATTEMPT_WINDOW_MS,
   CARD_ATTEMPTS_PER_ACCOUNT_PER_HOUR,

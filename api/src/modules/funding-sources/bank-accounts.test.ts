@@ -13,7 +13,7 @@ import {
   setTier,
   type CallResult,
   type TestContext,
-} from '../../testing';
+} from '../../../test-support/app';
 
 /*
  * POST /api/funding-sources/bank-accounts and POST /api/funding-sources/:id/verify-microdeposits: the ABA checksum,

@@ -14,7 +14,7 @@ import {
   setTier,
   type CallResult,
   type TestContext,
-} from '../../testing';
+} from '../../../test-support/app';
 
 /*
  * POST/GET/PATCH/DELETE /api/funding-sources: every rule of spec §5 and the server's own (Luhn, a future expiry,

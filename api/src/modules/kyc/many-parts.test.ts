@@ -4,9 +4,9 @@
  * is a handful of parts: more than MAX_PARTS is refused before the form is parsed.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 import { MAX_PARTS } from './routes';
-import { kycForm } from './test-helpers';
+import { kycForm } from '../../../test-support/modules/kyc';
 
 let ctx: TestContext;
 let cookie: string;

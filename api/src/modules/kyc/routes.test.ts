@@ -7,7 +7,7 @@ import { schema } from '@bpay/db';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import { unseal } from '../../lib/crypto';
 import { setPeerAddress } from '../../lib/request-context';
-import { addCard, call, CARDS_OK, makeTestApp, registerUser, TEST_ORIGIN, type CallResult, type TestContext } from '../../testing';
+import { addCard, call, CARDS_OK, makeTestApp, registerUser, TEST_ORIGIN, type CallResult, type TestContext } from '../../../test-support/app';
 import { applyKycDecision, MAX_OPEN_VERIFICATIONS } from './service';
 import { MAX_BODY_BYTES, MAX_FILE_BYTES } from './validation';
 

@@ -15,14 +15,14 @@ import {
   moneyViolations,
   registerUser,
   type TestContext,
-} from '../../testing';
+} from '../../../test-support/app';
 import { ledgerTotal } from './service';
 
 /*
  * The ledger sums to zero after any sequence of what a user can do with money: add cards, collect a random split,
  * fail (a shortfall, a card that declines charges), spend a bcard, cancel it, let time pass and the sweep expire
  * it. A small model predicts every answer and every card's balance to the cent; after each sequence the money
- * invariants are checked against the database (testing.ts, moneyViolations).
+ * invariants are checked against the database (api/test-support/app.ts, moneyViolations).
  */
 
 const START = 1_000_000;

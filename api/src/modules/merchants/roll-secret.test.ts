@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { call, createMerchant, makeTestApp, merchantCall, registerUser, type TestContext, type TestMerchant } from '../../testing';
+import { call, createMerchant, makeTestApp, merchantCall, registerUser, type TestContext, type TestMerchant } from '../../../test-support/app';
 import { resetRateWindows } from './usage';
 
 /*

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE, type ErrorCode } from '../../errors';
-import { call, createMerchant, makeTestApp, merchantCall, registerUser, type CallResult, type TestContext } from '../../testing';
+import { call, createMerchant, makeTestApp, merchantCall, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
 import { resetRateWindows } from './usage';
 
 /*

@@ -18,7 +18,7 @@ import {
   type TestCardDetails,
   type TestContext,
   type TestMerchant,
-} from '../../testing';
+} from '../../../test-support/app';
 import { AUTHORIZATION_TTL_MS } from '../payment-intents/service';
 import { resetRateWindows } from './usage';
 

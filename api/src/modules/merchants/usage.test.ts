@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE } from '../../errors';
-import { createMerchant, makeTestApp, merchantCall, registerUser, setTier, type CallResult, type TestContext } from '../../testing';
+import { createMerchant, makeTestApp, merchantCall, registerUser, setTier, type CallResult, type TestContext } from '../../../test-support/app';
 import { REQUESTS_PER_SECOND, resetRateWindows } from './usage';
 
 /*

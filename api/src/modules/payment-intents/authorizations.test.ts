@@ -15,7 +15,7 @@ import {
   type TestMerchant,
   ledgerBalance,
   merchantWorld,
-} from '../../testing';
+} from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
 import { AUTHORIZATION_TTL_MS } from './service';
 

@@ -11,7 +11,7 @@ import {
   type TestContext,
   type TestMerchant,
   merchantWorld,
-} from '../../testing';
+} from '../../../test-support/app';
 import { REQUESTS_PER_SECOND, resetRateWindows } from '../merchants/usage';
 
 /*

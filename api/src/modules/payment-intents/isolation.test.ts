@@ -14,7 +14,7 @@ import {
   type TestCardDetails,
   type TestContext,
   type TestMerchant,
-} from '../../testing';
+} from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

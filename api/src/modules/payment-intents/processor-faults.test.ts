@@ -17,7 +17,7 @@ import {
   type VendorMethod,
   ledgerBalance,
   merchantWorld,
-} from '../../testing';
+} from '../../../test-support/app';
 import { VendorUnavailableError } from '../../vendors/types';
 import { LEASE_MS } from '../bcards/collect';
 import { resetRateWindows } from '../merchants/usage';

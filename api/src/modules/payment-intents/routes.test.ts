@@ -14,7 +14,7 @@ import {
   type TestMerchant,
   ledgerBalance,
   merchantWorld,
-} from '../../testing';
+} from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

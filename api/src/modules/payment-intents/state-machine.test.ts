@@ -13,7 +13,7 @@ import {
   testBcardCard,
   type TestContext,
   type TestMerchant,
-} from '../../testing';
+} from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
 import { assertIntentTransition, INTENT_TRANSITIONS } from './service';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { createMerchant, makeTestApp, merchantCall, registerUser, type TestContext } from '../../testing';
+import { createMerchant, makeTestApp, merchantCall, registerUser, type TestContext } from '../../../test-support/app';
 import { recoverStuckIntents } from './service';
 
 /*

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, merchantCall, merchantWorld, testBcardCard, type CallResult, type TestContext, type TestMerchant } from '../../testing';
+import { call, makeTestApp, merchantCall, merchantWorld, testBcardCard, type CallResult, type TestContext, type TestMerchant } from '../../../test-support/app';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

@@ -19,7 +19,7 @@ import {
   type TestContext,
   type TestMerchant,
   type VendorMethod,
-} from '../../testing';
+} from '../../../test-support/app';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
 import { REFUND_LEASE_MS } from './service';
 

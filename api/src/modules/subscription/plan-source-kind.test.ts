@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { addBankAccount, call, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { addBankAccount, call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 
 /*
  * AUDIT: a plan can be "paid" with a bank account (payableSource never looks at the source type): the card-only

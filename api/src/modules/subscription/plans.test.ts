@@ -15,7 +15,7 @@ import {
   registerUser,
   type TestContext,
   type VendorMethod,
-} from '../../testing';
+} from '../../../test-support/app';
 import { VendorUnavailableError } from '../../vendors/types';
 import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, recoverPlanCharges, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from './billing';
 import { renewSubscriptions } from './renewals';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../testing';
+import { call, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../../test-support/app';
 import { expireBcards } from '../bcards/collect';
 import { accountBalance, accounts } from '../ledger/service';
-import { createIntent, newMerchant, v1, type Merchant } from '../webhooks/test-kit';
+import { createIntent, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 
 /*
  * POST /api/v1/test_helpers/bcards: a sandbox bcard that pays a payment intent exactly like a consumer's bcard,

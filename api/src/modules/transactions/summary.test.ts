@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addCard, call, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { addCard, call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 
 /** GET /api/transactions/summary: the Overview's figures, summed by the database, only the owner's. */
 describe('GET /api/transactions/summary', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
-import { countRows, fakeDns, newMerchant, Receiver, v1, type Merchant } from './test-kit';
+import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { countRows, fakeDns, newMerchant, Receiver, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { deliverDueWebhooks } from './worker';
 
 /*

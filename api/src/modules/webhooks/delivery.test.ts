@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, makeTestApp, type TestContext } from '../../testing';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { signatureHeader, verifySignature } from './signature';
 import { AUTO_DISABLED_REASON } from './service';
-import { attemptsOf, countRows, createIntent, deliveriesOf, HOUR, nowSeconds, setup, testBcard, v1 } from './test-kit';
+import { attemptsOf, countRows, createIntent, deliveriesOf, HOUR, nowSeconds, setup, testBcard, v1 } from '../../../test-support/modules/webhooks';
 import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffMs, deliverDueWebhooks, USER_AGENT } from './worker';
 
 /*

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type CallResult, type TestContext } from '../../testing';
+import { call, makeTestApp, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
 import { REQUESTS_PER_SECOND, resetRateWindows } from '../merchants/usage';
 import { MAX_ENDPOINTS } from './service';
-import { countRows, newMerchant, type Merchant } from './test-kit';
+import { countRows, newMerchant, type Merchant } from '../../../test-support/modules/webhooks';
 
 /*
  * The endpoint limit under parallel creates: the count and the insert are one transaction, so however many requests

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, type TestContext } from '../../testing';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 
 /* The webhook and event routes are in the OpenAPI document with their bodies, answers, errors and auth. */
 

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { TestClock } from '../../lib/clock';
-import { makeTestApp, type TestContext } from '../../testing';
-import { countRows, createIntent, deliveriesOf, HOUR, setup, testBcard, v1, type Merchant } from './test-kit';
+import { makeTestApp, type TestContext } from '../../../test-support/app';
+import { countRows, createIntent, deliveriesOf, HOUR, setup, testBcard, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { deliverDueWebhooks, startWebhookWorker } from './worker';
 
 /*

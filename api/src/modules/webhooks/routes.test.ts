@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { unseal } from '../../lib/crypto';
-import { call, makeTestApp, registerUser, type TestContext } from '../../testing';
+import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../events/emit';
 import { MAX_ENDPOINTS } from './service';
-import { countRows, fakeDns, newMerchant, v1, type Merchant } from './test-kit';
+import { countRows, fakeDns, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 
 /*
  * /api/v1/webhook_endpoints and /api/v1/events: every route and its errors, as a table, then the behaviour behind

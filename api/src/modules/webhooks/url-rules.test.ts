@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { makeTestApp, registerUser, type TestContext } from '../../testing';
+import { makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
 import { classifyAddress } from './address';
-import { fakeDns, newMerchant, v1, type Merchant } from './test-kit';
+import { fakeDns, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { checkWebhookUrl } from './url-policy';
 import { deliverDueWebhooks } from './worker';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sweepMoney } from '../../../boot';
 import { LEASE_MS } from '../../bcards/collect';
-import { merchantCall } from '../../../testing';
+import { merchantCall } from '../../../../test-support/app';
 import { VendorUnavailableError } from '../../../vendors/types';
 import { REFUND_LEASE_MS } from '../service';
-import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from './helpers';
+import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /* Random partial captures, bcards bigger than the payment, a remainder refund stalled at the processor, and
  * sequential + concurrent refunds: nothing may ever be asked of a hold beyond what it captured. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sweepMoney } from '../../../boot';
 import { IDEMPOTENCY_LOCK_MS } from '../../../plugins/idempotency';
-import { merchantCall } from '../../../testing';
+import { merchantCall } from '../../../../test-support/app';
 import { REFUND_LEASE_MS } from '../service';
-import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from './helpers';
+import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*
  * Found in review (high), fixed: createRefund ignores the handler key runIdempotent hands it. A refund whose process dies after

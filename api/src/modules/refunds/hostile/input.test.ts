@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { merchantCall } from '../../../testing';
-import { paidIntent, prepare, q, refund, world, type Prepared } from './helpers';
+import { merchantCall } from '../../../../test-support/app';
+import { paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*
  * Found in review (low), fixed: metadata keys are not validated. The body schema's t.Record(t.String({ minLength: 1, maxLength: 40 }), …)

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../../deps';
 import { listRefunds } from '../service';
-import { paidIntent, prepare, refund, world, type Prepared } from './helpers';
+import { paidIntent, prepare, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*
  * Found in review (low/medium, scale), fixed: GET /api/v1/refunds?payment_intent=pi_… (and the dashboard's list, which the payment

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { merchantCall } from '../../../testing';
-import { paidIntent, prepare, refund, world, type Prepared } from './helpers';
+import { merchantCall } from '../../../../test-support/app';
+import { paidIntent, prepare, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*
  * Found in review (low), fixed: "refund what is left" (no amount) reads what is left outside the reserving transaction and then

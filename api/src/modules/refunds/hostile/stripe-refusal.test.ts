@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sweepMoney } from '../../../boot';
-import { merchantCall, moneyReport, moneyViolations } from '../../../testing';
+import { merchantCall, moneyReport, moneyViolations } from '../../../../test-support/app';
 import { createStripeVendor, StripeIntegrationError } from '../../../vendors/stripe';
-import { startStripeStub, stripeError, TEST_CARDS, type StripeStub } from '../../../vendors/stripe-stub';
+import { startStripeStub, stripeError, TEST_CARDS, type StripeStub } from '../../../../test-support/stripe-stub';
 import { VendorDeclineError, type PaymentVendor } from '../../../vendors/types';
 import { REFUND_LEASE_MS } from '../service';
-import { paidIntent, prepare, q, refund, world, type Prepared } from './helpers';
+import { paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*
  * Found in review (medium), fixed: "a processor refusing the first part fails the refund and releases the reservation" only holds

@@ -1,4 +1,4 @@
-import { call, type TestContext } from '../../testing';
+import { call, type TestContext } from '../app';
 
 /** The first bytes of a PNG: enough for the content check (magic bytes), small enough for any test. */
 export const TEST_PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3]);

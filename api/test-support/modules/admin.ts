@@ -1,6 +1,6 @@
-import { call, type CallOptions, type CallResult, type TestContext } from '../../testing';
-import { totp } from '../../lib/totp';
-import { createAdmin } from './accounts';
+import { call, type CallOptions, type CallResult, type TestContext } from '../app';
+import { totp } from '../../src/lib/totp';
+import { createAdmin } from '../../src/modules/admin/accounts';
 
 export const ADMIN_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 export const ADMIN_PASSWORD = 'admin password 123';

@@ -5,9 +5,9 @@
 import type { Server } from 'bun';
 import { asc, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, createMerchant, registerUser, type CallOptions, type CallResult, type TestCardDetails, type TestContext } from '../../testing';
-import { resetRateWindows } from '../merchants/usage';
-import { SIGNATURE_HEADER, verifySignature } from './signature';
+import { call, createMerchant, registerUser, type CallOptions, type CallResult, type TestCardDetails, type TestContext } from '../app';
+import { resetRateWindows } from '../../src/modules/merchants/usage';
+import { SIGNATURE_HEADER, verifySignature } from '../../src/modules/webhooks/signature';
 
 export interface Merchant {
   id: string;

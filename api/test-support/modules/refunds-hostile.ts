@@ -1,6 +1,6 @@
-/* Shared set-up for the hostile refunds tests (the world of refunds.test.ts, extended). */
+/* Shared set-up for the hostile refunds tests in api/src/modules/refunds/hostile/ (the world of refunds.test.ts, extended). */
 import { expect } from 'bun:test';
-import { TestClock } from '../../../lib/clock';
+import { TestClock } from '../../src/lib/clock';
 import {
   addCard,
   call,
@@ -17,7 +17,7 @@ import {
   type TestContext,
   type TestMerchant,
   type VendorMethod,
-} from '../../../testing';
+} from '../app';
 
 export const FEE_BPS = 250;
 

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'bun';
-import { createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../../api/src/testing';
+import { createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../../api/test-support/app';
 import { TestClock } from '../../api/src/lib/clock';
 import { setPeerAddress } from '../../api/src/lib/request-context';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';
@@ -93,4 +93,4 @@ export function startReceiver(): { url: string; received: ReceivedDelivery[]; st
   return { url: `http://127.0.0.1:${server.port}/hooks`, received, stop: () => server.stop(true) };
 }
 
-export { submitKyc } from '../../api/src/modules/kyc/test-helpers';
+export { submitKyc } from '../../api/test-support/modules/kyc';

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateDb, openDb, type DbHandle, type DbOrTx } from '@bpay/db';
 import { seedDb } from '@bpay/db/seed';
-import { createApp } from './app';
-import { buildDeps, type AppDeps } from './deps';
-import { TestClock } from './lib/clock';
-import { silentLogger, type Logger } from './lib/logger';
-import { setPeerAddress } from './lib/request-context';
-import { createLocalDiskStorage } from './storage/local-disk';
-import { createSimulatedVendor } from './vendors/simulated';
-import type { PaymentVendor } from './vendors/types';
+import { createApp } from '../src/app';
+import { buildDeps, type AppDeps } from '../src/deps';
+import { TestClock } from '../src/lib/clock';
+import { silentLogger, type Logger } from '../src/lib/logger';
+import { setPeerAddress } from '../src/lib/request-context';
+import { createLocalDiskStorage } from '../src/storage/local-disk';
+import { createSimulatedVendor } from '../src/vendors/simulated';
+import type { PaymentVendor } from '../src/vendors/types';
 
 export const TEST_ORIGIN = 'http://localhost:3000';
 
