@@ -27,7 +27,8 @@ import { createClient, type Client } from '@libsql/client';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../api/src/lib/ids';
-import { addCard, call, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../api/test-support/app';
+import { call, makeTestApp, type TestContext } from '../api/test-support/app';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser } from '../api/test-support/world';
 import { TableRows } from './table-rows';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];

@@ -7,7 +7,8 @@
  * No targets are asserted: this is a measurement to compare before and after a change, on the same machine.
  * Over HTTP against a real server process, with references and the issue 14 targets: bench/throughput.ts.
  */
-import { call, addCard, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser } from '../api/test-support/app';
+import { call, makeTestApp } from '../api/test-support/app';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser } from '../api/test-support/world';
 import { resetRateWindows } from '../api/src/modules/merchants/usage';
 
 const N = Number(process.argv[2] ?? 200);

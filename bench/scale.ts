@@ -49,19 +49,15 @@ import { submitKyc } from '../api/test-support/modules/kyc';
 import { toIntentObject } from '../api/src/modules/payment-intents/service';
 import { NEXT_CURSOR_HEADER } from '../api/src/modules/transactions/routes';
 import {
-  addCard,
   call,
-  CARDS_OK,
-  createMerchant,
-  makePremium,
   makeTestApp,
   memoryLogger,
   merchantCall,
-  registerUser,
   type CallOptions,
   type CallResult,
   type TestContext,
 } from '../api/test-support/app';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser } from '../api/test-support/world';
 import { TableRows } from './table-rows';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];

@@ -23,7 +23,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONNECTION_PRAGMAS } from '../db/client';
-import { addCard, call, cardBody, CARDS_OK, createMerchant, makePremium, makeTestApp, registerUser } from '../api/test-support/app';
+import { call, makeTestApp } from '../api/test-support/app';
+import { addCard, cardBody, CARDS_OK, createMerchant, makePremium, registerUser } from '../api/test-support/world';
 import { benchServerEnv, closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');

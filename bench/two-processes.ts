@@ -20,7 +20,7 @@ import { createClient } from '@libsql/client';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cardBody, CARDS_OK } from '../api/test-support/app';
+import { cardBody, CARDS_OK } from '../api/test-support/world';
 import { benchServerEnv, closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');

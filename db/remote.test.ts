@@ -9,19 +9,9 @@ import { TestClock } from '../api/src/lib/clock';
 import { silentLogger } from '../api/src/lib/logger';
 import { createLocalDiskStorage } from '../api/src/storage/local-disk';
 import { createSimulatedVendor } from '../api/src/vendors/simulated';
-import {
-  addCard,
-  call,
-  CARDS_OK,
-  GENEROUS_LIMITS,
-  makePremium,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  TEST_ORIGIN,
-  TEST_SESSION_SECRET,
-  type TestContext,
-} from '../api/test-support/app';
+import { call, GENEROUS_LIMITS, TEST_ORIGIN, TEST_SESSION_SECRET, type TestContext } from '../api/test-support/app';
+import { addCard, CARDS_OK, makePremium, registerUser } from '../api/test-support/world';
+import { moneyReport, moneyViolations } from '../api/test-support/money-invariants';
 import { seedDb } from './seed';
 import { migrateDb, MIGRATIONS_FOLDER, openDb, type DbHandle } from './client';
 import { countUsers, groupCommitTests, insert } from './group-commit.shared';

@@ -3,7 +3,8 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, makeTestApp, registerUser, type TestContext } from '../api/test-support/app';
+import { call, makeTestApp, type TestContext } from '../api/test-support/app';
+import { registerUser } from '../api/test-support/world';
 import { migrateDb, openDb, schema, type DbHandle } from './client';
 import { seedDb } from './seed';
 

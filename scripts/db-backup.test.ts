@@ -8,20 +8,16 @@ import { TestClock } from '../api/src/lib/clock';
 import { LEASE_MS } from '../api/src/modules/bcards/collect';
 import { kycForm } from '../api/test-support/modules/kyc';
 import {
-  addCard,
   call,
-  CARDS_OK,
   interceptVendor,
-  makePremium,
   makeTestApp,
-  moneyReport,
-  moneyViolations,
-  registerUser,
   TEST_SESSION_SECRET,
   type CallResult,
   type TestContext,
   type VendorMethod,
 } from '../api/test-support/app';
+import { addCard, CARDS_OK, makePremium, registerUser } from '../api/test-support/world';
+import { moneyReport, moneyViolations } from '../api/test-support/money-invariants';
 
 /*
  * `bun run db:backup` and `bun run db:restore` (scripts/db-backup.ts, scripts/db-restore.ts, db/backup.ts), run as

@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import {
-  addCard,
-  call,
-  CARDS_OK,
-  createMerchant,
-  makePremium,
-  makeTestApp,
-  merchantCall,
-  registerUser,
-  type TestContext,
-} from '../test-support/app';
+import { call, makeTestApp, merchantCall, type TestContext } from '../test-support/app';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser } from '../test-support/world';
 
 /*
  * Issue 14: what one request costs the database, counted through the handle's group-commit writer (db/client.ts):

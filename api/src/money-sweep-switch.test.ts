@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { boot } from './boot';
 import { parseEnv } from './env';
 import { TestClock } from './lib/clock';
-import { addCard, call, makeTestApp, memoryLogger, registerUser } from '../test-support/app';
+import { call, makeTestApp, memoryLogger } from '../test-support/app';
+import { addCard, registerUser } from '../test-support/world';
 
 test('with the sweep off an expired bcard stays as it is at start; on, it is refunded', async () => {
   const clock = new TestClock();

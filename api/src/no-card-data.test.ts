@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, makeTestApp, memoryLogger, postCard, registerUser, setTier, type TestContext } from '../test-support/app';
+import { call, makeTestApp, memoryLogger, type TestContext } from '../test-support/app';
+import { postCard, registerUser, setTier } from '../test-support/world';
 import type { PaymentVendor } from './vendors/types';
 
 /*

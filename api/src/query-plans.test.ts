@@ -13,19 +13,8 @@ import { submitKyc } from '../test-support/modules/kyc';
 import { resetRateWindows } from './modules/merchants/usage';
 import { NEXT_CURSOR_HEADER } from './modules/transactions/routes';
 import { deliverDueWebhooks } from './modules/webhooks/worker';
-import {
-  bcardCard,
-  call,
-  createMerchant,
-  makeTestApp,
-  merchantCall,
-  merchantWorld,
-  testBcardCard,
-  type CallOptions,
-  type CallResult,
-  type MerchantWorld,
-  type TestContext,
-} from '../test-support/app';
+import { call, makeTestApp, merchantCall, type CallOptions, type CallResult, type TestContext } from '../test-support/app';
+import { bcardCard, createMerchant, merchantWorld, testBcardCard, type MerchantWorld } from '../test-support/world';
 
 /*
  * Lists and hot paths that stay fast at a million rows (issue 14): every statement the real code runs for them, as

@@ -9,19 +9,8 @@ import { DEFAULT_REGISTRATION_LIMIT, SIGN_IN_PER_ACCOUNT_ADDRESS } from './modul
 import { DEFAULT_CARD_ATTEMPT_LIMITS } from './modules/funding-sources/attempts';
 import { REQUESTS_PER_SECOND, resetRateWindows } from './modules/merchants/usage';
 import { CONSUMER_REQUESTS_PER_SESSION, DEFAULT_CONSUMER_RATE_LIMIT } from './plugins/consumer-rate-limit';
-import {
-  call,
-  cardBody,
-  createMerchant,
-  login,
-  makePremium,
-  memoryLogger,
-  makeTestApp,
-  merchantCall,
-  registerUser,
-  type CallResult,
-  type TestContext,
-} from '../test-support/app';
+import { call, memoryLogger, makeTestApp, merchantCall, type CallResult, type TestContext } from '../test-support/app';
+import { cardBody, createMerchant, login, makePremium, registerUser } from '../test-support/world';
 
 /*
  * BPAY_RATE_LIMITS=off (AppDeps.rateLimits false): one address may load the server past every request-rate limit

@@ -8,7 +8,8 @@ import Stripe from 'stripe';
 import { setPeerAddress } from './lib/request-context';
 import { signatureHeader } from './modules/webhooks/signature';
 import { resetRateWindows } from './modules/merchants/usage';
-import { createMerchant, makeTestApp, merchantCall, registerUser, testBcardCard, type TestContext, type TestMerchant } from '../test-support/app';
+import { makeTestApp, merchantCall, type TestContext } from '../test-support/app';
+import { createMerchant, registerUser, testBcardCard, type TestMerchant } from '../test-support/world';
 
 let ctx: TestContext;
 let server: ReturnType<typeof Bun.serve>;

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { findUnsafeText, unsafeCharacter } from './lib/text';
 import { adminCall, adminToken, makeAdmin } from '../test-support/modules/admin';
-import { call, createMerchant, merchantCall, postCard, registerUser, type TestContext, makeTestApp } from '../test-support/app';
+import { call, merchantCall, type TestContext, makeTestApp } from '../test-support/app';
+import { createMerchant, postCard, registerUser } from '../test-support/world';
 
 let ctx: TestContext;
 let cookie: string;

@@ -5,21 +5,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TestClock } from './lib/clock';
 import {
-  addCard,
-  bcardCard,
   call,
-  cardBody,
-  CARDS_OK,
   interceptVendor,
   makeTestApp,
   merchantCall,
-  merchantWorld,
-  moneyReport,
-  moneyViolations,
   TEST_SESSION_SECRET,
   type TestContext,
   type VendorMethod,
 } from '../test-support/app';
+import { addCard, bcardCard, cardBody, CARDS_OK, merchantWorld } from '../test-support/world';
+import { moneyReport, moneyViolations } from '../test-support/money-invariants';
 
 /*
  * Issue 14, beyond one process: two bpay server processes on one database file. The write lock and group commit are

@@ -12,7 +12,8 @@ import { Bpay } from '@bpay/sdk';
 import { setPeerAddress } from '../../api/src/lib/request-context';
 import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/test-support/modules/admin';
 import { kycForm } from '../../api/test-support/modules/kyc';
-import { call, createMerchant, makeTestApp, registerUser, type TestContext } from '../../api/test-support/app';
+import { call, makeTestApp, type TestContext } from '../../api/test-support/app';
+import { createMerchant, registerUser } from '../../api/test-support/world';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';
 
 const CLI = join(import.meta.dir, 'index.ts');

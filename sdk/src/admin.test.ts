@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { registerUser } from '../../api/test-support/app';
+import { registerUser } from '../../api/test-support/world';
 import { ADMIN_PASSWORD, codeNow, makeAdmin } from '../../api/test-support/modules/admin';
 import { BpayAdmin, BpayAuthenticationError, BpayInvalidRequestError } from './index';
 import { startLiveServer, submitKyc, type LiveServer } from '../test-support/live-server';

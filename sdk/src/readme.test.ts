@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registerUser } from '../../api/test-support/app';
+import { registerUser } from '../../api/test-support/world';
 import { ADMIN_PASSWORD, adminCall, adminToken, codeNow, makeAdmin } from '../../api/test-support/modules/admin';
 import { newMerchantAccount, startLiveServer, submitKyc, type LiveServer } from '../test-support/live-server';
 

@@ -6,7 +6,8 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'bun';
-import { createMerchant, makePremium, makeTestApp, registerUser, type TestContext } from '../../api/test-support/app';
+import { makeTestApp, type TestContext } from '../../api/test-support/app';
+import { createMerchant, makePremium, registerUser } from '../../api/test-support/world';
 import { TestClock } from '../../api/src/lib/clock';
 import { setPeerAddress } from '../../api/src/lib/request-context';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';

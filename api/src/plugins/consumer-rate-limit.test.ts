@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { addressKey } from '../lib/address-key';
 import { TestClock } from '../lib/clock';
 import { setPeerAddress } from '../lib/request-context';
-import { call, makeTestApp, registerUser, type CallResult, type TestContext } from '../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../test-support/app';
+import { registerUser } from '../../test-support/world';
 import {
   CONSUMER_RATE_WINDOW_MS,
   CONSUMER_REQUESTS_PER_ADDRESS,

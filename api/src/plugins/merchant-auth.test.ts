@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { call, createMerchant, makeTestApp, registerUser, type CallResult, type TestContext, type TestMerchant } from '../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../test-support/app';
+import { createMerchant, registerUser, type TestMerchant } from '../../test-support/world';
 import { resetRateWindows } from '../modules/merchants/usage';
 
 /*

@@ -1,23 +1,9 @@
 /* Shared set-up for the hostile refunds tests in api/src/modules/refunds/hostile/ (the world of refunds.test.ts, extended). */
 import { expect } from 'bun:test';
 import { TestClock } from '../../src/lib/clock';
-import {
-  addCard,
-  call,
-  CARDS_OK,
-  createMerchant,
-  forkTestApp,
-  interceptVendor,
-  makePremium,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  type TestContext,
-  type TestMerchant,
-  type VendorMethod,
-} from '../app';
+import { call, forkTestApp, interceptVendor, makeTestApp, merchantCall, type TestContext, type VendorMethod } from '../app';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser, type TestMerchant } from '../world';
+import { moneyReport, moneyViolations } from '../money-invariants';
 
 export const FEE_BPS = 250;
 

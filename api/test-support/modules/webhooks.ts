@@ -5,7 +5,8 @@
 import type { Server } from 'bun';
 import { asc, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, createMerchant, registerUser, type CallOptions, type CallResult, type TestCardDetails, type TestContext } from '../app';
+import { call, type CallOptions, type CallResult, type TestContext } from '../app';
+import { createMerchant, registerUser, type TestCardDetails } from '../world';
 import { resetRateWindows } from '../../src/modules/merchants/usage';
 import { SIGNATURE_HEADER, verifySignature } from '../../src/modules/webhooks/signature';
 

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { totp } from '../../lib/totp';
 import { TestClock } from '../../lib/clock';
-import { call, makeTestApp, memoryLogger, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, memoryLogger, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 import { ensureFirstAdmin } from './accounts';
 import {
   adminJwt,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { addCard, bcardCard, call, CARD_DECLINES_CHARGES, createMerchant, makeTestApp, registerUser, testBcardCard, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, bcardCard, CARD_DECLINES_CHARGES, createMerchant, registerUser, testBcardCard } from '../../../test-support/world';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 
 /*

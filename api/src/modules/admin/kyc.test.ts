@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 import { kycForm } from '../../../test-support/modules/kyc';
 import { KYC_FAILED_MESSAGE } from '../kyc/service';

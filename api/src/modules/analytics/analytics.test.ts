@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { call, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
 import {
   addCard,
-  call,
   CARDS_OK,
   createMerchant,
   login,
   makePremium,
-  makeTestApp,
-  merchantCall,
   registerUser,
   testBcardCard,
-  type TestContext,
   type TestMerchant,
-} from '../../../test-support/app';
+} from '../../../test-support/world';
 
 /*
  * GET /api/analytics against a world computed by hand: a consumer on premium at a 2.5 % fee with three cards, whose

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { InStatement } from '@libsql/client';
 import { newId } from '../../lib/ids';
-import { addCard, call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, registerUser } from '../../../test-support/world';
 import { AnalyticsGate, analyticsGate, spendingAnalytics, yieldToLoop, type Analytics } from './service';
 
 /*

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { CATALOGUE, type ErrorCode } from '../../errors';
-import { call, makeTestApp, memoryLogger, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, memoryLogger, type CallResult, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 
 /*
  * Route tables: every endpoint of the foundation with its bad inputs and its happy path. Each row states the

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, login, makeTestApp, me, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { login, me, registerUser } from '../../../test-support/world';
 import {
   DEFAULT_REGISTRATION_LIMIT,
   SIGN_IN_PER_ACCOUNT,

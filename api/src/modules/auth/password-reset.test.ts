@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, login, makeTestApp, me, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { login, me, registerUser } from '../../../test-support/world';
 import { plainBody, startSmtpServer, type TestSmtpServer } from '../../../test-support/smtp-server';
 import { smtpTransport } from '../email/transport';
 import { sendDueEmails } from '../email/worker';

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, mock, spyOn, test } f
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { totp } from '../../lib/totp';
-import { call, login, makeTestApp, me, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { login, me, registerUser } from '../../../test-support/world';
 
 /*
  * Sign-in, password change and two-factor requests that overlap. Each check a request makes on a row it read earlier

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { hotp, totp, totpStep } from '../../lib/totp';
 import { recordThrottle } from '../../lib/throttle';
-import { call, login, makeTestApp, me, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { login, me, registerUser } from '../../../test-support/world';
 import { REAUTH_FAILURES, SIGN_IN_PER_ACCOUNT, TWO_FACTOR_FAILURES } from './rate-limit';
 
 /* Two-factor enrolment, sign-in with a TOTP code, replay refusal and turning it off, through the HTTP API. */

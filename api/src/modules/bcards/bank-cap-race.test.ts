@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { addBankAccount, addCard, call, interceptVendor, makeTestApp, registerUser, setTier, type TestContext } from '../../../test-support/app';
+import { call, interceptVendor, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addBankAccount, addCard, registerUser, setTier } from '../../../test-support/world';
 import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';
 
 /*

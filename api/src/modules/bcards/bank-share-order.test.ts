@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { addBankAccount, addCard, call, makePremium, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addBankAccount, addCard, makePremium, registerUser } from '../../../test-support/world';
 
 /*
  * AUDIT: settleRefund walks the shares in position order and throws BankDebitPendingError at the first bank share

@@ -1,26 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
 import { TestClock } from '../../lib/clock';
+import { call, forkTestApp, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
 import {
   addBankAccount,
   addCard,
   BANK_LOW_BALANCE,
   BANK_OK,
   BANK_RETURNS_R01,
-  call,
   createMerchant,
-  forkTestApp,
-  ledgerBalance,
   makePremium,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
   registerUser,
   setTier,
-  type TestContext,
   type TestMerchant,
-} from '../../../test-support/app';
+} from '../../../test-support/world';
+import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { SIM_ACH_SETTLEMENT_MS } from '../../vendors/simulated-bank';
 import { adminDashboard } from '../admin/figures';
 import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';

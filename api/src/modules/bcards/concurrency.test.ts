@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
-import {
-  addCard,
-  call,
-  CARDS_OK,
-  forkTestApp,
-  makePremium,
-  makeTestApp,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  type TestContext,
-} from '../../../test-support/app';
+import { call, forkTestApp, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, CARDS_OK, makePremium, registerUser } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { REPLAY_HEADER } from '../../plugins/idempotency';
 
 /*

@@ -2,21 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
 import { TestClock } from '../../lib/clock';
 import {
-  addCard,
   call,
-  CARD_DECLINES_CHARGES,
-  CARDS_OK,
   forkTestApp,
   interceptVendor,
-  makePremium,
   makeTestApp,
-  moneyReport,
-  moneyViolations,
-  registerUser,
   type CallResult,
   type TestContext,
   type VendorMethod,
 } from '../../../test-support/app';
+import { addCard, CARD_DECLINES_CHARGES, CARDS_OK, makePremium, registerUser } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorUnavailableError } from '../../vendors/types';
 import { LEASE_MS, SEARCH_LAG_MS } from './collect';
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addCard, call, CARDS_OK, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, CARDS_OK, registerUser } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 
 /*
  * The Create bcard dialog's fixed-amount mode (issue 12): POST /api/virtual-cards splits by percentage when every

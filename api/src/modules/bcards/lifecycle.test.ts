@@ -4,19 +4,9 @@ import type { CollectionStatus } from '@bpay/db';
 import { COLLECTION_STATUSES } from '@bpay/db/schema';
 import { sweepMoney } from '../../boot';
 import { luhnValid } from '../../lib/cards';
-import {
-  addCard,
-  call,
-  CARDS_OK,
-  forkTestApp,
-  login,
-  makePremium,
-  makeTestApp,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  type TestContext,
-} from '../../../test-support/app';
+import { call, forkTestApp, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, CARDS_OK, login, makePremium, registerUser } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { assertTransition, COLLECTION_TRANSITIONS } from './collect';
 
 /*

@@ -4,7 +4,8 @@ import { schema } from '@bpay/db';
 import { parseDecimal } from '@bpay/db/money';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import { luhnValid } from '../../lib/cards';
-import { call, makeTestApp, postCard, registerUser, setTier, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { postCard, registerUser, setTier } from '../../../test-support/world';
 
 /*
  * POST/GET /api/virtual-cards, checkout-details, cancel and POST /api/process-payment, through the routes.

@@ -1,17 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { resetRateWindows } from '../merchants/usage';
-import {
-  addCard,
-  call,
-  CARDS_OK,
-  createMerchant,
-  makePremium,
-  makeTestApp,
-  merchantCall,
-  registerUser,
-  type TestContext,
-  type TestMerchant,
-} from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser, type TestMerchant } from '../../../test-support/world';
 
 /*
  * A merchant may update an intent's amount until a payment starts (POST /api/v1/payment_intents/{id}). The checkout

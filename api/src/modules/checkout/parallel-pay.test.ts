@@ -3,24 +3,18 @@ import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import { sweepMoney } from '../../boot';
 import { AppError } from '../../errors';
+import { call, interceptVendor, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
 import {
   addCard,
-  call,
   CARD_DECLINES_CHARGES,
   CARDS_OK,
   createMerchant,
-  interceptVendor,
   makePremium,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
   registerUser,
   testBcardCard,
-  type CallResult,
-  type TestContext,
   type TestMerchant,
-} from '../../../test-support/app';
+} from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
 import { claimIntent, confirmIntent, releaseClaim } from '../payment-intents/service';
 

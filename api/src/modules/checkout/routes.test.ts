@@ -1,22 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import { REPLAY_HEADER } from '../../plugins/idempotency';
-import {
-  addCard,
-  call,
-  CARDS_OK,
-  createMerchant,
-  makePremium,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  type CallResult,
-  type TestContext,
-  type TestMerchant,
-  ledgerBalance,
-} from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser, type TestMerchant } from '../../../test-support/world';
+import { moneyReport, moneyViolations, ledgerBalance } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

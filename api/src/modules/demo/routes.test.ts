@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addCard, call, CARDS_OK, login, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, CARDS_OK, login, registerUser } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { DEMO_INTENTS_PER_HOUR, DEMO_MERCHANT_ID, DEMO_MERCHANT_USER_ID } from './service';
 
 /*

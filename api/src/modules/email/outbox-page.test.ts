@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type CallOptions, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type CallOptions, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 import { smtpTransport } from './transport';
 

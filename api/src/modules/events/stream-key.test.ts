@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { AppError } from '../../errors';
-import { call, createMerchant, makeTestApp, merchantCall, registerUser, type TestContext, type TestMerchant } from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { createMerchant, registerUser, type TestMerchant } from '../../../test-support/world';
 import { resetRateWindows } from '../merchants/usage';
 import { openEventStream } from './stream';
 

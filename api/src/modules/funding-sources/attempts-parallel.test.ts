@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { luhnCheckDigit } from '../../lib/cards';
-import { call, cardBody, makePremium, makeTestApp, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { cardBody, makePremium, registerUser } from '../../../test-support/world';
 import { VendorUnavailableError } from '../../vendors/types';
 import { CARD_ATTEMPTS_PER_ACCOUNT_PER_HOUR, DECLINE_WEIGHT, DECLINES_BEFORE_LOCK, DEFAULT_CARD_ATTEMPT_LIMITS } from './attempts';
 

@@ -6,16 +6,8 @@ import { THROTTLE_RETENTION_MS } from '../../boot';
 import { luhnCheckDigit } from '../../lib/cards';
 import { pruneThrottle } from '../../lib/throttle';
 import { VendorUnavailableError } from '../../vendors/types';
-import {
-  call,
-  cardBody,
-  makePremium,
-  makeTestApp,
-  registerUser,
-  type CallResult,
-  type TestAppOptions,
-  type TestContext,
-} from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestAppOptions, type TestContext } from '../../../test-support/app';
+import { cardBody, makePremium, registerUser } from '../../../test-support/world';
 import {
   CARD_ATTEMPT_WINDOW_MS,
   CARD_ATTEMPTS_PER_ACCOUNT_PER_HOUR,

@@ -2,18 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { CATALOGUE, type ErrorCode } from '../../errors';
-import {
-  addBankAccount,
-  BANK_FAILS_VERIFICATION,
-  BANK_OK,
-  BANK_ROUTING_OK,
-  call,
-  makeTestApp,
-  registerUser,
-  setTier,
-  type CallResult,
-  type TestContext,
-} from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { addBankAccount, BANK_FAILS_VERIFICATION, BANK_OK, BANK_ROUTING_OK, registerUser, setTier } from '../../../test-support/world';
 
 /*
  * POST /api/funding-sources/bank-accounts and POST /api/funding-sources/:id/verify-microdeposits: the ABA checksum,

@@ -2,19 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { CATALOGUE, type ErrorCode } from '../../errors';
-import {
-  bcardCard,
-  createMerchant,
-  postCard,
-  call,
-  cardBody,
-  makeTestApp,
-  registerUser,
-  setKycVerified,
-  setTier,
-  type CallResult,
-  type TestContext,
-} from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { bcardCard, createMerchant, postCard, cardBody, registerUser, setKycVerified, setTier } from '../../../test-support/world';
 
 /*
  * POST/GET/PATCH/DELETE /api/funding-sources: every rule of spec §5 and the server's own (Luhn, a future expiry,

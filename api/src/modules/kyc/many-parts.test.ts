@@ -4,7 +4,8 @@
  * is a handful of parts: more than MAX_PARTS is refused before the form is parsed.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 import { MAX_PARTS } from './routes';
 import { kycForm } from '../../../test-support/modules/kyc';
 

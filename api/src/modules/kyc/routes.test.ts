@@ -7,7 +7,8 @@ import { schema } from '@bpay/db';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import { unseal } from '../../lib/crypto';
 import { setPeerAddress } from '../../lib/request-context';
-import { addCard, call, CARDS_OK, makeTestApp, registerUser, TEST_ORIGIN, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, TEST_ORIGIN, type CallResult, type TestContext } from '../../../test-support/app';
+import { addCard, CARDS_OK, registerUser } from '../../../test-support/world';
 import { applyKycDecision, MAX_OPEN_VERIFICATIONS } from './service';
 import { MAX_BODY_BYTES, MAX_FILE_BYTES } from './validation';
 

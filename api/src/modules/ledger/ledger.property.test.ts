@@ -3,26 +3,16 @@ import fc from 'fast-check';
 import { applyBps, formatDecimal, type Cents } from '@bpay/db/money';
 import { sweepMoney } from '../../boot';
 import { allocate } from '../../lib/split';
-import {
-  addCard,
-  call,
-  CARD_DECLINES_CHARGES,
-  CARD_OK,
-  forkTestApp,
-  makePremium,
-  makeTestApp,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  type TestContext,
-} from '../../../test-support/app';
+import { call, forkTestApp, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, CARD_DECLINES_CHARGES, CARD_OK, makePremium, registerUser } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { ledgerTotal } from './service';
 
 /*
  * The ledger sums to zero after any sequence of what a user can do with money: add cards, collect a random split,
  * fail (a shortfall, a card that declines charges), spend a bcard, cancel it, let time pass and the sweep expire
  * it. A small model predicts every answer and every card's balance to the cent; after each sequence the money
- * invariants are checked against the database (api/test-support/app.ts, moneyViolations).
+ * invariants are checked against the database (api/test-support/money-invariants.ts, moneyViolations).
  */
 
 const START = 1_000_000;

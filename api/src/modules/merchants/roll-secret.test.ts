@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { call, createMerchant, makeTestApp, merchantCall, registerUser, type TestContext, type TestMerchant } from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { createMerchant, registerUser, type TestMerchant } from '../../../test-support/world';
 import { resetRateWindows } from './usage';
 
 /*

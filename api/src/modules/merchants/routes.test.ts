@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE, type ErrorCode } from '../../errors';
-import { call, createMerchant, makeTestApp, merchantCall, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
+import { createMerchant, registerUser } from '../../../test-support/world';
 import { resetRateWindows } from './usage';
 
 /*

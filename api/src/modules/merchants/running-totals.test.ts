@@ -5,20 +5,9 @@ import { join } from 'node:path';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { MIGRATIONS_FOLDER, migrateDb, openDb } from '@bpay/db';
 import { sweepMoney } from '../../boot';
-import {
-  bcardCard,
-  call,
-  makeTestApp,
-  merchantCall,
-  merchantWorld,
-  moneyReport,
-  moneyViolations,
-  testBcardCard,
-  type CallResult,
-  type TestCardDetails,
-  type TestContext,
-  type TestMerchant,
-} from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
+import { bcardCard, merchantWorld, testBcardCard, type TestCardDetails, type TestMerchant } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { AUTHORIZATION_TTL_MS } from '../payment-intents/service';
 import { resetRateWindows } from './usage';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE } from '../../errors';
-import { createMerchant, makeTestApp, merchantCall, registerUser, setTier, type CallResult, type TestContext } from '../../../test-support/app';
+import { makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
+import { createMerchant, registerUser, setTier } from '../../../test-support/world';
 import { REQUESTS_PER_SECOND, resetRateWindows } from './usage';
 
 /*

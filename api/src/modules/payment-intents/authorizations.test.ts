@@ -1,21 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
 import { CATALOGUE } from '../../errors';
-import {
-  bcardCard,
-  call,
-  login,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
-  testBcardCard,
-  type TestCardDetails,
-  type TestContext,
-  type TestMerchant,
-  ledgerBalance,
-  merchantWorld,
-} from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { bcardCard, login, testBcardCard, type TestCardDetails, type TestMerchant, merchantWorld } from '../../../test-support/world';
+import { moneyReport, moneyViolations, ledgerBalance } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
 import { AUTHORIZATION_TTL_MS } from './service';
 

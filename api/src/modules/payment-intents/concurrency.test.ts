@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { TestClock } from '../../lib/clock';
-import {
-  bcardCard,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
-  type CallResult,
-  type TestCardDetails,
-  type TestContext,
-  type TestMerchant,
-  merchantWorld,
-} from '../../../test-support/app';
+import { makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
+import { bcardCard, type TestCardDetails, type TestMerchant, merchantWorld } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { REQUESTS_PER_SECOND, resetRateWindows } from '../merchants/usage';
 
 /*

@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE, type ErrorCode } from '../../errors';
 import { REPLAY_HEADER } from '../../plugins/idempotency';
+import { makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
 import {
   addCard,
   bcardCard,
   createMerchant,
   makePremium,
-  makeTestApp,
-  merchantCall,
   registerUser,
   testBcardCard,
-  type CallResult,
   type TestCardDetails,
-  type TestContext,
   type TestMerchant,
-} from '../../../test-support/app';
+} from '../../../test-support/world';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

@@ -2,22 +2,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { sweepMoney } from '../../boot';
 import { REPLAY_HEADER } from '../../plugins/idempotency';
 import {
-  bcardCard,
   call,
   interceptVendor,
   makeTestApp,
   memoryLogger,
   merchantCall,
-  moneyReport,
-  moneyViolations,
-  testBcardCard,
-  type TestCardDetails,
   type TestContext,
-  type TestMerchant,
   type VendorMethod,
-  ledgerBalance,
-  merchantWorld,
 } from '../../../test-support/app';
+import { bcardCard, testBcardCard, type TestCardDetails, type TestMerchant, merchantWorld } from '../../../test-support/world';
+import { moneyReport, moneyViolations, ledgerBalance } from '../../../test-support/money-invariants';
 import { VendorUnavailableError } from '../../vendors/types';
 import { LEASE_MS } from '../bcards/collect';
 import { resetRateWindows } from '../merchants/usage';

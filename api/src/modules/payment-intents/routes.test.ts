@@ -1,20 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { CATALOGUE, type ErrorCode } from '../../errors';
-import {
-  bcardCard,
-  call,
-  createMerchant,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
-  type CallResult,
-  type TestCardDetails,
-  type TestContext,
-  type TestMerchant,
-  ledgerBalance,
-  merchantWorld,
-} from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
+import { bcardCard, createMerchant, type TestCardDetails, type TestMerchant, merchantWorld } from '../../../test-support/world';
+import { moneyReport, moneyViolations, ledgerBalance } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

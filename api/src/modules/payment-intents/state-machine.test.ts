@@ -2,18 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { PAYMENT_INTENT_STATUSES, type PaymentIntentStatus } from '@bpay/db';
 import { AppError } from '../../errors';
-import {
-  createMerchant,
-  makePremium,
-  makeTestApp,
-  merchantCall,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  testBcardCard,
-  type TestContext,
-  type TestMerchant,
-} from '../../../test-support/app';
+import { makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { createMerchant, makePremium, registerUser, testBcardCard, type TestMerchant } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
 import { assertIntentTransition, INTENT_TRANSITIONS } from './service';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { createMerchant, makeTestApp, merchantCall, registerUser, type TestContext } from '../../../test-support/app';
+import { makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { createMerchant, registerUser } from '../../../test-support/world';
 import { recoverStuckIntents } from './service';
 
 /*

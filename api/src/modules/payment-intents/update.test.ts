@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, merchantCall, merchantWorld, testBcardCard, type CallResult, type TestContext, type TestMerchant } from '../../../test-support/app';
+import { call, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
+import { merchantWorld, testBcardCard, type TestMerchant } from '../../../test-support/world';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

@@ -2,24 +2,24 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
 import { TestClock } from '../../lib/clock';
 import {
-  addCard,
   call,
-  CARDS_OK,
-  createMerchant,
   forkTestApp,
   interceptVendor,
-  ledgerBalance,
-  makePremium,
   makeTestApp,
   merchantCall,
-  moneyReport,
-  moneyViolations,
-  registerUser,
-  testBcardCard,
   type TestContext,
-  type TestMerchant,
   type VendorMethod,
 } from '../../../test-support/app';
+import {
+  addCard,
+  CARDS_OK,
+  createMerchant,
+  makePremium,
+  registerUser,
+  testBcardCard,
+  type TestMerchant,
+} from '../../../test-support/world';
+import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
 import { REFUND_LEASE_MS } from './service';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { addBankAccount, call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addBankAccount, registerUser } from '../../../test-support/world';
 
 /*
  * AUDIT: a plan can be "paid" with a bank account (payableSource never looks at the source type): the card-only

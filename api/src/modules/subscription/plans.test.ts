@@ -1,21 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
-import {
-  addCard,
-  call,
-  CARD_DECLINES_CHARGES,
-  CARDS_OK,
-  interceptVendor,
-  login,
-  ledgerBalance,
-  makeTestApp,
-  moneyReport,
-  moneyViolations,
-  postCard,
-  registerUser,
-  type TestContext,
-  type VendorMethod,
-} from '../../../test-support/app';
+import { call, interceptVendor, makeTestApp, type TestContext, type VendorMethod } from '../../../test-support/app';
+import { addCard, CARD_DECLINES_CHARGES, CARDS_OK, login, postCard, registerUser } from '../../../test-support/world';
+import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorUnavailableError } from '../../vendors/types';
 import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, recoverPlanCharges, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from './billing';
 import { renewSubscriptions } from './renewals';

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, makeTestApp, moneyReport, moneyViolations, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
+import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { expireBcards } from '../bcards/collect';
 import { accountBalance, accounts } from '../ledger/service';
 import { createIntent, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';

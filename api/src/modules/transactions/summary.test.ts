@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addCard, call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addCard, registerUser } from '../../../test-support/world';
 
 /** GET /api/transactions/summary: the Overview's figures, summed by the database, only the owner's. */
 describe('GET /api/transactions/summary', () => {

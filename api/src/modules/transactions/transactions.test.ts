@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseDecimal } from '@bpay/db/money';
 import { CATALOGUE, type ErrorCode } from '../../errors';
-import { call, makeTestApp, postCard, registerUser, setTier, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { postCard, registerUser, setTier } from '../../../test-support/world';
 import type { PaymentVendor } from '../../vendors/types';
 import { NEXT_CURSOR_HEADER } from './routes';
 import { CSV_COLUMNS } from './service';

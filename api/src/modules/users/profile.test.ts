@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, login, makeTestApp, me, memoryLogger, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, memoryLogger, type TestContext } from '../../../test-support/app';
+import { login, me, registerUser } from '../../../test-support/world';
 import { REAUTH_FAILURES } from '../auth/rate-limit';
 
 /* Updating your own profile through PATCH /api/auth/user. Refused fields are in ../auth/auth.security.test.ts. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 import { countRows, fakeDns, newMerchant, Receiver, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { deliverDueWebhooks } from './worker';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { call, makeTestApp, registerUser, type CallResult, type TestContext } from '../../../test-support/app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 import { REQUESTS_PER_SECOND, resetRateWindows } from '../merchants/usage';
 import { MAX_ENDPOINTS } from './service';
 import { countRows, newMerchant, type Merchant } from '../../../test-support/modules/webhooks';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { makeTestApp, registerUser, type TestContext } from '../../../test-support/app';
+import { makeTestApp, type TestContext } from '../../../test-support/app';
+import { registerUser } from '../../../test-support/world';
 import { classifyAddress } from './address';
 import { fakeDns, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { checkWebhookUrl } from './url-policy';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sweepMoney } from '../../../boot';
-import { merchantCall, moneyReport, moneyViolations } from '../../../../test-support/app';
+import { merchantCall } from '../../../../test-support/app';
+import { moneyReport, moneyViolations } from '../../../../test-support/money-invariants';
 import { createStripeVendor, StripeIntegrationError } from '../../../vendors/stripe';
 import { startStripeStub, stripeError, TEST_CARDS, type StripeStub } from '../../../../test-support/stripe-stub';
 import { VendorDeclineError, type PaymentVendor } from '../../../vendors/types';
