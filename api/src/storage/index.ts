@@ -1,2 +1,0 @@
-export type { FileStorage } from './types';
-export { createLocalDiskStorage, newStorageKey } from './local-disk';
