@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
-import { loginRequest, logoutRequest, registerRequest, USER_QUERY_KEY, userQuery } from './api';
-import type { LoginInput, RegisterInput, User } from './types';
+import { loginRequest, logoutRequest, registerRequest, USER_QUERY_KEY, userQuery, type LoginInput, type RegisterInput, type User } from './api';
 
 interface AuthContextValue {
   user: User | null;

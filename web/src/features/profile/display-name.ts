@@ -1,4 +1,4 @@
-import type { User } from '../auth/types';
+import type { User } from '../auth/api';
 
 type NamedUser = Pick<User, 'firstName' | 'lastName' | 'email'>;
 

@@ -12,7 +12,7 @@ import { Label } from '../../../components/ui/label';
 import { Switch } from '../../../components/ui/switch';
 import { Tooltip, TooltipContent, TooltipTrigger } from '../../../components/ui/tooltip';
 import { useLanguage, useT } from '../../../i18n';
-import type { User } from '../../auth/types';
+import type { User } from '../../auth/api';
 import { useDemoMode } from '../../demo-mode/demo-mode';
 import { ProfileAvatar } from '../../profile/components/profile-avatar';
 import { displayName } from '../../profile/display-name';

@@ -1,4 +1,4 @@
-import type { User } from '../../auth/types';
+import type { User } from '../../auth/api';
 import { cn } from '../../../lib/cn';
 import { initials } from '../display-name';
 

@@ -11,9 +11,8 @@ import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { useCountryOptions } from '../../../lib/countries';
-import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
+import { updateProfileRequest, USER_QUERY_KEY, type User } from '../../auth/api';
 import { useAuth } from '../../auth/auth-context';
-import type { User } from '../../auth/types';
 import { displayName } from '../display-name';
 import { ProfileAvatar } from './profile-avatar';
 

@@ -8,8 +8,7 @@ import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { authErrorText, weakPasswordText } from '../../../lib/auth-errors';
-import { USER_QUERY_KEY } from '../../auth/api';
-import type { User } from '../../auth/types';
+import { USER_QUERY_KEY, type User } from '../../auth/api';
 import { changePasswordRequest } from '../api';
 
 type Field = 'current' | 'next' | 'confirm';

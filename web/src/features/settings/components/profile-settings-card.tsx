@@ -10,8 +10,7 @@ import { useLanguage } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { authErrorText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
-import { updateProfileRequest, USER_QUERY_KEY } from '../../auth/api';
-import type { User } from '../../auth/types';
+import { updateProfileRequest, USER_QUERY_KEY, type User } from '../../auth/api';
 import { useCountryOptions } from '../../../lib/countries';
 
 interface ProfileForm {

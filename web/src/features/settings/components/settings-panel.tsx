@@ -1,4 +1,4 @@
-import type { User } from '../../auth/types';
+import type { User } from '../../auth/api';
 import { ProfileSettingsCard } from './profile-settings-card';
 import { SecuritySettingsCard } from './security-settings-card';
 
