@@ -1,44 +1,25 @@
 import { queryOptions } from '@tanstack/react-query';
-import { apiRequest } from '../../lib/api';
+import { api, unwrap, type ApiAnswer } from '../../lib/api';
 
-/** `GET /api/site/contact`: the investor contact, configured on the server (BPAY_INVESTOR_EMAIL / _PHONE). */
-export interface SiteContact {
-  investorEmail: string;
-  investorPhone: string;
-}
+/** A plan as `GET /api/subscription/tiers` answers it; the investor pages show its name, price and fee. */
+export type TierSummary = ApiAnswer<'/api/subscription/tiers'>['tiers'][number];
 
-/** The fields of a plan the investor pages show (the response of `GET /api/subscription/tiers`). */
-export interface TierSummary {
-  id: string;
-  /** free | pro | premium, or an admin-made name. */
-  name: string;
-  displayName: string;
-  /** Dollars per month, e.g. 9.99. */
-  monthlyPrice: number;
-  /** A fraction: 0.029 is 2.9 %. */
-  transactionFeeRate: number;
-}
-
-export interface TiersResponse {
-  tiers: TierSummary[];
-}
-
-/** Configuration that only changes with a server restart: read once per visit. */
+/** Configuration that only changes with a server restart: read once per visit (BPAY_INVESTOR_EMAIL / _PHONE). */
 export function siteContactQuery() {
   return queryOptions({
     queryKey: ['/api/site/contact'] as const,
-    queryFn: () => apiRequest<SiteContact>('GET', '/api/site/contact', undefined, { credentials: 'omit' }),
+    queryFn: () => unwrap(api.GET('/api/site/contact')),
     staleTime: Infinity,
   });
 }
 
 /**
  * The public plan list. Same key and same request as the landing page's, so a visitor coming from the landing
- * page reuses its answer; made without credentials like every tiers call (spec §7).
+ * page reuses its answer; made without credentials like every tiers call (spec §7; the client's rule for this path).
  */
 export function tiersQuery() {
   return queryOptions({
     queryKey: ['/api/subscription/tiers'] as const,
-    queryFn: () => apiRequest<TiersResponse>('GET', '/api/subscription/tiers', undefined, { credentials: 'omit' }),
+    queryFn: () => unwrap(api.GET('/api/subscription/tiers')),
   });
 }

@@ -13,7 +13,7 @@ import {
   tierTitle,
   type Translate,
 } from './pricing-format';
-import type { SubscriptionTier } from './types';
+import type { SubscriptionTier } from './api';
 
 const tr =
   (lang: Lang): Translate =>

@@ -1,6 +1,6 @@
 import type { Lang, MessageKey } from '../../i18n';
 import { feeRatePercent } from '../../lib/money';
-import type { SubscriptionTier } from './types';
+import type { SubscriptionTier } from './api';
 
 /*
  * Pricing display rules (spec §9), kept free of React so they can be tested alone:
