@@ -3,7 +3,7 @@
  * modules (demo data, stats) have one place to import from.
  */
 export type { Bcard } from '../bcards/types';
-export type { FundingSource } from '../funding-sources/types';
+export type { FundingSource } from '../funding-sources/api';
 export type {
   KnownTransactionStatus,
   Transaction,

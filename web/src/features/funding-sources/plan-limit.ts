@@ -1,4 +1,4 @@
-import type { SourcePlan } from './types';
+import type { SourcePlan } from './api';
 
 /*
  * Plan limits on funding sources (spec §6): free is limited (3 after ID verification), pro 5, premium unlimited

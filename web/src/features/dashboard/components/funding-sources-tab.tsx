@@ -1,5 +1,5 @@
 import { FundingSourcesPanel } from '../../funding-sources/components/funding-sources-panel';
-import type { SourcePlan } from '../../funding-sources/types';
+import type { SourcePlan } from '../../funding-sources/api';
 import type { FundingSource } from '../types';
 
 /** Funding Sources: the linked cards (the samples in demo mode), the plan's limit and, on Free, the ID reward. */

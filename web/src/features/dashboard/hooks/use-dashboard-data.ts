@@ -3,7 +3,7 @@ import { useCallback, useMemo } from 'react';
 import { bcardsQuery } from '../../bcards/api';
 import { useDemoMode } from '../../demo-mode/demo-mode';
 import { fundingSourcesQuery } from '../../funding-sources/api';
-import type { SourcePlan } from '../../funding-sources/types';
+import type { SourcePlan } from '../../funding-sources/api';
 import { TRANSACTIONS_QUERY_KEY } from '../../transactions/api';
 import { benefitsQuery } from '../api';
 import { DEMO_FUNDING_SOURCES, demoBcards } from '../demo-data';

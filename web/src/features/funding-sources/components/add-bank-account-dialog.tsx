@@ -10,9 +10,8 @@ import { useT, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { useIdempotencyKeys } from '../../../lib/idempotency';
 import { useAuth } from '../../auth/auth-context';
-import { createBankAccountRequest, fundingSourcesQuery } from '../api';
+import { createBankAccountRequest, fundingSourcesQuery, type CreateBankAccountBody, type FundingSource } from '../api';
 import { onlyDigits, validateBankForm, type BankField, type BankFieldError, type BankForm } from '../bank-format';
-import type { CreateBankAccountBody, FundingSource } from '../types';
 
 const errorKey: Record<BankFieldError, MessageKey> = {
   routingLength: 'fundingSources.bank.error.routingLength',

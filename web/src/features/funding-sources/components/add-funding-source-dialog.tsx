@@ -14,6 +14,8 @@ import {
   fundingSourcesQuery,
   isRequiresAction,
   verifyFundingSourceRequest,
+  type FundingSource,
+  type SourcePlan,
 } from '../api';
 import {
   detectBrand,
@@ -29,7 +31,6 @@ import {
   type CardFormErrors,
 } from '../card-format';
 import { isAtLimit } from '../plan-limit';
-import type { FundingSource, SourcePlan } from '../types';
 import { CardFormFields } from './card-form-fields';
 import { PlanLimitBanner } from './plan-limit-banner';
 

@@ -1,5 +1,5 @@
 import type { MessageKey } from '../../../i18n';
-import type { CardBrand } from '../types';
+import type { CardBrand } from '../api';
 
 export const brandLabel: Record<CardBrand, MessageKey> = {
   visa: 'fundingSources.brand.visa',

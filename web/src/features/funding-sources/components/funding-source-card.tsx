@@ -10,7 +10,7 @@ import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { cn } from '../../../lib/cn';
 import { useRemoveFundingSource, useSetFundingSourceActive } from '../hooks/use-funding-source-actions';
-import type { FundingSource } from '../types';
+import type { FundingSource } from '../api';
 import { brandGradient, brandLabel } from './brand';
 
 /** The micro-deposit dialog loads when it is first opened: the dashboard's first paint stays in budget. */

@@ -4,7 +4,7 @@ import { buttonClasses } from '../../../components/ui/button';
 import { useT, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { isAtLimit, planName, upgradeHint, type PlanName } from '../plan-limit';
-import type { SourcePlan } from '../types';
+import type { SourcePlan } from '../api';
 
 export const planLabel: Record<PlanName, MessageKey> = {
   free: 'fundingSources.plan.free',

@@ -8,9 +8,8 @@ import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
-import { fundingSourcesQuery, verifyMicrodepositsRequest } from '../api';
+import { fundingSourcesQuery, verifyMicrodepositsRequest, type FundingSource } from '../api';
 import { microdepositAmount } from '../bank-format';
-import type { FundingSource } from '../types';
 
 /**
  * Verify a bank account: the two micro-deposit amounts as they appear on the statement. A wrong answer shows the

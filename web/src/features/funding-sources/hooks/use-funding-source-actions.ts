@@ -1,6 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { deleteFundingSourceRequest, fundingSourcesQuery, updateFundingSourceRequest } from '../api';
-import type { FundingSource } from '../types';
+import { deleteFundingSourceRequest, fundingSourcesQuery, updateFundingSourceRequest, type FundingSource } from '../api';
 
 /** Turns a source on or off for new bcards (PATCH isActive). */
 export function useSetFundingSourceActive() {
