@@ -1,6 +1,17 @@
 import { queryOptions } from '@tanstack/react-query';
-import { apiRequest, ApiError } from '../../lib/api';
-import type { KycStatusResponse, KycSubmission, KycVerification } from './types';
+import { api, unwrap, type ApiAnswer } from '../../lib/api';
+import { formDataOf, multipart, type MultipartBody, type Parts } from '../../lib/api-multipart';
+import type { ReadyKycSubmission } from './form';
+
+/*
+ * The identity-verification calls. Every shape is read from the OpenAPI types the server's routes generate
+ * (sdk/src/schema.d.ts), never written by hand: a renamed field breaks the web's typecheck.
+ */
+
+/** A verification as GET /api/kyc/status lists it (spec §3), newest first. */
+export type KycVerification = ApiAnswer<'/api/kyc/status'>['verifications'][number];
+/** POST /api/kyc/submit's multipart fields (its `documents` are the files). */
+export type KycSubmitBody = MultipartBody<'/api/kyc/submit'>;
 
 export const KYC_STATUS_QUERY_KEY = ['/api/kyc/status'] as const;
 
@@ -8,43 +19,31 @@ export const KYC_STATUS_QUERY_KEY = ['/api/kyc/status'] as const;
 export function kycStatusQuery() {
   return queryOptions({
     queryKey: KYC_STATUS_QUERY_KEY,
-    queryFn: () => apiRequest<KycStatusResponse>('GET', '/api/kyc/status'),
+    queryFn: () => unwrap(api.GET('/api/kyc/status')),
   });
 }
 
+/** The parts the server expects (spec §3): one `documents` entry per file; an empty document number is left out. */
+export function kycParts(values: ReadyKycSubmission, files: readonly File[]): Parts<KycSubmitBody> {
+  const documentNumber = values.documentNumber.trim();
+  return {
+    verificationType: values.verificationType,
+    documentType: values.documentType,
+    documentCountry: values.documentCountry,
+    firstName: values.firstName.trim(),
+    lastName: values.lastName.trim(),
+    dateOfBirth: values.dateOfBirth,
+    ...(documentNumber ? { documentNumber } : {}),
+    documents: files,
+  };
+}
+
+/** The form as it is sent. */
+export const buildKycForm = (values: ReadyKycSubmission, files: readonly File[]): FormData => formDataOf(kycParts(values, files));
+
 /**
- * Sends a multipart request with the session cookie. The shared apiRequest is JSON-only; this keeps its error
- * contract: a non-OK answer throws an ApiError whose message is `<status>: <body or status text>`. The browser
- * sets the multipart Content-Type with its boundary.
+ * Sends the verification with the session cookie, as multipart/form-data (the browser sets the boundary). A non-OK
+ * answer throws an ApiError whose message is `<status>: <body or status text>`.
  */
-export async function multipartRequest<T>(path: string, form: FormData): Promise<T> {
-  const res = await fetch(path, { method: 'POST', credentials: 'include', headers: { accept: 'application/json' }, body: form });
-  const text = await res.text();
-  if (!res.ok) {
-    let body: unknown = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = null;
-    }
-    throw new ApiError(res.status, `${res.status}: ${text || res.statusText}`, body);
-  }
-  return (text ? JSON.parse(text) : null) as T;
-}
-
-/** The form the server expects (spec §3): one `documents` entry per file; an empty document number is left out. */
-export function buildKycForm(values: KycSubmission, files: readonly File[]): FormData {
-  const form = new FormData();
-  form.append('verificationType', values.verificationType);
-  form.append('documentType', values.documentType);
-  form.append('documentCountry', values.documentCountry);
-  form.append('firstName', values.firstName.trim());
-  form.append('lastName', values.lastName.trim());
-  form.append('dateOfBirth', values.dateOfBirth);
-  if (values.documentNumber.trim()) form.append('documentNumber', values.documentNumber.trim());
-  for (const f of files) form.append('documents', f, f.name);
-  return form;
-}
-
-export const submitKycRequest = (values: KycSubmission, files: readonly File[]) =>
-  multipartRequest<KycVerification>('/api/kyc/submit', buildKycForm(values, files));
+export const submitKycRequest = (values: ReadyKycSubmission, files: readonly File[]): Promise<KycVerification> =>
+  unwrap(api.POST('/api/kyc/submit', multipart<KycSubmitBody>(kycParts(values, files))));

@@ -14,7 +14,7 @@ import {
   sizeInMb,
   statusBadge,
 } from './format';
-import type { KycSubmission } from './types';
+import type { KycSubmission } from './form';
 
 const empty: KycSubmission = {
   verificationType: '',

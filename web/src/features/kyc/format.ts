@@ -1,5 +1,6 @@
 import type { MessageKey } from '../../i18n';
-import type { KycSubmission, KycVerification } from './types';
+import type { KycVerification } from './api';
+import type { KycSubmission, ReadyKycSubmission } from './form';
 
 export const TOTAL_STEPS = 3;
 
@@ -39,7 +40,9 @@ export function progressPercent(step: number): number {
   return Math.round((Math.min(Math.max(step, 1), TOTAL_STEPS) / TOTAL_STEPS) * 100);
 }
 
-export const canLeaveStep1 = (v: KycSubmission) => v.verificationType !== '' && v.documentType !== '' && v.documentCountry !== '';
+/** Step 1: every choice made (the wizard's state is then what the server takes). */
+export const canLeaveStep1 = (v: KycSubmission): v is ReadyKycSubmission =>
+  v.verificationType !== '' && v.documentType !== '' && v.documentCountry !== '';
 /** The terms' minimum age, checked as the server checks it (api/src/modules/kyc/validation.ts). */
 export const MIN_AGE_YEARS = 18;
 
@@ -68,7 +71,7 @@ export const canLeaveStep2 = (v: KycSubmission, today: Date = new Date()) =>
 export const canSubmit = (fileCount: number, sending: boolean) => fileCount > 0 && !sending;
 
 /** The latest verification (the server sends newest first; sorted again in case). */
-export function latestVerification(list: readonly KycVerification[] | undefined): KycVerification | undefined {
+export function latestVerification<V extends Pick<KycVerification, 'submittedAt'>>(list: readonly V[] | undefined): V | undefined {
   if (!list || list.length === 0) return undefined;
   return [...list].sort((a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt))[0];
 }

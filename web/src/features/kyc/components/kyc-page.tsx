@@ -7,7 +7,7 @@ import { useLanguage } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { KYC_STATUS_QUERY_KEY, kycStatusQuery, submitKycRequest } from '../api';
 import { latestVerification } from '../format';
-import type { KycSubmission } from '../types';
+import type { ReadyKycSubmission } from '../form';
 import { KycStatusView } from './kyc-status-view';
 import { KycWizard } from './kyc-wizard';
 import { TitledPage } from '../../../components/ui/titled-page';
@@ -30,7 +30,7 @@ export function KycVerificationPage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [status.isError, status.error]);
 
-  async function submit(values: KycSubmission, files: File[]) {
+  async function submit(values: ReadyKycSubmission, files: File[]) {
     try {
       await submitKycRequest(values, files);
     } catch (error) {

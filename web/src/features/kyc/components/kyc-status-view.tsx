@@ -4,7 +4,7 @@ import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { humanize, riskBand, riskWidth, statusBadge, type RiskBand } from '../format';
-import type { KycVerification } from '../types';
+import type { KycVerification } from '../api';
 
 /** A stored value as the wizard's options name it ("ID card"), else with underscores as spaces. */
 function useValueLabel() {

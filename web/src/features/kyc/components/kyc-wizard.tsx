@@ -7,7 +7,7 @@ import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { useT, type MessageKey } from '../../../i18n';
 import { canLeaveStep1, canLeaveStep2, canSubmit, dateOfBirthProblem, mergeFiles, progressPercent, sizeInMb, TOTAL_STEPS } from '../format';
-import { DOCUMENT_COUNTRIES, DOCUMENT_TYPES, VERIFICATION_TYPES, type KycSubmission } from '../types';
+import { DOCUMENT_COUNTRIES, DOCUMENT_TYPES, VERIFICATION_TYPES, type KycSubmission, type ReadyKycSubmission } from '../form';
 
 const EMPTY: KycSubmission = {
   verificationType: '',
@@ -69,7 +69,7 @@ export function KycWizard({
   submit,
   onViewStatus,
 }: {
-  submit: (values: KycSubmission, files: File[]) => Promise<void>;
+  submit: (values: ReadyKycSubmission, files: File[]) => Promise<void>;
   onViewStatus: () => void;
 }) {
   const t = useT();
@@ -122,7 +122,8 @@ export function KycWizard({
   const dobProblem = values.dateOfBirth.trim() === '' ? null : dateOfBirthProblem(values.dateOfBirth, new Date());
 
   async function onSubmit() {
-    if (!canSubmit(files.length, sending)) return;
+    // Step 3 is reached only through step 1, so its choices are made (checked again here for the types).
+    if (!canSubmit(files.length, sending) || !canLeaveStep1(values)) return;
     setSending(true);
     try {
       await submit(values, files);
