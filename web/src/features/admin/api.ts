@@ -1,49 +1,62 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import { ApiError, apiBlob, apiRequest, apiRequestWithHeaders } from '../../lib/api';
+import { api, createApiClient, unwrap, unwrapWithHeaders, type ApiAnswer, type ApiBody, type ApiQuery } from '../../lib/api';
 import { clearAdminToken, getAdminToken } from './session';
-import type {
-  AdminAnalytics,
-  AdminDashboard,
-  AdminMerchant,
-  AdminSession,
-  AdminTier,
-  AdminUser,
-  AdminUserSubscription,
-  KycOverview,
-  KycStatus,
-  KycVerification,
-  SubscriptionAnalytics,
-  TierBody,
-  UserRole,
-  VendorConfig,
-  VendorFeature,
-  VendorMode,
-} from './types';
 
 /*
- * Admin calls go through the shared fetch helper with the token as a Bearer header and without cookies: a
- * consumer session never travels with an admin call (docs/DECISIONS.md, Admin panel). Any 401 means the token
- * is gone (expired, revoked, locked out): it is cleared, and the panel then sends the visitor to /admin-login.
+ * The admin panel's calls. Every shape is read from the OpenAPI types the server's routes generate
+ * (sdk/src/schema.d.ts), never written by hand: a renamed field breaks this feature's typecheck.
  */
-type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-function authHeaders(): Record<string, string> {
-  const token = getAdminToken();
-  return token ? { authorization: `Bearer ${token}` } : {};
-}
+export type AdminLoginBody = ApiBody<'/api/admin/auth/login'>;
+export type AdminLoginAnswer = ApiAnswer<'/api/admin/auth/login', 'post'>;
 
-function onAuthFailure(e: unknown): never {
-  if (e instanceof ApiError && e.status === 401) clearAdminToken();
-  throw e;
-}
+export type AdminUser = ApiAnswer<'/api/admin/users'>[number];
+export type UserRole = AdminUser['role'];
+/** The roles a user can be given (admins are separate accounts, never a user's role). */
+export type AssignableRole = ApiBody<'/api/admin/users/{id}', 'patch'>['role'];
 
-export async function adminRequest<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  try {
-    return await apiRequest<T>(method, path, body, { credentials: 'omit' }, authHeaders());
-  } catch (e) {
-    return onAuthFailure(e);
-  }
-}
+export type AdminTier = ApiAnswer<'/api/admin/subscription-tiers'>[number];
+export type TierLimits = AdminTier['limits'];
+export type TierFeature = AdminTier['features'][number];
+/** What the tier form sends: every field, for a new tier and an edit alike. */
+export type TierBody = ApiBody<'/api/admin/subscription-tiers'>;
+
+export type MerchantEnvironment = NonNullable<ApiQuery<'/api/admin/merchants'>['environment']>;
+
+export type KycVerification = ApiAnswer<'/api/admin/kyc/verifications'>[number];
+export type KycStatus = KycVerification['status'];
+export type KycDocument = KycVerification['documents'][number];
+export type KycDecision = ApiBody<'/api/admin/kyc/verifications/{id}', 'patch'>;
+
+export type VendorConfig = ApiAnswer<'/api/admin/vendors'>;
+export type VendorMode = VendorConfig['mode'];
+export type VendorModeConfig = VendorConfig['test'];
+export type VendorFeature = keyof VendorConfig['features'];
+export type VendorKeysBody = ApiBody<'/api/admin/vendors/{mode}', 'put'>;
+export type ConnectionTest = ApiAnswer<'/api/admin/vendors/test-connection', 'post'>;
+
+export type EmailOutbox = ApiAnswer<'/api/email-outbox'>;
+
+/*
+ * The admin client: the web's typed client plus the admin token. Its calls carry the token as a Bearer header and
+ * no cookies (the shared rules send none to /api/admin/*): a consumer session never travels with an admin call
+ * (docs/DECISIONS.md, Admin panel). Any 401 means the token is gone (expired, revoked, locked out): it is cleared
+ * here, before the shared rules throw the ApiError, and the panel then sends the visitor to /admin-login.
+ */
+export const adminApi = createApiClient();
+adminApi.use({
+  onRequest({ request, options }) {
+    const token = getAdminToken();
+    if (token) request.headers.set('authorization', `Bearer ${token}`);
+    // A document's bytes are not JSON: ask for whatever type it has.
+    if (options.parseAs === 'blob') request.headers.set('accept', '*/*');
+    return request;
+  },
+  onResponse({ response }) {
+    if (response.status === 401) clearAdminToken();
+    return undefined;
+  },
+});
 
 /** The header a paged admin list answers its next page's cursor in (absent on the last page). */
 export const NEXT_CURSOR_HEADER = 'bpay-next-cursor';
@@ -53,65 +66,43 @@ export interface AdminPage<T> {
   nextCursor: string | null;
 }
 
-/** One page of a paged admin list: `params` are its filters, `cursor` the previous page's header (null first). */
-export async function adminPage<T>(path: string, params: URLSearchParams, cursor: string | null): Promise<AdminPage<T>> {
-  const q = new URLSearchParams(params);
-  if (cursor) q.set('cursor', cursor);
-  const qs = q.toString();
-  try {
-    const { data, headers } = await apiRequestWithHeaders<T[]>('GET', `${path}${qs ? `?${qs}` : ''}`, undefined, { credentials: 'omit' }, authHeaders());
-    return { items: data ?? [], nextCursor: headers.get(NEXT_CURSOR_HEADER) || null };
-  } catch (e) {
-    return onAuthFailure(e);
-  }
+/** One page of a paged admin list, with the cursor of the next one from the answer's header. */
+async function pageOf<T>(pending: Promise<{ data?: T[]; error?: unknown; response: Response }>): Promise<AdminPage<T>> {
+  const { data, headers } = await unwrapWithHeaders(pending);
+  return { items: data ?? [], nextCursor: headers.get(NEXT_CURSOR_HEADER) || null };
 }
+
+/** The cursor as a query parameter: none for the first page. */
+const cursorParam = (cursor: string | null) => (cursor ? { cursor } : {});
 
 /**
  * A paged admin list for useInfiniteQuery ("Load more"): the server's default page size, each next page named by the
  * last one's cursor. The filters are part of the key, so changing one starts again from the first page.
  */
-function adminPagesQuery<T, K extends readonly unknown[]>(queryKey: K, path: string, params: URLSearchParams) {
+function adminPagesQuery<T, K extends readonly unknown[]>(queryKey: K, page: (cursor: string | null) => Promise<AdminPage<T>>) {
   return infiniteQueryOptions({
     queryKey,
-    queryFn: ({ pageParam }) => adminPage<T>(path, params, pageParam),
+    queryFn: ({ pageParam }) => page(pageParam),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
 }
 
-/** Lists may come as a bare array or wrapped (`{ users: [...] }`, `{ data: [...] }`). */
-export function listFrom<T>(answer: unknown, key: string): T[] {
-  if (Array.isArray(answer)) return answer as T[];
-  if (answer && typeof answer === 'object') {
-    const o = answer as Record<string, unknown>;
-    const v = o[key] ?? o.data;
-    if (Array.isArray(v)) return v as T[];
-  }
-  return [];
-}
-
-/** An object answer that may be wrapped under `key`. */
-function objectFrom<T>(answer: unknown, key: string): T {
-  if (answer && typeof answer === 'object' && key in (answer as object)) {
-    return (answer as Record<string, unknown>)[key] as T;
-  }
-  return answer as T;
-}
-
 export const ADMIN_KEY = ['admin'] as const;
 
-export function adminLogin(body: { username: string; password: string; accessCode: string }) {
-  return apiRequest<{ token: string }>('POST', '/api/admin/auth/login', body, { credentials: 'omit' });
+/** Signing in sends no token (and a refused sign-in clears none): it is a plain call of the shared client. */
+export function adminLogin(body: AdminLoginBody): Promise<AdminLoginAnswer> {
+  return unwrap(api.POST('/api/admin/auth/login', { body }));
 }
 
 export function adminLogout() {
-  return adminRequest<unknown>('POST', '/api/admin/auth/logout');
+  return unwrap(adminApi.POST('/api/admin/auth/logout'));
 }
 
 export function adminSessionQuery(token: string | null) {
   return queryOptions({
     queryKey: [...ADMIN_KEY, 'session', token] as const,
-    queryFn: () => adminRequest<AdminSession>('GET', '/api/admin/auth/verify'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/auth/verify')),
     enabled: token !== null,
     retry: false,
     staleTime: 60_000,
@@ -121,80 +112,78 @@ export function adminSessionQuery(token: string | null) {
 export function adminDashboardQuery() {
   return queryOptions({
     queryKey: [...ADMIN_KEY, 'dashboard'] as const,
-    queryFn: async () => objectFrom<AdminDashboard>(await adminRequest('GET', '/api/admin/dashboard'), 'dashboard'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/dashboard')),
   });
 }
 
 export const USERS_KEY = [...ADMIN_KEY, 'users'] as const;
 export function adminUsersQuery(search: string, role: UserRole | 'all') {
-  const params = new URLSearchParams();
-  if (search.trim()) params.set('search', search.trim());
-  if (role !== 'all') params.set('role', role);
-  return adminPagesQuery<AdminUser, readonly unknown[]>([...USERS_KEY, search.trim(), role] as const, '/api/admin/users', params);
+  const filters: ApiQuery<'/api/admin/users'> = {};
+  if (search.trim()) filters.search = search.trim();
+  if (role !== 'all') filters.role = role;
+  return adminPagesQuery([...USERS_KEY, search.trim(), role] as const, (cursor) =>
+    pageOf(adminApi.GET('/api/admin/users', { params: { query: { ...filters, ...cursorParam(cursor) } } })),
+  );
 }
 
-export function updateUserRole(id: string, role: UserRole) {
-  return adminRequest<unknown>('PATCH', `/api/admin/users/${encodeURIComponent(id)}`, { role });
+export function updateUserRole(id: string, role: AssignableRole) {
+  return unwrap(adminApi.PATCH('/api/admin/users/{id}', { params: { path: { id } }, body: { role } }));
 }
 
 export function changeUserSubscription(userId: string, tierId: string) {
-  return adminRequest<unknown>('PATCH', `/api/admin/users/${encodeURIComponent(userId)}/subscription`, { tierId });
+  return unwrap(adminApi.PATCH('/api/admin/users/{id}/subscription', { params: { path: { id: userId } }, body: { tierId } }));
 }
 
 export const TIERS_KEY = [...ADMIN_KEY, 'subscription-tiers'] as const;
 export function adminTiersQuery() {
   return queryOptions({
     queryKey: TIERS_KEY,
-    queryFn: async () => listFrom<AdminTier>(await adminRequest('GET', '/api/admin/subscription-tiers'), 'tiers'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/subscription-tiers')),
   });
 }
 
 export function createTier(body: TierBody) {
-  return adminRequest<unknown>('POST', '/api/admin/subscription-tiers', body);
+  return unwrap(adminApi.POST('/api/admin/subscription-tiers', { body }));
 }
 export function updateTier(id: string, body: TierBody) {
-  return adminRequest<unknown>('PATCH', `/api/admin/subscription-tiers/${encodeURIComponent(id)}`, body);
+  return unwrap(adminApi.PATCH('/api/admin/subscription-tiers/{id}', { params: { path: { id } }, body }));
 }
 export function toggleTier(id: string) {
-  return adminRequest<AdminTier>('PATCH', `/api/admin/subscription-tiers/${encodeURIComponent(id)}/toggle`);
+  return unwrap(adminApi.PATCH('/api/admin/subscription-tiers/{id}/toggle', { params: { path: { id } } }));
 }
 export function deleteTier(id: string) {
-  return adminRequest<unknown>('DELETE', `/api/admin/subscription-tiers/${encodeURIComponent(id)}`);
+  return unwrap(adminApi.DELETE('/api/admin/subscription-tiers/{id}', { params: { path: { id } } }));
 }
 
 export const USER_SUBSCRIPTIONS_KEY = [...ADMIN_KEY, 'user-subscriptions'] as const;
 export function userSubscriptionsQuery() {
   return queryOptions({
     queryKey: USER_SUBSCRIPTIONS_KEY,
-    queryFn: async () =>
-      listFrom<AdminUserSubscription>(await adminRequest('GET', '/api/admin/user-subscriptions'), 'subscriptions'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/user-subscriptions')),
   });
 }
 
 export function subscriptionAnalyticsQuery() {
   return queryOptions({
     queryKey: [...ADMIN_KEY, 'subscription-analytics'] as const,
-    queryFn: async () =>
-      objectFrom<SubscriptionAnalytics>(await adminRequest('GET', '/api/admin/subscription-analytics'), 'analytics'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/subscription-analytics')),
   });
 }
 
 /** Merchants by business name/e-mail search and environment, filtered by the server so every page keeps them. */
-export function adminMerchantsQuery(search: string, environment: 'all' | 'sandbox' | 'production') {
-  const params = new URLSearchParams();
-  if (search.trim()) params.set('search', search.trim());
-  if (environment !== 'all') params.set('environment', environment);
-  return adminPagesQuery<AdminMerchant, readonly unknown[]>(
-    [...ADMIN_KEY, 'merchants', search.trim(), environment] as const,
-    '/api/admin/merchants',
-    params,
+export function adminMerchantsQuery(search: string, environment: 'all' | MerchantEnvironment) {
+  const filters: ApiQuery<'/api/admin/merchants'> = {};
+  if (search.trim()) filters.search = search.trim();
+  if (environment !== 'all') filters.environment = environment;
+  return adminPagesQuery([...ADMIN_KEY, 'merchants', search.trim(), environment] as const, (cursor) =>
+    pageOf(adminApi.GET('/api/admin/merchants', { params: { query: { ...filters, ...cursorParam(cursor) } } })),
   );
 }
 
 export function adminAnalyticsQuery() {
   return queryOptions({
     queryKey: [...ADMIN_KEY, 'analytics'] as const,
-    queryFn: async () => objectFrom<AdminAnalytics>(await adminRequest('GET', '/api/admin/analytics'), 'analytics'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/analytics')),
   });
 }
 
@@ -202,56 +191,55 @@ export const KYC_KEY = [...ADMIN_KEY, 'kyc'] as const;
 export function kycOverviewQuery() {
   return queryOptions({
     queryKey: [...KYC_KEY, 'dashboard'] as const,
-    queryFn: async () => objectFrom<KycOverview>(await adminRequest('GET', '/api/admin/kyc/dashboard'), 'overview'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/kyc/dashboard')),
   });
 }
 
 export function kycVerificationsQuery(status: KycStatus | 'all') {
-  const params = new URLSearchParams(status === 'all' ? {} : { status });
-  return adminPagesQuery<KycVerification, readonly unknown[]>(
-    [...KYC_KEY, 'verifications', status] as const,
-    '/api/admin/kyc/verifications',
-    params,
+  const filters: ApiQuery<'/api/admin/kyc/verifications'> = status === 'all' ? {} : { status };
+  return adminPagesQuery([...KYC_KEY, 'verifications', status] as const, (cursor) =>
+    pageOf(adminApi.GET('/api/admin/kyc/verifications', { params: { query: { ...filters, ...cursorParam(cursor) } } })),
   );
 }
 
-export function updateVerification(id: string, body: { status: KycStatus; adminNotes: string; riskScore?: number }) {
-  return adminRequest<unknown>('PATCH', `/api/admin/kyc/verifications/${encodeURIComponent(id)}`, body);
+export function updateVerification(id: string, body: KycDecision) {
+  return unwrap(adminApi.PATCH('/api/admin/kyc/verifications/{id}', { params: { path: { id } }, body }));
 }
 
 /** A verification document's bytes, read with the Bearer token (an <img src> could not send it). */
-export async function fetchKycDocument(id: string): Promise<Blob> {
-  try {
-    return await apiBlob(`/api/admin/kyc/documents/${encodeURIComponent(id)}`, authHeaders());
-  } catch (e) {
-    return onAuthFailure(e);
-  }
+export function fetchKycDocument(id: string): Promise<Blob> {
+  return unwrap(adminApi.GET('/api/admin/kyc/documents/{id}', { params: { path: { id } }, parseAs: 'blob' }));
 }
 
 export const VENDORS_KEY = [...ADMIN_KEY, 'vendors'] as const;
 export function vendorsQuery() {
   return queryOptions({
     queryKey: VENDORS_KEY,
-    queryFn: async () => objectFrom<VendorConfig>(await adminRequest('GET', '/api/admin/vendors'), 'config'),
+    queryFn: () => unwrap(adminApi.GET('/api/admin/vendors')),
   });
 }
 
-export function saveVendorKeys(
-  mode: VendorMode,
-  body: { publishableKey?: string; secretKey?: string; webhookSecret?: string },
-) {
-  return adminRequest<unknown>('PUT', `/api/admin/vendors/${mode}`, body);
+export function saveVendorKeys(mode: VendorMode, body: VendorKeysBody) {
+  return unwrap(adminApi.PUT('/api/admin/vendors/{mode}', { params: { path: { mode } }, body }));
 }
 
 export function saveVendorSettings(mode: VendorMode, features: Record<VendorFeature, boolean>) {
-  return adminRequest<unknown>('PATCH', '/api/admin/vendors', { mode, features });
+  return unwrap(adminApi.PATCH('/api/admin/vendors', { body: { mode, features } }));
 }
 
 /** Checks the saved keys of `mode`: the mode the page shows, which may not be the saved active one yet. */
-export function testVendorConnection(mode: VendorMode) {
-  return adminRequest<{ ok: boolean; provider: 'stripe' | 'simulated'; mode: VendorMode; message: string }>(
-    'POST',
-    '/api/admin/vendors/test-connection',
-    { mode },
-  );
+export function testVendorConnection(mode: VendorMode): Promise<ConnectionTest> {
+  return unwrap(adminApi.POST('/api/admin/vendors/test-connection', { body: { mode } }));
+}
+
+/**
+ * /email-outbox: the server lets an admin token from this tab read it, or a local install's own browser (with its
+ * cookies, as any page's call). A refusal is the page's to show: a 401 here does not sign the admin out.
+ */
+export function emailOutboxQuery(token: string | null) {
+  return queryOptions({
+    queryKey: ['/api/email-outbox', token] as const,
+    queryFn: () => unwrap(api.GET('/api/email-outbox', token ? { headers: { authorization: `Bearer ${token}` } } : {})),
+    retry: false,
+  });
 }

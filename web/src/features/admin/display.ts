@@ -1,5 +1,10 @@
 import { formatCents, parseCents } from '../../lib/money';
-import type { Amount, PersonRef, TierLimits } from './types';
+import type { AdminUser, TierLimits } from './api';
+
+/** Money as the admin API answers it: dollars as a number, or as a decimal string (a merchant's totalVolume, "42.50"). */
+export type Amount = string | number;
+/** Whoever a row names (a user, a merchant's owner, an applicant): their name, else their e-mail. */
+type PersonRef = Pick<AdminUser, 'firstName' | 'lastName' | 'email'>;
 
 /** An amount that may be a decimal string or a number, as dollars ("$1,234.50"). */
 export function formatAmount(v: Amount | null | undefined): string {

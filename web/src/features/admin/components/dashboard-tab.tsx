@@ -14,24 +14,24 @@ export function DashboardTab() {
   if (q.isLoading) return <LoadingBlock />;
   if (q.error || !q.data) return <ErrorBlock message={t('admin.errors.dashboard')} onRetry={() => void q.refetch()} />;
   const d = q.data;
-  const fundingRate = d.fundingDeductions?.successRate ?? 0;
+  const fundingRate = d.fundingDeductions.successRate;
   const healthy = fundingRateHealthy(fundingRate);
-  const bcardsToday = d.bcardsToday ?? 0;
+  const bcardsToday = d.bcardsToday;
   return (
     <div className="space-y-6" data-testid="admin-dashboard">
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <StatCard label={t('admin.dashboard.revenue')} value={formatAmount(d.revenue?.total)} icon={<DollarSign className="h-4 w-4" />} testId="admin-stat-revenue" />
-        <StatCard label={t('admin.dashboard.users')} value={d.users?.total ?? 0} icon={<Users className="h-4 w-4" />} testId="admin-stat-users" />
+        <StatCard label={t('admin.dashboard.revenue')} value={formatAmount(d.revenue.total)} icon={<DollarSign className="h-4 w-4" />} testId="admin-stat-revenue" />
+        <StatCard label={t('admin.dashboard.users')} value={d.users.total} icon={<Users className="h-4 w-4" />} testId="admin-stat-users" />
         <StatCard
           label={t('admin.dashboard.merchants')}
-          value={d.merchants?.active ?? d.merchants?.total ?? 0}
+          value={d.merchants.total}
           icon={<Store className="h-4 w-4" />}
           testId="admin-stat-merchants"
         />
         <StatCard
           label={t('admin.dashboard.bcardRate')}
-          value={pct(d.bcardGeneration?.successRate ?? 0)}
-          hint={t('admin.dashboard.bcardTotal', { issued: d.bcardGeneration?.issued ?? 0, total: d.bcardGeneration?.total ?? 0 })}
+          value={pct(d.bcardGeneration.successRate)}
+          hint={t('admin.dashboard.bcardTotal', { issued: d.bcardGeneration.issued, total: d.bcardGeneration.total })}
           icon={<CreditCard className="h-4 w-4" />}
           testId="admin-stat-bcards"
         />
@@ -44,11 +44,11 @@ export function DashboardTab() {
           <dl className="space-y-3 text-sm">
             <div className="flex items-center justify-between">
               <dt className="text-slate-500">{t('admin.dashboard.fundingPool')}</dt>
-              <dd className="font-semibold">{formatAmount(d.fundingPool?.balance)}</dd>
+              <dd className="font-semibold">{formatAmount(d.fundingPool.balance)}</dd>
             </div>
             <div className="flex items-center justify-between">
               <dt className="text-slate-500">{t('admin.dashboard.volume')}</dt>
-              <dd className="font-semibold">{formatAmount(d.transactions?.volume)}</dd>
+              <dd className="font-semibold">{formatAmount(d.transactions.volume)}</dd>
             </div>
             <div className="flex items-center justify-between">
               <dt className="text-slate-500">{t('admin.dashboard.fundingRate')}</dt>

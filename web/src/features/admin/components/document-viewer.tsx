@@ -1,8 +1,7 @@
 import { FileText, Loader2 } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { useT } from '../../../i18n';
-import { fetchKycDocument } from '../api';
-import type { KycDocument } from '../types';
+import { fetchKycDocument, type KycDocument } from '../api';
 
 type State = { kind: 'loading' } | { kind: 'error' } | { kind: 'ready'; url: string; type: string };
 

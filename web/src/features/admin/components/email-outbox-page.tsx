@@ -1,16 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
 import { Link } from 'wouter';
-import type { paths } from '../../../../../sdk/src/schema';
 import { Badge } from '../../../components/ui/badge';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { useT, type MessageKey } from '../../../i18n';
-import { ApiError, apiRequest, messageOf } from '../../../lib/api';
+import { ApiError, messageOf } from '../../../lib/api';
 import { useDocumentTitle } from '../../../lib/document-title';
+import { emailOutboxQuery, type EmailOutbox } from '../api';
 import { getAdminToken } from '../session';
 
-type Outbox = paths['/api/email-outbox']['get']['responses'][200]['content']['application/json'];
-type Message = Outbox['messages'][number];
+type Message = EmailOutbox['messages'][number];
 
 /*
  * /email-outbox: the messages bpay sent or would send. The server decides who may see them (an admin token from this
@@ -45,12 +44,7 @@ export function EmailOutboxPage() {
   const t = useT();
   useDocumentTitle(t('outbox.meta.title'));
   const token = getAdminToken();
-  const outbox = useQuery({
-    queryKey: ['/api/email-outbox', token],
-    queryFn: () =>
-      apiRequest<Outbox>('GET', '/api/email-outbox', undefined, {}, token ? { authorization: `Bearer ${token}` } : undefined),
-    retry: false,
-  });
+  const outbox = useQuery(emailOutboxQuery(token));
   const forbidden = outbox.error instanceof ApiError && (outbox.error.status === 403 || outbox.error.status === 401);
 
   return (

@@ -8,9 +8,8 @@ import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
-import { KYC_KEY, kycOverviewQuery, kycVerificationsQuery, updateVerification } from '../api';
+import { KYC_KEY, kycOverviewQuery, kycVerificationsQuery, updateVerification, type KycStatus, type KycVerification } from '../api';
 import { formatDate, parseRiskScore, personName, riskBand, type RiskBand } from '../display';
-import type { KycStatus, KycVerification } from '../types';
 import { DocumentViewer } from './document-viewer';
 import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass, StatCard } from './states';
 

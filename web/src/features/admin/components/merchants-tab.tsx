@@ -4,12 +4,12 @@ import { useDeferredValue, useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Input } from '../../../components/ui/input';
 import { useLanguage } from '../../../i18n';
-import { adminMerchantsQuery } from '../api';
+import { adminMerchantsQuery, type MerchantEnvironment } from '../api';
 import { formatAmount, formatDate, personName } from '../display';
 import { CopyValue, EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass } from './states';
 
 type StatusFilter = 'all' | 'active' | 'inactive';
-type EnvFilter = 'all' | 'sandbox' | 'production';
+type EnvFilter = 'all' | MerchantEnvironment;
 
 export function MerchantsTab() {
   const { t, lang } = useLanguage();
@@ -75,8 +75,8 @@ export function MerchantsTab() {
             </thead>
             <tbody className="divide-y divide-slate-100">
               {shown.map((m) => {
-                const owner = m.owner ?? m.user;
-                const key = m.apiKey ?? m.publicApiKey;
+                const owner = m.user;
+                const key = m.apiKey;
                 return (
                   <tr key={m.id} data-testid="admin-merchant-row">
                     <td className="px-4 py-3">

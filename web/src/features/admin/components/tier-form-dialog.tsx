@@ -8,7 +8,7 @@ import { Switch } from '../../../components/ui/switch';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
-import { createTier, TIERS_KEY, updateTier } from '../api';
+import { createTier, TIERS_KEY, updateTier, type AdminTier, type TierBody, type TierFeature, type TierLimits } from '../api';
 import {
   amountNumber,
   bpsToFraction,
@@ -22,7 +22,6 @@ import {
   parsePriceCents,
   TIER_NAME_PATTERN,
 } from '../display';
-import type { AdminTier, TierBody, TierLimits } from '../types';
 
 export const FEATURE_OPTIONS = [
   'basic_funding_sources',
@@ -33,7 +32,7 @@ export const FEATURE_OPTIONS = [
   'custom_branding',
   'white_label',
   'dedicated_account_manager',
-] as const;
+] as const satisfies readonly TierFeature[];
 
 export const limitLabel: Record<keyof TierLimits, MessageKey> = {
   fundingSources: 'admin.tiers.limit.fundingSources',
@@ -114,7 +113,7 @@ function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) 
   const [displayName, setDisplayName] = useState(tier?.displayName ?? '');
   const [price, setPrice] = useState(tier ? String(amountNumber(tier.monthlyPrice)) : '0');
   const [fee, setFee] = useState(tier ? fractionToPercent(tier.transactionFeeRate) : '2.9');
-  const [features, setFeatures] = useState<string[]>(tier?.features ?? []);
+  const [features, setFeatures] = useState<TierFeature[]>(tier?.features ?? []);
   const [limits, setLimits] = useState<Record<keyof TierLimits, string>>(() =>
     tier
       ? (Object.fromEntries(LIMIT_KEYS.map((k) => [k, isUnlimited(tier.limits[k]) ? '0' : String(tier.limits[k])])) as Record<keyof TierLimits, string>)

@@ -6,20 +6,30 @@ import { Input } from '../../../components/ui/input';
 import { toast } from '../../../components/ui/use-toast';
 import { messageOf } from '../../../lib/api';
 import { useLanguage, type MessageKey } from '../../../i18n';
-import { adminTiersQuery, adminUsersQuery, changeUserSubscription, updateUserRole, USER_SUBSCRIPTIONS_KEY, USERS_KEY } from '../api';
+import {
+  adminTiersQuery,
+  adminUsersQuery,
+  changeUserSubscription,
+  updateUserRole,
+  USER_SUBSCRIPTIONS_KEY,
+  USERS_KEY,
+  type AdminUser,
+  type AssignableRole,
+  type UserRole,
+} from '../api';
 import { formatDate, personName } from '../display';
-import type { AdminUser, UserRole } from '../types';
 import { ConfirmDialog } from './confirm-dialog';
 import { Ltr, richText } from './rich-text';
 import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass } from './states';
 
 /** The role filter lists every role (spec §2); a user can only be given user or merchant (admins are separate accounts). */
 const ROLES: UserRole[] = ['user', 'merchant', 'admin'];
-const ASSIGNABLE_ROLES: UserRole[] = ['user', 'merchant'];
+const ASSIGNABLE_ROLES: AssignableRole[] = ['user', 'merchant'];
+const isAssignable = (role: UserRole): role is AssignableRole => (ASSIGNABLE_ROLES as UserRole[]).includes(role);
 
 /** A change waiting for the admin's confirmation. */
 type PendingChange =
-  | { kind: 'role'; user: AdminUser; to: UserRole }
+  | { kind: 'role'; user: AdminUser; to: AssignableRole }
   | { kind: 'tier'; user: AdminUser; to: { id: string; displayName: string } };
 export const roleLabel: Record<UserRole, MessageKey> = {
   user: 'admin.users.role.user',
@@ -41,7 +51,7 @@ export function UsersTab() {
   const [change, setChange] = useState<PendingChange | null>(null);
 
   const roleMutation = useMutation({
-    mutationFn: ({ id, role: next }: { id: string; role: UserRole }) => updateUserRole(id, next),
+    mutationFn: ({ id, role: next }: { id: string; role: AssignableRole }) => updateUserRole(id, next),
     onSuccess: () => {
       toast({ title: t('admin.users.updated') });
       void qc.invalidateQueries({ queryKey: USERS_KEY });
@@ -150,7 +160,7 @@ export function UsersTab() {
                       disabled={roleMutation.isPending}
                       onChange={(e) => {
                         const to = e.target.value as UserRole;
-                        if (to !== u.role && ASSIGNABLE_ROLES.includes(to)) setChange({ kind: 'role', user: u, to });
+                        if (to !== u.role && isAssignable(to)) setChange({ kind: 'role', user: u, to });
                       }}
                       data-testid="admin-user-role"
                     >

@@ -9,8 +9,17 @@ import { Switch } from '../../../components/ui/switch';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
-import { saveVendorKeys, saveVendorSettings, testVendorConnection, VENDORS_KEY, vendorsQuery } from '../api';
-import type { VendorConfig, VendorFeature, VendorMode, VendorModeConfig } from '../types';
+import {
+  saveVendorKeys,
+  saveVendorSettings,
+  testVendorConnection,
+  VENDORS_KEY,
+  vendorsQuery,
+  type VendorConfig,
+  type VendorFeature,
+  type VendorMode,
+  type VendorModeConfig,
+} from '../api';
 import { ErrorBlock, LoadingBlock } from './states';
 
 const FEATURES: VendorFeature[] = ['paymentProcessing', 'cardIssuing', 'identity', 'connect'];
