@@ -1,39 +1,55 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import type { paths } from '../../../../sdk/src/schema';
-import { apiRequest } from '../../lib/api';
-import type {
-  CreateMerchantBody,
-  CreateWebhookEndpointBody,
-  ListAnswer,
-  Merchant,
-  MerchantUsage,
-  MerchantWithSecret,
-  CreateRefundBody,
-  PaymentIntentPage,
-  Refund,
-  RefundPage,
-  ResendAnswer,
-  RolledWebhookEndpoint,
-  WebhookDelivery,
-  WebhookDeliveryDetail,
-  WebhookEndpoint,
-  WebhookEndpointUpdate,
-  WebhookEndpointWithSecret,
-} from './types';
+import { api, unwrap, type ApiAnswer, type ApiBody } from '../../lib/api';
 
 /*
  * The merchant pages read through the cookie-authenticated, owner-checked mirrors under /api/merchants/{id}/…:
- * the browser never holds a secret key (docs/DECISIONS.md, Merchant platform).
+ * the browser never holds a secret key (docs/DECISIONS.md, Merchant platform). Every shape is read from the OpenAPI
+ * types the server's routes generate (sdk/src/schema.d.ts), never written by hand: a field the server renames breaks
+ * this feature's typecheck instead of reaching the page as `undefined`.
  */
 
+/** One of the signed-in user's merchant accounts. The secret key is only ever a hint here. */
+export type Merchant = ApiAnswer<'/api/merchants'>[number];
+export type PlatformType = Merchant['platformType'];
+export type Environment = Merchant['environment'];
+/** Creating a merchant: the only answer besides a roll that carries the full secret key. */
+export type MerchantWithSecret = ApiAnswer<'/api/merchants', 'post'>;
+export type CreateMerchantBody = ApiBody<'/api/merchants'>;
+type RollSecretBody = ApiBody<'/api/merchants/{id}/roll-secret'>;
+/** How long the replaced secret key keeps working: now, 1h, 24h or 7d. */
+export type KeyGracePeriod = NonNullable<RollSecretBody['expire_old_key_in']>;
+
+/** A page of the dashboard's payment intents, with total_count when asked for (include[]=total_count). */
+type PaymentIntentPage = ApiAnswer<'/api/merchants/{id}/payment_intents'>;
+/** A payment intent as the dashboard's list answers it (amount_received and amount_refunded in cents). */
+export type PaymentIntent = PaymentIntentPage['data'][number];
+
+/** A refund of a payment (pending until every funding source has its part back; failed when refused). */
+export type Refund = ApiAnswer<'/api/merchants/{id}/refunds', 'post'>;
+export type RefundReason = NonNullable<Refund['reason']>;
+/** What the dashboard sends to refund a payment. */
+export type CreateRefundBody = ApiBody<'/api/merchants/{id}/refunds'>;
+
+export type WebhookEndpoint = ApiAnswer<'/api/merchants/{id}/webhook_endpoints'>['data'][number];
+/** The creating answer: its signing secret is shown this once. */
+export type CreatedWebhookEndpoint = ApiAnswer<'/api/merchants/{id}/webhook_endpoints', 'post'>;
+export type CreateWebhookEndpointBody = ApiBody<'/api/merchants/{id}/webhook_endpoints'>;
+/** What editing an endpoint may change (only what changed is sent). */
+export type WebhookEndpointUpdate = ApiBody<'/api/merchants/{id}/webhook_endpoints/{endpointId}', 'patch'>;
+/** An event type an endpoint can listen to ('*' for all). */
+export type WebhookEventType = CreateWebhookEndpointBody['enabled_events'][number];
+/** Rolling the signing secret answers the endpoint with its new secret, shown once. */
+export type RolledWebhookEndpoint = ApiAnswer<'/api/merchants/{id}/webhook_endpoints/{endpointId}/roll_secret', 'post'>;
+/** One attempt of a delivery, as its full record lists them. */
+export type WebhookAttemptRecord = ApiAnswer<'/api/merchants/{id}/webhook_deliveries/{deliveryId}'>['attempt_history'][number];
+
 export const MERCHANTS_QUERY_KEY = ['/api/merchants'] as const;
-const base = (id: string) => `/api/merchants/${encodeURIComponent(id)}`;
 
 /** The signed-in user's merchant accounts (spec §6: only requested with a user). */
 export function merchantsQuery() {
   return queryOptions({
     queryKey: MERCHANTS_QUERY_KEY,
-    queryFn: () => apiRequest<Merchant[]>('GET', '/api/merchants'),
+    queryFn: () => unwrap(api.GET('/api/merchants')),
   });
 }
 
@@ -41,7 +57,7 @@ export function merchantsQuery() {
 export function usageQuery(merchantId: string) {
   return queryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'usage'] as const,
-    queryFn: () => apiRequest<MerchantUsage>('GET', `${base(merchantId)}/usage`),
+    queryFn: () => unwrap(api.GET('/api/merchants/{id}/usage', { params: { path: { id: merchantId } } })),
     staleTime: 0,
   });
 }
@@ -52,11 +68,14 @@ export const PAYMENTS_PAGE_SIZE = 10;
 
 /** One page of a merchant's payment intents, newest first; `startingAfter` is the last id of the page before. */
 export function paymentIntentsQuery(merchantId: string, limit: number, startingAfter?: string) {
-  const params = new URLSearchParams({ limit: String(limit) });
-  if (startingAfter) params.set('starting_after', startingAfter);
   return queryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'payment_intents', limit, startingAfter ?? null] as const,
-    queryFn: () => apiRequest<PaymentIntentPage>('GET', `${base(merchantId)}/payment_intents?${params}`),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/merchants/{id}/payment_intents', {
+          params: { path: { id: merchantId }, query: { limit, ...(startingAfter ? { starting_after: startingAfter } : {}) } },
+        }),
+      ),
     // Merchant servers create intents through the API behind this page's back: read afresh whenever a view mounts.
     staleTime: 0,
   });
@@ -67,10 +86,14 @@ export function paymentIntentsQuery(merchantId: string, limit: number, startingA
  * card shows that count, not the size of this page.
  */
 export function recentIntentsQuery(merchantId: string) {
-  const params = new URLSearchParams({ limit: String(RECENT_INTENTS_LIMIT), 'include[]': 'total_count' });
   return queryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'payment_intents', 'recent'] as const,
-    queryFn: () => apiRequest<PaymentIntentPage>('GET', `${base(merchantId)}/payment_intents?${params}`),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/merchants/{id}/payment_intents', {
+          params: { path: { id: merchantId }, query: { limit: RECENT_INTENTS_LIMIT, 'include[]': ['total_count'] } },
+        }),
+      ),
     staleTime: 0,
   });
 }
@@ -78,37 +101,31 @@ export function recentIntentsQuery(merchantId: string) {
 /** The key every payment intent query of a merchant starts with (to refresh them all after a refund). */
 export const paymentIntentsKey = (merchantId: string) => [...MERCHANTS_QUERY_KEY, merchantId, 'payment_intents'] as const;
 
-/** Lists may come as `{ data: [...] }` or as a bare array. */
-function listOf<T>(answer: ListAnswer<T> | T[]): T[] {
-  return Array.isArray(answer) ? answer : answer.data;
-}
-
 export function webhookEndpointsQuery(merchantId: string) {
   return queryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'webhook_endpoints'] as const,
-    queryFn: async () =>
-      listOf(await apiRequest<ListAnswer<WebhookEndpoint> | WebhookEndpoint[]>('GET', `${base(merchantId)}/webhook_endpoints`)),
+    queryFn: async () => (await unwrap(api.GET('/api/merchants/{id}/webhook_endpoints', { params: { path: { id: merchantId } } }))).data,
   });
 }
 
 /** Recent deliveries, of every endpoint or of one. The worker changes them behind the page: read afresh on mount. */
 export function webhookDeliveriesQuery(merchantId: string, endpointId?: string) {
-  const qs = endpointId ? `?${new URLSearchParams({ endpoint_id: endpointId })}` : '';
   return queryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'webhook_deliveries', endpointId ?? null] as const,
     queryFn: async () =>
-      listOf(await apiRequest<ListAnswer<WebhookDelivery> | WebhookDelivery[]>('GET', `${base(merchantId)}/webhook_deliveries${qs}`)),
+      (
+        await unwrap(
+          api.GET('/api/merchants/{id}/webhook_deliveries', {
+            params: { path: { id: merchantId }, query: endpointId ? { endpoint_id: endpointId } : {} },
+          }),
+        )
+      ).data,
     staleTime: 0,
   });
 }
 
-export const createMerchantRequest = (body: CreateMerchantBody) =>
-  apiRequest<MerchantWithSecret>('POST', '/api/merchants', body);
+export const createMerchantRequest = (body: CreateMerchantBody) => unwrap(api.POST('/api/merchants', { body }));
 
-/** The roll's body as the server takes it (sdk/src/schema.d.ts, generated from the route): a renamed field breaks the build. */
-type RollSecretBody = NonNullable<paths['/api/merchants/{id}/roll-secret']['post']['requestBody']>['content']['application/json'];
-/** How long the replaced secret key keeps working: now, 1h, 24h or 7d. */
-export type KeyGracePeriod = NonNullable<RollSecretBody['expire_old_key_in']>;
 export const KEY_GRACE_PERIODS = ['now', '1h', '24h', '7d'] as const satisfies readonly KeyGracePeriod[];
 
 /**
@@ -116,77 +133,82 @@ export const KEY_GRACE_PERIODS = ['now', '1h', '24h', '7d'] as const satisfies r
  * `secretApiKey`: that roll happened and its key cannot be shown again.
  */
 export const rollSecretRequest = (merchantId: string, expireOldKeyIn: KeyGracePeriod, idempotencyKey: string) =>
-  apiRequest<Merchant & { secretApiKey?: string }>(
-    'POST',
-    `${base(merchantId)}/roll-secret`,
-    { expire_old_key_in: expireOldKeyIn } satisfies RollSecretBody,
-    {},
-    { 'Idempotency-Key': idempotencyKey },
+  unwrap(
+    api.POST('/api/merchants/{id}/roll-secret', {
+      params: { path: { id: merchantId }, header: { 'idempotency-key': idempotencyKey } },
+      body: { expire_old_key_in: expireOldKeyIn },
+    }),
   );
 
 export const createWebhookEndpointRequest = (merchantId: string, body: CreateWebhookEndpointBody) =>
-  apiRequest<WebhookEndpointWithSecret>('POST', `${base(merchantId)}/webhook_endpoints`, body);
+  unwrap(api.POST('/api/merchants/{id}/webhook_endpoints', { params: { path: { id: merchantId } }, body }));
+
+const endpointPath = (merchantId: string, endpointId: string) => ({ path: { id: merchantId, endpointId } });
 
 export const deleteWebhookEndpointRequest = (merchantId: string, endpointId: string) =>
-  apiRequest<unknown>('DELETE', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}`);
+  unwrap(api.DELETE('/api/merchants/{id}/webhook_endpoints/{endpointId}', { params: endpointPath(merchantId, endpointId) }));
 
 /** Disables an endpoint, or enables one again (for instance after bpay disabled it for failing). */
 export const setWebhookEndpointDisabledRequest = (merchantId: string, endpointId: string, disabled: boolean) =>
-  apiRequest<WebhookEndpoint>('PATCH', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}`, { disabled });
+  updateWebhookEndpointRequest(merchantId, endpointId, { disabled });
 
 export const sendTestEventRequest = (merchantId: string, endpointId: string) =>
-  apiRequest<unknown>('POST', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}/test`);
+  unwrap(api.POST('/api/merchants/{id}/webhook_endpoints/{endpointId}/test', { params: endpointPath(merchantId, endpointId) }));
 
 /** Edits an endpoint: only the fields given change (URL, events, description, disabled). */
-export const updateWebhookEndpointRequest = (merchantId: string, endpointId: string, body: WebhookEndpointUpdate) =>
-  apiRequest<WebhookEndpoint>('PATCH', `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}`, body);
+export function updateWebhookEndpointRequest(merchantId: string, endpointId: string, body: WebhookEndpointUpdate) {
+  return unwrap(api.PATCH('/api/merchants/{id}/webhook_endpoints/{endpointId}', { params: endpointPath(merchantId, endpointId), body }));
+}
 
 /** A new signing secret, in force at once; the answer carries it, the only time it is shown. */
 export const rollWebhookSecretRequest = (merchantId: string, endpointId: string, idempotencyKey: string) =>
-  apiRequest<RolledWebhookEndpoint>(
-    'POST',
-    `${base(merchantId)}/webhook_endpoints/${encodeURIComponent(endpointId)}/roll_secret`,
-    undefined,
-    {},
-    { 'Idempotency-Key': idempotencyKey },
+  unwrap(
+    api.POST('/api/merchants/{id}/webhook_endpoints/{endpointId}/roll_secret', {
+      params: { ...endpointPath(merchantId, endpointId), header: { 'idempotency-key': idempotencyKey } },
+    }),
   );
 
 /** One delivery in full. Pending ones change behind the page as the worker retries them: read afresh on open. */
 export function webhookDeliveryQuery(merchantId: string, deliveryId: string) {
   return queryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'webhook_delivery', deliveryId] as const,
-    queryFn: () => apiRequest<WebhookDeliveryDetail>('GET', `${base(merchantId)}/webhook_deliveries/${encodeURIComponent(deliveryId)}`),
+    queryFn: () =>
+      unwrap(api.GET('/api/merchants/{id}/webhook_deliveries/{deliveryId}', { params: { path: { id: merchantId, deliveryId } } })),
     staleTime: 0,
   });
 }
 
 /** Sends an event again to one endpoint: a new delivery the worker sends. One key per click (kept across retries). */
 export const resendEventRequest = (merchantId: string, eventId: string, endpointId: string, idempotencyKey: string) =>
-  apiRequest<ResendAnswer>(
-    'POST',
-    `${base(merchantId)}/events/${encodeURIComponent(eventId)}/resend`,
-    { endpoint_id: endpointId },
-    {},
-    { 'Idempotency-Key': idempotencyKey },
+  unwrap(
+    api.POST('/api/merchants/{id}/events/{eventId}/resend', {
+      params: { path: { id: merchantId, eventId }, header: { 'idempotency-key': idempotencyKey } },
+      body: { endpoint_id: endpointId },
+    }),
   );
+
+export const REFUNDS_PAGE_SIZE = 20;
 
 /** A payment's refunds, newest first, a page at a time (cursor: the last refund's id). */
 export function refundsQuery(merchantId: string, paymentIntentId: string) {
   return infiniteQueryOptions({
     queryKey: [...MERCHANTS_QUERY_KEY, merchantId, 'refunds', paymentIntentId] as const,
-    queryFn: ({ pageParam }) => {
-      const params = new URLSearchParams({ payment_intent: paymentIntentId, limit: String(REFUNDS_PAGE_SIZE) });
-      if (pageParam) params.set('starting_after', pageParam);
-      return apiRequest<RefundPage>('GET', `${base(merchantId)}/refunds?${params}`);
-    },
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        api.GET('/api/merchants/{id}/refunds', {
+          params: {
+            path: { id: merchantId },
+            query: { payment_intent: paymentIntentId, limit: REFUNDS_PAGE_SIZE, ...(pageParam ? { starting_after: pageParam } : {}) },
+          },
+        }),
+      ),
     initialPageParam: null as string | null,
     getNextPageParam: (page) => (page.has_more ? (page.data[page.data.length - 1]?.id ?? null) : null),
     // A pending refund turns succeeded behind the page (the money sweep finishes it): read afresh on open.
     staleTime: 0,
   });
 }
-export const REFUNDS_PAGE_SIZE = 20;
 
 /** Refunds a payment, in full (no amount) or in part; the key is the submit's (kept across its retries). */
 export const createRefundRequest = (merchantId: string, body: CreateRefundBody, idempotencyKey: string) =>
-  apiRequest<Refund>('POST', `${base(merchantId)}/refunds`, body, {}, { 'Idempotency-Key': idempotencyKey });
+  unwrap(api.POST('/api/merchants/{id}/refunds', { params: { path: { id: merchantId }, header: { 'idempotency-key': idempotencyKey } }, body }));

@@ -1,5 +1,5 @@
 import type { MessageKey } from '../../i18n';
-import type { PaymentIntent, RefundReason } from './types';
+import type { PaymentIntent, RefundReason } from './api';
 
 /*
  * Refund rules the dashboard checks before asking (the server is the authority: it reserves the amount in one guarded

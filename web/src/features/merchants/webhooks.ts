@@ -1,10 +1,13 @@
 import type { MessageKey } from '../../i18n';
-import type { WebhookEndpointUpdate } from './types';
+import type { WebhookEndpointUpdate, WebhookEventType } from './api';
 
 /*
  * Webhook form rules. The server is the authority (it also refuses production URLs that resolve to private
  * addresses); these give instant feedback.
  */
+
+/** The spec's event choices (besides all events); each must be an event type the API knows. */
+export const WEBHOOK_EVENT_CHOICES = ['payment_intent.succeeded', 'payment_intent.failed'] as const satisfies readonly WebhookEventType[];
 
 /** '*' for every event, else the chosen ones in a stable order. */
 export function enabledEventsFor(all: boolean, chosen: readonly string[]): string[] {

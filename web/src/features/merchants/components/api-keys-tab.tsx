@@ -8,10 +8,9 @@ import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
-import { KEY_GRACE_PERIODS, merchantsQuery, rollSecretRequest, type KeyGracePeriod } from '../api';
+import { KEY_GRACE_PERIODS, merchantsQuery, rollSecretRequest, type KeyGracePeriod, type Merchant, type MerchantWithSecret } from '../api';
 import { useIdempotencyKeys } from '../../../lib/idempotency';
 import { formatDateTime } from '../display';
-import type { Merchant, MerchantWithSecret } from '../types';
 import { CopyButton } from './copy-button';
 import { SecretReveal } from './secret-reveal';
 

@@ -10,8 +10,14 @@ import { useT, type MessageKey } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
 import { followField, type FieldErrors } from '../../../lib/form-errors';
 import { isEmail } from '../../../lib/validation';
-import { createMerchantRequest, merchantsQuery } from '../api';
-import type { CreateMerchantBody, Environment, MerchantWithSecret, PlatformType } from '../types';
+import {
+  createMerchantRequest,
+  merchantsQuery,
+  type CreateMerchantBody,
+  type Environment,
+  type MerchantWithSecret,
+  type PlatformType,
+} from '../api';
 import { SecretReveal } from './secret-reveal';
 
 export const PLATFORMS: readonly PlatformType[] = ['custom', 'shopify', 'wordpress', 'woocommerce'];

@@ -5,9 +5,14 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
-import { createWebhookEndpointRequest, webhookEndpointsQuery } from '../api';
+import {
+  createWebhookEndpointRequest,
+  webhookEndpointsQuery,
+  type CreatedWebhookEndpoint,
+  type CreateWebhookEndpointBody,
+  type Merchant,
+} from '../api';
 import { enabledEventsFor, type EndpointFormValues } from '../webhooks';
-import type { Merchant, WebhookEndpointWithSecret } from '../types';
 import { SecretReveal } from './secret-reveal';
 import { WebhookEndpointForm } from './webhook-endpoint-form';
 
@@ -28,7 +33,7 @@ export function CreateWebhookDialog({
 }) {
   const t = useT();
   const qc = useQueryClient();
-  const [created, setCreated] = useState<WebhookEndpointWithSecret | null>(null);
+  const [created, setCreated] = useState<CreatedWebhookEndpoint | null>(null);
   // A fresh form each time the dialog opens.
   const [formKey, setFormKey] = useState(0);
   const live = merchant.environment === 'production';
@@ -43,7 +48,8 @@ export function CreateWebhookDialog({
     mutationFn: (values: EndpointFormValues) =>
       createWebhookEndpointRequest(merchant.id, {
         url: values.url.trim(),
-        enabled_events: enabledEventsFor(values.all, values.chosen),
+        // The form offers only event names the server gave or the typed choices (WEBHOOK_EVENT_CHOICES).
+        enabled_events: enabledEventsFor(values.all, values.chosen) as CreateWebhookEndpointBody['enabled_events'],
         ...(values.description.trim() ? { description: values.description.trim() } : {}),
       }),
     onSuccess: (endpoint) => {
@@ -67,7 +73,7 @@ export function CreateWebhookDialog({
           <div className="space-y-4">
             <SecretReveal
               title={t('merchants.webhooks.secretTitle')}
-              secret={created.secret}
+              secret={created.secret ?? ''}
               warning={t('merchants.webhooks.secretWarning')}
               copyLabel={t('merchants.webhooks.secretLabel')}
               testId="webhook-secret-reveal"

@@ -3,8 +3,7 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
-import { updateWebhookEndpointRequest, webhookEndpointsQuery } from '../api';
-import type { Merchant, WebhookEndpoint } from '../types';
+import { updateWebhookEndpointRequest, webhookEndpointsQuery, type Merchant, type WebhookEndpoint } from '../api';
 import { endpointChanges, formValuesOf, type EndpointFormValues } from '../webhooks';
 import { WebhookEndpointForm } from './webhook-endpoint-form';
 

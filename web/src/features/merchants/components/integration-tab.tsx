@@ -3,7 +3,7 @@ import { buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useT } from '../../../i18n';
 import { curlSnippet, nodeSnippet, widgetSnippet } from '../snippets';
-import type { Merchant } from '../types';
+import type { Merchant } from '../api';
 import { CodeBlock } from './code-block';
 
 /** Snippets with this merchant's real publishable key; the secret key is always a placeholder. */

@@ -4,7 +4,7 @@ import { Button } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
 import { formatDateTime, formatIntentAmount, metadataKeyCount } from '../display';
 import { canRefund, refundState } from '../refunds';
-import type { PaymentIntent } from '../types';
+import type { PaymentIntent } from '../api';
 import { IntentStatusBadge } from './intent-status-badge';
 
 /**

@@ -3,7 +3,7 @@ import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
-import type { Merchant, PaymentIntent } from '../types';
+import type { Merchant, PaymentIntent } from '../api';
 import { platformLabel } from './create-merchant-dialog';
 import { IntentsTable } from './intents-table';
 

@@ -4,10 +4,9 @@ import { useEffect, useState } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { useT } from '../../../i18n';
-import { PAYMENTS_PAGE_SIZE, paymentIntentsQuery } from '../api';
+import { paymentIntentsQuery, PAYMENTS_PAGE_SIZE, type PaymentIntent } from '../api';
 import { IntentsTable } from './intents-table';
 import { PaymentDialog, type PaymentDialogMode } from './payment-dialog';
-import type { PaymentIntent } from '../types';
 import { ErrorBox } from './overview-tab';
 
 /** Every payment intent, newest first, a page at a time (cursor paging: the last id of each page); details and refunds. */

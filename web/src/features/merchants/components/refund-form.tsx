@@ -9,10 +9,17 @@ import { useT } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
 import { followField, type FieldErrors } from '../../../lib/form-errors';
 import { useIdempotencyKeys } from '../../../lib/idempotency';
-import { createRefundRequest, MERCHANTS_QUERY_KEY, paymentIntentsKey } from '../api';
+import {
+  createRefundRequest,
+  MERCHANTS_QUERY_KEY,
+  paymentIntentsKey,
+  type CreateRefundBody,
+  type PaymentIntent,
+  type Refund,
+  type RefundReason,
+} from '../api';
 import { formatIntentAmount } from '../display';
 import { checkRefundAmount, REFUND_REASONS, refundableCents } from '../refunds';
-import type { CreateRefundBody, PaymentIntent, Refund, RefundReason } from '../types';
 
 const selectClass = 'h-10 w-full rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900';
 

@@ -7,8 +7,7 @@ import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { useIdempotencyKeys } from '../../../lib/idempotency';
-import { rollWebhookSecretRequest } from '../api';
-import type { RolledWebhookEndpoint, WebhookEndpoint } from '../types';
+import { rollWebhookSecretRequest, type RolledWebhookEndpoint, type WebhookEndpoint } from '../api';
 import { SecretReveal } from './secret-reveal';
 
 /**

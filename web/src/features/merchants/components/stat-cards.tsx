@@ -5,7 +5,7 @@ import { Card, CardContent } from '../../../components/ui/card';
 import { useLanguage } from '../../../i18n';
 import { formatMoney } from '../../../lib/money';
 import { formatDate } from '../display';
-import type { Merchant } from '../types';
+import type { Merchant } from '../api';
 
 function Stat({ label, icon, value, note, testId }: { label: string; icon: ReactNode; value: ReactNode; note: string; testId: string }) {
   return (

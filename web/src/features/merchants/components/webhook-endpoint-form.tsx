@@ -7,8 +7,7 @@ import { Switch } from '../../../components/ui/switch';
 import { useT } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
 import { followField, type FieldErrors } from '../../../lib/form-errors';
-import { WEBHOOK_EVENT_CHOICES } from '../types';
-import { endpointFormProblems, eventChoicesFor, type EndpointField, type EndpointFormValues } from '../webhooks';
+import { endpointFormProblems, eventChoicesFor, WEBHOOK_EVENT_CHOICES, type EndpointField, type EndpointFormValues } from '../webhooks';
 
 type FormField = EndpointField | 'description';
 /** The server's param names, mapped to the form's fields. */

@@ -14,9 +14,10 @@ import {
   setWebhookEndpointDisabledRequest,
   webhookDeliveriesQuery,
   webhookEndpointsQuery,
+  type Merchant,
+  type WebhookEndpoint,
 } from '../api';
 import { formatDate } from '../display';
-import type { Merchant, WebhookEndpoint } from '../types';
 import { disabledByFailures } from '../webhooks';
 import { CreateWebhookDialog } from './create-webhook-dialog';
 import { EditWebhookDialog } from './edit-webhook-dialog';
