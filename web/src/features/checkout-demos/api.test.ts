@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import type { paths } from '../../../../sdk/src/schema';
+import type { paths } from '@bpay/sdk/schema';
 import type { DemoBenefits, DemoFundingSource, DemoIntent, PaidBcard, PublicIntent } from './api';
 
 /*

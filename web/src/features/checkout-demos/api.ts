@@ -1,37 +1,28 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { paths } from '../../../../sdk/src/schema';
-import { apiRequest } from '../../lib/api';
-import type { PayBody } from './types';
+import { api, unwrap, type ApiAnswer, type ApiBody } from '../../lib/api';
 
 /*
  * The signed-in demos run the real checkout: a sandbox intent of the built-in merchant TechStore, paid through the
  * same endpoint the widget's popup uses. Nothing here runs for signed-out visitors or in demo mode.
  *
- * Every answer's type is read from the OpenAPI types the server's routes generate (sdk/src/schema.d.ts, checked
- * against the API by `bun scripts/generate-sdk.ts --check`), never written by hand: a field the server renames or
- * drops breaks this feature's typecheck instead of reaching the page as `undefined`.
+ * Every shape is read from the OpenAPI types the server's routes generate (sdk/src/schema.d.ts, checked against the
+ * API by `bun scripts/generate-sdk.ts --check`), never written by hand: a field the server renames or drops breaks
+ * this feature's typecheck instead of reaching the page as `undefined`.
  */
 
-/** The JSON body of one status of one operation in the generated `paths`. */
-type AnswerOf<Op, Status extends number> = Op extends { responses: { [S in Status]: { content: { 'application/json': infer B } } } }
-  ? B
-  : never;
-
 /** GET /api/funding-sources: one of the consumer's sources, exactly as the server answers it. */
-export type DemoFundingSource = AnswerOf<paths['/api/funding-sources']['get'], 200>[number];
+export type DemoFundingSource = ApiAnswer<'/api/funding-sources'>[number];
 /** GET /api/subscription/benefits, exactly as the server answers it (feePercentage is always a number). */
-export type DemoBenefits = AnswerOf<paths['/api/subscription/benefits']['get'], 200>;
+export type DemoBenefits = ApiAnswer<'/api/subscription/benefits'>;
 /** POST /api/demo/checkout-intent: a fresh sandbox payment intent of TechStore. */
-export type DemoIntent = AnswerOf<paths['/api/demo/checkout-intent']['post'], 201>;
+export type DemoIntent = ApiAnswer<'/api/demo/checkout-intent', 'post'>;
 /** GET /api/checkout/payment_intents/{id}?client_secret=… (public fields only). */
-export type PublicIntent = AnswerOf<paths['/api/checkout/payment_intents/{id}']['get'], 200>;
+export type PublicIntent = ApiAnswer<'/api/checkout/payment_intents/{id}'>;
 /** POST /api/checkout/payment_intents/{id}/pay: the intent and the bcard that paid it (masked, no CVV). */
-export type PayAnswer = AnswerOf<paths['/api/checkout/payment_intents/{id}/pay']['post'], 200>;
+export type PayAnswer = ApiAnswer<'/api/checkout/payment_intents/{id}/pay', 'post'>;
 export type PaidBcard = PayAnswer['bcard'];
-/** What the /pay endpoint accepts. The demo's PayBody is narrower (one of percentage or fixedAmount); it must fit. */
-type PayRequest = paths['/api/checkout/payment_intents/{id}/pay']['post']['requestBody']['content']['application/json'];
-type Fits<T extends PayRequest> = T;
-export type CheckedPayBody = Fits<PayBody>;
+/** What the /pay endpoint accepts: the amount (cents) shown, refused if it changed since, and the split. */
+export type PayBody = ApiBody<'/api/checkout/payment_intents/{id}/pay'>;
 
 /*
  * The two queries below reuse the cache keys of the dashboard's own queries on purpose — ['/api/funding-sources']
@@ -46,7 +37,7 @@ export type CheckedPayBody = Fits<PayBody>;
 export function demoSourcesQuery() {
   return queryOptions({
     queryKey: ['/api/funding-sources'] as const,
-    queryFn: () => apiRequest<DemoFundingSource[]>('GET', '/api/funding-sources'),
+    queryFn: () => unwrap(api.GET('/api/funding-sources')),
     // Balances change with every payment: read them afresh each time.
     staleTime: 0,
   });
@@ -56,23 +47,18 @@ export function demoSourcesQuery() {
 export function demoBenefitsQuery() {
   return queryOptions({
     queryKey: ['/api/subscription/benefits'] as const,
-    queryFn: () => apiRequest<DemoBenefits>('GET', '/api/subscription/benefits'),
+    queryFn: () => unwrap(api.GET('/api/subscription/benefits')),
   });
 }
 
 /** A fresh sandbox intent of TechStore for this visit. */
-export const createDemoIntentRequest = (idempotencyKey: string) =>
-  apiRequest<DemoIntent>('POST', '/api/demo/checkout-intent', {}, {}, { 'Idempotency-Key': idempotencyKey });
+export const createDemoIntentRequest = (idempotencyKey: string): Promise<DemoIntent> =>
+  unwrap(api.POST('/api/demo/checkout-intent', { body: {}, params: { header: { 'idempotency-key': idempotencyKey } } }));
 
 /** Pays the intent with the split (a sandbox intent: checked, then paid with a sandbox test bcard). */
-export const payDemoIntentRequest = (id: string, body: CheckedPayBody, idempotencyKey: string) =>
-  apiRequest<PayAnswer>('POST', `/api/checkout/payment_intents/${encodeURIComponent(id)}/pay`, body, {}, {
-    'Idempotency-Key': idempotencyKey,
-  });
+export const payDemoIntentRequest = (id: string, body: PayBody, idempotencyKey: string): Promise<PayAnswer> =>
+  unwrap(api.POST('/api/checkout/payment_intents/{id}/pay', { body, params: { path: { id }, header: { 'idempotency-key': idempotencyKey } } }));
 
 /** What the merchant's page does after the widget: read the intent back and trust only its status. */
-export const readIntentRequest = (id: string, clientSecret: string) =>
-  apiRequest<PublicIntent>(
-    'GET',
-    `/api/checkout/payment_intents/${encodeURIComponent(id)}?${new URLSearchParams({ client_secret: clientSecret })}`,
-  );
+export const readIntentRequest = (id: string, clientSecret: string): Promise<PublicIntent> =>
+  unwrap(api.GET('/api/checkout/payment_intents/{id}', { params: { path: { id }, query: { client_secret: clientSecret } } }));

@@ -12,6 +12,7 @@ import {
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
+import { insufficientDetailsOf, type InsufficientDetails } from '../../../lib/api-error-details';
 import { cardholderNameFor, DEMO_CARD, groupCardNumber, isolateFor } from '../../../lib/card-display';
 import { formatCents, formatMoney, parseCents } from '../../../lib/money';
 import { useAuth } from '../../auth/auth-context';
@@ -25,6 +26,7 @@ import {
   type DemoFundingSource,
   type DemoIntent,
   type PaidBcard,
+  type PayBody,
 } from '../api';
 import {
   DELAYS,
@@ -36,7 +38,6 @@ import {
   type FlowCard,
   type FlowState,
 } from '../flow';
-import type { InsufficientDetails, PayBody } from '../types';
 
 /** Why the last payment attempt failed, shown above the split it returned to (as the checkout popup shows it). */
 export type PayProblem =
@@ -202,7 +203,7 @@ export function useCheckoutDemo(): CheckoutDemo {
     onError: (error) => {
       const message = messageOf(error) ?? '';
       if (error instanceof ApiError && error.status === 409) setIntent(null);
-      const details = error instanceof ApiError ? (error.body as { error?: { details?: InsufficientDetails } } | null)?.error?.details : undefined;
+      const details = insufficientDetailsOf(error);
       if ((error instanceof ApiError && error.code === 'insufficient_funds') || message.includes('Insufficient funds')) {
         setPayProblem({ kind: 'insufficient', message, details: details ?? null });
         toast({

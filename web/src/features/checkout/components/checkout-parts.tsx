@@ -5,7 +5,7 @@ import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useLanguage } from '../../../i18n';
 import { formatMoney } from '../../../lib/money';
-import type { PayAnswer, PublicIntent } from '../types';
+import type { PayAnswer, PublicIntent } from '../api';
 
 /** Wraps a left-to-right value ($12.00) in Unicode isolates on right-to-left pages so it keeps its order. */
 export const isolate = (dir: 'ltr' | 'rtl') => (s: string) => (dir === 'rtl' ? `\u2068${s}\u2069` : s);

@@ -4,9 +4,8 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { useSearch } from 'wouter';
 import { useLanguage } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
-import { publicIntentQuery } from '../api';
+import { publicIntentQuery, type PayAnswer } from '../api';
 import { intentIdFromClientSecret, openerOrigin } from '../checkout-params';
-import type { PayAnswer } from '../types';
 import { Complete, Frame, IntentSummary, Problem, SignInPrompt } from './checkout-parts';
 import { PayForm } from './pay-form';
 

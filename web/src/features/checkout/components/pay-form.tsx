@@ -8,10 +8,10 @@ import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
+import { insufficientDetailsOf, type InsufficientDetails } from '../../../lib/api-error-details';
 import { formatCents, formatMoney, parseCents } from '../../../lib/money';
-import { checkoutBenefitsQuery, checkoutSourcesQuery, payIntentRequest, publicIntentQuery } from '../api';
+import { checkoutBenefitsQuery, checkoutSourcesQuery, payIntentRequest, publicIntentQuery, type PayAnswer, type PayBody, type PublicIntent } from '../api';
 import { clampPercentage, DEFAULT_FEE_PERCENTAGE, planCheckout, splitsBody } from '../split';
-import type { InsufficientDetails, PayAnswer, PayBody, PublicIntent } from '../types';
 import { isolate, Problem } from './checkout-parts';
 
 /** Tells the merchant page (the widget in the opener) that the payment went through, then closes the popup. */
@@ -72,7 +72,7 @@ export function PayForm({
       // The merchant changed the amount since the page was read: show the new one before the consumer pays again.
       if (error instanceof ApiError && error.code === 'amount_changed') void qc.invalidateQueries({ queryKey: publicIntentQuery(intent.id, clientSecret).queryKey });
       const message = messageOf(error) ?? '';
-      const details = error instanceof ApiError ? (error.body as { error?: { details?: InsufficientDetails } } | null)?.error?.details : undefined;
+      const details = insufficientDetailsOf(error);
       if ((error instanceof ApiError && error.code === 'insufficient_funds') || message.includes('Insufficient funds')) {
         setShortfall(details ?? null);
         toast({
