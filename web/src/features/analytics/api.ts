@@ -1,9 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { paths } from '../../../../sdk/src/schema';
-import { apiRequest } from '../../lib/api';
+import { api, unwrap, type ApiAnswer, type ApiQuery } from '../../lib/api';
 
 /** GET /api/analytics, exactly as the server answers it (sdk/src/schema.d.ts, generated from the routes). */
-export type SpendingAnalytics = paths['/api/analytics']['get']['responses'][200]['content']['application/json'];
+export type SpendingAnalytics = ApiAnswer<'/api/analytics'>;
 
 export const RANGE_MONTHS = [3, 6, 12, 24, 36] as const;
 export type RangeMonths = (typeof RANGE_MONTHS)[number];
@@ -14,16 +13,20 @@ export const ANALYTICS_QUERY_KEY = ['/api/transactions', 'analytics'] as const;
 /** The viewer's minutes east of UTC now: months begin at local midnight. */
 export const localUtcOffset = (now = new Date()) => -now.getTimezoneOffset();
 
-export function analyticsParams(months: RangeMonths, utcOffset: number): URLSearchParams {
-  return new URLSearchParams({ months: String(months), utcOffset: String(utcOffset), top: '5' });
+/** The range the figures cover, the same for the page and its CSV: `months` months ending now, the top 5 merchants. */
+export function analyticsParams(months: RangeMonths, utcOffset: number) {
+  return { months, utcOffset, top: 5 } satisfies ApiQuery<'/api/analytics'>;
 }
 
 export function analyticsQuery(months: RangeMonths, utcOffset: number) {
   return queryOptions({
     queryKey: [...ANALYTICS_QUERY_KEY, months, utcOffset] as const,
-    queryFn: () => apiRequest<SpendingAnalytics>('GET', `/api/analytics?${analyticsParams(months, utcOffset)}`),
+    queryFn: () => unwrap(api.GET('/api/analytics', { params: { query: analyticsParams(months, utcOffset) } })),
   });
 }
 
-/** The same figures as a CSV download. */
-export const analyticsCsvUrl = (months: RangeMonths, utcOffset: number) => `/api/analytics.csv?${analyticsParams(months, utcOffset)}`;
+/** The same figures as a CSV download (a link's href, not a call), with the page's query. */
+export function analyticsCsvUrl(months: RangeMonths, utcOffset: number): string {
+  const query = Object.entries(analyticsParams(months, utcOffset)).map(([name, value]) => [name, String(value)]);
+  return `/api/analytics.csv?${new URLSearchParams(query)}`;
+}
