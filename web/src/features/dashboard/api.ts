@@ -1,6 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
-import { apiRequest } from '../../lib/api';
-import type { SubscriptionBenefits } from './types';
+import { api, unwrap, type ApiAnswer } from '../../lib/api';
+
+/** GET /api/subscription/benefits, read from the generated schema. maxFundingSources -1 means unlimited. */
+export type SubscriptionBenefits = ApiAnswer<'/api/subscription/benefits'>;
 
 export const BENEFITS_QUERY_KEY = ['/api/subscription/benefits'] as const;
 
@@ -8,6 +10,6 @@ export const BENEFITS_QUERY_KEY = ['/api/subscription/benefits'] as const;
 export function benefitsQuery() {
   return queryOptions({
     queryKey: BENEFITS_QUERY_KEY,
-    queryFn: () => apiRequest<SubscriptionBenefits>('GET', '/api/subscription/benefits'),
+    queryFn: () => unwrap(api.GET('/api/subscription/benefits')),
   });
 }

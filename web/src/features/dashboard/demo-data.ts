@@ -1,4 +1,6 @@
-import type { Bcard, FundingSource, Transaction } from './types';
+import type { Bcard } from '../bcards/api';
+import type { FundingSource } from '../funding-sources/api';
+import type { Transaction } from '../transactions/api';
 
 /*
  * Sample data shown in demo mode (spec §4: "sample data replaces real funding sources and transactions
@@ -84,6 +86,7 @@ export function demoTransactions(now: Date = new Date()): Transaction[] {
     createdAt: at(hoursAgo),
     merchant,
     ...withFee(amount),
+    refunded: '0.00',
     status,
     virtualCardId: null,
     virtualCardName,
@@ -119,7 +122,8 @@ export function demoBcards(now: Date = new Date()): Bcard[] {
       expiresAt: expires.toISOString(),
       createdAt: new Date(now.getTime() - MINUTE_MS).toISOString(),
       ...withFee('612.30'),
-      transactionId: null,
+      // The sample purchase this bcard's collection is (the Delta Air Lines flight in demoTransactions).
+      transactionId: 'demo_txn_3',
       fundingSources: [
         { fundingSourceId: 'demo_fs_1', name: 'Chase Sapphire', last4: '4242', brand: 'visa', percentage: 60, amount: '378.04', status: 'captured' },
         {

@@ -1,6 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { paths } from '../../../../sdk/src/schema';
-import { apiRequest } from '../../lib/api';
+import { api, unwrap, type ApiAnswer } from '../../lib/api';
 import type { StatusFilter } from './transactions';
 
 /*
@@ -10,15 +9,14 @@ import type { StatusFilter } from './transactions';
  * Shapes are read from the OpenAPI types the server generates, never written by hand.
  */
 
-type ChargesOp = paths['/api/subscription/charges']['get'];
-export type PlanPayment = ChargesOp['responses'][200]['content']['application/json'][number];
+export type PlanPayment = ApiAnswer<'/api/subscription/charges'>[number];
 export type PlanPaymentStatus = PlanPayment['status'];
 
 /** The key the Plans screen uses for the same call (features do not import each other): an upgrade there refreshes this. */
 export const PLAN_PAYMENTS_QUERY_KEY = ['/api/subscription/charges'] as const;
 
 export function planPaymentsQuery() {
-  return queryOptions({ queryKey: PLAN_PAYMENTS_QUERY_KEY, queryFn: () => apiRequest<PlanPayment[]>('GET', '/api/subscription/charges') });
+  return queryOptions({ queryKey: PLAN_PAYMENTS_QUERY_KEY, queryFn: () => unwrap(api.GET('/api/subscription/charges')) });
 }
 
 /** The tab's filter in the plan payments' own words: a completed purchase is a paid (succeeded) plan payment. */
@@ -33,7 +31,7 @@ export function planPaymentsFor(payments: readonly PlanPayment[], filter: Status
   return filter === 'all' ? [...payments] : payments.filter((p) => p.status === statusOf[filter]);
 }
 
-/** The plan payments CSV with the same filter (every payment, not only the last 100 the section lists). */
+/** The plan payments CSV with the same filter (every payment, not only the last 100 the section lists): a link's href. */
 export function planPaymentsCsvUrl(filter: StatusFilter): string {
   const status = filter === 'all' ? 'all' : statusOf[filter];
   return `/api/subscription/charges/export.csv?${new URLSearchParams({ status })}`;

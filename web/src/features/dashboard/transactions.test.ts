@@ -15,7 +15,7 @@ import {
   statusDot,
 } from './transactions';
 import { REFUND_REASONS as API_REFUND_REASONS } from '../../../../db/schema/merchants';
-import type { Transaction } from './types';
+import type { Transaction } from '../transactions/api';
 
 const tx = (over: Partial<Transaction>): Transaction => ({
   id: 't',
@@ -24,6 +24,7 @@ const tx = (over: Partial<Transaction>): Transaction => ({
   amount: '1.00',
   fee: '0.03',
   totalCharged: '1.03',
+  refunded: '0.00',
   status: 'completed',
   virtualCardId: null,
   virtualCardName: 'Card',

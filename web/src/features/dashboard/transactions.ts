@@ -1,6 +1,12 @@
 import { formatCents, parseCents as parseMoney } from '../../lib/money';
-import { TRANSACTION_FILTERS, type TransactionFilter } from '../transactions/types';
-import type { Bcard, Transaction, TransactionRefund, TransactionRefundPart, TransactionShare } from './types';
+import {
+  TRANSACTION_FILTERS,
+  type Transaction,
+  type TransactionFilter,
+  type TransactionRefund,
+  type TransactionRefundPart,
+  type TransactionShare,
+} from '../transactions/api';
 
 /*
  * Pure helpers behind the Overview and Transactions tabs. Amounts arrive as decimal strings ("42.50"); they are
@@ -37,7 +43,7 @@ export interface DashboardStats {
  */
 export function dashboardStats(
   transactions: readonly Transaction[],
-  bcards: readonly Pick<Bcard, 'status'>[],
+  bcards: readonly { status: string }[],
   now: Date,
 ): DashboardStats {
   let totalSpentCents = 0;
@@ -80,7 +86,7 @@ export function refundBackCents(refund: Pick<TransactionRefund, 'amount' | 'fee'
  * The refunded amount a history row shows, in cents: whatever came back to the sources, when something did and the
  * row's status does not already say so (an unused bcard given back is "Refunded" in full).
  */
-export function rowRefundedCents(tx: Pick<Transaction, 'refunded' | 'status'>): number | null {
+export function rowRefundedCents(tx: Partial<Pick<Transaction, 'refunded'>> & Pick<Transaction, 'status'>): number | null {
   const cents = tx.refunded ? parseCents(tx.refunded) : 0;
   return cents > 0 && tx.status !== 'refunded' ? cents : null;
 }

@@ -1,59 +1,49 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { apiRequest } from '../../lib/api';
+import { api, unwrap, type ApiAnswer, type ApiBody } from '../../lib/api';
 /*
  * The queries are the dashboard's own factories (same keys, same cache): a payment here refreshes the balances,
  * bcards and transactions the dashboard shows, and a visit from the dashboard finds them already loaded.
  */
 import { bcardsQuery } from '../bcards/api';
-import type { Bcard, CheckoutDetails } from '../bcards/types';
 import { benefitsQuery } from '../dashboard/api';
 import { fundingSourcesQuery } from '../funding-sources/api';
 import { TRANSACTIONS_QUERY_KEY } from '../transactions/api';
 
 export { benefitsQuery, fundingSourcesQuery };
 
-/** POST /api/virtual-cards as the demo sends it: percentage shares, or fixed amounts (each share's amount, fee included). */
-export interface DemoBcardBody {
-  name: string;
-  balance: string;
-  fundingSources: { fundingSourceId: string; percentage?: number; amount: string }[];
-}
+/*
+ * The demo's calls. Every shape is read from the OpenAPI types the server's routes generate (sdk/src/schema.d.ts),
+ * never written by hand: a renamed field breaks this feature's typecheck.
+ */
 
+/** The bcard POST /api/virtual-cards issues (and its cancel answers with). Money is in decimal strings. */
+export type Bcard = ApiAnswer<'/api/virtual-cards', 'post'>;
+/** POST /api/virtual-cards: the demo sends percentage shares, or fixed amounts (each share's amount, fee included). */
+export type DemoBcardBody = ApiBody<'/api/virtual-cards'>;
 /** POST /api/process-payment with an issued bcard: the merchant charges it (spec §7). */
-export interface ProcessPaymentBody {
-  amount: string;
-  merchant: string;
-  virtualCardId: string;
-}
-
+export type ProcessPaymentBody = ApiBody<'/api/process-payment'>;
 /** The answer of POST /api/process-payment (spec §3 "Payment result"). */
-export interface PaymentResult {
-  totalAmount: string;
-  totalFees: string;
-  transaction: { id: string };
-  splits: Bcard['fundingSources'];
-  virtualCard: Bcard;
-}
+export type PaymentResult = ApiAnswer<'/api/process-payment', 'post'>;
 
 /** Collects the split all-or-nothing and issues the bcard. The key makes a resend return the first outcome. */
-export const createDemoBcardRequest = (body: DemoBcardBody, idempotencyKey: string) =>
-  apiRequest<Bcard>('POST', '/api/virtual-cards', body, {}, { 'Idempotency-Key': idempotencyKey });
+export const createDemoBcardRequest = (body: DemoBcardBody, idempotencyKey: string): Promise<Bcard> =>
+  unwrap(api.POST('/api/virtual-cards', { body, params: { header: { 'idempotency-key': idempotencyKey } } }));
 
 /** The full number, expiry and CVV. Each call is recorded by the server: asked once per bcard, never cached. */
 export const demoCheckoutDetailsRequest = (bcardId: string) =>
-  apiRequest<CheckoutDetails>('GET', `/api/virtual-cards/${encodeURIComponent(bcardId)}/checkout-details`);
+  unwrap(api.GET('/api/virtual-cards/{id}/checkout-details', { params: { path: { id: bcardId } } }));
 
 /**
  * Cancels the unused bcard: it is deactivated and every share refunded at once. Refunds move money, so it carries an
  * Idempotency-Key too: a resend after no answer gets the first answer, not a 409.
  */
-export const cancelDemoBcardRequest = (bcardId: string, idempotencyKey: string) =>
-  apiRequest<Bcard>('POST', `/api/virtual-cards/${encodeURIComponent(bcardId)}/cancel`, undefined, {}, { 'Idempotency-Key': idempotencyKey });
+export const cancelDemoBcardRequest = (bcardId: string, idempotencyKey: string): Promise<Bcard> =>
+  unwrap(api.POST('/api/virtual-cards/{id}/cancel', { params: { path: { id: bcardId }, header: { 'idempotency-key': idempotencyKey } } }));
 
 /** Spends the bcard at the merchant; the transaction is recorded. */
-export const processPaymentRequest = (body: ProcessPaymentBody, idempotencyKey: string) =>
-  apiRequest<PaymentResult>('POST', '/api/process-payment', body, {}, { 'Idempotency-Key': idempotencyKey });
+export const processPaymentRequest = (body: ProcessPaymentBody, idempotencyKey: string): Promise<PaymentResult> =>
+  unwrap(api.POST('/api/process-payment', { body, params: { header: { 'idempotency-key': idempotencyKey } } }));
 
 /** After money may have moved: balances, bcards and the transaction history are re-read. */
 export function useRefreshMoney(): () => void {

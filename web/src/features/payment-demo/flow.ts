@@ -1,4 +1,5 @@
 import { DEMO_CARD } from '../../lib/card-display';
+import type { Bcard } from './api';
 
 /*
  * The payment demo's flow as data (spec §2 "Payment demo", §4): the steps, the bcard step's progress and the
@@ -150,14 +151,7 @@ export function demoCardDetails(balanceCents: number, opts: { unconfirmed?: bool
 }
 
 /** What the create answer (a Bcard) tells of the card; its number is masked ("•••• •••• •••• 4821"). */
-interface IssuedBcard {
-  id: string;
-  cardNumber: string;
-  expiryMonth: number;
-  expiryYear: number;
-  cardholderName: string | null;
-  status: string;
-}
+type IssuedBcard = Pick<Bcard, 'id' | 'cardNumber' | 'expiryMonth' | 'expiryYear' | 'cardholderName' | 'status'>;
 
 /** The issued bcard as its create answer shows it: what the page can say when checkout-details fails. */
 export function maskedCardDetails(bcard: IssuedBcard, balanceCents: number): CardDetails {

@@ -16,8 +16,10 @@ describe('transactions api', () => {
   test('a page reads its next cursor from the Bpay-Next-Cursor header', async () => {
     const calls: string[] = [];
     globalThis.fetch = mock(async (input: RequestInfo | URL) => {
-      calls.push(String(input));
-      const last = String(input).includes('cursor=');
+      // The typed client hands fetch a Request with the page's origin: record its path and query.
+      const url = new URL((input as Request).url);
+      calls.push(url.pathname + url.search);
+      const last = url.search.includes('cursor=');
       return new Response(JSON.stringify([{ id: last ? 't2' : 't1' }]), {
         status: 200,
         headers: last ? {} : { 'Bpay-Next-Cursor': 'next_1' },

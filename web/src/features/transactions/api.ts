@@ -1,16 +1,51 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import { apiRequest, apiRequestWithHeaders } from '../../lib/api';
-import type { Transaction, TransactionDetail, TransactionFilter, TransactionPage } from './types';
+import { api, unwrap, unwrapWithHeaders, type ApiAnswer, type ApiQuery } from '../../lib/api';
+
+/*
+ * The transaction history's calls. Every shape is read from the OpenAPI types the server's routes generate
+ * (sdk/src/schema.d.ts), never written by hand: a renamed field breaks this feature's typecheck.
+ */
+
+/** A payment made with a bcard, as GET /api/transactions answers it. Money is in decimal strings ("42.50"). */
+export type Transaction = ApiAnswer<'/api/transactions'>[number];
+/** GET /api/transactions/{id}: the transaction with its shares and the merchant's refunds of it (newest first). */
+export type TransactionDetail = ApiAnswer<'/api/transactions/{id}'>;
+/** One funding source's part of a transaction. */
+export type TransactionShare = TransactionDetail['shares'][number];
+/**
+ * A merchant's refund of the purchase: the purchase amount refunded and the part of the bpay fee returned with it
+ * (dollars), and what went back to which funding source (`parts`, which add up to amount + fee).
+ */
+export type TransactionRefund = TransactionDetail['refunds'][number];
+export type TransactionRefundPart = TransactionRefund['parts'][number];
+/** GET /api/transactions/summary: the Overview's figures. */
+export type TransactionSummary = ApiAnswer<'/api/transactions/summary'>;
+
+/** The status filter the list, the CSV and the tab share, in the order the tab offers them. */
+export type TransactionFilter = NonNullable<ApiQuery<'/api/transactions'>['status']>;
+export const TRANSACTION_FILTERS = ['all', 'completed', 'pending', 'failed'] as const satisfies readonly TransactionFilter[];
+
+/** One page of the history (a view of one answer: its rows and the cursor its header gave). */
+export interface TransactionPage {
+  items: Transaction[];
+  /** From the Bpay-Next-Cursor header; null on the last page. */
+  nextCursor: string | null;
+}
 
 /** Every transactions query starts with this key, so invalidating it refreshes lists, totals and details. */
 export const TRANSACTIONS_QUERY_KEY = ['/api/transactions'] as const;
 export const PAGE_SIZE = 50;
 export const NEXT_CURSOR_HEADER = 'Bpay-Next-Cursor';
 
+/** The query of one page (its order is the URL's: status, limit, then the cursor when there is one). */
+function pageQuery(status: TransactionFilter, cursor?: string | null, limit = PAGE_SIZE): ApiQuery<'/api/transactions'> {
+  return cursor ? { status, limit, cursor } : { status, limit };
+}
+
+/** The address of one page, as the client sends it (for reading and tests; the call itself goes through `api`). */
 export function transactionsPath(status: TransactionFilter, cursor?: string | null, limit = PAGE_SIZE): string {
-  const params = new URLSearchParams({ status, limit: String(limit) });
-  if (cursor) params.set('cursor', cursor);
-  return `/api/transactions?${params}`;
+  const query = pageQuery(status, cursor, limit);
+  return `/api/transactions?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`;
 }
 
 /** One page, newest first; the next page's cursor comes in a response header. */
@@ -19,7 +54,7 @@ export async function fetchTransactionsPage(
   cursor: string | null,
   limit = PAGE_SIZE,
 ): Promise<TransactionPage> {
-  const { data, headers } = await apiRequestWithHeaders<Transaction[]>('GET', transactionsPath(status, cursor, limit));
+  const { data, headers } = await unwrapWithHeaders(api.GET('/api/transactions', { params: { query: pageQuery(status, cursor, limit) } }));
   return { items: data ?? [], nextCursor: headers.get(NEXT_CURSOR_HEADER) || null };
 }
 
@@ -33,18 +68,12 @@ export function transactionsQuery(status: TransactionFilter = 'all') {
   });
 }
 
-export interface TransactionSummary {
-  totalSpent: string;
-  thisMonth: string;
-  activeBcards: number;
-}
-
 /** The Overview's figures, summed by the server; "this month" starts at the viewer's local month start. */
 export function transactionSummaryQuery(monthStart: Date) {
   const iso = monthStart.toISOString();
   return queryOptions({
     queryKey: [...TRANSACTIONS_QUERY_KEY, 'summary', iso] as const,
-    queryFn: () => apiRequest<TransactionSummary>('GET', `/api/transactions/summary?${new URLSearchParams({ monthStart: iso })}`),
+    queryFn: () => unwrap(api.GET('/api/transactions/summary', { params: { query: { monthStart: iso } } })),
   });
 }
 
@@ -52,11 +81,11 @@ export function transactionSummaryQuery(monthStart: Date) {
 export function transactionQuery(id: string) {
   return queryOptions({
     queryKey: [...TRANSACTIONS_QUERY_KEY, 'detail', id] as const,
-    queryFn: () => apiRequest<TransactionDetail>('GET', `/api/transactions/${encodeURIComponent(id)}`),
+    queryFn: () => unwrap(api.GET('/api/transactions/{id}', { params: { path: { id } } })),
   });
 }
 
-/** The CSV download of the history with the same filter as the list. */
+/** The CSV download of the history with the same filter as the list (a link's href, not a call). */
 export function exportCsvUrl(status: TransactionFilter): string {
   return `/api/transactions/export.csv?${new URLSearchParams({ status })}`;
 }

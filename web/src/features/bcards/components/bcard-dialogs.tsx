@@ -10,7 +10,7 @@ import { messageOf } from '../../../lib/api';
 import { groupCardNumber, isolateFor } from '../bcard-display';
 import { useCancelBcard } from '../hooks/use-bcard-actions';
 import { formatMoney } from '../split';
-import type { Bcard, CheckoutDetails } from '../types';
+import type { Bcard, CheckoutDetails } from '../api';
 
 function CopyButton({ text, label, testId }: { text: string; label: string; testId: string }) {
   const t = useT();

@@ -6,7 +6,7 @@ import { useLanguage, useT, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { displayStatus, expiryCountdown, isolateFor, type Countdown } from '../bcard-display';
 import { formatMoney } from '../split';
-import type { Bcard } from '../types';
+import type { Bcard } from '../api';
 
 const statusTone = { active: 'green', used: 'blue', expired: 'neutral', canceled: 'red' } as const;
 const statusLabel: Record<keyof typeof statusTone, MessageKey> = {

@@ -8,7 +8,7 @@ import { bcardsQuery } from '../api';
 import { useRevealBcard } from '../hooks/use-bcard-actions';
 import { useNow } from '../hooks/use-now';
 import { nextExpiry } from '../bcard-display';
-import type { Bcard } from '../types';
+import type { Bcard } from '../api';
 import { BcardDetailsDialog, CancelBcardDialog } from './bcard-dialogs';
 import { BcardTile } from './bcard-tile';
 

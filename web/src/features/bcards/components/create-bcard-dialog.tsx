@@ -18,11 +18,10 @@ import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { useAuth } from '../../auth/auth-context';
-import { bcardsQuery, collectionProgressQuery, createBcardRequest } from '../api';
+import { bcardsQuery, collectionProgressQuery, createBcardRequest, type Bcard, type CreateBcardBody, type FundingOption } from '../api';
 import { cardholderNameFor } from '../bcard-display';
 import type { PlannedShare } from '../collect-progress';
 import { centsToDecimal, checkAmountInput, DEFAULT_BCARD_AMOUNT, type AmountCheck } from '../split';
-import type { Bcard, CreateBcardBody, FundingOption } from '../types';
 import { CollectProgressPanel } from './collect-progress-panel';
 
 type Step = 'details' | 'funding';
@@ -116,7 +115,7 @@ export function CreateBcardDialog({
           id: s.id,
           name: s.name,
           last4: s.last4,
-          brand: s.type === 'bank_account' ? 'bank' : (s.brand ?? 'unknown'),
+          brand: s.type === 'bank_account' ? 'bank' : s.brand,
           available: s.balance,
           defaultPercentage: s.defaultSplitPercentage,
         })),

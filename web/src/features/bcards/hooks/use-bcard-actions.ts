@@ -1,6 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { bcardsQuery, cancelBcardRequest, checkoutDetailsRequest } from '../api';
-import type { Bcard } from '../types';
+import { bcardsQuery, cancelBcardRequest, checkoutDetailsRequest, type Bcard } from '../api';
 
 /** Cancels a bcard; the money goes back to its sources (the caller refreshes balances and transactions). */
 export function useCancelBcard() {

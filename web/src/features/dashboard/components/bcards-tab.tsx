@@ -1,5 +1,5 @@
 import { BcardsPanel } from '../../bcards/components/bcards-panel';
-import type { Bcard } from '../types';
+import type { Bcard } from '../../bcards/api';
 
 /** bcards: the grid of cards and the tile that opens Create bcard (the sample card in demo mode). */
 export function BcardsTab({

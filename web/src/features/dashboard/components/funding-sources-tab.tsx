@@ -1,6 +1,5 @@
 import { FundingSourcesPanel } from '../../funding-sources/components/funding-sources-panel';
-import type { SourcePlan } from '../../funding-sources/api';
-import type { FundingSource } from '../types';
+import type { FundingSource, SourcePlan } from '../../funding-sources/api';
 
 /** Funding Sources: the linked cards (the samples in demo mode), the plan's limit and, on Free, the ID reward. */
 export function FundingSourcesTab({

@@ -8,7 +8,7 @@ import { useLanguage } from '../../../i18n';
 import { transactionSummaryQuery, transactionsQuery } from '../../transactions/api';
 import { demoTransactions } from '../demo-data';
 import { dashboardStats, formatAmount, formatCents, parseCents, recentTransactions, RECENT_ACTIVITY_COUNT } from '../transactions';
-import type { Bcard } from '../types';
+import type { Bcard } from '../../bcards/api';
 import { EmptyState } from './empty-state';
 import { formatDate } from './format';
 import { StatusDot } from './transaction-status';

@@ -2,7 +2,7 @@ import { CreditCard, Undo2 } from 'lucide-react';
 import { Badge } from '../../../components/ui/badge';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { formatAmount, formatCents, partBrand, refundBackCents, refundReasonKind, type RefundReasonKind } from '../transactions';
-import type { TransactionRefund, TransactionShare } from '../types';
+import type { TransactionRefund, TransactionShare } from '../../transactions/api';
 import { formatDateTime } from './format';
 
 const statusTone = { succeeded: 'green', pending: 'yellow', failed: 'red' } as const;

@@ -2,7 +2,7 @@ import { CreditCard, Eye, ShoppingBag } from 'lucide-react';
 import { Button } from '../../../components/ui/button';
 import { useLanguage } from '../../../i18n';
 import { formatAmount, formatCents, rowRefundedCents } from '../transactions';
-import type { Transaction } from '../types';
+import type { Transaction } from '../../transactions/api';
 import { formatDate } from './format';
 import { StatusBadge } from './transaction-status';
 

@@ -6,10 +6,9 @@ import { Card, CardContent, CardDescription, CardTitle } from '../../../componen
 import { Label } from '../../../components/ui/label';
 import { useT, type MessageKey } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
-import { exportCsvUrl, transactionsQuery } from '../../transactions/api';
+import { exportCsvUrl, transactionsQuery, type Transaction } from '../../transactions/api';
 import { demoTransactions } from '../demo-data';
 import { filterByStatus, recentTransactions, STATUS_FILTERS, type StatusFilter } from '../transactions';
-import type { Transaction } from '../types';
 import { EmptyState } from './empty-state';
 import { TransactionDetailDialog } from './transaction-detail-dialog';
 import { TransactionRow } from './transaction-row';

@@ -1,13 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useMemo } from 'react';
-import { bcardsQuery } from '../../bcards/api';
+import { bcardsQuery, type Bcard } from '../../bcards/api';
 import { useDemoMode } from '../../demo-mode/demo-mode';
-import { fundingSourcesQuery } from '../../funding-sources/api';
-import type { SourcePlan } from '../../funding-sources/api';
+import { fundingSourcesQuery, type FundingSource, type SourcePlan } from '../../funding-sources/api';
 import { TRANSACTIONS_QUERY_KEY } from '../../transactions/api';
 import { benefitsQuery } from '../api';
 import { DEMO_FUNDING_SOURCES, demoBcards } from '../demo-data';
-import type { Bcard, FundingSource } from '../types';
 
 interface ListState<T> {
   data: readonly T[];

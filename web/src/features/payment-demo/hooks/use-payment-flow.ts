@@ -3,15 +3,16 @@ import { createBcardFundingSources, type SplitEvaluation } from '../../../compon
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
+import { errorDetailsOf } from '../../../lib/api-error-details';
 import { isolateFor } from '../../../lib/card-display';
 import { centsToDecimal, formatCents, parseCents } from '../../../lib/money';
-import type { Bcard } from '../../bcards/types';
 import {
   cancelDemoBcardRequest,
   createDemoBcardRequest,
   demoCheckoutDetailsRequest,
   processPaymentRequest,
   useRefreshMoney,
+  type Bcard,
   type DemoBcardBody,
 } from '../api';
 import {
@@ -41,8 +42,7 @@ interface Order {
 }
 
 function serverErrorOf(e: ApiError): ServerError {
-  const details = (e.body as { error?: { details?: unknown } } | null)?.error?.details;
-  return { status: e.status, code: e.code, message: e.serverMessage ?? e.message, details };
+  return { status: e.status, code: e.code, message: e.serverMessage ?? e.message, details: errorDetailsOf(e) };
 }
 
 /** A final answer settles a request (its key is done with); no answer, a 5xx or "still running" leave it open. */
