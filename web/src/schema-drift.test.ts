@@ -14,6 +14,12 @@ const root = join(import.meta.dir, '../..');
 /** A field of an answer, and the web file that must stop compiling when the server renames it. */
 const RENAMED: { field: string; readIn: string }[] = [
   { field: 'currentPeriodEnd', readIn: 'web/src/features/plans/' },
+  { field: 'spendingLimit', readIn: 'web/src/features/bcards/' },
+  { field: 'virtualCardName', readIn: 'web/src/features/dashboard/' },
+  { field: 'businessName', readIn: 'web/src/features/checkout/' },
+  { field: 'clientSecret', readIn: 'web/src/features/checkout-demos/' },
+  { field: 'totalFees', readIn: 'web/src/features/payment-demo/' },
+  { field: 'feesReturned', readIn: 'web/src/features/analytics/' },
 ];
 
 test('renaming an answer field in the server breaks the web typecheck where the field is read', () => {
