@@ -3,7 +3,6 @@ import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
-import { CreateBcardDialog } from '../../bcards/components/create-bcard-dialog';
 import { ProfileDialog } from '../../profile/components/profile-dialog';
 import { displayName } from '../../profile/display-name';
 import { SettingsPanel } from '../../settings/components/settings-panel';
@@ -15,12 +14,13 @@ import { OverviewTab } from './overview-tab';
 import { TransactionsTab } from './transactions-tab';
 
 /**
- * The Analytics tab (its charts) and the Add Funding Source dialog load when first opened: the dashboard's first paint
- * stays within its budget.
+ * The Analytics tab (its charts), the Add Funding Source and the Create bcard dialogs load when first opened: the
+ * dashboard's first paint stays within its budget.
  */
 const AddFundingSourceDialog = lazy(() =>
   import('../../funding-sources/components/add-funding-source-dialog').then((m) => ({ default: m.AddFundingSourceDialog })),
 );
+const CreateBcardDialog = lazy(() => import('../../bcards/components/create-bcard-dialog').then((m) => ({ default: m.CreateBcardDialog })));
 const AnalyticsTab = lazy(() => import('../../analytics/components/analytics-tab').then((m) => ({ default: m.AnalyticsTab })));
 
 /*
@@ -63,6 +63,9 @@ export function DashboardPage() {
   const [sourceDialogLoaded, setSourceDialogLoaded] = useState(false);
   if (addSourceOpen && !sourceDialogLoaded) setSourceDialogLoaded(true);
   const [createBcardOpen, setCreateBcardOpen] = useState(false);
+  // Likewise Create bcard (with the split configurator).
+  const [createBcardLoaded, setCreateBcardLoaded] = useState(false);
+  if (createBcardOpen && !createBcardLoaded) setCreateBcardLoaded(true);
 
   // The router renders this page only with a user; a signed-out render (e.g. mid-logout) shows nothing.
   if (!user) return null;
@@ -169,14 +172,18 @@ export function DashboardPage() {
           />
         </Suspense>
       )}
-      <CreateBcardDialog
-        open={createBcardOpen}
-        onOpenChange={setCreateBcardOpen}
-        sources={fundingSources.data}
-        feePercentage={feePercentage}
-        isDemo={isDemo}
-        onMoneyMoved={refreshMoney}
-      />
+      {createBcardLoaded && (
+        <Suspense fallback={null}>
+          <CreateBcardDialog
+            open={createBcardOpen}
+            onOpenChange={setCreateBcardOpen}
+            sources={fundingSources.data}
+            feePercentage={feePercentage}
+            isDemo={isDemo}
+            onMoneyMoved={refreshMoney}
+          />
+        </Suspense>
+      )}
     </div>
   );
 }
