@@ -9,6 +9,7 @@
  * - fixed amounts are valid within one cent of the total; the largest share then absorbs that cent (as the server
  *   does), so the shares of a valid split always sum exactly to the total.
  */
+import type { ApiBody } from '../../lib/api';
 import { centsToDecimal, parseCents } from '../../lib/money';
 
 export const DEFAULT_FEE_PERCENTAGE = 2.9;
@@ -407,7 +408,10 @@ export function canSubmit(e: SplitEvaluation): boolean {
 // ---------------------------------------------------------------------------------------------------------------
 // Request bodies
 
-export type ProcessPaymentSplit = { fundingSourceId: string; percentage: number } | { fundingSourceId: string; fixedAmount: string };
+/**
+ * One `splits` entry as checkout's pay takes it (the schema's); process-payment takes the same entries and more.
+ */
+export type ProcessPaymentSplit = NonNullable<ApiBody<'/api/checkout/payment_intents/{id}/pay'>['splits']>[number];
 
 /** POST /api/process-payment `splits`: percentages, or fixed amounts as decimal strings (positive shares only). */
 export function processPaymentSplits(e: SplitEvaluation): ProcessPaymentSplit[] {
@@ -419,7 +423,8 @@ export function processPaymentSplits(e: SplitEvaluation): ProcessPaymentSplit[] 
 /** /api/checkout/payment_intents/{id}/pay `splits`: the same entries as process-payment. */
 export const checkoutPaySplits = processPaymentSplits;
 
-export type CreateBcardFundingSource = { fundingSourceId: string; percentage?: number; amount: string };
+/** One entry of Create bcard's `fundingSources`, as the server's schema declares it. */
+export type CreateBcardFundingSource = ApiBody<'/api/virtual-cards'>['fundingSources'][number];
 
 /**
  * POST /api/virtual-cards `fundingSources`: percentage mode [{ fundingSourceId, percentage, amount }], fixed mode
