@@ -3,6 +3,7 @@
  * has recorded for it, read from GET /api/virtual-cards/collection-progress. Nothing here guesses ahead: a share the
  * server has not reported on yet is 'waiting'.
  */
+import type { ApiAnswer } from '../../lib/api';
 
 export type ShareProgress = 'waiting' | 'held' | 'captured' | 'declined' | 'released' | 'refunded';
 export type CollectStage = 'sending' | 'holding' | 'capturing' | 'completed' | 'failed';
@@ -14,9 +15,12 @@ export interface PlannedShare {
   cents: number;
 }
 
+type Answer = ApiAnswer<'/api/virtual-cards/collection-progress'>;
+
+/** The part of the server's collection-progress answer this reads (the schema's fields, so a rename breaks here). */
 export interface ProgressAnswer {
-  stage: 'not_started' | 'holding' | 'capturing' | 'completed' | 'failed';
-  shares: ReadonlyArray<{ fundingSourceId: string; status: string }>;
+  stage: Answer['stage'];
+  shares: ReadonlyArray<Pick<Answer['shares'][number], 'fundingSourceId' | 'status'>>;
 }
 
 /** A share's status at the server, as the dialog names it; one it does not know reads as waiting. */
