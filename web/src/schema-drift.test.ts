@@ -20,6 +20,12 @@ const RENAMED: { field: string; readIn: string }[] = [
   { field: 'clientSecret', readIn: 'web/src/features/checkout-demos/' },
   { field: 'totalFees', readIn: 'web/src/features/payment-demo/' },
   { field: 'feesReturned', readIn: 'web/src/features/analytics/' },
+  { field: 'riskScore', readIn: 'web/src/features/admin/' },
+  { field: 'enabled_events', readIn: 'web/src/features/merchants/' },
+  { field: 'twoFactorEnabled', readIn: 'web/src/features/settings/' },
+  { field: 'last4', readIn: 'web/src/features/funding-sources/' },
+  { field: 'monthlyPrice', readIn: 'web/src/features/landing/' },
+  { field: 'verificationType', readIn: 'web/src/features/kyc/' },
 ];
 
 test('renaming an answer field in the server breaks the web typecheck where the field is read', () => {
