@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sweepMoney } from '../api/src/boot';
 import { TestClock } from '../api/src/lib/clock';
-import { LEASE_MS } from '../api/src/modules/bcards/collect';
 import { kycForm } from '../api/test-support/modules/kyc';
+import { LEASE_MS } from '../api/src/modules/bcards/saga';
 import {
   call,
   interceptVendor,

@@ -104,7 +104,7 @@ export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
 
 /**
  * One split collection: the shares are held, then (all or nothing) captured, and a bcard is issued.
- * The transitions are data in api/src/modules/bcards/collect.ts. `leaseOwner`/`leaseUntil` mark who is working
+ * The transitions are data in api/src/modules/bcards/saga.ts. `leaseOwner`/`leaseUntil` mark who is working
  * on a collection; the recovery sweep takes over only an expired lease.
  */
 export const collections = sqliteTable(

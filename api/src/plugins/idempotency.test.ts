@@ -5,7 +5,7 @@ import { schema } from '@bpay/db';
 import { AppError, CATALOGUE, type ErrorCode } from '../errors';
 import { call, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../test-support/app';
 import { cardBody, createMerchant, postCard, registerUser, setTier } from '../../test-support/world';
-import { recoverCollections } from '../modules/bcards/collect';
+import { recoverCollections } from '../modules/bcards/sweep';
 import { VendorUnavailableError, type PaymentVendor } from '../vendors/types';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, REPLAY_HEADER, runIdempotent } from './idempotency';
 

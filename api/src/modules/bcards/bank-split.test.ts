@@ -18,7 +18,7 @@ import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-suppo
 import { SIM_ACH_SETTLEMENT_MS } from '../../vendors/simulated-bank';
 import { adminDashboard } from '../admin/figures';
 import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';
-import { sweepBankDebits } from './collect';
+import { sweepBankDebits } from './sweep';
 
 /*
  * A bank share in an all-or-nothing split (docs/DECISIONS.md "Bank accounts in a split"): the balance is checked with

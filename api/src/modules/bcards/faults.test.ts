@@ -13,7 +13,8 @@ import {
 import { addCard, CARD_DECLINES_CHARGES, CARDS_OK, makePremium, registerUser } from '../../../test-support/world';
 import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorUnavailableError } from '../../vendors/types';
-import { LEASE_MS, SEARCH_LAG_MS } from './collect';
+import { SEARCH_LAG_MS } from './refund';
+import { LEASE_MS } from './saga';
 
 /*
  * All or nothing under faults: a share declined, a shortfall, a capture or card issue failing, the processor not

@@ -7,7 +7,7 @@ import { luhnValid } from '../../lib/cards';
 import { call, forkTestApp, makeTestApp, type TestContext } from '../../../test-support/app';
 import { addCard, CARDS_OK, login, makePremium, registerUser } from '../../../test-support/world';
 import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
-import { assertTransition, COLLECTION_TRANSITIONS } from './collect';
+import { assertTransition, COLLECTION_TRANSITIONS } from './saga';
 
 /*
  * A bcard's life after it is issued: it expires after 30 minutes, can be canceled once, is revealed (and every

@@ -11,15 +11,9 @@ import { accounts, postMovement } from '../ledger/service';
 import { currentTier } from '../subscription/service';
 import { displayName } from '../users/service';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import {
-  LEASE_MS,
-  recordCollection,
-  refundUnusedBcard,
-  runCollection,
-  settleAfterCommit,
-  type CollectionPlan,
-  type PlannedShare,
-} from './collect';
+import { recordCollection, runCollection, type CollectionPlan, type PlannedShare } from './collect';
+import { refundUnusedBcard, settleAfterCommit } from './refund';
+import { LEASE_MS } from './saga';
 
 type UserRow = typeof schema.users.$inferSelect;
 type BcardRow = typeof schema.bcards.$inferSelect;

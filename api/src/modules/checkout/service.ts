@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps';
 import { AppError, notFound } from '../../errors';
 import { constantTimeEqual } from '../../lib/crypto';
 import { collectAndIssue, planCollection, viewOfBcard, type SplitInput } from '../bcards/service';
-import { refundUnusedBcard } from '../bcards/collect';
+import { refundUnusedBcard } from '../bcards/refund';
 import { claimIntent, confirmIntent, isClaimable, releaseClaim, toIntentObject, type IntentClaim } from '../payment-intents/service';
 import { createTestBcard } from '../test-helpers/service';
 

@@ -13,7 +13,7 @@ import {
 import { bcardCard, testBcardCard, type TestCardDetails, type TestMerchant, merchantWorld } from '../../../test-support/world';
 import { moneyReport, moneyViolations, ledgerBalance } from '../../../test-support/money-invariants';
 import { VendorUnavailableError } from '../../vendors/types';
-import { LEASE_MS } from '../bcards/collect';
+import { LEASE_MS } from '../bcards/saga';
 import { resetRateWindows } from '../merchants/usage';
 
 /*

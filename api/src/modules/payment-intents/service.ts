@@ -6,7 +6,7 @@ import { AppError, invalid, notFound } from '../../errors';
 import { digitsOnly } from '../../lib/cards';
 import { newId } from '../../lib/ids';
 import { spendBcard } from '../bcards/service';
-import { refundUnusedBcard } from '../bcards/collect';
+import { refundUnusedBcard } from '../bcards/refund';
 import { emitEvent, type EventType } from '../events/emit';
 import { accounts } from '../ledger/service';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';

@@ -7,7 +7,7 @@ import { newId, newToken } from '../../lib/ids';
 import { allocate } from '../../lib/split';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
-import { holdKey } from '../bcards/collect';
+import { holdKey } from '../bcards/saga';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
 import { emitEvent } from '../events/emit';
 import { accounts, postMovement } from '../ledger/service';

@@ -5,7 +5,7 @@ import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId, newToken } from '../../lib/ids';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
-import { SEARCH_LAG_MS } from '../bcards/collect';
+import { SEARCH_LAG_MS } from '../bcards/refund';
 import { enqueueEmail } from '../email/outbox';
 import { accounts, postMovement } from '../ledger/service';
 

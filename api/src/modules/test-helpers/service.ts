@@ -3,7 +3,7 @@ import { schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import { newId, newToken } from '../../lib/ids';
-import { issueKey } from '../bcards/collect';
+import { issueKey } from '../bcards/saga';
 import { accounts, postMovement } from '../ledger/service';
 import { MAX_AMOUNT, MIN_AMOUNT } from '../payment-intents/service';
 

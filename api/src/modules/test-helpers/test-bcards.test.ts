@@ -4,7 +4,7 @@ import { schema } from '@bpay/db';
 import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { registerUser } from '../../../test-support/world';
 import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
-import { expireBcards } from '../bcards/collect';
+import { expireBcards } from '../bcards/sweep';
 import { accountBalance, accounts } from '../ledger/service';
 import { createIntent, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 

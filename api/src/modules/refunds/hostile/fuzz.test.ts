@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sweepMoney } from '../../../boot';
-import { LEASE_MS } from '../../bcards/collect';
 import { merchantCall } from '../../../../test-support/app';
+import { LEASE_MS } from '../../bcards/saga';
 import { VendorUnavailableError } from '../../../vendors/types';
 import { REFUND_LEASE_MS } from '../service';
 import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';

@@ -1,0 +1,130 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { schema, type CollectionStatus, type DbOrTx, firstRow } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import type { PaymentVendor } from '../../vendors/types';
+
+/*
+ * The collection saga's shared parts: its state machine (the one table of transitions and assertTransition), the
+ * lease a worker holds while it works on a collection, the keys of its processor calls, and how one phase of it
+ * commits. The saga itself: collect.ts (forward: record, hold, capture, issue), refund.ts (shares going back),
+ * sweep.ts (recovery of interrupted collections, expiry, bank debits).
+ */
+
+type CollectionRow = typeof schema.collections.$inferSelect;
+type ShareRow = typeof schema.collectionShares.$inferSelect;
+type SourceRow = typeof schema.fundingSources.$inferSelect;
+
+/** The collection state machine. */
+export const COLLECTION_TRANSITIONS: Record<CollectionStatus, readonly CollectionStatus[]> = {
+  holding: ['capturing', 'failed'],
+  capturing: ['completed', 'refunding'],
+  completed: ['refunding'],
+  refunding: ['refunded', 'completed', 'failed'],
+  refunded: [],
+  failed: [],
+};
+
+export function assertTransition(from: CollectionStatus, to: CollectionStatus): void {
+  if (!COLLECTION_TRANSITIONS[from].includes(to)) {
+    throw new Error(`collection cannot go from ${from} to ${to}`);
+  }
+}
+
+/** How long a worker owns a collection without renewing; longer than any one processor call may take. */
+export const LEASE_MS = 60_000;
+
+export const holdKey = (shareId: string) => `hold:${shareId}`;
+export const refundKey = (shareId: string) => `refund:${shareId}`;
+export const issueKey = (collectionId: string) => `issue:${collectionId}`;
+
+export interface Lease {
+  collectionId: string;
+  owner: string;
+}
+
+export const now = (deps: AppDeps) => deps.clock.now();
+
+export async function setStatus(
+  db: DbOrTx,
+  deps: AppDeps,
+  lease: Lease,
+  from: CollectionStatus,
+  to: CollectionStatus,
+  extra: Partial<typeof schema.collections.$inferInsert> = {},
+): Promise<void> {
+  assertTransition(from, to);
+  const res = await db
+    .update(schema.collections)
+    .set({ status: to, updatedAt: now(deps), ...extra })
+    .where(
+      and(
+        eq(schema.collections.id, lease.collectionId),
+        eq(schema.collections.status, from),
+        eq(schema.collections.leaseOwner, lease.owner),
+      ),
+    );
+  if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
+}
+
+/** Another worker took the collection over (our lease ran out): stop touching it. */
+export class LeaseLostError extends Error {
+  constructor(collectionId: string) {
+    super(`lost the lease on collection ${collectionId}`);
+  }
+}
+
+export async function renewLease(db: DbOrTx, deps: AppDeps, lease: Lease): Promise<void> {
+  const res = await db
+    .update(schema.collections)
+    .set({ leaseUntil: new Date(now(deps).getTime() + LEASE_MS) })
+    .where(and(eq(schema.collections.id, lease.collectionId), eq(schema.collections.leaseOwner, lease.owner)));
+  if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
+}
+
+export interface Loaded {
+  collection: CollectionRow;
+  shares: Array<ShareRow & { source: SourceRow }>;
+}
+
+export async function load(db: DbOrTx, collectionId: string): Promise<Loaded> {
+  const collection = await firstRow(db, schema.collections, eq(schema.collections.id, collectionId));
+  if (!collection) throw new Error(`no collection ${collectionId}`);
+  const rows = await db
+    .select({ share: schema.collectionShares, source: schema.fundingSources })
+    .from(schema.collectionShares)
+    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
+    .where(eq(schema.collectionShares.collectionId, collectionId))
+    .orderBy(asc(schema.collectionShares.position));
+  return { collection, shares: rows.map((r) => ({ ...r.share, source: r.source })) };
+}
+
+export async function setShare(db: DbOrTx, deps: AppDeps, shareId: string, set: Partial<typeof schema.collectionShares.$inferInsert>) {
+  await db
+    .update(schema.collectionShares)
+    .set({ ...set, updatedAt: now(deps) })
+    .where(eq(schema.collectionShares.id, shareId));
+}
+
+/**
+ * One saga phase, one commit (issue 14): the processor's calls and bpay's record of what they answered.
+ * - A processor whose state lives in this database (the simulator, `within`) is called inside the transaction: its
+ *   writes commit with the record, or neither does.
+ * - A remote processor (Stripe) is called first, outside any transaction, so no write waits while the network
+ *   answers; the lease is renewed before each call (`beforeCall`), and the answers are recorded afterwards. A crash
+ *   between the two leaves calls that the sweep finds again by their idempotency keys.
+ * `record` checks the lease (setStatus, renewLease): if another worker took the collection over, nothing is recorded.
+ */
+export async function phase<T, R>(
+  deps: AppDeps,
+  vendor: PaymentVendor,
+  lease: Lease,
+  calls: (v: PaymentVendor, beforeCall: () => Promise<void>) => Promise<T>,
+  record: (tx: DbOrTx, answered: T) => Promise<R>,
+): Promise<R> {
+  if (vendor.within) {
+    const local = vendor.within.bind(vendor);
+    return deps.db.transaction(async (tx) => record(tx, await calls(local(tx), async () => undefined)));
+  }
+  const answered = await calls(vendor, () => renewLease(deps.db, deps, lease));
+  return deps.db.transaction((tx) => record(tx, answered));
+}
