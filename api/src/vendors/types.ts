@@ -1,7 +1,7 @@
 import type { DbOrTx } from '@bpay/db';
 /**
  * Everything bpay asks of a card processor and issuer. Two implementations: the built-in simulated processor
- * (simulated.ts, the default) and Stripe (stripe.ts, used when Stripe keys are configured).
+ * (simulated.ts, the default) and Stripe (stripe/, used when Stripe keys are configured).
  *
  * Amounts are integer cents in USD. Every call that moves money takes an idempotency key: calling again with the
  * same key returns the first outcome and never moves money twice, which is what lets the recovery sweep finish or
