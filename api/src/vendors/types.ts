@@ -119,6 +119,9 @@ export type BankDebitState =
   /** Returned by the account holder's bank: `code` is the ACH return code (R01 insufficient funds, ...). */
   | { status: 'returned'; code: string; message: string };
 
+/** How long a remote processor's search by key may lag a hold it placed (Stripe's search: about a minute). */
+export const SEARCH_LAG_MS = 10 * 60_000;
+
 export interface PaymentVendor {
   readonly name: VendorName;
 

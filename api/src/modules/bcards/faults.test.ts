@@ -12,8 +12,7 @@ import {
 } from '../../../test-support/app';
 import { addCard, CARD_DECLINES_CHARGES, CARDS_OK, makePremium, registerUser } from '../../../test-support/world';
 import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
-import { VendorUnavailableError } from '../../vendors/types';
-import { SEARCH_LAG_MS } from './refund';
+import { SEARCH_LAG_MS, VendorUnavailableError } from '../../vendors/types';
 import { LEASE_MS } from './saga';
 
 /*

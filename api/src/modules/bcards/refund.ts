@@ -4,7 +4,7 @@ import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
 import { allocate } from '../../lib/split';
-import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
+import { SEARCH_LAG_MS, VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from './bank-debits';
 import {
@@ -38,9 +38,6 @@ type BcardRow = typeof schema.bcards.$inferSelect;
 function holdOf(vendor: PaymentVendor, share: { id: string; vendorHoldId: string | null }) {
   return share.vendorHoldId ? vendor.getHold(share.vendorHoldId) : vendor.findHold(holdKey(share.id));
 }
-
-/** How long a remote processor's search by key may lag a hold it placed (Stripe's search: about a minute). */
-export const SEARCH_LAG_MS = 10 * 60_000;
 
 /**
  * Voids every hold of a collection that did not complete, including one placed just before a crash. A share that

@@ -4,8 +4,7 @@ import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId, newToken } from '../../lib/ids';
-import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
-import { SEARCH_LAG_MS } from '../bcards/refund';
+import { SEARCH_LAG_MS, VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
 import { enqueueEmail } from '../email/outbox';
 import { accounts, postMovement } from '../ledger/service';
 
