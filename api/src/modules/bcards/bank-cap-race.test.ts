@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { call, interceptVendor, makeTestApp, type TestContext } from '../../../test-support/app';
 import { addBankAccount, addCard, registerUser, setTier } from '../../../test-support/world';
-import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';
+import { BANK_EXPOSURE_CAP_CENTS } from '../funding-sources/bank-standing';
 
 /*
  * AUDIT: the plan's cap on unsettled bank debits counts only bank_debits rows, which are written at finishCapture.

@@ -1,16 +1,18 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { VendorUnavailableError } from '../../vendors/types';
-import { accountBalance, accounts, postMovement } from '../ledger/service';
+import { bankExposureCap, owedCents, unsettledBankExposure } from '../funding-sources/bank-standing';
+import { accounts, postMovement } from '../ledger/service';
 
 /*
  * A bank share in an all-or-nothing split (docs/DECISIONS.md, "Bank accounts in a split"). An ACH debit cannot be
  * held: its balance is checked with the card holds, it is initiated once every card hold has been captured, and the
  * bcard is issued at once. The debit settles days later or comes back returned; until then it counts against the
- * plan's cap on unsettled bank exposure, and money due back to it (an unused bcard, a remainder) waits.
+ * plan's cap on unsettled bank exposure (funding-sources/bank-standing.ts), and money due back to it (an unused bcard,
+ * a remainder) waits.
  *
  * A return is recorded as a movement `bank_debit.returned`: the bank account gets back what bpay counted as taken,
  * and the consumer's receivable owes it. What would go back to that share later goes to the receivable instead. If
@@ -20,15 +22,6 @@ import { accountBalance, accounts, postMovement } from '../ledger/service';
 
 type DebitRow = typeof schema.bankDebits.$inferSelect;
 
-/** Unsettled bank debits a plan allows at once, in cents. A constant per plan, not a tier column: nothing else varies it. */
-export const BANK_EXPOSURE_CAP_CENTS: Record<string, number> = {
-  free: 50_000,
-  pro: 250_000,
-  premium: 1_000_000,
-};
-export const DEFAULT_BANK_EXPOSURE_CAP_CENTS = 50_000;
-export const bankExposureCap = (tierName: string) => BANK_EXPOSURE_CAP_CENTS[tierName] ?? DEFAULT_BANK_EXPOSURE_CAP_CENTS;
-
 const money = (c: number) => formatDecimal(c as Cents);
 
 /** A bank share's debit has not settled: money due back to it waits (the sweep tries again). Expected, not a fault. */
@@ -37,33 +30,6 @@ export class BankDebitPendingError extends VendorUnavailableError {
     super(`the bank debit of share ${shareId} has not settled yet; what goes back to it waits`);
     this.name = 'BankDebitPendingError';
   }
-}
-
-export async function unsettledBankExposure(db: DbOrTx, userId: string): Promise<number> {
-  const [row] = await db
-    .select({ sum: sql<number>`coalesce(sum(${schema.bankDebits.amountCents}), 0)` })
-    .from(schema.bankDebits)
-    .where(and(eq(schema.bankDebits.userId, userId), eq(schema.bankDebits.status, 'pending')));
-  // Collections still on their way (holding, capturing) have no debit row yet: their bank shares count too, or bcards
-  // made at once would each see nothing settling and pass the cap together. (Hostile review of issue 16.)
-  const [inFlight] = await db
-    .select({ sum: sql<number>`coalesce(sum(${schema.collectionShares.amountCents}), 0)` })
-    .from(schema.collections)
-    .innerJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
-    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
-    .where(
-      and(
-        eq(schema.collections.userId, userId),
-        inArray(schema.collections.status, ['holding', 'capturing']),
-        eq(schema.fundingSources.type, 'bank_account'),
-      ),
-    );
-  return Number(row?.sum ?? 0) + Number(inFlight?.sum ?? 0);
-}
-
-/** What the consumer owes bpay (returned debits after use), in cents, never negative. */
-export async function owedCents(db: DbOrTx, userId: string): Promise<number> {
-  return Math.max(0, -(await accountBalance(db, accounts.receivable(userId))));
 }
 
 /**
@@ -148,38 +114,4 @@ export async function bankDebitsOf(db: DbOrTx, shareIds: string[]): Promise<Map<
   if (shareIds.length === 0) return new Map();
   const rows = await db.select().from(schema.bankDebits).where(inArray(schema.bankDebits.shareId, shareIds));
   return new Map(rows.map((r) => [r.shareId, r]));
-}
-
-export interface BankStanding {
-  owed: string;
-  restricted: boolean;
-  unsettledBankExposure: string;
-  bankExposureCap: string;
-  returnedDebits: Array<{ bcardName: string; amount: string; returnCode: string; returnMessage: string; fundingSourceId: string; returnedAt: string }>;
-}
-
-/** What the consumer owes, whether they are restricted, and how much bank money is still settling. */
-export async function bankStanding(deps: AppDeps, userId: string, tierName: string): Promise<BankStanding> {
-  const owed = await owedCents(deps.db, userId);
-  const returned = await deps.db
-    .select({ debit: schema.bankDebits, name: schema.collections.name })
-    .from(schema.bankDebits)
-    .innerJoin(schema.collections, eq(schema.collections.id, schema.bankDebits.collectionId))
-    .where(and(eq(schema.bankDebits.userId, userId), eq(schema.bankDebits.status, 'returned')))
-    .orderBy(sql`${schema.bankDebits.resolvedAt} desc`)
-    .limit(50);
-  return {
-    owed: money(owed),
-    restricted: owed > 0,
-    unsettledBankExposure: money(await unsettledBankExposure(deps.db, userId)),
-    bankExposureCap: money(bankExposureCap(tierName)),
-    returnedDebits: returned.map(({ debit, name }) => ({
-      bcardName: name,
-      amount: money(debit.amountCents),
-      returnCode: debit.returnCode ?? '',
-      returnMessage: debit.returnMessage ?? '',
-      fundingSourceId: debit.fundingSourceId,
-      returnedAt: (debit.resolvedAt ?? debit.initiatedAt).toISOString(),
-    })),
-  };
 }

@@ -17,7 +17,7 @@ import {
 import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { SIM_ACH_SETTLEMENT_MS } from '../../vendors/simulated-bank';
 import { adminDashboard } from '../admin/figures';
-import { BANK_EXPOSURE_CAP_CENTS } from './bank-debits';
+import { BANK_EXPOSURE_CAP_CENTS } from '../funding-sources/bank-standing';
 import { sweepBankDebits } from './sweep';
 
 /*

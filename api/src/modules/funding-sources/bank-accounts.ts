@@ -6,7 +6,7 @@ import { abaRoutingValid } from '../../lib/cards';
 import { hmacHex } from '../../lib/crypto';
 import { newId, newToken } from '../../lib/ids';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
-import { bankStanding, type BankStanding } from '../bcards/bank-debits';
+import { bankStanding, type BankStanding } from './bank-standing';
 import { currentTier } from '../subscription/service';
 import {
   assertNameAllowed,
