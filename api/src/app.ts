@@ -16,7 +16,7 @@ import { paymentIntentRoutes } from './modules/payment-intents/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
 import { demoRoutes } from './modules/demo/routes';
 import { siteRoutes } from './modules/site/routes';
-import { emailOutboxRoutes } from './modules/email/routes';
+import { emailOutboxRoutes } from './modules/admin/outbox-routes';
 import { eventRoutes } from './modules/events/routes';
 import { webhookDashboardRoutes } from './modules/webhooks/dashboard-routes';
 import { webhookEndpointRoutes } from './modules/webhooks/routes';

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps';
 import { isLoopbackUrl } from '../../env';
 import { AppError } from '../../errors';
 import { clientAddress } from '../../lib/request-context';
-import { verifyAdminToken } from '../admin/auth-service';
+import { verifyAdminToken } from './auth-service';
 
 /*
  * Who may read the e-mail outbox: it holds password reset links, so only

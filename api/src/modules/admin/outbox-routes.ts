@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { errors, sharedModels } from '../../models';
-import { ADMIN_SECURITY } from '../admin/routes';
-import { outboxAccess } from './access';
-import { listOutbox } from './outbox';
+import { listOutbox } from '../email/outbox';
+import { outboxAccess } from './outbox-access';
+import { ADMIN_SECURITY } from './routes';
 
 const OutboxMessageModel = t.Object({
   id: t.String(),
