@@ -3,16 +3,11 @@ import { Elysia } from 'elysia';
 import { schema, type Db, firstRow } from '@bpay/db';
 import type { AppDeps } from '../deps';
 import { AppError } from '../errors';
-import { hmacHex } from '../lib/crypto';
 import { refuseExpand } from '../lib/expand';
+import { secretKeyHash } from '../modules/merchants/service';
 import { recordApiRequest } from '../modules/merchants/usage';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
-
-/** Secret keys are stored only as this HMAC (keyed by the session secret): a leaked table authenticates no one. */
-export function secretKeyHash(secret: string, key: string): string {
-  return hmacHex(secret, `merchant-secret-key:${key}`);
-}
 
 const SECRET_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{24,99}$/;
 const PUBLISHABLE_KEY_RE = /^pk_(test|live)_[A-Za-z0-9]{24,99}$/;

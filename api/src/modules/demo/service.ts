@@ -4,8 +4,7 @@ import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { hitThrottle, type ThrottleRule } from '../../lib/throttle';
-import { secretKeyHash } from '../../plugins/merchant-auth';
-import { newPublishableKey, newSecretKey } from '../merchants/service';
+import { newPublishableKey, newSecretKey, secretKeyHash } from '../merchants/service';
 import { createIntent } from '../payment-intents/service';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;

@@ -2,9 +2,9 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { schema, type Environment, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
+import { hmacHex } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { randomBytes } from 'node:crypto';
-import { secretKeyHash } from '../../plugins/merchant-auth';
 import { dailyRequests, monthlyRequests } from './usage';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
@@ -18,6 +18,11 @@ const randomKeyPart = (n = 32) => {
 const mode = (env: Environment) => (env === 'production' ? 'live' : 'test');
 export const newPublishableKey = (env: Environment) => `pk_${mode(env)}_${randomKeyPart()}`;
 export const newSecretKey = (env: Environment) => `sk_${mode(env)}_${randomKeyPart()}`;
+
+/** Secret keys are stored only as this HMAC (keyed by the session secret): a leaked table authenticates no one. */
+export function secretKeyHash(secret: string, key: string): string {
+  return hmacHex(secret, `merchant-secret-key:${key}`);
+}
 
 export interface MerchantView {
   id: string;
