@@ -17,7 +17,7 @@ import { checkoutRoutes } from './modules/checkout/routes';
 import { demoRoutes } from './modules/demo/routes';
 import { siteRoutes } from './modules/site/routes';
 import { emailOutboxRoutes } from './modules/admin/outbox-routes';
-import { eventRoutes } from './modules/events/routes';
+import { eventRoutes } from './modules/webhooks/events-routes';
 import { webhookDashboardRoutes } from './modules/webhooks/dashboard-routes';
 import { webhookEndpointRoutes } from './modules/webhooks/routes';
 import { kycRoutes } from './modules/kyc/routes';

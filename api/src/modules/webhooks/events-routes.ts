@@ -2,12 +2,12 @@ import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { errors, rawResponses, sharedModels } from '../../models';
 import { merchantAuthPlugin, secretKeyRecheck } from '../../plugins/merchant-auth';
-import { merchantIdempotency } from '../webhooks/idempotent';
-import { DeliveryList, EventListQuery, EventModel, IdempotencyKey, ResendBody, listOf } from '../webhooks/model';
-import { resendEvent } from '../webhooks/service';
-import { getEvent, listEvents, toEventObject } from './service';
-import { openEventStream, parseEventFilter } from './stream';
-import { EVENT_TYPES } from './emit';
+import { EVENT_TYPES } from '../events/emit';
+import { getEvent, listEvents, toEventObject } from '../events/service';
+import { openEventStream, parseEventFilter } from '../events/stream';
+import { merchantIdempotency } from './idempotent';
+import { DeliveryList, EventListQuery, EventModel, IdempotencyKey, ResendBody, listOf } from './model';
+import { resendEvent } from './service';
 import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -40,7 +40,10 @@ const EventStreamBody = t.String({
   examples: ['id: evt_123\nevent: payment_intent.succeeded\ndata: {"id":"evt_123","object":"event"}\n\n'],
 });
 
-/** The merchant API's events (Authorization: Bearer sk_…), scoped to the key's merchant and mode. */
+/**
+ * The merchant API's events (Authorization: Bearer sk_…), scoped to the key's merchant and mode. They live with the
+ * webhooks, whose deliveries and resends they show; events/ (emit, store, broadcast, stream) imports no module above it.
+ */
 export function eventRoutes(deps: AppDeps) {
   const idempotent = merchantIdempotency(deps);
   return new Elysia({ prefix: '/api/v1', tags: ['Events'] })
