@@ -54,6 +54,11 @@ export const SESSION_SECURITY = [{ sessionCookie: [] as string[] }];
 /** Routes that need no credential. */
 export const PUBLIC_SECURITY: Array<Record<string, string[]>> = [];
 
+/** The optional Idempotency-Key header of the consumer's money POSTs. */
+export const IdempotencyHeader = t.Object({
+  'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
+});
+
 type ResponseObject = { description: string; content?: Record<string, { schema: Record<string, unknown> }> };
 
 /**

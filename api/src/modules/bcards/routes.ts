@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors, SESSION_SECURITY, sharedModels } from '../../models';
+import { errors, IdempotencyHeader, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
-import { IdempotencyHeader } from '../funding-sources/routes';
 import { BcardModel, CheckoutDetailsModel, CollectionProgressModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
 import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, MIN_BCARD_CENTS, cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
 import { invalid } from '../../errors';

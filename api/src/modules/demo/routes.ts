@@ -1,9 +1,8 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { errors, SESSION_SECURITY, sharedModels } from '../../models';
+import { errors, IdempotencyHeader, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
-import { IdempotencyHeader } from '../funding-sources/routes';
 import { createDemoCheckoutIntent } from './service';
 
 export const DemoCheckoutIntentModel = t.Object({

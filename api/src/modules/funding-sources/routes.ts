@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors, SESSION_SECURITY, sharedModels } from '../../models';
+import { errors, IdempotencyHeader, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import {
@@ -30,10 +30,6 @@ import {
   updateFundingSource,
   BANK_VERIFICATION_MAX_ATTEMPTS,
 } from './service';
-
-export const IdempotencyHeader = t.Object({
-  'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
-});
 
 export function fundingSourceRoutes(deps: AppDeps) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };

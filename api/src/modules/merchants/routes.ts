@@ -5,7 +5,7 @@ import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { KEY_GRACE_PERIOD_NAMES, createMerchant, getOwnedMerchant, listMerchants, ownedUsage, rollSecretKey, updateMerchant } from './service';
 import { countIntents, listIntents } from '../payment-intents/service';
-import { PaymentIntentList, UsageModel } from '../payment-intents/routes';
+import { PaymentIntentList, UsageModel } from '../payment-intents/model';
 import { nameText } from '../../lib/text';
 import { invalid } from '../../errors';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';

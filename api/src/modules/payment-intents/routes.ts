@@ -5,8 +5,6 @@ import { errors, sharedModels } from '../../models';
 import { PaymentIntentList, UsageModel } from './model';
 import { updateIntent } from './update';
 import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
-
-export { PaymentIntentList, PaymentIntentModel, UsageModel } from './model';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { usageOf } from '../merchants/service';
 import { merchantIdempotency, merchantIdempotencyAtomic } from '../webhooks/idempotent';
