@@ -8,7 +8,7 @@ import type { Logger } from './lib/logger';
 import { deleteExpiredSessions } from './modules/auth/sessions';
 import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections, sweepBankDebits } from './modules/bcards/sweep';
-import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/service';
+import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/sweep';
 import { recoverRefunds } from './modules/refunds/service';
 import { recoverPlanCharges } from './modules/subscription/billing';
 import { renewSubscriptions } from './modules/subscription/renewals';

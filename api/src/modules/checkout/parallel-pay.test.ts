@@ -16,7 +16,7 @@ import {
 } from '../../../test-support/world';
 import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
-import { claimIntent, confirmIntent, releaseClaim } from '../payment-intents/service';
+import { claimIntent, confirmIntent, releaseClaim } from '../payment-intents/payment';
 
 /*
  * Paying one intent several times at once (double clicks, a second window, a retrying client). The checkout claims

@@ -6,7 +6,8 @@ import { AppError, notFound } from '../../errors';
 import { constantTimeEqual } from '../../lib/crypto';
 import { collectAndIssue, planCollection, viewOfBcard, type SplitInput } from '../bcards/service';
 import { refundUnusedBcard } from '../bcards/refund';
-import { claimIntent, confirmIntent, isClaimable, releaseClaim, toIntentObject, type IntentClaim } from '../payment-intents/service';
+import { claimIntent, confirmIntent, isClaimable, releaseClaim, type IntentClaim } from '../payment-intents/payment';
+import { toIntentObject } from '../payment-intents/service';
 import { createTestBcard } from '../test-helpers/service';
 
 type UserRow = typeof schema.users.$inferSelect;

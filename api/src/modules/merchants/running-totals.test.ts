@@ -8,7 +8,7 @@ import { sweepMoney } from '../../boot';
 import { call, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
 import { bcardCard, merchantWorld, testBcardCard, type TestCardDetails, type TestMerchant } from '../../../test-support/world';
 import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
-import { AUTHORIZATION_TTL_MS } from '../payment-intents/service';
+import { AUTHORIZATION_TTL_MS } from '../payment-intents/sweep';
 import { resetRateWindows } from './usage';
 
 /*

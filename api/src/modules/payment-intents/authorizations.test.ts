@@ -5,7 +5,7 @@ import { call, makeTestApp, merchantCall, type TestContext } from '../../../test
 import { bcardCard, login, testBcardCard, type TestCardDetails, type TestMerchant, merchantWorld } from '../../../test-support/world';
 import { moneyReport, moneyViolations, ledgerBalance } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
-import { AUTHORIZATION_TTL_MS } from './service';
+import { AUTHORIZATION_TTL_MS } from './sweep';
 
 /*
  * A bcard authorized for a manual-capture intent belongs to that payment until the merchant captures or cancels it:

@@ -8,17 +8,8 @@ import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { usageOf } from '../merchants/service';
 import { merchantIdempotency, merchantIdempotencyAtomic } from '../webhooks/idempotent';
-import {
-  CANCELLATION_REASONS,
-  cancelIntent,
-  captureIntent,
-  confirmIntent,
-  insertIntent,
-  getIntent,
-  listIntents,
-  toIntentObject,
-  type PaymentMethodInput,
-} from './service';
+import { CANCELLATION_REASONS, cancelIntent, captureIntent, confirmIntent, type PaymentMethodInput } from './payment';
+import { getIntent, insertIntent, listIntents, toIntentObject } from './service';
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
 /** A JSON integer. Elysia's t.Integer also accepts a numeric string ("100"), which this API refuses. */

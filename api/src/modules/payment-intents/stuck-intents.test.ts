@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
 import { createMerchant, registerUser } from '../../../test-support/world';
-import { recoverStuckIntents } from './service';
+import { recoverStuckIntents } from './sweep';
 
 /*
  * The money sweep gives back an intent left in `processing` by a process that died mid-payment. Sweeps run in
