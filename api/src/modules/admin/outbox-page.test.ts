@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { call, makeTestApp, type CallOptions, type TestContext } from '../../../test-support/app';
 import { registerUser } from '../../../test-support/world';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
-import { smtpTransport } from './transport';
+import { smtpTransport } from '../email/transport';
 
 /*
  * GET /api/email-outbox holds password reset links: a signed-in admin may read it, and on a local install (no SMTP,
