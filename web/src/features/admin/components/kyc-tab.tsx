@@ -6,12 +6,13 @@ import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
 import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
+import { ListState, listStatus } from '../../../components/ui/list-state';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { KYC_KEY, kycOverviewQuery, kycVerificationsQuery, updateVerification, type KycStatus, type KycVerification } from '../api';
 import { formatDate, parseRiskScore, personName, riskBand, type RiskBand } from '../display';
 import { DocumentViewer } from './document-viewer';
-import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass, StatCard } from './states';
+import { AdminTable, EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass, StatCard, Th } from './states';
 
 const STATUSES: KycStatus[] = ['pending', 'processing', 'verified', 'failed', 'requires_input'];
 const statusLabel: Record<KycStatus, MessageKey> = {
@@ -87,66 +88,59 @@ export function KycTab() {
             ))}
           </select>
         </div>
-        {list.isLoading ? (
-          <LoadingBlock />
-        ) : list.error ? (
-          <ErrorBlock message={t('admin.errors.verifications')} onRetry={() => void list.refetch()} />
-        ) : rows.length === 0 ? (
-          <EmptyState
-            title={status === 'all' ? t('admin.kyc.empty') : t('admin.kyc.noMatch')}
-            icon={<Fingerprint className="h-8 w-8" />}
-            testId="kyc-empty"
-          />
-        ) : (
-          <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-            <table className="w-full text-sm">
-              <thead className="bg-slate-50 text-xs uppercase text-slate-500">
-                <tr>
-                  <th className="px-4 py-3 text-start font-medium">{t('admin.kyc.col.user')}</th>
-                  <th className="px-4 py-3 text-start font-medium">{t('admin.kyc.col.type')}</th>
-                  <th className="px-4 py-3 text-start font-medium">{t('admin.kyc.col.document')}</th>
-                  <th className="px-4 py-3 text-start font-medium">{t('admin.kyc.col.status')}</th>
-                  <th className="px-4 py-3 text-start font-medium">{t('admin.kyc.col.risk')}</th>
-                  <th className="px-4 py-3 text-start font-medium">{t('admin.kyc.col.submitted')}</th>
-                  <th className="px-4 py-3">
-                    <span className="sr-only">{t('admin.kyc.review')}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {rows.map((v) => (
-                  <tr key={v.id} data-testid="kyc-row" data-id={v.id}>
-                    <td className="px-4 py-3">
-                      <div className="font-medium">{applicant(v)}</div>
-                      {v.user?.email && (
-                        <div className="text-xs text-slate-500" dir="ltr">
-                          {v.user.email}
-                        </div>
-                      )}
-                    </td>
-                    <td className="px-4 py-3">{humanize(v.verificationType)}</td>
-                    <td className="px-4 py-3">
-                      {humanize(v.documentType)} · {v.documentCountry}
-                    </td>
-                    <td className="px-4 py-3">
-                      <Badge tone={statusTone[v.status] ?? 'neutral'}>{statusLabel[v.status] ? t(statusLabel[v.status]) : v.status}</Badge>
-                    </td>
-                    <td className="px-4 py-3">
-                      {v.riskScore == null ? '—' : <Badge tone={riskTone[riskBand(v.riskScore)]}>{`${v.riskScore} · ${t(riskLabel[riskBand(v.riskScore)])}`}</Badge>}
-                    </td>
-                    <td className="px-4 py-3 text-slate-500">{formatDate(v.createdAt ?? v.submittedAt, lang)}</td>
-                    <td className="px-4 py-3 text-end">
-                      <Button variant="outline" size="sm" onClick={() => setReviewing(v)} data-testid="kyc-review">
-                        <Eye className="h-3.5 w-3.5" aria-hidden />
-                        {t('admin.kyc.review')}
-                      </Button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListState
+          status={listStatus({ isLoading: list.isLoading, error: list.error, total: rows.length, filtered: status !== 'all' })}
+          loading={<LoadingBlock />}
+          error={<ErrorBlock message={t('admin.errors.verifications')} onRetry={() => void list.refetch()} />}
+          empty={<EmptyState title={t('admin.kyc.empty')} icon={<Fingerprint className="h-8 w-8" />} testId="kyc-empty" />}
+          noMatch={<EmptyState title={t('admin.kyc.noMatch')} icon={<Fingerprint className="h-8 w-8" />} testId="kyc-empty" />}
+        >
+          <AdminTable
+            head={
+              <>
+                <Th>{t('admin.kyc.col.user')}</Th>
+                <Th>{t('admin.kyc.col.type')}</Th>
+                <Th>{t('admin.kyc.col.document')}</Th>
+                <Th>{t('admin.kyc.col.status')}</Th>
+                <Th>{t('admin.kyc.col.risk')}</Th>
+                <Th>{t('admin.kyc.col.submitted')}</Th>
+                <th className="px-4 py-3">
+                  <span className="sr-only">{t('admin.kyc.review')}</span>
+                </th>
+              </>
+            }
+          >
+            {rows.map((v) => (
+              <tr key={v.id} data-testid="kyc-row" data-id={v.id}>
+                <td className="px-4 py-3">
+                  <div className="font-medium">{applicant(v)}</div>
+                  {v.user?.email && (
+                    <div className="text-xs text-slate-500" dir="ltr">
+                      {v.user.email}
+                    </div>
+                  )}
+                </td>
+                <td className="px-4 py-3">{humanize(v.verificationType)}</td>
+                <td className="px-4 py-3">
+                  {humanize(v.documentType)} · {v.documentCountry}
+                </td>
+                <td className="px-4 py-3">
+                  <Badge tone={statusTone[v.status] ?? 'neutral'}>{statusLabel[v.status] ? t(statusLabel[v.status]) : v.status}</Badge>
+                </td>
+                <td className="px-4 py-3">
+                  {v.riskScore == null ? '—' : <Badge tone={riskTone[riskBand(v.riskScore)]}>{`${v.riskScore} · ${t(riskLabel[riskBand(v.riskScore)])}`}</Badge>}
+                </td>
+                <td className="px-4 py-3 text-slate-500">{formatDate(v.createdAt ?? v.submittedAt, lang)}</td>
+                <td className="px-4 py-3 text-end">
+                  <Button variant="outline" size="sm" onClick={() => setReviewing(v)} data-testid="kyc-review">
+                    <Eye className="h-3.5 w-3.5" aria-hidden />
+                    {t('admin.kyc.review')}
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </AdminTable>
+        </ListState>
         <div className="mt-4">
           <LoadMore
             hasMore={list.hasNextPage && !list.error}

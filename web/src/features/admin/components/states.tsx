@@ -113,3 +113,28 @@ export function LoadMore({
     </div>
   );
 }
+
+/** Whole class names, so Tailwind sees them in the source. */
+const TH_ALIGN = { start: 'px-4 py-3 text-start font-medium', end: 'px-4 py-3 text-end font-medium' } as const;
+
+/** A column heading of an `AdminTable`. */
+export function Th({ align = 'start', children }: { align?: keyof typeof TH_ALIGN; children: ReactNode }) {
+  return <th className={TH_ALIGN[align]}>{children}</th>;
+}
+
+/**
+ * A panel list as a table: scrolls sideways inside its frame on a narrow screen, headings in small capitals over
+ * rows split by a line. `head` is the row of `Th`s; the children are the body's rows.
+ */
+export function AdminTable({ head, children }: { head: ReactNode; children: ReactNode }) {
+  return (
+    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+      <table className="w-full text-sm">
+        <thead className="bg-slate-50 text-xs uppercase text-slate-500">
+          <tr>{head}</tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">{children}</tbody>
+      </table>
+    </div>
+  );
+}

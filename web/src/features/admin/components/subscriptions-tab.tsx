@@ -3,12 +3,13 @@ import { CreditCard, Pencil, Plus, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
+import { ListState, listStatus } from '../../../components/ui/list-state';
 import { Switch } from '../../../components/ui/switch';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { adminTiersQuery, deleteTier, subscriptionAnalyticsQuery, TIERS_KEY, toggleTier, userSubscriptionsQuery, type AdminTier } from '../api';
 import { amountNumber, formatAmount, formatDate, fractionToPercent, isUnlimited, LIMIT_KEYS, personName, splitFeatures } from '../display';
-import { EmptyState, ErrorBlock, LoadingBlock, StatCard } from './states';
+import { AdminTable, EmptyState, ErrorBlock, LoadingBlock, StatCard, Th } from './states';
 import { ConfirmDialog } from './confirm-dialog';
 import { featureLabel, isDefaultTier, limitLabel, serverError, TierFormDialog } from './tier-form-dialog';
 
@@ -179,47 +180,43 @@ function UserSubscriptionsSection() {
       <h2 id="admin-user-subs-title" className="text-lg font-semibold text-slate-900">
         {t('admin.subs.title')}
       </h2>
-      {q.isLoading ? (
-        <LoadingBlock />
-      ) : q.error ? (
-        <ErrorBlock message={t('admin.errors.subscriptions')} onRetry={() => void q.refetch()} />
-      ) : (q.data ?? []).length === 0 ? (
-        <EmptyState title={t('admin.subs.empty')} body={t('admin.subs.emptyBody')} />
-      ) : (
-        <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-          <table className="w-full text-sm">
-            <thead className="bg-slate-50 text-xs uppercase text-slate-500">
-              <tr>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.subs.col.user')}</th>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.subs.col.tier')}</th>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.subs.col.status')}</th>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.subs.col.period')}</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {(q.data ?? []).map((s, i) => (
-                <tr key={s.id ?? `${s.userId}-${i}`}>
-                  <td className="px-4 py-3">
-                    <div className="font-medium">{personName(s.user) || s.userId}</div>
-                    {s.user && (
-                      <div className="text-xs text-slate-500" dir="ltr">
-                        {s.user.email}
-                      </div>
-                    )}
-                  </td>
-                  <td className="px-4 py-3">{s.tier?.displayName ?? s.tierId}</td>
-                  <td className="px-4 py-3">
-                    <Badge tone={s.status === 'active' ? 'green' : 'neutral'}>{s.status}</Badge>
-                  </td>
-                  <td className="px-4 py-3 text-slate-500">
-                    {formatDate(s.currentPeriodStart, lang)} – {formatDate(s.currentPeriodEnd, lang)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListState
+        status={listStatus({ isLoading: q.isLoading, error: q.error, total: (q.data ?? []).length })}
+        loading={<LoadingBlock />}
+        error={<ErrorBlock message={t('admin.errors.subscriptions')} onRetry={() => void q.refetch()} />}
+        empty={<EmptyState title={t('admin.subs.empty')} body={t('admin.subs.emptyBody')} />}
+      >
+        <AdminTable
+          head={
+            <>
+              <Th>{t('admin.subs.col.user')}</Th>
+              <Th>{t('admin.subs.col.tier')}</Th>
+              <Th>{t('admin.subs.col.status')}</Th>
+              <Th>{t('admin.subs.col.period')}</Th>
+            </>
+          }
+        >
+          {(q.data ?? []).map((s, i) => (
+            <tr key={s.id ?? `${s.userId}-${i}`}>
+              <td className="px-4 py-3">
+                <div className="font-medium">{personName(s.user) || s.userId}</div>
+                {s.user && (
+                  <div className="text-xs text-slate-500" dir="ltr">
+                    {s.user.email}
+                  </div>
+                )}
+              </td>
+              <td className="px-4 py-3">{s.tier?.displayName ?? s.tierId}</td>
+              <td className="px-4 py-3">
+                <Badge tone={s.status === 'active' ? 'green' : 'neutral'}>{s.status}</Badge>
+              </td>
+              <td className="px-4 py-3 text-slate-500">
+                {formatDate(s.currentPeriodStart, lang)} – {formatDate(s.currentPeriodEnd, lang)}
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
+      </ListState>
     </section>
   );
 }

@@ -1,8 +1,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Search } from 'lucide-react';
 import { useDeferredValue, useState } from 'react';
 import { Badge } from '../../../components/ui/badge';
-import { Input } from '../../../components/ui/input';
+import { ListState, listStatus } from '../../../components/ui/list-state';
+import { SearchField } from '../../../components/ui/search-field';
 import { toast } from '../../../components/ui/use-toast';
 import { messageOf } from '../../../lib/api';
 import { useLanguage, type MessageKey } from '../../../i18n';
@@ -20,7 +20,7 @@ import {
 import { formatDate, personName } from '../display';
 import { ConfirmDialog } from './confirm-dialog';
 import { Ltr, richText } from './rich-text';
-import { EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass } from './states';
+import { AdminTable, EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass, Th } from './states';
 
 /** The role filter lists every role (spec §2); a user can only be given user or merchant (admins are separate accounts). */
 const ROLES: UserRole[] = ['user', 'merchant', 'admin'];
@@ -96,18 +96,7 @@ export function UsersTab() {
         </p>
       </div>
       <div className="flex flex-col gap-3 sm:flex-row">
-        <div className="relative flex-1">
-          <Search className="pointer-events-none absolute start-3 top-3 h-4 w-4 text-slate-400" aria-hidden />
-          <Input
-            type="search"
-            className="ps-9"
-            placeholder={t('admin.users.search')}
-            aria-label={t('admin.users.search')}
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            data-testid="admin-users-search"
-          />
-        </div>
+        <SearchField label={t('admin.users.search')} value={search} onChange={setSearch} testId="admin-users-search" />
         <select
           className={selectClass}
           aria-label={t('admin.users.roleFilter')}
@@ -123,90 +112,86 @@ export function UsersTab() {
           ))}
         </select>
       </div>
-      {users.isLoading ? (
-        <LoadingBlock />
-      ) : users.error ? (
-        <ErrorBlock message={t('admin.errors.users')} onRetry={() => void users.refetch()} />
-      ) : rows.length === 0 ? (
-        <EmptyState title={t('admin.users.empty')} />
-      ) : (
-        <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-          <table className="w-full text-sm">
-            <thead className="bg-slate-50 text-start text-xs uppercase text-slate-500">
-              <tr>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.users.col.user')}</th>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.users.col.role')}</th>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.users.col.tier')}</th>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.users.col.country')}</th>
-                <th className="px-4 py-3 text-start font-medium">{t('admin.users.col.joined')}</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rows.map((u) => (
-                <tr key={u.id} data-testid="admin-user-row">
-                  <td className="px-4 py-3">
-                    <div className="font-medium text-slate-900">{personName(u)}</div>
-                    <div className="text-xs text-slate-500" dir="ltr">
-                      {u.email}
-                    </div>
-                  </td>
-                  <td className="px-4 py-3">
-                    {/* Controlled by the saved role: a choice shows only once it is confirmed and saved. */}
-                    <select
-                      className={`${selectClass} h-8`}
-                      aria-label={t('admin.users.editRole', { email: u.email })}
-                      aria-describedby="admin-users-role-note"
-                      value={u.role}
-                      disabled={roleMutation.isPending}
-                      onChange={(e) => {
-                        const to = e.target.value as UserRole;
-                        if (to !== u.role && isAssignable(to)) setChange({ kind: 'role', user: u, to });
-                      }}
-                      data-testid="admin-user-role"
-                    >
-                      {ASSIGNABLE_ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {t(roleLabel[r])}
-                        </option>
-                      ))}
-                      {/* An older row that says admin shows it, but nobody can be given it. */}
-                      {u.role === 'admin' && (
-                        <option value="admin" disabled>
-                          {t('admin.users.role.admin')}
-                        </option>
-                      )}
-                    </select>
-                  </td>
-                  <td className="px-4 py-3">
-                    <select
-                      className={`${selectClass} h-8`}
-                      aria-label={t('admin.users.changeTier', { email: u.email })}
-                      value={tierOf(u)}
-                      disabled={tierMutation.isPending || activeTiers.length === 0}
-                      onChange={(e) => {
-                        const to = activeTiers.find((x) => x.id === e.target.value);
-                        if (to && to.id !== tierOf(u)) setChange({ kind: 'tier', user: u, to: { id: to.id, displayName: to.displayName } });
-                      }}
-                      data-testid="admin-user-tier"
-                    >
-                      {!activeTiers.some((x) => x.id === tierOf(u)) && (
-                        <option value={tierOf(u)}>{u.tier?.displayName ?? t('admin.users.noTier')}</option>
-                      )}
-                      {activeTiers.map((x) => (
-                        <option key={x.id} value={x.id}>
-                          {x.displayName}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td className="px-4 py-3">{u.country ? <Badge>{u.country}</Badge> : '—'}</td>
-                  <td className="px-4 py-3 text-slate-500">{formatDate(u.createdAt, lang)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListState
+        status={listStatus({ isLoading: users.isLoading, error: users.error, total: rows.length })}
+        loading={<LoadingBlock />}
+        error={<ErrorBlock message={t('admin.errors.users')} onRetry={() => void users.refetch()} />}
+        empty={<EmptyState title={t('admin.users.empty')} />}
+      >
+        <AdminTable
+          head={
+            <>
+              <Th>{t('admin.users.col.user')}</Th>
+              <Th>{t('admin.users.col.role')}</Th>
+              <Th>{t('admin.users.col.tier')}</Th>
+              <Th>{t('admin.users.col.country')}</Th>
+              <Th>{t('admin.users.col.joined')}</Th>
+            </>
+          }
+        >
+          {rows.map((u) => (
+            <tr key={u.id} data-testid="admin-user-row">
+              <td className="px-4 py-3">
+                <div className="font-medium text-slate-900">{personName(u)}</div>
+                <div className="text-xs text-slate-500" dir="ltr">
+                  {u.email}
+                </div>
+              </td>
+              <td className="px-4 py-3">
+                {/* Controlled by the saved role: a choice shows only once it is confirmed and saved. */}
+                <select
+                  className={`${selectClass} h-8`}
+                  aria-label={t('admin.users.editRole', { email: u.email })}
+                  aria-describedby="admin-users-role-note"
+                  value={u.role}
+                  disabled={roleMutation.isPending}
+                  onChange={(e) => {
+                    const to = e.target.value as UserRole;
+                    if (to !== u.role && isAssignable(to)) setChange({ kind: 'role', user: u, to });
+                  }}
+                  data-testid="admin-user-role"
+                >
+                  {ASSIGNABLE_ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {t(roleLabel[r])}
+                    </option>
+                  ))}
+                  {/* An older row that says admin shows it, but nobody can be given it. */}
+                  {u.role === 'admin' && (
+                    <option value="admin" disabled>
+                      {t('admin.users.role.admin')}
+                    </option>
+                  )}
+                </select>
+              </td>
+              <td className="px-4 py-3">
+                <select
+                  className={`${selectClass} h-8`}
+                  aria-label={t('admin.users.changeTier', { email: u.email })}
+                  value={tierOf(u)}
+                  disabled={tierMutation.isPending || activeTiers.length === 0}
+                  onChange={(e) => {
+                    const to = activeTiers.find((x) => x.id === e.target.value);
+                    if (to && to.id !== tierOf(u)) setChange({ kind: 'tier', user: u, to: { id: to.id, displayName: to.displayName } });
+                  }}
+                  data-testid="admin-user-tier"
+                >
+                  {!activeTiers.some((x) => x.id === tierOf(u)) && (
+                    <option value={tierOf(u)}>{u.tier?.displayName ?? t('admin.users.noTier')}</option>
+                  )}
+                  {activeTiers.map((x) => (
+                    <option key={x.id} value={x.id}>
+                      {x.displayName}
+                    </option>
+                  ))}
+                </select>
+              </td>
+              <td className="px-4 py-3">{u.country ? <Badge>{u.country}</Badge> : '—'}</td>
+              <td className="px-4 py-3 text-slate-500">{formatDate(u.createdAt, lang)}</td>
+            </tr>
+          ))}
+        </AdminTable>
+      </ListState>
       <LoadMore
         hasMore={users.hasNextPage && !users.error}
         loading={users.isFetchingNextPage}

@@ -1,9 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { CreditCard, FlaskConical, Loader2, Plus } from 'lucide-react';
+import { CreditCard, FlaskConical, Plus } from 'lucide-react';
 import { useEffect, useMemo, useState } from 'react';
-import { Button } from '../../../components/ui/button';
+import { EmptyState, ListState, listStatus, LoadError } from '../../../components/ui/list-state';
 import { useT } from '../../../i18n';
-import { messageOf } from '../../../lib/api';
 import { bcardsQuery } from '../api';
 import { useRevealBcard } from '../hooks/use-bcard-actions';
 import { useNow } from '../hooks/use-now';
@@ -92,33 +91,20 @@ export function BcardsPanel({
           {t('bcards.demoNote')}
         </p>
       )}
-      {isLoading ? (
-        <p className="flex items-center gap-2 py-8 text-sm text-slate-500" aria-busy="true">
-          <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
-          {t('common.loading')}
-        </p>
-      ) : error ? (
-        <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
-          <p className="text-sm text-red-700">
-            {t('bcards.loadFailed')} {messageOf(error)}
-          </p>
-          <Button variant="outline" size="sm" onClick={onRetry}>
-            {t('common.retry')}
-          </Button>
-        </div>
-      ) : (
+      <ListState
+        status={listStatus({ isLoading, error, total: list.length })}
+        error={<LoadError message={t('bcards.loadFailed')} error={error} onRetry={onRetry} />}
+      >
         <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label={t('bcards.title')}>
           {list.length === 0 && (
-            <li
-              className="flex flex-col items-center justify-center rounded-xl border border-dashed border-slate-300 bg-white px-6 py-12 text-center sm:col-span-1 lg:col-span-2"
-              data-testid="bcards-empty"
-            >
-              <span className="mb-4 flex h-12 w-12 items-center justify-center rounded-full bg-brand-50 text-brand-600" aria-hidden>
-                <CreditCard className="h-6 w-6" />
-              </span>
-              <p className="text-base font-semibold text-slate-900">{t('bcards.empty')}</p>
-              <p className="mt-1 max-w-sm text-sm text-slate-500">{t('bcards.emptyBody')}</p>
-            </li>
+            <EmptyState
+              as="li"
+              className="sm:col-span-1 lg:col-span-2"
+              icon={<CreditCard className="h-6 w-6" />}
+              title={t('bcards.empty')}
+              description={t('bcards.emptyBody')}
+              testId="bcards-empty"
+            />
           )}
           {list.map((b) => (
             <li key={b.id}>
@@ -140,7 +126,7 @@ export function BcardsPanel({
             </button>
           </li>
         </ul>
-      )}
+      </ListState>
       <BcardDetailsDialog
         bcard={revealed}
         reveal={reveal}

@@ -4,12 +4,12 @@ import { useMemo, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
+import { EmptyState } from '../../../components/ui/list-state';
 import { useLanguage } from '../../../i18n';
 import { transactionSummaryQuery, transactionsQuery } from '../../transactions/api';
 import { demoTransactions } from '../demo-data';
 import { dashboardStats, formatAmount, formatCents, parseCents, recentTransactions, RECENT_ACTIVITY_COUNT } from '../transactions';
 import type { Bcard } from '../../bcards/api';
-import { EmptyState } from './empty-state';
 import { formatDate } from './format';
 import { StatusDot } from './transaction-status';
 

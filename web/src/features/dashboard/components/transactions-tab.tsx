@@ -4,12 +4,11 @@ import { lazy, Suspense, useMemo, useState } from 'react';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { Label } from '../../../components/ui/label';
+import { EmptyState, ListState, listStatus, LoadError } from '../../../components/ui/list-state';
 import { useT, type MessageKey } from '../../../i18n';
-import { messageOf } from '../../../lib/api';
 import { exportCsvUrl, transactionsQuery, type Transaction } from '../../transactions/api';
 import { demoTransactions } from '../demo-data';
 import { filterByStatus, recentTransactions, STATUS_FILTERS, type StatusFilter } from '../transactions';
-import { EmptyState } from './empty-state';
 import { TransactionDetailDialog } from './transaction-detail-dialog';
 import { TransactionRow } from './transaction-row';
 
@@ -101,58 +100,45 @@ export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
               {t('dashboard.transactions.demoNote')}
             </p>
           )}
-          {loading ? (
-            <p className="flex items-center gap-2 py-8 text-sm text-slate-500" aria-busy="true">
-              <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
-              {t('common.loading')}
-            </p>
-          ) : error ? (
-            <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
-              <p className="text-sm text-red-700">
-                {t('dashboard.transactions.loadFailed')} {messageOf(error)}
-              </p>
-              <Button variant="outline" size="sm" onClick={() => void query.refetch()}>
-                {t('common.retry')}
-              </Button>
-            </div>
-          ) : rows.length === 0 ? (
-            filter === 'all' ? (
+          <ListState
+            status={listStatus({ isLoading: loading, error, total: rows.length, filtered: filter !== 'all' })}
+            error={<LoadError message={t('dashboard.transactions.loadFailed')} error={error} onRetry={() => void query.refetch()} />}
+            empty={
               <EmptyState
                 icon={<Receipt className="h-6 w-6" />}
                 title={t('dashboard.transactions.empty')}
                 description={t('dashboard.transactions.emptyBody')}
                 testId="transactions-empty"
               />
-            ) : (
+            }
+            noMatch={
               <EmptyState
                 icon={<Receipt className="h-6 w-6" />}
                 title={t('dashboard.transactions.noMatch')}
                 description={t('dashboard.transactions.noMatchBody')}
                 testId="transactions-no-match"
               />
-            )
-          ) : (
-            <>
-              <ul className="divide-y divide-slate-100" aria-live="polite" data-testid="transaction-list">
-                {rows.map((tx) => (
-                  <TransactionRow key={tx.id} transaction={tx} onView={setViewing} />
-                ))}
-              </ul>
-              {!isDemo && query.hasNextPage && (
-                <div className="flex justify-center pt-4">
-                  <Button
-                    variant="outline"
-                    onClick={() => void query.fetchNextPage()}
-                    disabled={query.isFetchingNextPage}
-                    data-testid="transaction-load-more"
-                  >
-                    {query.isFetchingNextPage && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-                    {query.isFetchingNextPage ? t('common.loading') : t('dashboard.transactions.loadMore')}
-                  </Button>
-                </div>
-              )}
-            </>
-          )}
+            }
+          >
+            <ul className="divide-y divide-slate-100" aria-live="polite" data-testid="transaction-list">
+              {rows.map((tx) => (
+                <TransactionRow key={tx.id} transaction={tx} onView={setViewing} />
+              ))}
+            </ul>
+            {!isDemo && query.hasNextPage && (
+              <div className="flex justify-center pt-4">
+                <Button
+                  variant="outline"
+                  onClick={() => void query.fetchNextPage()}
+                  disabled={query.isFetchingNextPage}
+                  data-testid="transaction-load-more"
+                >
+                  {query.isFetchingNextPage && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+                  {query.isFetchingNextPage ? t('common.loading') : t('dashboard.transactions.loadMore')}
+                </Button>
+              </div>
+            )}
+          </ListState>
         </CardContent>
         <TransactionDetailDialog transaction={viewing} isDemo={isDemo} onClose={() => setViewing(null)} />
       </Card>

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { AlertTriangle, FlaskConical, Landmark, Loader2, Plus, Wallet } from 'lucide-react';
+import { AlertTriangle, FlaskConical, Landmark, Plus, Wallet } from 'lucide-react';
 import { lazy, Suspense, useState } from 'react';
 import { Button } from '../../../components/ui/button';
+import { EmptyState, ListState, listStatus, LoadError } from '../../../components/ui/list-state';
 import { useT } from '../../../i18n';
-import { messageOf } from '../../../lib/api';
 import { bankStandingQuery, type BankStanding, type FundingSource, type SourcePlan } from '../api';
 import { canStartIdVerification, isAtLimit, planName } from '../plan-limit';
 import { FundingSourceCard } from './funding-source-card';
@@ -74,32 +74,18 @@ export function FundingSourcesPanel({
           {t('fundingSources.demoNote')}
         </p>
       )}
-      {isLoading ? (
-        <p className="flex items-center gap-2 py-8 text-sm text-slate-500" aria-busy="true">
-          <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
-          {t('common.loading')}
-        </p>
-      ) : error ? (
-        <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
-          <p className="text-sm text-red-700">
-            {t('fundingSources.loadFailed')} {messageOf(error)}
-          </p>
-          <Button variant="outline" size="sm" onClick={onRetry}>
-            {t('common.retry')}
-          </Button>
-        </div>
-      ) : sources.length === 0 ? (
-        <div
-          className="flex flex-col items-center justify-center rounded-xl border border-dashed border-slate-300 bg-white px-6 py-12 text-center"
-          data-testid="funding-sources-empty"
-        >
-          <span className="mb-4 flex h-12 w-12 items-center justify-center rounded-full bg-brand-50 text-brand-600" aria-hidden>
-            <Wallet className="h-6 w-6" />
-          </span>
-          <p className="text-base font-semibold text-slate-900">{t('fundingSources.empty')}</p>
-          <p className="mt-1 max-w-sm text-sm text-slate-500">{t('fundingSources.emptyBody')}</p>
-        </div>
-      ) : (
+      <ListState
+        status={listStatus({ isLoading, error, total: sources.length })}
+        error={<LoadError message={t('fundingSources.loadFailed')} error={error} onRetry={onRetry} />}
+        empty={
+          <EmptyState
+            icon={<Wallet className="h-6 w-6" />}
+            title={t('fundingSources.empty')}
+            description={t('fundingSources.emptyBody')}
+            testId="funding-sources-empty"
+          />
+        }
+      >
         <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label={t('fundingSources.title')}>
           {sources.map((s) => (
             <li key={s.id}>
@@ -107,7 +93,7 @@ export function FundingSourcesPanel({
             </li>
           ))}
         </ul>
-      )}
+      </ListState>
       {!isDemo && addingBank && (
         <Suspense fallback={null}>
           <AddBankAccountDialog open={addingBank} onOpenChange={setAddingBank} />
