@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Landmark, Loader2 } from 'lucide-react';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { Landmark } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { DialogForm, FormDialog } from '../../../components/ui/dialog-form';
+import { FormField } from '../../../components/ui/form-field';
 import { Input } from '../../../components/ui/input';
-import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
@@ -22,15 +21,6 @@ const errorKey: Record<BankFieldError, MessageKey> = {
 };
 
 const FIELDS: BankField[] = ['routingNumber', 'accountNumber', 'name', 'splitPercentage'];
-
-function FieldError({ id, text }: { id: string; text: string | undefined }) {
-  if (!text) return null;
-  return (
-    <p id={id} role="alert" className="text-xs text-red-600">
-      {text}
-    </p>
-  );
-}
 
 /**
  * Add Bank Account: routing number (ABA checksum checked as typed), account number (4-17 digits), checking or
@@ -86,8 +76,7 @@ export function AddBankAccountDialog({ open, onOpenChange }: { open: boolean; on
     setErrors((e) => ({ ...e, [field]: undefined }));
   }
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     if (create.isPending) return;
     const found = validateBankForm(form);
     const texts: Partial<Record<BankField, string>> = {};
@@ -109,25 +98,24 @@ export function AddBankAccountDialog({ open, onOpenChange }: { open: boolean; on
     create.mutate({ body, key: attempt.key }, { onSettled: (_d, error) => keys.settle(attempt, error ?? undefined) });
   }
 
-  const field = (name: BankField) => ({
-    id: `add-bank-${name}`,
-    'aria-invalid': errors[name] ? true : undefined,
-    'aria-describedby': errors[name] ? `add-bank-${name}-error` : undefined,
-  });
-
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common.close')} data-testid="add-bank-account-dialog">
-        <DialogHeader>
-          <DialogTitle>{t('fundingSources.bank.add.title')}</DialogTitle>
-          <DialogDescription>{t('fundingSources.bank.add.description')}</DialogDescription>
-        </DialogHeader>
-        <form onSubmit={onSubmit} noValidate className="space-y-4">
-          <div className="grid gap-4 sm:grid-cols-2">
-            <div className="space-y-1.5">
-              <Label htmlFor="add-bank-routingNumber">{t('fundingSources.bank.form.routing')}</Label>
+    <FormDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      testId="add-bank-account-dialog"
+      title={t('fundingSources.bank.add.title')}
+      description={t('fundingSources.bank.add.description')}
+    >
+      <DialogForm
+        onSubmit={onSubmit}
+        submit={{ label: t('fundingSources.bank.form.submit'), pending: create.isPending, testId: 'add-bank-submit' }}
+        cancel={{ label: t('common.cancel'), onClick: () => onOpenChange(false) }}
+      >
+        <div className="grid gap-4 sm:grid-cols-2">
+          <FormField id="add-bank-routingNumber" label={t('fundingSources.bank.form.routing')} error={errors.routingNumber}>
+            {(control) => (
               <Input
-                {...field('routingNumber')}
+                {...control}
                 data-testid="bank-routing"
                 inputMode="numeric"
                 dir="ltr"
@@ -135,12 +123,12 @@ export function AddBankAccountDialog({ open, onOpenChange }: { open: boolean; on
                 value={form.routingNumber}
                 onChange={(e) => update('routingNumber', e.target.value)}
               />
-              <FieldError id="add-bank-routingNumber-error" text={errors.routingNumber} />
-            </div>
-            <div className="space-y-1.5">
-              <Label htmlFor="add-bank-accountNumber">{t('fundingSources.bank.form.account')}</Label>
+            )}
+          </FormField>
+          <FormField id="add-bank-accountNumber" label={t('fundingSources.bank.form.account')} error={errors.accountNumber}>
+            {(control) => (
               <Input
-                {...field('accountNumber')}
+                {...control}
                 data-testid="bank-account"
                 inputMode="numeric"
                 autoComplete="off"
@@ -149,38 +137,35 @@ export function AddBankAccountDialog({ open, onOpenChange }: { open: boolean; on
                 value={form.accountNumber}
                 onChange={(e) => update('accountNumber', e.target.value)}
               />
-              <FieldError id="add-bank-accountNumber-error" text={errors.accountNumber} />
-            </div>
+            )}
+          </FormField>
+        </div>
+        <fieldset className="space-y-1.5">
+          <legend className="text-sm font-medium text-slate-900">{t('fundingSources.bank.form.type')}</legend>
+          <div className="flex gap-4">
+            {(['checking', 'savings'] as const).map((type) => (
+              <label key={type} className="flex items-center gap-2 text-sm">
+                <input
+                  type="radio"
+                  name="add-bank-type"
+                  value={type}
+                  data-testid={`bank-type-${type}`}
+                  checked={form.accountType === type}
+                  onChange={() => update('accountType', type)}
+                  className="h-4 w-4 accent-brand-600"
+                />
+                {t(type === 'checking' ? 'fundingSources.bank.type.checking' : 'fundingSources.bank.type.savings')}
+              </label>
+            ))}
           </div>
-          <fieldset className="space-y-1.5">
-            <legend className="text-sm font-medium text-slate-900">{t('fundingSources.bank.form.type')}</legend>
-            <div className="flex gap-4">
-              {(['checking', 'savings'] as const).map((type) => (
-                <label key={type} className="flex items-center gap-2 text-sm">
-                  <input
-                    type="radio"
-                    name="add-bank-type"
-                    value={type}
-                    data-testid={`bank-type-${type}`}
-                    checked={form.accountType === type}
-                    onChange={() => update('accountType', type)}
-                    className="h-4 w-4 accent-brand-600"
-                  />
-                  {t(type === 'checking' ? 'fundingSources.bank.type.checking' : 'fundingSources.bank.type.savings')}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-          <div className="space-y-1.5">
-            <Label htmlFor="add-bank-name">{t('fundingSources.bank.form.holder')}</Label>
-            <Input {...field('name')} data-testid="bank-holder" autoComplete="name" value={form.name} onChange={(e) => update('name', e.target.value)} />
-            <p className="text-xs text-slate-500">{t('fundingSources.form.nameHint')}</p>
-            <FieldError id="add-bank-name-error" text={errors.name} />
-          </div>
-          <div className="space-y-1.5">
-            <Label htmlFor="add-bank-splitPercentage">{t('fundingSources.form.split')}</Label>
+        </fieldset>
+        <FormField id="add-bank-name" label={t('fundingSources.bank.form.holder')} description={t('fundingSources.form.nameHint')} error={errors.name}>
+          {(control) => <Input {...control} data-testid="bank-holder" autoComplete="name" value={form.name} onChange={(e) => update('name', e.target.value)} />}
+        </FormField>
+        <FormField id="add-bank-splitPercentage" label={t('fundingSources.form.split')} error={errors.splitPercentage}>
+          {(control) => (
             <Input
-              {...field('splitPercentage')}
+              {...control}
               data-testid="bank-split"
               inputMode="decimal"
               dir="ltr"
@@ -188,23 +173,13 @@ export function AddBankAccountDialog({ open, onOpenChange }: { open: boolean; on
               value={form.splitPercentage}
               onChange={(e) => update('splitPercentage', e.target.value)}
             />
-            <FieldError id="add-bank-splitPercentage-error" text={errors.splitPercentage} />
-          </div>
-          <p className="flex items-start gap-2 rounded-lg bg-slate-50 p-3 text-xs text-slate-600">
-            <Landmark className="mt-0.5 h-4 w-4 shrink-0 text-slate-500" aria-hidden />
-            {t('fundingSources.bank.form.note')}
-          </p>
-          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <Button variant="outline" onClick={() => onOpenChange(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" disabled={create.isPending} data-testid="add-bank-submit">
-              {create.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-              {t('fundingSources.bank.form.submit')}
-            </Button>
-          </div>
-        </form>
-      </DialogContent>
-    </Dialog>
+          )}
+        </FormField>
+        <p className="flex items-start gap-2 rounded-lg bg-slate-50 p-3 text-xs text-slate-600">
+          <Landmark className="mt-0.5 h-4 w-4 shrink-0 text-slate-500" aria-hidden />
+          {t('fundingSources.bank.form.note')}
+        </p>
+      </DialogForm>
+    </FormDialog>
   );
 }

@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { CheckCircle2, Loader2, ShieldCheck } from 'lucide-react';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { useEffect, useRef, useState } from 'react';
+import { DialogForm, FormDialog } from '../../../components/ui/dialog-form';
+import { FormField } from '../../../components/ui/form-field';
 import { Input } from '../../../components/ui/input';
-import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
@@ -214,8 +213,7 @@ export function AddFundingSourceDialog({
     setServerErrors((e) => ({ ...e, [field]: undefined }));
   }
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     if (atLimit || create.isPending) return;
     const found = validateCardForm(form, new Date());
     setErrors(found);
@@ -237,8 +235,7 @@ export function AddFundingSourceDialog({
     create.mutate(toCreateBody(form));
   }
 
-  function onVerify(e: FormEvent) {
-    e.preventDefault();
+  function onVerify() {
     if (!verification || code.length !== 6 || verify.isPending) return;
     setStep('processing');
     verify.mutate({ id: verification.id, code });
@@ -257,60 +254,65 @@ export function AddFundingSourceDialog({
   };
 
   return (
-    <Dialog open={open} onOpenChange={close}>
-      <DialogContent closeLabel={t('common.close')} data-testid="add-funding-source-dialog" data-step={step}>
-        <DialogHeader>
-          <DialogTitle>{t('fundingSources.add.title')}</DialogTitle>
-          <DialogDescription>
-            {simulate ? t('fundingSources.add.demoDescription') : t('fundingSources.add.description')}
-          </DialogDescription>
-        </DialogHeader>
+    <FormDialog
+      open={open}
+      onOpenChange={close}
+      testId="add-funding-source-dialog"
+      dataAttributes={{ 'data-step': step }}
+      title={t('fundingSources.add.title')}
+      description={simulate ? t('fundingSources.add.demoDescription') : t('fundingSources.add.description')}
+    >
+      {step === 'form' && (
+        <DialogForm
+          onSubmit={onSubmit}
+          submit={{ label: atLimit ? t('fundingSources.limitReached') : t('fundingSources.form.submit'), disabled: atLimit, testId: 'add-card-submit' }}
+          cancel={{ label: t('common.cancel'), onClick: () => close(false) }}
+        >
+          <PlanLimitBanner plan={plan} count={sourceCount} isDemo={simulate} />
+          <CardFormFields
+            form={form}
+            brand={brand}
+            errorText={errorText}
+            onChange={update}
+            showNameHint={!!plan?.nameVerificationRequired && !plan.isKycVerified}
+          />
+        </DialogForm>
+      )}
 
-        {step === 'form' && (
-          <form onSubmit={onSubmit} noValidate className="space-y-4">
-            <PlanLimitBanner plan={plan} count={sourceCount} isDemo={simulate} />
-            <CardFormFields
-              form={form}
-              brand={brand}
-              errorText={errorText}
-              onChange={update}
-              showNameHint={!!plan?.nameVerificationRequired && !plan.isKycVerified}
-            />
-            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-              <Button variant="outline" onClick={() => close(false)}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" disabled={atLimit} data-testid="add-card-submit">
-                {atLimit ? t('fundingSources.limitReached') : t('fundingSources.form.submit')}
-              </Button>
+      {step === '3ds' && simulate && (
+        <div className="flex flex-col items-center gap-3 py-8 text-center" role="status" aria-live="polite">
+          <ShieldCheck className="h-10 w-10 text-brand-600" aria-hidden />
+          <p className="font-medium text-slate-900">{t('fundingSources.3ds.title')}</p>
+          <p className="flex items-center gap-2 text-sm text-slate-500">
+            <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+            {t('fundingSources.3ds.simulating')}
+          </p>
+        </div>
+      )}
+
+      {step === '3ds' && !simulate && verification && (
+        <DialogForm
+          onSubmit={onVerify}
+          submit={{ label: t('fundingSources.3ds.submit'), disabled: code.length !== 6, testId: '3ds-submit' }}
+          cancel={{
+            label: t('common.cancel'),
+            onClick: () => {
+              setVerification(null);
+              setStep('form');
+            },
+          }}
+        >
+          <div className="flex items-start gap-3 rounded-lg border border-brand-100 bg-brand-50 p-4">
+            <ShieldCheck className="mt-0.5 h-5 w-5 shrink-0 text-brand-600" aria-hidden />
+            <div className="space-y-1">
+              <p className="font-medium text-slate-900">{t('fundingSources.3ds.title')}</p>
+              <p className="text-sm text-slate-600">{t('fundingSources.3ds.body')}</p>
             </div>
-          </form>
-        )}
-
-        {step === '3ds' && simulate && (
-          <div className="flex flex-col items-center gap-3 py-8 text-center" role="status" aria-live="polite">
-            <ShieldCheck className="h-10 w-10 text-brand-600" aria-hidden />
-            <p className="font-medium text-slate-900">{t('fundingSources.3ds.title')}</p>
-            <p className="flex items-center gap-2 text-sm text-slate-500">
-              <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
-              {t('fundingSources.3ds.simulating')}
-            </p>
           </div>
-        )}
-
-        {step === '3ds' && !simulate && verification && (
-          <form onSubmit={onVerify} noValidate className="space-y-4">
-            <div className="flex items-start gap-3 rounded-lg border border-brand-100 bg-brand-50 p-4">
-              <ShieldCheck className="mt-0.5 h-5 w-5 shrink-0 text-brand-600" aria-hidden />
-              <div className="space-y-1">
-                <p className="font-medium text-slate-900">{t('fundingSources.3ds.title')}</p>
-                <p className="text-sm text-slate-600">{t('fundingSources.3ds.body')}</p>
-              </div>
-            </div>
-            <div className="space-y-1.5">
-              <Label htmlFor="add-card-3ds-code">{t('fundingSources.3ds.codeLabel')}</Label>
+          <FormField id="add-card-3ds-code" label={t('fundingSources.3ds.codeLabel')}>
+            {({ id }) => (
               <Input
-                id="add-card-3ds-code"
+                id={id}
                 data-testid="3ds-code"
                 inputMode="numeric"
                 autoComplete="one-time-code"
@@ -322,55 +324,41 @@ export function AddFundingSourceDialog({
                 onChange={(e) => setCode(digitsOnly(e.target.value, 6))}
                 autoFocus
               />
-            </div>
-            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-              <Button
-                variant="outline"
-                onClick={() => {
-                  setVerification(null);
-                  setStep('form');
-                }}
-              >
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" disabled={code.length !== 6} data-testid="3ds-submit">
-                {t('fundingSources.3ds.submit')}
-              </Button>
-            </div>
-          </form>
-        )}
+            )}
+          </FormField>
+        </DialogForm>
+      )}
 
-        {step === 'processing' && (
-          <div
-            className="flex flex-col items-center gap-3 py-10 text-center"
-            role="status"
-            aria-live="polite"
-            aria-busy="true"
-            data-testid="add-card-processing"
-          >
-            <Loader2 className="h-10 w-10 animate-spin text-brand-600" aria-hidden />
-            <p className="font-medium text-slate-900">{t('fundingSources.processing.title')}</p>
-            <p className="text-sm text-slate-500">{t('fundingSources.processing.body')}</p>
-          </div>
-        )}
+      {step === 'processing' && (
+        <div
+          className="flex flex-col items-center gap-3 py-10 text-center"
+          role="status"
+          aria-live="polite"
+          aria-busy="true"
+          data-testid="add-card-processing"
+        >
+          <Loader2 className="h-10 w-10 animate-spin text-brand-600" aria-hidden />
+          <p className="font-medium text-slate-900">{t('fundingSources.processing.title')}</p>
+          <p className="text-sm text-slate-500">{t('fundingSources.processing.body')}</p>
+        </div>
+      )}
 
-        {step === 'complete' && (
-          <div
-            className="flex flex-col items-center gap-3 py-10 text-center"
-            role="status"
-            aria-live="polite"
-            data-testid="add-card-complete"
-          >
-            <CheckCircle2 className="h-12 w-12 text-green-600" aria-hidden />
-            <p className="font-medium text-slate-900">
-              {simulate ? t('fundingSources.complete.demoTitle') : t('fundingSources.complete.title')}
-            </p>
-            <p className="text-sm text-slate-500">
-              {simulate ? t('fundingSources.toast.demoBody') : t('fundingSources.toast.addedBody')}
-            </p>
-          </div>
-        )}
-      </DialogContent>
-    </Dialog>
+      {step === 'complete' && (
+        <div
+          className="flex flex-col items-center gap-3 py-10 text-center"
+          role="status"
+          aria-live="polite"
+          data-testid="add-card-complete"
+        >
+          <CheckCircle2 className="h-12 w-12 text-green-600" aria-hidden />
+          <p className="font-medium text-slate-900">
+            {simulate ? t('fundingSources.complete.demoTitle') : t('fundingSources.complete.title')}
+          </p>
+          <p className="text-sm text-slate-500">
+            {simulate ? t('fundingSources.toast.demoBody') : t('fundingSources.toast.addedBody')}
+          </p>
+        </div>
+      )}
+    </FormDialog>
   );
 }

@@ -1,10 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Loader2 } from 'lucide-react';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { useEffect, useState } from 'react';
+import { DialogForm, FormDialog } from '../../../components/ui/dialog-form';
+import { FormField } from '../../../components/ui/form-field';
 import { Input } from '../../../components/ui/input';
-import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
@@ -53,8 +51,7 @@ export function VerifyMicrodepositsDialog({
     },
   });
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     if (verify.isPending) return;
     const a = microdepositAmount(amounts[0]);
     const b = microdepositAmount(amounts[1]);
@@ -69,19 +66,25 @@ export function VerifyMicrodepositsDialog({
 
   const left = source.bankAccount?.verificationAttemptsLeft ?? 0;
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common.close')} data-testid="verify-microdeposits-dialog">
-        <DialogHeader>
-          <DialogTitle>{t('fundingSources.bank.verify.title')}</DialogTitle>
-          <DialogDescription>{t('fundingSources.bank.verify.description', { last4: source.last4 })}</DialogDescription>
-        </DialogHeader>
-        <form onSubmit={onSubmit} noValidate className="space-y-4">
-          <div className="grid grid-cols-2 gap-4">
-            {[0, 1].map((i) => (
-              <div key={i} className="space-y-1.5">
-                <Label htmlFor={`verify-amount-${i + 1}`}>{t(i === 0 ? 'fundingSources.bank.verify.first' : 'fundingSources.bank.verify.second')}</Label>
+    <FormDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      testId="verify-microdeposits-dialog"
+      title={t('fundingSources.bank.verify.title')}
+      description={t('fundingSources.bank.verify.description', { last4: source.last4 })}
+    >
+      <DialogForm
+        onSubmit={onSubmit}
+        submit={{ label: t('fundingSources.bank.verify.submit'), pending: verify.isPending, testId: 'verify-submit' }}
+        cancel={{ label: t('common.cancel'), onClick: () => onOpenChange(false) }}
+      >
+        <div className="grid grid-cols-2 gap-4">
+          {[0, 1].map((i) => (
+            // The two amounts share one hint and one error (the server judges them together).
+            <FormField key={i} id={`verify-amount-${i + 1}`} label={t(i === 0 ? 'fundingSources.bank.verify.first' : 'fundingSources.bank.verify.second')}>
+              {({ id }) => (
                 <Input
-                  id={`verify-amount-${i + 1}`}
+                  id={id}
                   data-testid={`microdeposit-${i + 1}`}
                   inputMode="decimal"
                   dir="ltr"
@@ -95,28 +98,19 @@ export function VerifyMicrodepositsDialog({
                     setAmounts(next);
                   }}
                 />
-              </div>
-            ))}
-          </div>
-          <p id="verify-hint" className="text-xs text-slate-500">
-            {t('fundingSources.bank.verify.hint', { n: left })}
+              )}
+            </FormField>
+          ))}
+        </div>
+        <p id="verify-hint" className="text-xs text-slate-500">
+          {t('fundingSources.bank.verify.hint', { n: left })}
+        </p>
+        {error && (
+          <p id="verify-error" role="alert" className="text-sm text-red-600" data-testid="verify-error">
+            {error}
           </p>
-          {error && (
-            <p id="verify-error" role="alert" className="text-sm text-red-600" data-testid="verify-error">
-              {error}
-            </p>
-          )}
-          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <Button variant="outline" onClick={() => onOpenChange(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" disabled={verify.isPending} data-testid="verify-submit">
-              {verify.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-              {t('fundingSources.bank.verify.submit')}
-            </Button>
-          </div>
-        </form>
-      </DialogContent>
-    </Dialog>
+        )}
+      </DialogForm>
+    </FormDialog>
   );
 }

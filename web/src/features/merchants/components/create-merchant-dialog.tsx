@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Loader2 } from 'lucide-react';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { DialogForm, FormDialog } from '../../../components/ui/dialog-form';
+import { FormField } from '../../../components/ui/form-field';
 import { Input } from '../../../components/ui/input';
-import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT, type MessageKey } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
@@ -93,8 +92,7 @@ export function CreateMerchantDialog({
     },
   });
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     const next = problemsOf(form);
     setErrors(next);
     if (Object.keys(next).length || create.isPending) return;
@@ -125,67 +123,60 @@ export function CreateMerchantDialog({
       // An error shown under this field goes as soon as the value is valid (or names the problem it has now).
       setErrors((shown) => followField(shown, k, problemsOf(next)[k]));
     },
-    'aria-invalid': !!errors[k],
-    'aria-describedby': errors[k] ? `merchant-${k}-error` : undefined,
   });
-  const fieldError = (k: keyof Errors) =>
-    errors[k] ? (
-      <p id={`merchant-${k}-error`} role="alert" className="text-xs text-red-600">
-        {errors[k]}
-      </p>
-    ) : null;
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common.close')} data-testid="create-merchant-dialog">
-        <DialogHeader>
-          <DialogTitle>{created ? t('merchants.create.doneTitle') : t('merchants.create.title')}</DialogTitle>
-          <DialogDescription>{created ? t('merchants.create.doneDescription') : t('merchants.create.description')}</DialogDescription>
-        </DialogHeader>
-        {created ? (
-          <div className="space-y-4">
-            <SecretReveal
-              title={t('merchants.keys.secretRevealTitle')}
-              secret={created.secretApiKey}
-              warning={t('merchants.keys.secretWarning')}
-              copyLabel={t('merchants.keys.secret')}
-              testId="merchant-secret-reveal"
-            />
-            <div className="space-y-1">
-              <p className="text-xs font-medium text-slate-500">{t('merchants.keys.publishable')}</p>
-              <code className="block break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm" dir="ltr">
-                {created.apiKey}
-              </code>
-            </div>
-            <div className="flex justify-end">
-              <Button onClick={() => onOpenChange(false)} data-testid="merchant-secret-done">
-                {t('merchants.keys.savedIt')}
-              </Button>
-            </div>
+    <FormDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      testId="create-merchant-dialog"
+      title={created ? t('merchants.create.doneTitle') : t('merchants.create.title')}
+      description={created ? t('merchants.create.doneDescription') : t('merchants.create.description')}
+    >
+      {created ? (
+        <div className="space-y-4">
+          <SecretReveal
+            title={t('merchants.keys.secretRevealTitle')}
+            secret={created.secretApiKey}
+            warning={t('merchants.keys.secretWarning')}
+            copyLabel={t('merchants.keys.secret')}
+            testId="merchant-secret-reveal"
+          />
+          <div className="space-y-1">
+            <p className="text-xs font-medium text-slate-500">{t('merchants.keys.publishable')}</p>
+            <code className="block break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm" dir="ltr">
+              {created.apiKey}
+            </code>
           </div>
-        ) : (
-          <form onSubmit={onSubmit} noValidate className="space-y-4">
-            <div className="space-y-1.5">
-              <Label htmlFor="merchant-businessName">{t('merchants.create.businessName')}</Label>
-              <Input id="merchant-businessName" data-testid="merchant-business-name" maxLength={120} autoFocus {...field('businessName')} />
-              {fieldError('businessName')}
-            </div>
-            <div className="space-y-1.5">
-              <Label htmlFor="merchant-businessEmail">{t('merchants.create.businessEmail')}</Label>
+          <div className="flex justify-end">
+            <Button onClick={() => onOpenChange(false)} data-testid="merchant-secret-done">
+              {t('merchants.keys.savedIt')}
+            </Button>
+          </div>
+        </div>
+      ) : (
+        <DialogForm
+          onSubmit={onSubmit}
+          submit={{
+            label: t('merchants.create.submit'),
+            pendingLabel: t('merchants.create.creating'),
+            pending: create.isPending,
+            testId: 'merchant-create-submit',
+          }}
+          cancel={{ label: t('common.cancel'), onClick: () => onOpenChange(false) }}
+        >
+          <FormField id="merchant-businessName" label={t('merchants.create.businessName')} error={errors.businessName}>
+            {(control) => <Input {...control} data-testid="merchant-business-name" maxLength={120} autoFocus {...field('businessName')} />}
+          </FormField>
+          <FormField id="merchant-businessEmail" label={t('merchants.create.businessEmail')} error={errors.businessEmail}>
+            {(control) => (
+              <Input {...control} data-testid="merchant-business-email" type="email" dir="ltr" maxLength={254} {...field('businessEmail')} />
+            )}
+          </FormField>
+          <FormField id="merchant-website" label={t('merchants.create.website')} error={errors.website}>
+            {(control) => (
               <Input
-                id="merchant-businessEmail"
-                data-testid="merchant-business-email"
-                type="email"
-                dir="ltr"
-                maxLength={254}
-                {...field('businessEmail')}
-              />
-              {fieldError('businessEmail')}
-            </div>
-            <div className="space-y-1.5">
-              <Label htmlFor="merchant-website">{t('merchants.create.website')}</Label>
-              <Input
-                id="merchant-website"
+                {...control}
                 data-testid="merchant-website"
                 type="url"
                 dir="ltr"
@@ -193,13 +184,13 @@ export function CreateMerchantDialog({
                 maxLength={300}
                 {...field('website')}
               />
-              {fieldError('website')}
-            </div>
-            <div className="grid gap-4 sm:grid-cols-2">
-              <div className="space-y-1.5">
-                <Label htmlFor="merchant-platform">{t('merchants.create.platform')}</Label>
+            )}
+          </FormField>
+          <div className="grid gap-4 sm:grid-cols-2">
+            <FormField id="merchant-platform" label={t('merchants.create.platform')}>
+              {({ id }) => (
                 <select
-                  id="merchant-platform"
+                  id={id}
                   data-testid="merchant-platform"
                   className={selectClass}
                   value={platformType}
@@ -211,11 +202,12 @@ export function CreateMerchantDialog({
                     </option>
                   ))}
                 </select>
-              </div>
-              <div className="space-y-1.5">
-                <Label htmlFor="merchant-environment">{t('merchants.create.environment')}</Label>
+              )}
+            </FormField>
+            <FormField id="merchant-environment" label={t('merchants.create.environment')}>
+              {({ id }) => (
                 <select
-                  id="merchant-environment"
+                  id={id}
                   data-testid="merchant-environment"
                   className={selectClass}
                   value={environment}
@@ -224,21 +216,12 @@ export function CreateMerchantDialog({
                   <option value="sandbox">{t('merchants.environment.sandbox')}</option>
                   <option value="production">{t('merchants.environment.production')}</option>
                 </select>
-              </div>
-            </div>
-            <p className="text-xs text-slate-500">{t('merchants.create.environmentHint')}</p>
-            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-              <Button variant="outline" onClick={() => onOpenChange(false)}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" disabled={create.isPending} data-testid="merchant-create-submit">
-                {create.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-                {create.isPending ? t('merchants.create.creating') : t('merchants.create.submit')}
-              </Button>
-            </div>
-          </form>
-        )}
-      </DialogContent>
-    </Dialog>
+              )}
+            </FormField>
+          </div>
+          <p className="text-xs text-slate-500">{t('merchants.create.environmentHint')}</p>
+        </DialogForm>
+      )}
+    </FormDialog>
   );
 }

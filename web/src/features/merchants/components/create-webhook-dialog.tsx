@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { FormDialog } from '../../../components/ui/dialog-form';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
@@ -61,44 +61,43 @@ export function CreateWebhookDialog({
   });
 
   return (
-    <Dialog open={open} onOpenChange={(next) => !create.isPending && onOpenChange(next)}>
-      <DialogContent closeLabel={t('common.close')} data-testid="create-webhook-dialog">
-        <DialogHeader>
-          <DialogTitle>{created ? t('merchants.webhooks.createdTitle') : t('merchants.webhooks.createTitle')}</DialogTitle>
-          <DialogDescription>
-            {created ? t('merchants.webhooks.createdDescription') : t('merchants.webhooks.createDescription')}
-          </DialogDescription>
-        </DialogHeader>
-        {created ? (
-          <div className="space-y-4">
-            <SecretReveal
-              title={t('merchants.webhooks.secretTitle')}
-              secret={created.secret ?? ''}
-              warning={t('merchants.webhooks.secretWarning')}
-              copyLabel={t('merchants.webhooks.secretLabel')}
-              testId="webhook-secret-reveal"
-            />
-            <div className="flex justify-end">
-              <Button onClick={() => onOpenChange(false)} data-testid="webhook-secret-done">
-                {t('merchants.keys.savedIt')}
-              </Button>
-            </div>
-          </div>
-        ) : (
-          <WebhookEndpointForm
-            key={formKey}
-            initial={EMPTY}
-            live={live}
-            editing={false}
-            submitLabel={t('merchants.webhooks.createSubmit')}
-            submitTestId="webhook-create-submit"
-            pending={create.isPending}
-            onSubmit={(values) => create.mutateAsync(values)}
-            onCancel={() => onOpenChange(false)}
-            testIdPrefix="webhook"
+    <FormDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      busy={create.isPending}
+      testId="create-webhook-dialog"
+      title={created ? t('merchants.webhooks.createdTitle') : t('merchants.webhooks.createTitle')}
+      description={created ? t('merchants.webhooks.createdDescription') : t('merchants.webhooks.createDescription')}
+    >
+      {created ? (
+        <div className="space-y-4">
+          <SecretReveal
+            title={t('merchants.webhooks.secretTitle')}
+            secret={created.secret ?? ''}
+            warning={t('merchants.webhooks.secretWarning')}
+            copyLabel={t('merchants.webhooks.secretLabel')}
+            testId="webhook-secret-reveal"
           />
-        )}
-      </DialogContent>
-    </Dialog>
+          <div className="flex justify-end">
+            <Button onClick={() => onOpenChange(false)} data-testid="webhook-secret-done">
+              {t('merchants.keys.savedIt')}
+            </Button>
+          </div>
+        </div>
+      ) : (
+        <WebhookEndpointForm
+          key={formKey}
+          initial={EMPTY}
+          live={live}
+          editing={false}
+          submitLabel={t('merchants.webhooks.createSubmit')}
+          submitTestId="webhook-create-submit"
+          pending={create.isPending}
+          onSubmit={(values) => create.mutateAsync(values)}
+          onCancel={() => onOpenChange(false)}
+          testIdPrefix="webhook"
+        />
+      )}
+    </FormDialog>
   );
 }

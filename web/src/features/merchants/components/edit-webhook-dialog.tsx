@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { FormDialog } from '../../../components/ui/dialog-form';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
@@ -35,33 +35,31 @@ export function EditWebhookDialog({
   });
 
   return (
-    <Dialog
+    <FormDialog
       open={endpoint !== null}
       onOpenChange={(open) => {
-        if (!open && !save.isPending) onClose();
+        if (!open) onClose();
       }}
+      busy={save.isPending}
+      testId="edit-webhook-dialog"
+      title={t('merchants.webhookEdit.title')}
+      description={t('merchants.webhookEdit.description')}
     >
-      <DialogContent closeLabel={t('common.close')} data-testid="edit-webhook-dialog">
-        <DialogHeader>
-          <DialogTitle>{t('merchants.webhookEdit.title')}</DialogTitle>
-          <DialogDescription>{t('merchants.webhookEdit.description')}</DialogDescription>
-        </DialogHeader>
-        {endpoint && (
-          <WebhookEndpointForm
-            key={endpoint.id}
-            initial={formValuesOf(endpoint)}
-            live={merchant.environment === 'production'}
-            editing
-            submitLabel={t('merchants.webhookEdit.save')}
-            submitTestId="webhook-edit-save"
-            pending={save.isPending}
-            canSubmit={(values) => Object.keys(endpointChanges(endpoint, values)).length > 0}
-            onSubmit={(values) => save.mutateAsync({ id: endpoint.id, values, current: endpoint })}
-            onCancel={onClose}
-            testIdPrefix="webhook-edit"
-          />
-        )}
-      </DialogContent>
-    </Dialog>
+      {endpoint && (
+        <WebhookEndpointForm
+          key={endpoint.id}
+          initial={formValuesOf(endpoint)}
+          live={merchant.environment === 'production'}
+          editing
+          submitLabel={t('merchants.webhookEdit.save')}
+          submitTestId="webhook-edit-save"
+          pending={save.isPending}
+          canSubmit={(values) => Object.keys(endpointChanges(endpoint, values)).length > 0}
+          onSubmit={(values) => save.mutateAsync({ id: endpoint.id, values, current: endpoint })}
+          onCancel={onClose}
+          testIdPrefix="webhook-edit"
+        />
+      )}
+    </FormDialog>
   );
 }

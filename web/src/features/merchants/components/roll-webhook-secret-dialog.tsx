@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Loader2, ShieldAlert } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { FormDialog } from '../../../components/ui/dialog-form';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
@@ -54,63 +54,66 @@ export function RollWebhookSecretDialog({
   };
 
   return (
-    <Dialog open={endpoint !== null} onOpenChange={(open) => !open && close()}>
-      <DialogContent closeLabel={t('common.close')} data-testid="roll-webhook-secret-dialog">
-        <DialogHeader>
-          <DialogTitle>{rolled ? t('merchants.webhookRoll.rolledTitle') : t('merchants.webhookRoll.title')}</DialogTitle>
-          <DialogDescription>{rolled ? t('merchants.webhooks.createdDescription') : t('merchants.webhookRoll.description')}</DialogDescription>
-        </DialogHeader>
-        <p className="mb-4 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm" dir="ltr">
-          {endpoint?.url}
-        </p>
-        {rolled?.secret ? (
-          <div className="space-y-4">
-            <SecretReveal
-              title={t('merchants.webhooks.secretTitle')}
-              secret={rolled.secret}
-              warning={t('merchants.webhooks.secretWarning')}
-              copyLabel={t('merchants.webhooks.secretLabel')}
-              testId="webhook-rolled-secret"
-            />
-            <div className="flex justify-end">
-              <Button onClick={close} data-testid="webhook-rolled-secret-done">
-                {t('merchants.keys.savedIt')}
-              </Button>
-            </div>
+    <FormDialog
+      open={endpoint !== null}
+      onOpenChange={(open) => {
+        if (!open) close();
+      }}
+      busy={roll.isPending}
+      testId="roll-webhook-secret-dialog"
+      title={rolled ? t('merchants.webhookRoll.rolledTitle') : t('merchants.webhookRoll.title')}
+      description={rolled ? t('merchants.webhooks.createdDescription') : t('merchants.webhookRoll.description')}
+    >
+      <p className="mb-4 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm" dir="ltr">
+        {endpoint?.url}
+      </p>
+      {rolled?.secret ? (
+        <div className="space-y-4">
+          <SecretReveal
+            title={t('merchants.webhooks.secretTitle')}
+            secret={rolled.secret}
+            warning={t('merchants.webhooks.secretWarning')}
+            copyLabel={t('merchants.webhooks.secretLabel')}
+            testId="webhook-rolled-secret"
+          />
+          <div className="flex justify-end">
+            <Button onClick={close} data-testid="webhook-rolled-secret-done">
+              {t('merchants.keys.savedIt')}
+            </Button>
           </div>
-        ) : rolled ? (
-          // A replayed roll whose secret can no longer be read (see endpointSecretIdempotency): say so, never a blank.
-          <div className="space-y-4">
-            <p className="rounded-md bg-red-50 p-3 text-sm text-red-800" role="alert">
-              {t('merchants.webhookRoll.secretUnavailable')}
-            </p>
-            <div className="flex justify-end">
-              <Button onClick={close}>{t('common.close')}</Button>
-            </div>
+        </div>
+      ) : rolled ? (
+        // A replayed roll whose secret can no longer be read (see endpointSecretIdempotency): say so, never a blank.
+        <div className="space-y-4">
+          <p className="rounded-md bg-red-50 p-3 text-sm text-red-800" role="alert">
+            {t('merchants.webhookRoll.secretUnavailable')}
+          </p>
+          <div className="flex justify-end">
+            <Button onClick={close}>{t('common.close')}</Button>
           </div>
-        ) : (
-          <div className="space-y-4">
-            <p className="flex items-start gap-2 rounded-md bg-red-50 p-3 text-sm text-red-800" role="note">
-              <ShieldAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
-              {t('merchants.webhookRoll.warning')}
-            </p>
-            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-              <Button variant="outline" onClick={close} disabled={roll.isPending}>
-                {t('common.cancel')}
-              </Button>
-              <Button
-                variant="destructive"
-                onClick={() => endpoint && !roll.isPending && roll.mutate(endpoint.id)}
-                disabled={roll.isPending}
-                data-testid="webhook-roll-confirm"
-              >
-                {roll.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-                {t('merchants.webhookRoll.confirm')}
-              </Button>
-            </div>
+        </div>
+      ) : (
+        <div className="space-y-4">
+          <p className="flex items-start gap-2 rounded-md bg-red-50 p-3 text-sm text-red-800" role="note">
+            <ShieldAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
+            {t('merchants.webhookRoll.warning')}
+          </p>
+          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <Button variant="outline" onClick={close} disabled={roll.isPending}>
+              {t('common.cancel')}
+            </Button>
+            <Button
+              variant="destructive"
+              onClick={() => endpoint && !roll.isPending && roll.mutate(endpoint.id)}
+              disabled={roll.isPending}
+              data-testid="webhook-roll-confirm"
+            >
+              {roll.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
+              {t('merchants.webhookRoll.confirm')}
+            </Button>
           </div>
-        )}
-      </DialogContent>
-    </Dialog>
+        </div>
+      )}
+    </FormDialog>
   );
 }

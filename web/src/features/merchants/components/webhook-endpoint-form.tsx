@@ -1,6 +1,6 @@
-import { Loader2 } from 'lucide-react';
-import { useState, type FormEvent, type ReactNode } from 'react';
-import { Button } from '../../../components/ui/button';
+import { useState } from 'react';
+import { DialogForm } from '../../../components/ui/dialog-form';
+import { FieldError, FormField } from '../../../components/ui/form-field';
 import { Input } from '../../../components/ui/input';
 import { Label } from '../../../components/ui/label';
 import { Switch } from '../../../components/ui/switch';
@@ -62,8 +62,7 @@ export function WebhookEndpointForm({
     setErrors((shown) => followField(shown, field, problem ? t(problem) : null));
   }
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
+  async function submit() {
     if (pending) return;
     const problems = endpointFormProblems(values, live);
     const shown: FieldErrors<FormField> = {};
@@ -87,37 +86,35 @@ export function WebhookEndpointForm({
     }
   }
 
-  const errorFor = (field: FormField): ReactNode =>
-    errors[field] ? (
-      <p id={id(`${field}-error`)} role="alert" className="text-xs text-red-600" data-testid={id(`${field}-error`)}>
-        {errors[field]}
-      </p>
-    ) : null;
-  const describedBy = (field: FormField) => (errors[field] ? id(`${field}-error`) : undefined);
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-4">
-      <div className="space-y-1.5">
-        <Label htmlFor={id('url')}>{t('merchants.webhooks.url')}</Label>
-        <Input
-          id={id('url')}
-          data-testid={id('url')}
-          type="url"
-          dir="ltr"
-          placeholder="https://shop.example/bpay/webhook"
-          value={values.url}
-          maxLength={2048}
-          aria-invalid={!!errors.url}
-          aria-describedby={[describedBy('url'), id('url-hint')].filter(Boolean).join(' ')}
-          onChange={(e) => change({ url: e.target.value }, 'url')}
-          autoFocus
-        />
-        <p id={id('url-hint')} className="text-xs text-slate-500">
-          {live ? t('merchants.webhooks.urlHintLive') : t('merchants.webhooks.urlHintTest')}
-        </p>
-        {errorFor('url')}
-      </div>
-      <fieldset className="space-y-2" aria-invalid={!!errors.events} aria-describedby={describedBy('events')}>
+    <DialogForm
+      onSubmit={submit}
+      submit={{ label: submitLabel, pending, disabled: !canSubmit(values), testId: submitTestId }}
+      cancel={{ label: t('common.cancel'), onClick: onCancel, disabled: pending }}
+    >
+      <FormField
+        id={id('url')}
+        label={t('merchants.webhooks.url')}
+        description={live ? t('merchants.webhooks.urlHintLive') : t('merchants.webhooks.urlHintTest')}
+        error={errors.url}
+        errorTestId={id('url-error')}
+      >
+        {(control) => (
+          <Input
+            {...control}
+            data-testid={id('url')}
+            type="url"
+            dir="ltr"
+            placeholder="https://shop.example/bpay/webhook"
+            value={values.url}
+            maxLength={2048}
+            onChange={(e) => change({ url: e.target.value }, 'url')}
+            autoFocus
+          />
+        )}
+      </FormField>
+      <fieldset className="space-y-2" aria-invalid={!!errors.events} aria-describedby={errors.events ? id('events-error') : undefined}>
         <legend className="mb-1 text-sm font-medium text-slate-700">{t('merchants.webhooks.events')}</legend>
         <label className="flex items-center gap-2 text-sm">
           <input
@@ -147,22 +144,22 @@ export function WebhookEndpointForm({
             </code>
           </label>
         ))}
-        {errorFor('events')}
+        <FieldError id={id('events-error')} testId={id('events-error')}>
+          {errors.events}
+        </FieldError>
       </fieldset>
-      <div className="space-y-1.5">
-        <Label htmlFor={id('description')}>{t('merchants.webhooks.descriptionLabel')}</Label>
-        <Input
-          id={id('description')}
-          data-testid={id('description')}
-          value={values.description}
-          maxLength={500}
-          placeholder={t('merchants.webhooks.descriptionPlaceholder')}
-          aria-invalid={!!errors.description}
-          aria-describedby={describedBy('description')}
-          onChange={(e) => change({ description: e.target.value }, 'description')}
-        />
-        {errorFor('description')}
-      </div>
+      <FormField id={id('description')} label={t('merchants.webhooks.descriptionLabel')} error={errors.description} errorTestId={id('description-error')}>
+        {(control) => (
+          <Input
+            {...control}
+            data-testid={id('description')}
+            value={values.description}
+            maxLength={500}
+            placeholder={t('merchants.webhooks.descriptionPlaceholder')}
+            onChange={(e) => change({ description: e.target.value }, 'description')}
+          />
+        )}
+      </FormField>
       {editing && (
         <div className="flex items-center justify-between gap-4 rounded-lg border border-slate-200 p-3">
           <div className="space-y-0.5">
@@ -185,15 +182,6 @@ export function WebhookEndpointForm({
           {formError}
         </p>
       )}
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-        <Button type="button" variant="outline" onClick={onCancel} disabled={pending}>
-          {t('common.cancel')}
-        </Button>
-        <Button type="submit" disabled={pending || !canSubmit(values)} data-testid={submitTestId}>
-          {pending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-          {submitLabel}
-        </Button>
-      </div>
-    </form>
+    </DialogForm>
   );
 }

@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { BadgeCheck, Loader2, LogIn, LogOut, Mail, MapPin, Pencil, Phone } from 'lucide-react';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { DialogForm } from '../../../components/ui/dialog-form';
+import { FormField } from '../../../components/ui/form-field';
 import { Input } from '../../../components/ui/input';
-import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
@@ -62,32 +63,18 @@ function DetailRow({ icon, label, value, empty }: { icon: ReactNode; label: stri
   );
 }
 
-function Field({
-  id,
-  label,
-  required,
-  children,
-}: {
-  id: string;
-  label: string;
-  required?: boolean;
-  children: ReactNode;
-}) {
+/** A required field's label: a visible asterisk, and '(required)' for screen readers. */
+function RequiredLabel({ children }: { children: string }) {
   const t = useT();
   return (
-    <div className="space-y-1.5">
-      <Label htmlFor={id}>
-        {label}
-        {required && (
-          <span className="text-red-600" aria-hidden>
-            {' '}
-            *
-          </span>
-        )}
-        {required && <span className="sr-only"> ({t('profile.required')})</span>}
-      </Label>
+    <>
       {children}
-    </div>
+      <span className="text-red-600" aria-hidden>
+        {' '}
+        *
+      </span>
+      <span className="sr-only"> ({t('profile.required')})</span>
+    </>
   );
 }
 
@@ -128,8 +115,7 @@ function SignedInProfile({ user, onClose }: { user: User; onClose(): void }) {
     setEditing(false);
   }
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     const v = {
       phoneNumber: form.phoneNumber.trim(),
       line1: form.line1.trim(),
@@ -182,100 +168,109 @@ function SignedInProfile({ user, onClose }: { user: User; onClose(): void }) {
       </DialogHeader>
 
       {editing ? (
-        <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={t('profile.editTitle')}>
+        <DialogForm
+          onSubmit={onSubmit}
+          label={t('profile.editTitle')}
+          actionsClassName="pt-2"
+          submit={{ label: t('profile.save'), pendingLabel: t('profile.saving'), pending: save.isPending, testId: 'profile-save' }}
+          cancel={{ label: t('profile.cancel'), onClick: cancelEditing, disabled: save.isPending, testId: 'profile-cancel' }}
+        >
           <p className="text-xs text-slate-500">{t('profile.requiredHint')}</p>
-          <Field id="phoneNumber" label={t('profile.phone')} required>
-            <Input
-              id="phoneNumber"
-              name="phoneNumber"
-              type="tel"
-              autoComplete="tel"
-              dir="ltr"
-              maxLength={23}
-              placeholder={t('profile.phone.placeholder')}
-              value={form.phoneNumber}
-              onChange={(e) => set('phoneNumber')(e.target.value)}
-              aria-required
-            />
-          </Field>
-          <Field id="line1" label={t('profile.address.line1')} required>
-            <Input
-              id="line1"
-              name="line1"
-              dir="auto"
-              autoComplete="address-line1"
-              maxLength={200}
-              placeholder={t('profile.address.line1.placeholder')}
-              value={form.line1}
-              onChange={(e) => set('line1')(e.target.value)}
-              aria-required
-            />
-          </Field>
-          <div className="grid gap-4 sm:grid-cols-2">
-            <Field id="city" label={t('profile.address.city')} required>
+          <FormField id="phoneNumber" label={<RequiredLabel>{t('profile.phone')}</RequiredLabel>}>
+            {({ id }) => (
               <Input
-                id="city"
-                name="city"
-                dir="auto"
-                autoComplete="address-level2"
-                maxLength={100}
-                value={form.city}
-                onChange={(e) => set('city')(e.target.value)}
+                id={id}
+                name="phoneNumber"
+                type="tel"
+                autoComplete="tel"
+                dir="ltr"
+                maxLength={23}
+                placeholder={t('profile.phone.placeholder')}
+                value={form.phoneNumber}
+                onChange={(e) => set('phoneNumber')(e.target.value)}
                 aria-required
               />
-            </Field>
-            <Field id="state" label={t('profile.address.state')}>
+            )}
+          </FormField>
+          <FormField id="line1" label={<RequiredLabel>{t('profile.address.line1')}</RequiredLabel>}>
+            {({ id }) => (
               <Input
-                id="state"
-                name="state"
-                autoComplete="address-level1"
-                maxLength={2}
-                dir="ltr"
-                className="uppercase"
-                placeholder={t('profile.address.state.placeholder')}
-                value={form.state}
-                onChange={(e) => set('state')(e.target.value.toUpperCase())}
+                id={id}
+                name="line1"
+                dir="auto"
+                autoComplete="address-line1"
+                maxLength={200}
+                placeholder={t('profile.address.line1.placeholder')}
+                value={form.line1}
+                onChange={(e) => set('line1')(e.target.value)}
+                aria-required
               />
-            </Field>
-            <Field id="postal_code" label={t('profile.address.postalCode')}>
-              <Input
-                id="postal_code"
-                name="postal_code"
-                autoComplete="postal-code"
-                maxLength={20}
-                dir="ltr"
-                value={form.postal_code}
-                onChange={(e) => set('postal_code')(e.target.value)}
-              />
-            </Field>
-            <Field id="country" label={t('profile.address.country')}>
-              <select
-                id="country"
-                name="country"
-                autoComplete="country"
-                className="flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 disabled:cursor-not-allowed disabled:opacity-50"
-                value={form.country}
-                onChange={(e) => set('country')(e.target.value)}
-                data-testid="profile-country"
-              >
-                {countries.map((o) => (
-                  <option key={o.code} value={o.code}>
-                    {o.label}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            )}
+          </FormField>
+          <div className="grid gap-4 sm:grid-cols-2">
+            <FormField id="city" label={<RequiredLabel>{t('profile.address.city')}</RequiredLabel>}>
+              {({ id }) => (
+                <Input
+                  id={id}
+                  name="city"
+                  dir="auto"
+                  autoComplete="address-level2"
+                  maxLength={100}
+                  value={form.city}
+                  onChange={(e) => set('city')(e.target.value)}
+                  aria-required
+                />
+              )}
+            </FormField>
+            <FormField id="state" label={t('profile.address.state')}>
+              {({ id }) => (
+                <Input
+                  id={id}
+                  name="state"
+                  autoComplete="address-level1"
+                  maxLength={2}
+                  dir="ltr"
+                  className="uppercase"
+                  placeholder={t('profile.address.state.placeholder')}
+                  value={form.state}
+                  onChange={(e) => set('state')(e.target.value.toUpperCase())}
+                />
+              )}
+            </FormField>
+            <FormField id="postal_code" label={t('profile.address.postalCode')}>
+              {({ id }) => (
+                <Input
+                  id={id}
+                  name="postal_code"
+                  autoComplete="postal-code"
+                  maxLength={20}
+                  dir="ltr"
+                  value={form.postal_code}
+                  onChange={(e) => set('postal_code')(e.target.value)}
+                />
+              )}
+            </FormField>
+            <FormField id="country" label={t('profile.address.country')}>
+              {({ id }) => (
+                <select
+                  id={id}
+                  name="country"
+                  autoComplete="country"
+                  className="flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 disabled:cursor-not-allowed disabled:opacity-50"
+                  value={form.country}
+                  onChange={(e) => set('country')(e.target.value)}
+                  data-testid="profile-country"
+                >
+                  {countries.map((o) => (
+                    <option key={o.code} value={o.code}>
+                      {o.label}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </FormField>
           </div>
-          <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
-            <Button variant="outline" onClick={cancelEditing} disabled={save.isPending} data-testid="profile-cancel">
-              {t('profile.cancel')}
-            </Button>
-            <Button type="submit" disabled={save.isPending} data-testid="profile-save">
-              {save.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-              {save.isPending ? t('profile.saving') : t('profile.save')}
-            </Button>
-          </div>
-        </form>
+        </DialogForm>
       ) : (
         <>
           <dl className="divide-y divide-slate-100 rounded-lg border border-slate-200 px-4">

@@ -1,10 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Loader2 } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
-import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { useState } from 'react';
+import { DialogForm, FormDialog } from '../../../components/ui/dialog-form';
+import { FormField } from '../../../components/ui/form-field';
 import { Input } from '../../../components/ui/input';
-import { Label } from '../../../components/ui/label';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { authErrorText, weakPasswordText } from '../../../lib/auth-errors';
@@ -30,28 +28,21 @@ function PasswordField({
   autoComplete: 'current-password' | 'new-password';
   placeholder?: string;
 }) {
-  const errorId = `${id}-error`;
   return (
-    <div className="space-y-2">
-      <Label htmlFor={id}>{label}</Label>
-      <Input
-        id={id}
-        type="password"
-        autoComplete={autoComplete}
-        maxLength={256}
-        placeholder={placeholder}
-        data-testid={id}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        aria-invalid={!!error}
-        aria-describedby={error ? errorId : undefined}
-      />
-      {error && (
-        <p id={errorId} role="alert" className="text-xs text-red-600">
-          {error}
-        </p>
+    <FormField id={id} label={label} error={error} className="space-y-2">
+      {(control) => (
+        <Input
+          {...control}
+          type="password"
+          autoComplete={autoComplete}
+          maxLength={256}
+          placeholder={placeholder}
+          data-testid={id}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
-    </div>
+    </FormField>
   );
 }
 
@@ -94,8 +85,7 @@ export function ChangePasswordDialog({ open, onOpenChange }: { open: boolean; on
     setErrors((e) => ({ ...e, [field]: undefined }));
   };
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     const next: Partial<Record<Field, string>> = {};
     if (!values.current) next.current = t('settings.currentPasswordRequired');
     if (values.next.length < 6) next.next = t('auth.error.passwordShort');
@@ -106,49 +96,50 @@ export function ChangePasswordDialog({ open, onOpenChange }: { open: boolean; on
   }
 
   return (
-    <Dialog open={open} onOpenChange={close}>
-      <DialogContent closeLabel={t('settings.close')} data-testid="password-dialog">
-        <DialogHeader>
-          <DialogTitle>{t('settings.password.dialogTitle')}</DialogTitle>
-          <DialogDescription>{t('settings.password.dialogDescription')}</DialogDescription>
-        </DialogHeader>
-        <form onSubmit={onSubmit} noValidate className="space-y-4">
-          <PasswordField
-            id="password-current"
-            label={t('settings.password.current')}
-            value={values.current}
-            onChange={set('current')}
-            error={errors.current}
-            autoComplete="current-password"
-          />
-          <PasswordField
-            id="password-new"
-            label={t('settings.password.new')}
-            value={values.next}
-            onChange={set('next')}
-            error={errors.next}
-            autoComplete="new-password"
-            placeholder={t('auth.password.createPlaceholder')}
-          />
-          <PasswordField
-            id="password-confirm"
-            label={t('settings.password.confirm')}
-            value={values.confirm}
-            onChange={set('confirm')}
-            error={errors.confirm}
-            autoComplete="new-password"
-          />
-          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <Button variant="outline" onClick={() => close(false)}>
-              {t('settings.cancel')}
-            </Button>
-            <Button type="submit" disabled={change.isPending} data-testid="password-save">
-              {change.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-              {change.isPending ? t('settings.password.saving') : t('settings.password.save')}
-            </Button>
-          </div>
-        </form>
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      open={open}
+      onOpenChange={close}
+      testId="password-dialog"
+      closeLabel={t('settings.close')}
+      title={t('settings.password.dialogTitle')}
+      description={t('settings.password.dialogDescription')}
+    >
+      <DialogForm
+        onSubmit={onSubmit}
+        submit={{
+          label: t('settings.password.save'),
+          pendingLabel: t('settings.password.saving'),
+          pending: change.isPending,
+          testId: 'password-save',
+        }}
+        cancel={{ label: t('settings.cancel'), onClick: () => close(false) }}
+      >
+        <PasswordField
+          id="password-current"
+          label={t('settings.password.current')}
+          value={values.current}
+          onChange={set('current')}
+          error={errors.current}
+          autoComplete="current-password"
+        />
+        <PasswordField
+          id="password-new"
+          label={t('settings.password.new')}
+          value={values.next}
+          onChange={set('next')}
+          error={errors.next}
+          autoComplete="new-password"
+          placeholder={t('auth.password.createPlaceholder')}
+        />
+        <PasswordField
+          id="password-confirm"
+          label={t('settings.password.confirm')}
+          value={values.confirm}
+          onChange={set('confirm')}
+          error={errors.confirm}
+          autoComplete="new-password"
+        />
+      </DialogForm>
+    </FormDialog>
   );
 }

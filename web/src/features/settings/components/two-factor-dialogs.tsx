@@ -1,12 +1,12 @@
 import { useMutation, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
 import { Check, Copy, Loader2 } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { DialogForm, FormDialog } from '../../../components/ui/dialog-form';
+import { FormField } from '../../../components/ui/form-field';
 import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { Input } from '../../../components/ui/input';
-import { Label } from '../../../components/ui/label';
 import { ApiError, messageOf } from '../../../lib/api';
 import { authErrorText } from '../../../lib/auth-errors';
 import { USER_QUERY_KEY, type User } from '../../auth/api';
@@ -81,8 +81,7 @@ export function EnableTwoFactorDialog({
     onOpenChange(next);
   }
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     if (!TOTP_CODE_RE.test(code)) {
       setCodeError(t('settings.2fa.codeRequired'));
       return;
@@ -93,87 +92,90 @@ export function EnableTwoFactorDialog({
 
   const data = setup.data;
   return (
-    <Dialog open={open} onOpenChange={close}>
-      <DialogContent closeLabel={t('settings.close')} data-testid="2fa-enable-dialog">
-        <DialogHeader>
-          <DialogTitle>{t('settings.2fa.enableTitle')}</DialogTitle>
-          <DialogDescription>{t('settings.2fa.enableDescription')}</DialogDescription>
-        </DialogHeader>
-        {setup.isPending && (
-          <p className="flex items-center gap-2 py-8 text-sm text-slate-600" aria-busy="true">
-            <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
-            {t('settings.2fa.preparing')}
-          </p>
-        )}
-        {setup.isError && (
-          <div className="space-y-3 py-4" role="alert">
-            <p className="text-sm text-red-600">{messageOf(setup.error) ?? t('settings.2fa.setupFailed')}</p>
-            <Button variant="outline" onClick={() => setup.mutate()}>
-              {t('settings.retry')}
-            </Button>
-          </div>
-        )}
-        {data && (
-          <form onSubmit={onSubmit} noValidate className="space-y-5">
-            <ol className="space-y-5 text-sm text-slate-700">
-              <li className="space-y-3">
-                <p>
-                  <span className="font-semibold text-slate-900">1. </span>
-                  {t('settings.2fa.step1')}
-                </p>
-                <div className="flex justify-center">
-                  <QrCode value={data.otpauthUrl} alt={t('settings.2fa.qrAlt')} />
-                </div>
-              </li>
-              <li className="space-y-2">
-                <p>
-                  <span className="font-semibold text-slate-900">2. </span>
-                  {t('settings.2fa.step2')}
-                </p>
-                <div className="flex items-center gap-2 rounded-md border border-slate-200 bg-slate-50 p-2">
-                  <code
-                    className="min-w-0 flex-1 select-all break-all px-1 font-mono text-sm text-slate-900"
-                    dir="ltr"
-                    data-testid="2fa-secret"
-                    aria-label={t('settings.2fa.secretLabel')}
-                  >
-                    {data.secret}
-                  </code>
-                  <CopyButton text={data.secret} />
-                </div>
-              </li>
-              <li className="space-y-2">
-                <p>
-                  <span className="font-semibold text-slate-900">3. </span>
-                  {t('settings.2fa.step3')}
-                </p>
-                <CodeInput
-                  id="two-factor-enable-code"
-                  label={t('settings.2fa.codeLabel')}
-                  placeholder={t('settings.2fa.codePlaceholder')}
-                  value={code}
-                  onChange={(v) => {
-                    setCode(v);
-                    setCodeError(undefined);
-                  }}
-                  error={codeError}
-                  testId="2fa-code"
-                />
-              </li>
-            </ol>
-            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-              <Button variant="outline" onClick={() => close(false)}>
-                {t('settings.cancel')}
-              </Button>
-              <Button type="submit" disabled={confirm.isPending || code.length !== 6} data-testid="2fa-confirm">
-                {confirm.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-                {confirm.isPending ? t('settings.2fa.verifying') : t('settings.2fa.verifyAndEnable')}
-              </Button>
-            </div>
-          </form>
-        )}
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      open={open}
+      onOpenChange={close}
+      testId="2fa-enable-dialog"
+      closeLabel={t('settings.close')}
+      title={t('settings.2fa.enableTitle')}
+      description={t('settings.2fa.enableDescription')}
+    >
+      {setup.isPending && (
+        <p className="flex items-center gap-2 py-8 text-sm text-slate-600" aria-busy="true">
+          <Loader2 className="h-4 w-4 animate-spin" aria-hidden />
+          {t('settings.2fa.preparing')}
+        </p>
+      )}
+      {setup.isError && (
+        <div className="space-y-3 py-4" role="alert">
+          <p className="text-sm text-red-600">{messageOf(setup.error) ?? t('settings.2fa.setupFailed')}</p>
+          <Button variant="outline" onClick={() => setup.mutate()}>
+            {t('settings.retry')}
+          </Button>
+        </div>
+      )}
+      {data && (
+        <DialogForm
+          onSubmit={onSubmit}
+          className="space-y-5"
+          submit={{
+            label: t('settings.2fa.verifyAndEnable'),
+            pendingLabel: t('settings.2fa.verifying'),
+            pending: confirm.isPending,
+            disabled: code.length !== 6,
+            testId: '2fa-confirm',
+          }}
+          cancel={{ label: t('settings.cancel'), onClick: () => close(false) }}
+        >
+          <ol className="space-y-5 text-sm text-slate-700">
+            <li className="space-y-3">
+              <p>
+                <span className="font-semibold text-slate-900">1. </span>
+                {t('settings.2fa.step1')}
+              </p>
+              <div className="flex justify-center">
+                <QrCode value={data.otpauthUrl} alt={t('settings.2fa.qrAlt')} />
+              </div>
+            </li>
+            <li className="space-y-2">
+              <p>
+                <span className="font-semibold text-slate-900">2. </span>
+                {t('settings.2fa.step2')}
+              </p>
+              <div className="flex items-center gap-2 rounded-md border border-slate-200 bg-slate-50 p-2">
+                <code
+                  className="min-w-0 flex-1 select-all break-all px-1 font-mono text-sm text-slate-900"
+                  dir="ltr"
+                  data-testid="2fa-secret"
+                  aria-label={t('settings.2fa.secretLabel')}
+                >
+                  {data.secret}
+                </code>
+                <CopyButton text={data.secret} />
+              </div>
+            </li>
+            <li className="space-y-2">
+              <p>
+                <span className="font-semibold text-slate-900">3. </span>
+                {t('settings.2fa.step3')}
+              </p>
+              <CodeInput
+                id="two-factor-enable-code"
+                label={t('settings.2fa.codeLabel')}
+                placeholder={t('settings.2fa.codePlaceholder')}
+                value={code}
+                onChange={(v) => {
+                  setCode(v);
+                  setCodeError(undefined);
+                }}
+                error={codeError}
+                testId="2fa-code"
+              />
+            </li>
+          </ol>
+        </DialogForm>
+      )}
+    </FormDialog>
   );
 }
 
@@ -214,8 +216,7 @@ export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; 
     onOpenChange(next);
   }
 
-  function onSubmit(e: FormEvent) {
-    e.preventDefault();
+  function onSubmit() {
     const badCode = !TOTP_CODE_RE.test(code);
     setCodeError(badCode ? t('settings.2fa.codeRequired') : undefined);
     setPasswordError(password ? undefined : t('settings.currentPasswordRequired'));
@@ -224,17 +225,31 @@ export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; 
   }
 
   return (
-    <Dialog open={open} onOpenChange={close}>
-      <DialogContent closeLabel={t('settings.close')} data-testid="2fa-disable-dialog">
-        <DialogHeader>
-          <DialogTitle>{t('settings.2fa.disableTitle')}</DialogTitle>
-          <DialogDescription>{t('settings.2fa.disableDescription')}</DialogDescription>
-        </DialogHeader>
-        <form onSubmit={onSubmit} noValidate className="space-y-5">
-          <div className="space-y-2">
-            <Label htmlFor="two-factor-disable-password">{t('settings.2fa.passwordLabel')}</Label>
+    <FormDialog
+      open={open}
+      onOpenChange={close}
+      testId="2fa-disable-dialog"
+      closeLabel={t('settings.close')}
+      title={t('settings.2fa.disableTitle')}
+      description={t('settings.2fa.disableDescription')}
+    >
+      <DialogForm
+        onSubmit={onSubmit}
+        className="space-y-5"
+        submit={{
+          label: t('settings.2fa.disable'),
+          pendingLabel: t('settings.2fa.disabling'),
+          pending: disable.isPending,
+          disabled: code.length !== 6 || !password,
+          variant: 'destructive',
+          testId: '2fa-disable-confirm',
+        }}
+        cancel={{ label: t('settings.cancel'), onClick: () => close(false) }}
+      >
+        <FormField id="two-factor-disable-password" label={t('settings.2fa.passwordLabel')} error={passwordError} className="space-y-2">
+          {(control) => (
             <Input
-              id="two-factor-disable-password"
+              {...control}
               name="password"
               type="password"
               autoComplete="current-password"
@@ -245,43 +260,22 @@ export function DisableTwoFactorDialog({ open, onOpenChange }: { open: boolean; 
                 setPassword(e.target.value);
                 setPasswordError(undefined);
               }}
-              aria-invalid={!!passwordError}
-              aria-describedby={passwordError ? 'two-factor-disable-password-error' : undefined}
             />
-            {passwordError && (
-              <p id="two-factor-disable-password-error" role="alert" className="text-xs text-red-600">
-                {passwordError}
-              </p>
-            )}
-          </div>
-          <CodeInput
-            id="two-factor-disable-code"
-            label={t('settings.2fa.codeLabel')}
-            placeholder={t('settings.2fa.codePlaceholder')}
-            value={code}
-            onChange={(v) => {
-              setCode(v);
-              setCodeError(undefined);
-            }}
-            error={codeError}
-            testId="2fa-disable-code"
-          />
-          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <Button variant="outline" onClick={() => close(false)}>
-              {t('settings.cancel')}
-            </Button>
-            <Button
-              type="submit"
-              variant="destructive"
-              disabled={disable.isPending || code.length !== 6 || !password}
-              data-testid="2fa-disable-confirm"
-            >
-              {disable.isPending && <Loader2 className="h-4 w-4 animate-spin" aria-hidden />}
-              {disable.isPending ? t('settings.2fa.disabling') : t('settings.2fa.disable')}
-            </Button>
-          </div>
-        </form>
-      </DialogContent>
-    </Dialog>
+          )}
+        </FormField>
+        <CodeInput
+          id="two-factor-disable-code"
+          label={t('settings.2fa.codeLabel')}
+          placeholder={t('settings.2fa.codePlaceholder')}
+          value={code}
+          onChange={(v) => {
+            setCode(v);
+            setCodeError(undefined);
+          }}
+          error={codeError}
+          testId="2fa-disable-code"
+        />
+      </DialogForm>
+    </FormDialog>
   );
 }
