@@ -3,6 +3,7 @@ import { Building2, Code2, KeyRound, LayoutDashboard, Plus, Receipt, Store, Webh
 import { useState, type ReactNode } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
+import { LoadError } from '../../../components/ui/list-state';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
@@ -11,7 +12,7 @@ import { isLiveMode } from '../display';
 import { ApiKeysTab } from './api-keys-tab';
 import { CreateMerchantDialog } from './create-merchant-dialog';
 import { IntegrationTab } from './integration-tab';
-import { ErrorBox, OverviewTab } from './overview-tab';
+import { OverviewTab } from './overview-tab';
 import { BackHomeLink, MerchantShell } from './page-shell';
 import { PaymentsTab } from './payments-tab';
 import { StatCards } from './stat-cards';
@@ -177,7 +178,7 @@ export function MerchantDashboardPage() {
   let body: ReactNode;
   if (merchants.isLoading) body = <DashboardSkeleton />;
   else if (merchants.isError)
-    body = <ErrorBox message={t('merchants.dashboard.loadFailed')} error={merchants.error} onRetry={() => void merchants.refetch()} />;
+    body = <LoadError message={t('merchants.dashboard.loadFailed')} error={merchants.error} onRetry={() => void merchants.refetch()} />;
   else if (!selected) body = <NoMerchant onCreate={() => setCreating(true)} />;
   else body = <MerchantView key={selected.id} merchant={selected} merchants={list} onSelect={setSelectedId} />;
 

@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
+import { LoadError } from '../../../components/ui/list-state';
 import { useT } from '../../../i18n';
-import { messageOf } from '../../../lib/api';
 import type { Merchant, PaymentIntent } from '../api';
 import { platformLabel } from './create-merchant-dialog';
 import { IntentsTable } from './intents-table';
@@ -89,26 +89,12 @@ export function OverviewTab({
               ))}
             </div>
           ) : error ? (
-            <ErrorBox message={t('merchants.payments.loadFailed')} error={error} onRetry={onRetry} />
+            <LoadError message={t('merchants.payments.loadFailed')} error={error} onRetry={onRetry} />
           ) : (
             <IntentsTable intents={intents.slice(0, OVERVIEW_INTENTS)} testId="overview-intents" />
           )}
         </CardContent>
       </Card>
-    </div>
-  );
-}
-
-export function ErrorBox({ message, error, onRetry }: { message: string; error: unknown; onRetry(): void }) {
-  const t = useT();
-  return (
-    <div className="space-y-3 rounded-xl border border-red-200 bg-red-50 p-6" role="alert">
-      <p className="text-sm text-red-700">
-        {message} {messageOf(error)}
-      </p>
-      <Button variant="outline" size="sm" onClick={onRetry}>
-        {t('common.retry')}
-      </Button>
     </div>
   );
 }

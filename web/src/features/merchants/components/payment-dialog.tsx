@@ -4,12 +4,12 @@ import type { ReactNode } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { LoadError } from '../../../components/ui/list-state';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { refundsQuery, type PaymentIntent, type Refund } from '../api';
 import { formatDateTime, formatIntentAmount, type Tone } from '../display';
 import { canRefund, refundableCents } from '../refunds';
 import { IntentStatusBadge } from './intent-status-badge';
-import { ErrorBox } from './overview-tab';
 import { RefundForm } from './refund-form';
 
 export type PaymentDialogMode = 'detail' | 'refund';
@@ -44,7 +44,7 @@ function RefundHistory({ merchantId, intent }: { merchantId: string; intent: Pay
       {refunds.isLoading ? (
         <div className="h-16 animate-pulse rounded-lg bg-slate-100" aria-busy="true" aria-label={t('common.loading')} />
       ) : refunds.isError ? (
-        <ErrorBox message={t('merchants.payment.refundsLoadFailed')} error={refunds.error} onRetry={() => void refunds.refetch()} />
+        <LoadError message={t('merchants.payment.refundsLoadFailed')} error={refunds.error} onRetry={() => void refunds.refetch()} />
       ) : rows.length === 0 ? (
         <p className="rounded-lg border border-dashed border-slate-300 px-4 py-4 text-center text-sm text-slate-500" data-testid="refund-history-empty">
           {t('merchants.payment.refundsEmpty')}

@@ -3,11 +3,11 @@ import { ChevronLeft, ChevronRight, RefreshCw } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
+import { LoadError } from '../../../components/ui/list-state';
 import { useT } from '../../../i18n';
 import { paymentIntentsQuery, PAYMENTS_PAGE_SIZE, type PaymentIntent } from '../api';
 import { IntentsTable } from './intents-table';
 import { PaymentDialog, type PaymentDialogMode } from './payment-dialog';
-import { ErrorBox } from './overview-tab';
 
 /** Every payment intent, newest first, a page at a time (cursor paging: the last id of each page); details and refunds. */
 export function PaymentsTab({ merchantId }: { merchantId: string }) {
@@ -43,7 +43,7 @@ export function PaymentsTab({ merchantId }: { merchantId: string }) {
             ))}
           </div>
         ) : page.isError ? (
-          <ErrorBox message={t('merchants.payments.loadFailed')} error={page.error} onRetry={() => void page.refetch()} />
+          <LoadError message={t('merchants.payments.loadFailed')} error={page.error} onRetry={() => void page.refetch()} />
         ) : (
           <IntentsTable
             intents={data}

@@ -4,11 +4,11 @@ import { useState } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { Label } from '../../../components/ui/label';
+import { LoadError } from '../../../components/ui/list-state';
 import { useLanguage } from '../../../i18n';
 import { webhookDeliveriesQuery, type WebhookEndpoint } from '../api';
 import { formatDateTime } from '../display';
 import { DeliveryStatusBadge } from './intent-status-badge';
-import { ErrorBox } from './overview-tab';
 import { WebhookDeliveryDialog } from './webhook-delivery-dialog';
 
 /** Recent deliveries: which event, to where, how it went (status, attempts, the last answer) and what comes next. */
@@ -61,7 +61,7 @@ export function WebhookDeliveries({ merchantId, endpoints }: { merchantId: strin
         {deliveries.isLoading ? (
           <div className="h-20 animate-pulse rounded-lg bg-slate-100" aria-busy="true" aria-label={t('common.loading')} />
         ) : deliveries.isError ? (
-          <ErrorBox message={t('merchants.webhooks.deliveries.loadFailed')} error={deliveries.error} onRetry={() => void deliveries.refetch()} />
+          <LoadError message={t('merchants.webhooks.deliveries.loadFailed')} error={deliveries.error} onRetry={() => void deliveries.refetch()} />
         ) : rows.length === 0 ? (
           <p className="rounded-lg border border-dashed border-slate-300 px-6 py-8 text-center text-sm text-slate-500" data-testid="deliveries-empty">
             {t('merchants.webhooks.deliveries.empty')}

@@ -3,6 +3,7 @@ import { Loader2, RefreshCw, Send } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { LoadError } from '../../../components/ui/list-state';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
@@ -11,7 +12,6 @@ import { MERCHANTS_QUERY_KEY, resendEventRequest, webhookDeliveryQuery, type Web
 import { formatDateTime } from '../display';
 import { CopyButton } from './copy-button';
 import { DeliveryStatusBadge } from './intent-status-badge';
-import { ErrorBox } from './overview-tab';
 
 function Section({ title, children, testId }: { title: string; children: ReactNode; testId: string }) {
   return (
@@ -105,7 +105,7 @@ export function WebhookDeliveryDialog({
         {detail.isLoading ? (
           <div className="h-40 animate-pulse rounded-lg bg-slate-100" aria-busy="true" aria-label={t('common.loading')} />
         ) : detail.isError ? (
-          <ErrorBox message={t('merchants.delivery.loadFailed')} error={detail.error} onRetry={() => void detail.refetch()} />
+          <LoadError message={t('merchants.delivery.loadFailed')} error={detail.error} onRetry={() => void detail.refetch()} />
         ) : d ? (
           <div className="space-y-5">
             <dl className="grid gap-3 text-sm sm:grid-cols-2">

@@ -5,6 +5,7 @@ import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
+import { LoadError } from '../../../components/ui/list-state';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
@@ -21,7 +22,6 @@ import { formatDate } from '../display';
 import { disabledByFailures } from '../webhooks';
 import { CreateWebhookDialog } from './create-webhook-dialog';
 import { EditWebhookDialog } from './edit-webhook-dialog';
-import { ErrorBox } from './overview-tab';
 import { RollWebhookSecretDialog } from './roll-webhook-secret-dialog';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -223,7 +223,7 @@ export function WebhooksTab({ merchant }: { merchant: Merchant }) {
           {endpoints.isLoading ? (
             <div className="h-24 animate-pulse rounded-lg bg-slate-100" aria-busy="true" aria-label={t('common.loading')} />
           ) : endpoints.isError ? (
-            <ErrorBox message={t('merchants.webhooks.loadFailed')} error={endpoints.error} onRetry={() => void endpoints.refetch()} />
+            <LoadError message={t('merchants.webhooks.loadFailed')} error={endpoints.error} onRetry={() => void endpoints.refetch()} />
           ) : list.length === 0 ? (
             <div
               className="flex flex-col items-center justify-center rounded-xl border border-dashed border-slate-300 px-6 py-10 text-center"
