@@ -27,6 +27,14 @@ describe('the typed client', () => {
     expect((e as ApiError).message).toBe(`400: ${body}`);
     expect((e as ApiError).serverMessage).toBe('Nope');
     expect((e as ApiError).code).toBe('x');
+    expect((e as ApiError).param).toBeUndefined();
+  });
+
+  test('an error naming a field gives it as param', () => {
+    const e = new ApiError(400, '400: …', { error: { type: 'invalid_request_error', code: 'validation_error', message: 'm', param: 'amount' } });
+    expect(e.param).toBe('amount');
+    expect(new ApiError(400, '400: …', { error: { param: 7 } }).param).toBeUndefined();
+    expect(new ApiError(502, '502: Bad Gateway', null).param).toBeUndefined();
   });
 
   test('an empty error body falls back to the status text, and Retry-After is read', async () => {

@@ -33,6 +33,11 @@ export class ApiError extends Error {
     const e = (this.body as { error?: { type?: unknown } } | null)?.error;
     return typeof e?.type === 'string' ? e.type : undefined;
   }
+  /** The request field the server blamed (the catalogue's `param`), when it named one. */
+  get param(): string | undefined {
+    const e = (this.body as { error?: { param?: unknown } } | null)?.error;
+    return typeof e?.param === 'string' ? e.param : undefined;
+  }
 }
 
 /** The ApiError for a non-OK answer (its body is read from a clone: the answer itself stays unread). */

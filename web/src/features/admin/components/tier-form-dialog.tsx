@@ -154,7 +154,7 @@ function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) 
       onDone();
     },
     onError: (e) => {
-      const field = e instanceof ApiError ? fieldOfParam((e.body as { error?: { param?: string } } | null)?.error?.param) : null;
+      const field = e instanceof ApiError ? fieldOfParam(e.param) : null;
       const message = serverError(e) ?? t('admin.errors.saveTier');
       if (field) {
         setErrors({ [field]: message });

@@ -55,7 +55,7 @@ export function AddBankAccountDialog({ open, onOpenChange }: { open: boolean; on
     onError: (error) => {
       const message = error instanceof ApiError ? error.serverMessage : undefined;
       toast({ title: t('fundingSources.bank.toast.addFailed'), description: message ?? t('fundingSources.toast.addFailedFallback'), variant: 'destructive' });
-      const param = error instanceof ApiError ? (error.body as { error?: { param?: unknown } } | null)?.error?.param : undefined;
+      const param = error instanceof ApiError ? error.param : undefined;
       const field = param === 'defaultSplitPercentage' ? 'splitPercentage' : param;
       if (message && typeof field === 'string' && (FIELDS as string[]).includes(field)) setErrors({ [field]: message });
     },

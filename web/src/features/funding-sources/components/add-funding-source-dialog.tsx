@@ -53,7 +53,7 @@ const fieldErrorText: Record<CardFieldError, MessageKey> = {
 
 /** Which field a server answer is about: a validation error's `param`, or a decline that names one. */
 function serverField(error: ApiError): CardField | undefined {
-  const param = (error.body as { error?: { param?: unknown } } | null)?.error?.param;
+  const param = error.param;
   const byParam: Record<string, CardField> = {
     cardNumber: 'cardNumber',
     expiryMonth: 'expiry',

@@ -84,7 +84,7 @@ export function CreateMerchantDialog({
       toast({ title: t('merchants.create.toast'), description: t('merchants.create.toastBody', { name: merchant.businessName }) });
     },
     onError: (error) => {
-      const param = error instanceof ApiError ? (error.body as { error?: { param?: string } } | null)?.error?.param : undefined;
+      const param = error instanceof ApiError ? error.param : undefined;
       if (param === 'website' || param === 'businessEmail' || param === 'businessName') {
         setErrors({ [param]: messageOf(error) });
       }

@@ -86,7 +86,7 @@ export function RefundForm({
       onDone(r);
     },
     onError: (error) => {
-      const param = error instanceof ApiError ? (error.body as { error?: { param?: string } } | null)?.error?.param : undefined;
+      const param = error instanceof ApiError ? error.param : undefined;
       const message = messageOf(error) ?? t('merchants.refund.createFailed');
       // Back to the form, the refusal under the field it names (over-refund: the amount).
       setReview(null);

@@ -78,7 +78,7 @@ export function WebhookEndpointForm({
     try {
       await onSubmit(values);
     } catch (error) {
-      const param = error instanceof ApiError ? (error.body as { error?: { param?: string } } | null)?.error?.param : undefined;
+      const param = error instanceof ApiError ? error.param : undefined;
       const field = param ? FIELD_OF_PARAM[param] : undefined;
       const message = messageOf(error) ?? t('merchants.webhooks.createFailed');
       if (field) setErrors({ [field]: message });
