@@ -1,21 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { api, ApiError, unwrap } from './api';
 import { formDataOf, multipart, type MultipartBody, type Parts } from './api-multipart';
+import { answering, restoreFetch } from '../../test-support/fetch-mock';
 
-const realFetch = globalThis.fetch;
-afterEach(() => {
-  globalThis.fetch = realFetch;
-});
-
-/** Replaces fetch with one that records each Request and answers `answer`. */
-function answering(answer: () => Response): Request[] {
-  const seen: Request[] = [];
-  globalThis.fetch = (async (input: RequestInfo | URL) => {
-    seen.push(input as Request);
-    return answer();
-  }) as typeof fetch;
-  return seen;
-}
+afterEach(restoreFetch);
 
 type KycBody = MultipartBody<'/api/kyc/submit'>;
 const a = new File(['a'], 'a.png', { type: 'image/png' });

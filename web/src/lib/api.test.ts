@@ -2,21 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, ApiError, MONEY_POSTS, sendsCookies, unwrap } from './api';
+import { answering, restoreFetch } from '../../test-support/fetch-mock';
 
-const realFetch = globalThis.fetch;
-afterEach(() => {
-  globalThis.fetch = realFetch;
-});
-
-/** Replaces fetch with one that records each Request and answers `answer`. */
-function answering(answer: () => Response): Request[] {
-  const seen: Request[] = [];
-  globalThis.fetch = (async (input: RequestInfo | URL) => {
-    seen.push(input as Request);
-    return answer();
-  }) as typeof fetch;
-  return seen;
-}
+afterEach(restoreFetch);
 
 describe('the typed client', () => {
   test('a non-OK answer throws an ApiError whose message is "<status>: <body>" (the spec contract)', async () => {

@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { VendorDeclineError, type BankDebitState, type PaymentVendor } from '../types';
 import { assertPositiveCents, CURRENCY, type StripeContext } from './client';
 import { declineFromIntent, guard, redact, StripeIntegrationError, unknownOutcome } from './errors';
+import { customerOfMethod } from './customers';
 
 const BANK_DEBIT_PURPOSE = 'bank_debit';
 
@@ -105,8 +106,7 @@ export function bankAccountOperations({ stripe, customerFor }: StripeContext): P
     debitBank: (token, amountCents, { idempotencyKey: key, description }) =>
       guard(async () => {
         assertPositiveCents(amountCents);
-        const pm = await stripe.paymentMethods.retrieve(token);
-        const customer = typeof pm.customer === 'string' ? pm.customer : pm.customer?.id;
+        const customer = await customerOfMethod(stripe, token);
         // ACH debits cannot be authorized and captured later: confirmed, they are `processing` until they settle.
         const pi = await stripe.paymentIntents.create(
           {

@@ -29,3 +29,9 @@ export function customerLookup(stripe: Stripe): (customerRef: string) => Promise
 
   return customerFor;
 }
+
+/** The customer a saved payment method belongs to, if any: such a method can only be charged with its customer. */
+export async function customerOfMethod(stripe: Stripe, token: string): Promise<string | undefined> {
+  const pm = await stripe.paymentMethods.retrieve(token);
+  return typeof pm.customer === 'string' ? pm.customer : pm.customer?.id;
+}

@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../types';
 import { assertPositiveCents, CURRENCY, metadataQuery, type StripeContext } from './client';
 import { declineFromIntent, guard, isUnexpectedState, redact, StripeIntegrationError, unknownOutcome } from './errors';
+import { customerOfMethod } from './customers';
 
 const HOLD_PURPOSE = 'share_hold';
 
@@ -14,9 +15,7 @@ export function holdOperations({ stripe }: StripeContext): Pick<
     hold: (token, amountCents, { idempotencyKey: key, description }) =>
       guard(async () => {
         assertPositiveCents(amountCents);
-        // A card saved on a customer can only be charged together with that customer.
-        const pm = await stripe.paymentMethods.retrieve(token);
-        const customer = typeof pm.customer === 'string' ? pm.customer : pm.customer?.id;
+        const customer = await customerOfMethod(stripe, token);
         const pi = await stripe.paymentIntents.create(
           {
             amount: amountCents,

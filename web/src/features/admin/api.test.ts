@@ -2,22 +2,13 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { ApiError } from '../../lib/api';
 import { adminLogin, adminUsersQuery, emailOutboxQuery, fetchKycDocument, kycVerificationsQuery, vendorsQuery } from './api';
 import { clearAdminToken, getAdminToken, setAdminToken } from './session';
+import { answering, restoreFetch } from '../../../test-support/fetch-mock';
 
-const realFetch = globalThis.fetch;
 afterEach(() => {
-  globalThis.fetch = realFetch;
+  restoreFetch();
   clearAdminToken();
 });
 
-/** Replaces fetch with one that records each Request and answers `answer`. */
-function answering(answer: () => Response): Request[] {
-  const seen: Request[] = [];
-  globalThis.fetch = (async (input: RequestInfo | URL) => {
-    seen.push(input as Request);
-    return answer();
-  }) as typeof fetch;
-  return seen;
-}
 
 const pathOf = (r: Request) => {
   const u = new URL(r.url);

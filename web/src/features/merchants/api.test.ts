@@ -9,21 +9,9 @@ import {
   webhookDeliveriesQuery,
   webhookEndpointsQuery,
 } from './api';
+import { answering, restoreFetch } from '../../../test-support/fetch-mock';
 
-const realFetch = globalThis.fetch;
-afterEach(() => {
-  globalThis.fetch = realFetch;
-});
-
-/** Replaces fetch with one that records each Request and answers `answer`. */
-function answering(answer: () => Response): Request[] {
-  const seen: Request[] = [];
-  globalThis.fetch = (async (input: RequestInfo | URL) => {
-    seen.push(input as Request);
-    return answer();
-  }) as typeof fetch;
-  return seen;
-}
+afterEach(restoreFetch);
 
 const pathOf = (r: Request) => {
   const u = new URL(r.url);
