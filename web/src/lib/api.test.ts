@@ -56,6 +56,13 @@ describe('the typed client', () => {
     expect(seen[0]!.headers.get('accept')).toBe('application/json');
   });
 
+  test('an OK answer without a body is null (a query function may not answer undefined)', async () => {
+    answering(() => new Response(null, { status: 200 }));
+    expect(await unwrap(api.GET('/api/subscription/plan'))).toBeNull();
+    answering(() => new Response(null, { status: 204 }));
+    expect(await unwrap(api.POST('/api/subscription/keep'))).toBeNull();
+  });
+
   test('cookies go with every call but the public reads and the admin panel (its own Bearer token)', () => {
     expect(sendsCookies('/api/subscription/tiers')).toBe(false);
     expect(sendsCookies('/api/site/contact')).toBe(false);

@@ -119,13 +119,14 @@ export const api = createApiClient();
  */
 export async function unwrap<D>(pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
   const { data } = await pending;
-  return data as D;
+  // openapi-fetch gives undefined for an empty answer; TanStack Query refuses undefined from a query function.
+  return (data ?? null) as D;
 }
 
 /** The data of an answer together with its headers (for lists that page with a response header). */
 export async function unwrapWithHeaders<D>(pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<{ data: D; headers: Headers }> {
   const { data, response } = await pending;
-  return { data: data as D, headers: response.headers };
+  return { data: (data ?? null) as D, headers: response.headers };
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
