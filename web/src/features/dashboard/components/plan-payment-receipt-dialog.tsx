@@ -1,47 +1,25 @@
-import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
 import { Button, buttonClasses } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
 import { useLanguage } from '../../../i18n';
 import { PLAN_PAYMENT_TONE, type PlanPayment } from '../plan-payments';
 import { formatAmount } from '../transactions';
 import { formatDateTime, formatDateUtc } from './format';
-import { useReturnFocus } from '../../../lib/use-return-focus';
-
-function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <div className="flex items-start justify-between gap-4 py-2">
-      <dt className="text-sm text-slate-500">{label}</dt>
-      <dd className="min-w-0 text-end text-sm font-medium text-slate-900" data-testid={testId}>
-        {children}
-      </dd>
-    </div>
-  );
-}
+import { DetailDialog, DetailRow as Row } from './detail-dialog';
 
 /** One plan payment's receipt: plan, period, amount, card, status (and why it failed), and the charge id to quote. */
 export function PlanPaymentReceiptDialog({ payment, onClose }: { payment: PlanPayment | null; onClose(): void }) {
   const { t, lang } = useLanguage();
-  const returnFocus = useReturnFocus();
   const p = payment;
 
   return (
-    <Dialog
+    <DetailDialog
       open={p !== null}
-      onOpenChange={(open) => {
-        if (!open) onClose();
-      }}
+      onClose={onClose}
+      testId="plan-payment-receipt"
+      title={t('dashboard.planPayments.receipt.title')}
+      description={t('dashboard.planPayments.receipt.description')}
     >
-      <DialogContent
-        closeLabel={t('common.close')}
-        data-testid="plan-payment-receipt"
-        {...returnFocus}
-      >
-        <DialogHeader>
-          <DialogTitle>{t('dashboard.planPayments.receipt.title')}</DialogTitle>
-          <DialogDescription>{t('dashboard.planPayments.receipt.description')}</DialogDescription>
-        </DialogHeader>
         {p && (
           <dl className="divide-y divide-slate-100">
             <Row label={t('dashboard.planPayments.receipt.plan')} testId="plan-payment-receipt-plan">
@@ -85,7 +63,6 @@ export function PlanPaymentReceiptDialog({ payment, onClose }: { payment: PlanPa
             {t('common.close')}
           </Button>
         </div>
-      </DialogContent>
-    </Dialog>
+    </DetailDialog>
   );
 }

@@ -1,9 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { CreditCard, Loader2 } from 'lucide-react';
-import type { ReactNode } from 'react';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { transactionQuery, type Transaction, type TransactionDetail } from '../../transactions/api';
@@ -11,7 +9,7 @@ import { formatAmount, parseCents } from '../transactions';
 import { formatDateTime } from './format';
 import { TransactionRefunds } from './transaction-refunds';
 import { StatusBadge } from './transaction-status';
-import { useReturnFocus } from '../../../lib/use-return-focus';
+import { DetailDialog, DetailRow as Row } from './detail-dialog';
 
 const shareStatusLabel: Record<string, MessageKey> = {
   pending: 'dashboard.share.pending',
@@ -21,17 +19,6 @@ const shareStatusLabel: Record<string, MessageKey> = {
   declined: 'dashboard.share.declined',
   refunded: 'dashboard.share.refunded',
 };
-
-function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <div className="flex items-start justify-between gap-4 py-2">
-      <dt className="text-sm text-slate-500">{label}</dt>
-      <dd className="text-end text-sm font-medium text-slate-900" data-testid={testId}>
-        {children}
-      </dd>
-    </div>
-  );
-}
 
 /**
  * A transaction in full (GET /api/transactions/{id}): amounts, the bcard, each funding source's share, and the
@@ -51,24 +38,15 @@ export function TransactionDetailDialog({
   const detail = useQuery({ ...transactionQuery(transaction?.id ?? ''), enabled: !!transaction && !isDemo });
   const tx: Transaction | TransactionDetail | null = detail.data ?? transaction;
   const shares = detail.data?.shares;
-  const returnFocus = useReturnFocus();
 
   return (
-    <Dialog
+    <DetailDialog
       open={transaction !== null}
-      onOpenChange={(open) => {
-        if (!open) onClose();
-      }}
+      onClose={onClose}
+      testId="transaction-detail-dialog"
+      title={tx?.merchant ?? ''}
+      description={t('dashboard.detail.description')}
     >
-      <DialogContent
-        closeLabel={t('common.close')}
-        data-testid="transaction-detail-dialog"
-        {...returnFocus}
-      >
-        <DialogHeader>
-          <DialogTitle>{tx?.merchant ?? ''}</DialogTitle>
-          <DialogDescription>{t('dashboard.detail.description')}</DialogDescription>
-        </DialogHeader>
         {tx && (
           <div className="space-y-5">
             <dl className="divide-y divide-slate-100">
@@ -155,7 +133,6 @@ export function TransactionDetailDialog({
             {t('common.close')}
           </Button>
         </div>
-      </DialogContent>
-    </Dialog>
+    </DetailDialog>
   );
 }
