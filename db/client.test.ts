@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import Database from 'libsql';
-import { BUSY_TIMEOUT_MS, migrateDb, openDb, STATEMENT_CACHE_SIZE, type DbHandle } from './client';
+import { BUSY_TIMEOUT_MS, execRetryingBusy, migrateDb, openDb, STATEMENT_CACHE_SIZE, type DbHandle } from './client';
 import { groupCommitTests } from './group-commit.shared';
 
 /*
@@ -121,6 +121,55 @@ describe('connection pragmas', () => {
       await expectConnectionPragmas(handle.client);
     } finally {
       for (const tx of txs) await tx.rollback();
+    }
+  });
+});
+
+describe('a new connection on a busy file', () => {
+  test('its set-up is tried again once the other connection lets go (SQLITE_BUSY is answered at once on a deadlock)', () => {
+    const file = join(dir, 'busy.db');
+    const other = new Database(file);
+    const conn = new Database(file, { timeout: 0 });
+    try {
+      other.exec('BEGIN EXCLUSIVE');
+      const waits: number[] = [];
+      execRetryingBusy(conn, 'PRAGMA journal_mode = WAL', 1000, Date.now, (ms) => {
+        waits.push(ms);
+        if (waits.length === 2) other.exec('COMMIT');
+      });
+      expect(waits).toEqual([5, 10]);
+      expect((conn.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal');
+    } finally {
+      conn.close();
+      other.close();
+    }
+  });
+
+  test('another error is thrown at once, and SQLITE_BUSY past the timeout is thrown', () => {
+    const file = join(dir, 'busy2.db');
+    const other = new Database(file);
+    const conn = new Database(file, { timeout: 0 });
+    try {
+      const waits: number[] = [];
+      expect(() => execRetryingBusy(conn, 'PRAGMA nonsense(', 1000, Date.now, (ms) => waits.push(ms))).toThrow();
+      expect(waits).toEqual([]);
+      other.exec('BEGIN EXCLUSIVE');
+      let t = 0;
+      let thrown: unknown;
+      try {
+        execRetryingBusy(conn, 'PRAGMA journal_mode = WAL', 100, () => t, (ms) => {
+          waits.push(ms);
+          t += ms;
+        });
+      } catch (e) {
+        thrown = e;
+      }
+      expect((thrown as { code?: string }).code).toBe('SQLITE_BUSY');
+      expect(waits).toEqual([5, 10, 20, 40, 80]);
+      other.exec('COMMIT');
+    } finally {
+      conn.close();
+      other.close();
     }
   });
 });

@@ -32,6 +32,32 @@ export const CONNECTION_PRAGMAS = [
  * (db/client.test.ts) checks the pragmas on the connections used inside, after and beside transactions, so an
  * upgrade that moves this seam fails loudly instead of silently dropping foreign keys.
  */
+/**
+ * Runs set-up SQL on a new connection, trying again while the file is busy, up to BUSY_TIMEOUT_MS. SQLite answers
+ * SQLITE_BUSY at once, without waiting for the busy timeout, when waiting could deadlock: two processes opening the
+ * same new file both turn it to WAL (each holds a shared lock and wants the exclusive one). Seen once in CI when two
+ * servers booted together on one file (api/src/two-processes.test.ts). The wait is synchronous, as the driver's own
+ * busy wait is, and happens only when a connection is opened.
+ */
+export function execRetryingBusy(
+  conn: { exec(sql: string): unknown },
+  sql: string,
+  timeoutMs: number = BUSY_TIMEOUT_MS,
+  now: () => number = Date.now,
+  sleep: (ms: number) => void = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms),
+): void {
+  const deadline = now() + timeoutMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      conn.exec(sql);
+      return;
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'SQLITE_BUSY' || now() >= deadline) throw e;
+      sleep(wait);
+    }
+  }
+}
+
 const prepared = new WeakSet<object>();
 type AcquireSync = (this: ConnectionPool, forTransaction?: boolean) => ReturnType<ConnectionPool['acquireSync']>;
 const proto = ConnectionPool.prototype as unknown as { acquireSync: AcquireSync; __bpayPatched?: boolean };
@@ -41,7 +67,7 @@ if (!proto.__bpayPatched) {
     const conn = original.call(this, forTransaction);
     if (!prepared.has(conn)) {
       // exec() steps each statement to completion; run() on a row-returning PRAGMA would leave it in progress.
-      conn.exec(CONNECTION_PRAGMAS.join(";\n"));
+      execRetryingBusy(conn, CONNECTION_PRAGMAS.join(";\n"));
       reusePreparedStatements(conn as unknown as PreparingConnection);
       prepared.add(conn);
     }
