@@ -5,3 +5,4 @@ export * from './simulator';
 export * from './merchants';
 export * from './kyc';
 export * from './admin';
+export * from './issuing';

@@ -222,6 +222,17 @@ export const bcards = sqliteTable(
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     deactivatedAt: integer('deactivated_at', { mode: 'timestamp_ms' }),
+    /**
+     * The registrable domain (example.co.uk) only a shop on which may charge the card through the card network: the
+     * site it was made for (the browser extension's), or the first merchant that charged it. Null: not locked yet.
+     */
+    lockedDomain: text('locked_domain'),
+    /** Authorizations refused for a wrong CVC or expiry; ISSUER_MAX_BAD_ATTEMPTS of them close the card. */
+    badAuthAttempts: integer('bad_auth_attempts').notNull().default(0),
+    /** Why bpay closed the card itself (too_many_incorrect_attempts), shown to its owner; null otherwise. */
+    closedReason: text('closed_reason'),
+    /** The connected browser (extension token) that made the card: only it may reveal the card through the token. */
+    extensionTokenId: text('extension_token_id'),
   },
   (t) => [
     uniqueIndex('bcards_collection_unique').on(t.collectionId),
