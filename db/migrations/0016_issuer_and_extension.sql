@@ -57,4 +57,6 @@ CREATE TABLE `stripe_events` (
 ALTER TABLE `bcards` ADD `locked_domain` text;--> statement-breakpoint
 ALTER TABLE `bcards` ADD `bad_auth_attempts` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `bcards` ADD `closed_reason` text;--> statement-breakpoint
-ALTER TABLE `bcards` ADD `extension_token_id` text;
+ALTER TABLE `bcards` ADD `extension_token_id` text;--> statement-breakpoint
+ALTER TABLE `collections` ADD `locked_domain` text;--> statement-breakpoint
+ALTER TABLE `collections` ADD `extension_token_id` text;

@@ -128,6 +128,10 @@ export const collections = sqliteTable(
     description: text('description'),
     /** The merchant the resulting bcard is locked to, if any (the checkout widget's). */
     lockedMerchantId: text('locked_merchant_id'),
+    /** The site (registrable domain) the resulting bcard is locked to: the browser extension's collections. */
+    lockedDomain: text('locked_domain'),
+    /** The connected browser (extension token) that asked for the collection; copied onto its bcard. */
+    extensionTokenId: text('extension_token_id'),
     vendor: text('vendor', { enum: ['simulated', 'stripe'] }).notNull(),
     idempotencyKey: text('idempotency_key'),
     failureCode: text('failure_code'),

@@ -54,6 +54,10 @@ export interface CollectionPlan {
   shares: PlannedShare[];
   idempotencyKey: string | null;
   lockedMerchantId: string | null;
+  /** The site (registrable domain) the bcard is locked to: the browser extension's. */
+  lockedDomain: string | null;
+  /** The connected browser that asked for it (only it may reveal the card through its token). */
+  extensionTokenId: string | null;
 }
 
 const startOfMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
@@ -117,6 +121,8 @@ export async function recordCollection(
       merchant: plan.merchant,
       description: plan.description,
       lockedMerchantId: plan.lockedMerchantId,
+      lockedDomain: plan.lockedDomain,
+      extensionTokenId: plan.extensionTokenId,
       vendor: deps.vendor.name,
       idempotencyKey: plan.idempotencyKey,
       leaseOwner: owner,
@@ -405,6 +411,8 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
             limitCents: collection.amountCents,
             status: 'active',
             lockedMerchantId: collection.lockedMerchantId,
+            lockedDomain: collection.lockedDomain,
+            extensionTokenId: collection.extensionTokenId,
             expiresAt,
             createdAt: now(deps),
           })

@@ -58,6 +58,10 @@ export interface PlanInput {
   kind: 'bcard' | 'purchase';
   /** A bcard only this merchant may charge (the checkout widget's). */
   lockedMerchantId?: string | null;
+  /** A bcard only a shop on this registrable domain may charge through the card network (the extension's). */
+  lockedDomain?: string | null;
+  /** The connected browser (extension token) asking for it. */
+  extensionTokenId?: string | null;
   name: string;
   amountCents: number;
   splits: SplitInput[];
@@ -156,6 +160,8 @@ export async function planCollection(deps: AppDeps, user: UserRow, input: PlanIn
     shares,
     idempotencyKey: input.idempotencyKey,
     lockedMerchantId: input.lockedMerchantId ?? null,
+    lockedDomain: input.lockedDomain ?? null,
+    extensionTokenId: input.extensionTokenId ?? null,
   };
   return { plan, tier };
 }
