@@ -7,6 +7,8 @@ ensure_bun
 ensure_chromium
 echo "==> building the web app"
 bun run build:web
+echo "==> building the browser extension for the e2e server's origin"
+BPAY_PUBLIC_URL="http://localhost:${E2E_PORT:-3100}" bun run build:extension
 # Playwright's runner is a Node program; it loads the *.e2e.ts files itself.
 node node_modules/@playwright/test/cli.js test "$@"
 # No card number or CVV typed in the browser may have reached the database, its WAL or the server log: scanned in the

@@ -7,5 +7,7 @@ ensure_bun
 install_deps
 echo "==> building the web app"
 bun run build:web
+echo "==> building the browser extension (served at /downloads/bpay-extension.zip)"
+bun run build:extension
 echo "==> starting bpay (migrations apply at start)"
 exec bun --max-http-header-size=262144 api/src/server.ts
