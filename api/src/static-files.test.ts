@@ -229,6 +229,22 @@ describe('serveStatic / serveWebApp', () => {
     expect(serveWebApp(join(dir, 'nothing-built'), req('/')).status).toBe(503);
   });
 
+  test('the browser extension zip under /downloads/ is sent as application/zip, revalidated; a missing one is a 404', async () => {
+    mkdirSync(join(build, 'downloads'), { recursive: true });
+    const zip = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
+    writeFileSync(join(build, 'downloads', 'bpay-extension.zip'), zip);
+    const res = serveWebApp(build, req('/downloads/bpay-extension.zip', { 'accept-encoding': 'br, gzip' }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    expect(res.headers.get('content-encoding')).toBe(null);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('etag')).toMatch(/^"/);
+    expect(await bytes(res)).toEqual(zip);
+    const missing = serveWebApp(build, req('/downloads/other.zip'));
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+  });
+
   test('a compressed copy older than its original is not used', async () => {
     writeFileSync(join(build, 'stale.js'), 'let a = 1;\n'.repeat(500));
     compressFolder(build);

@@ -55,6 +55,7 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
   '.woff': 'font/woff',
   '.wasm': 'application/wasm',
+  '.zip': 'application/zip',
 };
 /** Types the build compresses (web/compress.ts); their answers vary by Accept-Encoding. */
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.map', '.webmanifest', '.svg', '.txt', '.xml']);
@@ -177,7 +178,8 @@ export interface WebAppOptions {
 
 /**
  * Everything outside the API: a file of the build (serveStatic), a prerendered page, else the SPA's index.html for
- * client-side routes. A missing file under /assets/ is a 404, not the SPA: a script tag given HTML fails obscurely.
+ * client-side routes. A missing file under /assets/ is a 404, not the SPA: a script tag given HTML fails obscurely;
+ * so is one under /downloads/ (the browser extension's zip): a download link must not save the app's HTML as a .zip.
  * Other methods than GET and HEAD get 405.
  */
 export function serveWebApp(root: string, request: Request, options: WebAppOptions = {}): Response {
@@ -195,7 +197,7 @@ export function serveWebApp(root: string, request: Request, options: WebAppOptio
   const landing = (path.replace(/\/+$/, '') || '/') === '/';
   const page =
     landing && options.hasSession ? resolveStaticFile(root, '/pages/_signed-in-home.html') : prerenderedPage(root, path);
-  if (!page && path.startsWith('/assets/')) {
+  if (!page && (path.startsWith('/assets/') || path.startsWith('/downloads/'))) {
     return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': REVALIDATE } });
   }
   const index = join(resolve(root), 'index.html');
