@@ -29,6 +29,8 @@ import { httpPlugin, isFormBody } from './plugins/http';
 import { coerceFormValues, type FormSchema } from './lib/form-body';
 import { clientAddress, setPeerAddress } from './lib/request-context';
 import { consumerRateLimitPlugin } from './plugins/consumer-rate-limit';
+import { extensionScopeGuard } from './plugins/extension-auth';
+import { extensionRoutes } from './modules/extension/routes';
 
 export const API_VERSION = '0.1.0';
 
@@ -80,6 +82,9 @@ export function createApp(deps: AppDeps) {
         {
           allowedOrigins: [deps.publicUrl.origin],
           bearerPrefixes: ['/api/v1/', '/api/admin/'],
+          // The browser extension's token (plugins/extension-auth.ts) and its pairing exchange, from its own origin.
+          bearerTokenPrefixes: ['bpx_'],
+          credentialFreePaths: ['/api/extension/tokens'],
           // Stripe's libraries send form bodies (`metadata[order]=42`); only the bearer-key merchant API takes them.
           formPrefixes: ['/api/v1/'],
           multipartPaths: ['/api/kyc/submit'],
@@ -90,6 +95,8 @@ export function createApp(deps: AppDeps) {
         deps.log,
       ),
     )
+    // A browser extension token (bpx_) outside the extension's routes: 403 before anything else reads the request.
+    .use(extensionScopeGuard())
     // A form body's values are strings; the route's schema says which are numbers and booleans (lib/form-body.ts).
     // Before validation, so a bad value gets the message a JSON body would.
     .onTransform({ as: 'global' }, (ctx) => {
@@ -137,6 +144,11 @@ export function createApp(deps: AppDeps) {
             { name: 'Checkout', description: "The checkout widget's calls" },
             { name: 'Admin', description: 'The back office (Authorization: Bearer <admin token from /api/admin/auth/login>)' },
             { name: 'Identity verification', description: 'KYC submissions and their status (session cookie)' },
+            {
+              name: 'Browser extension',
+              description:
+                'Connecting the browser extension (session cookie) and its own calls (Authorization: Bearer bpx_…)',
+            },
           ],
           components: {
             securitySchemes: {
@@ -161,6 +173,13 @@ export function createApp(deps: AppDeps) {
                 scheme: 'bearer',
                 bearerFormat: 'JWT',
                 description: 'An admin token from POST /api/admin/auth/login (15 minutes by default, revocable). Cookies are ignored.',
+              },
+              extensionToken: {
+                type: 'http',
+                scheme: 'bearer',
+                description:
+                  "The browser extension's token (bpx_…), from POST /api/extension/tokens: 90 days, revocable from " +
+                  "Settings. Cookies are ignored; the token works on the extension's routes only (elsewhere 403 insufficient_scope).",
               },
             },
             schemas: {},
@@ -192,6 +211,7 @@ export function createApp(deps: AppDeps) {
     .use(adminRoutes(deps))
     .use(adminKycRoutes(deps))
     .use(kycRoutes(deps))
+    .use(extensionRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

@@ -124,6 +124,33 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'This password reset link was already used. Request a new one if you need to reset your password again.',
   },
+  pairing_code_invalid: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This pairing code is not valid or has expired. Start again from "Connect this browser" on bpay.',
+  },
+  pairing_code_used: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This pairing code was already used. Start again from "Connect this browser" on bpay.',
+  },
+  pairing_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many attempts to connect a browser. Try again after the time given in Retry-After.',
+  },
+  extension_token_invalid: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'This browser was disconnected from bpay. Connect it again from the extension.',
+  },
+  insufficient_scope: {
+    status: 403,
+    type: 'permission_error',
+    message:
+      "A browser extension token (bpx_…) can only make the extension's own requests under /api/extension/: read " +
+      'funding sources, create bcards and reveal the bcards it created.',
+  },
   outbox_forbidden: {
     status: 403,
     type: 'permission_error',

@@ -126,6 +126,7 @@ const PUBLIC_ROUTES = new Set([
   'post /api/auth/password-reset',
   'post /api/auth/password-reset/check',
   'post /api/auth/password-reset/confirm',
+  'post /api/extension/tokens',
 ]);
 /** Routes with their own security: the e-mail outbox takes an admin token, or nothing on a local install. */
 const OWN_SECURITY: Record<string, Array<Record<string, string[]>>> = { 'get /api/email-outbox': [{ adminToken: [] }, {}] };
@@ -136,6 +137,8 @@ const NO_CLIENT_ERROR = new Set(['get /api/subscription/tiers', 'get /api/site/c
 function expectedSecurity(path: string): Array<Record<string, string[]>> {
   if (path.startsWith('/api/v1/')) return [{ secretKey: [] }];
   if (path.startsWith('/api/admin/')) return [{ adminToken: [] }];
+  // The browser extension's own routes take its bearer token; connecting one (pairings, tokens) is the web app's.
+  if (path.startsWith('/api/extension/') && !/^\/api\/extension\/(pairings|tokens)/.test(path)) return [{ extensionToken: [] }];
   return [{ sessionCookie: [] }];
 }
 

@@ -14,6 +14,17 @@ export interface HttpPolicy {
   allowedOrigins: string[];
   /** Path prefixes not authenticated by the session cookie (bearer-key APIs), exempt from the cross-site check. */
   bearerPrefixes: string[];
+  /**
+   * Bearer token prefixes (the browser extension's `bpx_`) whose requests are exempt from the cross-site check on any
+   * path: the token authenticates them, never a cookie (the extension's routes ignore a cookie beside it, and every
+   * other route answers such a request 403 before its handler: plugins/extension-auth.ts).
+   */
+  bearerTokenPrefixes?: string[];
+  /**
+   * Exact paths that take no credential at all and are called from another origin (the extension's pairing
+   * exchange, from its chrome-extension:// origin), exempt from the cross-site check. Never a cookie-authenticated one.
+   */
+  credentialFreePaths?: string[];
   /** Paths whose bodies are multipart rather than JSON; their routes limit their own sizes while streaming. */
   multipartPaths: string[];
   /**
@@ -153,6 +164,13 @@ export async function parseFormBody(request: Request, limit: number): Promise<Re
 
 const takesForms = (policy: HttpPolicy, path: string) => policy.formPrefixes.some((p) => path.startsWith(p));
 
+/** `Authorization: Bearer <token>` whose token starts with one of `prefixes`. */
+function carriesBearerToken(request: Request, prefixes: string[] | undefined): boolean {
+  if (!prefixes?.length) return false;
+  const token = /^\s*Bearer\s+(\S+)/i.exec(request.headers.get('authorization') ?? '')?.[1];
+  return token !== undefined && prefixes.some((p) => token.startsWith(p));
+}
+
 /**
  * Cross-site request defence for cookie-authenticated writes. SameSite=Lax already keeps the cookie off most
  * cross-site POSTs; this checks the browser's own statements about where the request came from, and insists on
@@ -161,7 +179,11 @@ const takesForms = (policy: HttpPolicy, path: string) => policy.formPrefixes.som
 export function checkWriteRequest(request: Request, url: URL, policy: HttpPolicy): void {
   if (!WRITE_METHODS.has(request.method) || !url.pathname.startsWith('/api/')) return;
   // Bearer-authenticated APIs carry no ambient credential, so where the request comes from does not matter there.
-  if (!policy.bearerPrefixes.some((p) => url.pathname.startsWith(p))) {
+  if (
+    !policy.bearerPrefixes.some((p) => url.pathname.startsWith(p)) &&
+    !carriesBearerToken(request, policy.bearerTokenPrefixes) &&
+    !policy.credentialFreePaths?.includes(url.pathname)
+  ) {
     const fetchSite = request.headers.get('sec-fetch-site');
     if (fetchSite === 'cross-site') throw new AppError('cross_site_request');
     const origin = request.headers.get('origin');
