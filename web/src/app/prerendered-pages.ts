@@ -11,4 +11,6 @@ export const PRERENDERED_PAGES = [
   '/legal-disclaimers',
   '/investors',
   '/investors-ar',
+  '/extension',
+  '/extension-ar',
 ] as const;

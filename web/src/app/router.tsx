@@ -39,6 +39,9 @@ const AddonCheckoutDemoPage = lazyPage(() => import('./areas/checkout-demos'), (
 const BannerCheckoutDemoPage = lazyPage(() => import('./areas/checkout-demos'), (m) => m.BannerCheckoutDemoPage);
 const InvestorsPage = lazyPage(() => import('./areas/investors'), (m) => m.InvestorsPage);
 const InvestorsArPage = lazyPage(() => import('./areas/investors'), (m) => m.InvestorsArPage);
+const ExtensionPage = lazyPage(() => import('./areas/extension'), (m) => m.ExtensionPage);
+const ExtensionArPage = lazyPage(() => import('./areas/extension'), (m) => m.ExtensionArPage);
+const ExtensionConnectPage = lazyPage(() => import('./areas/extension'), (m) => m.ExtensionConnectPage);
 
 /**
  * The lazy page of each prerendered route whose page is not in the entry. main.tsx loads it before hydrating, so the
@@ -52,6 +55,8 @@ export const PRERENDERED_ROUTE_PAGES: Readonly<Record<string, LazyPage>> = {
   '/legal-disclaimers': DisclaimersPage,
   '/investors': InvestorsPage,
   '/investors-ar': InvestorsArPage,
+  '/extension': ExtensionPage,
+  '/extension-ar': ExtensionArPage,
 };
 
 /** A lazily loaded page, with a quiet placeholder (or the given one) while its chunk arrives. */
@@ -147,6 +152,10 @@ export function AppRouter({ ssrPath }: { ssrPath?: string } = {}) {
         <Route path="/banner-checkout-demo">{() => <Lazy page={BannerCheckoutDemoPage} />}</Route>
         <Route path="/investors">{() => <Lazy page={InvestorsPage} />}</Route>
         <Route path="/investors-ar">{() => <Lazy page={InvestorsArPage} />}</Route>
+        <Route path="/extension">{() => <Lazy page={ExtensionPage} />}</Route>
+        <Route path="/extension-ar">{() => <Lazy page={ExtensionArPage} />}</Route>
+        {/* Signed-in only: the page asks signed-out visitors to sign in itself, saying what for. */}
+        <Route path="/extension/connect">{() => <Lazy page={ExtensionConnectPage} />}</Route>
         <Route component={NotFoundPage} />
       </Switch>
     </Router>

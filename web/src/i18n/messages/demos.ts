@@ -34,6 +34,8 @@ export const en = {
   'demos.banner.try': 'Try bpay',
   'demos.banner.dismiss': 'Dismiss the bpay banner',
   'demos.banner.overlayDescription': "bpay's extension pays this store's card form with a single-use bcard.",
+  'demos.banner.extensionNote': 'This demo shows what the bpay browser extension does on a real shop.',
+  'demos.banner.getExtension': 'Get the browser extension',
   'demos.overlay.busy': 'Payment in progress… This window closes by itself when your bcard is ready.',
 
   'demos.merchant.cardTitle': 'Card details',
@@ -150,6 +152,8 @@ export const ar: Record<keyof typeof en, string> = {
   'demos.banner.try': 'جرّب bpay',
   'demos.banner.dismiss': 'إغلاق شريط bpay',
   'demos.banner.overlayDescription': 'تدفع إضافة bpay نموذج البطاقة في هذا المتجر ببطاقة bcard لمرة واحدة.',
+  'demos.banner.extensionNote': 'يعرض هذا العرض ما تفعله إضافة bpay للمتصفح في متجر حقيقي.',
+  'demos.banner.getExtension': 'احصل على إضافة المتصفح',
   'demos.overlay.busy': 'الدفع قيد التنفيذ… تُغلق هذه النافذة تلقائيًا عندما تصبح بطاقة bcard جاهزة.',
 
   'demos.merchant.cardTitle': 'بيانات البطاقة',

@@ -6,6 +6,7 @@ import type * as checkout from './checkout';
 import * as common from './common';
 import type * as dashboard from './dashboard';
 import type * as demos from './demos';
+import type * as extension from './extension';
 import type * as fundingSources from './funding-sources';
 import type * as investors from './investors';
 import type * as kyc from './kyc';
@@ -55,7 +56,8 @@ type AreaCatalogue =
   | typeof paymentDemo
   | typeof passwords
   | typeof plans
-  | typeof investors;
+  | typeof investors
+  | typeof extension;
 
 /** One area's catalogue module, as `import * as area from './messages/<area>'` gives it. */
 export interface Catalogue {

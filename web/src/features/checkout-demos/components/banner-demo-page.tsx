@@ -1,5 +1,6 @@
-import { Loader2 } from 'lucide-react';
+import { Loader2, Puzzle } from 'lucide-react';
 import { useRef, useState } from 'react';
+import { Link } from 'wouter';
 import { Button } from '../../../components/ui/button';
 import { Dialog, DialogDescription, DialogHeader, DialogTitle } from '../../../components/ui/dialog';
 import { useLanguage } from '../../../i18n';
@@ -19,7 +20,7 @@ import { OrderSummary } from './order-summary';
  * banner, runs the split and the bcard in an overlay, then fills the store's own card form (step 4/5).
  */
 export function BannerCheckoutDemoPage() {
-  const { t } = useLanguage();
+  const { t, lang } = useLanguage();
   const demo = useCheckoutDemo();
   const { phase, receipt, card } = demo.flow;
   // Dismissed for this page view only: a new visit shows the banner again.
@@ -67,6 +68,15 @@ export function BannerCheckoutDemoPage() {
           </div>
         )}
       </StoreFrame>
+
+      {/* The real thing this demo plays (issue 24). */}
+      <p className="flex flex-wrap items-center justify-center gap-x-2 gap-y-1 text-center text-sm text-slate-600" data-testid="demo-get-extension">
+        <Puzzle className="h-4 w-4 text-brand-600" aria-hidden />
+        <span>{t('demos.banner.extensionNote')}</span>
+        <Link href={lang === 'ar' ? '/extension-ar' : '/extension'} className="font-medium text-brand-700 underline underline-offset-4">
+          {t('demos.banner.getExtension')}
+        </Link>
+      </p>
 
       {!bannerOpen && phase.kind === 'checkout' && (
         <Button size="lg" className="fixed bottom-4 end-4 z-30 shadow-lg" onClick={demo.tryBpay} disabled={tryDisabled} data-testid="extension-try-bpay">

@@ -1,6 +1,17 @@
+import { lazy, Suspense } from 'react';
+import { Card } from '../../../components/ui/card';
 import type { User } from '../../auth/api';
 import { ProfileSettingsCard } from './profile-settings-card';
 import { SecuritySettingsCard } from './security-settings-card';
+
+/*
+ * Connected browsers belong to the extension feature (its texts, calls and dialog); the panel composes it as the
+ * dashboard composes the features' panels. It loads when Settings first shows, so the dashboard's first paint stays in
+ * budget, and it registers its own texts.
+ */
+const ConnectedBrowsersCard = lazy(() =>
+  import('../../extension/components/connected-browsers-card').then((m) => ({ default: m.ConnectedBrowsersCard })),
+);
 
 /** The dashboard's Settings tab. Keyed by user id so a different account never sees a stale form. */
 export function SettingsPanel({ user }: { user: User }) {
@@ -8,6 +19,9 @@ export function SettingsPanel({ user }: { user: User }) {
     <div className="grid items-start gap-6 lg:grid-cols-2">
       <ProfileSettingsCard key={user.id} user={user} />
       <SecuritySettingsCard user={user} />
+      <Suspense fallback={<Card className="h-40" aria-busy="true" />}>
+        <ConnectedBrowsersCard key={user.id} />
+      </Suspense>
     </div>
   );
 }

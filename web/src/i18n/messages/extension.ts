@@ -1,0 +1,278 @@
+/**
+ * The browser extension's pages (issue 24): /extension shows `en`, /extension-ar shows `ar`, whatever the saved
+ * language; /extension/connect and Settings → Connected browsers follow the reader's language. File names, browser
+ * addresses and figures enter through {placeholders}, so they stay left-to-right inside Arabic sentences.
+ * Every catalogue file exports `en` and an `ar` with exactly the same keys.
+ */
+export const en = {
+  'extension.meta.title': 'Browser extension | bpay',
+  'extension.skipToContent': 'Skip to content',
+
+  'extension.nav.label': 'Main',
+  'extension.nav.mobileLabel': 'Mobile',
+  'extension.nav.homeAria': 'bpay home',
+  'extension.nav.home': 'Home',
+  'extension.nav.customerDemo': 'Customer Demo',
+  'extension.nav.signIn': 'Sign In',
+  'extension.nav.openMenu': 'Open menu',
+  'extension.nav.closeMenu': 'Close menu',
+
+  'extension.hero.eyebrow': 'Browser extension',
+  'extension.hero.title': 'Split any checkout, right where you shop',
+  'extension.hero.subtitle':
+    'The bpay extension spots checkout pages, splits the total across your cards and fills in a single-use bcard, so you never copy a card number by hand.',
+  'extension.hero.download': 'Download the extension',
+  'extension.hero.downloadNote': '{file} · for Chrome, Edge and Brave',
+  'extension.hero.install': 'How to install',
+  'extension.hero.connect': 'Already installed? Connect this browser',
+
+  'extension.what.eyebrow': 'What it does',
+  'extension.what.title': 'Three steps, all in your browser',
+  'extension.what.subtitle': 'It works on the shops you already use: they take the bcard like any other card.',
+  'extension.what.detect.title': 'Detects checkout pages',
+  'extension.what.detect.body':
+    'It recognises card fields, checkout buttons and the order total as you shop, in English and Arabic. On other pages it adds nothing.',
+  'extension.what.split.title': 'Splits the total across your cards',
+  'extension.what.split.body':
+    'Choose your funding sources or a saved split, with percentages or fixed amounts: the same rules as in your bpay dashboard.',
+  'extension.what.fill.title': 'Fills in a single-use bcard',
+  'extension.what.fill.body':
+    "bpay collects each share, issues a bcard locked to that shop, and fills its number, expiry and CVC into the shop's card form.",
+
+  'extension.install.eyebrow': 'Install',
+  'extension.install.title': 'Install it in Chrome, Edge or Brave',
+  'extension.install.subtitle': 'The extension is not in a web store yet: you load it as an unpacked extension. It takes a minute.',
+  'extension.install.step1.title': 'Download and unzip',
+  'extension.install.step1.body': 'Download {file} and unzip it. Keep the folder: the browser loads the extension from it.',
+  'extension.install.step2.title': 'Open the extensions page',
+  'extension.install.step2.body': 'Type {chrome} in the address bar ({edge} in Edge, {brave} in Brave).',
+  'extension.install.step3.title': 'Turn on Developer mode',
+  'extension.install.step3.body': 'Its switch is at the top right of the page (in Edge, in the menu on the left).',
+  'extension.install.step4.title': 'Click Load unpacked',
+  'extension.install.step4.body': 'The button appears once Developer mode is on.',
+  'extension.install.step5.title': 'Pick the folder',
+  'extension.install.step5.body':
+    "Choose the unzipped {folder} folder, the one that holds {manifest}. bpay's icon appears in the toolbar: pin it from the puzzle-piece menu to keep it in sight.",
+  'extension.install.firefox.title': 'Using Firefox?',
+  'extension.install.firefox.body':
+    "The extension's manifest carries Firefox's settings too. Open {about}, choose {thisFirefox}, then {loadTemporary}, and pick {manifest} in the unzipped folder. Firefox removes a temporary add-on when it restarts.",
+  // The browsers' own button names, as their English menus show them (the Arabic steps name them too).
+  'extension.install.ui.devMode': 'Developer mode',
+  'extension.install.ui.loadUnpacked': 'Load unpacked',
+  'extension.install.ui.thisFirefox': 'This Firefox',
+  'extension.install.ui.loadTemporary': 'Load Temporary Add-on…',
+
+  'extension.pair.eyebrow': 'Connect',
+  'extension.pair.title': 'Connect it to your bpay account',
+  'extension.pair.subtitle': 'The extension never asks for your password: you approve it on bpay, signed in.',
+  'extension.pair.step1': "Click bpay's icon in your browser's toolbar.",
+  'extension.pair.step2': "Click Connect: the extension opens bpay's Connect page.",
+  'extension.pair.step3': 'Sign in if asked, then click Connect this browser. The page tells you when it is done.',
+  'extension.pair.manage': 'See and disconnect your browsers at any time in Settings → Connected browsers.',
+  'extension.pair.cta': 'Open the Connect page',
+
+  'extension.privacy.eyebrow': 'Your data',
+  'extension.privacy.title': 'What it touches, and what it does not',
+  'extension.privacy.subtitle': 'The extension is built to know as little as it needs, for as short a time as it can.',
+  'extension.privacy.local.title': 'Detection stays in your browser',
+  'extension.privacy.local.body':
+    'It reads a page only to decide whether it is a checkout, on your device. Nothing about the pages you visit leaves your browser until you choose to split a payment.',
+  'extension.privacy.card.title': 'Card numbers are never stored',
+  'extension.privacy.card.body':
+    "A bcard's number is fetched from bpay at the moment it is filled in and goes only into the shop's card fields: never into the extension's storage or logs. Each reveal is recorded in your bpay account.",
+  'extension.privacy.token.title': 'A key you can revoke, not your password',
+  'extension.privacy.token.body':
+    'Connecting gives this browser a key of its own, limited to reading your funding sources, making bcards and filling the ones it made. It expires after 90 days, and you can disconnect it in Settings at any time.',
+  'extension.privacy.permissions.title': 'Permissions',
+  'extension.privacy.permissions.body':
+    'Storage, to keep its key and settings on this device; the pages you visit, to recognise a checkout; and your bpay site, the only server it talks to. It runs no code from the internet.',
+
+  'extension.footer.tagline': 'Split one purchase across your cards and pay with a single-use bcard.',
+  'extension.footer.legal': 'Legal',
+  'extension.footer.terms': 'Terms & Conditions',
+  'extension.footer.privacy': 'Privacy Policy',
+  'extension.footer.disclaimers': 'Legal Disclaimers',
+  'extension.footer.copyright': '© 2025 bpay. All rights reserved.',
+
+  'extension.connect.metaTitle': 'Connect this browser | bpay',
+  'extension.connect.signInBody': 'Please sign in to connect this browser to bpay.',
+  'extension.connect.title': 'Connect this browser to bpay',
+  'extension.connect.body':
+    "bpay's extension in this browser will be able to read your funding sources, make bcards for the shops you visit and fill them in. It never sees your password.",
+  'extension.connect.browser': 'Browser',
+  'extension.connect.account': 'Account',
+  'extension.connect.labelTemplate': '{browser} on {os}',
+  'extension.connect.labelFallback': 'Web browser',
+  'extension.connect.button': 'Connect this browser',
+  'extension.connect.connecting': 'Connecting…',
+  'extension.connect.status.detecting': 'Looking for the bpay extension in this browser…',
+  'extension.connect.status.ready': 'The bpay extension is installed. Connect it when you are ready.',
+  'extension.connect.status.requesting': 'Connecting this browser…',
+  'extension.connect.missing.title': 'The bpay extension was not found',
+  'extension.connect.missing.body': 'Install it in this browser first, then click its Connect button or reload this page.',
+  'extension.connect.missing.link': 'How to install the extension',
+  'extension.connect.connected.title': 'This browser is connected.',
+  'extension.connect.connected.body': 'You can close this tab.',
+  'extension.connect.connected.manage': 'You can disconnect it at any time in Settings → Connected browsers.',
+  'extension.connect.connected.home': 'Go to your dashboard',
+  'extension.connect.error.title': 'This browser could not be connected',
+  'extension.connect.error.api': 'bpay could not start the connection. Try again.',
+  'extension.connect.error.extension': 'The extension could not finish connecting. Try again.',
+  'extension.connect.error.timeout': 'The extension did not answer. Reload this page and try again.',
+  'extension.connect.retry': 'Try again',
+
+  'extension.browsers.title': 'Connected browsers',
+  'extension.browsers.description': 'Browsers where the bpay extension is connected to your account.',
+  'extension.browsers.loadError': 'Your connected browsers could not be loaded.',
+  'extension.browsers.empty': 'No browsers connected.',
+  'extension.browsers.getExtension': 'Get the extension',
+  'extension.browsers.connectedOn': 'Connected {date}',
+  'extension.browsers.lastUsed': 'Last used {date}',
+  'extension.browsers.neverUsed': 'Never used',
+  'extension.browsers.expires': 'Expires {date}',
+  'extension.browsers.disconnect': 'Disconnect',
+  'extension.browsers.disconnectAria': 'Disconnect {label}',
+  'extension.browsers.confirm.title': 'Disconnect this browser?',
+  'extension.browsers.confirm.body':
+    'The bpay extension in {label} stops working at once. bcards it already made keep working. You can connect it again from the extension.',
+  'extension.browsers.confirm.submit': 'Disconnect',
+  'extension.browsers.toast.disconnected': 'Browser disconnected',
+  'extension.browsers.toast.disconnectedBody': '{label} can no longer use your bpay account.',
+  'extension.browsers.toast.failed': 'The browser could not be disconnected',
+} as const;
+
+export const ar: Record<keyof typeof en, string> = {
+  'extension.meta.title': 'إضافة المتصفح | bpay',
+  'extension.skipToContent': 'انتقل إلى المحتوى',
+
+  'extension.nav.label': 'القائمة الرئيسية',
+  'extension.nav.mobileLabel': 'قائمة الجوال',
+  'extension.nav.homeAria': 'الصفحة الرئيسية لـ bpay',
+  'extension.nav.home': 'الرئيسية',
+  'extension.nav.customerDemo': 'عرض العميل',
+  'extension.nav.signIn': 'تسجيل الدخول',
+  'extension.nav.openMenu': 'افتح القائمة',
+  'extension.nav.closeMenu': 'أغلق القائمة',
+
+  'extension.hero.eyebrow': 'إضافة المتصفح',
+  'extension.hero.title': 'قسّم أي عملية دفع، حيث تتسوّق',
+  'extension.hero.subtitle':
+    'تكتشف إضافة bpay صفحات الدفع، وتقسّم المبلغ الإجمالي على بطاقاتك، وتملأ بطاقة bcard للاستخدام مرة واحدة، فلا تنسخ رقم بطاقة يدوياً أبداً.',
+  'extension.hero.download': 'نزّل الإضافة',
+  'extension.hero.downloadNote': '{file} · لمتصفحات Chrome وEdge وBrave',
+  'extension.hero.install': 'طريقة التثبيت',
+  'extension.hero.connect': 'ثبّتها بالفعل؟ اربط هذا المتصفح',
+
+  'extension.what.eyebrow': 'ماذا تفعل',
+  'extension.what.title': 'ثلاث خطوات، كلها في متصفحك',
+  'extension.what.subtitle': 'تعمل في المتاجر التي تستخدمها بالفعل: تقبل بطاقة bcard كأي بطاقة أخرى.',
+  'extension.what.detect.title': 'تكتشف صفحات الدفع',
+  'extension.what.detect.body':
+    'تتعرّف على حقول البطاقة وأزرار الدفع والمبلغ الإجمالي للطلب أثناء تسوّقك، بالعربية والإنجليزية. ولا تضيف شيئاً إلى الصفحات الأخرى.',
+  'extension.what.split.title': 'تقسّم المبلغ على بطاقاتك',
+  'extension.what.split.body':
+    'اختر مصادر التمويل أو تقسيماً محفوظاً، بنسب مئوية أو مبالغ ثابتة: القواعد نفسها التي في لوحة تحكم bpay.',
+  'extension.what.fill.title': 'تملأ بطاقة bcard لمرة واحدة',
+  'extension.what.fill.body':
+    'تجمع bpay كل حصة، وتُصدر بطاقة bcard مقفلة على ذلك المتجر، وتملأ رقمها وتاريخ انتهائها ورمز CVC في نموذج البطاقة لدى المتجر.',
+
+  'extension.install.eyebrow': 'التثبيت',
+  'extension.install.title': 'ثبّتها في Chrome أو Edge أو Brave',
+  'extension.install.subtitle': 'الإضافة ليست في متجر إضافات بعد: تُحمَّل كإضافة غير مضغوطة. يستغرق ذلك دقيقة.',
+  'extension.install.step1.title': 'نزّلها وفك ضغطها',
+  'extension.install.step1.body': 'نزّل {file} وفك ضغطه. احتفظ بالمجلد: يحمّل المتصفح الإضافة منه.',
+  'extension.install.step2.title': 'افتح صفحة الإضافات',
+  'extension.install.step2.body': 'اكتب {chrome} في شريط العنوان ({edge} في Edge، و{brave} في Brave).',
+  'extension.install.step3.title': 'فعّل وضع المطوّر',
+  'extension.install.step3.body': 'مفتاح {devMode} أعلى الصفحة (في Edge، في القائمة الجانبية).',
+  'extension.install.step4.title': 'انقر «تحميل إضافة غير مضغوطة»',
+  'extension.install.step4.body': 'يظهر زر {loadUnpacked} بعد تفعيل وضع المطوّر.',
+  'extension.install.step5.title': 'اختر المجلد',
+  'extension.install.step5.body':
+    'اختر المجلد {folder} بعد فك ضغطه، وهو الذي يحتوي على {manifest}. تظهر أيقونة bpay في شريط الأدوات: ثبّتها من قائمة قطعة الأحجية لتبقى ظاهرة.',
+  'extension.install.firefox.title': 'تستخدم Firefox؟',
+  'extension.install.firefox.body':
+    'يحمل ملف بيان الإضافة إعدادات Firefox أيضاً. افتح {about}، واختر {thisFirefox}، ثم {loadTemporary}، واختر {manifest} في المجلد بعد فك ضغطه. يزيل Firefox الإضافة المؤقتة عند إعادة تشغيله.',
+  'extension.install.ui.devMode': 'Developer mode',
+  'extension.install.ui.loadUnpacked': 'Load unpacked',
+  'extension.install.ui.thisFirefox': 'This Firefox',
+  'extension.install.ui.loadTemporary': 'Load Temporary Add-on…',
+
+  'extension.pair.eyebrow': 'الربط',
+  'extension.pair.title': 'اربطها بحسابك في bpay',
+  'extension.pair.subtitle': 'لا تطلب الإضافة كلمة مرورك أبداً: توافق على الربط في bpay وأنت مسجّل الدخول.',
+  'extension.pair.step1': 'انقر أيقونة bpay في شريط أدوات المتصفح.',
+  'extension.pair.step2': 'انقر «ربط»: تفتح الإضافة صفحة الربط في bpay.',
+  'extension.pair.step3': 'سجّل الدخول إن طُلب منك، ثم انقر «اربط هذا المتصفح». تخبرك الصفحة عند الانتهاء.',
+  'extension.pair.manage': 'اطّلع على متصفحاتك وافصلها في أي وقت من الإعدادات ← المتصفحات المرتبطة.',
+  'extension.pair.cta': 'افتح صفحة الربط',
+
+  'extension.privacy.eyebrow': 'بياناتك',
+  'extension.privacy.title': 'ما الذي تصل إليه، وما الذي لا تصل إليه',
+  'extension.privacy.subtitle': 'صُمّمت الإضافة لتعرف أقل ما تحتاج إليه، لأقصر وقت ممكن.',
+  'extension.privacy.local.title': 'الاكتشاف يبقى في متصفحك',
+  'extension.privacy.local.body':
+    'تقرأ الإضافة الصفحة فقط لتقرّر إن كانت صفحة دفع، على جهازك. لا يغادر متصفحك شيء عن الصفحات التي تزورها حتى تختار تقسيم عملية دفع.',
+  'extension.privacy.card.title': 'أرقام البطاقات لا تُخزَّن أبداً',
+  'extension.privacy.card.body':
+    'يُجلب رقم بطاقة bcard من bpay لحظة تعبئته، ولا يذهب إلا إلى حقول البطاقة في المتجر: لا إلى تخزين الإضافة ولا إلى سجلاتها. ويُسجَّل كل كشف للرقم في حسابك في bpay.',
+  'extension.privacy.token.title': 'مفتاح يمكنك إلغاؤه، لا كلمة مرورك',
+  'extension.privacy.token.body':
+    'يمنح الربط هذا المتصفح مفتاحاً خاصاً به، يقتصر على قراءة مصادر تمويلك وإنشاء بطاقات bcard وتعبئة ما أنشأه منها. تنتهي صلاحيته بعد 90 يوماً، ويمكنك فصله من الإعدادات في أي وقت.',
+  'extension.privacy.permissions.title': 'الأذونات',
+  'extension.privacy.permissions.body':
+    'التخزين، لحفظ مفتاحها وإعداداتها على هذا الجهاز؛ والصفحات التي تزورها، للتعرّف على صفحة الدفع؛ وموقع bpay الخاص بك، الخادم الوحيد الذي تتصل به. ولا تشغّل أي شيفرة من الإنترنت.',
+
+  'extension.footer.tagline': 'قسّم عملية شراء واحدة على بطاقاتك وادفع ببطاقة bcard للاستخدام مرة واحدة.',
+  'extension.footer.legal': 'الشؤون القانونية',
+  'extension.footer.terms': 'الشروط والأحكام',
+  'extension.footer.privacy': 'سياسة الخصوصية',
+  'extension.footer.disclaimers': 'إخلاءات المسؤولية القانونية',
+  'extension.footer.copyright': '© 2025 bpay. جميع الحقوق محفوظة.',
+
+  'extension.connect.metaTitle': 'ربط هذا المتصفح | bpay',
+  'extension.connect.signInBody': 'يرجى تسجيل الدخول لربط هذا المتصفح بـ bpay.',
+  'extension.connect.title': 'اربط هذا المتصفح بـ bpay',
+  'extension.connect.body':
+    'ستتمكن إضافة bpay في هذا المتصفح من قراءة مصادر تمويلك، وإنشاء بطاقات bcard للمتاجر التي تزورها وتعبئتها. ولن ترى كلمة مرورك أبداً.',
+  'extension.connect.browser': 'المتصفح',
+  'extension.connect.account': 'الحساب',
+  'extension.connect.labelTemplate': '{browser} على {os}',
+  'extension.connect.labelFallback': 'متصفح ويب',
+  'extension.connect.button': 'اربط هذا المتصفح',
+  'extension.connect.connecting': 'جارٍ الربط…',
+  'extension.connect.status.detecting': 'جارٍ البحث عن إضافة bpay في هذا المتصفح…',
+  'extension.connect.status.ready': 'إضافة bpay مثبّتة. اربطها عندما تكون جاهزاً.',
+  'extension.connect.status.requesting': 'جارٍ ربط هذا المتصفح…',
+  'extension.connect.missing.title': 'لم يُعثر على إضافة bpay',
+  'extension.connect.missing.body': 'ثبّتها في هذا المتصفح أولاً، ثم انقر زر «ربط» فيها أو أعد تحميل هذه الصفحة.',
+  'extension.connect.missing.link': 'طريقة تثبيت الإضافة',
+  'extension.connect.connected.title': 'تم ربط هذا المتصفح.',
+  'extension.connect.connected.body': 'يمكنك إغلاق علامة التبويب هذه.',
+  'extension.connect.connected.manage': 'يمكنك فصله في أي وقت من الإعدادات ← المتصفحات المرتبطة.',
+  'extension.connect.connected.home': 'انتقل إلى لوحة التحكم',
+  'extension.connect.error.title': 'تعذّر ربط هذا المتصفح',
+  'extension.connect.error.api': 'تعذّر على bpay بدء الربط. حاول مرة أخرى.',
+  'extension.connect.error.extension': 'تعذّر على الإضافة إكمال الربط. حاول مرة أخرى.',
+  'extension.connect.error.timeout': 'لم تستجب الإضافة. أعد تحميل هذه الصفحة وحاول مرة أخرى.',
+  'extension.connect.retry': 'حاول مرة أخرى',
+
+  'extension.browsers.title': 'المتصفحات المرتبطة',
+  'extension.browsers.description': 'المتصفحات التي ترتبط فيها إضافة bpay بحسابك.',
+  'extension.browsers.loadError': 'تعذّر تحميل متصفحاتك المرتبطة.',
+  'extension.browsers.empty': 'لا توجد متصفحات مرتبطة.',
+  'extension.browsers.getExtension': 'احصل على الإضافة',
+  'extension.browsers.connectedOn': 'رُبط في {date}',
+  'extension.browsers.lastUsed': 'آخر استخدام في {date}',
+  'extension.browsers.neverUsed': 'لم يُستخدم بعد',
+  'extension.browsers.expires': 'تنتهي صلاحيته في {date}',
+  'extension.browsers.disconnect': 'فصل',
+  'extension.browsers.disconnectAria': 'فصل {label}',
+  'extension.browsers.confirm.title': 'فصل هذا المتصفح؟',
+  'extension.browsers.confirm.body':
+    'تتوقف إضافة bpay في {label} عن العمل فوراً. تبقى بطاقات bcard التي أنشأتها صالحة. ويمكنك ربطها مرة أخرى من الإضافة.',
+  'extension.browsers.confirm.submit': 'فصل',
+  'extension.browsers.toast.disconnected': 'تم فصل المتصفح',
+  'extension.browsers.toast.disconnectedBody': 'لم يعد بإمكان {label} استخدام حسابك في bpay.',
+  'extension.browsers.toast.failed': 'تعذّر فصل المتصفح',
+};
