@@ -29,6 +29,7 @@ import { httpPlugin, isFormBody } from './plugins/http';
 import { coerceFormValues, type FormSchema } from './lib/form-body';
 import { clientAddress, setPeerAddress } from './lib/request-context';
 import { consumerRateLimitPlugin } from './plugins/consumer-rate-limit';
+import { stripeWebhookRoutes } from './modules/issuing/stripe-routes';
 import { extensionScopeGuard } from './plugins/extension-auth';
 import { extensionRoutes } from './modules/extension/routes';
 
@@ -88,9 +89,15 @@ export function createApp(deps: AppDeps) {
           // Stripe's libraries send form bodies (`metadata[order]=42`); only the bearer-key merchant API takes them.
           formPrefixes: ['/api/v1/'],
           multipartPaths: ['/api/kyc/submit'],
+          // Stripe signs the exact bytes it sends: its route verifies the raw text, then parses it.
+          rawBodyPaths: ['/api/stripe/webhook'],
           // A consumer or admin body is a form's worth of fields; the merchant API carries metadata (50 keys of up
           // to 500 characters, as Stripe allows) and webhook event lists.
-          jsonBodyLimits: { defaultBytes: 32 * 1024, byPrefix: [['/api/v1/', 256 * 1024]] },
+          jsonBodyLimits: {
+            defaultBytes: 32 * 1024,
+            // Stripe's events are a few KB (an authorization with its card and cardholder); 64 KB leaves room.
+            byPrefix: [['/api/v1/', 256 * 1024], ['/api/stripe/webhook', 64 * 1024]],
+          },
         },
         deps.log,
       ),
@@ -211,6 +218,7 @@ export function createApp(deps: AppDeps) {
     .use(adminRoutes(deps))
     .use(adminKycRoutes(deps))
     .use(kycRoutes(deps))
+    .use(stripeWebhookRoutes(deps))
     .use(extensionRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');

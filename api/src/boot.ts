@@ -98,6 +98,8 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     storage: createLocalDiskStorage(env.uploadsDir),
     adminTokenTtlMs: env.admin.tokenTtlMs,
     vendorKey,
+    // The environment's signing secret wins, as its keys do; else the one stored with the active mode's keys.
+    stripeWebhookSecret: env.stripeWebhookSecret ?? adminStripe?.webhookSecret ?? null,
     rateLimits: env.rateLimits,
     registrationLimit: { perAddressPerHour: env.registrationsPerHour },
     site: env.site,

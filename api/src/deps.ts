@@ -82,6 +82,11 @@ export interface AppDeps {
   /** Which vendor this process uses for new cards, and where its keys came from (shown in Admin → Vendors). */
   vendorInUse: VendorInUse;
   /**
+   * Verifies Stripe's events at POST /api/stripe/webhook (BPAY_STRIPE_WEBHOOK_SECRET, else the admin-stored secret of
+   * the active mode); null: no secret, the endpoint answers 404.
+   */
+  stripeWebhookSecret: string | null;
+  /**
    * False (BPAY_RATE_LIMITS=off, a load test on one machine) lifts every request-rate limit that one busy address
    * would hit: the consumer API's per session and per address, the merchant API's per second, card attempts per
    * account and address, and registrations per address (registrationLimit is then null). What stays on: sign-in,
@@ -142,6 +147,8 @@ export function buildDeps(input: {
   checkStripe?: AppDeps['checkStripe'];
   /** Where the Stripe keys came from (boot knows); the environment unless said. */
   stripeSource?: { source: 'environment' | 'admin'; mode: 'test' | 'live' };
+  /** The Stripe webhook signing secret (whsec_…); none unless given. */
+  stripeWebhookSecret?: string | null;
   /** BPAY_RATE_LIMITS: on unless given false (see AppDeps.rateLimits). */
   rateLimits?: boolean;
   /** The production numbers unless given (tests of other features pass generous ones). */
@@ -194,6 +201,7 @@ export function buildDeps(input: {
     vendorInUse: vendors.stripe
       ? { vendor: 'stripe', mode: input.stripeSource?.mode ?? 'test', source: input.stripeSource?.source ?? 'environment' }
       : { vendor: 'simulated', mode: null, source: 'default' },
+    stripeWebhookSecret: input.stripeWebhookSecret ?? null,
     rateLimits: input.rateLimits ?? true,
     consumerRateLimit: input.consumerRateLimit ?? DEFAULT_CONSUMER_RATE_LIMIT,
     cardAttemptLimits: input.cardAttemptLimits ?? DEFAULT_CARD_ATTEMPT_LIMITS,

@@ -54,6 +54,10 @@ const schema = z.object({
     .string()
     .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)')
     .optional(),
+  BPAY_STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9]+$/, 'must be a Stripe webhook signing secret (whsec_...)')
+    .optional(),
   BPAY_STRIPE_API_HOST: z.string().min(1).optional(),
   BPAY_STRIPE_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   BPAY_STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
@@ -119,6 +123,11 @@ export interface Env {
   /** Whether sandbox webhook endpoints may target loopback, private and other non-public addresses. */
   sandboxLocalWebhooks: boolean;
   stripe: { secretKey: string; host?: string; port?: number; protocol?: 'http' | 'https' } | null;
+  /**
+   * Signs the events Stripe sends to POST /api/stripe/webhook (Issuing's authorizations); null: the admin-stored one of
+   * the active mode is used, and without either the endpoint is not there (404).
+   */
+  stripeWebhookSecret: string | null;
   /** The first admin, created at start when no admin exists (each field may be absent: then it is generated). */
   admin: { username?: string; password?: string; totpSecret?: string; tokenTtlMs: number };
   /** AES-256 key for payment-vendor credentials at rest; null means derived from the session secret. */
@@ -208,6 +217,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
           protocol: v.BPAY_STRIPE_API_PROTOCOL,
         }
       : null,
+    stripeWebhookSecret: v.BPAY_STRIPE_WEBHOOK_SECRET ?? null,
     admin: {
       username: v.BPAY_ADMIN_USERNAME,
       password: v.BPAY_ADMIN_PASSWORD,

@@ -127,6 +127,8 @@ const PUBLIC_ROUTES = new Set([
   'post /api/auth/password-reset/check',
   'post /api/auth/password-reset/confirm',
   'post /api/extension/tokens',
+  // Stripe's webhook: signed by Stripe (Stripe-Signature), no credential of bpay's.
+  'post /api/stripe/webhook',
 ]);
 /** Routes with their own security: the e-mail outbox takes an admin token, or nothing on a local install. */
 const OWN_SECURITY: Record<string, Array<Record<string, string[]>>> = { 'get /api/email-outbox': [{ adminToken: [] }, {}] };

@@ -28,6 +28,11 @@ export interface HttpPolicy {
   /** Paths whose bodies are multipart rather than JSON; their routes limit their own sizes while streaming. */
   multipartPaths: string[];
   /**
+   * Exact paths whose JSON body reaches the route as the exact text it was sent as (after the same size, structure and
+   * object checks), because the route verifies a signature over those bytes (Stripe's webhook) before it reads them.
+   */
+  rawBodyPaths?: string[];
+  /**
    * Path prefixes (bearer-authenticated only: a form is what a cross-site page can post without a preflight) that also
    * take application/x-www-form-urlencoded bodies in Stripe's bracket notation, under the same limits as JSON.
    */
@@ -128,6 +133,25 @@ export async function parseJsonBody(request: Request, limit: number): Promise<Re
   const unsafe = findUnsafeText(value);
   if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), shownText(unsafe.path));
   return value as Record<string, unknown>;
+}
+
+/**
+ * A JSON body for a route that must see the exact text (a signature covers its bytes): the same size, structure and
+ * object checks as parseJsonBody, answered as the text. Not the character rule: a signed body is the signer's to
+ * write, and its route decides what it keeps of it.
+ */
+export async function parseJsonText(request: Request, limit: number): Promise<string> {
+  const text = await readBodyText(request, limit);
+  const problem = checkJsonStructure(text);
+  if (problem) throw new AppError('body_too_complex', describeJsonProblem(problem));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_json');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('body_not_object');
+  return text;
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -249,6 +273,8 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       // Multipart routes read their own stream with caps (parse: 'none'); a global parser would otherwise make
       // Elysia fall back to buffering the whole form. An empty placeholder leaves the stream unread for them.
       if (policy.multipartPaths.includes(path)) return {};
+      // A signed body: its exact text, under the JSON guards (its route verifies the signature, then reads it).
+      if (policy.rawBodyPaths?.includes(path)) return parseJsonText(request, jsonBodyLimit(policy, path));
       // The merchant API also takes Stripe's form encoding (checkWriteRequest let only these prefixes through with it).
       if (takesForms(policy, path) && mediaTypeOf(request) === FORM_TYPE) return parseFormBody(request, jsonBodyLimit(policy, path));
       // Every other body under /api/ is JSON: checkWriteRequest has refused any other media type (415), however it

@@ -419,6 +419,11 @@ export async function spendBcard(
   purchase: { merchant: string; description: string | null; account: string },
   /** More writes that must commit with the spend (the payment intent's status and its event). */
   within?: (tx: DbOrTx) => Promise<void>,
+  /**
+   * `background`: answer once the spend has committed, and let the processor's part run on (a card network waiting
+   * for an approval within its deadline: Stripe Issuing's 2 seconds). It logs its own failure; the sweep finishes it.
+   */
+  settle: 'await' | 'background' = 'await',
 ): Promise<void> {
   if (amountCents > bcard.limitCents - bcard.spentCents) {
     throw invalid('amount', `The amount exceeds what this bcard holds ($${money(bcard.limitCents - bcard.spentCents)}).`);
@@ -464,7 +469,8 @@ export async function spendBcard(
     });
     if (within) await within(tx);
   });
-  await settleAfterCommit(deps, { collectionId: bcard.collectionId, owner }, { bcardId: bcard.id, step: 'bcard spent' });
+  const settling = settleAfterCommit(deps, { collectionId: bcard.collectionId, owner }, { bcardId: bcard.id, step: 'bcard spent' });
+  if (settle === 'await') await settling;
 }
 
 export interface ProcessPaymentInput {
