@@ -1,9 +1,9 @@
-import { chromium, expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { bannerText, launchWithExtension, type ExtensionBrowser } from './extension-kit';
 
 /*
  * Smoke test of the unpacked extension (dist/extension, written by `bun run build:extension`; scripts/e2e.sh builds
@@ -13,7 +13,6 @@ import { join, resolve } from 'node:path';
  * e2e/extension.e2e.ts's.
  */
 
-const EXTENSION_DIR = resolve(process.env.E2E_EXTENSION_DIR ?? 'dist/extension');
 const FIXTURES = resolve('web/extension/fixtures');
 
 /** A fixture page served at the path of the URL it declares (the detector reads the URL too). */
@@ -32,11 +31,9 @@ const blog = fixture('other/blog-checkout-ux.html');
 
 let server: Server;
 let shop: string;
-let context: BrowserContext;
-let profile: string;
+let ext: ExtensionBrowser;
 
 test.beforeAll(async () => {
-  if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error(`No built extension at ${EXTENSION_DIR}: run bun run build:extension`);
   server = createServer((req, res) => {
     const page = [checkout, blog].find((p) => p.path === req.url);
     res.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
@@ -44,72 +41,29 @@ test.beforeAll(async () => {
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   shop = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  profile = mkdtempSync(join(tmpdir(), 'bpay-ext-profile-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      `--disable-extensions-except=${EXTENSION_DIR}`,
-      `--load-extension=${EXTENSION_DIR}`,
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  ext = await launchWithExtension();
 });
 
 test.afterAll(async () => {
-  await context?.close();
+  await ext?.close();
   await new Promise((done) => server?.close(done));
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
-/** The text inside the banner's closed shadow root, read through the DevTools protocol (page scripts cannot). */
-async function bannerText(page: Page): Promise<string | null> {
-  const cdp = await context.newCDPSession(page);
-  interface DomNode {
-    nodeName: string;
-    nodeType: number;
-    nodeValue?: string;
-    children?: DomNode[];
-    shadowRoots?: DomNode[];
-  }
-  const { root } = (await cdp.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
-  const find = (n: DomNode): DomNode | null => {
-    if (n.nodeName === 'BPAY-SPLIT-BANNER') return n;
-    for (const c of [...(n.children ?? []), ...(n.shadowRoots ?? [])]) {
-      const hit = find(c);
-      if (hit) return hit;
-    }
-    return null;
-  };
-  const text = (n: DomNode): string =>
-    n.nodeName === 'STYLE' ? '' : (n.nodeType === 3 ? (n.nodeValue ?? '') : '') + [...(n.shadowRoots ?? []), ...(n.children ?? [])].map(text).join(' ');
-  const host = find(root);
-  await cdp.detach();
-  return host ? text(host).replace(/\s+/g, ' ').trim() : null;
-}
-
 test('the extension loads in Chromium: its service worker runs', async () => {
-  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
-  expect(worker.url()).toMatch(/^chrome-extension:\/\/[a-p]{32}\/background\.js$/);
+  expect(ext.worker.url()).toMatch(/^chrome-extension:\/\/[a-p]{32}\/background\.js$/);
 });
 
 test('a checkout page gets the banner with its total', async () => {
-  const page = await context.newPage();
+  const page = await ext.context.newPage();
   await page.goto(shop + checkout.path);
-  await expect.poll(() => bannerText(page), { timeout: 10_000 }).toContain('Split $1,234.50 with bpay');
+  await expect.poll(() => bannerText(ext.context, page), { timeout: 10_000 }).toContain('Split $1,234.50 with bpay');
   // The banner lives in a closed shadow root: the page sees only an empty host element.
   expect(await page.evaluate(() => document.querySelector('bpay-split-banner')?.shadowRoot ?? null)).toBeNull();
   await page.close();
 });
 
 test('a page that is not a checkout gets no element, no style', async () => {
-  const page = await context.newPage();
+  const page = await ext.context.newPage();
   await page.goto(shop + blog.path);
   await page.waitForTimeout(2_000);
   const counts = await page.evaluate((html) => {
@@ -125,6 +79,6 @@ test('a page that is not a checkout gets no element, no style', async () => {
   expect(counts.now).toBe(counts.served);
   expect(counts.sheets).toBeLessThanOrEqual(counts.servedSheets);
   expect(counts.adopted).toBe(0);
-  expect(await bannerText(page)).toBeNull();
+  expect(await bannerText(ext.context, page)).toBeNull();
   await page.close();
 });

@@ -25,7 +25,7 @@ test('every link on / and /ar opens a page', async ({ page }) => {
     await expect(page.locator('footer')).toBeVisible();
     for (const p of await internalPaths(page)) paths.add(p);
   }
-  for (const p of ['/payment-demo', '/addon-checkout-demo', '/banner-checkout-demo', '/investors', '/investors-ar']) {
+  for (const p of ['/payment-demo', '/addon-checkout-demo', '/banner-checkout-demo', '/investors', '/investors-ar', '/extension']) {
     expect([...paths], `the landing pages link ${p}`).toContain(p);
   }
   for (const p of paths) await expectNoNotFound(page, p);
@@ -56,7 +56,7 @@ test('a first visit to / does not download the demos or the investor pages; open
   await page.goto('/');
   await expect(page.locator('footer')).toBeVisible();
   await page.waitForLoadState('networkidle');
-  const lazyChunk = /(payment-demo|addon-demo|banner-demo|investors)[^/]*\.js$/;
+  const lazyChunk = /(payment-demo|addon-demo|banner-demo|investors|extension)[^/]*\.js$/;
   expect(scripts.filter((s) => lazyChunk.test(s))).toEqual([]);
   await page.getByRole('contentinfo').getByRole('link', { name: 'Payment Demo' }).click();
   await expect(page).toHaveURL(/\/payment-demo$/);

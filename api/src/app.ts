@@ -29,6 +29,7 @@ import { httpPlugin, isFormBody } from './plugins/http';
 import { coerceFormValues, type FormSchema } from './lib/form-body';
 import { clientAddress, setPeerAddress } from './lib/request-context';
 import { consumerRateLimitPlugin } from './plugins/consumer-rate-limit';
+import { issuingNetworkRoutes } from './modules/issuing/routes';
 import { stripeWebhookRoutes } from './modules/issuing/stripe-routes';
 import { extensionScopeGuard } from './plugins/extension-auth';
 import { extensionRoutes } from './modules/extension/routes';
@@ -82,7 +83,8 @@ export function createApp(deps: AppDeps) {
       httpPlugin(
         {
           allowedOrigins: [deps.publicUrl.origin],
-          bearerPrefixes: ['/api/v1/', '/api/admin/'],
+          // The card network's calls (a shop's server, Stripe) carry no cookie either: no ambient credential to guard.
+          bearerPrefixes: ['/api/v1/', '/api/admin/', '/api/simulator/', '/api/stripe/'],
           // The browser extension's token (plugins/extension-auth.ts) and its pairing exchange, from its own origin.
           bearerTokenPrefixes: ['bpx_'],
           credentialFreePaths: ['/api/extension/tokens'],
@@ -149,6 +151,7 @@ export function createApp(deps: AppDeps) {
             { name: 'Events', description: 'What happened to your objects, and their webhook deliveries (Authorization: Bearer sk_…)' },
             { name: 'Test helpers', description: 'Sandbox-only helpers that make test objects (Authorization: Bearer sk_test_…)' },
             { name: 'Checkout', description: "The checkout widget's calls" },
+            { name: 'Card network', description: "bpay as the bcards' issuer: the simulated card network shops charge, and Stripe Issuing's webhook" },
             { name: 'Admin', description: 'The back office (Authorization: Bearer <admin token from /api/admin/auth/login>)' },
             { name: 'Identity verification', description: 'KYC submissions and their status (session cookie)' },
             {
@@ -218,8 +221,9 @@ export function createApp(deps: AppDeps) {
     .use(adminRoutes(deps))
     .use(adminKycRoutes(deps))
     .use(kycRoutes(deps))
-    .use(stripeWebhookRoutes(deps))
     .use(extensionRoutes(deps))
+    .use(issuingNetworkRoutes(deps))
+    .use(stripeWebhookRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

@@ -271,6 +271,21 @@ export const CATALOGUE = {
     type: 'rate_limit_error',
     message: 'Adding cards is locked for a day after repeated declines. Try again after the time given in Retry-After.',
   },
+  network_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many authorizations from this address or for this card. Try again after the time given in Retry-After.',
+  },
+  stripe_signature_invalid: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The Stripe-Signature header is missing, does not match the body, or is too old.',
+  },
+  stripe_webhook_not_configured: {
+    status: 404,
+    type: 'invalid_request_error',
+    message: 'Stripe webhooks are not configured on this install (no signing secret).',
+  },
   verification_not_pending: {
     status: 409,
     type: 'invalid_request_error',

@@ -129,6 +129,8 @@ const PUBLIC_ROUTES = new Set([
   'post /api/extension/tokens',
   // Stripe's webhook: signed by Stripe (Stripe-Signature), no credential of bpay's.
   'post /api/stripe/webhook',
+  // The simulated card network: what a shop's processor sends, with the card's own details; no credential of bpay's.
+  'post /api/simulator/authorizations',
 ]);
 /** Routes with their own security: the e-mail outbox takes an admin token, or nothing on a local install. */
 const OWN_SECURITY: Record<string, Array<Record<string, string[]>>> = { 'get /api/email-outbox': [{ adminToken: [] }, {}] };

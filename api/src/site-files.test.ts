@@ -34,6 +34,8 @@ test('sitemap.xml lists exactly the public pages, absolute, with the Arabic and 
       '/legal-disclaimers',
       '/investors',
       '/investors-ar',
+      '/extension',
+      '/extension-ar',
       '/payment-demo',
       '/addon-checkout-demo',
       '/banner-checkout-demo',

@@ -13,6 +13,8 @@ export const PUBLIC_PAGES: readonly { path: string; alternates?: { en: string; a
   { path: '/legal-disclaimers' },
   { path: '/investors', alternates: { en: '/investors', ar: '/investors-ar' } },
   { path: '/investors-ar', alternates: { en: '/investors', ar: '/investors-ar' } },
+  { path: '/extension', alternates: { en: '/extension', ar: '/extension-ar' } },
+  { path: '/extension-ar', alternates: { en: '/extension', ar: '/extension-ar' } },
   { path: '/payment-demo' },
   { path: '/addon-checkout-demo' },
   { path: '/banner-checkout-demo' },

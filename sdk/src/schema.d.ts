@@ -1823,6 +1823,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/extension/pairings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time code that connects a browser extension to your account
+         * @description Valid for 2 minutes and exchanged once (POST /api/extension/tokens). The connect page hands it to the extension on bpay's own origin. At most 10 an hour.
+         */
+        post: operations["postApiExtensionPairings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extension/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your connected browsers (active extension tokens), newest first */
+        get: operations["getApiExtensionTokens"];
+        put?: never;
+        /**
+         * Exchange a pairing code for the extension's token (once)
+         * @description The token (bpx_…) is shown only in this answer and lasts 90 days; send it as Authorization: Bearer. An unknown or expired code is pairing_code_invalid, a code already exchanged pairing_code_used. At most 30 exchanges an hour from one network.
+         */
+        post: operations["postApiExtensionTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extension/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a browser: its extension token stops working at once
+         * @description Revoking a token already revoked answers the same. Another user's token is "not found".
+         */
+        delete: operations["deleteApiExtensionTokensById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extension/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which connected browser this token is, and whose account it acts for */
+        get: operations["getApiExtensionMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extension/funding-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your funding sources, as GET /api/funding-sources gives them */
+        get: operations["getApiExtensionFunding-sources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extension/bcards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Collect a split and issue a bcard for the checkout page the extension is on
+         * @description As POST /api/virtual-cards (same body, errors and Idempotency-Key), plus site: the bcard is locked to the site's registrable domain, and only this token can read its card details.
+         */
+        post: operations["postApiExtensionBcards"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extension/bcards/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far a POST /api/extension/bcards has got, by its Idempotency-Key
+         * @description As GET /api/virtual-cards/collection-progress.
+         */
+        get: operations["getApiExtensionBcardsProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/extension/bcards/{id}/checkout-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The full number, expiry, CVV and name of a bcard this token made, to fill in (each reveal is recorded)
+         * @description A bcard made in the dashboard or by another connected browser is "not found".
+         */
+        get: operations["getApiExtensionBcardsByIdCheckout-details"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simulator/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge a bcard through bpay's simulated card network (sandbox and demo installs)
+         * @description What a shop's card processor sends to bpay as the bcard's issuer: the card's number, expiry and CVC, the amount in cents and the shop. Approved: 201 and the bcard is spent (single use); what it held beyond the amount goes back to its funding sources. Declined: 402 card_error/card_declined with decline_code one of card_inactive, insufficient_funds, expired, merchant_mismatch, already_used, incorrect_cvc, incorrect_expiry, incorrect_number, currency_mismatch. Three wrong CVCs or expiries close the bcard. Limited to 300 an hour per address and 10 an hour per card number. Not there (404) when the install uses Stripe Issuing, whose network sends authorizations to POST /api/stripe/webhook.
+         */
+        post: operations["postApiSimulatorAuthorizations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's webhook: Issuing authorizations of bcards, and their captures, reversals and refunds
+         * @description Called by Stripe, signed with the endpoint's secret (Stripe-Signature; BPAY_STRIPE_WEBHOOK_SECRET or the one saved in Admin → Vendors). An unsigned, altered or more than 5 minutes old event is refused (400 stripe_signature_invalid) and changes nothing. issuing_authorization.request is answered at once with {approved, metadata} by the same decision as the simulated network (decline reasons: card_inactive, insufficient_funds, expired, merchant_mismatch, already_used, incorrect_cvc, incorrect_expiry, incorrect_number, currency_mismatch); issuing_authorization.created/updated and issuing_transaction.created reconcile the hold, captures and refunds (what comes back goes to the funding sources pro rata), each event once ({received: true, duplicate: true} for a replay). Other events are acknowledged and ignored. 404 when no signing secret is configured; 503 asks Stripe to send the event again.
+         */
+        post: operations["postApiStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4706,6 +4901,10 @@ export interface operations {
                             amount: string;
                             status: string;
                         }[];
+                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
+                        lockedDomain: string | null;
+                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
+                        closedReason: string | null;
                     }[];
                 };
             };
@@ -4800,6 +4999,10 @@ export interface operations {
                             amount: string;
                             status: string;
                         }[];
+                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
+                        lockedDomain: string | null;
+                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
+                        closedReason: string | null;
                     };
                 };
             };
@@ -4989,6 +5192,10 @@ export interface operations {
                             amount: string;
                             status: string;
                         }[];
+                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
+                        lockedDomain: string | null;
+                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
+                        closedReason: string | null;
                     };
                 };
             };
@@ -5182,6 +5389,10 @@ export interface operations {
                                 amount: string;
                                 status: string;
                             }[];
+                            /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
+                            lockedDomain: string | null;
+                            /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
+                            closedReason: string | null;
                         };
                     };
                 };
@@ -7413,6 +7624,10 @@ export interface operations {
                                 amount: string;
                                 status: string;
                             }[];
+                            /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
+                            lockedDomain: string | null;
+                            /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
+                            closedReason: string | null;
                         };
                         /** @description True for a sandbox intent: it was paid with a sandbox test bcard and the consumer's cards were not charged (the split is still checked). */
                         testMode: boolean;
@@ -11380,6 +11595,865 @@ export interface operations {
             };
             /** @description Error (status 404) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiExtensionPairings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description What Settings → Connected browsers calls this browser.
+                     * @example Chrome on Linux
+                     */
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One-time pairing code for the extension (43 base64url characters). */
+                        code: string;
+                        /**
+                         * Format: date-time
+                         * @description Two minutes after it was made.
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiExtensionTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        label: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description To the minute; null until first used.
+                         */
+                        lastUsedAt: string | null;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiExtensionTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description bpx_ followed by 43 base64url characters. Shown only here: keep it. */
+                        token: string;
+                        id: string;
+                        label: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiExtensionTokensById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        revoked: true;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiExtensionMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tokenId: string;
+                        label: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        user: {
+                            email: string;
+                            name: string;
+                        };
+                        /** @description The account's plan fee, a percentage added to a bcard's amount (2.9 = 2.9 %): what the popup's fixed split must add up to. */
+                        feePercentage: number;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiExtensionFunding-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /**
+                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+                         * @default credit_card
+                         * @enum {string}
+                         */
+                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+                        /**
+                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+                         * @default credit
+                         * @enum {string|null}
+                         */
+                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
+                        last4: string;
+                        /**
+                         * @default visa
+                         * @enum {string}
+                         */
+                        brand: "visa" | "mastercard" | "amex" | "unknown";
+                        /** @description null for a bank account */
+                        expiryMonth: number | null;
+                        /** @description null for a bank account */
+                        expiryYear: number | null;
+                        defaultSplitPercentage: number;
+                        isActive: boolean;
+                        /**
+                         * @description Available at the processor, in dollars; null when the processor cannot tell.
+                         * @example 10000.00
+                         */
+                        balance: string | null;
+                        bankAccount: {
+                            routingNumber: string;
+                            /**
+                             * @default checking
+                             * @enum {string}
+                             */
+                            accountType: "checking" | "savings";
+                            /**
+                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                             * @default pending
+                             * @enum {string}
+                             */
+                            verificationStatus: "pending" | "verified" | "failed";
+                            verificationAttemptsLeft: number;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiExtensionBcards: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description balance is the purchase amount. Each source is charged its percentage of balance plus the plan fee (largest-remainder rounding, so the shares add up exactly); or, when no entry has a percentage, its fixed `amount`, fee included (the amounts must add up to balance plus the fee within $0.01). The cardholder name is the account name; spendingLimit and interval are accepted for compatibility: a bcard is always limited to balance and single use. site is the page the checkout is on. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    cardholderName?: string;
+                    balance: string | number;
+                    fundingSources: {
+                        fundingSourceId: string;
+                        percentage?: number;
+                        amount?: (string | number) | null;
+                    }[];
+                    spendingLimit?: (string | number) | null;
+                    interval?: string;
+                    /** @description The checkout page's URL: the bcard is locked to its registrable domain (example.co.uk). */
+                    site: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        cardholderName: string;
+                        /** @description Masked; the full number is only in checkout-details. */
+                        cardNumber: string;
+                        last4: string;
+                        brand: string;
+                        expiryMonth: number;
+                        expiryYear: number;
+                        /** @description What is left to spend, in dollars. */
+                        balance: string;
+                        /** @description The collected amount; never reloadable. */
+                        spendingLimit: string;
+                        /** @constant */
+                        interval: "single_use";
+                        /**
+                         * @default active
+                         * @enum {string}
+                         */
+                        status: "active" | "used" | "expired" | "canceled";
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        amount: string;
+                        fee: string;
+                        totalCharged: string;
+                        transactionId: string;
+                        fundingSources: {
+                            fundingSourceId: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                            percentage: number;
+                            amount: string;
+                            status: string;
+                        }[];
+                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
+                        lockedDomain: string | null;
+                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
+                        closedReason: string | null;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiExtensionBcardsProgress: {
+        parameters: {
+            query: {
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @default not_started
+                         * @enum {string}
+                         */
+                        stage: "not_started" | "holding" | "capturing" | "completed" | "failed";
+                        shares: {
+                            fundingSourceId: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                            percentage: number;
+                            amount: string;
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiExtensionBcardsByIdCheckout-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cardNumber: string;
+                        expiryMonth: number;
+                        expiryYear: number;
+                        cvv: string;
+                        cardholderName: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiSimulatorAuthorizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_number: string;
+                    exp_month: number;
+                    exp_year: number;
+                    cvc: string;
+                    amount: number;
+                    currency: string;
+                    merchant: {
+                        name: string;
+                        url: string;
+                        city?: string;
+                        category?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "issuing.authorization";
+                        /** @constant */
+                        approved: true;
+                        amount: number;
+                        currency: string;
+                        /** @constant */
+                        status: "closed";
+                        merchant_data: {
+                            name: string;
+                            city: string | null;
+                            category: string | null;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1Q2w3E4r5T6y7U8i",
+                 *       "object": "event",
+                 *       "type": "issuing_authorization.request",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "iauth_1Q2w3E4r5T6y7U8i",
+                 *           "object": "issuing.authorization",
+                 *           "card": {
+                 *             "id": "ic_1Q2w3E4r5T6y7U8i"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether bpay, as the bcard’s issuer, approves the authorization. */
+                        approved: boolean;
+                        metadata: {
+                            /** @description bpay's record of the authorization (iauth_…). */
+                            bpay_authorization: string;
+                            /**
+                             * @description Why it was declined.
+                             * @default card_inactive
+                             * @enum {string}
+                             */
+                            bpay_decline_reason: "card_inactive" | "insufficient_funds" | "expired" | "merchant_mismatch" | "already_used" | "incorrect_cvc" | "incorrect_expiry" | "incorrect_number" | "currency_mismatch";
+                        };
+                    } | {
+                        /** @constant */
+                        received: true;
+                        /**
+                         * @description The event was applied before: nothing was applied again.
+                         * @constant
+                         */
+                        duplicate?: true;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

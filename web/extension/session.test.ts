@@ -58,7 +58,7 @@ describe('session', () => {
     expect(await req.json()).toEqual({ code: 'the-code' });
     expect(req.headers.get('authorization')).toBeNull();
     expect(store.data.get(STORAGE.pairing)).toEqual(paired);
-    expect(await s.connection()).toEqual({ origin: ORIGIN, paired: { label: 'Chrome on Linux', expiresAt: paired.expiresAt }, disconnected: false });
+    expect(await s.connection()).toEqual({ origin: ORIGIN, paired: { label: 'Chrome on Linux', expiresAt: paired.expiresAt }, feePercentage: null, disconnected: false });
   });
 
   test('a used or unknown code is the server message, and nothing is stored', async () => {
@@ -98,7 +98,15 @@ describe('session', () => {
     const s = createSession({ store, origin: async () => ORIGIN, fetch: net.fetch });
     expect(await s.fundingSources()).toEqual({ ok: false, error: { status: 401, code: 'extension_token_invalid', message } });
     expect(store.data.has(STORAGE.pairing)).toBe(false);
-    expect(await s.connection()).toEqual({ origin: ORIGIN, paired: null, disconnected: true });
+    expect(await s.connection()).toEqual({ origin: ORIGIN, paired: null, feePercentage: null, disconnected: true });
+  });
+
+  test("a verified connection carries the plan's fee from GET /api/extension/me", async () => {
+    const store = memoryStore({ [STORAGE.pairing]: paired });
+    const net = stubFetch(() => json(200, { tokenId: 'ext_1', label: 'Chrome on Linux', expiresAt: paired.expiresAt, user: { email: 'a@b.c', name: 'Ada' }, feePercentage: 1.5 }));
+    const s = createSession({ store, origin: async () => ORIGIN, fetch: net.fetch });
+    expect((await s.connection(true)).feePercentage).toBe(1.5);
+    expect(net.requests[0]!.url).toBe(`${ORIGIN}/api/extension/me`);
   });
 
   test('another error (403 insufficient_scope, 500) keeps the token', async () => {

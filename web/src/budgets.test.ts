@@ -39,7 +39,7 @@ test('the dashboard after sign-in (entry + dashboard chunk + its imports) stays 
 
 test('every route area is a lazy chunk of its own, not in the entry', () => {
   const lazy = entry.flatMap((c) => c.dynamicImports).map((p) => p.split('/').pop()!.replace(/-[a-z0-9]{8}\.js$/, ''));
-  for (const area of ['auth', 'dashboard', 'kyc', 'merchants', 'admin', 'checkout', 'legal', 'payment-demo', 'checkout-demos', 'investors']) {
+  for (const area of ['auth', 'dashboard', 'kyc', 'merchants', 'admin', 'checkout', 'legal', 'payment-demo', 'checkout-demos', 'investors', 'extension']) {
     expect(lazy).toContain(area);
   }
 });

@@ -340,6 +340,17 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
       return ok ? { cardId: c.id } : null;
     },
 
+    async checkIssuedCard(card) {
+      const c = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.numberFingerprint, keyed('fingerprint', card.number)));
+      if (!c) return null;
+      const { cvc } = issuedNumber(c.id, c.numberNonce);
+      return {
+        cardId: c.id,
+        expiry: c.expMonth === card.expMonth && c.expYear === card.expYear ? 'match' : 'mismatch',
+        cvc: timingSafeEqualStr(cvc, card.cvc) ? 'match' : 'mismatch',
+      };
+    },
+
     async deactivateCard(cardId) {
       await db.update(schema.simIssuedCards).set({ status: 'inactive' }).where(eq(schema.simIssuedCards.id, cardId));
     },

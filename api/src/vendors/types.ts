@@ -192,4 +192,13 @@ export interface PaymentVendor {
    * issuer that sees card details can answer (the simulator); with Stripe, authorizations come from the network.
    */
   findIssuedCard?(card: { number: string; expMonth: number; expYear: number; cvc: string }): Promise<{ cardId: string } | null>;
+  /**
+   * The simulated card network's lookup (issue 24): the issued card with this number, and whether the expiry and CVC
+   * sent with it match, so the issuer can count wrong guesses against that card. Null when no card has the number.
+   */
+  checkIssuedCard?(card: { number: string; expMonth: number; expYear: number; cvc: string }): Promise<{
+    cardId: string;
+    expiry: 'match' | 'mismatch';
+    cvc: 'match' | 'mismatch';
+  } | null>;
 }

@@ -120,6 +120,12 @@ export const BcardModel = t.Object(
     totalCharged: t.String(),
     transactionId: t.String(),
     fundingSources: t.Array(ShareModel),
+    lockedDomain: t.Union([t.String(), t.Null()], {
+      description: 'The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it.',
+    }),
+    closedReason: t.Union([t.String(), t.Null()], {
+      description: 'Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates.',
+    }),
   },
   { $id: '#/components/schemas/Bcard' },
 );

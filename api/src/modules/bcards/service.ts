@@ -186,6 +186,8 @@ export interface BcardView {
   totalCharged: string;
   transactionId: string;
   fundingSources: ShareView[];
+  lockedDomain: string | null;
+  closedReason: 'too_many_incorrect_attempts' | null;
 }
 
 export interface ShareView {
@@ -257,6 +259,8 @@ function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[], now: Da
     totalCharged: money(c.totalCents),
     transactionId: c.id,
     fundingSources: shares,
+    lockedDomain: b.lockedDomain,
+    closedReason: b.closedReason === 'too_many_incorrect_attempts' ? 'too_many_incorrect_attempts' : null,
   };
 }
 

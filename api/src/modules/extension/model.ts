@@ -41,6 +41,7 @@ export const ExtensionMeModel = t.Object({
   label: t.String(),
   expiresAt: t.String({ format: 'date-time' }),
   user: t.Object({ email: t.String(), name: t.String() }),
+  feePercentage: t.Number({ description: "The account's plan fee, a percentage added to a bcard's amount (2.9 = 2.9 %): what the popup's fixed split must add up to." }),
 });
 
 /** POST /api/virtual-cards's body, plus the page the checkout was found on. */

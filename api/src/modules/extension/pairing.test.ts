@@ -77,6 +77,8 @@ describe('pairing', () => {
       label: 'Chrome on Linux',
       expiresAt: res.body.expiresAt,
       user: { email: alice.email, name: 'Ada Lovelace' },
+      // The plan's fee, so the popup's fixed split adds up as the server will count it (the free plan: 2.9 %).
+      feePercentage: 2.9,
     });
   });
 

@@ -31,6 +31,7 @@ import {
   PAIRINGS_PER_USER_PER_HOUR,
   revokeExtensionToken,
 } from './tokens';
+import { currentTier } from '../subscription/service';
 
 /** OpenAPI security of the extension's bearer routes (components.securitySchemes.extensionToken). */
 export const EXTENSION_SECURITY = [{ extensionToken: [] as string[] }];
@@ -110,7 +111,10 @@ export function extensionRoutes(deps: AppDeps) {
         },
       )
       // The extension's (bearer token).
-      .get('/api/extension/me', ({ user, extensionToken }) => describeToken({ user, extensionToken }), {
+      .get('/api/extension/me', async ({ user, extensionToken }) => ({
+        ...describeToken({ user, extensionToken }),
+        feePercentage: (await currentTier(deps.db, user.id)).transactionFeeBps / 100,
+      }), {
         extension: true,
         response: { 200: ExtensionMeModel, ...errors(401, 403) },
         detail: { summary: 'Which connected browser this token is, and whose account it acts for' },

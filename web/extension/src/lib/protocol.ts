@@ -88,6 +88,8 @@ export interface Connection {
   origin: string;
   /** The pairing's label and expiry; null when not connected. */
   paired: { label: string; expiresAt: string } | null;
+  /** The plan's fee (percent) as bpay last said (GET /api/extension/me); null until a verified connection. */
+  feePercentage: number | null;
   /** The server revoked or expired the token (401 extension_token_invalid). */
   disconnected: boolean;
 }

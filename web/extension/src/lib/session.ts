@@ -96,12 +96,17 @@ export function createSession({ store, origin, fetch: fetchImpl, timeouts = { ca
      * says so as it opens. No answer (offline) leaves it as it is: the next call will tell.
      */
     async connection(verify = false): Promise<Connection> {
-      if (verify && (await pairing())) await authed(async (c) => (await c.GET('/api/extension/me', { signal: timeout() })).data);
+      let feePercentage: number | null = null;
+      if (verify && (await pairing())) {
+        const me = await authed(async (c) => (await c.GET('/api/extension/me', { signal: timeout() })).data);
+        if (me.ok && me.value) feePercentage = me.value.feePercentage;
+      }
       const p = await pairing();
       const got = await store.get(STORAGE.disconnected);
       return {
         origin: await origin(),
         paired: p ? { label: p.label, expiresAt: p.expiresAt } : null,
+        feePercentage,
         disconnected: !p && got[STORAGE.disconnected] === true,
       };
     },

@@ -100,7 +100,16 @@ export function App() {
           <p className="text-xs text-slate-500" data-testid="ext-connected">
             {t('ext.popup.connectedAs', { label: boot.connection.paired.label })}
           </p>
-          <SplitView tabId={boot.tabId} url={url} host={host} page={boot.page} tab={boot.tab} t={t} onDisconnected={onDisconnected} />
+          <SplitView
+            tabId={boot.tabId}
+            url={url}
+            host={host}
+            page={boot.page}
+            tab={boot.tab}
+            feePercentage={boot.connection.feePercentage ?? DEFAULT_FEE_PERCENTAGE}
+            t={t}
+            onDisconnected={onDisconnected}
+          />
         </>
       )}
     </main>
@@ -152,6 +161,7 @@ function SplitView({
   host,
   page,
   tab,
+  feePercentage,
   t,
   onDisconnected,
 }: {
@@ -160,6 +170,8 @@ function SplitView({
   host: string;
   page: PageInfo | null;
   tab: TabState | null;
+  /** The plan's fee from bpay (GET /api/extension/me), the web's default until bpay has said. */
+  feePercentage: number;
   t: T;
   onDisconnected(): void;
 }) {
@@ -363,9 +375,8 @@ function SplitView({
             value={splitValue}
             onChange={setSplit}
             amountCents={amountCents}
-            // The plan's fee is not known to the extension yet: the web's default, as the Create bcard dialog uses
-            // when the plan does not say. In percentage mode the server applies the plan's own fee either way.
-            feePercentage={DEFAULT_FEE_PERCENTAGE}
+            // The plan's own fee, as bpay answered it when the popup opened (the server applies it either way).
+            feePercentage={feePercentage}
             checkAvailable
             pending={pending}
             submitLabel={pending ? t('ext.popup.submitting') : t('ext.popup.submit')}

@@ -121,6 +121,8 @@ export function demoBcards(now: Date = new Date()): Bcard[] {
       status: 'active',
       expiresAt: expires.toISOString(),
       createdAt: new Date(now.getTime() - MINUTE_MS).toISOString(),
+      lockedDomain: null,
+      closedReason: null,
       ...withFee('612.30'),
       // The sample purchase this bcard's collection is (the Delta Air Lines flight in demoTransactions).
       transactionId: 'demo_txn_3',

@@ -26,6 +26,9 @@ export const en = {
   'bcards.tile.share': '{pct}% · {amount}',
   'bcards.tile.showDetails': 'Show details',
   'bcards.tile.cancel': 'Cancel bcard',
+  'bcards.tile.lockedTo': 'Only at {site}',
+  'bcards.tile.closedAttempts':
+    'Closed by bpay after 3 incorrect security codes or expiry dates. Its money went back to your funding sources.',
 
   'bcards.details.title': '{name}: card details',
   'bcards.details.description': 'Use these details at checkout. The card works once, for the amount it holds.',
@@ -121,6 +124,9 @@ export const ar: Record<keyof typeof en, string> = {
   'bcards.tile.share': '{pct}% · {amount}',
   'bcards.tile.showDetails': 'عرض التفاصيل',
   'bcards.tile.cancel': 'إلغاء bcard',
+  'bcards.tile.lockedTo': 'في {site} فقط',
+  'bcards.tile.closedAttempts':
+    'أغلقت bpay هذه البطاقة بعد 3 محاولات برمز أمان أو تاريخ انتهاء غير صحيح. أُعيدت أموالها إلى مصادر التمويل.',
 
   'bcards.details.title': '{name}: تفاصيل البطاقة',
   'bcards.details.description': 'استخدم هذه التفاصيل عند الدفع. تعمل البطاقة مرة واحدة وبالمبلغ الذي تحمله.',

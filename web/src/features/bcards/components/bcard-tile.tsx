@@ -99,6 +99,16 @@ export function BcardTile({
             {countdownText(expiryCountdown(bcard.expiresAt, now))}
           </p>
         )}
+        {bcard.lockedDomain && (
+          <p className="truncate text-xs text-slate-500" data-testid="bcard-locked">
+            {t('bcards.tile.lockedTo', { site: bcard.lockedDomain })}
+          </p>
+        )}
+        {bcard.closedReason === 'too_many_incorrect_attempts' && (
+          <p className="text-xs font-medium text-red-700" role="note" data-testid="bcard-closed-reason">
+            {t('bcards.tile.closedAttempts')}
+          </p>
+        )}
         {bcard.fundingSources.length > 0 && (
           <div>
             <p className="mb-1.5 text-xs text-slate-500">{t('bcards.tile.fundedBy')}</p>
