@@ -95,6 +95,9 @@ test('pair, split across two cards, fill the card iframe, order, see the spend; 
   await expect(frame.locator('#cc-exp')).toHaveValue(/^\d{2} ?\/ ?\d{2}$/);
   await expect(frame.locator('#cc-csc')).toHaveValue(/^\d{3,4}$/);
   await expect(frame.locator('#cc-name')).toHaveValue('Ada Lovelace');
+  // Fields no one can see get nothing: a hidden input in the page, a card frame with no room to show it.
+  await expect(checkout.locator('#hidden-cc')).toHaveValue('');
+  await expect(checkout.frameLocator('#hidden-frame').locator('#cc-number')).toHaveValue('');
   const card = {
     number: await frame.locator('#cc-number').inputValue(),
     exp: await frame.locator('#cc-exp').inputValue(),

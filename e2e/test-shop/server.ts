@@ -40,6 +40,9 @@ function checkoutPage(frameOrigin: string): string {
     <label for="ship-address">Address</label><input id="ship-address" name="address" autocomplete="street-address" value="1 Main St">
     <h2>Payment</h2>
     <iframe id="card-frame" title="Secure card payment" src="${frameOrigin}/card-frame"></iframe>
+    <!-- What a skimming page would plant: card fields nobody can see, in the page and in a frame with no room. -->
+    <input id="hidden-cc" name="cardnumber" autocomplete="cc-number" style="display:none">
+    <iframe id="hidden-frame" title="" src="${frameOrigin}/card-frame" style="width:1px;height:1px;border:0;position:absolute;left:-9999px"></iframe>
     <button id="place-order" type="button">Place order</button>
     <p id="order-status" role="status" aria-live="polite"></p>
   </section>

@@ -58,8 +58,16 @@ describe('registrableDomain', () => {
   test('a suffix missing from the list gives a broader domain, never a narrower one (the documented limitation)', () => {
     // kawasaki.jp's city names are public suffixes in the real list; here the lock is the broader kawasaki.jp.
     expect(registrableDomain('https://shop.city.kawasaki.jp')).toBe('kawasaki.jp');
-    // A private suffix (myshopify.com): two shops there share one domain.
-    expect(registrableDomain('https://a.myshopify.com')).toBe(registrableDomain('https://b.myshopify.com'));
+    // A private suffix not in the list: two shops there share one domain.
+    expect(registrableDomain('https://a.shops.example-host.com')).toBe(registrableDomain('https://b.shops.example-host.com'));
+  });
+
+  test("the hosting platforms' private suffixes: each shop there is its own site", () => {
+    expect(registrableDomain('https://alice-shoes.myshopify.com/checkouts/1')).toBe('alice-shoes.myshopify.com');
+    expect(registrableDomain('https://mallory.myshopify.com')).toBe('mallory.myshopify.com');
+    expect(registrableDomain('https://shop.github.io/pay')).toBe('shop.github.io');
+    expect(registrableDomain('https://my-store.vercel.app')).toBe('my-store.vercel.app');
+    expect(registrableDomain('https://myshopify.com')).toBeNull();
   });
 
   test('the built-in suffixes are all two lower-case labels', () => {

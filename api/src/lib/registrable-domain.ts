@@ -12,8 +12,8 @@
  * Limitation: this is not the Public Suffix List. It knows the single-label TLDs (everything is eTLD+1 of a
  * one-label suffix by default) and a compact built-in list of common multi-label public suffixes (co.uk, com.au,
  * co.jp, com.br, ...). A host under a multi-label suffix missing from MULTI_LABEL_SUFFIXES (say `city.kawasaki.jp`,
- * or a private suffix such as `github.io` or `myshopify.com`) is cut one label too short: `shop.city.kawasaki.jp`
- * gives `kawasaki.jp`, and two shops on `myshopify.com` share one domain. A lock is then broader than it should be,
+ * or a private suffix not listed below) is cut one label too short: `shop.city.kawasaki.jp`
+ * gives `kawasaki.jp`, and two shops on such a platform share one domain. A lock is then broader than it should be,
  * never narrower, so a bcard made for a site still works there. Add suffixes here when a real shop needs one.
  *
  * Returns null for what has no host (not a URL nor a host name, `about:blank`, a `chrome://` page) or a bare public
@@ -99,6 +99,38 @@ export const MULTI_LABEL_SUFFIXES: ReadonlySet<string> = new Set([
   'com.cy', 'com.mt', 'co.rs', 'co.me',
   // Generic second-level registries
   'co.com', 'eu.com', 'uk.com', 'us.com', 'gb.net', 'uk.net',
+  // Private suffixes of the platforms shops are hosted on: each subdomain is its own shop (the Public Suffix List's
+  // private section), so a bcard made for alice-shoes.myshopify.com is not good at mallory.myshopify.com.
+  'myshopify.com',
+  'shopifypreview.com',
+  'square.site',
+  'wixsite.com',
+  'squarespace.com',
+  'bigcartel.com',
+  'mybigcommerce.com',
+  'company.site',
+  'ecwid.com',
+  'github.io',
+  'gitlab.io',
+  'netlify.app',
+  'vercel.app',
+  'pages.dev',
+  'workers.dev',
+  'web.app',
+  'firebaseapp.com',
+  'herokuapp.com',
+  'appspot.com',
+  'azurewebsites.net',
+  'cloudfront.net',
+  'onrender.com',
+  'fly.dev',
+  'blogspot.com',
+  'wordpress.com',
+  'weebly.com',
+  'webflow.io',
+  'carrd.co',
+  'gumroad.com',
+  'tilda.ws',
 ]);
 
 /** The host of a URL (any scheme with an authority) or of a bare host name with an optional port and path. */

@@ -152,3 +152,11 @@ describe('the limiter', () => {
     expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
   });
 });
+
+test("the card network's calls are not a consumer's: Stripe's webhook and the simulated network are left to their own limits", async () => {
+  const { isConsumerApiPath } = await import('./consumer-rate-limit');
+  expect(isConsumerApiPath('/api/stripe/webhook')).toBe(false);
+  expect(isConsumerApiPath('/api/simulator/authorizations')).toBe(false);
+  expect(isConsumerApiPath('/api/extension/me')).toBe(true);
+  expect(isConsumerApiPath('/api/virtual-cards')).toBe(true);
+});

@@ -45,7 +45,9 @@ export const DEFAULT_CONSUMER_RATE_LIMIT: ConsumerRateLimit = {
 export const MAX_TRACKED_KEYS = 100_000;
 
 /** Bearer-authenticated prefixes with their own limits; the consumer limit leaves them alone. */
-export const EXEMPT_PREFIXES = ['/api/v1/', '/api/admin/'];
+// The card network's calls (a shop's server on the simulated network, Stripe's webhook) are not a consumer's: a
+// shop or Stripe sends many from one address, and the simulated network has its own per-address and per-card limits.
+export const EXEMPT_PREFIXES = ['/api/v1/', '/api/admin/', '/api/simulator/', '/api/stripe/'];
 
 /**
  * Sliding-window logs in memory, per process (like the merchant API's per-second limit). A key's log holds the

@@ -15,6 +15,7 @@ import {
   type TabState,
 } from './lib/protocol';
 import { createSession } from './lib/session';
+import { registrableDomain } from '../../../api/src/lib/registrable-domain';
 
 /*
  * The background service worker: the only part that talks to bpay (Bearer token from chrome.storage.local), keeps
@@ -83,6 +84,18 @@ async function openPopup(tab: chrome.tabs.Tab & { id: number }): Promise<void> {
 /** How long the frames get to report their card fields before a fill. */
 const REPORT_WAIT_MS = 250;
 
+/** The fill's refusal when the tab left the bcard's site (the popup says it in the user's language). */
+export const SITE_CHANGED = 'site_changed';
+
+function siteOf(body: string): string | null {
+  try {
+    const site = (JSON.parse(body) as { site?: unknown }).site;
+    return typeof site === 'string' ? site : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Fetches the card from the reveal endpoint and sends it to each frame that reported card fields, and to the top
  * frame (a multi-step checkout may show its fields there after the detector ran). The card is held in this
@@ -94,6 +107,12 @@ async function fill(tabId: number, bcardId: string): Promise<Result<FillOutcome>
   await new Promise((done) => setTimeout(done, REPORT_WAIT_MS));
   await queues.get(tabId);
   const state = await tabState(tabId);
+  // Only this tab's own bcard, and only while the tab still shows the site it was made for (its top frame's address,
+  // as the browser gave it): a tab that navigated elsewhere never gets the card.
+  const site = state.attempt?.bcard?.id === bcardId ? siteOf(state.attempt.body) : null;
+  if (!site || !state.url || registrableDomain(state.url) !== registrableDomain(site)) {
+    return { ok: false, error: { status: 409, code: SITE_CHANGED, message: 'This page is not the site the bcard was made for.' } };
+  }
   const card = await session.checkoutCard(bcardId);
   if (!card.ok) return card;
   const message: FillMessage = { type: 'fill', card: card.value };

@@ -9,7 +9,7 @@ import { getUserRow, normalizeEmail, toPublicUser, updateProfile, type ProfilePa
 import { assertStrongPassword } from './password-strength';
 import { countVerification } from './rate-limit';
 import { hashPassword, type AuthDeps } from './service';
-import { deleteOtherSessions, type SessionConfig } from './sessions';
+import { deleteOtherSessions, revokeExtensionTokens, type SessionConfig } from './sessions';
 
 export interface AccountPatch extends ProfilePatch {
   /** A new password. */
@@ -113,6 +113,7 @@ async function replacePassword(
     .returning();
   if (!row) throw notFound('user');
   await deleteOtherSessions(tx, deps.session, userId, keepToken);
+  await revokeExtensionTokens(tx, userId, deps.clock.now());
   // A reset link mailed before the change must not undo it.
   await invalidateResetTokens(tx, userId);
   return toPublicUser(row);

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { login, me, registerUser } from '../../../test-support/world';
+import { connectBrowser, extensionCall } from '../../../test-support/modules/extension';
 import { plainBody, startSmtpServer, type TestSmtpServer } from '../../../test-support/smtp-server';
 import { smtpTransport } from '../email/transport';
 import { sendDueEmails } from '../email/worker';
@@ -54,6 +55,16 @@ async function mailedToken(to: string): Promise<string> {
 const outboxOf = (userId: string) => ctx.deps.db.query.emailOutbox.findMany({ where: eq(schema.emailOutbox.userId, userId) });
 
 describe('password reset', () => {
+  test('a reset disconnects every browser extension of the account too', async () => {
+    const u = await registerUser(ctx, { password: PASSWORD });
+    const browser = await connectBrowser(ctx, u.cookie, 'Chrome on Linux', freshIp());
+    await requestReset(u.email);
+    expect((await confirm(await mailedToken(u.email))).status).toBe(200);
+    const me = await extensionCall(ctx, browser.token, '/api/extension/me');
+    expect(me.status).toBe(401);
+    expect(me.body.error.code).toBe('extension_token_invalid');
+  });
+
   test('end to end: the mailed link sets a new password once, ends every session, and the new password signs in', async () => {
     const u = await registerUser(ctx, { password: PASSWORD });
     const phone = (await login(ctx, u.email, PASSWORD, { ip: '203.0.113.50' })).cookie!;

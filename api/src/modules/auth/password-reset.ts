@@ -11,6 +11,7 @@ import { normalizeEmail } from '../users/service';
 import { maskEmail } from './account';
 import { assertStrongPassword } from './password-strength';
 import { hashPassword, type AuthDeps } from './service';
+import { revokeExtensionTokens } from './sessions';
 
 /*
  * Password reset by e-mail. A request always gets the same answer, whether or not an account has the address (no
@@ -146,6 +147,7 @@ export async function resetPassword(deps: ResetDeps, token: string, password: st
     if (used.length !== 1) return false;
     await tx.update(schema.users).set({ passwordHash, updatedAt: now }).where(eq(schema.users.id, user.id));
     await tx.delete(schema.sessions).where(eq(schema.sessions.userId, user.id));
+    await revokeExtensionTokens(tx, user.id, now);
     await invalidateResetTokens(tx, user.id);
     return true;
   });

@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, ne } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, ne } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx } from '@bpay/db';
 import type { Clock } from '../../lib/clock';
 import { hmacHex } from '../../lib/crypto';
@@ -80,6 +80,17 @@ export async function deleteOtherSessions(db: DbOrTx, cfg: SessionConfig, userId
   await db
     .delete(schema.sessions)
     .where(and(eq(schema.sessions.userId, userId), ne(schema.sessions.id, sessionIdOf(cfg, keepToken))));
+}
+
+/**
+ * Disconnects every browser extension of the user (Settings -> Connected browsers): a password change or reset ends
+ * what a stolen session may have paired, in the same transaction as the new hash.
+ */
+export async function revokeExtensionTokens(db: DbOrTx, userId: string, at: Date): Promise<void> {
+  await db
+    .update(schema.extensionTokens)
+    .set({ revokedAt: at })
+    .where(and(eq(schema.extensionTokens.userId, userId), isNull(schema.extensionTokens.revokedAt)));
 }
 
 export async function deleteExpiredSessions(db: Db, clock: Clock): Promise<void> {

@@ -201,6 +201,20 @@ describe('connected browsers: list and revoke', () => {
     expect(list.body).toEqual([]);
   });
 
+  test('a password change disconnects every browser, in the transaction that stores the new password', async () => {
+    const u = await registerUser(ctx, { password: 'correct horse battery' });
+    const browser = await connectBrowser(ctx, u.cookie, 'Chrome on Linux', freshIp());
+    expect((await extensionCall(ctx, browser.token, '/api/extension/me')).status).toBe(200);
+    const changed = await call(ctx, '/api/auth/user', {
+      method: 'PATCH',
+      cookie: u.cookie,
+      body: { password: 'brass lantern meadow', currentPassword: 'correct horse battery' },
+    });
+    expect(changed.status).toBe(200);
+    expectError(await extensionCall(ctx, browser.token, '/api/extension/me'), 401, 'extension_token_invalid');
+    expect((await call(ctx, '/api/extension/tokens', { cookie: u.cookie })).body).toEqual([]);
+  });
+
   test('revoking keeps the cross-site check', async () => {
     const b = await connectBrowser(ctx, alice.cookie, 'Kept', freshIp());
     const res = await call(ctx, `/api/extension/tokens/${b.id}`, { method: 'DELETE', cookie: alice.cookie, origin: 'https://evil.example' });

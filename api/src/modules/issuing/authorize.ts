@@ -1,4 +1,4 @@
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { schema, firstRow, type DbOrTx } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -131,19 +131,20 @@ export async function authorizeBcard(
       req.facts.amountCents,
       { merchant: req.merchant.name, description: spendDescription(req.merchant), account: accounts.externalMerchants },
       async (tx) => {
-        // A bcard made in the dashboard is locked to the first shop that charges it; one made for a site stays there.
-        const lock = await tx
-          .update(schema.bcards)
-          .set({ lockedDomain: sql`coalesce(${schema.bcards.lockedDomain}, ${req.facts.merchantDomain})` })
-          .where(
-            and(
-              eq(schema.bcards.id, bcard.id),
-              req.facts.merchantDomain === null
-                ? isNull(schema.bcards.lockedDomain)
-                : or(isNull(schema.bcards.lockedDomain), eq(schema.bcards.lockedDomain, req.facts.merchantDomain)),
-            ),
-          );
-        if (lock.rowsAffected !== 1) throw new LockLost();
+        // A bcard made in the dashboard is locked to the first shop that charges it; one made for a site stays there
+        // (checked again here, guarded, where the network names the site: decide.ts).
+        if (req.facts.merchantDomain !== null) {
+          const lock = await tx
+            .update(schema.bcards)
+            .set({ lockedDomain: sql`coalesce(${schema.bcards.lockedDomain}, ${req.facts.merchantDomain})` })
+            .where(
+              and(
+                eq(schema.bcards.id, bcard.id),
+                or(isNull(schema.bcards.lockedDomain), eq(schema.bcards.lockedDomain, req.facts.merchantDomain)),
+              ),
+            );
+          if (lock.rowsAffected !== 1) throw new LockLost();
+        }
         [approved] = await record(tx, { approved: true, reason: null }, bcard);
         // A parallel request with the same network reference got there first: undo this spend, answer that one.
         if (!approved) throw new AppError('bcard_not_active');
@@ -176,7 +177,7 @@ function existing(db: DbOrTx, network: 'simulated' | 'stripe', networkRef: strin
  * closes the bcard at the limit: it is canceled and its sources refunded, with the reason kept for its owner.
  * Returns whether this attempt closed it.
  */
-async function countBadAttempt(deps: AppDeps, bcard: BcardRow): Promise<boolean> {
+export async function countBadAttempt(deps: AppDeps, bcard: BcardRow): Promise<boolean> {
   const [row] = await deps.db
     .update(schema.bcards)
     .set({
@@ -185,12 +186,17 @@ async function countBadAttempt(deps: AppDeps, bcard: BcardRow): Promise<boolean>
     })
     .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, 'active'), eq(schema.bcards.spentCents, 0)))
     .returning({ attempts: schema.bcards.badAuthAttempts });
-  if (!row || row.attempts !== ISSUER_MAX_BAD_ATTEMPTS) return false;
+  if (!row || row.attempts < ISSUER_MAX_BAD_ATTEMPTS) return false;
   try {
     await refundUnusedBcard(deps, bcard, 'canceled');
   } catch (e) {
-    // Spent, canceled or expired meanwhile: nothing is left to close.
+    // Closed by a parallel guess, canceled or expired meanwhile: nothing is left to close. If it was spent instead,
+    // it must not say bpay closed it.
     if (!(e instanceof AppError && e.code === 'bcard_not_active')) throw e;
+    await deps.db
+      .update(schema.bcards)
+      .set({ closedReason: null })
+      .where(and(eq(schema.bcards.id, bcard.id), inArray(schema.bcards.status, ['used', 'authorized'])));
     return false;
   }
   deps.log.warn('a bcard was closed after repeated incorrect security codes or expiry dates', { bcardId: bcard.id });

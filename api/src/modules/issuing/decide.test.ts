@@ -62,7 +62,6 @@ describe('decideAuthorization', () => {
     expect(reason(card({ status: 'expired' }))).toBe('expired');
     expect(reason(card({ status: 'expiring' }))).toBe('expired');
     expect(reason(card({ lockedDomain: 'other.example' }))).toBe('merchant_mismatch');
-    expect(reason(card({ lockedDomain: 'shop.example' }), facts({ merchantDomain: null }))).toBe('merchant_mismatch');
     expect(reason(card({ lockedMerchantId: 'mer_1' }))).toBe('merchant_mismatch');
     expect(reason(card({ status: 'used', spentCents: 4000 }))).toBe('already_used');
     expect(reason(card({ status: 'authorized' }))).toBe('already_used');
@@ -71,16 +70,21 @@ describe('decideAuthorization', () => {
     expect(reason(card(), facts({ currency: 'eur' }))).toBe('currency_mismatch');
   });
 
-  test('a locked card approves at its own site', () => {
+  test('a locked card approves at its own site, and where the network names no site', () => {
     expect(reason(card({ lockedDomain: 'shop.example' }))).toBe('approved');
+    expect(reason(card({ lockedDomain: 'shop.example' }), facts({ merchantDomain: null }))).toBe('approved');
   });
 
-  test("the card's credentials are checked before its state (a guess learns nothing else)", () => {
-    expect(reason(card({ status: 'used' }), facts({ cvc: 'mismatch' }))).toBe('incorrect_cvc');
-    expect(reason(card({ status: 'canceled' }), facts({ expiry: 'mismatch' }))).toBe('incorrect_expiry');
+  test('a dead card says so whatever is guessed; on a live card the credentials come before the purchase', () => {
+    expect(reason(card({ status: 'used' }), facts({ cvc: 'mismatch' }))).toBe('already_used');
+    expect(reason(card({ status: 'canceled' }), facts({ expiry: 'mismatch' }))).toBe('card_inactive');
+    expect(reason(card(), facts({ cvc: 'mismatch', amountCents: 999_999 }))).toBe('incorrect_cvc');
+    expect(reason(card({ lockedDomain: 'other.example' }), facts({ expiry: 'mismatch' }))).toBe('incorrect_expiry');
   });
 
-  test('three wrong attempts close a card', () => {
+  test('a live card that already met three wrong attempts is refused, even with the right details', () => {
     expect(ISSUER_MAX_BAD_ATTEMPTS).toBe(3);
+    expect(reason(card({ badAuthAttempts: 2 }))).toBe('approved');
+    expect(reason(card({ badAuthAttempts: 3 }))).toBe('card_inactive');
   });
 });

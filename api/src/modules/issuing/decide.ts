@@ -58,12 +58,12 @@ export type Decision = { approved: true } | { approved: false; reason: DeclineRe
 /**
  * Approves only an active, unused bcard, with the right CVC and expiry, before its session ends, in its currency,
  * at its site (when locked to one; a bcard locked to a bpay merchant's checkout is never charged through a network)
- * and within its collected amount. The order is an issuer's: the card's credentials first (so a guessed CVC learns
- * nothing else), then its state, then the purchase.
+ * and within its collected amount. The order: a card that can no longer pay says so whatever is guessed (no CVC
+ * guess against a dead card is worth answering); on a live card the credentials come first, so a guessed CVC learns
+ * nothing about the purchase; then the purchase. A live card that already met ISSUER_MAX_BAD_ATTEMPTS (its closing
+ * did not finish) is refused as inactive.
  */
 export function decideAuthorization(bcard: BcardRow, facts: AuthorizationFacts, now: Date): Decision {
-  if (facts.expiry === 'mismatch') return { approved: false, reason: 'incorrect_expiry' };
-  if (facts.cvc === 'mismatch') return { approved: false, reason: 'incorrect_cvc' };
   switch (bcard.status) {
     case 'used':
     case 'authorized':
@@ -77,12 +77,19 @@ export function decideAuthorization(bcard: BcardRow, facts: AuthorizationFacts, 
     case 'active':
       break;
   }
+  if (bcard.badAuthAttempts >= ISSUER_MAX_BAD_ATTEMPTS) return { approved: false, reason: 'card_inactive' };
+  if (facts.expiry === 'mismatch') return { approved: false, reason: 'incorrect_expiry' };
+  if (facts.cvc === 'mismatch') return { approved: false, reason: 'incorrect_cvc' };
   if (bcard.sandbox) return { approved: false, reason: 'card_inactive' };
   if (bcard.spentCents > 0) return { approved: false, reason: 'already_used' };
   if (bcard.expiresAt <= now) return { approved: false, reason: 'expired' };
   if (facts.currency.toLowerCase() !== 'usd') return { approved: false, reason: 'currency_mismatch' };
   if (bcard.lockedMerchantId) return { approved: false, reason: 'merchant_mismatch' };
-  if (bcard.lockedDomain && bcard.lockedDomain !== facts.merchantDomain) return { approved: false, reason: 'merchant_mismatch' };
+  // The lock holds where the network names the shop's site: always on the simulated network (its URL is required);
+  // on Stripe only when merchant_data.url is given, which most card-not-present authorizations lack (docs/DECISIONS.md).
+  if (bcard.lockedDomain && facts.merchantDomain !== null && bcard.lockedDomain !== facts.merchantDomain) {
+    return { approved: false, reason: 'merchant_mismatch' };
+  }
   if (facts.amountCents <= 0 || facts.amountCents > bcard.limitCents - bcard.spentCents) {
     return { approved: false, reason: 'insufficient_funds' };
   }

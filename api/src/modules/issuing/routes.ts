@@ -13,11 +13,11 @@ const AuthorizationBody = t.Object({
   amount: t.Integer({ minimum: 1, maximum: 100_000_000, error: 'amount must be a whole number of cents, 1 to 100000000.' }),
   currency: t.String({ pattern: '^[A-Za-z]{3}$', error: 'currency must be a three-letter ISO code, such as usd.' }),
   merchant: t.Object({
-    name: t.String({ minLength: 1, maxLength: 100, error: 'merchant.name must be the shop name, 1 to 100 characters.' }),
+    name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S', error: 'merchant.name must be the shop name, 1 to 100 characters.' }),
     url: t.String({ minLength: 1, maxLength: 2048, error: "merchant.url must be the shop's address." }),
     city: t.Optional(t.String({ maxLength: 100 })),
     category: t.Optional(t.String({ maxLength: 60 })),
-  }),
+  }, { additionalProperties: false }),
 }, {
   examples: [
     {

@@ -110,7 +110,47 @@ async function verify(deps: AppDeps, raw: string, signature: string | null, secr
   if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.data?.object !== 'object' || e.data.object === null) {
     throw new AppError('validation_error', 'A Stripe event needs an id, a type and data.object.');
   }
-  return { id: e.id, type: e.type, object: e.data.object as Record<string, unknown> };
+  const object = e.data.object as Record<string, unknown>;
+  const problem = shapeProblem(e.type, object);
+  if (problem) throw new AppError('validation_error', `The Stripe event ${e.type} is malformed: ${problem}.`);
+  return { id: e.id, type: e.type, object };
+}
+
+const isCents = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v);
+const isList = (v: unknown) => v === undefined || v === null || Array.isArray(v);
+
+/**
+ * What bpay reads of an authorization or issuing transaction, checked before it is read: a signed event of another
+ * shape (an API version bpay does not read, a hand-made test event) is a clear 400, never a 500.
+ */
+function shapeProblem(type: string, o: Record<string, unknown>): string | null {
+  if (type.startsWith('issuing_authorization.')) {
+    if (typeof o.id !== 'string') return 'data.object.id must be the authorization id';
+    if (o.amount !== undefined && !isCents(o.amount)) return 'data.object.amount must be whole cents';
+    const p = o.pending_request as Record<string, unknown> | null | undefined;
+    if (p !== undefined && p !== null) {
+      if (typeof p !== 'object' || !isCents(p.amount)) return 'data.object.pending_request.amount must be whole cents';
+      if (p.currency !== undefined && typeof p.currency !== 'string') return 'data.object.pending_request.currency must be a currency code';
+    }
+    if (type === 'issuing_authorization.request' && (p === undefined || p === null) && !isCents(o.amount)) {
+      return 'a request needs data.object.pending_request or data.object.amount';
+    }
+    if (!isList(o.request_history)) return 'data.object.request_history must be a list';
+    if (!isList(o.transactions)) return 'data.object.transactions must be a list';
+    for (const r of (o.request_history as unknown[] | null | undefined) ?? []) {
+      if (typeof r !== 'object' || r === null || !isCents((r as { amount?: unknown }).amount)) return 'each request_history entry needs whole-cent amount';
+    }
+    for (const t of (o.transactions as unknown[] | null | undefined) ?? []) {
+      if (typeof t !== 'object' || t === null || !isCents((t as { amount?: unknown }).amount)) return 'each transactions entry needs whole-cent amount';
+    }
+    if (o.currency !== undefined && o.currency !== null && typeof o.currency !== 'string') return 'data.object.currency must be a currency code';
+  }
+  if (type === 'issuing_transaction.created') {
+    if (typeof o.id !== 'string') return 'data.object.id must be the transaction id';
+    if (!isCents(o.amount)) return 'data.object.amount must be whole cents';
+    if (typeof o.type !== 'string') return 'data.object.type must be capture or refund';
+  }
+  return null;
 }
 
 /* ---------------------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { AppError, invalid } from '../../errors';
 import { digitsOnly } from '../../lib/cards';
 import { spendBcard } from '../bcards/service';
 import { refundUnusedBcard } from '../bcards/refund';
+import { countBadAttempt } from '../issuing/authorize';
 import { accounts } from '../ledger/service';
 import { assertIntentTransition, emitIntentEvent, getIntent, toIntentObject } from './service';
 
@@ -176,7 +177,14 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
   } else {
     const number = digitsOnly(pm.number);
     const details = { number, expMonth: pm.expMonth, expYear: pm.expYear, cvc: pm.cvc };
-    const found = await deps.vendor.findIssuedCard?.(details);
+    // The issuer's lookup by number alone (the simulator's), so a wrong CVC or expiry counts against that bcard as on
+    // the card network (three close it), whichever door the guess comes through; the decline says no more than before.
+    const checked = await deps.vendor.checkIssuedCard?.(details);
+    if (checked && (checked.cvc === 'mismatch' || checked.expiry === 'mismatch')) {
+      const guessed = await firstRow(deps.db, schema.bcards, eq(schema.bcards.vendorCardId, checked.cardId));
+      if (guessed) await countBadAttempt(deps, guessed);
+    }
+    const found = checked ? (checked.cvc === 'match' && checked.expiry === 'match' ? { cardId: checked.cardId } : null) : await deps.vendor.findIssuedCard?.(details);
     if (found) bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.vendorCardId, found.cardId));
     if (!bcard && !pi.livemode && deps.vendor.name !== 'simulated') {
       // Sandbox test bcards always come from the built-in simulator, whichever processor issues consumers' cards.
@@ -202,6 +210,8 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
   }
   if (bcard.status !== 'active') throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
   if (bcard.expiresAt <= now) throw new CardDecline('expired_card', 'expired_card', 'This bcard has expired.');
+  // A bcard made for a site (the browser extension's) is spent only there, through the card network: never here.
+  if (bcard.lockedDomain) throw new CardDecline('card_declined', 'merchant_not_allowed', 'This bcard can only be used with another merchant.');
   if (bcard.lockedMerchantId && bcard.lockedMerchantId !== merchant.id) {
     throw new CardDecline('card_declined', 'merchant_not_allowed', 'This bcard can only be used with another merchant.');
   }

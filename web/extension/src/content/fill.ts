@@ -47,7 +47,19 @@ function dispatchAll(el: FillField): void {
 }
 
 function usable(el: FillField | null): el is FillField {
-  return el !== null && !el.disabled && !('readOnly' in el && el.readOnly);
+  return el !== null && !el.disabled && !('readOnly' in el && el.readOnly) && rendered(el);
+}
+
+/**
+ * Whether a person can see the field: a card number is never written into a field hidden from them (display:none,
+ * visibility:hidden, transparent, or in a frame with no room to show it), which only a page skimming autofill would
+ * place there. Where the browser cannot tell (no checkVisibility, as in tests' DOMs), the field counts as shown.
+ */
+function rendered(el: FillField): boolean {
+  const view = el.ownerDocument.defaultView;
+  if (view && (view.innerWidth < 20 || view.innerHeight < 10)) return false;
+  const check = (el as { checkVisibility?: (o: Record<string, boolean>) => boolean }).checkVisibility;
+  return typeof check === 'function' ? check.call(el, { visibilityProperty: true, opacityProperty: true, contentVisibilityAuto: true }) : true;
 }
 
 /** Sets a text field; true when it now holds the value. */

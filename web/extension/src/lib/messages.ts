@@ -46,6 +46,7 @@ export const en = {
   'ext.popup.result.noFields':
     'Your bcard is ready, but no card fields were found on the page. Go to the payment step, then press Fill again.',
   'ext.popup.result.fillFailed': 'Your bcard is ready, but it could not be filled: {message}',
+  'ext.popup.result.siteChanged': 'this tab no longer shows the site the bcard was made for. Go back to its checkout and fill again.',
   'ext.popup.fillAgain': 'Fill again',
   'ext.popup.failed': 'No bcard was made: {message}',
   'ext.popup.network': 'bpay could not be reached. Check your connection and try again: a retry never makes a second bcard.',
@@ -108,6 +109,7 @@ export const ar: Record<keyof typeof en, string> = {
   'ext.popup.result.noFields':
     'بطاقة bcard جاهزة، لكن لم يُعثر على حقول البطاقة في الصفحة. انتقل إلى خطوة الدفع، ثم اضغط «التعبئة مرة أخرى».',
   'ext.popup.result.fillFailed': 'بطاقة bcard جاهزة، لكن تعذرت تعبئتها: {message}',
+  'ext.popup.result.siteChanged': 'لم تعد هذه النافذة تعرض الموقع الذي أُنشئت له البطاقة. عد إلى صفحة الدفع فيه ثم أعد التعبئة.',
   'ext.popup.fillAgain': 'التعبئة مرة أخرى',
   'ext.popup.failed': 'لم تُنشأ أي بطاقة bcard: {message}',
   'ext.popup.network': 'تعذر الوصول إلى bpay. تحقق من اتصالك وحاول مرة أخرى: لا تُنشئ إعادة المحاولة بطاقة ثانية أبدًا.',

@@ -299,7 +299,9 @@ function SplitView({
         ) : (
           <>
             <p role="alert" className="text-sm text-amber-800" data-testid="ext-fill-problem">
-              {fill && !fill.ok ? t('ext.popup.result.fillFailed', { message: fill.error.message }) : t('ext.popup.result.noFields')}
+              {fill && !fill.ok
+                ? t('ext.popup.result.fillFailed', { message: fill.error.code === 'site_changed' ? t('ext.popup.result.siteChanged') : fill.error.message })
+                : t('ext.popup.result.noFields')}
             </p>
             <Button variant="outline" className="w-full" data-testid="ext-fill-again" onClick={() => void fillAgain(bcard.id)}>
               {t('ext.popup.fillAgain')}
