@@ -121,18 +121,10 @@ export async function parseJsonBody(request: Request, limit: number): Promise<Re
   // An empty body is an empty object: bodiless POSTs (logout, 2FA setup) may still say application/json, and a route
   // that needs fields then names the first missing one.
   if (text.trim() === '') return {};
-  const problem = checkJsonStructure(text);
-  if (problem) throw new AppError('body_too_complex', describeJsonProblem(problem));
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new AppError('invalid_json');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('body_not_object');
+  const value = parseJsonObject(text);
   const unsafe = findUnsafeText(value);
   if (unsafe) throw new AppError('validation_error', unsafeCharacterMessage(unsafe.path, unsafe.code), shownText(unsafe.path));
-  return value as Record<string, unknown>;
+  return value;
 }
 
 /**
@@ -142,6 +134,12 @@ export async function parseJsonBody(request: Request, limit: number): Promise<Re
  */
 export async function parseJsonText(request: Request, limit: number): Promise<string> {
   const text = await readBodyText(request, limit);
+  parseJsonObject(text);
+  return text;
+}
+
+/** Structure (depth and member counts, before parsing), then JSON.parse, then the root must be an object. */
+function parseJsonObject(text: string): Record<string, unknown> {
   const problem = checkJsonStructure(text);
   if (problem) throw new AppError('body_too_complex', describeJsonProblem(problem));
   let value: unknown;
@@ -151,7 +149,7 @@ export async function parseJsonText(request: Request, limit: number): Promise<st
     throw new AppError('invalid_json');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('body_not_object');
-  return text;
+  return value as Record<string, unknown>;
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';

@@ -5,7 +5,7 @@ import { errors, IdempotencyHeader, SESSION_SECURITY, sharedModels } from '../..
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { BcardModel, CheckoutDetailsModel, CollectionProgressModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
-import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, MIN_BCARD_CENTS, cancelBcard, createBcard, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
+import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, cancelBcard, createBcard, createBcardInput, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
 import { invalid } from '../../errors';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 import { collectionProgress } from './progress';
@@ -49,18 +49,7 @@ export function bcardRoutes(deps: AppDeps) {
           { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body },
           async (scopedKey) => ({
             status: 201,
-            body: await createBcard(deps, user, {
-              name: body.name,
-              amountCents: parseAmount(body.balance, 'balance', MIN_BCARD_CENTS),
-              // Every entry with a percentage: split by percentage (amount is then only informative); otherwise
-              // each entry's amount is its fixed share, fee included (the split configurator's fixed mode).
-              splits: body.fundingSources.map((s, i) => ({
-                fundingSourceId: s.fundingSourceId,
-                percentage: s.percentage ?? null,
-                fixedCents: s.percentage === undefined ? parseFixedAmount(s.amount, `fundingSources.${i}.amount`) : null,
-              })),
-              idempotencyKey: scopedKey,
-            }),
+            body: await createBcard(deps, user, { ...createBcardInput(body), idempotencyKey: scopedKey }),
           }),
         );
         return idempotentResponse(outcome);

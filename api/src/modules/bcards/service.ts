@@ -47,6 +47,27 @@ export function parseFixedAmount(value: string | number | null | undefined, para
   return cents;
 }
 
+/**
+ * A Create bcard body (POST /api/virtual-cards, and the extension's POST /api/extension/bcards) as the service takes
+ * it: every entry with a percentage splits by percentage (an amount is then only informative); otherwise each entry's
+ * amount is its fixed share, fee included (the split configurator's fixed mode).
+ */
+export function createBcardInput(body: {
+  name: string;
+  balance: string | number;
+  fundingSources: Array<{ fundingSourceId: string; percentage?: number; amount?: string | number | null }>;
+}): { name: string; amountCents: number; splits: SplitInput[] } {
+  return {
+    name: body.name,
+    amountCents: parseAmount(body.balance, 'balance', MIN_BCARD_CENTS),
+    splits: body.fundingSources.map((s, i) => ({
+      fundingSourceId: s.fundingSourceId,
+      percentage: s.percentage ?? null,
+      fixedCents: s.percentage === undefined ? parseFixedAmount(s.amount, `fundingSources.${i}.amount`) : null,
+    })),
+  };
+}
+
 export interface SplitInput {
   fundingSourceId: string;
   percentage?: number | null;

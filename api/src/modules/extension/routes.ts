@@ -7,7 +7,7 @@ import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { BcardModel, CollectionProgressModel } from '../bcards/model';
 import { collectionProgress } from '../bcards/progress';
-import { MIN_BCARD_CENTS, parseAmount, parseFixedAmount } from '../bcards/service';
+import { createBcardInput } from '../bcards/service';
 import { FundingSourceModel } from '../funding-sources/model';
 import { listFundingSources } from '../funding-sources/service';
 import {
@@ -136,18 +136,8 @@ export function extensionRoutes(deps: AppDeps) {
               body: await createExtensionBcard(
                 deps,
                 { user, extensionToken },
-                {
-                  name: body.name,
-                  amountCents: parseAmount(body.balance, 'balance', MIN_BCARD_CENTS),
-                  // As POST /api/virtual-cards: all percentages, or else every entry's fixed amount.
-                  splits: body.fundingSources.map((s, i) => ({
-                    fundingSourceId: s.fundingSourceId,
-                    percentage: s.percentage ?? null,
-                    fixedCents: s.percentage === undefined ? parseFixedAmount(s.amount, `fundingSources.${i}.amount`) : null,
-                  })),
-                  idempotencyKey: scopedKey,
-                  site: body.site,
-                },
+                // As POST /api/virtual-cards, plus the site.
+                { ...createBcardInput(body), idempotencyKey: scopedKey, site: body.site },
               ),
             }),
           );
