@@ -36,8 +36,10 @@ const ORIGIN_PLACEHOLDER = '__BPAY_ORIGIN__';
 export const ICON_SIZES = [16, 32, 48, 128] as const;
 
 /** The bare origin of BPAY_PUBLIC_URL ("https://bpay.example.com/" -> "https://bpay.example.com"). */
-export function originOf(publicUrl: string | undefined): string {
-  const url = new URL(publicUrl && publicUrl.trim() !== '' ? publicUrl.trim() : 'http://localhost:3000');
+export function originOf(publicUrl: string | undefined, port?: string): string {
+  // Without BPAY_PUBLIC_URL the server's own default (api/src/env.ts): http://localhost:<PORT, 3000>.
+  const fallback = `http://localhost:${port && /^[0-9]{1,5}$/.test(port.trim()) ? port.trim() : '3000'}`;
+  const url = new URL(publicUrl && publicUrl.trim() !== '' ? publicUrl.trim() : fallback);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`BPAY_PUBLIC_URL must be http(s): ${publicUrl}`);
   return url.origin;
 }
@@ -215,7 +217,7 @@ export async function buildExtension(options: { origin: string; out: string; web
 }
 
 if (import.meta.main) {
-  const origin = originOf(process.env.BPAY_PUBLIC_URL);
+  const origin = originOf(process.env.BPAY_PUBLIC_URL, process.env.PORT);
   const out = resolve(process.env.BPAY_EXTENSION_OUT ?? join(ROOT, 'dist'));
   const webDist = resolve(process.env.BPAY_WEB_DIST ?? join(ROOT, 'web', 'dist'));
   const built = await buildExtension({ origin, out, webDist });

@@ -76,6 +76,9 @@ describe('manifest', () => {
 test('originOf: BPAY_PUBLIC_URL as a bare origin, localhost:3000 by default', () => {
   expect(originOf(undefined)).toBe('http://localhost:3000');
   expect(originOf('')).toBe('http://localhost:3000');
+  // As the server defaults its public URL: localhost on PORT.
+  expect(originOf(undefined, '8080')).toBe('http://localhost:8080');
+  expect(originOf('https://bpay.example.com', '8080')).toBe('https://bpay.example.com');
   expect(originOf('https://bpay.example.com/')).toBe('https://bpay.example.com');
   expect(originOf('http://localhost:3100/some/path')).toBe('http://localhost:3100');
   expect(() => originOf('ftp://bpay.example.com')).toThrow();
