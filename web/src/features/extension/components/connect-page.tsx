@@ -14,7 +14,7 @@ import { canConnect, isConnecting, type ConnectError, type ConnectState } from '
 import { CONNECT_PATH, extensionPagePath } from '../downloads';
 import { useConnectFlow } from '../hooks/use-connect-flow';
 // The brand mark, as on the other public pages.
-import { Logo } from '../../landing/components/logo';
+import { Logo } from '../../../components/public-page/logo';
 
 const ERROR_TEXT: Record<ConnectError['reason'], MessageKey> = {
   api: 'extension.connect.error.api',

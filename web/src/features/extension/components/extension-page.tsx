@@ -1,11 +1,39 @@
 import { useEffect } from 'react';
+import type { PublicPageFrame } from '../../../components/public-page/frame';
+import { PublicPageLayout } from '../../../components/public-page/public-page-layout';
 import { useLanguage, usePageT, type Lang } from '../../../i18n';
 import { useDocumentTitle } from '../../../lib/document-title';
+import { extensionPagePath } from '../downloads';
 import { PairSection, PrivacySection, WhatSection } from './about-sections';
-import { ExtensionFooter } from './extension-footer';
-import { ExtensionHeader } from './extension-header';
 import { HeroSection } from './hero-section';
 import { InstallSection } from './install-section';
+
+/** The public pages' frame with the extension's texts: Sign In alone, the language switch to the other extension page. */
+const EXTENSION_FRAME: PublicPageFrame = {
+  name: 'extension',
+  pagePath: extensionPagePath,
+  links: [{ label: 'extension.nav.customerDemo', href: '/banner-checkout-demo' }],
+  texts: {
+    skipToContent: 'extension.skipToContent',
+    nav: {
+      label: 'extension.nav.label',
+      mobileLabel: 'extension.nav.mobileLabel',
+      home: 'extension.nav.home',
+      homeAria: 'extension.nav.homeAria',
+      signIn: 'extension.nav.signIn',
+      openMenu: 'extension.nav.openMenu',
+      closeMenu: 'extension.nav.closeMenu',
+    },
+    footer: {
+      tagline: 'extension.footer.tagline',
+      legal: 'extension.footer.legal',
+      terms: 'extension.footer.terms',
+      privacy: 'extension.footer.privacy',
+      disclaimers: 'extension.footer.disclaimers',
+      copyright: 'extension.footer.copyright',
+    },
+  },
+};
 
 /**
  * What both routes do on arrival, like the investor pages: the route's language becomes the context language (so
@@ -23,25 +51,14 @@ function useExtensionPage(lang: Lang): void {
 /** The public page about the extension: what it does, download, install, connect, what data it touches. */
 function ExtensionContent({ lang, testId }: { lang: Lang; testId: string }) {
   useExtensionPage(lang);
-  const t = usePageT(lang);
   return (
-    <div dir={lang === 'ar' ? 'rtl' : 'ltr'} lang={lang} data-testid={testId} className="min-h-screen bg-white text-slate-900">
-      <a
-        href="#main-content"
-        className="sr-only focus:not-sr-only focus:fixed focus:start-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-white focus:px-4 focus:py-2 focus:shadow-lg"
-      >
-        {t('extension.skipToContent')}
-      </a>
-      <ExtensionHeader lang={lang} />
-      <main id="main-content" tabIndex={-1} className="outline-none">
-        <HeroSection lang={lang} />
-        <WhatSection lang={lang} />
-        <InstallSection lang={lang} />
-        <PairSection lang={lang} />
-        <PrivacySection lang={lang} />
-      </main>
-      <ExtensionFooter lang={lang} />
-    </div>
+    <PublicPageLayout lang={lang} testId={testId} frame={EXTENSION_FRAME}>
+      <HeroSection lang={lang} />
+      <WhatSection lang={lang} />
+      <InstallSection lang={lang} />
+      <PairSection lang={lang} />
+      <PrivacySection lang={lang} />
+    </PublicPageLayout>
   );
 }
 

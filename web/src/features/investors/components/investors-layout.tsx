@@ -1,25 +1,42 @@
 import type { ReactNode } from 'react';
+import type { PublicPageFrame } from '../../../components/public-page/frame';
+import { PublicPageLayout } from '../../../components/public-page/public-page-layout';
 import type { Lang } from '../../../i18n';
-import { usePageT } from '../../../i18n';
-import { InvestorsFooter } from './investors-footer';
-import { InvestorsHeader } from './investors-header';
 
-/** The frame both investor pages share: the page's own lang and dir on its root, skip link, header, main, footer. */
+/** Spec §2: the investor pages' header offers Start Free, their language switch goes to the other investor page. */
+const INVESTORS_FRAME: PublicPageFrame = {
+  name: 'investors',
+  pagePath: (lang) => (lang === 'ar' ? '/investors-ar' : '/investors'),
+  links: [{ label: 'investors.nav.merchantDemo', href: '/addon-checkout-demo' }],
+  texts: {
+    skipToContent: 'investors.skipToContent',
+    nav: {
+      label: 'investors.nav.label',
+      mobileLabel: 'investors.nav.mobileLabel',
+      home: 'investors.nav.home',
+      homeAria: 'investors.nav.homeAria',
+      signIn: 'investors.nav.signIn',
+      startFree: 'investors.nav.startFree',
+      openMenu: 'investors.nav.openMenu',
+      closeMenu: 'investors.nav.closeMenu',
+    },
+    footer: {
+      tagline: 'investors.footer.tagline',
+      disclosure: 'investors.footer.disclosure',
+      legal: 'investors.footer.legal',
+      terms: 'investors.footer.terms',
+      privacy: 'investors.footer.privacy',
+      disclaimers: 'investors.footer.disclaimers',
+      copyright: 'investors.footer.copyright',
+    },
+  },
+};
+
+/** The frame both investor pages share (the public pages' one frame with the investor texts and links). */
 export function InvestorsLayout({ lang, testId, children }: { lang: Lang; testId: string; children: ReactNode }) {
-  const t = usePageT(lang);
   return (
-    <div dir={lang === 'ar' ? 'rtl' : 'ltr'} lang={lang} data-testid={testId} className="min-h-screen bg-white text-slate-900">
-      <a
-        href="#main-content"
-        className="sr-only focus:not-sr-only focus:fixed focus:start-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-white focus:px-4 focus:py-2 focus:shadow-lg"
-      >
-        {t('investors.skipToContent')}
-      </a>
-      <InvestorsHeader lang={lang} />
-      <main id="main-content" tabIndex={-1} className="outline-none">
-        {children}
-      </main>
-      <InvestorsFooter lang={lang} />
-    </div>
+    <PublicPageLayout lang={lang} testId={testId} frame={INVESTORS_FRAME}>
+      {children}
+    </PublicPageLayout>
   );
 }

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { Lang, MessageKey } from '../../../i18n';
 import { usePageT } from '../../../i18n';
-import { Logo } from './logo';
+import { Logo } from '../../../components/public-page/logo';
 
 interface FooterLink {
   label: MessageKey;

@@ -4,7 +4,7 @@ import { buttonClasses } from '../../../components/ui/button';
 import { usePageT, type Lang, type MessageKey } from '../../../i18n';
 import { cn } from '../../../lib/cn';
 import { LanguageSwitch } from './language-switch';
-import { Logo } from './logo';
+import { Logo } from '../../../components/public-page/logo';
 
 interface NavItem {
   label: MessageKey;
