@@ -14,7 +14,9 @@ async function cardFace(scope: Page | Locator) {
     return {
       kind: el.getAttribute('data-kind'),
       number: text('demo-bcard-number'),
-      numberDirection: number ? getComputedStyle(number).direction : null,
+      // The flow moves the card on by itself: if it left the page between Playwright finding it and this read, a
+      // detached element has no computed style; its direction is then the nearest dir attribute's, as it was shown.
+      numberDirection: number ? (number.isConnected ? getComputedStyle(number).direction : (number.closest('[dir]')?.getAttribute('dir') ?? '')) : null,
       expiry: text('demo-bcard-expiry'),
       cvv: text('demo-bcard-cvv'),
       flag: text('demo-card-flag'),
