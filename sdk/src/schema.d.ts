@@ -1989,7 +1989,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a bcard through bpay's simulated card network (sandbox and demo installs)
-         * @description What a shop's card processor sends to bpay as the bcard's issuer: the card's number, expiry and CVC, the amount in cents and the shop. Approved: 201 and the bcard is spent (single use); what it held beyond the amount goes back to its funding sources. Declined: 402 card_error/card_declined with decline_code one of card_inactive, insufficient_funds, expired, merchant_mismatch, already_used, incorrect_cvc, incorrect_expiry, incorrect_number, currency_mismatch. Three wrong CVCs or expiries close the bcard. Limited to 300 an hour per address and 10 an hour per card number. Not there (404) when the install uses Stripe Issuing, whose network sends authorizations to POST /api/stripe/webhook.
+         * @description What a shop's card processor sends to bpay as the bcard's issuer: the card's number, expiry and CVC, the amount in cents and the shop. Approved: 201 and the bcard is spent (single use); what it held beyond the amount goes back to its funding sources. Declined: 402 card_error/card_declined with decline_code one of card_inactive, insufficient_funds, expired, merchant_mismatch, already_used, incorrect_cvc, incorrect_expiry, incorrect_number, currency_mismatch. Three wrong CVCs or expiries close the bcard. Limited to 300 an hour per address, 10 an hour per card number, and 20 wrong card details (number, CVC, expiry) an hour per address. Not there (404) when the install uses Stripe Issuing, whose network sends authorizations to POST /api/stripe/webhook.
          */
         post: operations["postApiSimulatorAuthorizations"];
         delete?: never;

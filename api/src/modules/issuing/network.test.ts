@@ -266,6 +266,26 @@ describe('POST /api/simulator/authorizations', () => {
       expect(statuses[10]).toBe(429);
     }));
 
+  test('card testing: wrong card details from one address are limited, so walking numbers stops early', () =>
+    withFork(async (ctx) => {
+      const { card } = await bcardCard(ctx, ada.cookie, sources[0]!.id, '20.00');
+      const ip = '192.0.2.77';
+      const codes: string[] = [];
+      for (let i = 0; i < 21; i++) {
+        // Each a different (Luhn-invalid is fine: the network only looks it up) number, so the per-card limit never bites.
+        const res = await authorize(ctx, { ...card, number: `4000${String(100000000000 + i)}` }, 1000, {}, ip);
+        codes.push(res.status === 429 ? '429' : res.body.error.decline_code);
+      }
+      expect(codes.slice(0, 20).every((c) => c === 'incorrect_number')).toBe(true);
+      expect(codes[20]).toBe('429');
+      // Even the right details from that address wait: it has shown what it is doing.
+      const right = await authorize(ctx, card, 1000, {}, ip);
+      expect(right.status).toBe(429);
+      expect(right.headers.get('retry-after')).toMatch(/^[0-9]+$/);
+      // Another address is not held back.
+      expect((await authorize(ctx, card, 1000, {}, '192.0.2.78')).status).toBe(201);
+    }));
+
   test('is not there when the install uses Stripe', async () => {
     const ctx = await makeTestApp({ wrapVendor: (v) => ({ ...v, name: 'stripe' }) });
     try {

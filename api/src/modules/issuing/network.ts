@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps';
 import { addressKey } from '../../lib/address-key';
 import { hmacHex } from '../../lib/crypto';
 import { registrableDomain } from '../../lib/registrable-domain';
-import { hitThrottle, type ThrottleRule } from '../../lib/throttle';
+import { hitThrottle, recordThrottle, throttleWait, type ThrottleRule } from '../../lib/throttle';
 import { authorizeBcard, type AuthorizationOutcome } from './authorize';
 import { DECLINE_MESSAGES } from './decide';
 
@@ -24,6 +24,12 @@ const HOUR = 60 * 60_000;
 export const NETWORK_PER_ADDRESS: ThrottleRule = { scope: 'network:address', limit: 300, windowMs: HOUR };
 /** One card number: a single-use bcard needs one authorization; a few retries after a decline are honest. */
 export const NETWORK_PER_CARD: ThrottleRule = { scope: 'network:card', limit: 10, windowMs: HOUR };
+/**
+ * Wrong card details (an unknown number, a wrong CVC or expiry) from one address: customers mistype now and then;
+ * a bot walking numbers to find bcards, or guessing a found one's CVC, meets this long before the address limit.
+ */
+export const NETWORK_BAD_DETAILS_PER_ADDRESS: ThrottleRule = { scope: 'network:bad_details', limit: 20, windowMs: HOUR };
+const BAD_DETAILS = new Set(['incorrect_number', 'incorrect_cvc', 'incorrect_expiry']);
 
 export interface NetworkRequest {
   cardNumber: string;
@@ -58,7 +64,17 @@ export async function simulateNetworkAuthorization(deps: AppDeps, req: NetworkRe
   }
   const domain = registrableDomain(req.merchant.url);
   if (!domain) throw new AppError('validation_error', "merchant.url must be the shop's address, such as https://shop.example/checkout.", 'merchant.url');
+  const badDetails = { rule: NETWORK_BAD_DETAILS_PER_ADDRESS, key: addressKey(address) };
   if (deps.rateLimits) {
+    const wait = await throttleWait(deps.db, deps.clock, [badDetails]);
+    if (wait !== null) {
+      throw new AppError(
+        'network_rate_limited',
+        'Too many authorizations with wrong card details from this address. Try again after the time given in Retry-After.',
+        undefined,
+        { 'retry-after': String(wait) },
+      );
+    }
     const limited = await hitThrottle(deps.db, deps.clock, [
       { rule: NETWORK_PER_ADDRESS, key: addressKey(address) },
       { rule: NETWORK_PER_CARD, key: hmacHex(deps.idempotencySecret, `network-card:${number}`) },
@@ -82,7 +98,10 @@ export async function simulateNetworkAuthorization(deps: AppDeps, req: NetworkRe
     },
     merchant: { name: req.merchant.name, city: req.merchant.city, category: req.merchant.category },
   });
-  if (!outcome.approved) throw declined(outcome);
+  if (!outcome.approved) {
+    if (deps.rateLimits && outcome.reason && BAD_DETAILS.has(outcome.reason)) await recordThrottle(deps.db, deps.clock, [badDetails]);
+    throw declined(outcome);
+  }
   return {
     id: outcome.id,
     object: 'issuing.authorization',

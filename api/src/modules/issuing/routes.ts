@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { errors, sharedModels } from '../../models';
 import { clientAddress } from '../../lib/request-context';
-import { NETWORK_PER_ADDRESS, NETWORK_PER_CARD, simulateNetworkAuthorization } from './network';
+import { NETWORK_BAD_DETAILS_PER_ADDRESS, NETWORK_PER_ADDRESS, NETWORK_PER_CARD, simulateNetworkAuthorization } from './network';
 import { DECLINE_REASONS } from './decide';
 
 const AuthorizationBody = t.Object({
@@ -81,7 +81,8 @@ export function issuingNetworkRoutes(deps: AppDeps) {
             'amount in cents and the shop. Approved: 201 and the bcard is spent (single use); what it held beyond the ' +
             'amount goes back to its funding sources. Declined: 402 card_error/card_declined with decline_code one of ' +
             `${DECLINE_REASONS.join(', ')}. Three wrong CVCs or expiries close the bcard. Limited to ` +
-            `${NETWORK_PER_ADDRESS.limit} an hour per address and ${NETWORK_PER_CARD.limit} an hour per card number. ` +
+            `${NETWORK_PER_ADDRESS.limit} an hour per address, ${NETWORK_PER_CARD.limit} an hour per card number, and ` +
+            `${NETWORK_BAD_DETAILS_PER_ADDRESS.limit} wrong card details (number, CVC, expiry) an hour per address. ` +
             'Not there (404) when the install uses Stripe Issuing, whose network sends authorizations to POST /api/stripe/webhook.',
           security: [],
         },
