@@ -50,6 +50,10 @@ export interface TestAppOptions {
   rateLimits?: boolean;
   /** Outgoing mail: no SMTP server unless given (the e-mail tests pass a transport to a local one). */
   mail?: Partial<AppDeps['mail']>;
+  /** A Stripe processor for new cards and bcards (the adapter pointed at the stand-in); the simulator's otherwise. */
+  stripe?: PaymentVendor;
+  /** Stripe's webhook signing secret (POST /api/stripe/webhook); none unless given. */
+  stripeWebhookSecret?: string | null;
 }
 
 /** Limits no unrelated test reaches (hundreds of parallel requests from one session and address). */
@@ -88,7 +92,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     sessionTtlMs: 14 * 24 * 3600_000,
     publicUrl: new URL(opts.publicUrl ?? TEST_ORIGIN),
     trustProxy: false,
-    vendors: { simulated: opts.wrapVendor ? wrapped(simulated, opts.wrapVendor) : simulated },
+    vendors: { simulated: opts.wrapVendor ? wrapped(simulated, opts.wrapVendor) : simulated, ...(opts.stripe ? { stripe: opts.stripe } : {}) },
     bcardTtlMs: opts.bcardTtlMs ?? 30 * 60_000,
     storage: createLocalDiskStorage(join(dir, 'uploads')),
     eventStream: { pollMs: 20, pingMs: 15_000, ...opts.eventStream },
@@ -97,6 +101,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     registrationLimit: opts.registrationLimit ?? GENEROUS_LIMITS.registrationLimit,
     rateLimits: opts.rateLimits,
     mail: opts.mail,
+    stripeWebhookSecret: opts.stripeWebhookSecret,
   });
   return {
     app: createApp(deps),

@@ -4,21 +4,12 @@
  * their exact bytes with the stripe library's own test header, an authorization or transaction object shaped like
  * Stripe's (only the fields bpay reads are filled with care).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Stripe from 'stripe';
-import { migrateDb, openDb } from '@bpay/db';
-import { seedDb } from '@bpay/db/seed';
-import { createApp } from '../../src/app';
-import { buildDeps } from '../../src/deps';
-import { TestClock } from '../../src/lib/clock';
-import { silentLogger, type Logger } from '../../src/lib/logger';
-import { createLocalDiskStorage } from '../../src/storage/local-disk';
-import { createSimulatedVendor } from '../../src/vendors/simulated';
+import type { TestClock } from '../../src/lib/clock';
+import type { Logger } from '../../src/lib/logger';
 import { createStripeVendor } from '../../src/vendors/stripe';
 import type { PaymentVendor } from '../../src/vendors/types';
-import { call, GENEROUS_LIMITS, TEST_SESSION_SECRET, type CallResult, type TestContext } from '../app';
+import { call, makeTestApp, type CallResult, type TestContext } from '../app';
 import type { StripeStub } from '../stripe-stub';
 import { addCard, makePremium, registerUser } from '../world';
 
@@ -35,39 +26,15 @@ export interface StripeAppOptions {
 }
 
 /** A fresh app (temporary libSQL file, migrated, seeded) whose new cards and bcards go to Stripe, here the stub. */
-export async function makeStripeApp(stub: StripeStub, opts: StripeAppOptions = {}): Promise<TestContext> {
-  const dir = mkdtempSync(join(tmpdir(), 'bpay-test-'));
-  const handle = openDb({ url: `file:${join(dir, 'test.db')}` });
-  await migrateDb(handle.db);
-  const clock = opts.clock ?? new TestClock();
-  await seedDb(handle.db, clock.now());
+export function makeStripeApp(stub: StripeStub, opts: StripeAppOptions = {}): Promise<TestContext> {
   const stripe = createStripeVendor({ secretKey: STUB_SECRET_KEY, host: 'localhost', port: stub.port, protocol: 'http', maxNetworkRetries: 0, timeoutMs: 5000 });
-  const deps = buildDeps({
-    db: handle.db,
-    clock,
-    log: opts.log ?? silentLogger,
-    sessionSecret: TEST_SESSION_SECRET,
-    sessionTtlMs: 14 * 24 * 3600_000,
-    publicUrl: new URL('http://localhost:3000'),
-    trustProxy: false,
-    vendors: { simulated: createSimulatedVendor(handle.db, clock, TEST_SESSION_SECRET), stripe: opts.wrapStripe ? opts.wrapStripe(stripe) : stripe },
-    bcardTtlMs: 30 * 60_000,
-    storage: createLocalDiskStorage(join(dir, 'uploads')),
-    eventStream: { pollMs: 20, pingMs: 15_000 },
-    ...GENEROUS_LIMITS,
+  return makeTestApp({
+    log: opts.log,
+    clock: opts.clock,
+    publicUrl: 'http://localhost:3000',
+    stripe: opts.wrapStripe ? opts.wrapStripe(stripe) : stripe,
     stripeWebhookSecret: opts.webhookSecret === undefined ? WEBHOOK_SECRET : opts.webhookSecret,
   });
-  return {
-    app: createApp(deps),
-    deps,
-    clock,
-    handle,
-    dir,
-    close() {
-      handle.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 let seq = 0;
