@@ -1,27 +1,11 @@
 import { allocateCents, FULL_BPS, initialSplit, type SplitSourceOption, type SplitValue } from '../../../src/components/split-configurator/split-rules';
-import type { FundingSource } from '../lib/api';
+/** The sources a bcard can be funded from, as the configurator takes them: the web's one rule. */
+export { bcardSplitOptions as splitOptions } from '../../../src/features/bcards/split';
 
 /*
  * The popup's split presets, built with the web's split rules (web/src/components/split-configurator/split-rules.ts):
  * a preset is only a starting SplitValue; the configurator then applies exactly the web app's rules to it.
  */
-
-/**
- * The sources a bcard can be funded from, as the configurator takes them: active ones, and a bank account only once
- * its micro-deposits are verified (as the web's Create bcard dialog offers them).
- */
-export function splitOptions(sources: readonly FundingSource[]): SplitSourceOption[] {
-  return sources
-    .filter((s) => s.isActive && (!s.bankAccount || s.bankAccount.verificationStatus === 'verified'))
-    .map((s) => ({
-      id: s.id,
-      name: s.name,
-      last4: s.last4,
-      brand: s.type === 'bank_account' ? 'bank' : s.brand,
-      available: s.balance,
-      defaultPercentage: s.defaultSplitPercentage,
-    }));
-}
 
 /** "Your default split": each source's saved default percentage (they may not add up to 100: the rules say so). */
 export function defaultPreset(options: readonly SplitSourceOption[]): SplitValue {

@@ -3,7 +3,28 @@
  * configurator's (web/src/components/split-configurator).
  */
 
+import type { SplitSourceOption } from '../../components/split-configurator/split-rules';
+import type { FundingOption } from './api';
+
 export { centsToDecimal, formatCents, formatMoney } from '../../lib/money';
+
+/**
+ * The sources a bcard can be funded from, as the split configurator takes them: active ones, and a bank account only
+ * once its micro-deposits are verified (one still waiting, or that failed them, cannot fund a bcard). The Create
+ * bcard dialog's and the browser extension's popup's.
+ */
+export function bcardSplitOptions(sources: readonly FundingOption[]): SplitSourceOption[] {
+  return sources
+    .filter((s) => s.isActive && (!s.bankAccount || s.bankAccount.verificationStatus === 'verified'))
+    .map((s) => ({
+      id: s.id,
+      name: s.name,
+      last4: s.last4,
+      brand: s.type === 'bank_account' ? 'bank' : s.brand,
+      available: s.balance,
+      defaultPercentage: s.defaultSplitPercentage,
+    }));
+}
 
 export const DEFAULT_BCARD_AMOUNT = '100';
 /** The smallest bcard, $1.00 (spec §5: amount input min 1); the server refuses less (MIN_BCARD_CENTS). */

@@ -21,7 +21,7 @@ import { useAuth } from '../../auth/auth-context';
 import { bcardsQuery, collectionProgressQuery, createBcardRequest, type Bcard, type CreateBcardBody, type FundingOption } from '../api';
 import { cardholderNameFor } from '../bcard-display';
 import type { PlannedShare } from '../collect-progress';
-import { centsToDecimal, checkAmountInput, DEFAULT_BCARD_AMOUNT, type AmountCheck } from '../split';
+import { bcardSplitOptions, centsToDecimal, checkAmountInput, DEFAULT_BCARD_AMOUNT, type AmountCheck } from '../split';
 import { CollectProgressPanel } from './collect-progress-panel';
 
 type Step = 'details' | 'funding';
@@ -106,21 +106,7 @@ export function CreateBcardDialog({
     attempt.current = null;
   }, [open]);
 
-  const options = useMemo<SplitSourceOption[]>(
-    () =>
-      sources
-        // A bank account still waiting for its micro-deposits (or that failed them) cannot fund a bcard.
-        .filter((s) => s.isActive && (!s.bankAccount || s.bankAccount.verificationStatus === 'verified'))
-        .map((s) => ({
-          id: s.id,
-          name: s.name,
-          last4: s.last4,
-          brand: s.type === 'bank_account' ? 'bank' : s.brand,
-          available: s.balance,
-          defaultPercentage: s.defaultSplitPercentage,
-        })),
-    [sources],
-  );
+  const options = useMemo<SplitSourceOption[]>(() => bcardSplitOptions(sources), [sources]);
   const splitValue = split ?? initialSplit(options, { cleared: true });
   const amountCheck = checkAmountInput(amount);
   const amountCents = amountCheck.ok ? amountCheck.cents : 0;
