@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import * as schema from './schema';
 
 export * as schema from './schema';
-export { UNLIMITED, FEATURE_KEYS, ENVIRONMENTS, PLATFORM_TYPES, PAYMENT_INTENT_STATUSES, REFUND_STATUSES, REFUND_REASONS, type RefundStatus, type RefundReason, type FeatureKey, type CollectionStatus, type BcardStatus, type ShareStatus, type PaymentIntentStatus, type EmailKind, EMAIL_KINDS, type Environment, type FundingSourceType, type CardFunding as CardFundingKind, type BankDebitStatus, BANK_SENTINEL_EXP_MONTH, BANK_SENTINEL_EXP_YEAR } from './schema';
+export { UNLIMITED, FEATURE_KEYS, ENVIRONMENTS, PLATFORM_TYPES, PAYMENT_INTENT_STATUSES, REFUND_STATUSES, REFUND_REASONS, type RefundStatus, type RefundReason, type FeatureKey, type CollectionStatus, type BcardStatus, type ShareStatus, type PaymentIntentStatus, type EmailKind, EMAIL_KINDS, NOTICE_KINDS, type NoticeKind, type NoticeParams, USER_LANGUAGES, type UserLanguage, type Environment, type FundingSourceType, type CardFunding as CardFundingKind, type BankDebitStatus, BANK_SENTINEL_EXP_MONTH, BANK_SENTINEL_EXP_YEAR } from './schema';
 export type Db = LibSQLDatabase<typeof schema>;
 /** A database handle or an open transaction on it. */
 export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];

@@ -6,3 +6,4 @@ export * from './merchants';
 export * from './kyc';
 export * from './admin';
 export * from './issuing';
+export * from './notifications';

@@ -4,6 +4,9 @@ import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-o
 export const USER_ROLES = ['user', 'merchant', 'admin'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
+export const USER_LANGUAGES = ['en', 'ar'] as const;
+export type UserLanguage = (typeof USER_LANGUAGES)[number];
+
 export const KYC_STATUSES = ['unverified', 'verified'] as const;
 export type KycStatus = (typeof KYC_STATUSES)[number];
 
@@ -34,6 +37,14 @@ export const users = sqliteTable(
     /** Last TOTP time step accepted, so a code is accepted only once. */
     totpLastStep: integer('totp_last_step'),
     loginNotifications: integer('login_notifications', { mode: 'boolean' }).notNull().default(true),
+    /**
+     * The language bpay writes to this user in (mail, notices, server-made text): the one they signed up in, changed
+     * by the language switch while signed in. One of USER_LANGUAGES, checked in code: a CHECK added now would make
+     * drizzle-kit rebuild users, whose children cascade.
+     */
+    language: text('language').notNull().default('en'),
+    /** Which notice kinds the user wants by mail, where they differ from the defaults (Settings → Notifications). */
+    noticeEmailPrefs: text('notice_email_prefs', { mode: 'json' }).$type<Record<string, boolean>>().notNull().default({}),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
@@ -99,7 +110,17 @@ export const throttleEvents = sqliteTable(
   ],
 );
 
-export const EMAIL_KINDS = ['password_reset', 'sign_in_notice', 'email_changed', 'plan_receipt', 'plan_notice'] as const;
+export const EMAIL_KINDS = [
+  'password_reset',
+  'sign_in_notice',
+  'email_changed',
+  'plan_receipt',
+  'plan_notice',
+  /** A notice (db/schema/notifications.ts) the user gets by mail. */
+  'notice',
+  /** The link that confirms a new e-mail address. */
+  'email_change_confirm',
+] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 export const EMAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
 

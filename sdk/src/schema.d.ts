@@ -7853,8 +7853,11 @@ export interface operations {
                         smtpConfigured: boolean;
                         messages: {
                             id: string;
-                            /** @enum {string} */
-                            kind: "password_reset" | "sign_in_notice" | "email_changed" | "plan_receipt" | "plan_notice";
+                            /**
+                             * @default password_reset
+                             * @enum {string}
+                             */
+                            kind: "password_reset" | "sign_in_notice" | "email_changed" | "plan_receipt" | "plan_notice" | "notice" | "email_change_confirm";
                             to: string;
                             subject: string;
                             /** @enum {string} */

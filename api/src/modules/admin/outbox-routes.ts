@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia';
+import { EMAIL_KINDS } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { errors, sharedModels } from '../../models';
 import { listOutbox } from '../email/outbox';
@@ -7,13 +8,7 @@ import { ADMIN_SECURITY } from './routes';
 
 const OutboxMessageModel = t.Object({
   id: t.String(),
-  kind: t.Union([
-    t.Literal('password_reset'),
-    t.Literal('sign_in_notice'),
-    t.Literal('email_changed'),
-    t.Literal('plan_receipt'),
-    t.Literal('plan_notice'),
-  ]),
+  kind: t.UnionEnum(EMAIL_KINDS),
   to: t.String(),
   subject: t.String(),
   status: t.Union([t.Literal('pending'), t.Literal('sent'), t.Literal('failed')]),
