@@ -242,6 +242,9 @@ export const bcards = sqliteTable(
     uniqueIndex('bcards_collection_unique').on(t.collectionId),
     index('bcards_user_idx').on(t.userId, t.createdAt, t.id),
     index('bcards_status_idx').on(t.status, t.expiresAt),
+    // Spending (modules/spending) dates a bcard by when it was spent or ended: one month of one user's ended bcards is
+    // one seek here, and the live ones (deactivated_at NULL) another.
+    index('bcards_user_deactivated_idx').on(t.userId, t.deactivatedAt),
     // A checkout's card details lead to the processor's card id, then to the bcard.
     index('bcards_vendor_card_idx').on(t.vendorCardId),
     check('bcards_spent_check', sql`${t.spentCents} >= 0 AND ${t.spentCents} <= ${t.limitCents}`),

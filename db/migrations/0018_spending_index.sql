@@ -1,0 +1,1 @@
+CREATE INDEX `bcards_user_deactivated_idx` ON `bcards` (`user_id`,`deactivated_at`);
