@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx } from '@bpay/db';
 import type { Clock } from '../../lib/clock';
+import { wakeChannel } from '../../lib/wake';
 
 /*
  * The feed behind GET /api/v1/events/stream. Each row says "this event should reach live listeners now" (created,
@@ -13,19 +14,13 @@ export type BroadcastReason = (typeof schema.eventBroadcasts.$inferSelect)['reas
 /** How long rows are kept; a stream reads every new row within a poll interval, so this only bounds the table. */
 export const BROADCAST_RETENTION_MS = 60 * 60_000;
 
-type Waker = () => void;
-const wakers = new Set<Waker>();
+const broadcasts = wakeChannel();
 
 /** Calls `fn` when this process records a broadcast (a hint to poll now; the poll itself is the truth). */
-export function onBroadcast(fn: Waker): () => void {
-  wakers.add(fn);
-  return () => wakers.delete(fn);
-}
+export const onBroadcast = (fn: () => void): (() => void) => broadcasts.on(fn);
 
 /** How many streams of this process wait for wake-ups (tests check that closed streams leave none behind). */
-export function broadcastListenerCount(): number {
-  return wakers.size;
-}
+export const broadcastListenerCount = (): number => broadcasts.count();
 
 /** Records one broadcast in the caller's transaction and wakes this process's open streams. */
 export async function recordBroadcast(
@@ -33,7 +28,7 @@ export async function recordBroadcast(
   b: { merchantId: string; livemode: boolean; eventId: string; reason: BroadcastReason; at: Date },
 ): Promise<void> {
   await tx.insert(schema.eventBroadcasts).values(b);
-  for (const wake of wakers) wake();
+  broadcasts.wake();
 }
 
 /** The newest seq so far (0 for none): a stream starts after it, so it sends no backlog. */

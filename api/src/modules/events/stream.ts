@@ -1,6 +1,7 @@
 import { schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { type AppError, errorBody, invalid } from '../../errors';
+import { polledStream, type StreamIo } from '../../lib/polled-stream';
 import { broadcastSeqOf, broadcastsAfter, latestBroadcastSeq, onBroadcast } from './broadcast';
 import { EVENT_TYPES } from './emit';
 import { eventPayload } from './service';
@@ -28,8 +29,6 @@ export function parseEventFilter(raw: string | undefined): ReadonlySet<string> |
 export function sseFrame(e: EventRow): string {
   return `id: ${e.id}\nevent: ${e.type}\ndata: ${eventPayload(e)}\n\n`;
 }
-
-const WAKE_RETRY_MS = 25;
 
 export const EVENT_STREAM_PATH = '/api/v1/events/stream';
 
@@ -75,129 +74,41 @@ export async function openEventStream(
   const resumeAt = lastEventId ? await broadcastSeqOf(deps.db, merchant.id, livemode, lastEventId) : null;
   let cursor = resumeAt ?? (await latestBroadcastSeq(deps.db));
   const { pollMs, pingMs, recheckMs } = deps.eventStream;
-  const encoder = new TextEncoder();
-  let closed = false;
-  let polling = false;
-  let pollAgain = false;
-  let pollTimer: ReturnType<typeof setTimeout> | undefined;
-  const wakeTimers = new Set<ReturnType<typeof setTimeout>>();
-  let pingTimer: ReturnType<typeof setInterval> | undefined;
-  let recheckTimer: ReturnType<typeof setInterval> | undefined;
-  let unsubscribe: () => void = () => undefined;
-  let close: () => void = () => undefined;
-
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (text: string) => {
-        if (closed) return;
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch {
-          close();
-        }
-      };
-      close = () => {
-        if (closed) return;
-        closed = true;
-        clearTimeout(pollTimer);
-        clearInterval(pingTimer);
-        clearInterval(recheckTimer);
-        for (const t of wakeTimers) clearTimeout(t);
-        wakeTimers.clear();
-        unsubscribe();
-        signal.removeEventListener('abort', close);
-        try {
-          controller.close();
-        } catch {
-          // Already closed or errored by the reader.
-        }
-      };
-      /**
-       * Whether the stream may go on sending: false once the key no longer authenticates (the stream then ends with
-       * why), and false without ending when the check itself failed (nothing is sent; the next poll tries again).
-       */
-      const stillAuthenticated = async (): Promise<boolean> => {
-        let refusal: AppError | null;
-        try {
-          refusal = await recheck();
-        } catch (error) {
-          deps.log.error('events stream key check failed', { merchantId: merchant.id, error });
-          return false;
-        }
-        if (closed) return false;
-        if (refusal === null) return true;
-        send(sseErrorFrame(refusal));
-        close();
-        return false;
-      };
-      const poll = async (): Promise<void> => {
-        if (closed) return;
-        if (polling) {
-          pollAgain = true;
-          return;
-        }
-        polling = true;
-        try {
-          do {
-            pollAgain = false;
-            const rows = await broadcastsAfter(deps.db, merchant.id, livemode, cursor);
-            // Nothing goes to a key that stopped working, however recently: checked before each batch is sent.
-            if (rows.length > 0 && !(await stillAuthenticated())) return;
-            for (const row of rows) {
-              if (closed) return;
-              cursor = row.seq;
-              if (filter === null || filter.has(row.event.type)) send(sseFrame(row.event));
-            }
-            if (rows.length === 100) pollAgain = true;
-          } while (pollAgain && !closed);
-        } catch (error) {
-          deps.log.error('events stream poll failed', { merchantId: merchant.id, error });
-        } finally {
-          polling = false;
-        }
-      };
-      const schedule = () => {
-        pollTimer = setTimeout(() => {
-          void poll().then(() => {
-            if (!closed) schedule();
-          });
-        }, pollMs);
-      };
-      const wakeAfter = (ms: number) => {
-        const t = setTimeout(() => {
-          wakeTimers.delete(t);
-          void poll();
-        }, ms);
-        wakeTimers.add(t);
-      };
-      // A broadcast of this process is recorded inside a transaction that commits a moment later: look right away
-      // and once more shortly after; the regular poll is the guarantee.
-      unsubscribe = onBroadcast(() => {
-        if (closed) return;
-        wakeAfter(0);
-        wakeAfter(WAKE_RETRY_MS);
-      });
-      pingTimer = setInterval(() => send(': ping\n\n'), pingMs);
-      recheckTimer = setInterval(() => void stillAuthenticated(), recheckMs);
-      if (signal.aborted) {
-        close();
-        return;
+  /**
+   * Whether the stream may go on sending: false once the key no longer authenticates (the stream then ends with
+   * why), and false without ending when the check itself failed (nothing is sent; the next poll tries again).
+   */
+  const stillAuthenticated = async (io: StreamIo): Promise<boolean> => {
+    let refusal: AppError | null;
+    try {
+      refusal = await recheck();
+    } catch (error) {
+      deps.log.error('events stream key check failed', { merchantId: merchant.id, error });
+      return false;
+    }
+    if (io.closed) return false;
+    if (refusal === null) return true;
+    io.send(sseErrorFrame(refusal));
+    io.end();
+    return false;
+  };
+  return polledStream({
+    signal,
+    pollMs,
+    pingMs,
+    subscribe: onBroadcast,
+    async poll(io) {
+      const rows = await broadcastsAfter(deps.db, merchant.id, livemode, cursor);
+      // Nothing goes to a key that stopped working, however recently: checked before each batch is sent.
+      if (rows.length > 0 && !(await stillAuthenticated(io))) return false;
+      for (const row of rows) {
+        if (io.closed) return false;
+        cursor = row.seq;
+        if (filter === null || filter.has(row.event.type)) io.send(sseFrame(row.event));
       }
-      signal.addEventListener('abort', close, { once: true });
-      // A comment first, so clients (and proxies) see the stream open at once.
-      send(': connected\n\n');
-      schedule();
+      return rows.length === 100;
     },
-    cancel() {
-      close();
-    },
-  });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    },
+    check: { everyMs: recheckMs, run: (io) => void stillAuthenticated(io) },
+    onPollError: (error) => deps.log.error('events stream poll failed', { merchantId: merchant.id, error }),
   });
 }
