@@ -4947,7 +4947,7 @@ export interface operations {
                     fundingSources: {
                         fundingSourceId: string;
                         percentage?: number;
-                        amount?: (string | number) | null;
+                        amount?: string | number | null;
                     }[];
                     spendingLimit?: (string | number) | null;
                     interval?: string;
@@ -5319,7 +5319,7 @@ export interface operations {
                     splits?: {
                         fundingSourceId: string;
                         percentage?: number | null;
-                        fixedAmount?: (string | number) | null;
+                        fixedAmount?: string | number | null;
                         stripePaymentMethodId?: string | null;
                         name?: string;
                         last4?: string;
@@ -7568,7 +7568,7 @@ export interface operations {
                     splits: {
                         fundingSourceId: string;
                         percentage?: number;
-                        fixedAmount?: string | number;
+                        fixedAmount?: string | number | null;
                     }[];
                 };
             };
@@ -11999,7 +11999,7 @@ export interface operations {
                     fundingSources: {
                         fundingSourceId: string;
                         percentage?: number;
-                        amount?: (string | number) | null;
+                        amount?: string | number | null;
                     }[];
                     spendingLimit?: (string | number) | null;
                     interval?: string;

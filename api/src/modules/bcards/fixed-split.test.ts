@@ -80,4 +80,19 @@ describe('POST /api/virtual-cards with fixed amounts', () => {
     const none = await create([{ fundingSourceId: a }]);
     expect(none.status).toBe(400);
   });
+
+  test('a share of 52.905 (text or number, fixed or informative) is refused naming the field, never rounded', async () => {
+    const count = await bcardCount();
+    const bodies: Array<[unknown[], string]> = [
+      [[{ fundingSourceId: a, amount: '52.905' }, { fundingSourceId: b, amount: '50.00' }], 'fundingSources.0.amount'],
+      [[{ fundingSourceId: a, amount: '50.00' }, { fundingSourceId: b, amount: 52.905 }], 'fundingSources.1.amount'],
+      [[{ fundingSourceId: a, percentage: 50, amount: 52.905 }, { fundingSourceId: b, percentage: 50 }], 'fundingSources.0.amount'],
+    ];
+    for (const [fundingSources, param] of bodies) {
+      const res = await create(fundingSources);
+      expect({ status: res.status, code: res.body.error?.code, param: res.body.error?.param }).toEqual({ status: 400, code: 'validation_error', param });
+      expect(res.body.error.message).toMatch(/^(fundingSources\.\d\.)?amount must be an amount in dollars with at most 2 decimals, such as 52\.90: a third decimal is refused, never rounded\.$/);
+    }
+    expect(await bcardCount()).toBe(count);
+  });
 });

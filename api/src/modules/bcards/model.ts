@@ -1,16 +1,29 @@
 import { t } from 'elysia';
 import { freeText, lineText } from '../../lib/text';
 
+/** The one text for a fixed share that is not a whole number of cents (the web's split configurator says the same). */
+export const fixedAmountMessage = (field: string) =>
+  `${field} must be an amount in dollars with at most 2 decimals, such as 52.90: a third decimal is refused, never rounded.`;
+
+const DECIMAL_PATTERN = '^[0-9]{1,10}(\\.[0-9]{1,2})?$';
 const decimal = (what: string) =>
-  t.Union([t.String({ pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' }), t.Number({ minimum: 0 })], {
+  t.Union([t.String({ pattern: DECIMAL_PATTERN }), t.Number({ minimum: 0 })], {
     error: `${what} must be an amount in dollars with at most 2 decimals, such as 100.00.`,
   });
+
+/**
+ * A share's fixed amount in dollars, or null: one union (not a decimal inside another union), so a value such as
+ * '52.905' gets this text rather than the schema's own words. The service checks numbers the same way
+ * (parseFixedAmount): a third decimal is refused, never rounded.
+ */
+export const fixedDecimal = (what: string) =>
+  t.Union([t.String({ pattern: DECIMAL_PATTERN }), t.Number({ minimum: 0 }), t.Null()], { error: fixedAmountMessage(what) });
 
 export const SplitEntry = t.Object(
   {
     fundingSourceId: t.String({ minLength: 1, maxLength: 64, error: 'fundingSourceId is required.' }),
     percentage: t.Optional(t.Number({ minimum: 0, maximum: 100, error: 'percentage must be between 0 and 100.' })),
-    amount: t.Optional(t.Union([decimal('amount'), t.Null()])),
+    amount: t.Optional(fixedDecimal('amount')),
   },
   { additionalProperties: false },
 );
@@ -59,7 +72,7 @@ export const ProcessPaymentBody = t.Object(
           {
             fundingSourceId: t.String({ minLength: 1, maxLength: 64 }),
             percentage: t.Optional(t.Union([t.Number({ minimum: 0, maximum: 100 }), t.Null()])),
-            fixedAmount: t.Optional(t.Union([decimal('fixedAmount'), t.Null()])),
+            fixedAmount: t.Optional(fixedDecimal('fixedAmount')),
             stripePaymentMethodId: t.Optional(t.Union([t.String(), t.Null()])),
             name: t.Optional(t.String()),
             last4: t.Optional(t.String()),

@@ -387,6 +387,20 @@ describe('POST /api/process-payment', () => {
     expect(await balances(alice.cookie)).toEqual(before);
   });
 
+  test("a fixed amount with 3 decimals (52.905), as text or a number: 400 naming the field, not rounded; nothing charged", async () => {
+    const before = await balances(alice.cookie);
+    for (const [i, third] of [[0, '52.905'], [1, 52.905]] as const) {
+      const splits = [{ fundingSourceId: a1, fixedAmount: '50.00' }, { fundingSourceId: a2, fixedAmount: '50.00' }];
+      splits[i] = { fundingSourceId: splits[i]!.fundingSourceId, fixedAmount: third as string };
+      const res = await pay(alice.cookie, { amount: '100.00', merchant: 'Coffee Shop', splits });
+      expectError(res, 400, 'validation_error', `splits.${i}.fixedAmount`);
+      expect(res.body.error.message).toBe(
+        `${i === 0 ? 'fixedAmount' : `splits.${i}.fixedAmount`} must be an amount in dollars with at most 2 decimals, such as 52.90: a third decimal is refused, never rounded.`,
+      );
+    }
+    expect(await balances(alice.cookie)).toEqual(before);
+  });
+
   const rows: Array<{ name: string; body: () => unknown; status: number; code: ErrorCode; param?: string }> = [
     { name: 'no splits and no bcard', body: () => ({ amount: '10.00', merchant: 'M' }), status: 400, code: 'invalid_splits' },
     { name: 'empty splits', body: () => ({ amount: '10.00', merchant: 'M', splits: [] }), status: 400, code: 'invalid_splits' },

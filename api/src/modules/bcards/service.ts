@@ -7,6 +7,7 @@ import { maskedNumber } from '../../lib/cards';
 import { newToken } from '../../lib/ids';
 import { allocate, percentagesSumTo100, percentToBps } from '../../lib/split';
 import { getOwnedSources } from '../funding-sources/service';
+import { fixedAmountMessage } from './model';
 import { accounts, postMovement } from '../ledger/service';
 import { currentTier } from '../subscription/service';
 import { displayName } from '../users/service';
@@ -39,11 +40,14 @@ export function parseAmount(value: string | number, param: string, minCents = 1)
   return cents;
 }
 
-/** A fixed share in dollars (the payment demo's fixed mode) as cents; null when not given. */
+/**
+ * A fixed share in dollars (the split configurator's fixed mode) as cents; null when not given. Exact: 52.905 is
+ * refused naming the field, never rounded (a JSON number too: its shortest decimal form is read, not its binary value).
+ */
 export function parseFixedAmount(value: string | number | null | undefined, param: string): number | null {
   if (value === null || value === undefined) return null;
   const cents = parseDecimal(value);
-  if (cents === null || cents < 0) throw invalid(param, `${param} must be an amount in dollars with at most 2 decimals.`);
+  if (cents === null || cents < 0) throw invalid(param, fixedAmountMessage(param));
   return cents;
 }
 
@@ -60,11 +64,11 @@ export function createBcardInput(body: {
   return {
     name: body.name,
     amountCents: parseAmount(body.balance, 'balance', MIN_BCARD_CENTS),
-    splits: body.fundingSources.map((s, i) => ({
-      fundingSourceId: s.fundingSourceId,
-      percentage: s.percentage ?? null,
-      fixedCents: s.percentage === undefined ? parseFixedAmount(s.amount, `fundingSources.${i}.amount`) : null,
-    })),
+    splits: body.fundingSources.map((s, i) => {
+      // Checked in both modes: an informative amount with a third decimal is as wrong as a fixed one.
+      const fixedCents = parseFixedAmount(s.amount, `fundingSources.${i}.amount`);
+      return { fundingSourceId: s.fundingSourceId, percentage: s.percentage ?? null, fixedCents: s.percentage === undefined ? fixedCents : null };
+    }),
   };
 }
 

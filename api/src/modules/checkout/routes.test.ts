@@ -240,6 +240,8 @@ describe('POST /api/checkout/payment_intents/:id/pay (a production intent: the c
     { name: 'an unknown field', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), customer: 'cus_1' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'customer' },
     { name: 'an amount that is not whole cents', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), amount: 12.5 }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'amount' },
     { name: 'an amount other than the intent’s', body: (pi) => ({ client_secret: pi.client_secret, splits: split([sources.a, 100]), amount: 1 }), expectStatus: 409, expectCode: 'amount_changed', expectParam: 'amount' },
+    { name: "a fixed amount '52.905' (refused, not rounded)", body: (pi) => ({ client_secret: pi.client_secret, splits: [{ fundingSourceId: sources.a, fixedAmount: '52.905' }] }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'splits.0.fixedAmount' },
+    { name: 'a fixed amount 52.905 as a number (refused, not rounded)', body: (pi) => ({ client_secret: pi.client_secret, splits: [{ fundingSourceId: sources.a, fixedAmount: 52.905 }] }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'splits.0.fixedAmount' },
     { name: 'a text/plain body', raw: 'text/plain', expectStatus: 415, expectCode: 'unsupported_media_type' },
   ];
   let otherSecret = '';

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps';
 import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
-import { BcardModel } from '../bcards/model';
+import { BcardModel, fixedDecimal } from '../bcards/model';
 import { parseFixedAmount } from '../bcards/service';
 import { payIntent, publicIntent } from './service';
 
@@ -90,11 +90,7 @@ export function checkoutRoutes(deps: AppDeps) {
                 {
                   fundingSourceId: t.String({ maxLength: 64 }),
                   percentage: t.Optional(t.Number({ minimum: 0, maximum: 100, error: 'percentage must be between 0 and 100.' })),
-                  fixedAmount: t.Optional(
-                    t.Union([t.String({ pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' }), t.Number({ minimum: 0 })], {
-                      error: 'fixedAmount must be an amount in dollars with at most 2 decimals, such as 12.34.',
-                    }),
-                  ),
+                  fixedAmount: t.Optional(fixedDecimal('fixedAmount')),
                 },
                 { additionalProperties: false },
               ),

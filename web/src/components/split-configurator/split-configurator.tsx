@@ -222,7 +222,11 @@ export function SplitConfigurator({
                         value={row.fixedAmount}
                         disabled={pending}
                         aria-label={t('split.row.fixed', { name: source.name })}
-                        aria-invalid={evaluation.error?.code === 'fixed_total' || short}
+                        aria-invalid={
+                          evaluation.error?.code === 'fixed_total' ||
+                          (evaluation.error?.code === 'fixed_decimals' && evaluation.error.rowKeys.includes(row.key)) ||
+                          short
+                        }
                         onChange={(e) => onChange(setRowFixedAmount(value, row.key, e.target.value))}
                       />
                     </>
@@ -383,6 +387,9 @@ function SplitErrorMessage({
             : t('split.error.percentageTotal', { total: isolate(dir, String(error.totalPercent)) })}
         </p>
       );
+      break;
+    case 'fixed_decimals':
+      body = <p className="font-medium">{t('split.error.fixedDecimals')}</p>;
       break;
     case 'fixed_total':
       body = (

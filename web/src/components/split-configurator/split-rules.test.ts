@@ -158,9 +158,9 @@ describe('inputs', () => {
     expect(v.rows[0]!.percentage).toBe('100');
   });
 
-  test('fixed amounts: never negative, at most two decimals', () => {
+  test('fixed amounts: never negative; a third decimal is kept as typed (to be refused), never cut', () => {
     expect(sanitizeFixedInput('-5')).toBe('0');
-    expect(sanitizeFixedInput('12.345')).toBe('12.34');
+    expect(sanitizeFixedInput('12.345')).toBe('12.345');
     expect(sanitizeFixedInput('0.29')).toBe('0.29');
     expect(sanitizeFixedInput('1e2')).toBe('100.00');
     expect(sanitizeFixedInput('12.')).toBe('12.');
@@ -248,6 +248,22 @@ describe('fixed mode', () => {
       totalCents: 10288,
       requiredCents: 10290,
     });
+  });
+
+  test('a share of 52.905 is refused (fixed_decimals, naming its row), never rounded to 52.90 or 52.91', () => {
+    // $50.00 + $1.45 fee = $51.45; 52.905 would pass the one-cent tolerance either way it was rounded.
+    const e = evaluate(withFixed(three, ['52.905', '-1']), three, 5000);
+    const v = withFixed(three, ['52.905']);
+    expect(v.rows[0]!.fixedAmount).toBe('52.905');
+    const single = evaluate(withFixed(three, ['51.455']), three, 5000);
+    expect(single.error).toEqual({ code: 'fixed_decimals', rowKeys: ['row-0'] });
+    expect(single.valid).toBe(false);
+    expect(canSubmit(single)).toBe(false);
+    expect(e.error).toEqual({ code: 'fixed_decimals', rowKeys: ['row-0'] });
+    const second = evaluate(withFixed(three, ['1.00', '50.455']), three, 5000);
+    expect(second.error).toEqual({ code: 'fixed_decimals', rowKeys: ['row-1'] });
+    // The same two amounts with two decimals are a valid split.
+    expect(evaluate(withFixed(three, ['1.00', '50.45']), three, 5000).valid).toBe(true);
   });
 
   test('property: within the tolerance, shares sum exactly to the total', () => {

@@ -64,6 +64,8 @@ export interface SplitShare {
 export type SplitError =
   | { code: 'no_splits' }
   | { code: 'percentage_total'; totalPercent: number }
+  /** A typed fixed amount has a third decimal (52.905): refused, never rounded, as the server refuses it. */
+  | { code: 'fixed_decimals'; rowKeys: string[] }
   | { code: 'fixed_total'; totalCents: number; requiredCents: number }
   | {
       code: 'insufficient';
@@ -163,7 +165,17 @@ export function clampPercentageInput(typed: string): string {
 
 const TWO_DECIMALS = /^(\d+(\.\d{0,2})?|\.\d{1,2})$/;
 
-/** Keeps a typed fixed amount non-negative (spec: min 0), with at most two decimals (step 0.01) and below the cap. */
+const EXTRA_DECIMALS = /^\d*\.\d{3,}$/;
+
+/** A typed fixed amount with more than two decimals ("52.905"): the evaluation refuses it (fixed_decimals). */
+export function hasExtraDecimals(typed: string): boolean {
+  return EXTRA_DECIMALS.test(typed.trim());
+}
+
+/**
+ * Keeps a typed fixed amount non-negative (spec: min 0) and below the cap. A third decimal stays as typed, so the
+ * evaluation can refuse it in words (never cut or rounded behind the person's back); "1e2" becomes "100.00".
+ */
 export function sanitizeFixedInput(typed: string): string {
   const v = typed.trim();
   if (v === '') return '';
@@ -171,8 +183,7 @@ export function sanitizeFixedInput(typed: string): string {
   if (!Number.isFinite(n)) return '';
   if (n <= 0) return n < 0 ? '0' : v;
   if (n * 100 > MAX_FIXED_CENTS) return centsToDecimal(MAX_FIXED_CENTS);
-  if (TWO_DECIMALS.test(v)) return v;
-  // "12.345" or "1e2": cut (not round) to the cent, so the field never shows more than was typed.
+  if (TWO_DECIMALS.test(v) || EXTRA_DECIMALS.test(v)) return v;
   return centsToDecimal(Math.floor(n * 100 + 1e-6));
 }
 
@@ -328,7 +339,9 @@ export function evaluateSplit(
   } else {
     cents = rows.map(({ row }) => fixedInputToCents(row.fixedAmount));
     fixedTotalCents = cents.reduce((a, b) => a + b, 0);
-    if (fixedTotalCents === 0) error = { code: 'no_splits' };
+    const extra = rows.filter(({ row }) => hasExtraDecimals(row.fixedAmount)).map(({ row }) => row.key);
+    if (extra.length > 0) error = { code: 'fixed_decimals', rowKeys: extra };
+    else if (fixedTotalCents === 0) error = { code: 'no_splits' };
     else if (Math.abs(fixedTotalCents - total) > FIXED_TOLERANCE_CENTS) {
       error = { code: 'fixed_total', totalCents: fixedTotalCents, requiredCents: total };
     } else if (fixedTotalCents !== total) {
