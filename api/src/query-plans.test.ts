@@ -87,18 +87,35 @@ const CASES: PlanCase[] = [
     async run(w) {
       const first = expectOk(await w.http('/api/transactions?limit=1', { cookie: w.consumer.cookie }));
       await w.http(`/api/transactions?limit=1&cursor=${first.headers.get(NEXT_CURSOR_HEADER)}`, { cookie: w.consumer.cookie });
-      const completed = expectOk(await w.http('/api/transactions?status=completed&limit=1', { cookie: w.consumer.cookie }));
-      await w.http(`/api/transactions?status=completed&limit=1&cursor=${completed.headers.get(NEXT_CURSOR_HEADER)}`, { cookie: w.consumer.cookie });
+      expectOk(await w.http('/api/transactions?status=completed&limit=1', { cookie: w.consumer.cookie }));
+      // The world's bcards are unused (pending: their money is held on them): pending has a next page.
+      const pending = expectOk(await w.http('/api/transactions?status=pending&limit=1', { cookie: w.consumer.cookie }));
+      await w.http(`/api/transactions?status=pending&limit=1&cursor=${pending.headers.get(NEXT_CURSOR_HEADER)}`, { cookie: w.consumer.cookie });
       expectOk(await w.http('/api/transactions?status=failed&limit=1', { cookie: w.consumer.cookie }));
       expectOk(await w.http('/api/transactions?status=pending&limit=1', { cookie: w.consumer.cookie }));
+      // Issue 25's filters: the stages people look for, each a seek (filters.ts).
+      for (const f of ['active', 'used', 'returned', 'bank_pending', 'bank_returned']) {
+        const page = expectOk(await w.http(`/api/transactions?status=${f}&limit=1`, { cookie: w.consumer.cookie }));
+        const next = page.headers.get(NEXT_CURSOR_HEADER);
+        if (next) await w.http(`/api/transactions?status=${f}&limit=1&cursor=${next}`, { cookie: w.consumer.cookie });
+      }
     },
     uses: [
       'collections_user_idx (user_id=?)',
       'collections_user_idx (user_id=? AND (created_at,id)<(?,?))',
       'collections_user_status_idx (user_id=? AND status=?)',
       'collections_user_status_idx (user_id=? AND status=? AND (created_at,id)<(?,?))',
+      'bcards_user_deactivated_idx (user_id=? AND deactivated_at=?)',
+      'bank_debits_user_idx (user_id=? AND status=?)',
+      'bcards_collection_unique (collection_id=?)',
+      // The parts read by id: the few collections named through bcards or bank_debits, never the user's whole history.
+      'sqlite_autoindex_collections_1 (id=?)',
     ],
-    sorts: { collection_shares: "one page's shares (an IN list of its collections), by position" },
+    sorts: {
+      collection_shares: "one page's shares (an IN list of its collections), by position",
+      collections:
+        "the collections of the user's live bcards or of their bank debits in one state, read by id: few by nature (a bcard lives for a session, a debit settles in days)",
+    },
   },
   {
     name: 'bcards list',

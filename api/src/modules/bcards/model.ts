@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { freeText, lineText } from '../../lib/text';
+import { BcardStageModel, ShareStageModel } from './stage-model';
 
 /** The one text for a fixed share that is not a whole number of cents (the web's split configurator says the same). */
 export const fixedAmountMessage = (field: string) =>
@@ -110,6 +111,7 @@ const ShareModel = t.Object({
   percentage: t.Number(),
   amount: t.String(),
   status: t.String(),
+  stage: ShareStageModel,
 });
 
 export const BcardModel = t.Object(
@@ -139,6 +141,7 @@ export const BcardModel = t.Object(
     closedReason: t.Union([t.String(), t.Null()], {
       description: 'Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates.',
     }),
+    stage: BcardStageModel,
   },
   { $id: '#/components/schemas/Bcard' },
 );

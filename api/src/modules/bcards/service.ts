@@ -14,6 +14,7 @@ import { displayName } from '../users/service';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { recordCollection, runCollection, type CollectionPlan, type PlannedShare } from './collect';
 import { refundUnusedBcard, settleAfterCommit } from './refund';
+import { bcardStageOf, shareStageOf, type BcardStageView, type ShareStage } from './stage';
 import { LEASE_MS } from './saga';
 
 type UserRow = typeof schema.users.$inferSelect;
@@ -213,6 +214,8 @@ export interface BcardView {
   fundingSources: ShareView[];
   lockedDomain: string | null;
   closedReason: 'too_many_incorrect_attempts' | null;
+  /** Where it stands, with the figures its words need (stage.ts). */
+  stage: BcardStageView;
 }
 
 export interface ShareView {
@@ -223,6 +226,8 @@ export interface ShareView {
   percentage: number;
   amount: string;
   status: string;
+  /** Its status in words' terms: a captured bank share whose debit still settles is bank_pending (stage.ts). */
+  stage: ShareStage;
 }
 
 /**
@@ -240,12 +245,19 @@ export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map
   const out = new Map<string, ShareView[]>();
   if (collectionIds.length === 0) return out;
   const rows = await db
-    .select({ share: schema.collectionShares, source: schema.fundingSources })
+    .select({
+      share: schema.collectionShares,
+      source: schema.fundingSources,
+      debit: schema.bankDebits.status,
+      bcardStatus: schema.bcards.status,
+    })
     .from(schema.collectionShares)
     .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
+    .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
+    .leftJoin(schema.bcards, eq(schema.bcards.collectionId, schema.collectionShares.collectionId))
     .where(inArray(schema.collectionShares.collectionId, collectionIds))
     .orderBy(asc(schema.collectionShares.position));
-  for (const { share, source } of rows) {
+  for (const { share, source, debit, bcardStatus } of rows) {
     const list = out.get(share.collectionId) ?? [];
     list.push({
       fundingSourceId: source.id,
@@ -255,6 +267,7 @@ export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map
       percentage: share.percentageBps / 100,
       amount: money(share.amountCents),
       status: share.status,
+      stage: shareStageOf(share, debit, bcardStatus === 'used'),
     });
     out.set(share.collectionId, list);
   }
@@ -286,6 +299,7 @@ function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[], now: Da
     fundingSources: shares,
     lockedDomain: b.lockedDomain,
     closedReason: b.closedReason === 'too_many_incorrect_attempts' ? 'too_many_incorrect_attempts' : null,
+    stage: bcardStageOf(c, b, now),
   };
 }
 

@@ -3,8 +3,10 @@ import type { AppDeps } from '../../deps';
 import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
+import { BankDebitSummaryModel, BcardStageModel } from '../bcards/stage-model';
 import { invalid } from '../../errors';
 import { exportTransactionsCsv, getTransaction, listTransactions, transactionSummary, TRANSACTION_FILTERS } from './service';
+import { FILTER_DESCRIPTION } from './filters';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 
 const MerchantRefundModel = t.Object(
@@ -31,7 +33,13 @@ const TransactionModel = t.Object(
     fee: t.String(),
     totalCharged: t.String(),
     refunded: t.String(),
-    status: t.UnionEnum(['completed', 'pending', 'failed', 'refunded']),
+    status: t.UnionEnum(['completed', 'pending', 'failed', 'refunded'], {
+      description:
+        'Coarse, kept for old clients: pending while the bcard still holds its money unspent or a bank debit settles; ' +
+        'refunded when an unused bcard gave its money back. `stage` and `bankDebit` say more.',
+    }),
+    stage: BcardStageModel,
+    bankDebit: BankDebitSummaryModel,
     virtualCardId: t.Union([t.String(), t.Null()]),
     virtualCardName: t.String(),
     description: t.String(),
@@ -41,7 +49,12 @@ const TransactionModel = t.Object(
 );
 
 const ListQuery = t.Object({
-  status: t.Optional(t.UnionEnum(TRANSACTION_FILTERS, { error: 'status must be all, completed, pending or failed.' })),
+  status: t.Optional(
+    t.UnionEnum(TRANSACTION_FILTERS, {
+      error: `status must be one of ${TRANSACTION_FILTERS.join(', ')}.`,
+      description: FILTER_DESCRIPTION,
+    }),
+  ),
   // The range is checked in the handler: a bound failed inside t.Numeric is reported without the parameter's name.
   limit: t.Optional(t.Numeric({ error: 'limit must be between 1 and 100.' })),
   cursor: t.Optional(t.String({ maxLength: 200 })),

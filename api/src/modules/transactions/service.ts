@@ -4,14 +4,15 @@ import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { sharesOf, type ShareView } from '../bcards/service';
+import { bankDebitSummary, bcardStageOf, type BankDebitSummary, type BcardStageView } from '../bcards/stage';
+import { filterParts, transactionStatusOf, type TransactionFilter, type TransactionStatus } from './filters';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { csvCell } from '../../lib/csv';
 
 type CollectionRow = typeof schema.collections.$inferSelect;
+type BcardRow = typeof schema.bcards.$inferSelect;
 
-export const TRANSACTION_FILTERS = ['all', 'completed', 'pending', 'failed'] as const;
-export type TransactionFilter = (typeof TRANSACTION_FILTERS)[number];
-export type TransactionStatus = 'completed' | 'pending' | 'failed' | 'refunded';
+export { TRANSACTION_FILTERS, type TransactionFilter, type TransactionStatus } from './filters';
 
 export interface TransactionView {
   id: string;
@@ -22,7 +23,12 @@ export interface TransactionView {
   totalCharged: string;
   /** Everything that has come back to the sources: an unused bcard, what a purchase left on it, merchants' refunds. */
   refunded: string;
+  /** Coarse, for old clients: never completed while the bcard holds its money unspent or a bank debit settles. */
   status: TransactionStatus;
+  /** Where its bcard stands, with the figures its words need (bcards/stage.ts). */
+  stage: BcardStageView;
+  /** Its bank debits as one word (returned, else pending, else settled); null when no bank account funded it. */
+  bankDebit: BankDebitSummary;
   virtualCardId: string | null;
   virtualCardName: string;
   description: string;
@@ -31,27 +37,15 @@ export interface TransactionView {
 
 const money = (c: number) => formatDecimal(c as Cents);
 
-/** A collection as the history shows it. */
-export function statusOf(c: CollectionRow): TransactionStatus {
-  switch (c.status) {
-    case 'completed':
-      return 'completed';
-    case 'failed':
-      return 'failed';
-    case 'refunded':
-      return 'refunded';
-    default:
-      return 'pending';
-  }
+interface Related {
+  bcard: BcardRow | null;
+  shareCount: number;
+  merchantRefunded: number;
+  bankDebit: BankDebitSummary;
 }
 
-const FILTER_STATUSES: Record<Exclude<TransactionFilter, 'all'>, CollectionRow['status'][]> = {
-  completed: ['completed'],
-  pending: ['holding', 'capturing', 'refunding'],
-  failed: ['failed'],
-};
-
-function toView(c: CollectionRow, bcardId: string | null, shareCount: number, merchantRefunded: number): TransactionView {
+function toView(c: CollectionRow, { bcard, shareCount, merchantRefunded, bankDebit }: Related, now: Date): TransactionView {
+  const stage = bcardStageOf(c, bcard, now);
   return {
     id: c.id,
     createdAt: c.createdAt.toISOString(),
@@ -60,8 +54,10 @@ function toView(c: CollectionRow, bcardId: string | null, shareCount: number, me
     fee: money(c.feeCents),
     totalCharged: money(c.totalCents),
     refunded: money(c.refundedCents + merchantRefunded),
-    status: statusOf(c),
-    virtualCardId: bcardId,
+    status: transactionStatusOf(c, stage, bankDebit),
+    stage,
+    bankDebit,
+    virtualCardId: bcard?.id ?? null,
     virtualCardName: c.name,
     description:
       c.description ?? `bcard funded from ${shareCount} ${shareCount === 1 ? 'source' : 'sources'}`,
@@ -72,15 +68,19 @@ function toView(c: CollectionRow, bcardId: string | null, shareCount: number, me
 async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const cards = await deps.db
-    .select({ id: schema.bcards.id, collectionId: schema.bcards.collectionId })
-    .from(schema.bcards)
-    .where(inArray(schema.bcards.collectionId, ids));
-  const counts = await deps.db
-    .select({ collectionId: schema.collectionShares.collectionId, n: sql<number>`count(*)` })
+  const cards = await deps.db.select().from(schema.bcards).where(inArray(schema.bcards.collectionId, ids));
+  const shares = await deps.db
+    .select({ id: schema.collectionShares.id, collectionId: schema.collectionShares.collectionId })
     .from(schema.collectionShares)
-    .where(inArray(schema.collectionShares.collectionId, ids))
-    .groupBy(schema.collectionShares.collectionId);
+    .where(inArray(schema.collectionShares.collectionId, ids));
+  // A bank share's debit, by its share (the primary key): pending, settled or returned.
+  const debits =
+    shares.length === 0
+      ? []
+      : await deps.db
+          .select({ collectionId: schema.bankDebits.collectionId, status: schema.bankDebits.status })
+          .from(schema.bankDebits)
+          .where(inArray(schema.bankDebits.shareId, shares.map((s) => s.id)));
   // What merchants' refunds have sent back to this collection's sources (parts of succeeded refunds).
   const refunded = await deps.db
     .select({ collectionId: schema.collectionShares.collectionId, sum: sql<number>`sum(${schema.refundParts.amountCents})` })
@@ -88,10 +88,25 @@ async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionV
     .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
     .where(and(inArray(schema.collectionShares.collectionId, ids), eq(schema.refundParts.status, 'succeeded')))
     .groupBy(schema.collectionShares.collectionId);
-  const cardOf = new Map(cards.map((c) => [c.collectionId, c.id]));
-  const countOf = new Map(counts.map((c) => [c.collectionId, Number(c.n)]));
+  const cardOf = new Map(cards.map((c) => [c.collectionId, c]));
+  const countOf = new Map<string, number>();
+  for (const s of shares) countOf.set(s.collectionId, (countOf.get(s.collectionId) ?? 0) + 1);
+  const debitsOf = new Map<string, Array<(typeof debits)[number]['status']>>();
+  for (const d of debits) debitsOf.set(d.collectionId, [...(debitsOf.get(d.collectionId) ?? []), d.status]);
   const refundedOf = new Map(refunded.map((c) => [c.collectionId, Number(c.sum)]));
-  return rows.map((r) => toView(r, cardOf.get(r.id) ?? null, countOf.get(r.id) ?? 0, refundedOf.get(r.id) ?? 0));
+  const now = deps.clock.now();
+  return rows.map((r) =>
+    toView(
+      r,
+      {
+        bcard: cardOf.get(r.id) ?? null,
+        shareCount: countOf.get(r.id) ?? 0,
+        merchantRefunded: refundedOf.get(r.id) ?? 0,
+        bankDebit: bankDebitSummary(debitsOf.get(r.id) ?? []),
+      },
+      now,
+    ),
+  );
 }
 
 /** The owner's transactions, newest first, filtered, one page at a time. */
@@ -102,10 +117,15 @@ export async function listTransactions(
 ): Promise<{ data: TransactionView[]; nextCursor: string | null }> {
   // Merchants' sandbox test bcards (kind sandbox) are no consumer money: never in the owner's history.
   const conds: SQL[] = [eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')];
+  // A part read by id (filters.ts): `+user_id` keeps SQLite off the user's indexes, so it reads the few ids and
+  // sorts them instead of walking the user's whole history in order to test each row against them.
+  const byIdConds: SQL[] = [sql`+${schema.collections.userId} = ${userId}`, ne(schema.collections.kind, 'sandbox')];
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     // A row value, not an OR of two conditions: SQLite seeks the index's (created_at, id) to it.
-    conds.push(sql`(${schema.collections.createdAt}, ${schema.collections.id}) < (${c.t}, ${c.id})`);
+    const after = sql`(${schema.collections.createdAt}, ${schema.collections.id}) < (${c.t}, ${c.id})`;
+    conds.push(after);
+    byIdConds.push(after);
   }
   const newestFirst = (where: SQL[]) =>
     deps.db
@@ -114,14 +134,19 @@ export async function listTransactions(
       .where(and(...where))
       .orderBy(desc(schema.collections.createdAt), desc(schema.collections.id))
       .limit(q.limit + 1);
-  // A filter reads each of its statuses in order from collections_user_status_idx and merges them: SQLite cannot
-  // keep an IN list of statuses in created_at order, and walking the user's every row to find a rare status costs
-  // what the whole history costs.
+  // A filter reads each of its parts newest first on its own (an ordered seek of collections_user_status_idx, or a
+  // small set read through bcards or bank_debits: filters.ts) and merges them: SQLite cannot keep an IN list of
+  // statuses in created_at order, and walking the user's every row to find a rare one costs what the whole history costs.
   const rows =
     q.status === 'all'
       ? await newestFirst(conds)
-      : (await Promise.all(FILTER_STATUSES[q.status].map((st) => newestFirst([...conds, eq(schema.collections.status, st)]))))
-          .flat()
+      : [
+          ...new Map(
+            (await Promise.all(filterParts(q.status, userId, deps.clock.now()).map((p) => newestFirst([...(p.byId ? byIdConds : conds), p.where]))))
+              .flat()
+              .map((r) => [r.id, r] as const),
+          ).values(),
+        ]
           .sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
           .slice(0, q.limit + 1);
   const page = rows.slice(0, q.limit);
@@ -187,6 +212,8 @@ export const CSV_COLUMNS = [
   'total_charged',
   'refunded',
   'status',
+  'stage',
+  'bank_debit',
   'virtual_card',
   'description',
 ] as const;
@@ -199,7 +226,7 @@ export async function exportTransactionsCsv(deps: AppDeps, userId: string, statu
     const page = await listTransactions(deps, userId, { status, limit: 500, cursor });
     for (const t of page.data) {
       lines.push(
-        [t.id, t.createdAt, t.merchant, t.amount, t.fee, t.totalCharged, t.refunded, t.status, t.virtualCardName, t.description]
+        [t.id, t.createdAt, t.merchant, t.amount, t.fee, t.totalCharged, t.refunded, t.status, t.stage.code, t.bankDebit ?? '', t.virtualCardName, t.description]
           .map(csvCell)
           .join(','),
       );

@@ -125,7 +125,8 @@ describe('GET /api/transactions', () => {
   test('newest first, only the caller’s, each with its status', async () => {
     const txs = await list();
     expect(txs.map((t) => t.id)).toEqual([made.formula, made.coffee, made.canceled, made.failed, made.first]);
-    expect(txs.map((t) => t.status)).toEqual(['completed', 'completed', 'refunded', 'failed', 'completed']);
+    // First is an unused bcard still holding its money: pending, never completed (issue 25).
+    expect(txs.map((t) => t.status)).toEqual(['completed', 'completed', 'refunded', 'failed', 'pending']);
     for (let i = 1; i < txs.length; i++) expect(txs[i - 1]!.createdAt > txs[i]!.createdAt).toBe(true);
     expect(txs.map((t) => t.id)).not.toContain(othersTx);
     expect(txs.find((t) => t.id === made.coffee)).toMatchObject({ merchant: 'Coffee', amount: '3.50', virtualCardName: 'Coffee purchase' });
@@ -140,9 +141,9 @@ describe('GET /api/transactions', () => {
 
   test('status filter: all, completed, pending, failed', async () => {
     expect((await list('?status=all')).map((t) => t.id)).toEqual((await list()).map((t) => t.id));
-    expect((await list('?status=completed')).map((t) => t.id)).toEqual([made.formula, made.coffee, made.first]);
+    expect((await list('?status=completed')).map((t) => t.id)).toEqual([made.formula, made.coffee]);
     expect((await list('?status=failed')).map((t) => t.id)).toEqual([made.failed]);
-    expect(await list('?status=pending')).toEqual([]);
+    expect((await list('?status=pending')).map((t) => t.id)).toEqual([made.first]);
   });
 
   const bad: Array<[string, string, string]> = [
@@ -194,8 +195,8 @@ describe('GET /api/transactions', () => {
       cursor = res.headers.get(NEXT_CURSOR_HEADER);
       pages++;
     } while (cursor && pages < 10);
-    expect(seen).toEqual([made.formula, made.coffee, made.first]);
-    expect(pages).toBe(3);
+    expect(seen).toEqual([made.formula, made.coffee]);
+    expect(pages).toBe(2);
   });
 
   test('a page with exactly the rest has no next cursor', async () => {
@@ -235,7 +236,7 @@ describe('GET /api/transactions', () => {
 });
 
 describe('pending transactions', () => {
-  test('a collection still being held is listed as pending, and as completed once done', async () => {
+  test('a collection still being held is listed as pending (collecting), and still pending once its bcard holds the money', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const local = await makeTestApp({
@@ -260,13 +261,17 @@ describe('pending transactions', () => {
         pending = (await call(local, `${TX}?status=pending`, { cookie: u.cookie })).body;
         if (pending.length === 0) await Bun.sleep(5);
       }
-      expect(pending.map((t) => t.status)).toEqual(['pending']);
+      expect(pending.map((t) => [t.status, (t as unknown as { stage: { code: string } }).stage.code])).toEqual([['pending', 'collecting']]);
       expect((await call(local, `${TX}?status=completed`, { cookie: u.cookie })).body).toEqual([]);
+      expect((await call(local, `${TX}?status=active`, { cookie: u.cookie })).body).toEqual([]);
       release();
       expect((await running).status).toBe(201);
-      expect((await call(local, `${TX}?status=pending`, { cookie: u.cookie })).body).toEqual([]);
-      const done = (await call(local, `${TX}?status=completed`, { cookie: u.cookie })).body as Tx[];
-      expect(done.map((t) => t.id)).toEqual([pending[0]!.id]);
+      // Issued and unused: its money is held on the bcard, not spent; pending and active, not completed.
+      const held = (await call(local, `${TX}?status=pending`, { cookie: u.cookie })).body as Array<Tx & { stage: { code: string; held: string } }>;
+      expect(held.map((t) => [t.id, t.stage.code, t.stage.held])).toEqual([[pending[0]!.id, 'active', '12.00']]);
+      expect((await call(local, `${TX}?status=completed`, { cookie: u.cookie })).body).toEqual([]);
+      const active = (await call(local, `${TX}?status=active`, { cookie: u.cookie })).body as Tx[];
+      expect(active.map((t) => t.id)).toEqual([pending[0]!.id]);
     } finally {
       release();
       local.close();
@@ -278,7 +283,7 @@ describe('GET /api/transactions/:id', () => {
   test('one transaction with its shares, which sum to what was charged', async () => {
     const res = await call(ctx, `${TX}/${made.first}`, { cookie: user.cookie });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: made.first, status: 'completed', amount: '10.00', fee: '0.29', totalCharged: '10.29' });
+    expect(res.body).toMatchObject({ id: made.first, status: 'pending', amount: '10.00', fee: '0.29', totalCharged: '10.29' });
     expect(res.body.shares.map((s: { fundingSourceId: string }) => s.fundingSourceId)).toEqual([s1, s2]);
     expect(res.body.shares.reduce((a: number, s: { amount: string }) => a + cents(s.amount), 0)).toBe(1029);
     expect(res.body.shares.every((s: { status: string }) => s.status === 'captured')).toBe(true);
@@ -317,7 +322,8 @@ describe('GET /api/transactions/export.csv', () => {
     const col = (name: (typeof CSV_COLUMNS)[number]) => CSV_COLUMNS.indexOf(name);
     expect(first[col('amount')]).toBe('10.00');
     expect(first[col('total_charged')]).toBe('10.29');
-    expect(first[col('status')]).toBe('completed');
+    expect(first[col('status')]).toBe('pending');
+    expect(first[col('stage')]).toBe('active');
     expect(first[col('virtual_card')]).toBe('First');
     expect(res.text).not.toContain(othersTx);
   });
@@ -326,9 +332,9 @@ describe('GET /api/transactions/export.csv', () => {
     const failed = parseCsv((await csv('?status=failed')).text);
     expect(failed.slice(1).map((r) => r[0])).toEqual([made.failed]);
     const completed = parseCsv((await csv('?status=completed')).text);
-    expect(completed.slice(1).map((r) => r[0])).toEqual([made.formula, made.coffee, made.first]);
+    expect(completed.slice(1).map((r) => r[0])).toEqual([made.formula, made.coffee]);
     const pending = parseCsv((await csv('?status=pending')).text);
-    expect(pending).toEqual([[...CSV_COLUMNS]]);
+    expect(pending.slice(1).map((r) => r[0])).toEqual([made.first]);
     expectError(await csv('?status=bogus'), 400, 'validation_error', 'status');
     expectError(await call(ctx, `${TX}/export.csv`), 401, 'unauthenticated');
   });
