@@ -93,7 +93,8 @@ describe('adding and verifying', () => {
       expiryYear: null,
       defaultSplitPercentage: 50,
       isActive: true,
-      balance: '10000.00',
+      // No balance: bpay cannot know a bank account's (issue 25).
+      balance: null,
       bankAccount: { routingNumber: BANK_ROUTING_OK, accountType: 'savings', verificationStatus: 'pending', verificationAttemptsLeft: 3 },
       createdAt: ctx.clock.now().toISOString(),
     });

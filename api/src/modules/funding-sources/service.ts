@@ -62,7 +62,9 @@ export function toView(s: SourceRow, availableCents: number | null): FundingSour
     expiryYear: bank ? null : s.expYear,
     defaultSplitPercentage: s.defaultSplitBps / 100,
     isActive: s.isActive,
-    balance: availableCents === null ? null : formatDecimal(availableCents as Cents),
+    // A bank account's balance is the bank's to know, not bpay's (an ACH debit is checked when it is made and can
+    // still come back days later): none is shown, verified or not (issue 25).
+    balance: bank || availableCents === null ? null : formatDecimal(availableCents as Cents),
     bankAccount: bank
       ? {
           routingNumber: s.bankRoutingNumber ?? '',
@@ -77,6 +79,7 @@ export function toView(s: SourceRow, availableCents: number | null): FundingSour
 
 export async function withBalance(deps: AppDeps, s: SourceRow): Promise<FundingSourceView> {
   let available: number | null = null;
+  if (s.type === 'bank_account') return toView(s, null);
   try {
     available = await deps.vendorFor(s.vendor).availableBalance(s.vendorToken);
   } catch (error) {
