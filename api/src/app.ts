@@ -33,6 +33,7 @@ import { issuingNetworkRoutes } from './modules/issuing/routes';
 import { stripeWebhookRoutes } from './modules/issuing/stripe-routes';
 import { extensionScopeGuard } from './plugins/extension-auth';
 import { extensionRoutes } from './modules/extension/routes';
+import { notificationRoutes } from './modules/notifications/routes';
 
 export const API_VERSION = '0.1.0';
 
@@ -145,6 +146,7 @@ export function createApp(deps: AppDeps) {
             { name: 'Funding sources', description: 'Cards linked to your account (tokens only)' },
             { name: 'bcards', description: 'Split collection and single-use virtual cards' },
             { name: 'Transactions', description: 'Your history and its CSV export' },
+            { name: 'Notifications', description: 'Notices of what touched your money or your account, their live stream, and which come by e-mail' },
             { name: 'Merchants', description: 'Merchant accounts and keys (session cookie)' },
             { name: 'Payment intents', description: 'The merchant API (Authorization: Bearer sk_…)' },
             { name: 'Webhook endpoints', description: 'Where bpay POSTs signed events (Authorization: Bearer sk_…)' },
@@ -204,6 +206,7 @@ export function createApp(deps: AppDeps) {
     .use(fundingSourceRoutes(deps))
     .use(bcardRoutes(deps))
     .use(transactionRoutes(deps))
+    .use(notificationRoutes(deps))
     .use(analyticsRoutes(deps))
     .use(merchantRoutes(deps))
     .use(paymentIntentRoutes(deps))

@@ -649,6 +649,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your notices, newest first
+         * @description Written in your language. When more exist, the bpay-next-cursor header holds the cursor for the next page.
+         */
+        get: operations["getApiNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/unread-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many of your notices are unread (the bell's badge) */
+        get: operations["getApiNotificationsUnread-count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark all your notices read */
+        post: operations["postApiNotificationsRead-all"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which notices you get by e-mail, per kind */
+        get: operations["getApiNotificationsPreferences"];
+        /** Choose which notices you get by e-mail */
+        put: operations["putApiNotificationsPreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream your new notices as they are written (server-sent events)
+         * @description Answers `text/event-stream` and stays open. Only notices written after the connection opened are sent (with `Last-Event-ID`, also those written since that notice); each is `event: notice` with the notice JSON of the list as data. Comment lines (`: connected`, `: ping`) keep the connection alive. When the session that opened it ends, the stream sends `event: error` with `data: {"error":{…}}` and ends.
+         */
+        get: operations["getApiNotificationsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one of your notices read */
+        post: operations["postApiNotificationsByIdRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics": {
         parameters: {
             query?: never;
@@ -4900,11 +5009,34 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
                         /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
                         closedReason: string | null;
+                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                        stage: {
+                            /**
+                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                             * @default collecting
+                             * @enum {string}
+                             */
+                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                            /** @description What the bcard holds now, in dollars (active, authorized) */
+                            held: string | null;
+                            /** @description What the merchant charged, in dollars (used, partly_used) */
+                            spent: string | null;
+                            /** @description What went (or is going) back to the sources, in dollars */
+                            returned: string | null;
+                            /** @description Where it was used (used, partly_used) */
+                            merchant: string | null;
+                        };
                     }[];
                 };
             };
@@ -4998,11 +5130,34 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
                         /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
                         closedReason: string | null;
+                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                        stage: {
+                            /**
+                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                             * @default collecting
+                             * @enum {string}
+                             */
+                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                            /** @description What the bcard holds now, in dollars (active, authorized) */
+                            held: string | null;
+                            /** @description What the merchant charged, in dollars (used, partly_used) */
+                            spent: string | null;
+                            /** @description What went (or is going) back to the sources, in dollars */
+                            returned: string | null;
+                            /** @description Where it was used (used, partly_used) */
+                            merchant: string | null;
+                        };
                     };
                 };
             };
@@ -5111,6 +5266,12 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                     };
                 };
@@ -5191,11 +5352,34 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
                         /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
                         closedReason: string | null;
+                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                        stage: {
+                            /**
+                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                             * @default collecting
+                             * @enum {string}
+                             */
+                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                            /** @description What the bcard holds now, in dollars (active, authorized) */
+                            held: string | null;
+                            /** @description What the merchant charged, in dollars (used, partly_used) */
+                            spent: string | null;
+                            /** @description What went (or is going) back to the sources, in dollars */
+                            returned: string | null;
+                            /** @description Where it was used (used, partly_used) */
+                            merchant: string | null;
+                        };
                     };
                 };
             };
@@ -5350,6 +5534,12 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                         virtualCard: {
                             id: string;
@@ -5388,11 +5578,34 @@ export interface operations {
                                 percentage: number;
                                 amount: string;
                                 status: string;
+                                /**
+                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                                 * @default pending
+                                 * @enum {string}
+                                 */
+                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                             }[];
                             /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                             lockedDomain: string | null;
                             /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
                             closedReason: string | null;
+                            /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                            stage: {
+                                /**
+                                 * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                                 * @default collecting
+                                 * @enum {string}
+                                 */
+                                code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                                /** @description What the bcard holds now, in dollars (active, authorized) */
+                                held: string | null;
+                                /** @description What the merchant charged, in dollars (used, partly_used) */
+                                spent: string | null;
+                                /** @description What went (or is going) back to the sources, in dollars */
+                                returned: string | null;
+                                /** @description Where it was used (used, partly_used) */
+                                merchant: string | null;
+                            };
                         };
                     };
                 };
@@ -5474,7 +5687,7 @@ export interface operations {
     getApiTransactions: {
         parameters: {
             query?: {
-                status?: "all" | "completed" | "pending" | "failed";
+                status?: "all" | "completed" | "pending" | "failed" | "active" | "used" | "returned" | "bank_pending" | "bank_returned";
                 limit?: number;
                 cursor?: string;
             };
@@ -5501,10 +5714,34 @@ export interface operations {
                         totalCharged: string;
                         refunded: string;
                         /**
+                         * @description Coarse, kept for old clients: pending while the bcard still holds its money unspent or a bank debit settles; refunded when an unused bcard gave its money back. `stage` and `bankDebit` say more.
                          * @default completed
                          * @enum {string}
                          */
                         status: "completed" | "pending" | "failed" | "refunded";
+                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                        stage: {
+                            /**
+                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                             * @default collecting
+                             * @enum {string}
+                             */
+                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                            /** @description What the bcard holds now, in dollars (active, authorized) */
+                            held: string | null;
+                            /** @description What the merchant charged, in dollars (used, partly_used) */
+                            spent: string | null;
+                            /** @description What went (or is going) back to the sources, in dollars */
+                            returned: string | null;
+                            /** @description Where it was used (used, partly_used) */
+                            merchant: string | null;
+                        };
+                        /**
+                         * @description The transaction's bank debits as one word: returned if any was, else pending while any settles, else settled; null without a bank share
+                         * @default pending
+                         * @enum {string|null}
+                         */
+                        bankDebit: "pending" | "settled" | "returned" | null;
                         virtualCardId: string | null;
                         virtualCardName: string;
                         description: string;
@@ -5535,7 +5772,7 @@ export interface operations {
     "getApiTransactionsExport.csv": {
         parameters: {
             query?: {
-                status?: "all" | "completed" | "pending" | "failed";
+                status?: "all" | "completed" | "pending" | "failed" | "active" | "used" | "returned" | "bank_pending" | "bank_returned";
             };
             header?: never;
             path?: never;
@@ -5644,10 +5881,34 @@ export interface operations {
                         totalCharged: string;
                         refunded: string;
                         /**
+                         * @description Coarse, kept for old clients: pending while the bcard still holds its money unspent or a bank debit settles; refunded when an unused bcard gave its money back. `stage` and `bankDebit` say more.
                          * @default completed
                          * @enum {string}
                          */
                         status: "completed" | "pending" | "failed" | "refunded";
+                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                        stage: {
+                            /**
+                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                             * @default collecting
+                             * @enum {string}
+                             */
+                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                            /** @description What the bcard holds now, in dollars (active, authorized) */
+                            held: string | null;
+                            /** @description What the merchant charged, in dollars (used, partly_used) */
+                            spent: string | null;
+                            /** @description What went (or is going) back to the sources, in dollars */
+                            returned: string | null;
+                            /** @description Where it was used (used, partly_used) */
+                            merchant: string | null;
+                        };
+                        /**
+                         * @description The transaction's bank debits as one word: returned if any was, else pending while any settles, else settled; null without a bank share
+                         * @default pending
+                         * @enum {string|null}
+                         */
+                        bankDebit: "pending" | "settled" | "returned" | null;
                         virtualCardId: string | null;
                         virtualCardName: string;
                         description: string;
@@ -5660,6 +5921,12 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                         refunds: {
                             id: string;
@@ -5683,6 +5950,318 @@ export interface operations {
                                 amount: string;
                             }[];
                         }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiNotifications: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example ntf_4f9c0a1b2c3d4e5f6a7b8c9d */
+                        id: string;
+                        /**
+                         * @default bcard_issued
+                         * @enum {string}
+                         */
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        /** @description In the user's language (users.language) */
+                        title: string;
+                        /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
+                        body: string;
+                        /** @description A path in the web app this notice is about (e.g. /?tab=transactions&transaction=col_…) */
+                        link: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readAt: string | null;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiNotificationsUnread-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        unread: number;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiNotificationsRead-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many were unread */
+                        marked: number;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiNotificationsPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @default bcard_issued
+                         * @enum {string}
+                         */
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        /**
+                         * @default bcards
+                         * @enum {string}
+                         */
+                        group: "bcards" | "refunds" | "bank" | "plans" | "identity" | "security";
+                        /** @description Whether this kind is sent by e-mail */
+                        email: boolean;
+                        /** @description Security notices: always sent (sign_in: as Login Notifications says); cannot be turned off here */
+                        locked: boolean;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putApiNotificationsPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*"?: never;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @default bcard_issued
+                         * @enum {string}
+                         */
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        /**
+                         * @default bcards
+                         * @enum {string}
+                         */
+                        group: "bcards" | "refunds" | "bank" | "plans" | "identity" | "security";
+                        /** @description Whether this kind is sent by e-mail */
+                        email: boolean;
+                        /** @description Security notices: always sent (sign_in: as Login Notifications says); cannot be turned off here */
+                        locked: boolean;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiNotificationsStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream that stays open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error (status 401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiNotificationsByIdRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example ntf_4f9c0a1b2c3d4e5f6a7b8c9d */
+                        id: string;
+                        /**
+                         * @default bcard_issued
+                         * @enum {string}
+                         */
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        /** @description In the user's language (users.language) */
+                        title: string;
+                        /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
+                        body: string;
+                        /** @description A path in the web app this notice is about (e.g. /?tab=transactions&transaction=col_…) */
+                        link: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        readAt: string | null;
                     };
                 };
             };
@@ -7623,11 +8202,34 @@ export interface operations {
                                 percentage: number;
                                 amount: string;
                                 status: string;
+                                /**
+                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                                 * @default pending
+                                 * @enum {string}
+                                 */
+                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                             }[];
                             /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                             lockedDomain: string | null;
                             /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
                             closedReason: string | null;
+                            /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                            stage: {
+                                /**
+                                 * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                                 * @default collecting
+                                 * @enum {string}
+                                 */
+                                code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                                /** @description What the bcard holds now, in dollars (active, authorized) */
+                                held: string | null;
+                                /** @description What the merchant charged, in dollars (used, partly_used) */
+                                spent: string | null;
+                                /** @description What went (or is going) back to the sources, in dollars */
+                                returned: string | null;
+                                /** @description Where it was used (used, partly_used) */
+                                merchant: string | null;
+                            };
                         };
                         /** @description True for a sandbox intent: it was paid with a sandbox test bcard and the consumer's cards were not charged (the split is still checked). */
                         testMode: boolean;
@@ -12052,11 +12654,34 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
                         /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
                         closedReason: string | null;
+                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+                        stage: {
+                            /**
+                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                             * @default collecting
+                             * @enum {string}
+                             */
+                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                            /** @description What the bcard holds now, in dollars (active, authorized) */
+                            held: string | null;
+                            /** @description What the merchant charged, in dollars (used, partly_used) */
+                            spent: string | null;
+                            /** @description What went (or is going) back to the sources, in dollars */
+                            returned: string | null;
+                            /** @description Where it was used (used, partly_used) */
+                            merchant: string | null;
+                        };
                     };
                 };
             };
@@ -12165,6 +12790,12 @@ export interface operations {
                             percentage: number;
                             amount: string;
                             status: string;
+                            /**
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @default pending
+                             * @enum {string}
+                             */
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
                         }[];
                     };
                 };
