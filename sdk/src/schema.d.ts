@@ -157,9 +157,87 @@ export interface paths {
         head?: never;
         /**
          * Update your own profile
-         * @description Changing email (to another address) or password needs currentPassword: 400 current_password_required when missing, 400 invalid_current_password when wrong (5 wrong ones a day are free, then growing delays: 429 verification_rate_limited with Retry-After). A new password must not be easy to guess (400 weak_password, see register) and ends every other session. The old address is notified of an e-mail change.
+         * @description Changing email (to another address) or password needs currentPassword: 400 current_password_required when missing, 400 invalid_current_password when wrong (5 wrong ones a day are free, then growing delays: 429 verification_rate_limited with Retry-After). A new password must not be easy to guess (400 weak_password, see register) and ends every other session. A new email is not applied at once: a confirmation link (valid 24 hours, once) is mailed to the new address and the answer still shows the current address, which stays the sign-in address until the link is followed (GET /api/auth/email-change shows it pending). 409 email_taken when another account has it; at most 5 links an hour (429 email_change_rate_limited). Another letter case of the same address is applied at once. language (en or ar) is the language bpay writes to you in; another code is 400 validation_error (param language) and changes nothing.
          */
         patch: operations["patchApiAuthUser"];
+        trace?: never;
+    };
+    "/api/auth/email-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The e-mail change waiting for its confirmation link, if any */
+        get: operations["getApiAuthEmail-change"];
+        put?: never;
+        post?: never;
+        /** Cancel the pending e-mail change (its link stops working) */
+        delete: operations["deleteApiAuthEmail-change"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/email-change/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the confirmation link again
+         * @description A fresh link to the pending new address; the earlier link stops working. 404 when no change is pending, 409 email_taken when another account took the address meanwhile, 429 email_change_rate_limited past 5 links an hour.
+         */
+        post: operations["postApiAuthEmail-changeResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/email-change/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Follow the confirmation link mailed to a new e-mail address
+         * @description Makes the new address the sign-in address (no session needed: the link may be opened on another device). Unused password reset links stop working; sessions are kept. The old address is told, with a link to report that it was not you (valid 7 days). 400 email_change_token_invalid (unknown, replaced by a newer link or canceled), email_change_token_used or email_change_token_expired (param token); 409 email_taken when another account has the address now. Nothing changes on an error.
+         */
+        post: operations["postApiAuthEmail-changeConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/email-change/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * "This was not me": undo a confirmed e-mail change from the link mailed to the old address
+         * @description Puts the old address back, ends every session and connected browser, cancels pending changes and mails a password reset link to the old address. Works once, within 7 days. 400 email_change_token_invalid, email_change_token_used or email_change_token_expired (param token); 409 email_taken when another account has the old address now.
+         */
+        post: operations["postApiAuthEmail-changeRevert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/auth/2fa/setup": {
@@ -622,7 +700,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The Overview's figures: total spent, this month, active bcards */
+        /**
+         * The Overview's figures: spent at merchants (all time, this month), held on bcards, returned, fees, plan charges
+         * @description From the one definition of spending (the same as GET /api/analytics): a purchase is dated when its bcard was spent, its refunds with it.
+         */
         get: operations["getApiTransactionsSummary"];
         put?: never;
         post?: never;
@@ -758,6 +839,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/spending/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your latest spending events, newest first (the Overview’s Recent Activity)
+         * @description Purchases (spent = charged - refunded), unused bcards whose money came back, and plan charges, by the same definition as GET /api/analytics.
+         */
+        get: operations["getApiSpendingActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics": {
         parameters: {
             query?: never;
@@ -766,8 +867,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your spending by month, funding source and merchant; fees; refunds
-         * @description Counts transactions whose bcard was issued (merchants’ sandbox test bcards never). Refunds are dated by the transaction they belong to. Give months, or from and to.
+         * Your spending by month, funding source and merchant; refunds, fees, money returned, plan charges
+         * @description Spending is what merchants charged your bcards less what they refunded (money held on a bcard and not spent is not spending). A purchase is dated when its bcard was spent, its refunds with it; an unused bcard when it ended; a plan charge when it was made. Give months, or from and to.
          */
         get: operations["getApiAnalytics"];
         put?: never;
@@ -2317,6 +2418,8 @@ export interface operations {
                     password: string;
                     firstName?: string;
                     lastName?: string;
+                    /** @enum {string} */
+                    language?: "en" | "ar";
                 };
             };
         };
@@ -2349,6 +2452,8 @@ export interface operations {
                         isKycVerified: boolean;
                         twoFactorEnabled: boolean;
                         loginNotifications: boolean;
+                        /** @enum {string} */
+                        language: "en" | "ar";
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -2447,6 +2552,8 @@ export interface operations {
                         isKycVerified: boolean;
                         twoFactorEnabled: boolean;
                         loginNotifications: boolean;
+                        /** @enum {string} */
+                        language: "en" | "ar";
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -2769,6 +2876,8 @@ export interface operations {
                             isKycVerified: boolean;
                             twoFactorEnabled: boolean;
                             loginNotifications: boolean;
+                            /** @enum {string} */
+                            language: "en" | "ar";
                             /** Format: date-time */
                             createdAt: string;
                         } | null;
@@ -2823,6 +2932,8 @@ export interface operations {
                         isKycVerified: boolean;
                         twoFactorEnabled: boolean;
                         loginNotifications: boolean;
+                        /** @enum {string} */
+                        language: "en" | "ar";
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -2857,6 +2968,8 @@ export interface operations {
                     country?: string;
                     phoneNumber?: string;
                     loginNotifications?: boolean;
+                    /** @enum {string} */
+                    language?: "en" | "ar";
                     /** @description A new password (needs currentPassword). It must not be easy to guess (weak_password). */
                     password?: string;
                     /** @description Your current password: required to change email (to another address) or password; ignored otherwise. */
@@ -2900,6 +3013,8 @@ export interface operations {
                         isKycVerified: boolean;
                         twoFactorEnabled: boolean;
                         loginNotifications: boolean;
+                        /** @enum {string} */
+                        language: "en" | "ar";
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -2916,6 +3031,322 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiAuthEmail-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pending: {
+                            /** @description The new address, waiting for its confirmation link to be followed. */
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When the link sent to it stops working.
+                             */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            sentAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "deleteApiAuthEmail-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pending: {
+                            /** @description The new address, waiting for its confirmation link to be followed. */
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When the link sent to it stops working.
+                             */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            sentAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiAuthEmail-changeResend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pending: {
+                            /** @description The new address, waiting for its confirmation link to be followed. */
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When the link sent to it stops working.
+                             */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            sentAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiAuthEmail-changeConfirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account's e-mail address now. */
+                        email: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiAuthEmail-changeRevert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The address put back, masked (a***@example.com). A password reset link went to it. */
+                        email: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3056,6 +3487,8 @@ export interface operations {
                         isKycVerified: boolean;
                         twoFactorEnabled: boolean;
                         loginNotifications: boolean;
+                        /** @enum {string} */
+                        language: "en" | "ar";
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -3161,6 +3594,8 @@ export interface operations {
                         isKycVerified: boolean;
                         twoFactorEnabled: boolean;
                         loginNotifications: boolean;
+                        /** @enum {string} */
+                        language: "en" | "ar";
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -5827,9 +6262,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Spent at merchants: what they charged your bcards less what they refunded, all time, in dollars */
                         totalSpent: string;
+                        /** @description The same for purchases since monthStart */
                         thisMonth: string;
                         activeBcards: number;
+                        /** @description What merchants charged your bcards, all time */
+                        charged: string;
+                        /** @description What merchants refunded of it, all time */
+                        refunded: string;
+                        /** @description Money on your bcards now: collected, not spent, not yet back */
+                        heldOnBcards: string;
+                        /** @description Money collected onto bcards and never spent, back with your sources (fee apart), all time */
+                        returned: string;
+                        /** @description bpay fees of the bcards spent or ended */
+                        fees: string;
+                        /** @description Fees that came back */
+                        feesReturned: string;
+                        /** @description Plan charges, apart from spending, all time */
+                        planCharges: string;
+                        /** @description Plan charges since monthStart */
+                        thisMonthPlanCharges: string;
+                        /** @description bcards spent at a merchant */
+                        purchases: number;
                     };
                 };
             };
@@ -6148,7 +6603,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    /** @description Kinds to turn on (true) or off (false) by e-mail; kinds left out keep their setting. Security kinds cannot be turned off. */
+                    email: {
+                        [key: string]: boolean;
+                    };
+                };
             };
         };
         responses: {
@@ -6285,6 +6745,69 @@ export interface operations {
             };
         };
     };
+    getApiSpendingActivity: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description purchase: a bcard spent at a merchant; returned: an unused bcard ended and its money came back; plan_charge: the plan’s price
+                         * @default purchase
+                         * @enum {string}
+                         */
+                        kind: "purchase" | "returned" | "plan_charge";
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @description When the bcard was spent or ended, or the plan charged
+                         */
+                        at: string;
+                        /** @description The merchant, the bcard’s name, or the plan’s name */
+                        title: string;
+                        /** @description purchase: spent (charged - refunded); returned: what came back, fee included; plan_charge: the price */
+                        amount: string;
+                        /** @description purchase: what the merchant charged */
+                        charged: string;
+                        /** @description purchase: what the merchant refunded of it */
+                        refunded: string;
+                        /** @description The transaction to open (GET /api/transactions/{id}); null for plan charges */
+                        transactionId: string | null;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiAnalytics: {
         parameters: {
             query?: {
@@ -6319,78 +6842,90 @@ export interface operations {
                         currency: "usd";
                         totals: {
                             /**
-                             * @description Purchase amounts (fees apart) of transactions whose bcard was issued, in dollars
+                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
                              * @example 100.00
                              */
                             spent: string;
                             /**
-                             * @description bpay fees charged with them, in dollars
+                             * @description What merchants charged your bcards, in dollars
                              * @example 100.00
                              */
-                            fees: string;
+                            charged: string;
                             /**
-                             * @description Fees that came back (an unused bcard refunded, merchants refunds), in dollars
-                             * @example 100.00
-                             */
-                            feesReturned: string;
-                            /**
-                             * @description Everything that came back to the sources: bcardRefunds + merchantRefunds, in dollars
+                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
                              * @example 100.00
                              */
                             refunded: string;
                             /**
-                             * @description An unused bcard refunded in full, or what a purchase left on its bcard, in dollars
+                             * @description bpay fees of the bcards counted, in dollars
                              * @example 100.00
                              */
-                            bcardRefunds: string;
+                            fees: string;
                             /**
-                             * @description Merchants' succeeded refunds, the fee returned with them included, in dollars
+                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
                              * @example 100.00
                              */
-                            merchantRefunds: string;
+                            feesReturned: string;
                             /**
-                             * @description spent + fees - refunded, in dollars
+                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
                              * @example 100.00
                              */
-                            net: string;
-                            transactions: number;
+                            returned: string;
+                            /**
+                             * @description Plan charges, shown apart: never part of spent, in dollars
+                             * @example 100.00
+                             */
+                            planCharges: string;
+                            /** @description bcards spent at a merchant */
+                            purchases: number;
                         };
                         months: {
                             /** @description YYYY-MM; every month of the range is listed, oldest first */
                             month: string;
                             /**
-                             * @description Purchase amounts, in dollars
+                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
                              * @example 100.00
                              */
                             spent: string;
                             /**
-                             * @description Fees charged, in dollars
+                             * @description What merchants charged your bcards, in dollars
                              * @example 100.00
                              */
-                            fees: string;
+                            charged: string;
                             /**
-                             * @description Fees returned, in dollars
-                             * @example 100.00
-                             */
-                            feesReturned: string;
-                            /**
-                             * @description Refunds of this month’s transactions (whenever they happened), in dollars
+                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
                              * @example 100.00
                              */
                             refunded: string;
                             /**
-                             * @description spent + fees - refunded, in dollars
+                             * @description bpay fees of the bcards counted, in dollars
                              * @example 100.00
                              */
-                            net: string;
-                            transactions: number;
+                            fees: string;
+                            /**
+                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
+                             * @example 100.00
+                             */
+                            feesReturned: string;
+                            /**
+                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
+                             * @example 100.00
+                             */
+                            returned: string;
+                            /**
+                             * @description Plan charges, shown apart: never part of spent, in dollars
+                             * @example 100.00
+                             */
+                            planCharges: string;
+                            /** @description bcards spent at a merchant */
+                            purchases: number;
                             sources: {
                                 fundingSourceId: string;
                                 /**
-                                 * @description What this source was charged this month, fee included, in dollars
+                                 * @description This source's part of the month's spending, in dollars
                                  * @example 100.00
                                  */
-                                charged: string;
+                                spent: string;
                             }[];
                         }[];
                         sources: {
@@ -6401,22 +6936,32 @@ export interface operations {
                             /** @description The source was removed since */
                             removed: boolean;
                             /**
-                             * @description What this source was charged over the range, fee included, before refunds, in dollars
-                             * @example 100.00
-                             */
-                            charged: string;
-                            transactions: number;
-                        }[];
-                        /** @description The top merchants by amount spent, largest first */
-                        merchants: {
-                            /** @description null: bcards not (yet) spent at a merchant */
-                            merchant: string | null;
-                            /**
-                             * @description Purchase amounts, in dollars
+                             * @description This source's part of the spending: each spend split over its bcard's shares by their amounts, in dollars
                              * @example 100.00
                              */
                             spent: string;
-                            transactions: number;
+                            /** @description Purchases it funded a part of */
+                            purchases: number;
+                        }[];
+                        /** @description The top merchants by amount spent, largest first */
+                        merchants: {
+                            merchant: string;
+                            /**
+                             * @description What the merchant charged, in dollars
+                             * @example 100.00
+                             */
+                            charged: string;
+                            /**
+                             * @description What it refunded, in dollars
+                             * @example 100.00
+                             */
+                            refunded: string;
+                            /**
+                             * @description charged - refunded, in dollars
+                             * @example 100.00
+                             */
+                            spent: string;
+                            purchases: number;
                         }[];
                         otherMerchants: {
                             /**
@@ -6424,7 +6969,7 @@ export interface operations {
                              * @example 100.00
                              */
                             spent: string;
-                            transactions: number;
+                            purchases: number;
                             merchants: number;
                         } | null;
                     };

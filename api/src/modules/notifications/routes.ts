@@ -79,12 +79,12 @@ export function notificationRoutes(deps: AppDeps) {
     })
     .put('/preferences', ({ user, body }) => updateNoticePreferences(deps.db, user.id, body.email, deps.clock.now()), {
       auth: true,
+      parse: 'json',
       body: t.Object({
         email: t.Record(t.String({ maxLength: 64 }), t.Boolean(), {
           description: 'Kinds to turn on (true) or off (false) by e-mail; kinds left out keep their setting. Security kinds cannot be turned off.',
-          examples: [{ bcard_spent: false, merchant_refund: true }],
         }),
-      }),
+      }, { examples: [{ email: { bcard_spent: false, merchant_refund: true } }] }),
       response: { 200: t.Array(PreferenceModel), ...errors(400, 401) },
       detail: { summary: 'Choose which notices you get by e-mail' },
     })
