@@ -43,6 +43,9 @@ test('add a bank account through micro-deposits, then split a bcard between a ca
   const bankTile = page.getByTestId('funding-source').filter({ hasText: 'Bank · Checking' });
   await expect(bankTile).toContainText('6789');
   await expect(bankTile.getByTestId('bank-verification')).toHaveAttribute('data-status', 'pending');
+  // No balance bpay cannot know, and not "Active" before it can fund anything (issue 25).
+  await expect(bankTile.getByTestId('funding-source-balance')).toHaveCount(0);
+  await expect(bankTile.getByTestId('funding-source-state')).toHaveText('Usable once verified');
 
   // A wrong answer: the server's message with the tries left, in a live region.
   await bankTile.getByTestId('bank-verify-button').click();
@@ -56,7 +59,8 @@ test('add a bank account through micro-deposits, then split a bcard between a ca
   await dialog.getByTestId('microdeposit-2').fill('0.45');
   await dialog.getByTestId('verify-submit').click();
   await expect(toast(page)).toContainText('Bank account verified');
-  await expect(bankTile.getByTestId('bank-verification')).toHaveCount(0);
+  await expect(bankTile.getByTestId('bank-verification')).toHaveAttribute('data-status', 'verified');
+  await expect(bankTile.getByTestId('bank-verification')).toHaveText('Verified');
 
   // Split a bcard 50/50 between the card and the bank account.
   await page.getByRole('tab', { name: 'bcards' }).click();

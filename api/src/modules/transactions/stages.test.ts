@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
 import { TestClock } from '../../lib/clock';
-import { call, forkTestApp, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { call, forkTestApp, makeTestApp, merchantCall, type CallResult, type TestContext } from '../../../test-support/app';
 import {
   addBankAccount,
   addCard,
@@ -310,8 +310,8 @@ describe('status filters', () => {
         const paged: string[] = [];
         let cursor: string | null = null;
         do {
-          const res = await call(ctx, `${TX}?status=${f}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, { cookie: consumer.cookie });
-          paged.push(...(res.body as Tx[]).map((t) => t.id));
+          const res: CallResult<Tx[]> = await call(ctx, `${TX}?status=${f}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, { cookie: consumer.cookie });
+          paged.push(...res.body.map((t) => t.id));
           cursor = res.headers.get('bpay-next-cursor');
         } while (cursor && paged.length < 10);
         expect(paged, f).toEqual(expected[f]);

@@ -88,6 +88,15 @@ export function demoTransactions(now: Date = new Date()): Transaction[] {
     ...withFee(amount),
     refunded: '0.00',
     status,
+    // The sample's stage as the API words it: a completed one was used at its merchant, the pending one is the active
+    // Travel bcard below holding its money, the failed one was never issued.
+    stage:
+      status === 'completed'
+        ? { code: 'used', held: null, spent: amount, returned: null, merchant }
+        : status === 'pending'
+          ? { code: 'active', held: amount, spent: null, returned: null, merchant: null }
+          : { code: 'not_issued', held: null, spent: null, returned: null, merchant: null },
+    bankDebit: null,
     virtualCardId: null,
     virtualCardName,
     description,
@@ -123,11 +132,12 @@ export function demoBcards(now: Date = new Date()): Bcard[] {
       createdAt: new Date(now.getTime() - MINUTE_MS).toISOString(),
       lockedDomain: null,
       closedReason: null,
+      stage: { code: 'active', held: '612.30', spent: null, returned: null, merchant: null },
       ...withFee('612.30'),
       // The sample purchase this bcard's collection is (the Delta Air Lines flight in demoTransactions).
       transactionId: 'demo_txn_3',
       fundingSources: [
-        { fundingSourceId: 'demo_fs_1', name: 'Chase Sapphire', last4: '4242', brand: 'visa', percentage: 60, amount: '378.04', status: 'captured' },
+        { fundingSourceId: 'demo_fs_1', name: 'Chase Sapphire', last4: '4242', brand: 'visa', percentage: 60, amount: '378.04', status: 'captured', stage: 'charged' },
         {
           fundingSourceId: 'demo_fs_2',
           name: 'Capital One Quicksilver',
@@ -136,6 +146,7 @@ export function demoBcards(now: Date = new Date()): Bcard[] {
           percentage: 40,
           amount: '252.02',
           status: 'captured',
+          stage: 'charged',
         },
       ],
     },

@@ -19,8 +19,11 @@ export function planPaymentsQuery() {
   return queryOptions({ queryKey: PLAN_PAYMENTS_QUERY_KEY, queryFn: () => unwrap(api.GET('/api/subscription/charges')) });
 }
 
-/** The tab's filter in the plan payments' own words: a completed purchase is a paid (succeeded) plan payment. */
-const statusOf: Record<Exclude<StatusFilter, 'all'>, PlanPaymentStatus> = {
+/**
+ * The tab's filter in the plan payments' own words: a completed purchase is a paid (succeeded) plan payment. The
+ * bcard stages (active, used, returned, bank debits) have no plan payment: those filters keep none.
+ */
+const statusOf: Partial<Record<Exclude<StatusFilter, 'all'>, PlanPaymentStatus>> = {
   completed: 'succeeded',
   pending: 'pending',
   failed: 'failed',
@@ -28,12 +31,14 @@ const statusOf: Record<Exclude<StatusFilter, 'all'>, PlanPaymentStatus> = {
 
 /** The plan payments that the tab's status filter keeps, in the order given (newest first). */
 export function planPaymentsFor(payments: readonly PlanPayment[], filter: StatusFilter): PlanPayment[] {
-  return filter === 'all' ? [...payments] : payments.filter((p) => p.status === statusOf[filter]);
+  if (filter === 'all') return [...payments];
+  const status = statusOf[filter];
+  return status ? payments.filter((p) => p.status === status) : [];
 }
 
 /** The plan payments CSV with the same filter (every payment, not only the last 100 the section lists): a link's href. */
 export function planPaymentsCsvUrl(filter: StatusFilter): string {
-  const status = filter === 'all' ? 'all' : statusOf[filter];
+  const status = filter === 'all' ? 'all' : (statusOf[filter] ?? 'all');
   return `/api/subscription/charges/export.csv?${new URLSearchParams({ status })}`;
 }
 

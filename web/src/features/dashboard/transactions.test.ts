@@ -5,6 +5,7 @@ import {
   filterByStatus,
   formatAmount,
   formatCents,
+  matchesFilter,
   parseCents,
   partBrand,
   recentTransactions,
@@ -26,6 +27,8 @@ const tx = (over: Partial<Transaction>): Transaction => ({
   totalCharged: '1.03',
   refunded: '0.00',
   status: 'completed',
+  stage: { code: 'used', held: null, spent: '1.00', returned: null, merchant: 'M' },
+  bankDebit: null,
   virtualCardId: null,
   virtualCardName: 'Card',
   description: '',
@@ -163,5 +166,20 @@ describe("a merchant's refunds", () => {
     ];
     expect(partBrand({ fundingSourceId: 'fs_2' }, shares)).toBe('mastercard');
     expect(partBrand({ fundingSourceId: 'fs_9' }, shares)).toBeNull();
+  });
+});
+
+describe('matchesFilter (the server rule, for the demo samples)', () => {
+  test('stages and bank debits pick the rows people look for; the coarse statuses stay as they were', () => {
+    const active = tx({ status: 'pending', stage: { code: 'active', held: '5.00', spent: null, returned: null, merchant: null } });
+    const settling = tx({ status: 'pending', bankDebit: 'pending' });
+    const returned = tx({ status: 'refunded', stage: { code: 'canceled', held: null, spent: null, returned: '5.15', merchant: null } });
+    const used = tx({});
+    expect([active, settling, returned, used].map((t) => matchesFilter(t, 'active'))).toEqual([true, false, false, false]);
+    expect([active, settling, returned, used].map((t) => matchesFilter(t, 'pending'))).toEqual([true, true, false, false]);
+    expect([active, settling, returned, used].map((t) => matchesFilter(t, 'used'))).toEqual([false, true, false, true]);
+    expect([active, settling, returned, used].map((t) => matchesFilter(t, 'returned'))).toEqual([false, false, true, false]);
+    expect([active, settling, returned, used].map((t) => matchesFilter(t, 'bank_pending'))).toEqual([false, true, false, false]);
+    expect([active, settling, returned, used].map((t) => matchesFilter(t, 'completed'))).toEqual([false, false, false, true]);
   });
 });

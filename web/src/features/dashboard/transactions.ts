@@ -63,8 +63,31 @@ export function recentTransactions(transactions: readonly Transaction[], count =
   return [...transactions].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)).slice(0, count);
 }
 
+/** Whether a transaction is one the filter names (the server's rule, api/src/modules/transactions/filters.ts). */
+export function matchesFilter(t: Pick<Transaction, 'status' | 'stage' | 'bankDebit'>, filter: StatusFilter): boolean {
+  switch (filter) {
+    case 'all':
+      return true;
+    case 'completed':
+    case 'pending':
+    case 'failed':
+      return t.status === filter;
+    case 'active':
+      return t.stage.code === 'active' || t.stage.code === 'authorized';
+    case 'used':
+      return t.stage.code === 'used' || t.stage.code === 'partly_used';
+    case 'returned':
+      return t.status === 'refunded';
+    case 'bank_pending':
+      return t.bankDebit === 'pending';
+    case 'bank_returned':
+      return t.bankDebit === 'returned';
+  }
+}
+
+/** The demo samples under a filter (the real list is filtered by the server). */
 export function filterByStatus(transactions: readonly Transaction[], filter: StatusFilter): Transaction[] {
-  return filter === 'all' ? [...transactions] : transactions.filter((t) => t.status === filter);
+  return transactions.filter((t) => matchesFilter(t, filter));
 }
 
 export type StatusDot = 'completed' | 'pending' | 'failed' | 'refunded' | 'created';

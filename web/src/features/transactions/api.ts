@@ -21,9 +21,22 @@ export type TransactionRefundPart = TransactionRefund['parts'][number];
 /** GET /api/transactions/summary: the Overview's figures. */
 export type TransactionSummary = ApiAnswer<'/api/transactions/summary'>;
 
-/** The status filter the list, the CSV and the tab share, in the order the tab offers them. */
+/**
+ * The status filter the list, the CSV and the tab share, in the order the tab offers them: the coarse statuses,
+ * then the stages people look for (a bcard holding money, used, returned; bank debits settling or returned).
+ */
 export type TransactionFilter = NonNullable<ApiQuery<'/api/transactions'>['status']>;
-export const TRANSACTION_FILTERS = ['all', 'completed', 'pending', 'failed'] as const satisfies readonly TransactionFilter[];
+export const TRANSACTION_FILTERS = [
+  'all',
+  'active',
+  'used',
+  'returned',
+  'completed',
+  'pending',
+  'failed',
+  'bank_pending',
+  'bank_returned',
+] as const satisfies readonly TransactionFilter[];
 
 /** One page of the history (a view of one answer: its rows and the cursor its header gave). */
 export interface TransactionPage {

@@ -7,6 +7,7 @@ import { cn } from '../../../lib/cn';
 import { displayStatus, expiryCountdown, isolateFor, type Countdown } from '../bcard-display';
 import { formatMoney } from '../split';
 import type { Bcard } from '../api';
+import { BcardStageBadge } from './bcard-stage';
 
 const statusTone = { active: 'green', used: 'blue', expired: 'neutral', canceled: 'red' } as const;
 const statusLabel: Record<keyof typeof statusTone, MessageKey> = {
@@ -55,6 +56,9 @@ export function BcardTile({
   // Past its session the card is expired on screen at once, without waiting for the list to be read again.
   const status = displayStatus(bcard, now);
   const active = status === 'active';
+  // Its stage in words; one whose session just ended on screen is on its way back, as the server will say.
+  const stage =
+    bcard.stage.code === 'active' && !active ? { ...bcard.stage, code: 'expiring' as const, held: null, returned: bcard.totalCharged } : bcard.stage;
   const expiry = `${String(bcard.expiryMonth).padStart(2, '0')}/${String(bcard.expiryYear % 100).padStart(2, '0')}`;
 
   return (
@@ -92,6 +96,9 @@ export function BcardTile({
               limit: iso(formatMoney(bcard.spendingLimit)),
             })}
           </span>
+        </div>
+        <div className="flex min-w-0 flex-wrap">
+          <BcardStageBadge stage={stage} />
         </div>
         {active && (
           <p className="flex items-center gap-1.5 text-xs font-medium text-amber-700" data-testid="bcard-countdown">

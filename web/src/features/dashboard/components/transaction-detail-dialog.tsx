@@ -4,21 +4,26 @@ import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
-import { transactionQuery, type Transaction, type TransactionDetail } from '../../transactions/api';
+import { transactionQuery, type Transaction, type TransactionDetail, type TransactionShare } from '../../transactions/api';
 import { formatAmount, parseCents } from '../transactions';
 import { formatDateTime } from './format';
 import { TransactionRefunds } from './transaction-refunds';
-import { StatusBadge } from './transaction-status';
+import { BankDebitBadge, BcardStageBadge } from '../../bcards/components/bcard-stage';
 import { DetailDialog, DetailRow as Row } from './detail-dialog';
 
-const shareStatusLabel: Record<string, MessageKey> = {
+/** A share's stage (the API's code) in words; a bank share still settling, or returned by the bank, says so. */
+const shareStageLabel: Record<TransactionShare['stage'], MessageKey> = {
   pending: 'dashboard.share.pending',
   held: 'dashboard.share.held',
-  captured: 'dashboard.share.captured',
-  voided: 'dashboard.share.voided',
+  charged: 'dashboard.share.captured',
+  bank_pending: 'dashboard.share.bankPending',
+  partly_refunded: 'dashboard.share.partlyRefunded',
+  released: 'dashboard.share.voided',
   declined: 'dashboard.share.declined',
   refunded: 'dashboard.share.refunded',
+  returned: 'dashboard.share.returned',
 };
+const shareStageTone: Partial<Record<TransactionShare['stage'], 'yellow' | 'red'>> = { bank_pending: 'yellow', returned: 'red', declined: 'red' };
 
 /**
  * A transaction in full (GET /api/transactions/{id}): amounts, the bcard, each funding source's share, and the
@@ -51,7 +56,10 @@ export function TransactionDetailDialog({
           <div className="space-y-5">
             <dl className="divide-y divide-slate-100">
               <Row label={t('dashboard.detail.status')}>
-                <StatusBadge status={tx.status} />
+                <span className="flex flex-wrap items-center justify-end gap-1.5">
+                  <BcardStageBadge stage={tx.stage} testId="transaction-detail-stage" />
+                  <BankDebitBadge state={tx.bankDebit} showSettled />
+                </span>
               </Row>
               <Row label={t('dashboard.detail.date')}>
                 <time dateTime={tx.createdAt}>{formatDateTime(tx.createdAt, lang)}</time>
@@ -99,9 +107,9 @@ export function TransactionDetailDialog({
               ) : (
                 <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200" data-testid="transaction-shares">
                   {shares.map((s) => {
-                    const label = shareStatusLabel[s.status];
+                    const label = shareStageLabel[s.stage];
                     return (
-                      <li key={s.fundingSourceId} className="flex items-center gap-3 p-3" data-testid="transaction-share">
+                      <li key={s.fundingSourceId} className="flex items-center gap-3 p-3" data-testid="transaction-share" data-stage={s.stage}>
                         <CreditCard className="h-4 w-4 shrink-0 text-slate-400" aria-hidden />
                         <div className="min-w-0 flex-1">
                           <p className="truncate text-sm font-medium text-slate-900">
@@ -116,7 +124,9 @@ export function TransactionDetailDialog({
                           <span className="text-sm font-semibold tabular-nums" dir="ltr">
                             {formatAmount(s.amount)}
                           </span>
-                          <Badge tone="neutral">{label ? t(label) : s.status}</Badge>
+                          <Badge tone={shareStageTone[s.stage] ?? 'neutral'} data-testid="transaction-share-stage">
+                            {label ? t(label) : s.stage}
+                          </Badge>
                         </div>
                       </li>
                     );

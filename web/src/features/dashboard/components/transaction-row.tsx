@@ -4,7 +4,7 @@ import { useLanguage } from '../../../i18n';
 import { formatAmount, formatCents, rowRefundedCents } from '../transactions';
 import type { Transaction } from '../../transactions/api';
 import { formatDate } from './format';
-import { StatusBadge } from './transaction-status';
+import { BankDebitBadge, BcardStageBadge } from '../../bcards/components/bcard-stage';
 
 /** One transaction: merchant, status badge, date, bcard name, description, the amount in dollars (and what came back, if anything), and View. */
 export function TransactionRow({ transaction: tx, onView }: { transaction: Transaction; onView(tx: Transaction): void }) {
@@ -23,7 +23,9 @@ export function TransactionRow({ transaction: tx, onView }: { transaction: Trans
           <p className="truncate font-medium text-slate-900" data-testid="transaction-merchant">
             {tx.merchant}
           </p>
-          <StatusBadge status={tx.status} />
+          {/* Where its bcard stands (never "Completed" for one still holding its money), and a bank debit settling or returned. */}
+          <BcardStageBadge stage={tx.stage} testId="transaction-status" />
+          <BankDebitBadge state={tx.bankDebit} />
         </div>
         <p className="flex flex-wrap items-center gap-x-2 gap-y-0.5 text-xs text-slate-500">
           <time dateTime={tx.createdAt}>{formatDate(tx.createdAt, lang)}</time>

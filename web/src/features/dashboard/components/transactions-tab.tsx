@@ -20,6 +20,11 @@ const filterLabel: Record<StatusFilter, MessageKey> = {
   completed: 'dashboard.transactions.filter.completed',
   pending: 'dashboard.transactions.filter.pending',
   failed: 'dashboard.transactions.filter.failed',
+  active: 'dashboard.transactions.filter.active',
+  used: 'dashboard.transactions.filter.used',
+  returned: 'dashboard.transactions.filter.returned',
+  bank_pending: 'dashboard.transactions.filter.bank_pending',
+  bank_returned: 'dashboard.transactions.filter.bank_returned',
 };
 const isFilter = (v: string): v is StatusFilter => (STATUS_FILTERS as readonly string[]).includes(v);
 

@@ -96,6 +96,7 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
   const fundingBadge =
     source.type === 'debit_card' ? t('fundingSources.card.debit') : source.type === 'prepaid_card' ? t('fundingSources.card.prepaid') : null;
   const switchId = `funding-source-active-${source.id}`;
+  const usable = !bank || bank.verificationStatus === 'verified';
 
   return (
     <Card className="flex h-full flex-col overflow-hidden" data-testid="funding-source" data-source-id={source.id}>
@@ -154,6 +155,11 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
         </div>
       </div>
       )}
+      {bank && bank.verificationStatus === 'verified' && (
+        <div className="flex items-center gap-2 px-5 pt-4 text-sm" data-testid="bank-verification" data-status="verified">
+          <Badge tone="green">{t('fundingSources.bank.tile.verified')}</Badge>
+        </div>
+      )}
       {bank && bank.verificationStatus !== 'verified' && (
         <div
           className={cn(
@@ -178,6 +184,8 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
         </div>
       )}
       <dl className="grid flex-1 grid-cols-2 gap-4 p-5 text-sm">
+        {/* A bank account's balance is the bank's to know (the API answers none): its verification shows above instead. */}
+        {!bank && (
         <div>
           <dt className="text-xs text-slate-500">{t('fundingSources.card.balance')}</dt>
           <dd className="font-semibold tabular-nums text-slate-900" dir="ltr" data-testid="funding-source-balance">
@@ -188,6 +196,7 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
             )}
           </dd>
         </div>
+        )}
         <div>
           <dt className="text-xs text-slate-500">{t('fundingSources.card.defaultSplit')}</dt>
           <dd className="font-semibold tabular-nums text-slate-900">
@@ -217,8 +226,9 @@ export function FundingSourceCard({ source, isDemo }: { source: FundingSource; i
             }
           />
           <label htmlFor={switchId} className="cursor-pointer text-sm">
-            <Badge tone={source.isActive ? 'green' : 'neutral'}>
-              {source.isActive ? t('fundingSources.card.active') : t('fundingSources.card.inactive')}
+            {/* An unverified bank account cannot fund anything yet: it is not called Active until it can. */}
+            <Badge tone={source.isActive && usable ? 'green' : 'neutral'} data-testid="funding-source-state">
+              {!usable ? t('fundingSources.bank.tile.notUsable') : source.isActive ? t('fundingSources.card.active') : t('fundingSources.card.inactive')}
             </Badge>
           </label>
         </div>
