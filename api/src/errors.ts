@@ -124,6 +124,26 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'This password reset link was already used. Request a new one if you need to reset your password again.',
   },
+  email_change_token_invalid: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This e-mail confirmation link is not valid (a newer link may have replaced it, or the change was canceled).',
+  },
+  email_change_token_expired: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This e-mail confirmation link has expired. Ask for a new one in Settings.',
+  },
+  email_change_token_used: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This e-mail confirmation link was already used.',
+  },
+  email_change_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many e-mail change links were sent. Try again after the time given in Retry-After.',
+  },
   pairing_code_invalid: {
     status: 400,
     type: 'invalid_request_error',

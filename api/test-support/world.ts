@@ -12,13 +12,19 @@ let counter = 0;
 /** Registers a fresh user and returns its session cookie. */
 export async function registerUser(
   ctx: TestContext,
-  over: Partial<{ email: string; password: string; firstName: string; lastName: string }> = {},
+  over: Partial<{ email: string; password: string; firstName: string; lastName: string; language: 'en' | 'ar' }> = {},
 ) {
   const email = over.email ?? `user${++counter}-${Date.now()}@example.com`;
   const password = over.password ?? 'correct horse battery';
   const res = await call(ctx, '/api/auth/register', {
     method: 'POST',
-    body: { email, password, firstName: over.firstName ?? 'Ada', lastName: over.lastName ?? 'Lovelace' },
+    body: {
+      email,
+      password,
+      firstName: over.firstName ?? 'Ada',
+      lastName: over.lastName ?? 'Lovelace',
+      ...(over.language ? { language: over.language } : {}),
+    },
   });
   if (res.status !== 201 || !res.cookie) throw new Error(`register failed: ${res.status} ${res.text}`);
   return { email, password, cookie: res.cookie, user: res.body };

@@ -700,10 +700,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The Overview's figures: spent at merchants (all time, this month), held on bcards, returned, fees, plan charges
-         * @description From the one definition of spending (the same as GET /api/analytics): a purchase is dated when its bcard was spent, its refunds with it.
-         */
+        /** The Overview's figures: total spent, this month, active bcards */
         get: operations["getApiTransactionsSummary"];
         put?: never;
         post?: never;
@@ -839,26 +836,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/spending/activity": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Your latest spending events, newest first (the Overview’s Recent Activity)
-         * @description Purchases (spent = charged - refunded), unused bcards whose money came back, and plan charges, by the same definition as GET /api/analytics.
-         */
-        get: operations["getApiSpendingActivity"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/analytics": {
         parameters: {
             query?: never;
@@ -867,8 +844,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your spending by month, funding source and merchant; refunds, fees, money returned, plan charges
-         * @description Spending is what merchants charged your bcards less what they refunded (money held on a bcard and not spent is not spending). A purchase is dated when its bcard was spent, its refunds with it; an unused bcard when it ended; a plan charge when it was made. Give months, or from and to.
+         * Your spending by month, funding source and merchant; fees; refunds
+         * @description Counts transactions whose bcard was issued (merchants’ sandbox test bcards never). Refunds are dated by the transaction they belong to. Give months, or from and to.
          */
         get: operations["getApiAnalytics"];
         put?: never;
@@ -6262,29 +6239,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Spent at merchants: what they charged your bcards less what they refunded, all time, in dollars */
                         totalSpent: string;
-                        /** @description The same for purchases since monthStart */
                         thisMonth: string;
                         activeBcards: number;
-                        /** @description What merchants charged your bcards, all time */
-                        charged: string;
-                        /** @description What merchants refunded of it, all time */
-                        refunded: string;
-                        /** @description Money on your bcards now: collected, not spent, not yet back */
-                        heldOnBcards: string;
-                        /** @description Money collected onto bcards and never spent, back with your sources (fee apart), all time */
-                        returned: string;
-                        /** @description bpay fees of the bcards spent or ended */
-                        fees: string;
-                        /** @description Fees that came back */
-                        feesReturned: string;
-                        /** @description Plan charges, apart from spending, all time */
-                        planCharges: string;
-                        /** @description Plan charges since monthStart */
-                        thisMonthPlanCharges: string;
-                        /** @description bcards spent at a merchant */
-                        purchases: number;
                     };
                 };
             };
@@ -6745,69 +6702,6 @@ export interface operations {
             };
         };
     };
-    getApiSpendingActivity: {
-        parameters: {
-            query?: {
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description purchase: a bcard spent at a merchant; returned: an unused bcard ended and its money came back; plan_charge: the plan’s price
-                         * @default purchase
-                         * @enum {string}
-                         */
-                        kind: "purchase" | "returned" | "plan_charge";
-                        id: string;
-                        /**
-                         * Format: date-time
-                         * @description When the bcard was spent or ended, or the plan charged
-                         */
-                        at: string;
-                        /** @description The merchant, the bcard’s name, or the plan’s name */
-                        title: string;
-                        /** @description purchase: spent (charged - refunded); returned: what came back, fee included; plan_charge: the price */
-                        amount: string;
-                        /** @description purchase: what the merchant charged */
-                        charged: string;
-                        /** @description purchase: what the merchant refunded of it */
-                        refunded: string;
-                        /** @description The transaction to open (GET /api/transactions/{id}); null for plan charges */
-                        transactionId: string | null;
-                    }[];
-                };
-            };
-            /** @description Every failure is answered in this shape. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every failure is answered in this shape. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getApiAnalytics: {
         parameters: {
             query?: {
@@ -6842,90 +6736,78 @@ export interface operations {
                         currency: "usd";
                         totals: {
                             /**
-                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
+                             * @description Purchase amounts (fees apart) of transactions whose bcard was issued, in dollars
                              * @example 100.00
                              */
                             spent: string;
                             /**
-                             * @description What merchants charged your bcards, in dollars
-                             * @example 100.00
-                             */
-                            charged: string;
-                            /**
-                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
-                             * @example 100.00
-                             */
-                            refunded: string;
-                            /**
-                             * @description bpay fees of the bcards counted, in dollars
+                             * @description bpay fees charged with them, in dollars
                              * @example 100.00
                              */
                             fees: string;
                             /**
-                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
+                             * @description Fees that came back (an unused bcard refunded, merchants refunds), in dollars
                              * @example 100.00
                              */
                             feesReturned: string;
                             /**
-                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
+                             * @description Everything that came back to the sources: bcardRefunds + merchantRefunds, in dollars
                              * @example 100.00
                              */
-                            returned: string;
+                            refunded: string;
                             /**
-                             * @description Plan charges, shown apart: never part of spent, in dollars
+                             * @description An unused bcard refunded in full, or what a purchase left on its bcard, in dollars
                              * @example 100.00
                              */
-                            planCharges: string;
-                            /** @description bcards spent at a merchant */
-                            purchases: number;
+                            bcardRefunds: string;
+                            /**
+                             * @description Merchants' succeeded refunds, the fee returned with them included, in dollars
+                             * @example 100.00
+                             */
+                            merchantRefunds: string;
+                            /**
+                             * @description spent + fees - refunded, in dollars
+                             * @example 100.00
+                             */
+                            net: string;
+                            transactions: number;
                         };
                         months: {
                             /** @description YYYY-MM; every month of the range is listed, oldest first */
                             month: string;
                             /**
-                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
+                             * @description Purchase amounts, in dollars
                              * @example 100.00
                              */
                             spent: string;
                             /**
-                             * @description What merchants charged your bcards, in dollars
-                             * @example 100.00
-                             */
-                            charged: string;
-                            /**
-                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
-                             * @example 100.00
-                             */
-                            refunded: string;
-                            /**
-                             * @description bpay fees of the bcards counted, in dollars
+                             * @description Fees charged, in dollars
                              * @example 100.00
                              */
                             fees: string;
                             /**
-                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
+                             * @description Fees returned, in dollars
                              * @example 100.00
                              */
                             feesReturned: string;
                             /**
-                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
+                             * @description Refunds of this month’s transactions (whenever they happened), in dollars
                              * @example 100.00
                              */
-                            returned: string;
+                            refunded: string;
                             /**
-                             * @description Plan charges, shown apart: never part of spent, in dollars
+                             * @description spent + fees - refunded, in dollars
                              * @example 100.00
                              */
-                            planCharges: string;
-                            /** @description bcards spent at a merchant */
-                            purchases: number;
+                            net: string;
+                            transactions: number;
                             sources: {
                                 fundingSourceId: string;
                                 /**
-                                 * @description This source's part of the month's spending, in dollars
+                                 * @description What this source was charged this month, fee included, in dollars
                                  * @example 100.00
                                  */
-                                spent: string;
+                                charged: string;
                             }[];
                         }[];
                         sources: {
@@ -6936,32 +6818,22 @@ export interface operations {
                             /** @description The source was removed since */
                             removed: boolean;
                             /**
-                             * @description This source's part of the spending: each spend split over its bcard's shares by their amounts, in dollars
-                             * @example 100.00
-                             */
-                            spent: string;
-                            /** @description Purchases it funded a part of */
-                            purchases: number;
-                        }[];
-                        /** @description The top merchants by amount spent, largest first */
-                        merchants: {
-                            merchant: string;
-                            /**
-                             * @description What the merchant charged, in dollars
+                             * @description What this source was charged over the range, fee included, before refunds, in dollars
                              * @example 100.00
                              */
                             charged: string;
+                            transactions: number;
+                        }[];
+                        /** @description The top merchants by amount spent, largest first */
+                        merchants: {
+                            /** @description null: bcards not (yet) spent at a merchant */
+                            merchant: string | null;
                             /**
-                             * @description What it refunded, in dollars
-                             * @example 100.00
-                             */
-                            refunded: string;
-                            /**
-                             * @description charged - refunded, in dollars
+                             * @description Purchase amounts, in dollars
                              * @example 100.00
                              */
                             spent: string;
-                            purchases: number;
+                            transactions: number;
                         }[];
                         otherMerchants: {
                             /**
@@ -6969,7 +6841,7 @@ export interface operations {
                              * @example 100.00
                              */
                             spent: string;
-                            purchases: number;
+                            transactions: number;
                             merchants: number;
                         } | null;
                     };

@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
-import { emailChangedEmail } from '../email/messages';
-import { enqueueEmail } from '../email/outbox';
+import { notify } from '../notifications/service';
 import { invalidateResetTokens } from './password-reset';
 import { AppError, notFound } from '../../errors';
 import { releaseThrottle } from '../../lib/throttle';
 import { getUserRow, normalizeEmail, toPublicUser, updateProfile, type ProfilePatch, type PublicUser } from '../users/service';
 import { assertStrongPassword } from './password-strength';
 import { countVerification } from './rate-limit';
+import { prepareEmailChange, storeEmailChange, type EmailChangeDeps } from './email-change';
 import { hashPassword, type AuthDeps } from './service';
 import { deleteOtherSessions, revokeExtensionTokens, type SessionConfig } from './sessions';
 
@@ -39,54 +39,46 @@ export async function verifyCurrentPassword(deps: AuthDeps, user: UserRow, passw
 }
 
 /**
- * PATCH /api/auth/user: the profile, plus the two changes that hand an account to someone else, which need the
- * current password: a new e-mail address (another letter case of the same address is no change) and a new password
- * (which must be strong). A new password ends every other session and invalidates unused reset links. The old
- * address is sent a notice of an e-mail change (queued in the transaction that stores it); no password ever reaches
- * a log.
- * Fails with: current_password_required, weak_password, verification_rate_limited, invalid_current_password, and
- * updateProfile's validation_error and email_taken.
+ * PATCH /api/auth/user: the profile (and the language bpay writes in), plus the two changes that hand an account to
+ * someone else, which need the current password: a new e-mail address (another letter case of the same address is no
+ * change) and a new password (which must be strong). A new password ends every other session and invalidates unused
+ * reset links. A new e-mail address is not applied here: it is stored as a request and a confirmation link goes to
+ * the new address (email-change.ts); the answer still shows the current address, which stays the sign-in address
+ * until the link is followed. No password ever reaches a log.
+ * Fails with: current_password_required, weak_password, verification_rate_limited, invalid_current_password,
+ * email_taken and email_change_rate_limited (the new address), and updateProfile's validation_error.
  */
 export async function updateAccount(
-  deps: AuthDeps & { session: SessionConfig },
+  deps: EmailChangeDeps & { session: SessionConfig },
   userId: string,
   sessionToken: string,
   patch: AccountPatch,
 ): Promise<PublicUser> {
-  const { currentPassword, password, ...profile } = patch;
+  const { currentPassword, password, email, ...rest } = patch;
   const user = await getUserRow(deps.db, userId);
-  const emailChanges = profile.email !== undefined && normalizeEmail(profile.email) !== user.emailNormalized;
+  const emailChanges = email !== undefined && normalizeEmail(email) !== user.emailNormalized;
+  // Another letter case of the same address reaches the same mailbox: it is written at once, no link needed.
+  const profile = emailChanges || email === undefined ? rest : { ...rest, email };
   let passwordHash: string | undefined;
   if (emailChanges || password !== undefined) {
     if (!currentPassword) throw new AppError('current_password_required', undefined, 'currentPassword');
     if (password !== undefined) {
       const names = [profile.firstName ?? user.firstName, profile.lastName ?? user.lastName];
-      assertStrongPassword(password, [user.email, profile.email, ...names]);
+      assertStrongPassword(password, [user.email, email, ...names]);
     }
     await verifyCurrentPassword(deps, user, currentPassword);
     if (password !== undefined) passwordHash = await hashPassword(password);
   }
+  // Checked and counted before anything is stored: a taken address refuses the whole request.
+  const change = emailChanges ? await prepareEmailChange(deps, userId, email!) : null;
   const updated = await deps.db.transaction(async (tx) => {
-    // The profile first: its validation and e-mail clash refuse the request before a new password is stored.
+    // The profile first: its validation refuses the request before a new password is stored.
     let row = passwordHash && !Object.values(profile).some((v) => v !== undefined) ? null : await updateProfile(tx, deps.clock, userId, profile);
     if (passwordHash) row = await replacePassword(deps, tx, userId, sessionToken, passwordHash);
-    if (emailChanges && row) {
-      // A reset link mailed to the old address must not take the account back (hostile review of issue 16).
-      await invalidateResetTokens(tx, userId);
-      // To the old address, in this transaction: the notice goes out if and only if the change is stored.
-      await enqueueEmail(
-        tx,
-        deps.clock.now(),
-        emailChangedEmail({
-          userId,
-          to: user.email,
-          firstName: row.firstName,
-          newEmailMasked: maskEmail(row.email),
-          at: deps.clock.now(),
-        }),
-      );
-    }
-    return row!;
+    const now = row ?? toPublicUser(user);
+    // In the user's language as this request leaves it (the same request may switch it).
+    if (change) await storeEmailChange(tx, deps, { id: userId, email: user.email, firstName: now.firstName, language: now.language }, change);
+    return now;
   });
   // No e-mail kind exists for a password change yet (email_outbox's kinds): a log line, as before the outbox.
   if (passwordHash) deps.log.info('account notification', { kind: 'password_changed', userId, to: updated.email });

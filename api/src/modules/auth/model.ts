@@ -12,6 +12,14 @@ const email = t.String({
   error: 'email must be a valid email address.',
 });
 
+/** en or ar: the language bpay writes to the user in (mail, notices, server-made text). */
+const language = t.Union([t.Literal('en'), t.Literal('ar')], {
+  error: 'language must be one of: en, ar.',
+  description:
+    'The language bpay writes to you in: mail, notices and the texts bpay makes (descriptions, reasons). At sign-up, the ' +
+    'one you sign up in (default en).',
+});
+
 export const AddressModel = t.Object(
   {
     line1: t.Union([t.String({ maxLength: 200 }), t.Null()]),
@@ -37,6 +45,7 @@ export const UserModel = t.Object(
     isKycVerified: t.Boolean(),
     twoFactorEnabled: t.Boolean(),
     loginNotifications: t.Boolean(),
+    language: t.Union([t.Literal('en'), t.Literal('ar')]),
     createdAt: t.String({ format: 'date-time' }),
   },
   { $id: '#/components/schemas/User' },
@@ -58,10 +67,11 @@ export const RegisterBody = t.Object(
     }),
     firstName: t.Optional(lineText('firstName', 100)),
     lastName: t.Optional(lineText('lastName', 100)),
+    language: t.Optional(language),
   },
   {
     additionalProperties: false,
-    examples: [{ email: 'ada@example.com', password: 'correct horse', firstName: 'Ada', lastName: 'Lovelace' }],
+    examples: [{ email: 'ada@example.com', password: 'correct horse', firstName: 'Ada', lastName: 'Lovelace', language: 'en' }],
   },
 );
 
@@ -91,6 +101,7 @@ export const ProfilePatchBody = t.Object(
       }),
     ),
     loginNotifications: t.Optional(t.Boolean()),
+    language: t.Optional(language),
     password: t.Optional(
       t.String({
         minLength: 6,
@@ -133,6 +144,7 @@ export const ProfilePatchBody = t.Object(
         address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' },
       },
       { firstName: 'Ada', lastName: 'Lovelace', country: 'GB' },
+      { language: 'ar' },
       { email: 'ada.lovelace@example.com', currentPassword: 'correct horse' },
       { password: 'analytical engine notes', currentPassword: 'correct horse' },
     ],
@@ -198,4 +210,34 @@ export const PasswordResetRequested = t.Object({
 export const PasswordResetCheck = t.Object({
   email: t.String({ description: 'The account the link resets, masked (a***@example.com).' }),
   expiresAt: t.String({ format: 'date-time' }),
+});
+
+/** The token from an e-mail change link (confirmation or "this was not me"): 32 random bytes, base64url. */
+const emailChangeToken = t.String({
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  error: 'token must be the code from an e-mail change link (43 letters, digits, - or _).',
+});
+
+export const EmailChangeTokenBody = t.Object(
+  { token: emailChangeToken },
+  { additionalProperties: false, examples: [{ token: EXAMPLE_TOKEN }] },
+);
+
+export const PendingEmailChangeModel = t.Object({
+  pending: t.Union([
+    t.Object({
+      email: t.String({ description: 'The new address, waiting for its confirmation link to be followed.' }),
+      expiresAt: t.String({ format: 'date-time', description: 'When the link sent to it stops working.' }),
+      sentAt: t.String({ format: 'date-time' }),
+    }),
+    t.Null(),
+  ]),
+});
+
+export const EmailChangeConfirmed = t.Object({
+  email: t.String({ description: 'The account\'s e-mail address now.' }),
+});
+
+export const EmailChangeReverted = t.Object({
+  email: t.String({ description: 'The address put back, masked (a***@example.com). A password reset link went to it.' }),
 });

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { login, me, registerUser } from '../../../test-support/world';
+import { changeEmail } from '../../../test-support/email-change';
 import { connectBrowser, extensionCall } from '../../../test-support/modules/extension';
 import { plainBody, startSmtpServer, type TestSmtpServer } from '../../../test-support/smtp-server';
 import { smtpTransport } from '../email/transport';
@@ -246,19 +247,20 @@ describe('new sign-in notice', () => {
 });
 
 describe('e-mail change notice', () => {
-  test('the old address is mailed when the address changes', async () => {
+  test('the old address is mailed when the change is confirmed', async () => {
     const u = await registerUser(ctx, { password: PASSWORD, firstName: 'Grace' });
-    const res = await call(ctx, '/api/auth/user', {
-      method: 'PATCH',
-      cookie: u.cookie,
-      body: { email: 'grace.new@example.com', currentPassword: PASSWORD },
-    });
+    const res = await changeEmail(ctx, u.cookie, 'grace.new@example.com', PASSWORD);
     expect(res.status).toBe(200);
     await sendDueEmails(ctx.deps);
-    expect(smtp.received.map((m) => m.to)).toEqual([[u.email]]);
-    const body = plainBody(smtp.received[0]!.raw);
+    // First the link to the new address, then the notice to the old one (the in-app notice may mail the new one too).
+    expect(smtp.received[0]!.to).toEqual(['grace.new@example.com']);
+    expect(plainBody(smtp.received[0]!.raw)).toContain('/confirm-email?token=');
+    const toOld = smtp.received.filter((m) => m.to.includes(u.email));
+    expect(toOld).toHaveLength(1);
+    const body = plainBody(toOld[0]!.raw);
     expect(body).toContain('Subject: Your bpay e-mail address was changed');
     expect(body).toContain('Hello Grace,');
     expect(body).toContain('g***@example.com');
+    expect(body).toContain('/revert-email?token=');
   });
 });

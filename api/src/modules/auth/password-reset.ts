@@ -5,8 +5,9 @@ import { addressKey } from '../../lib/address-key';
 import { hmacHex } from '../../lib/crypto';
 import { newId, newToken } from '../../lib/ids';
 import { hitThrottle, type ThrottleRule } from '../../lib/throttle';
-import { passwordResetEmail } from '../email/messages';
+import { mailLanguage, passwordResetEmail } from '../email/messages';
 import { enqueueEmail } from '../email/outbox';
+import { notify } from '../notifications/service';
 import { normalizeEmail } from '../users/service';
 import { maskEmail } from './account';
 import { assertStrongPassword } from './password-strength';
@@ -72,35 +73,46 @@ export async function requestPasswordReset(deps: ResetDeps, email: string, addre
   }
   const user = await db.query.users.findFirst({
     where: eq(schema.users.emailNormalized, emailNormalized),
-    columns: { id: true, email: true, firstName: true },
+    columns: { id: true, email: true, firstName: true, language: true },
   });
   if (!user) {
     deps.log.info('password reset requested for an unknown address');
     return;
   }
+  await db.transaction((tx) => issuePasswordReset(tx, deps, user, clock.now()));
+}
+
+/**
+ * In the caller's transaction: the user's earlier unused links stop working, a new token is stored and its link is
+ * queued to the account's address, in the user's language. Used by a reset request and by reverting an e-mail change.
+ */
+export async function issuePasswordReset(
+  tx: DbOrTx,
+  deps: ResetDeps,
+  user: { id: string; email: string; firstName: string | null; language: string },
+  now: Date,
+): Promise<void> {
   const token = newToken();
-  const now = clock.now();
-  await db.transaction(async (tx) => {
-    await invalidateResetTokens(tx, user.id);
-    await tx.insert(schema.passwordResetTokens).values({
-      id: newId('prt'),
-      userId: user.id,
-      tokenHash: tokenHashOf(deps.session.secret, token),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_MS),
-    });
-    await enqueueEmail(
-      tx,
-      now,
-      passwordResetEmail({
-        userId: user.id,
-        to: user.email,
-        firstName: user.firstName,
-        link: resetLink(deps.publicUrl, token),
-        expiresInMinutes: RESET_TOKEN_TTL_MS / MINUTE,
-      }),
-    );
+  await invalidateResetTokens(tx, user.id);
+  await tx.insert(schema.passwordResetTokens).values({
+    id: newId('prt'),
+    userId: user.id,
+    tokenHash: tokenHashOf(deps.session.secret, token),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_MS),
   });
+  await enqueueEmail(
+    tx,
+    now,
+    passwordResetEmail({
+      userId: user.id,
+      to: user.email,
+      firstName: user.firstName,
+      lang: mailLanguage(user.language),
+      link: resetLink(deps.publicUrl, token),
+      expiresInMinutes: RESET_TOKEN_TTL_MS / MINUTE,
+    }),
+  );
 }
 
 type TokenRow = typeof schema.passwordResetTokens.$inferSelect;

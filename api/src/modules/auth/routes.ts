@@ -6,6 +6,19 @@ import { sessionPlugin } from '../../plugins/session';
 import { toPublicUser } from '../users/service';
 import { updateAccount } from './account';
 import {
+  cancelEmailChange,
+  confirmEmailChange,
+  EMAIL_CHANGE_TTL_MS,
+  EMAIL_REVERT_TTL_MS,
+  pendingEmailChange,
+  resendEmailChange,
+  revertEmailChange,
+} from './email-change';
+import {
+  EmailChangeConfirmed,
+  EmailChangeReverted,
+  EmailChangeTokenBody,
+  PendingEmailChangeModel,
   PasswordResetCheck,
   PasswordResetCheckBody,
   PasswordResetConfirmBody,
@@ -217,7 +230,69 @@ export function authRoutes(deps: AppDeps) {
           'Changing email (to another address) or password needs currentPassword: 400 current_password_required ' +
           'when missing, 400 invalid_current_password when wrong (5 wrong ones a day are free, then growing delays: ' +
           '429 verification_rate_limited with Retry-After). A new password must not be easy to guess (400 ' +
-          'weak_password, see register) and ends every other session. The old address is notified of an e-mail change.',
+          'weak_password, see register) and ends every other session. A new email is not applied at once: a ' +
+          `confirmation link (valid ${EMAIL_CHANGE_TTL_MS / 3_600_000} hours, once) is mailed to the new address and the ` +
+          'answer still shows the current address, which stays the sign-in address until the link is followed (GET ' +
+          '/api/auth/email-change shows it pending). 409 email_taken when another account has it; at most 5 links ' +
+          'an hour (429 email_change_rate_limited). Another letter case of the same address is applied at once. ' +
+          'language (en or ar) is the language bpay writes to you in; another code is 400 validation_error (param ' +
+          'language) and changes nothing.',
+      },
+    })
+    .get('/email-change', async ({ user }) => ({ pending: await pendingEmailChange(authDeps, user.id) }), {
+      auth: true,
+      response: { 200: PendingEmailChangeModel, ...errors(401) },
+      detail: { summary: 'The e-mail change waiting for its confirmation link, if any' },
+    })
+    .post('/email-change/resend', async ({ user }) => ({ pending: await resendEmailChange(authDeps, user) }), {
+      auth: true,
+      response: { 200: PendingEmailChangeModel, ...errors(401, 403, 404, 409, 429) },
+      detail: {
+        summary: 'Send the confirmation link again',
+        description:
+          'A fresh link to the pending new address; the earlier link stops working. 404 when no change is pending, 409 ' +
+          'email_taken when another account took the address meanwhile, 429 email_change_rate_limited past 5 links an hour.',
+      },
+    })
+    .delete(
+      '/email-change',
+      async ({ user }) => {
+        await cancelEmailChange(authDeps, user.id);
+        return { pending: null };
+      },
+      {
+        auth: true,
+        response: { 200: PendingEmailChangeModel, ...errors(401, 403) },
+        detail: { summary: 'Cancel the pending e-mail change (its link stops working)' },
+      },
+    )
+    .post('/email-change/confirm', ({ body }) => confirmEmailChange(authDeps, body.token), {
+      body: EmailChangeTokenBody,
+      parse: 'json',
+      response: { 200: EmailChangeConfirmed, ...errors(400, 403, 409, 415, 429) },
+      detail: {
+        summary: 'Follow the confirmation link mailed to a new e-mail address',
+        security: PUBLIC_SECURITY,
+        description:
+          'Makes the new address the sign-in address (no session needed: the link may be opened on another device). ' +
+          'Unused password reset links stop working; sessions are kept. The old address is told, with a link to report ' +
+          `that it was not you (valid ${EMAIL_REVERT_TTL_MS / 86_400_000} days). 400 email_change_token_invalid ` +
+          '(unknown, replaced by a newer link or canceled), email_change_token_used or email_change_token_expired ' +
+          '(param token); 409 email_taken when another account has the address now. Nothing changes on an error.',
+      },
+    })
+    .post('/email-change/revert', ({ body }) => revertEmailChange(authDeps, body.token), {
+      body: EmailChangeTokenBody,
+      parse: 'json',
+      response: { 200: EmailChangeReverted, ...errors(400, 403, 409, 415, 429) },
+      detail: {
+        summary: '"This was not me": undo a confirmed e-mail change from the link mailed to the old address',
+        security: PUBLIC_SECURITY,
+        description:
+          'Puts the old address back, ends every session and connected browser, cancels pending changes and mails a ' +
+          'password reset link to the old address. Works once, within 7 days. 400 email_change_token_invalid, ' +
+          'email_change_token_used or email_change_token_expired (param token); 409 email_taken when another account ' +
+          'has the old address now.',
       },
     })
     .post('/2fa/setup', ({ user }) => beginTotpEnrolment(authDeps, user.id), {

@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import { schema, type Db, firstRow } from '@bpay/db';
+import { schema, type Db, firstRow, type UserLanguage } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { seal, unseal } from '../../lib/crypto';
@@ -9,8 +9,9 @@ import type { Logger } from '../../lib/logger';
 import { releaseThrottle } from '../../lib/throttle';
 import { newTotpSecret, otpauthUri, verifyTotp } from '../../lib/totp';
 import { getUserRow, isUniqueViolation, normalizeEmail, toPublicUser, type PublicUser } from '../users/service';
-import { describeDevice, signInNoticeEmail } from '../email/messages';
+import { describeDevice, mailLanguage, signInNoticeEmail } from '../email/messages';
 import { enqueueEmail } from '../email/outbox';
+import { notify } from '../notifications/service';
 import { assertStrongPassword } from './password-strength';
 import { createSession, type NewSession, type SessionClient, type SessionConfig } from './sessions';
 import {
@@ -50,6 +51,8 @@ export interface RegisterInput {
   password: string;
   firstName?: string;
   lastName?: string;
+  /** The language the person signs up in: bpay writes to them in it (default en). */
+  language?: UserLanguage;
 }
 
 /**
@@ -84,6 +87,7 @@ export async function register(deps: AuthDeps, input: RegisterInput, address: st
         passwordHash,
         firstName: clean(input.firstName),
         lastName: clean(input.lastName),
+        language: input.language ?? 'en',
         createdAt: now,
         updatedAt: now,
       });
@@ -225,6 +229,7 @@ async function commitSignIn(
           userId: user.id,
           to: user.email,
           firstName: user.firstName,
+          lang: mailLanguage(user.language),
           device: describeDevice(client.userAgent),
           ip: client.ip,
           at: deps.clock.now(),

@@ -5,8 +5,10 @@ import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId, newToken } from '../../lib/ids';
 import { SEARCH_LAG_MS, VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
+import { mailLanguage, planMovedToFreeEmail, planReceiptEmail, planRenewalFailedEmail } from '../email/messages';
 import { enqueueEmail } from '../email/outbox';
 import { accounts, postMovement } from '../ledger/service';
+import { notify } from '../notifications/service';
 
 /*
  * Paid plans (issue 16). A plan charge (subscription_charges) is one payment of a plan's monthly price to a funding
@@ -279,21 +281,26 @@ async function completeCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeR
     });
     const user = await userOf(tx, charge.userId);
     const source = await firstRow(tx, schema.fundingSources, eq(schema.fundingSources.id, charge.fundingSourceId));
-    await enqueueEmail(tx, at, {
-      kind: 'plan_receipt',
-      userId: user.id,
-      to: user.email,
-      subject: `Your bpay receipt: ${tier.displayName} plan, $${money(charge.amountCents)}`,
-      text: [
-        `Hello ${user.firstName},`,
-        '',
-        `Thank you: we charged $${money(charge.amountCents)} to ${source?.name ?? 'your card'} (•••• ${source?.last4 ?? '????'}) for the ` +
-          `${tier.displayName} plan, ${day(charge.periodStart)} to ${day(charge.periodEnd)} (UTC).`,
-        `Receipt: ${charge.id}`,
-        '',
-        `Your plan renews on ${day(charge.periodEnd)} at the same price unless you change it on the Plans page.`,
-      ].join('\n'),
-    });
+    await enqueueEmail(
+      tx,
+      at,
+      planReceiptEmail({
+        userId: user.id,
+        to: user.email,
+        firstName: user.firstName,
+        lang: mailLanguage(user.language),
+        plan: tier.displayName,
+        amount: money(charge.amountCents),
+        sourceName: source?.name ?? 'card',
+        last4: source?.last4 ?? '????',
+        periodStart: charge.periodStart,
+        periodEnd: charge.periodEnd,
+        receiptId: charge.id,
+      }),
+    );
+    // Beside the receipt, once (settleChargeRow above is guarded by the lease and the pending status). The receipt is
+    // this event's mail: the notice's own mail is off for plan kinds (docs/DECISIONS.md).
+    await notify(tx, deps, user.id, 'plan_charged', { plan: tier.displayName, amount: money(charge.amountCents), kind: charge.kind }, at);
     return true;
   });
   if (applied) return reload(deps, charge.id);
@@ -322,7 +329,7 @@ async function failCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeRow, 
     await settleChargeRow(tx, deps, lease, { status: 'failed', failureCode: code, failureMessage: message });
     if (charge.kind === 'renewal' && charge.subscriptionId) {
       const sub = await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, charge.subscriptionId));
-      if (sub?.status === 'active' && sub.currentPeriodEnd?.getTime() === renewedPeriodEnd(charge)) await renewalFailed(tx, deps, sub, message);
+      if (sub?.status === 'active' && sub.currentPeriodEnd?.getTime() === renewedPeriodEnd(charge)) await renewalFailed(tx, deps, sub, message, code);
     }
   });
   return reload(deps, charge.id);
@@ -331,28 +338,34 @@ async function failCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeRow, 
 /**
  * A renewal could not be paid: the plan is kept, past due, and tried again after RENEWAL_RETRY_MS; once
  * RENEWAL_GRACE_MS has passed since the first failure the user moves to Free. The user hears of the first failure
- * and of the move (plan_notice).
+ * and of the move (plan_notice mail, and a plan_renewal_failed notice beside each: the daily retries in between are
+ * not told again). `code` is the card's decline code, or why no card could be charged (payment_source_paused,
+ * payment_source_removed), for the notice.
  */
-export async function renewalFailed(tx: DbOrTx, deps: AppDeps, sub: SubRow, reason: string): Promise<void> {
+export async function renewalFailed(tx: DbOrTx, deps: AppDeps, sub: SubRow, reason: string, code: string | null): Promise<void> {
   const at = deps.clock.now();
   const since = sub.pastDueSince ?? at;
   const tier = await tierById(tx, sub.tierId);
   const user = await userOf(tx, sub.userId);
+  const notice = () =>
+    notify(tx, deps, user.id, 'plan_renewal_failed', { plan: tier.displayName, amount: money(tier.monthlyPriceCents), reason: code }, at);
   if (at.getTime() - since.getTime() >= RENEWAL_GRACE_MS) {
     await replaceSubscription(tx, at, sub.userId, await freeTier(tx), null);
-    await enqueueEmail(tx, at, {
-      kind: 'plan_notice',
-      userId: user.id,
-      to: user.email,
-      subject: `Your bpay plan is now Free`,
-      text: [
-        `Hello ${user.firstName},`,
-        '',
-        `We could not renew your ${tier.displayName} plan since ${day(since)} (${reason}), so your account is now on the Free plan.`,
-        'Your funding sources and bcards are kept; you cannot add sources above the Free limit until you are under it.',
-        'You can choose a plan again at any time on the Plans page.',
-      ].join('\n'),
-    });
+    await notice();
+    await enqueueEmail(
+      tx,
+      at,
+      planMovedToFreeEmail({
+        userId: user.id,
+        to: user.email,
+        firstName: user.firstName,
+        lang: mailLanguage(user.language),
+        plan: tier.displayName,
+        since,
+        reason,
+        reasonCode: code,
+      }),
+    );
     return;
   }
   await tx
@@ -364,20 +377,23 @@ export async function renewalFailed(tx: DbOrTx, deps: AppDeps, sub: SubRow, reas
     })
     .where(eq(schema.userSubscriptions.id, sub.id));
   if (!sub.pastDueSince) {
+    await notice();
     const endsAt = new Date(since.getTime() + RENEWAL_GRACE_MS);
-    await enqueueEmail(tx, at, {
-      kind: 'plan_notice',
-      userId: user.id,
-      to: user.email,
-      subject: `We could not renew your bpay ${tier.displayName} plan`,
-      text: [
-        `Hello ${user.firstName},`,
-        '',
-        `Renewing your ${tier.displayName} plan ($${money(tier.monthlyPriceCents)}) failed: ${reason}`,
-        `We will try again every day until ${day(endsAt)}; after that your account moves to the Free plan.`,
-        'To keep your plan, make sure the card you pay with has funds, or pay with another card on the Plans page.',
-      ].join('\n'),
-    });
+    await enqueueEmail(
+      tx,
+      at,
+      planRenewalFailedEmail({
+        userId: user.id,
+        to: user.email,
+        firstName: user.firstName,
+        lang: mailLanguage(user.language),
+        plan: tier.displayName,
+        price: money(tier.monthlyPriceCents),
+        reason,
+        reasonCode: code,
+        until: endsAt,
+      }),
+    );
   }
 }
 

@@ -3,6 +3,7 @@ import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { newId, newToken } from '../../lib/ids';
 import { VendorUnavailableError } from '../../vendors/types';
+import { mailLanguage, planEndedEmail } from '../email/messages';
 import { enqueueEmail } from '../email/outbox';
 import {
   addCalendarMonth,
@@ -23,7 +24,6 @@ import {
 
 type SubRow = typeof schema.userSubscriptions.$inferSelect;
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
  * The renewal sweep: every active subscription whose period has ended (and whose retry is due). A pending move to a
@@ -72,25 +72,32 @@ async function renewOne(deps: AppDeps, sub: SubRow): Promise<boolean> {
       const old = await tierById(tx, now.tierId);
       await replaceSubscription(tx, at, now.userId, next, null);
       const user = await userOf(tx, now.userId);
-      await enqueueEmail(tx, at, {
-        kind: 'plan_notice',
-        userId: user.id,
-        to: user.email,
-        subject: `Your bpay plan is now ${next.displayName}`,
-        text: [
-          `Hello ${user.firstName},`,
-          '',
-          `Your ${old.displayName} plan ended on ${day(periodEnd)} as you asked; your account is now on the ${next.displayName} plan, at no charge.`,
-          'Your funding sources and bcards are kept; you cannot add sources above the new limit until you are under it.',
-        ].join('\n'),
-      });
+      await enqueueEmail(
+        tx,
+        at,
+        planEndedEmail({
+          userId: user.id,
+          to: user.email,
+          firstName: user.firstName,
+          lang: mailLanguage(user.language),
+          oldPlan: old.displayName,
+          newPlan: next.displayName,
+          endedOn: periodEnd,
+        }),
+      );
       return 'done';
     }
     const source = now.paymentSourceId
       ? await firstRow(tx, schema.fundingSources, and(eq(schema.fundingSources.id, now.paymentSourceId), isNull(schema.fundingSources.deletedAt)))
       : null;
     if (!source || !source.isActive) {
-      await renewalFailed(tx, deps, now, source ? 'the card you pay with is paused.' : 'the card you paid with was removed.');
+      await renewalFailed(
+        tx,
+        deps,
+        now,
+        source ? 'the card you pay with is paused.' : 'the card you paid with was removed.',
+        source ? 'payment_source_paused' : 'payment_source_removed',
+      );
       return 'done';
     }
     // Periods follow each other; a period that would already be over (the service was down for long) starts now.

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { call, makeTestApp, memoryLogger, type TestContext } from '../../../test-support/app';
 import { login, me, registerUser } from '../../../test-support/world';
+import { mailedToken } from '../../../test-support/email-change';
 import { REAUTH_FAILURES } from '../auth/rate-limit';
 
 /* Updating your own profile through PATCH /api/auth/user. Refused fields are in ../auth/auth.security.test.ts. */
@@ -32,7 +33,7 @@ describe('profile updates', () => {
     expect((await me(ctx, u.cookie)).body.address).toEqual(res.body.address);
   });
 
-  test('names, e-mail and country change; the new e-mail signs in, the old one does not', async () => {
+  test('names and country change at once; the e-mail once its link is followed: then the new one signs in, the old one not', async () => {
     const u = await registerUser(ctx, { password: PASSWORD });
     const res = await call(ctx, '/api/auth/user', {
       method: 'PATCH',
@@ -40,7 +41,12 @@ describe('profile updates', () => {
       body: { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', country: 'gb', currentPassword: PASSWORD },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', country: 'GB' });
+    expect(res.body).toMatchObject({ firstName: 'Grace', lastName: 'Hopper', email: u.email, country: 'GB' });
+    // Until the link mailed to the new address is followed, the old address stays the sign-in address.
+    expect((await login(ctx, 'grace@example.com', PASSWORD, { ip: '198.51.100.9' })).status).toBe(401);
+    expect((await login(ctx, u.email, PASSWORD, { ip: '198.51.100.9' })).status).toBe(200);
+    const token = await mailedToken(ctx, 'grace@example.com', 'confirm-email');
+    expect((await call(ctx, '/api/auth/email-change/confirm', { method: 'POST', body: { token } })).status).toBe(200);
     expect((await me(ctx, u.cookie)).body).toMatchObject({ firstName: 'Grace', email: 'grace@example.com', country: 'GB' });
     expect((await login(ctx, 'grace@example.com', PASSWORD, { ip: '198.51.100.9' })).status).toBe(200);
     expect((await login(ctx, u.email, PASSWORD, { ip: '198.51.100.9' })).status).toBe(401);
@@ -99,23 +105,32 @@ describe('changing e-mail or password needs the current password', () => {
     expect((await me(ctx, u.cookie)).body.email).toBe(u.email);
   });
 
-  test('a new e-mail with the current password: changed, and the old address is sent a notice (no password in the log)', async () => {
+  test('a new e-mail with the current password: a link to the new address, then, once followed, a notice to the old (no password in the log)', async () => {
     const u = await registerUser(ctx, { password: PASSWORD });
     const res = await patch(u.cookie, { email: 'new.address@example.com', currentPassword: PASSWORD });
     expect(res.status).toBe(200);
-    expect(res.body.email).toBe('new.address@example.com');
-    const sent = await ctx.deps.db.query.emailOutbox.findMany({ where: eq(schema.emailOutbox.userId, u.user.id) });
+    expect(res.body.email).toBe(u.email);
+    const mails = () => ctx.deps.db.query.emailOutbox.findMany({ where: eq(schema.emailOutbox.userId, u.user.id) });
+    expect((await mails()).map((m) => ({ kind: m.kind, to: m.toAddress, status: m.status }))).toEqual([
+      { kind: 'email_change_confirm', to: 'new.address@example.com', status: 'pending' },
+    ]);
+    const token = await mailedToken(ctx, 'new.address@example.com', 'confirm-email');
+    expect((await call(ctx, '/api/auth/email-change/confirm', { method: 'POST', body: { token } })).status).toBe(200);
+    const sent = (await mails()).filter((m) => m.kind === 'email_changed');
     expect(sent.map((m) => ({ kind: m.kind, to: m.toAddress, status: m.status }))).toEqual([
       { kind: 'email_changed', to: u.email, status: 'pending' },
     ]);
     expect(sent[0]!.textBody).toContain('n***@example.com');
     expect(sent[0]!.textBody).not.toContain('new.address@example.com');
-    // Another letter case of the same address is no change, and no notice.
-    expect((await patch(u.cookie, { email: 'New.Address@example.com', currentPassword: PASSWORD })).status).toBe(200);
+    // Another letter case of the same address is no change: applied at once, and no mail.
+    const recased = await patch(u.cookie, { email: 'New.Address@example.com', currentPassword: PASSWORD });
+    expect(recased.status).toBe(200);
+    expect(recased.body.email).toBe('New.Address@example.com');
     // A refused change (taken address) queues nothing.
+    const before = (await mails()).length;
     const other = await registerUser(ctx, { password: PASSWORD });
     expect((await patch(u.cookie, { email: other.email, currentPassword: PASSWORD })).status).toBe(409);
-    expect(await ctx.deps.db.query.emailOutbox.findMany({ where: eq(schema.emailOutbox.userId, u.user.id) })).toHaveLength(1);
+    expect(await mails()).toHaveLength(before);
     expect(JSON.stringify(log.lines)).not.toContain(PASSWORD);
   });
 

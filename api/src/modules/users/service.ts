@@ -1,6 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { countryCode } from '@bpay/db/countries';
-import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow, USER_LANGUAGES, type UserLanguage } from '@bpay/db';
 import { AppError, invalid, notFound } from '../../errors';
 import type { Clock } from '../../lib/clock';
 
@@ -19,6 +19,8 @@ export interface PublicUser {
   isKycVerified: boolean;
   twoFactorEnabled: boolean;
   loginNotifications: boolean;
+  /** The language bpay writes to the user in (mail, notices, server-made text). */
+  language: UserLanguage;
   createdAt: string;
 }
 
@@ -43,8 +45,14 @@ export function toPublicUser(u: UserRow): PublicUser {
     isKycVerified: u.kycStatus === 'verified',
     twoFactorEnabled: u.totpSecret !== null,
     loginNotifications: u.loginNotifications,
+    language: userLanguage(u.language),
     createdAt: u.createdAt.toISOString(),
   };
+}
+
+/** users.language as one of USER_LANGUAGES (the column is checked in code; anything else reads as English). */
+export function userLanguage(value: string): UserLanguage {
+  return (USER_LANGUAGES as readonly string[]).includes(value) ? (value as UserLanguage) : 'en';
 }
 
 /** The name a bcard carries: first and last name, else the e-mail's local part, else 'bpay User'. */
@@ -70,6 +78,7 @@ export interface ProfilePatch {
   country?: string;
   phoneNumber?: string;
   loginNotifications?: boolean;
+  language?: UserLanguage;
   address?: { line1: string; city: string; state?: string; postal_code?: string; country?: string };
 }
 
@@ -104,6 +113,13 @@ export async function updateProfile(
   if (patch.country !== undefined) set.country = listedCountry(patch.country, 'country');
   if (patch.phoneNumber !== undefined) set.phoneNumber = blankToNull(patch.phoneNumber);
   if (patch.loginNotifications !== undefined) set.loginNotifications = patch.loginNotifications;
+  if (patch.language !== undefined) {
+    // The route's schema refuses other codes; services called directly are held to the same list.
+    if (!(USER_LANGUAGES as readonly string[]).includes(patch.language)) {
+      throw invalid('language', `language must be one of: ${USER_LANGUAGES.join(', ')}.`);
+    }
+    set.language = patch.language;
+  }
   if (patch.address !== undefined) {
     const a = patch.address;
     if (a.line1.trim() === '') throw invalid('address.line1', 'address.line1 is required.');
