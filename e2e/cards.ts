@@ -6,7 +6,7 @@ export const E2E_CARD_NUMBERS = ['4242424242424242', '4000002760003184', '555555
 export const E2E_CVVS = ['917', '4083'];
 export const E2E_CVV = '917';
 /** The bank account numbers the browser tests type (the simulator's test accounts); never to be found at rest. */
-export const E2E_BANK_ACCOUNT_NUMBERS = ['000123456789'];
+export const E2E_BANK_ACCOUNT_NUMBERS = ['000123456789', '000222222227'];
 
 /**
  * Adds a card through the dashboard's Funding Sources tab (already open), the way a person does: number, expiry,
