@@ -206,8 +206,12 @@ describe('a returned bank debit (R01)', () => {
     const [after] = await rows(ctx, 'SELECT status, refunded_cents AS r FROM collections');
     expect(after!.status).toBe('completed');
     const owed = -(await ledgerBalance(ctx, `receivable:${consumer.id}`));
-    // The bank share's part of the $40.00 remainder is $20.00: owed is its share less that.
-    expect(owed).toBe(bankCents - 2000);
+    // The $40.00 remainder goes back with its part of the fee (floor(fee × 40 / 100)), half of it the bank share's:
+    // owed is the bank share less that part.
+    const fee = Number((await rows(ctx, 'SELECT fee_cents AS f FROM collections'))[0]!.f);
+    expect(owed).toBe(bankCents - (4000 + Math.floor((fee * 4000) / 10000)) / 2);
+    expect(fee).toBe(190);
+    expect(owed).toBe(5095 - 2038);
     expect((await standing(ctx)).owed).toBe((owed / 100).toFixed(2));
     await expectBalanced(ctx);
     ctx.close();

@@ -653,10 +653,10 @@ describe('crash and recovery', () => {
         expect(r.calls).toEqual((['deactivateCard', 'refund', 'refund', 'refund'] as VendorMethod[]).slice(0, at));
         expect(r.before.status).toBe('refunding');
         expect(r.swept.recovered).toBe(1);
-        expect(await lastCollection(ctx)).toMatchObject({ status: 'completed', refunded_cents: 6667 });
+        expect(await lastCollection(ctx)).toMatchObject({ status: 'completed', refunded_cents: 6860 });
         expect(await rows(ctx, 'SELECT status, spent_cents FROM bcards')).toEqual([{ status: 'used', spent_cents: 3333 }]);
-        // $66.67 back over 51.45/30.87/20.58: 33.34, 20.00, 13.33.
-        expect(await simAvailable(ctx)).toEqual({ ...untouched(), [A.id]: START - 5145 + 3334, [B.id]: START - 3087 + 2000, [C.id]: START - 2058 + 1333 });
+        // $66.67 and its part of the fee, floor(2.90 × 66.67 / 100) = $1.93, back over 51.45/30.87/20.58: 34.30, 20.58, 13.72.
+        expect(await simAvailable(ctx)).toEqual({ ...untouched(), [A.id]: START - 5145 + 3430, [B.id]: START - 3087 + 2058, [C.id]: START - 2058 + 1372 });
         expect(await count(ctx, 'SELECT count(*) FROM sim_refunds')).toBe(3);
         const report = await expectSettled(ctx);
         expect(report.movementsByKind).toEqual({ 'collection.captured': 1, 'bcard.spent': 1, 'bcard.remainder_refunded': 1 });

@@ -254,24 +254,27 @@ describe('spending', () => {
       const paid = await call(ctx, '/api/process-payment', {
         method: 'POST',
         cookie: ada.cookie,
-        body: { amount: '33.33', merchant: 'Acme', virtualCardId: card.id },
+        body: { amount: '33.34', merchant: 'Acme', virtualCardId: card.id },
       });
       expect(paid.status).toBe(200);
       expect(paid.body.virtualCard).toMatchObject({ id: card.id, status: 'used', balance: '0.00' });
 
-      // $66.67 left: pro rata over 51.45/30.87/20.58 is 33.335, 20.001, 13.334 -> 33.34, 20.00, 13.33 back, so each
-      // card is down 18.11, 10.87, 7.25 (= $33.33 spent + $2.90 fee).
-      expect(await balances(ctx, ada.cookie)).toEqual({ [a.id]: '9981.89', [b.id]: '9989.13', [c.id]: '9992.75' });
+      // $66.66 left, and the fee's part of it as a merchant's refund would give: floor(2.90 × 66.66 / 100) = $1.93, so
+      // $68.59 goes back pro rata over 51.45/30.87/20.58 (50/30/20 %): 34.295, 20.577, 13.718 -> floors 34.29, 20.57,
+      // 13.71 and the two spare cents to the largest fractions (.718, .577): 34.29, 20.58, 13.72. Each card is down
+      // 17.16, 10.29, 6.86 = $34.31: the $33.34 spent and the $0.97 of fee that stays with it.
+      expect(await balances(ctx, ada.cookie)).toEqual({ [a.id]: '9982.84', [b.id]: '9989.71', [c.id]: '9993.14' });
       const mv = await movements(ctx, card.id);
-      expect(mv['bcard.spent']).toEqual({ [`bcard:${card.id}`]: -3333, 'external:merchants': 3333 });
+      expect(mv['bcard.spent']).toEqual({ [`bcard:${card.id}`]: -3334, 'external:merchants': 3334 });
       expect(mv['bcard.remainder_refunded']).toEqual({
-        [`bcard:${card.id}`]: -6667,
-        [`funding_source:${a.id}`]: 3334,
-        [`funding_source:${b.id}`]: 2000,
-        [`funding_source:${c.id}`]: 1333,
+        [`bcard:${card.id}`]: -6666,
+        'bpay:fees': -193,
+        [`funding_source:${a.id}`]: 3429,
+        [`funding_source:${b.id}`]: 2058,
+        [`funding_source:${c.id}`]: 1372,
       });
       expect(await scalar(ctx, 'SELECT status || \':\' || refunded_cents FROM collections WHERE id = ?', [card.transactionId])).toBe(
-        'completed:6667',
+        'completed:6859',
       );
 
       // Used once: no second purchase, no cancel, and expiry leaves it alone.
@@ -289,7 +292,8 @@ describe('spending', () => {
 
       const report = await expectSettled(ctx);
       expect(report.bcards.find((x) => x.id === card.id)?.ledger).toBe(0);
-      expect(await scalar(ctx, "SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'bpay:fees'")).toBe(290);
+      // bpay keeps the fee on what was spent only: $2.90 - $1.93.
+      expect(await scalar(ctx, "SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'bpay:fees'")).toBe(97);
     });
   });
 

@@ -3,10 +3,10 @@ import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
-import { allocate } from '../../lib/split';
 import { SEARCH_LAG_MS, VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from './bank-debits';
+import { remainderBack } from './remainder';
 import {
   holdKey,
   LEASE_MS,
@@ -66,7 +66,8 @@ export async function releaseHolds(
  * From refunding: returns money to the sources and settles. Three cases, by the bcard's state:
  * - no bcard (capture or issuing failed): captured shares refunded in full, held ones voided -> failed;
  * - bcard expiring/canceling (unused): deactivated, every share refunded in full, fee included -> refunded;
- * - bcard used: deactivated, and the remainder (if the purchase left any) goes back pro rata to the shares -> completed.
+ * - bcard used: deactivated, and the remainder (if the purchase left any) goes back pro rata to the shares with its
+ *   pro-rata part of the fee, as a merchant's refund does -> completed.
  * Every refund carries the share's key, so repeating this after a crash never refunds twice.
  */
 export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
@@ -103,14 +104,11 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
 
   if (collection.kind === 'sandbox') return settleSandboxRefund(deps, lease, collection, bcard, vendor);
 
-  // Used with money left on it: the remainder goes back pro rata. Unused: every share goes back in full.
+  // Used with money left on it: the remainder and its part of the fee go back pro rata (bcards/remainder.ts).
+  // Unused: every share goes back in full.
   const used = bcard.status === 'used';
-  const remainder = bcard.limitCents - bcard.spentCents;
-  const refunds = used
-    ? remainder > 0
-      ? allocate(remainder, loaded.shares.map((s) => s.amountCents))
-      : loaded.shares.map(() => 0)
-    : loaded.shares.map((s) => s.amountCents);
+  const back = remainderBack(collection, bcard.limitCents - bcard.spentCents, loaded.shares.map((s) => s.amountCents));
+  const refunds = used ? back.parts : loaded.shares.map((s) => s.amountCents);
   await vendor.deactivateCard(bcard.vendorCardId);
   const debits = await bankDebitsOf(deps.db, loaded.shares.map((s) => s.id));
   /** Shares whose bank debit came back: what is due to them reduces what the consumer owes instead. */
@@ -152,7 +150,8 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
           referenceId: bcard.id,
           at,
           postings: [
-            { account: accounts.bcard(bcard.id), amountCents: -refundedTotal },
+            { account: accounts.bcard(bcard.id), amountCents: -back.remainderCents },
+            { account: accounts.fees, amountCents: -back.feeCents },
             ...loaded.shares.map((s, i) => ({ account: backTo(s), amountCents: refunds[i] ?? 0 })),
           ],
         });

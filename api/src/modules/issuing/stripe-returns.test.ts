@@ -88,14 +88,16 @@ describe('a capture below the approved amount', () => {
     const closed = updated(a, { approved: true, status: 'closed', amount: 0, requested: 8000, transactions: [{ type: 'capture', amount: 5000 }] });
     const res = await sendEvent(ctx, closed);
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { received: true } });
-    // 30.00 of the purchase and 0.71 of the 1.90 fee (its share, rounded down) over what each share can still give
-    // back (61.14 - 12.00 and 40.76 - 8.00): 18.43 and 12.28.
-    expect(await gained(a)).toEqual([1843, 1228]);
-    expect(stripeReturns(a.bcard)).toEqual([1843, 1228]);
+    // The 20.00 remainder went back with floor(1.90 × 20 / 100) = 0.38 of the fee (12.23 and 8.15), so 1.52 of the fee
+    // stayed with the 80.00 approved. Now 30.00 of the purchase and floor(1.52 × 30 / 80) = 0.57 of that fee over what
+    // each share can still give back (61.14 - 12.23 and 40.76 - 8.15): 30.57 × 48.91 / 81.52 = 18.3412 and 12.2288,
+    // the spare cent to the larger fraction: 18.34 and 12.23.
+    expect(await gained(a)).toEqual([1834, 1223]);
+    expect(stripeReturns(a.bcard)).toEqual([1834, 1223]);
     expect(await authRow(a.id)).toMatchObject({ captured_cents: 5000, returned_cents: 3000 });
-    expect(await refundedOf(a.bcard)).toBe(2000 + 3071);
+    expect(await refundedOf(a.bcard)).toBe(2038 + 3057);
     const txs = await call(ctx, '/api/transactions', { cookie: w.cookie });
-    expect((txs.body as Array<{ id: string; refunded: string }>).find((t) => t.id === a.bcard.collectionId)?.refunded).toBe('50.71');
+    expect((txs.body as Array<{ id: string; refunded: string }>).find((t) => t.id === a.bcard.collectionId)?.refunded).toBe('50.95');
     await noViolations();
 
     // Stripe sends the event again, and a later event says the same: nothing goes back twice.
@@ -103,19 +105,19 @@ describe('a capture below the approved amount', () => {
     expect(replay.body).toEqual({ received: true, duplicate: true });
     const later = await sendEvent(ctx, updated(a, { approved: true, status: 'closed', amount: 0, requested: 8000, transactions: [{ type: 'capture', amount: 5000 }] }));
     expect(later.body).toEqual({ received: true });
-    expect(await gained(a)).toEqual([1843, 1228]);
-    expect(stripeReturns(a.bcard)).toEqual([1843, 1228]);
+    expect(await gained(a)).toEqual([1834, 1223]);
+    expect(stripeReturns(a.bcard)).toEqual([1834, 1223]);
     await noViolations();
   }, 30_000);
 
   test('the closed authorization arriving before its capture: the capture it lists is kept, nothing more goes back after', async () => {
     const a = await approved(8000);
     await sendEvent(ctx, updated(a, { approved: true, status: 'closed', amount: 0, requested: 8000, transactions: [{ type: 'capture', amount: 5000 }] }));
-    expect(await gained(a)).toEqual([1843, 1228]);
+    expect(await gained(a)).toEqual([1834, 1223]);
     const capture = await sendEvent(ctx, transaction(a, 'capture', 5000));
     expect(capture.body).toEqual({ received: true });
     expect(await authRow(a.id)).toMatchObject({ captured_cents: 5000, returned_cents: 3000 });
-    expect(await gained(a)).toEqual([1843, 1228]);
+    expect(await gained(a)).toEqual([1834, 1223]);
     await noViolations();
   }, 30_000);
 
@@ -127,7 +129,7 @@ describe('a capture below the approved amount', () => {
     expect(await gained(a)).toEqual([0, 0]);
     await sendEvent(ctx, transaction(a, 'capture', 5000));
     expect((await sendEvent(ctx, closed)).body).toEqual({ received: true });
-    expect(await gained(a)).toEqual([1843, 1228]);
+    expect(await gained(a)).toEqual([1834, 1223]);
     await noViolations();
   }, 30_000);
 
@@ -135,13 +137,13 @@ describe('a capture below the approved amount', () => {
     const a = await approved(8000);
     // The merchant releases 20.00 of the hold (the authorization now holds 60.00).
     await sendEvent(ctx, updated(a, { approved: true, status: 'pending', amount: 6000, requested: 8000 }));
-    // 20.00 + 0.47 fee over 49.14 / 32.76.
-    expect(await gained(a)).toEqual([1228, 819]);
+    // 20.00 + floor(1.52 × 20 / 80) = 0.38 fee over 48.91 / 32.61.
+    expect(await gained(a)).toEqual([1223, 815]);
     await sendEvent(ctx, transaction(a, 'capture', 6000));
     await sendEvent(ctx, updated(a, { approved: true, status: 'closed', amount: 0, requested: 8000, transactions: [{ type: 'capture', amount: 6000 }] }));
     expect(await authRow(a.id)).toMatchObject({ captured_cents: 6000, returned_cents: 2000 });
-    expect(await gained(a)).toEqual([1228, 819]);
-    expect(stripeReturns(a.bcard)).toEqual([1228, 819]);
+    expect(await gained(a)).toEqual([1223, 815]);
+    expect(stripeReturns(a.bcard)).toEqual([1223, 815]);
     await noViolations();
   }, 30_000);
 
@@ -165,14 +167,15 @@ describe('a reversal', () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => sendEvent(ctx, reversed)));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(answers.filter((r) => r.body.duplicate === true).length).toBe(4);
-    // 80.00 and the whole 1.90 fee: with the remainder, each source got back all it paid (61.14 and 40.76).
+    // 80.00 and the 1.52 of the fee that stayed with it: with the remainder (and its 0.38 of the fee), each source
+    // got back all it paid (61.14 and 40.76).
     expect((await sources()).map((v, i) => v - before[i]!)).toEqual([0, 0]);
-    expect(stripeReturns(a.bcard)).toEqual([4914, 3276]);
+    expect(stripeReturns(a.bcard)).toEqual([4891, 3261]);
     expect(await authRow(a.id)).toMatchObject({ returned_cents: 8000 });
     expect(await refundedOf(a.bcard)).toBe(10_190);
     const again = await sendEvent(ctx, reversed);
     expect(again.body).toEqual({ received: true, duplicate: true });
-    expect(stripeReturns(a.bcard)).toEqual([4914, 3276]);
+    expect(stripeReturns(a.bcard)).toEqual([4891, 3261]);
     await noViolations();
   }, 30_000);
 
@@ -180,7 +183,8 @@ describe('a reversal', () => {
     const a = await approved(3000);
     await sendEvent(ctx, updated(a, { approved: true, status: 'expired', amount: 0, requested: 3000 }));
     expect(await authRow(a.id)).toMatchObject({ returned_cents: 3000 });
-    expect((await gained(a)).reduce((x, y) => x + y, 0)).toBe(3000 + 190);
+    // The 70.00 remainder took floor(1.90 × 70 / 100) = 1.33 of the fee back; the rest, 0.57, comes with the release.
+    expect((await gained(a)).reduce((x, y) => x + y, 0)).toBe(3000 + 57);
     await noViolations();
   }, 30_000);
 });
@@ -194,16 +198,16 @@ describe("a merchant's refund", () => {
     // Stripe's refund transactions usually name no authorization: the bcard's is found through the card.
     const refund = transaction(a, 'refund', 3000, false);
     expect((await sendEvent(ctx, refund)).body).toEqual({ received: true });
-    expect(await gained(a)).toEqual([1843, 1228]);
+    expect(await gained(a)).toEqual([1834, 1223]);
     expect((await sendEvent(ctx, refund)).body).toEqual({ received: true, duplicate: true });
-    expect(await gained(a)).toEqual([1843, 1228]);
+    expect(await gained(a)).toEqual([1834, 1223]);
     expect(await authRow(a.id)).toMatchObject({ captured_cents: 8000, returned_cents: 3000 });
 
     // A second refund of more than is left: the rest of the purchase (50.00) and the rest of the fee, and a log line.
     log.lines.length = 0;
     await sendEvent(ctx, transaction(a, 'refund', 6000));
     expect(await authRow(a.id)).toMatchObject({ returned_cents: 8000 });
-    expect((await gained(a)).reduce((x, y) => x + y, 0)).toBe(8000 + 190);
+    expect((await gained(a)).reduce((x, y) => x + y, 0)).toBe(8000 + 152);
     expect(log.lines.some((l) => l.level === 'error' && /refunded more than the sources paid/.test(l.msg))).toBe(true);
     expect(await refundedOf(a.bcard)).toBe(10_190);
     await noViolations();
@@ -260,7 +264,7 @@ describe('what Stripe decided alone', () => {
     const created = stripeEvent(ctx, 'issuing_authorization.created', authorizationLater(a.input, { approved: false, status: 'closed', amount: 0, requested: 8000, reason: 'webhook_timeout' }));
     expect((await sendEvent(ctx, created)).body).toEqual({ received: true });
     expect(await authRow(a.id)).toMatchObject({ returned_cents: 8000 });
-    expect((await gained(a)).reduce((x, y) => x + y, 0)).toBe(8000 + 190);
+    expect((await gained(a)).reduce((x, y) => x + y, 0)).toBe(8000 + 152);
     await noViolations();
   }, 30_000);
 
@@ -288,8 +292,8 @@ describe('when the processor is not ready', () => {
     const retried = await sendEvent(ctx, reversed);
     expect(retried.body).toEqual({ received: true });
     // Each share refunded once at Stripe (the first one's refund was found again by its key).
-    expect(stripeReturns(a.bcard)).toEqual([4914, 3276]);
-    expect(await gained(a)).toEqual([4914, 3276]);
+    expect(stripeReturns(a.bcard)).toEqual([4891, 3261]);
+    expect(await gained(a)).toEqual([4891, 3261]);
     await noViolations();
   }, 30_000);
 

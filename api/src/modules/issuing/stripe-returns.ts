@@ -7,6 +7,7 @@ import { allocate } from '../../lib/split';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
+import { remainderBack, spentFee } from '../bcards/remainder';
 import { holdKey, LEASE_MS, LeaseLostError, load, renewLease, type Lease, type Loaded } from '../bcards/saga';
 
 /*
@@ -25,7 +26,8 @@ import { holdKey, LEASE_MS, LeaseLostError, load, renewLease, type Lease, type L
  * between them is the ledger's: released = returned - refunded. The guards: what is released never exceeds the
  * approved amount less what was captured, and all that returns never exceeds the approved amount (the sources paid
  * no more). The fee follows the return as it follows a merchant's refund (docs/DECISIONS.md): its proportional part,
- * rounded down, and the rest of it when the whole purchase came back (nothing was bought: bpay earns nothing).
+ * rounded down, and the rest of it when the whole purchase came back (nothing was bought: bpay earns nothing). "The
+ * fee" here is the part that stayed with what was spent: the bcard's remainder took its own part back already.
  *
  * Serialised per bcard by its collection's lease (a single-use bcard has one approved authorization): the returns of
  * one authorization never run side by side, so two events cannot both refund the same cents. A collection still
@@ -233,9 +235,8 @@ interface GiveBack {
 /** What each share can still give back: its amount, less the bcard's remainder and what earlier returns credited it. */
 function refundableByShare(loaded: Loaded, bcard: BcardRow, sofar: ReturnedSoFar, returnedShares: Set<string>): number[] {
   const { shares, collection } = loaded;
-  // The remainder went back pro rata exactly as settleRefund allocates it.
-  const remainder = bcard.limitCents - bcard.spentCents;
-  const back = remainder > 0 ? allocate(remainder, shares.map((s) => s.amountCents)) : shares.map(() => 0);
+  // The remainder went back pro rata with its part of the fee, exactly as settleRefund gives it.
+  const back = remainderBack(collection, bcard.limitCents - bcard.spentCents, shares.map((s) => s.amountCents)).parts;
   // A returned bank share's parts went to the consumer's receivable, one account for all of them: attributed to those
   // shares in their order, each up to what it could give (one such share per collection is the rule in practice).
   let receivable = sofar.byAccount.get(accounts.receivable(collection.userId)) ?? 0;
@@ -257,7 +258,9 @@ async function giveBack(deps: AppDeps, lease: Lease, g: GiveBack): Promise<void>
   const { collection, shares } = loaded;
   if (collection.kind === 'sandbox' || shares.length === 0) throw new Error(`collection ${collection.id} has no shares to return to`);
   const before = row.returnedCents;
-  const fee = feeBack(collection.feeCents, row.amountCents, before + amount) - feeBack(collection.feeCents, row.amountCents, before);
+  // The fee that stayed with what was spent (the remainder took its own part back: bcards/remainder.ts).
+  const spent = spentFee(collection, bcard.limitCents - bcard.spentCents);
+  const fee = feeBack(spent, row.amountCents, before + amount) - feeBack(spent, row.amountCents, before);
   const debits = await bankDebitsOf(deps.db, shares.map((s) => s.id));
   const returnedShares = new Set([...debits.values()].filter((d) => d.status === 'returned').map((d) => d.shareId));
   const refundable = refundableByShare(loaded, bcard, g.sofar, returnedShares);

@@ -221,12 +221,13 @@ describe('issuing_authorization.request', () => {
     });
 
     expect(await settled(ctx, bcard)).toBe('completed');
-    // 20.00 of 100.00 was not spent: back 60/40, each share refunded at Stripe under its own key.
+    // 20.00 of 100.00 was not spent: back with floor(1.90 × 20 / 100) = 0.38 of the fee, 60/40 (12.228, 8.152 -> 12.23,
+    // 8.15), each share refunded at Stripe under its own key.
     const refunds = [...stub.objects.values()].filter((o) => o.object === 'refund' && bcard.shares.some((s) => s.holdId === o.payment_intent));
-    expect(bcard.shares.map((s) => refunds.filter((r) => r.payment_intent === s.holdId).reduce((a, r) => a + Number(r.amount), 0))).toEqual([1200, 800]);
+    expect(bcard.shares.map((s) => refunds.filter((r) => r.payment_intent === s.holdId).reduce((a, r) => a + Number(r.amount), 0))).toEqual([1223, 815]);
     const txs = await call(ctx, '/api/transactions', { cookie: w.cookie });
     const tx = (txs.body as Array<{ id: string; merchant: string; status: string; refunded: string }>).find((t) => t.id === bcard.collectionId);
-    expect(tx).toMatchObject({ merchant: 'Blue Bottle Coffee', status: 'completed', refunded: '20.00' });
+    expect(tx).toMatchObject({ merchant: 'Blue Bottle Coffee', status: 'completed', refunded: '20.38' });
     await noViolations();
 
     // Stripe sends the same request again (a retry): the first answer, nothing spent twice.
@@ -262,9 +263,9 @@ describe('issuing_authorization.request', () => {
       gate = null;
       open();
     }
-    // Let through, it finishes: 75.00 back to the sources.
+    // Let through, it finishes: 75.00 and floor(1.90 × 75 / 100) = 1.42 of the fee back to the sources.
     expect(await settled(ctx, bcard)).toBe('completed');
-    expect((await q('SELECT refunded_cents FROM collections WHERE id = ?', [bcard.collectionId]))[0]).toMatchObject({ refunded_cents: 7500 });
+    expect((await q('SELECT refunded_cents FROM collections WHERE id = ?', [bcard.collectionId]))[0]).toMatchObject({ refunded_cents: 7642 });
     await noViolations();
   }, 30_000);
 

@@ -58,6 +58,8 @@ interface ModelBcard {
   id: string;
   limit: number;
   shares: Array<{ source: ModelSource; amount: number }>;
+  /** The fee's part the remainder took back when it was spent (0 until then). */
+  feeBack: number;
   status: 'active' | 'used' | 'expired' | 'canceled';
   expiresAt: number;
 }
@@ -128,7 +130,7 @@ async function run(ctx: TestContext, ops: Op[]) {
         expect(res.status).toBe(201);
         expect(res.body.fundingSources.map((s: { amount: string }) => s.amount)).toEqual(shares.map((s) => money(s.amount)));
         for (const s of shares) s.source.available -= s.amount;
-        bcards.push({ id: res.body.id, limit: step.amountCents, shares, status: 'active', expiresAt: ctx.clock.now().getTime() + TTL_MS });
+        bcards.push({ id: res.body.id, limit: step.amountCents, shares, feeBack: 0, status: 'active', expiresAt: ctx.clock.now().getTime() + TTL_MS });
         break;
       }
       case 'spend': {
@@ -147,7 +149,10 @@ async function run(ctx: TestContext, ops: Op[]) {
         expect(res.status).toBe(200);
         b.status = 'used';
         const remainder = b.limit - amount;
-        if (remainder > 0) refundTo(b, allocate(remainder, b.shares.map((s) => s.amount)));
+        // The remainder goes back with the fee's pro-rata part of it, rounded down, as a merchant's refund gives it.
+        const fee = b.shares.reduce((x, s) => x + s.amount, 0) - b.limit;
+        b.feeBack = Math.floor((fee * remainder) / b.limit);
+        if (remainder > 0) refundTo(b, allocate(remainder + b.feeBack, b.shares.map((s) => s.amount)));
         break;
       }
       case 'cancel': {
@@ -195,9 +200,9 @@ async function run(ctx: TestContext, ops: Op[]) {
     expect(b.ledger).toBeGreaterThanOrEqual(0);
     if (b.status === 'expired' || b.status === 'canceled' || b.status === 'used') expect(b.ledger).toBe(0);
   }
-  // bpay keeps the fee of every bcard that was not given back whole.
+  // bpay keeps the fee of every bcard that was not given back whole, less what a used one's remainder took back.
   const kept = bcards.filter((b) => b.status === 'active' || b.status === 'used');
-  const fees = kept.reduce((a, b) => a + b.shares.reduce((x, s) => x + s.amount, 0) - b.limit, 0);
+  const fees = kept.reduce((a, b) => a + b.shares.reduce((x, s) => x + s.amount, 0) - b.limit - b.feeBack, 0);
   const [feeRow] = (await ctx.handle.client.execute("SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings WHERE account = 'bpay:fees'")).rows;
   expect(Number(feeRow?.s)).toBe(fees);
 }

@@ -128,7 +128,8 @@ describe('the processor fails after the payment committed', () => {
     failing.clear();
     await sweepAfterLease(1);
     expect(await state(bcard.id)).toEqual({ bcard: 'used', spent: 1500, collection: 'completed', processor: 'inactive' });
-    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000);
+    // $10.00 left, and its part of the $0.48 fee (1.9 % of $25.00): floor(48 × 1000 / 2500) = 19.
+    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000 + 19);
     expect(Number((await q("SELECT count(*) AS n FROM ledger_movements WHERE kind = 'bcard.remainder_refunded' AND reference_id = ?", [bcard.id]))[0]!.n)).toBe(1);
     expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
   });
@@ -153,7 +154,8 @@ describe('the processor fails after the payment committed', () => {
     failing.clear();
     await sweepAfterLease(1);
     expect(await state(bcard.id)).toEqual({ bcard: 'used', spent: 1500, collection: 'completed', processor: 'inactive' });
-    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000);
+    // $10.00 left, and its part of the $0.48 fee (1.9 % of $25.00): floor(48 × 1000 / 2500) = 19.
+    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000 + 19);
     expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
   });
 

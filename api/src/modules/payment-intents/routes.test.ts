@@ -258,7 +258,8 @@ describe('POST /api/v1/payment_intents/:id/confirm', () => {
     const sourceBefore = await ledger(`funding_source:${sourceId}`);
     expect((await confirm(pi.id, withCard(bcard.card))).body.status).toBe('succeeded');
     expect(await bcardRow(bcard.id)).toMatchObject({ status: 'used', spent_cents: 1500 });
-    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000);
+    // $10.00 left, and its part of the $0.48 fee (1.9 % of $25.00): floor(48 × 1000 / 2500) = 19.
+    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000 + 19);
     expect(await ledger(`bcard:${bcard.id}`)).toBe(0);
   });
 
@@ -450,7 +451,8 @@ describe('capture_method manual', () => {
     expect(res.status).toBe(200);
     matches(res.body, { status: 'succeeded', amount_received: 1500, amount_capturable: 0 });
     expect((await ledger(`merchant:${merchant.id}`)) - merchantBefore).toBe(1500);
-    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000);
+    // $10.00 left, and its part of the $0.48 fee (1.9 % of $25.00): floor(48 × 1000 / 2500) = 19.
+    expect((await ledger(`funding_source:${sourceId}`)) - sourceBefore).toBe(1000 + 19);
     expect(await ledger(`bcard:${bcard.id}`)).toBe(0);
     expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
   });

@@ -241,7 +241,7 @@ describe('POST /api/v1/refunds', () => {
 
   test('a payment captured in part: the refund never asks a source for more than its charge has left', async () => {
     const { ctx } = await world();
-    // $10.00 at 34/33/33, captured $7.77: the remainder $2.23 went back pro rata already.
+    // $10.00 at 34/33/33, captured $7.77: the remainder $2.23 went back pro rata already, with its part of the fee.
     const pi = await paidIntent(ctx, '10.00', [34, 33, 33], 777);
     for (const amount of [1, 1, 100, 333]) expect((await refund(ctx, { payment_intent: pi.id, amount })).body.status).toBe('succeeded');
     const last = await refund(ctx, { payment_intent: pi.id });
@@ -253,6 +253,44 @@ describe('POST /api/v1/refunds', () => {
       args: [pi.bcardId],
     });
     for (const r of rows) expect(Number(r.ledger)).toBe(0);
+    await expectMoneyHolds(ctx);
+    ctx.close();
+  });
+
+  test('a partly spent bcard: its remainder takes its pro-rata part of the fee back, the refunds the rest; exact cents, 3 sources', async () => {
+    const { ctx } = await world();
+    // $10.00 + 2.5 % = $10.25 at 34/33/33: 348.5, 338.25, 338.25 -> 349, 338, 338. Captured $7.77, so $2.23 is left,
+    // and its part of the $0.25 fee is floor(25 × 223 / 1000) = 5: $2.28 back over 349/338/338 is 77.63, 75.18,
+    // 75.18 -> 77, 75, 75 and the spare cent to the first (.63): 78, 75, 75. $0.20 of fee stays with the $7.77 spent.
+    const pi = await paidIntent(ctx, '10.00', [34, 33, 33], 777);
+    const { rows: mv } = await ctx.handle.client.execute({
+      sql: `SELECT p.account AS account, p.amount_cents AS cents FROM ledger_movements m JOIN ledger_postings p ON p.movement_id = m.id
+              WHERE m.kind = 'bcard.remainder_refunded' AND m.reference_id = ? ORDER BY p.id`,
+      args: [pi.bcardId],
+    });
+    expect(Object.fromEntries(mv.map((r) => [String(r.account), Number(r.cents)]))).toEqual({
+      [`bcard:${pi.bcardId}`]: -223,
+      'bpay:fees': -5,
+      [`funding_source:${sources[0]}`]: 78,
+      [`funding_source:${sources[1]}`]: 75,
+      [`funding_source:${sources[2]}`]: 75,
+    });
+    expect(mv.reduce((a, r) => a + Number(r.cents), 0)).toBe(0);
+    expect(await sourceLedger(ctx)).toEqual([-(349 - 78), -(338 - 75), -(338 - 75)]);
+
+    // A $1.00 refund takes floor(20 × 100 / 777) = 2 of the fee that stayed: $1.02 over what each share has left
+    // (271, 263, 263): 34.68, 33.66, 33.66 -> 34, 33, 33 and the two spare cents to .68 and the first .66: 35, 34, 33.
+    const first = await refund(ctx, { payment_intent: pi.id, amount: 100 });
+    expect(first.body.status).toBe('succeeded');
+    const { rows: fee } = await ctx.handle.client.execute({ sql: 'SELECT fee_cents AS f FROM refunds WHERE id = ?', args: [first.body.id] });
+    expect(Number(fee[0]!.f)).toBe(2);
+    expect(await sourceLedger(ctx)).toEqual([-(271 - 35), -(263 - 34), -(263 - 33)]);
+    // The rest: $6.77 and the fee's last $0.18. Every source is whole and bpay kept no fee on a refunded purchase.
+    const rest = await refund(ctx, { payment_intent: pi.id });
+    expect(rest.body).toMatchObject({ status: 'succeeded', amount: 677 });
+    const { rows: fee2 } = await ctx.handle.client.execute({ sql: 'SELECT fee_cents AS f FROM refunds WHERE id = ?', args: [rest.body.id] });
+    expect(Number(fee2[0]!.f)).toBe(18);
+    expect(await sourceLedger(ctx)).toEqual([0, 0, 0]);
     await expectMoneyHolds(ctx);
     ctx.close();
   });

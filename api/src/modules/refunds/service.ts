@@ -8,6 +8,7 @@ import { allocate } from '../../lib/split';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { holdKey } from '../bcards/saga';
+import { remainderBack, spentFee } from '../bcards/remainder';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
 import { emitEvent } from '../events/emit';
 import { accounts, postMovement } from '../ledger/service';
@@ -19,7 +20,8 @@ import { toIntentObject, validateMetadata } from '../payment-intents/service';
  * The money goes back the way it came: a bcard-paid intent's refund returns to the consumer's funding sources in the
  * proportions the bcard was funded (largest remainder, over what each share can still give back), with the matching
  * part of the consumer's bpay fee (docs/DECISIONS.md: the fee follows the refund, all of it when the payment is
- * refunded in full). A sandbox intent's refund returns to `sandbox:test_funds`; no consumer money is touched.
+ * refunded in full; "all of it" is the fee that stayed with what the bcard spent, since its unspent remainder took
+ * its own pro-rata part back: bcards/remainder.ts). A sandbox intent's refund returns to `sandbox:test_funds`; no consumer money is touched.
  *
  * The saga: (1) one transaction reserves the amount on the intent (amount_refunded, guarded so concurrent refunds
  * never pass amount_received), writes the refund (pending, under a lease) and each source's part, and emits
@@ -98,15 +100,18 @@ function overRefund(pi: Pick<IntentRow, 'id' | 'amountReceived' | 'amountRefunde
   return requested ?? left;
 }
 
+/** What a used bcard's purchase left on it (and so went back with its part of the fee); 0 before it is used. */
+const usedRemainder = (bcard: typeof schema.bcards.$inferSelect) => (bcard.status === 'used' ? bcard.limitCents - bcard.spentCents : 0);
+
 /** What each share can still give back: its captured amount, less what a purchase's remainder and earlier refunds took. */
 async function refundableByShare(
   tx: DbOrTx,
   bcard: typeof schema.bcards.$inferSelect,
+  collection: { amountCents: number; feeCents: number },
   shares: ShareRow[],
 ): Promise<number[]> {
-  // What the purchase left on the bcard went back pro rata, exactly as settleRefund allocates it.
-  const remainder = bcard.status === 'used' ? bcard.limitCents - bcard.spentCents : 0;
-  const back = remainder > 0 ? allocate(remainder, shares.map((s) => s.amountCents)) : shares.map(() => 0);
+  // What the purchase left on the bcard went back pro rata with its part of the fee, exactly as settleRefund gives it.
+  const back = remainderBack(collection, usedRemainder(bcard), shares.map((s) => s.amountCents)).parts;
   const earlier = await tx
     .select({ shareId: schema.refundParts.shareId, sum: sql<number>`sum(${schema.refundParts.amountCents})` })
     .from(schema.refundParts)
@@ -189,8 +194,10 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
         .select({ sum: sql<number>`coalesce(sum(${schema.refunds.feeCents}), 0)` })
         .from(schema.refunds)
         .where(and(eq(schema.refunds.paymentIntentId, pi.id), ne(schema.refunds.status, 'failed')));
-      const feeLeft = collection.feeCents - Number(prior?.sum ?? 0);
-      const proportional = Math.floor((collection.feeCents * amount) / reserved.amountReceived);
+      // The fee that stayed with what was spent: the remainder took its own part back (bcards/remainder.ts).
+      const fee = spentFee(collection, usedRemainder(bcard));
+      const feeLeft = fee - Number(prior?.sum ?? 0);
+      const proportional = Math.floor((fee * amount) / reserved.amountReceived);
       feeCents = Math.max(0, reserved.amountRefunded === reserved.amountReceived ? feeLeft : Math.min(proportional, feeLeft));
     }
 
@@ -221,7 +228,7 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
     if (collection.kind !== 'sandbox') {
       // Back through the split: proportional to what each share can still give back, which keeps the original
       // proportions and never asks a source's charge for more than it has left.
-      const refundable = await refundableByShare(tx, bcard, shares);
+      const refundable = await refundableByShare(tx, bcard, collection, shares);
       const total = amount + feeCents;
       const sum = refundable.reduce((a, b) => a + b, 0);
       if (sum < total) throw new Error(`refund ${id}: the shares of ${collection.id} can give back ${sum}, not ${total}`);
