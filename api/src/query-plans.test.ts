@@ -301,8 +301,9 @@ const CASES: PlanCase[] = [
     },
   },
   {
-    // One statement a month (a slice): each part seeks its month's range; the top merchants are ranked in JS.
-    name: "spending analytics: the owner's issued collections in the range, by month, source and merchant, and merchants' refunds of them",
+    // One statement a month (a slice): each part seeks its month's range; the top merchants are ranked in JS. The
+    // Overview's summary and Recent Activity read the same definition (modules/spending).
+    name: "spending (analytics, the Overview's summary, Recent Activity): the owner's bcards spent or ended in the range, their refunds and returns, plan charges",
     async run(w) {
       const pi = expectOk(await w.v1(w.live.secretKey, '/payment_intents', { amount: 1500, currency: 'usd' }));
       const card = await bcardCard(w.ctx, w.consumer.cookie, w.sourceId, '15.00');
@@ -310,13 +311,17 @@ const CASES: PlanCase[] = [
       expectOk(await w.v1(w.live.secretKey, '/refunds', { payment_intent: pi.body.id, amount: 500 }));
       expectOk(await w.http('/api/analytics?months=12', { cookie: w.consumer.cookie }));
       expectOk(await w.http('/api/analytics.csv?from=2025-01&to=2026-12&top=3', { cookie: w.consumer.cookie }));
+      expectOk(await w.http('/api/transactions/summary', { cookie: w.consumer.cookie }));
+      expectOk(await w.http('/api/spending/activity?limit=5', { cookie: w.consumer.cookie }));
     },
     uses: [
-      'collections_user_status_idx (user_id=? AND status=? AND created_at>? AND created_at<?)',
-      'bcards_collection_unique (collection_id=?)',
+      'bcards_user_deactivated_idx (user_id=? AND deactivated_at>? AND deactivated_at<?)',
       'payment_intents_bcard_unique (bcard_id=?)',
       'refunds_intent_idx (payment_intent_id=?)',
+      'issuer_authorizations_bcard_idx (bcard_id=?)',
       'collection_shares_source_unique (collection_id=?)',
+      'subscription_charges_user_idx (user_id=? AND created_at>? AND created_at<?)',
+      'subscription_charges_user_idx (user_id=?)',
     ],
     sorts: {
       // The checkout and refund that set the world up.

@@ -736,7 +736,7 @@ export interface paths {
         };
         /**
          * Your notices, newest first
-         * @description Written in your language. When more exist, the bpay-next-cursor header holds the cursor for the next page.
+         * @description Written in your language (or the one asked for). When more exist, the bpay-next-cursor header holds the cursor for the next page.
          */
         get: operations["getApiNotifications"];
         put?: never;
@@ -6390,6 +6390,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                language?: "en" | "ar";
             };
             header?: never;
             path?: never;

@@ -16,6 +16,8 @@ import {
  * January and February hold an unspent bcard, two purchases, a canceled (refunded) bcard, a failed bcard, a
  * checkout at a live merchant that the merchant partly refunds, a purchase at 23:30 UTC on 31 January (February at
  * UTC+1), and a sandbox test bcard of the consumer's own sandbox merchant. Another user's spending is never counted.
+ * Spending is what merchants charged less what they refunded (modules/spending): the unspent bcard is held, not
+ * spent; the canceled one is returned, not spent.
  */
 
 const FEE_BPS = 250;
@@ -111,74 +113,75 @@ afterAll(() => ctx.close());
 const get = (q: string, c: string | null = cookie) => call(ctx, `/api/analytics${q}`, { cookie: c });
 
 describe('GET /api/analytics', () => {
-  test('by month: spent, fees, refunds (the bcard’s and the merchant’s) and net, every month listed', async () => {
+  test('by month: spent at merchants (charged - refunded), fees, returned, every month listed', async () => {
     const res = await get('?months=3');
     expect(res.status, res.text).toBe(200);
     expect(res.body.range).toEqual({ from: '2025-12', to: '2026-02', utcOffset: 0 });
     expect(res.body.currency).toBe('usd');
     expect(res.body.months.map((m: { month: string }) => m.month)).toEqual(['2025-12', '2026-01', '2026-02']);
     const [dec, jan, feb] = res.body.months;
-    expect(dec).toEqual({ month: '2025-12', spent: '0.00', fees: '0.00', feesReturned: '0.00', refunded: '0.00', net: '0.00', transactions: 0, sources: [] });
-    // January: A 100 + B 40 + C 20 + G 10; fees 2.50 + 1.00 + 0.50 + 0.25; C came back whole (20.50, its fee with it).
-    expect(jan).toMatchObject({ spent: '170.00', fees: '4.25', feesReturned: '0.50', refunded: '20.50', net: '153.75', transactions: 4 });
-    // February: E 60 + F 8; fees 1.50 + 0.20; Acme's refund 10.00 + 0.25.
-    expect(feb).toMatchObject({ spent: '68.00', fees: '1.70', feesReturned: '0.25', refunded: '10.25', net: '59.45', transactions: 2 });
+    const zero = { charged: '0.00', refunded: '0.00', spent: '0.00', fees: '0.00', feesReturned: '0.00', returned: '0.00', planCharges: '0.00', purchases: 0 };
+    expect(dec).toEqual({ month: '2025-12', ...zero, sources: [] });
+    // January: B 40 + G 10 spent; fees B 1.00 + G 0.25 + C 0.50; C canceled unused: 20.00 returned, its 0.50 fee too.
+    // A (100.00, unspent, live) is held: in no month.
+    expect(jan).toMatchObject({ charged: '50.00', refunded: '0.00', spent: '50.00', fees: '1.75', feesReturned: '0.50', returned: '20.00', purchases: 2 });
+    // February: E 60 (Acme refunds 10.00, fee 0.25 back) + F 8.
+    expect(feb).toMatchObject({ charged: '68.00', refunded: '10.00', spent: '58.00', fees: '1.70', feesReturned: '0.25', returned: '0.00', purchases: 2 });
     expect(res.body.totals).toEqual({
-      spent: '238.00',
-      fees: '5.95',
+      charged: '118.00',
+      refunded: '10.00',
+      spent: '108.00',
+      fees: '3.45',
       feesReturned: '0.75',
-      refunded: '30.75',
-      bcardRefunds: '20.50',
-      merchantRefunds: '10.25',
-      net: '213.20',
-      transactions: 6,
+      returned: '20.00',
+      planCharges: '0.00',
+      purchases: 4,
     });
   });
 
-  test('by source (what each card was charged, fee included) overall and each month', async () => {
+  test('by source: each source’s part of the spending, overall and each month', async () => {
     const res = await get('?from=2026-01&to=2026-02');
     expect(res.status).toBe(200);
-    // Card 0: A 51.25 + B 41.00 + F 8.20; card 1: A 51.25 + C 20.50 + G 10.25; card 2: E 61.50.
-    expect(res.body.sources.map((s: Record<string, unknown>) => [s.fundingSourceId, s.charged, s.transactions, s.removed])).toEqual([
-      [src[0], '100.45', 3, false],
-      [src[1], '82.00', 3, false],
-      [src[2], '61.50', 1, false],
+    // Card 0: B 40 + F 8; card 1: G 10; card 2: E 60 - 10. A and C were never spent.
+    expect(res.body.sources.map((s: Record<string, unknown>) => [s.fundingSourceId, s.spent, s.purchases, s.removed])).toEqual([
+      [src[2], '50.00', 1, false],
+      [src[0], '48.00', 2, false],
+      [src[1], '10.00', 1, false],
     ]);
-    expect(res.body.sources[0]).toMatchObject({ name: 'Ada Lovelace', last4: CARDS_OK[0]!.slice(-4) });
+    expect(res.body.sources[0]).toMatchObject({ name: 'Ada Lovelace', last4: CARDS_OK[2]!.slice(-4) });
     const [jan, feb] = res.body.months;
     expect(jan.sources).toEqual([
-      { fundingSourceId: src[0], charged: '92.25' },
-      { fundingSourceId: src[1], charged: '82.00' },
+      { fundingSourceId: src[0], spent: '40.00' },
+      { fundingSourceId: src[1], spent: '10.00' },
     ]);
     expect(feb.sources).toEqual([
-      { fundingSourceId: src[2], charged: '61.50' },
-      { fundingSourceId: src[0], charged: '8.20' },
+      { fundingSourceId: src[2], spent: '50.00' },
+      { fundingSourceId: src[0], spent: '8.00' },
     ]);
   });
 
-  test('by merchant: the top n by amount, then the rest together; unspent bcards as merchant null', async () => {
+  test('by merchant: the top n by amount spent, then the rest together; no unspent bcards among them', async () => {
     const all = await get('?from=2026-01&to=2026-02&top=20');
     expect(all.body.merchants).toEqual([
-      { merchant: null, spent: '120.00', transactions: 2 },
-      { merchant: 'Acme Shop', spent: '60.00', transactions: 1 },
-      { merchant: 'Corner Coffee', spent: '40.00', transactions: 1 },
-      { merchant: 'Late Night', spent: '10.00', transactions: 1 },
-      { merchant: 'Book Nook', spent: '8.00', transactions: 1 },
+      { merchant: 'Acme Shop', charged: '60.00', refunded: '10.00', spent: '50.00', purchases: 1 },
+      { merchant: 'Corner Coffee', charged: '40.00', refunded: '0.00', spent: '40.00', purchases: 1 },
+      { merchant: 'Late Night', charged: '10.00', refunded: '0.00', spent: '10.00', purchases: 1 },
+      { merchant: 'Book Nook', charged: '8.00', refunded: '0.00', spent: '8.00', purchases: 1 },
     ]);
     expect(all.body.otherMerchants).toBeNull();
     const top2 = await get('?from=2026-01&to=2026-02&top=2');
-    expect(top2.body.merchants.map((m: { merchant: string | null }) => m.merchant)).toEqual([null, 'Acme Shop']);
-    expect(top2.body.otherMerchants).toEqual({ spent: '58.00', transactions: 3, merchants: 3 });
+    expect(top2.body.merchants.map((m: { merchant: string }) => m.merchant)).toEqual(['Acme Shop', 'Corner Coffee']);
+    expect(top2.body.otherMerchants).toEqual({ spent: '18.00', purchases: 2, merchants: 2 });
   });
 
   test('months begin at the viewer’s offset: 23:30 UTC on 31 January is February at UTC+1', async () => {
     const utc = await get('?from=2026-01&to=2026-01');
-    expect(utc.body.totals).toMatchObject({ spent: '170.00', transactions: 4 });
+    expect(utc.body.totals).toMatchObject({ spent: '50.00', purchases: 2 });
     const plus1 = await get('?from=2026-01&to=2026-01&utcOffset=60');
     expect(plus1.body.range).toEqual({ from: '2026-01', to: '2026-01', utcOffset: 60 });
-    expect(plus1.body.totals).toMatchObject({ spent: '160.00', transactions: 3 });
+    expect(plus1.body.totals).toMatchObject({ spent: '40.00', purchases: 1 });
     const febPlus1 = await get('?from=2026-02&to=2026-02&utcOffset=60');
-    expect(febPlus1.body.totals).toMatchObject({ spent: '78.00', transactions: 3 });
+    expect(febPlus1.body.totals).toMatchObject({ spent: '68.00', purchases: 3 });
     // months counts back from the viewer's current month.
     expect((await get('?months=1')).body.range).toEqual({ from: '2026-02', to: '2026-02', utcOffset: 0 });
     expect((await get('')).body.range).toEqual({ from: '2025-03', to: '2026-02', utcOffset: 0 });
@@ -186,13 +189,13 @@ describe('GET /api/analytics', () => {
 
   test('nothing of another user, and a new user sees zeros', async () => {
     const other = await get('?months=2', otherCookie);
-    expect(other.body.totals).toMatchObject({ spent: '77.00', transactions: 1 });
-    expect(other.body.merchants).toEqual([{ merchant: 'Corner Coffee', spent: '77.00', transactions: 1 }]);
+    expect(other.body.totals).toMatchObject({ spent: '77.00', purchases: 1 });
+    expect(other.body.merchants).toEqual([{ merchant: 'Corner Coffee', charged: '77.00', refunded: '0.00', spent: '77.00', purchases: 1 }]);
     const fresh = await registerUser(ctx);
     const empty = await get('?months=2', fresh.cookie);
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({ sources: [], merchants: [], otherMerchants: null });
-    expect(empty.body.totals).toMatchObject({ spent: '0.00', net: '0.00', transactions: 0 });
+    expect(empty.body.totals).toMatchObject({ spent: '0.00', returned: '0.00', purchases: 0 });
     expect(empty.body.months).toHaveLength(2);
   });
 
@@ -200,8 +203,8 @@ describe('GET /api/analytics', () => {
     const { rows } = await ctx.handle.client.execute({ sql: "SELECT count(*) AS n FROM collections WHERE kind = 'sandbox' AND status = 'completed'", args: [] });
     expect(Number(rows[0]!.n)).toBe(1);
     const res = await get('?months=2&top=20');
-    expect(res.body.merchants.map((m: { merchant: string | null }) => m.merchant)).not.toContain('My Test Shop');
-    expect(res.body.totals.spent).toBe('238.00');
+    expect(res.body.merchants.map((m: { merchant: string }) => m.merchant)).not.toContain('My Test Shop');
+    expect(res.body.totals.spent).toBe('108.00');
   });
 
   const bad: Array<{ name: string; q: string; param: string; message: string }> = [
@@ -246,14 +249,15 @@ describe('GET /api/analytics.csv', () => {
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="bpay-analytics-2026-01-to-2026-02.csv"');
     const lines = res.text.trimEnd().split('\r\n');
     expect(lines[0]).toBe('figure,month,item,amount,transactions');
-    expect(lines).toContain('spent,2026-01,,170.00,4');
-    expect(lines).toContain('refunded,2026-02,,10.25,3');
-    expect(lines).toContain('net,2026-01,,153.75,4');
-    expect(lines).toContain(`source_charged,2026-02,Ada Lovelace •••• ${CARDS_OK[2]!.slice(-4)},61.50,`);
-    expect(lines).toContain('merchant_spent,all,Acme Shop,60.00,1');
-    expect(lines).toContain('merchant_spent,all,Not spent at a merchant,120.00,2');
+    expect(lines).toContain('spent,2026-01,,50.00,2');
+    expect(lines).toContain('returned,2026-01,,20.00,2');
+    expect(lines).toContain('refunded,2026-02,,10.00,3');
+    expect(lines).toContain('charged,2026-02,,69.00,3');
+    expect(lines).toContain(`source_spent,2026-02,Ada Lovelace •••• ${CARDS_OK[2]!.slice(-4)},50.00,`);
+    expect(lines).toContain('merchant_spent,all,Acme Shop,50.00,1');
+    expect(lines.some((l) => l.includes('Not spent at a merchant'))).toBe(false);
     expect(lines).toContain(`merchant_spent,all,"'=HYPERLINK(""http://evil"")",1.00,1`);
-    expect(lines).toContain('merchant_refunds,all,,10.25,');
-    expect(lines).toContain('spent,all,,239.00,7');
+    expect(lines).toContain('fees_returned,all,,0.75,5');
+    expect(lines).toContain('spent,all,,109.00,5');
   });
 });

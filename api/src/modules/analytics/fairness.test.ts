@@ -28,7 +28,7 @@ beforeAll(async () => {
   cookie = u.cookie;
   userId = u.user.id;
   const source = await addCard(ctx, cookie);
-  // MONTH_ROWS issued collections in each of the last 36 months (mid-month), each with its share; straight into
+  // MONTH_ROWS spent bcards (collection, share, bcard) in each of the last 36 months (mid-month), each with its share; straight into
   // the file (as the bench does): the volume does not matter here, the shape of the work does.
   const now = ctx.clock.now();
   const stmts: InStatement[] = [];
@@ -44,6 +44,12 @@ beforeAll(async () => {
       stmts.push({
         sql: `INSERT INTO collection_shares (id, collection_id, funding_source_id, position, percentage_bps, amount_cents, status, updated_at) VALUES (?, ?, ?, 0, 10000, 1025, 'captured', ?)`,
         args: [newId('shr'), id, source.id, at],
+      });
+      // Its bcard, spent in full the moment it was made (spending dates it by deactivated_at).
+      stmts.push({
+        sql: `INSERT INTO bcards (id, user_id, collection_id, name, cardholder_name, vendor, vendor_card_id, brand, last4, exp_month, exp_year, limit_cents, spent_cents, status, expires_at, created_at, deactivated_at)
+              VALUES (?, ?, ?, 'Card', 'Ada Lovelace', 'simulated', ?, 'visa', '4242', 12, 2030, 1000, 1000, 'used', ?, ?, ?)`,
+        args: [newId('bc'), userId, id, newId('vc'), at, at, at],
       });
     }
   }
@@ -75,7 +81,8 @@ describe('analytics works in month slices, giving the event loop back between th
       await yieldToLoop();
     });
     onSlice = null;
-    expect(a.totals.transactions).toBe(36 * MONTH_ROWS);
+    expect(a.totals.purchases).toBe(36 * MONTH_ROWS);
+    expect(a.totals.spent).toBe(`${36 * MONTH_ROWS * 10}.00`);
     expect(order).toEqual(Array.from({ length: 36 }, () => ['slice', 'pause']).flat());
     // The slices tile the range, month by month: each starts at local midnight on the 1st (UTC+1) and ends where
     // the next begins.
@@ -95,17 +102,24 @@ describe('analytics works in month slices, giving the event loop back between th
     expect(slices).toHaveLength(2);
     const { rows } = await ctx.handle.client.execute({ sql: `EXPLAIN QUERY PLAN ${slices[0]!.sql}`, args: slices[0]!.args as never });
     const plan = rows.map((r) => String(r.detail));
-    const onOwnerRows = plan.filter((d) => d.startsWith('SEARCH c '));
-    // One seek per part (by merchant, by source, refunds), each the owner's rows of the month, per counted status.
+    const onOwnerRows = plan.filter((d) => d.startsWith('SEARCH b '));
+    // One seek per part that reads bcards (the month's bcards with their figures, the shares of the spent ones), each
+    // the owner's bcards of the month.
     expect(onOwnerRows).toEqual(
-      Array.from({ length: 3 }, () => 'SEARCH c USING INDEX collections_user_status_idx (user_id=? AND status=? AND created_at>? AND created_at<?)'),
+      Array.from({ length: 2 }, () => 'SEARCH b USING INDEX bcards_user_deactivated_idx (user_id=? AND deactivated_at>? AND deactivated_at<?)'),
     );
-    expect(plan.filter((d) => d.startsWith('SCAN '))).toEqual([]);
+    // The plan charges: the owner's of the month.
+    expect(plan).toContain('SEARCH p USING INDEX subscription_charges_user_idx (user_id=? AND created_at>? AND created_at<?)');
+    // The only scan is of the plan charges' one-row aggregate (the co-routine p), never of a table or an index.
+    expect(plan.filter((d) => d.startsWith('SCAN '))).toEqual(['SCAN p']);
+    // Each bcard's refunds and issuer-side returns are found from it.
+    expect(plan).toContain('SEARCH pi USING INDEX payment_intents_bcard_unique (bcard_id=?)');
+    expect(plan).toContain('SEARCH a USING INDEX issuer_authorizations_bcard_idx (bcard_id=?)');
     expect(plan).toContain('SEARCH r USING INDEX refunds_intent_idx (payment_intent_id=?)');
-    expect(plan.some((d) => d.includes('refunds_status_idx'))).toBe(false);
+    expect(plan.some((d) => d.includes('refunds_status_idx') || d.includes('bcards_status_idx') || d.includes('subscription_charges_paid_idx'))).toBe(false);
     expect(plan.some((d) => d.includes('AUTOMATIC'))).toBe(false);
     // The slice is built from the owner's rows outward: the collections are the first table searched in each part.
-    expect(plan.find((d) => d.startsWith('SEARCH '))).toStartWith('SEARCH c ');
+    expect(plan.find((d) => d.startsWith('SEARCH '))).toStartWith('SEARCH b ');
   });
 
   test('a cheap request arriving during a 36-month analytics request answers first, within at most one more slice', async () => {
@@ -158,7 +172,7 @@ describe('one analytics computation per user at a time', () => {
     expect(computations.filter((c) => c === 'start')).toHaveLength(2);
     expect(same[0]!.body).toEqual(same[1]!.body);
     expect(same[0]!.body).toEqual(same[2]!.body);
-    expect((same[0]!.body as Analytics).totals.transactions).toBe(36 * MONTH_ROWS);
+    expect((same[0]!.body as Analytics).totals.purchases).toBe(36 * MONTH_ROWS);
     expect((same[4]!.body as Analytics).range).toEqual({ from: '2025-01', to: '2025-03', utcOffset: 0 });
     expect(analyticsGate(ctx.deps).size).toBe(0);
     // Nothing is kept once answered: the next request computes afresh.

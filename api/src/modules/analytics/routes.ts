@@ -3,8 +3,21 @@ import type { AppDeps } from '../../deps';
 import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { analyticsCsv, ANALYTICS_CSV_COLUMNS, MAX_MONTHS, MAX_TOP, MAX_UTC_OFFSET, spendingAnalytics } from './service';
+import { MAX_ACTIVITY, recentActivity } from '../spending/service';
+import { invalid } from '../../errors';
 
 const Money = (description: string) => t.String({ description: `${description}, in dollars`, examples: ['100.00'] });
+
+const Figures = {
+  spent: Money('Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded)'),
+  charged: Money('What merchants charged your bcards'),
+  refunded: Money('What merchants refunded of it (purchase part; issuer-side returns included)'),
+  fees: Money('bpay fees of the bcards counted'),
+  feesReturned: Money('Fees that came back (an unused bcard, a merchant refund, an unspent remainder)'),
+  returned: Money('Money collected onto bcards and never spent, back with your sources (fee apart)'),
+  planCharges: Money('Plan charges, shown apart: never part of spent'),
+  purchases: t.Integer({ description: 'bcards spent at a merchant' }),
+};
 
 const AnalyticsModel = t.Object(
   {
@@ -14,26 +27,12 @@ const AnalyticsModel = t.Object(
       utcOffset: t.Integer({ description: 'Minutes east of UTC at which months begin' }),
     }),
     currency: t.Literal('usd'),
-    totals: t.Object({
-      spent: Money('Purchase amounts (fees apart) of transactions whose bcard was issued'),
-      fees: Money('bpay fees charged with them'),
-      feesReturned: Money('Fees that came back (an unused bcard refunded, merchants refunds)'),
-      refunded: Money('Everything that came back to the sources: bcardRefunds + merchantRefunds'),
-      bcardRefunds: Money('An unused bcard refunded in full, or what a purchase left on its bcard'),
-      merchantRefunds: Money("Merchants' succeeded refunds, the fee returned with them included"),
-      net: Money('spent + fees - refunded'),
-      transactions: t.Integer(),
-    }),
+    totals: t.Object(Figures),
     months: t.Array(
       t.Object({
         month: t.String({ description: 'YYYY-MM; every month of the range is listed, oldest first' }),
-        spent: Money('Purchase amounts'),
-        fees: Money('Fees charged'),
-        feesReturned: Money('Fees returned'),
-        refunded: Money('Refunds of this month’s transactions (whenever they happened)'),
-        net: Money('spent + fees - refunded'),
-        transactions: t.Integer(),
-        sources: t.Array(t.Object({ fundingSourceId: t.String(), charged: Money('What this source was charged this month, fee included') })),
+        ...Figures,
+        sources: t.Array(t.Object({ fundingSourceId: t.String(), spent: Money("This source's part of the month's spending") })),
       }),
     ),
     sources: t.Array(
@@ -43,24 +42,42 @@ const AnalyticsModel = t.Object(
         brand: t.String(),
         last4: t.String(),
         removed: t.Boolean({ description: 'The source was removed since' }),
-        charged: Money('What this source was charged over the range, fee included, before refunds'),
-        transactions: t.Integer(),
+        spent: Money("This source's part of the spending: each spend split over its bcard's shares by their amounts"),
+        purchases: t.Integer({ description: 'Purchases it funded a part of' }),
       }),
     ),
     merchants: t.Array(
       t.Object({
-        merchant: t.Union([t.String(), t.Null()], { description: 'null: bcards not (yet) spent at a merchant' }),
-        spent: Money('Purchase amounts'),
-        transactions: t.Integer(),
+        merchant: t.String(),
+        charged: Money('What the merchant charged'),
+        refunded: Money('What it refunded'),
+        spent: Money('charged - refunded'),
+        purchases: t.Integer(),
       }),
       { description: 'The top merchants by amount spent, largest first' },
     ),
     otherMerchants: t.Union([
-      t.Object({ spent: Money('The other merchants together'), transactions: t.Integer(), merchants: t.Integer() }),
+      t.Object({ spent: Money('The other merchants together'), purchases: t.Integer(), merchants: t.Integer() }),
       t.Null(),
     ]),
   },
   { $id: '#/components/schemas/SpendingAnalytics' },
+);
+
+const ActivityItemModel = t.Object(
+  {
+    kind: t.UnionEnum(['purchase', 'returned', 'plan_charge'], {
+      description: 'purchase: a bcard spent at a merchant; returned: an unused bcard ended and its money came back; plan_charge: the plan’s price',
+    }),
+    id: t.String(),
+    at: t.String({ format: 'date-time', description: 'When the bcard was spent or ended, or the plan charged' }),
+    title: t.String({ description: 'The merchant, the bcard’s name, or the plan’s name' }),
+    amount: t.String({ description: 'purchase: spent (charged - refunded); returned: what came back, fee included; plan_charge: the price' }),
+    charged: t.String({ description: 'purchase: what the merchant charged' }),
+    refunded: t.String({ description: 'purchase: what the merchant refunded of it' }),
+    transactionId: t.Union([t.String(), t.Null()], { description: 'The transaction to open (GET /api/transactions/{id}); null for plan charges' }),
+  },
+  { $id: '#/components/schemas/SpendingActivityItem' },
 );
 
 // Numbers are range-checked in the service, so the message names the parameter and its bounds.
@@ -78,15 +95,33 @@ export function analyticsRoutes(deps: AppDeps) {
   return new Elysia({ tags: ['Analytics'], detail: { security: SESSION_SECURITY } })
     .use(sharedModels)
     .use(sessionPlugin(deps))
+    .get(
+      '/api/spending/activity',
+      ({ user, query }) => {
+        const limit = query.limit ?? 5;
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIVITY) throw invalid('limit', `limit must be a whole number between 1 and ${MAX_ACTIVITY}.`);
+        return recentActivity(deps, user.id, limit);
+      },
+      {
+        auth: true,
+        query: t.Object({ limit: t.Optional(t.Numeric({ error: `limit must be a whole number between 1 and ${MAX_ACTIVITY}.` })) }),
+        response: { 200: t.Array(ActivityItemModel), ...errors(400, 401) },
+        detail: {
+          summary: 'Your latest spending events, newest first (the Overview’s Recent Activity)',
+          description: 'Purchases (spent = charged - refunded), unused bcards whose money came back, and plan charges, by the same definition as GET /api/analytics.',
+        },
+      },
+    )
     .get('/api/analytics', ({ user, query }) => spendingAnalytics(deps, user.id, query), {
       auth: true,
       query: AnalyticsQuery,
       response: { 200: AnalyticsModel, ...errors(400, 401) },
       detail: {
-        summary: 'Your spending by month, funding source and merchant; fees; refunds',
+        summary: 'Your spending by month, funding source and merchant; refunds, fees, money returned, plan charges',
         description:
-          'Counts transactions whose bcard was issued (merchants’ sandbox test bcards never). Refunds are dated by the ' +
-          'transaction they belong to. Give months, or from and to.',
+          'Spending is what merchants charged your bcards less what they refunded (money held on a bcard and not spent ' +
+          'is not spending). A purchase is dated when its bcard was spent, its refunds with it; an unused bcard when it ' +
+          'ended; a plan charge when it was made. Give months, or from and to.',
       },
     })
     .get(

@@ -1,4 +1,17 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import {
+  addBcard,
+  addFigures,
+  bcardFigures,
+  bcardsEnded,
+  figuresView,
+  planChargesIn,
+  spendBySource,
+  zeroFigures,
+  type BcardFigures,
+  type FiguresView,
+  type SpendingFigures,
+} from '../spending/service';
 import { schema } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid } from '../../errors';
@@ -6,20 +19,13 @@ import type { AppDeps } from '../../deps';
 import { csvDocument } from '../../lib/csv';
 
 /*
- * The consumer's spending analytics (issue 16, part 3). Every figure is summed by the database (GROUP BY over the
- * owner's collections, read through collections_user_status_idx); only the grouped rows (months, sources, top
- * merchants) come back to JS. What counts:
- * - a transaction counts when its shares were captured and a bcard issued: status completed, refunding or refunded
- *   (the admin panel's "succeeded collection"). Pending and failed ones moved no money for good; merchants' sandbox
- *   test bcards (kind sandbox) are never the owner's money.
- * - spent is the purchase amount (fee apart); fees the bpay fee charged; refunded what came back to the sources:
- *   the bcard's own refunds (collections.refunded_cents: an unused bcard in full, fee included, or what a purchase
- *   left on it) plus merchants' succeeded refunds (amount and the fee returned with it); net = spent + fees - refunded.
- * - everything is dated by the transaction's month, refunds included (a merchant's refund in March of a January
- *   purchase lowers January's net), so a month's net is what that month's purchases finally cost.
- * - a source's figure is its shares' amounts (what it was charged, fee included), before refunds.
- * Months are calendar months at the viewer's UTC offset (the browser's offset now; a DST change moves a month's edge
- * by an hour for part of the year).
+ * The consumer's spending analytics (issue 16, part 3), by the one definition of spending (modules/spending/service.ts:
+ * what each figure is and how it is dated). Every month is one statement over that month of the owner's bcards
+ * (bcardsEnded: one row per bcard spent or ended that month, with its figures), the shares of the ones spent, and
+ * the month's plan charges; the rows are added up here. A source's figure is its part of each spend (the bcard's net
+ * spend split over its shares by their amounts, largest remainder: the sources add up to the spending exactly),
+ * which is why the bcards come back one a row rather than grouped. Months are calendar months at the viewer's UTC
+ * offset (the browser's offset now; a DST change moves a month's edge by an hour for part of the year).
  */
 
 export const MAX_MONTHS = 36;
@@ -104,16 +110,10 @@ export function resolveRange(now: Date, q: AnalyticsQuery): AnalyticsRange & { t
   };
 }
 
-export interface AnalyticsMonth {
+export interface AnalyticsMonth extends FiguresView {
   month: string;
-  spent: string;
-  fees: string;
-  feesReturned: string;
-  refunded: string;
-  net: string;
-  transactions: number;
-  /** What each source was charged this month (fee included), sources with nothing left out. */
-  sources: Array<{ fundingSourceId: string; charged: string }>;
+  /** Each source's part of this month's spending, sources with nothing left out. */
+  sources: Array<{ fundingSourceId: string; spent: string }>;
 }
 
 export interface AnalyticsSource {
@@ -123,35 +123,28 @@ export interface AnalyticsSource {
   last4: string;
   /** The source was removed since (its history stays). */
   removed: boolean;
-  charged: string;
-  transactions: number;
+  /** Its part of the spending over the range. */
+  spent: string;
+  purchases: number;
 }
 
 export interface AnalyticsMerchant {
-  /** null: bcards not (yet) spent at a merchant. */
-  merchant: string | null;
+  merchant: string;
+  charged: string;
+  refunded: string;
   spent: string;
-  transactions: number;
+  purchases: number;
 }
 
 export interface Analytics {
   range: AnalyticsRange;
   currency: 'usd';
-  totals: {
-    spent: string;
-    fees: string;
-    feesReturned: string;
-    refunded: string;
-    bcardRefunds: string;
-    merchantRefunds: string;
-    net: string;
-    transactions: number;
-  };
+  totals: FiguresView;
   months: AnalyticsMonth[];
   sources: AnalyticsSource[];
   merchants: AnalyticsMerchant[];
   /** The merchants after the top ones, together; null when there are none. */
-  otherMerchants: { spent: string; transactions: number; merchants: number } | null;
+  otherMerchants: { spent: string; purchases: number; merchants: number } | null;
 }
 
 /*
@@ -159,48 +152,30 @@ export interface Analytics {
  * client runs a statement synchronously on the event loop, so one statement over years of rows stalls every other
  * request for as long as it runs. Hence:
  * - one month per statement (a slice), the event loop given back between slices (yieldToLoop): another request
- *   waits at most one month of one user's rows. Each slice seeks its month's range of
- *   collections_user_status_idx (user_id, status, created_at) per counted status; its month is known beforehand,
- *   so no row needs its month computed.
- * - one statement per slice answers all three groupings (by merchant, which also sums the month; by source; the
- *   merchants' refunds). Joins run from the owner's rows outward (CROSS JOIN fixes the order), and the refunds'
- *   status is no index key (+r.status): SQLite would otherwise start from every succeeded refund of every merchant
- *   on the platform (refunds_status_idx), a cost that grows with everyone's refunds, paid again in every slice.
+ *   waits at most one month of one user's rows. Each slice seeks its month's range of bcards_user_deactivated_idx
+ *   (user_id, deactivated_at); its month is known beforehand, so no row needs its month computed.
+ * - one statement per slice answers every part (the month's bcards with their figures, the shares of the spent ones,
+ *   the plan charges). Joins run from the owner's rows outward (CROSS JOIN fixes the order), and columns that are no
+ *   index key are written +x (+r.status, +b.status): SQLite would otherwise start from every succeeded refund of
+ *   every merchant on the platform (refunds_status_idx), or every used bcard (bcards_status_idx), a cost that grows
+ *   with everyone's rows, paid again in every slice.
  * - one computation per user at a time (AnalyticsGate): the same user and range asked again meanwhile shares the
  *   answer under way; another range waits its turn. One user cannot multiply the load by sending many at once.
  */
 
-/** What a slice statement returns: part 0 per merchant, 1 per funding source, 2 the merchants' refunds (one row). */
-interface SliceRow {
-  part: number;
-  k: string | null;
-  n: number;
-  x: number | null;
-  y: number | null;
-  z: number | null;
-  w: number | null;
-}
-
-/** The owner's counted transactions (see the header) of one slice [fromMs, toMs), aliased c. */
-const countedIn = (userId: string, fromMs: number, toMs: number) =>
-  sql`c.user_id = ${userId} AND c.status IN ('completed', 'refunding', 'refunded') AND c.created_at >= ${fromMs} AND c.created_at < ${toMs} AND c.kind != 'sandbox'`;
-
 /** One month of one user's figures, in one statement (see "Cost and fairness"). Exported for the query-plan test. */
 export function sliceQuery(userId: string, fromMs: number, toMs: number): SQL {
-  const w = () => countedIn(userId, fromMs, toMs);
-  return sql`SELECT 0 AS part, c.merchant AS k, count(*) AS n, sum(c.amount_cents) AS x, sum(c.fee_cents) AS y,
-      sum(c.refunded_cents) AS z, sum(CASE WHEN c.status = 'refunded' THEN c.fee_cents ELSE 0 END) AS w
-    FROM collections c WHERE ${w()} GROUP BY c.merchant
+  return sql`SELECT 0 AS part, e.id AS id, e.merchant AS merchant, e.used AS used, e.charged AS charged, e.refunded AS refunded,
+      e.spent AS spent, e.fees AS fees, e.fees_returned AS fees_returned, e.returned AS returned, e.held AS held,
+      NULL AS source_id, NULL AS position, NULL AS amount, e.collection_id AS collection_id, e.name AS name, e.at AS at
+    FROM (${bcardsEnded(userId, fromMs, toMs)}) e
   UNION ALL
-  SELECT 1, s.funding_source_id, count(*), sum(s.amount_cents), NULL, NULL, NULL
-    FROM collections c CROSS JOIN collection_shares s ON s.collection_id = c.id
-    WHERE ${w()} GROUP BY s.funding_source_id
+  SELECT 1, b.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, s.funding_source_id, s.position, s.amount_cents, NULL, NULL, NULL
+    FROM bcards b CROSS JOIN collection_shares s ON s.collection_id = b.collection_id
+    WHERE b.user_id = ${userId} AND b.deactivated_at >= ${fromMs} AND b.deactivated_at < ${toMs} AND +b.status = 'used' AND +b.sandbox = 0
   UNION ALL
-  SELECT 2, NULL, count(*), sum(r.amount), sum(r.fee_cents), NULL, NULL
-    FROM collections c CROSS JOIN bcards b ON b.collection_id = c.id
-      CROSS JOIN payment_intents pi ON pi.bcard_id = b.id
-      CROSS JOIN refunds r ON r.payment_intent_id = pi.id AND +r.status = 'succeeded'
-    WHERE ${w()}`;
+  SELECT 2, NULL, NULL, NULL, p.n, p.x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM (${planChargesIn(userId, fromMs, toMs)}) p`;
 }
 
 /** Gives the event loop back: every request waiting meanwhile runs before the next slice. */
@@ -268,65 +243,50 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
   const first = monthIndex(r.from)!;
   const edge = (i: number) => Date.UTC(Math.floor(i / 12), i % 12, 1) - r.utcOffset * 60_000;
 
-  const totals = { spent: 0, fees: 0, feesReturned: 0, bcardRefunds: 0, merchantRefunds: 0, transactions: 0 };
-  const sourceTotals = new Map<string, { charged: number; n: number }>();
-  const merchantTotals = new Map<string | null, { spent: number; n: number }>();
+  const totals = zeroFigures();
+  const sourceTotals = new Map<string, { spent: number; purchases: number }>();
+  const merchantTotals = new Map<string, { charged: number; refunded: number; spent: number; purchases: number }>();
   const months: AnalyticsMonth[] = [];
   for (let i = 0; i < r.monthList.length; i++) {
-    const rows = await deps.db.all<SliceRow>(sliceQuery(userId, edge(first + i), edge(first + i + 1)));
+    const rows = await deps.db.all<Record<string, unknown>>(sliceQuery(userId, edge(first + i), edge(first + i + 1)));
     await pause();
-    let n = 0;
-    let spent = 0;
-    let fees = 0;
-    let bcardRefunds = 0;
-    let feesBack = 0;
-    let mrAmount = 0;
-    let mrFee = 0;
-    const sources: Array<{ fundingSourceId: string; charged: number }> = [];
+    const month: SpendingFigures = zeroFigures();
+    const bcards: BcardFigures[] = [];
+    const shares: Array<{ bcardId: string; fundingSourceId: string; amountCents: number; position: number }> = [];
     for (const row of rows) {
       const part = num(row.part);
       if (part === 0) {
-        n += num(row.n);
-        spent += num(row.x);
-        fees += num(row.y);
-        bcardRefunds += num(row.z);
-        feesBack += num(row.w);
-        const m = merchantTotals.get(row.k) ?? { spent: 0, n: 0 };
-        m.spent += num(row.x);
-        m.n += num(row.n);
-        merchantTotals.set(row.k, m);
+        const b = bcardFigures(row);
+        bcards.push(b);
+        addBcard(month, b);
+        if (!b.used) continue;
+        const m = merchantTotals.get(b.merchant) ?? { charged: 0, refunded: 0, spent: 0, purchases: 0 };
+        m.charged += b.charged;
+        m.refunded += b.refunded;
+        m.spent += b.spent;
+        m.purchases += 1;
+        merchantTotals.set(b.merchant, m);
       } else if (part === 1) {
-        const id = String(row.k);
-        sources.push({ fundingSourceId: id, charged: num(row.x) });
-        const t = sourceTotals.get(id) ?? { charged: 0, n: 0 };
-        t.charged += num(row.x);
-        t.n += num(row.n);
-        sourceTotals.set(id, t);
+        shares.push({ bcardId: String(row.id), fundingSourceId: String(row.source_id), amountCents: num(row.amount), position: num(row.position) });
       } else {
-        mrAmount += num(row.x);
-        mrFee += num(row.y);
+        month.planChargeCount += num(row.charged);
+        month.planCharges += num(row.refunded);
       }
     }
-    const merchantBack = mrAmount + mrFee;
-    const refunded = bcardRefunds + merchantBack;
-    const feesReturned = feesBack + mrFee;
-    totals.spent += spent;
-    totals.fees += fees;
-    totals.feesReturned += feesReturned;
-    totals.bcardRefunds += bcardRefunds;
-    totals.merchantRefunds += merchantBack;
-    totals.transactions += n;
+    const bySource = [...spendBySource(bcards, shares)];
+    for (const [id, x] of bySource) {
+      const t = sourceTotals.get(id) ?? { spent: 0, purchases: 0 };
+      t.spent += x.spent;
+      t.purchases += x.purchases;
+      sourceTotals.set(id, t);
+    }
+    addFigures(totals, month);
     months.push({
       month: r.monthList[i]!,
-      spent: money(spent),
-      fees: money(fees),
-      feesReturned: money(feesReturned),
-      refunded: money(refunded),
-      net: money(spent + fees - refunded),
-      transactions: n,
-      sources: sources
-        .sort((a, b) => b.charged - a.charged || (a.fundingSourceId < b.fundingSourceId ? -1 : 1))
-        .map((s) => ({ fundingSourceId: s.fundingSourceId, charged: money(s.charged) })),
+      ...figuresView(month),
+      sources: bySource
+        .sort(([a, x], [b, y]) => y.spent - x.spent || (a < b ? -1 : 1))
+        .map(([id, x]) => ({ fundingSourceId: id, spent: money(x.spent) })),
     });
   }
 
@@ -347,46 +307,49 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
   const sources: AnalyticsSource[] = sourceRows
     .map((s) => {
       const t = sourceTotals.get(s.id)!;
-      return { fundingSourceId: s.id, name: s.name, brand: s.brand, last4: s.last4, removed: s.deletedAt !== null, charged: t.charged, transactions: t.n };
+      return { fundingSourceId: s.id, name: s.name, brand: s.brand, last4: s.last4, removed: s.deletedAt !== null, spent: t.spent, purchases: t.purchases };
     })
-    .sort((a, b) => b.charged - a.charged || (a.fundingSourceId < b.fundingSourceId ? -1 : 1))
-    .map((s) => ({ ...s, charged: money(s.charged) }));
+    .sort((a, b) => b.spent - a.spent || (a.fundingSourceId < b.fundingSourceId ? -1 : 1))
+    .map((s) => ({ ...s, spent: money(s.spent) }));
 
   // Top merchants over the whole range: largest spent first, ties in SQLite's order of the name (as ORDER BY would).
   const ranked = [...merchantTotals].sort(([ma, a], [mb, b]) => b.spent - a.spent || sqliteOrder(ma, mb));
-  const merchants = ranked.slice(0, r.top).map(([merchant, x]) => ({ merchant, spent: x.spent, transactions: x.n }));
+  const merchants = ranked.slice(0, r.top).map(([merchant, x]) => ({ merchant, ...x }));
   const topSpent = merchants.reduce((a, x) => a + x.spent, 0);
-  const topN = merchants.reduce((a, x) => a + x.transactions, 0);
+  const topN = merchants.reduce((a, x) => a + x.purchases, 0);
   const otherCount = ranked.length - merchants.length;
-  const refunded = totals.bcardRefunds + totals.merchantRefunds;
 
   return {
     range: { from: r.from, to: r.to, utcOffset: r.utcOffset },
     currency: 'usd',
-    totals: {
-      spent: money(totals.spent),
-      fees: money(totals.fees),
-      feesReturned: money(totals.feesReturned),
-      refunded: money(refunded),
-      bcardRefunds: money(totals.bcardRefunds),
-      merchantRefunds: money(totals.merchantRefunds),
-      net: money(totals.spent + totals.fees - refunded),
-      transactions: totals.transactions,
-    },
+    totals: figuresView(totals),
     months,
     sources,
-    merchants: merchants.map((x) => ({ ...x, spent: money(x.spent) })),
+    merchants: merchants.map((x) => ({ merchant: x.merchant, charged: money(x.charged), refunded: money(x.refunded), spent: money(x.spent), purchases: x.purchases })),
     otherMerchants:
-      otherCount > 0 ? { spent: money(totals.spent - topSpent), transactions: totals.transactions - topN, merchants: otherCount } : null,
+      otherCount > 0 ? { spent: money(totals.spent - topSpent), purchases: totals.purchases - topN, merchants: otherCount } : null,
   };
 }
 
 export const ANALYTICS_CSV_COLUMNS = ['figure', 'month', 'item', 'amount', 'transactions'] as const;
 
+/** The figures of a month or of the range, one CSV row each (figure name, amount), in this order. */
+const FIGURE_ROWS: Array<[string, keyof FiguresView]> = [
+  ['spent', 'spent'],
+  ['charged', 'charged'],
+  ['refunded', 'refunded'],
+  ['fees', 'fees'],
+  ['fees_returned', 'feesReturned'],
+  ['returned', 'returned'],
+  ['plan_charges', 'planCharges'],
+];
+
 /**
- * The same figures as CSV, one figure a row ("long" form, so a spreadsheet can pivot it): per month spent, fees,
- * fees_returned, refunded, net; per month and source source_charged; per source (month "all") source_charged; per
- * merchant merchant_spent (the rest as item "Other merchants"); and the totals (month "all").
+ * The same figures as CSV, one figure a row ("long" form, so a spreadsheet can pivot it): per month spent (at
+ * merchants, net of their refunds), charged, refunded, fees, fees_returned, returned (unspent money back to the
+ * cards), plan_charges; per month and source source_spent; per source (month "all") source_spent; per merchant
+ * merchant_spent (the rest as item "Other merchants"); and the totals (month "all"). The transactions column counts
+ * purchases (bcards spent at a merchant).
  */
 export function analyticsCsv(a: Analytics): string {
   const rows: string[][] = [[...ANALYTICS_CSV_COLUMNS]];
@@ -394,19 +357,17 @@ export function analyticsCsv(a: Analytics): string {
     const s = a.sources.find((x) => x.fundingSourceId === id);
     return s ? `${s.name} •••• ${s.last4}` : id;
   };
+  const figures = (month: string, f: FiguresView) => {
+    const n = String(f.purchases);
+    for (const [name, key] of FIGURE_ROWS) rows.push([name, month, '', String(f[key]), n]);
+  };
   for (const m of a.months) {
-    const n = String(m.transactions);
-    rows.push(['spent', m.month, '', m.spent, n], ['fees', m.month, '', m.fees, n], ['fees_returned', m.month, '', m.feesReturned, n]);
-    rows.push(['refunded', m.month, '', m.refunded, n], ['net', m.month, '', m.net, n]);
-    for (const s of m.sources) rows.push(['source_charged', m.month, label(s.fundingSourceId), s.charged, '']);
+    figures(m.month, m);
+    for (const s of m.sources) rows.push(['source_spent', m.month, label(s.fundingSourceId), s.spent, '']);
   }
-  for (const s of a.sources) rows.push(['source_charged', 'all', label(s.fundingSourceId), s.charged, String(s.transactions)]);
-  for (const x of a.merchants) rows.push(['merchant_spent', 'all', x.merchant ?? 'Not spent at a merchant', x.spent, String(x.transactions)]);
-  if (a.otherMerchants) rows.push(['merchant_spent', 'all', `Other merchants (${a.otherMerchants.merchants})`, a.otherMerchants.spent, String(a.otherMerchants.transactions)]);
-  const t = a.totals;
-  const n = String(t.transactions);
-  rows.push(['spent', 'all', '', t.spent, n], ['fees', 'all', '', t.fees, n], ['fees_returned', 'all', '', t.feesReturned, n]);
-  rows.push(['bcard_refunds', 'all', '', t.bcardRefunds, ''], ['merchant_refunds', 'all', '', t.merchantRefunds, '']);
-  rows.push(['refunded', 'all', '', t.refunded, n], ['net', 'all', '', t.net, n]);
+  for (const s of a.sources) rows.push(['source_spent', 'all', label(s.fundingSourceId), s.spent, String(s.purchases)]);
+  for (const x of a.merchants) rows.push(['merchant_spent', 'all', x.merchant, x.spent, String(x.purchases)]);
+  if (a.otherMerchants) rows.push(['merchant_spent', 'all', `Other merchants (${a.otherMerchants.merchants})`, a.otherMerchants.spent, String(a.otherMerchants.purchases)]);
+  figures('all', a.totals);
   return csvDocument(rows);
 }

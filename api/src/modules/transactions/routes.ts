@@ -133,10 +133,26 @@ export function transactionRoutes(deps: AppDeps) {
           ),
         }),
         response: {
-          200: t.Object({ totalSpent: t.String(), thisMonth: t.String(), activeBcards: t.Integer() }),
+          200: t.Object({
+            totalSpent: t.String({ description: 'Spent at merchants: what they charged your bcards less what they refunded, all time, in dollars' }),
+            thisMonth: t.String({ description: 'The same for purchases since monthStart' }),
+            activeBcards: t.Integer(),
+            charged: t.String({ description: 'What merchants charged your bcards, all time' }),
+            refunded: t.String({ description: 'What merchants refunded of it, all time' }),
+            heldOnBcards: t.String({ description: 'Money on your bcards now: collected, not spent, not yet back' }),
+            returned: t.String({ description: 'Money collected onto bcards and never spent, back with your sources (fee apart), all time' }),
+            fees: t.String({ description: 'bpay fees of the bcards spent or ended' }),
+            feesReturned: t.String({ description: 'Fees that came back' }),
+            planCharges: t.String({ description: 'Plan charges, apart from spending, all time' }),
+            thisMonthPlanCharges: t.String({ description: 'Plan charges since monthStart' }),
+            purchases: t.Integer({ description: 'bcards spent at a merchant' }),
+          }),
           ...errors(400, 401),
         },
-        detail: { summary: "The Overview's figures: total spent, this month, active bcards" },
+        detail: {
+          summary: "The Overview's figures: spent at merchants (all time, this month), held on bcards, returned, fees, plan charges",
+          description: 'From the one definition of spending (the same as GET /api/analytics): a purchase is dated when its bcard was spent, its refunds with it.',
+        },
       },
     )
     .get('/:id', ({ user, params }) => getTransaction(deps, user.id, params.id), {

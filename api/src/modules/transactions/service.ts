@@ -8,6 +8,7 @@ import { bankDebitSummary, bcardStageOf, type BankDebitSummary, type BcardStageV
 import { filterParts, transactionStatusOf, type TransactionFilter, type TransactionStatus } from './filters';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { csvCell } from '../../lib/csv';
+import { spendingSummary } from '../spending/service';
 
 type CollectionRow = typeof schema.collections.$inferSelect;
 type BcardRow = typeof schema.bcards.$inferSelect;
@@ -237,29 +238,45 @@ export async function exportTransactionsCsv(deps: AppDeps, userId: string, statu
 }
 
 export interface TransactionSummary {
-  /** Sum of completed transactions, in dollars. */
+  /** Spent at merchants (what they charged your bcards less what they refunded), all time, in dollars. */
   totalSpent: string;
-  /** The same since `monthStart`. */
+  /** The same for purchases since `monthStart`. */
   thisMonth: string;
   activeBcards: number;
+  /** What merchants charged, and refunded of it, all time. */
+  charged: string;
+  refunded: string;
+  /** Money on bcards now (not spent, not yet back). */
+  heldOnBcards: string;
+  /** Money collected onto bcards and never spent, back with the sources (fee apart). */
+  returned: string;
+  fees: string;
+  feesReturned: string;
+  /** Plan charges, apart from spending: all time and since `monthStart`. */
+  planCharges: string;
+  thisMonthPlanCharges: string;
+  purchases: number;
 }
 
-/** The Overview's figures, computed by the database rather than by paging every transaction to the browser. */
+/** The Overview's figures, from the one definition of spending (modules/spending), summed by the database. */
 export async function transactionSummary(deps: AppDeps, userId: string, monthStart: Date): Promise<TransactionSummary> {
-  const [totals] = await deps.db
-    .select({
-      total: sql<number>`coalesce(sum(${schema.collections.amountCents}), 0)`,
-      month: sql<number>`coalesce(sum(CASE WHEN ${schema.collections.createdAt} >= ${monthStart.getTime()} THEN ${schema.collections.amountCents} ELSE 0 END), 0)`,
-    })
-    .from(schema.collections)
-    .where(and(eq(schema.collections.userId, userId), eq(schema.collections.status, 'completed'), ne(schema.collections.kind, 'sandbox')));
+  const s = await spendingSummary(deps, userId, monthStart);
   const [active] = await deps.db
     .select({ n: sql<number>`count(*)` })
     .from(schema.bcards)
     .where(and(eq(schema.bcards.userId, userId), eq(schema.bcards.status, 'active'), eq(schema.bcards.sandbox, false)));
   return {
-    totalSpent: money(Number(totals?.total ?? 0)),
-    thisMonth: money(Number(totals?.month ?? 0)),
+    totalSpent: money(s.total.spent),
+    thisMonth: money(s.thisMonth.spent),
     activeBcards: Number(active?.n ?? 0),
+    charged: money(s.total.charged),
+    refunded: money(s.total.refunded),
+    heldOnBcards: money(s.heldOnBcards),
+    returned: money(s.total.returned),
+    fees: money(s.total.fees),
+    feesReturned: money(s.total.feesReturned),
+    planCharges: money(s.total.planCharges),
+    thisMonthPlanCharges: money(s.thisMonth.planCharges),
+    purchases: s.total.purchases,
   };
 }

@@ -30,3 +30,14 @@ export function analyticsCsvUrl(months: RangeMonths, utcOffset: number): string 
   const query = Object.entries(analyticsParams(months, utcOffset)).map(([name, value]) => [name, String(value)]);
   return `/api/analytics.csv?${new URLSearchParams(query)}`;
 }
+
+/** GET /api/spending/activity: the latest purchases, money returned and plan charges (the Overview's Recent Activity). */
+export type SpendingActivityItem = ApiAnswer<'/api/spending/activity'>[number];
+
+/** Shares the transactions key's prefix too: a new bcard, a refund or a plan charge refreshes it with the history. */
+export function spendingActivityQuery(limit: number) {
+  return queryOptions({
+    queryKey: [...ANALYTICS_QUERY_KEY.slice(0, 1), 'activity', limit] as const,
+    queryFn: () => unwrap(api.GET('/api/spending/activity', { params: { query: { limit } } })),
+  });
+}

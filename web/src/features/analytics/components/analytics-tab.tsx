@@ -24,12 +24,17 @@ export function monthLabel(month: string, lang: Lang): string {
 }
 
 const cents = (amount: string) => parseCents(amount) ?? 0;
+
+/** Nothing in the period: no purchase, nothing returned, no fee or plan charge. */
+const isEmpty = (data: SpendingAnalytics) =>
+  data.totals.purchases === 0 && [data.totals.returned, data.totals.fees, data.totals.planCharges].every((x) => cents(x) === 0);
 const isRange = (v: number): v is RangeMonths => (RANGE_MONTHS as readonly number[]).includes(v);
 
 /**
- * Analytics: the signed-in consumer's spending over a chosen number of months, from GET /api/analytics (summed by
- * the server): totals, spending by month, what each funding source was charged, the top merchants, and each
- * source's share by month; the same figures as CSV. Demo mode has no sample analytics: it says so.
+ * Analytics: the signed-in consumer's spending over a chosen number of months, from GET /api/analytics (the one
+ * definition of spending, api/src/modules/spending: what merchants charged the bcards less their refunds): totals,
+ * spending by month, each funding source's part of it, the top merchants, and each source's share by month; money
+ * returned, fees and plan charges beside it; the same figures as CSV. Demo mode has no sample analytics: it says so.
  */
 export function AnalyticsTab({ isDemo }: { isDemo: boolean }) {
   const { t, lang } = useLanguage();
@@ -98,7 +103,7 @@ export function AnalyticsTab({ isDemo }: { isDemo: boolean }) {
               {t('common.retry')}
             </Button>
           </div>
-        ) : data && data.totals.transactions === 0 ? (
+        ) : data && isEmpty(data) ? (
           <div className="flex flex-col items-center justify-center rounded-xl border border-dashed border-slate-300 bg-white px-6 py-12 text-center" data-testid="analytics-empty">
             <span className="mb-4 flex h-12 w-12 items-center justify-center rounded-full bg-brand-50 text-brand-600" aria-hidden>
               <BarChart3 className="h-6 w-6" />
@@ -127,27 +132,38 @@ function AnalyticsFigures({ data, t, lang }: { data: SpendingAnalytics; t: Trans
   }, [data.sources, t]);
   const sourceIds = data.sources.map((s) => s.fundingSourceId);
   const shareRows = data.months.map((m) => {
-    const of = new Map(m.sources.map((s) => [s.fundingSourceId, cents(s.charged)]));
+    const of = new Map(m.sources.map((s) => [s.fundingSourceId, cents(s.spent)]));
     return percentShares(sourceIds.map((id) => of.get(id) ?? 0));
   });
   const merchantRows = [
     ...data.merchants.map((m, i) => ({
-      key: m.merchant ?? '\u0000unspent',
-      label: m.merchant ?? t('analytics.byMerchant.unspent'),
+      key: m.merchant,
+      label: m.merchant,
       value: cents(m.spent),
-      transactions: m.transactions,
+      refunded: money(cents(m.refunded)),
+      purchases: m.purchases,
       fill: seriesFill(i),
     })),
     ...(data.otherMerchants
-      ? [{ key: '\u0000other', label: t('analytics.byMerchant.other', { n: data.otherMerchants.merchants }), value: cents(data.otherMerchants.spent), transactions: data.otherMerchants.transactions, fill: 'fill-slate-400' }]
+      ? [
+          {
+            key: '\u0000other',
+            label: t('analytics.byMerchant.other', { n: data.otherMerchants.merchants }),
+            value: cents(data.otherMerchants.spent),
+            refunded: '',
+            purchases: data.otherMerchants.purchases,
+            fill: 'fill-slate-400',
+          },
+        ]
       : []),
   ];
   const tt = data.totals;
+  // What each figure is: the labels say it (spent at merchants, returned, fees net of what came back, plan charges apart).
   const stats = [
-    { key: 'spent', label: t('analytics.totals.spent'), value: tt.spent, hint: null },
-    { key: 'fees', label: t('analytics.totals.fees'), value: tt.fees, hint: t('analytics.totals.feesHint', { returned: money(cents(tt.feesReturned)), charged: money(cents(tt.fees)) }) },
-    { key: 'refunded', label: t('analytics.totals.refunded'), value: tt.refunded, hint: t('analytics.totals.refundedHint', { bcard: money(cents(tt.bcardRefunds)), merchant: money(cents(tt.merchantRefunds)) }) },
-    { key: 'net', label: t('analytics.totals.net'), value: tt.net, hint: t('analytics.totals.netHint') },
+    { key: 'spent', label: t('analytics.totals.spent'), value: cents(tt.spent), hint: t('analytics.totals.spentHint', { charged: money(cents(tt.charged)), refunded: money(cents(tt.refunded)) }) },
+    { key: 'returned', label: t('analytics.totals.refunded'), value: cents(tt.returned), hint: t('analytics.totals.returnedHint') },
+    { key: 'fees', label: t('analytics.totals.fees'), value: cents(tt.fees) - cents(tt.feesReturned), hint: t('analytics.totals.feesHint', { returned: money(cents(tt.feesReturned)), charged: money(cents(tt.fees)) }) },
+    { key: 'plan-charges', label: t('spending.planCharges'), value: cents(tt.planCharges), hint: t('spending.planChargesHint') },
   ];
   const spentName = t('analytics.byMonth.spent');
   const refundedName = t('analytics.byMonth.refunded');
@@ -160,7 +176,7 @@ function AnalyticsFigures({ data, t, lang }: { data: SpendingAnalytics; t: Trans
             <div key={s.key} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4" data-testid={`analytics-total-${s.key}`}>
               <dt className="text-sm text-slate-500">{s.label}</dt>
               <dd className="mt-1 text-xl font-bold tabular-nums text-slate-900" dir="ltr">
-                {money(cents(s.value))}
+                {money(s.value)}
               </dd>
               {s.hint && <dd className="mt-1 text-xs text-slate-500">{s.hint}</dd>}
             </div>
@@ -176,10 +192,28 @@ function AnalyticsFigures({ data, t, lang }: { data: SpendingAnalytics; t: Trans
             { label: refundedName, bg: 'bg-emerald-500' },
           ]}
           table={{
-            columns: [t('analytics.col.month'), spentName, t('analytics.byMonth.fees'), refundedName, t('analytics.byMonth.net'), t('analytics.col.transactions')],
+            columns: [
+              t('analytics.col.month'),
+              spentName,
+              t('analytics.byMonth.charged'),
+              refundedName,
+              t('analytics.byMonth.returned'),
+              t('analytics.byMonth.fees'),
+              t('analytics.byMonth.planCharges'),
+              t('analytics.col.purchases'),
+            ],
             rows: data.months.map((m, i) => ({
               key: m.month,
-              cells: [labels[i]!, money(cents(m.spent)), money(cents(m.fees)), money(cents(m.refunded)), money(cents(m.net)), String(m.transactions)],
+              cells: [
+                labels[i]!,
+                money(cents(m.spent)),
+                money(cents(m.charged)),
+                money(cents(m.refunded)),
+                money(cents(m.returned)),
+                money(cents(m.fees) - cents(m.feesReturned)),
+                money(cents(m.planCharges)),
+                String(m.purchases),
+              ],
             })),
           }}
         >
@@ -200,8 +234,8 @@ function AnalyticsFigures({ data, t, lang }: { data: SpendingAnalytics; t: Trans
           title={t('analytics.bySource.title')}
           testId="analytics-by-source"
           table={{
-            columns: [t('analytics.col.source'), t('analytics.col.charged'), t('analytics.col.transactions')],
-            rows: data.sources.map((s) => ({ key: s.fundingSourceId, cells: [sourceName(s.fundingSourceId), money(cents(s.charged)), String(s.transactions)] })),
+            columns: [t('analytics.col.source'), t('analytics.col.spent'), t('analytics.col.purchases')],
+            rows: data.sources.map((s) => ({ key: s.fundingSourceId, cells: [sourceName(s.fundingSourceId), money(cents(s.spent)), String(s.purchases)] })),
           }}
         >
           {(titleId) => (
@@ -209,7 +243,7 @@ function AnalyticsFigures({ data, t, lang }: { data: SpendingAnalytics; t: Trans
               titleId={titleId}
               testId="analytics-by-source"
               format={money}
-              rows={data.sources.map((s, i) => ({ key: s.fundingSourceId, label: sourceName(s.fundingSourceId), value: cents(s.charged), fill: seriesFill(i) }))}
+              rows={data.sources.map((s, i) => ({ key: s.fundingSourceId, label: sourceName(s.fundingSourceId), value: cents(s.spent), fill: seriesFill(i) }))}
             />
           )}
         </ChartFigure>
@@ -217,8 +251,8 @@ function AnalyticsFigures({ data, t, lang }: { data: SpendingAnalytics; t: Trans
           title={t('analytics.byMerchant.title')}
           testId="analytics-by-merchant"
           table={{
-            columns: [t('analytics.col.merchant'), spentName, t('analytics.col.transactions')],
-            rows: merchantRows.map((m) => ({ key: m.key, cells: [m.label, money(m.value), String(m.transactions)] })),
+            columns: [t('analytics.col.merchant'), spentName, refundedName, t('analytics.col.purchases')],
+            rows: merchantRows.map((m) => ({ key: m.key, cells: [m.label, money(m.value), m.refunded, String(m.purchases)] })),
           }}
         >
           {(titleId) => <RowBars titleId={titleId} testId="analytics-by-merchant" format={money} rows={merchantRows} />}

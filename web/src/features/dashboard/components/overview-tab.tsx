@@ -6,12 +6,12 @@ import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { EmptyState } from '../../../components/ui/list-state';
 import { useLanguage } from '../../../i18n';
-import { transactionSummaryQuery, transactionsQuery } from '../../transactions/api';
+import { transactionSummaryQuery } from '../../transactions/api';
+import { spendingActivityQuery, type SpendingActivityItem } from '../../analytics/api';
 import { demoTransactions } from '../demo-data';
 import { dashboardStats, formatAmount, formatCents, parseCents, recentTransactions, RECENT_ACTIVITY_COUNT } from '../transactions';
 import type { Bcard } from '../../bcards/api';
 import { formatDate } from './format';
-import { StatusDot } from './transaction-status';
 
 function StatCard({
   label,
@@ -54,28 +54,79 @@ function StatCard({
   );
 }
 
-/** The Overview's figures and latest transactions: computed from the samples in demo mode, else from the API. */
-function useOverviewTransactions(isDemo: boolean, bcards: readonly Bcard[]) {
+/** Where the money is besides what was spent (GET /api/transactions/summary), in cents. */
+interface MoneyFigures {
+  heldCents: number;
+  returnedCents: number;
+  refundedCents: number;
+  feesChargedCents: number;
+  feesReturnedCents: number;
+  planChargesCents: number;
+}
+
+/**
+ * The Overview's figures and Recent Activity: in demo mode from the samples, else from the one definition of
+ * spending on the server (GET /api/transactions/summary and GET /api/spending/activity; the same as Analytics).
+ */
+function useOverviewSpending(isDemo: boolean, bcards: readonly Bcard[]) {
   const monthStart = useMemo(() => {
     const now = new Date();
     return new Date(now.getFullYear(), now.getMonth(), 1);
   }, []);
   const summary = useQuery({ ...transactionSummaryQuery(monthStart), enabled: !isDemo });
-  const latest = useInfiniteQuery({ ...transactionsQuery('all'), enabled: !isDemo });
+  const latest = useQuery({ ...spendingActivityQuery(RECENT_ACTIVITY_COUNT), enabled: !isDemo });
   const demo = useMemo(() => (isDemo ? demoTransactions(new Date()) : []), [isDemo]);
   const demoStats = useMemo(() => dashboardStats(demo, bcards, new Date()), [demo, bcards]);
-  if (isDemo) return { stats: demoStats, recent: recentTransactions(demo), statsLoading: false, recentLoading: false };
+  if (isDemo) {
+    // The samples' purchases, as Recent Activity shows purchases.
+    const recent: SpendingActivityItem[] = recentTransactions(demo.filter((t) => t.status === 'completed')).map((t) => ({
+      kind: 'purchase',
+      id: t.id,
+      at: t.createdAt,
+      title: t.merchant,
+      amount: t.amount,
+      charged: t.amount,
+      refunded: '0.00',
+      transactionId: null,
+    }));
+    return { stats: demoStats, money: null, recent, statsLoading: false, recentLoading: false };
+  }
   const s = summary.data;
+  const c = (x: string | undefined) => (x ? parseCents(x) : 0);
+  const money: MoneyFigures | null = s
+    ? {
+        heldCents: c(s.heldOnBcards),
+        returnedCents: c(s.returned),
+        refundedCents: c(s.refunded),
+        feesChargedCents: c(s.fees),
+        feesReturnedCents: c(s.feesReturned),
+        planChargesCents: c(s.planCharges),
+      }
+    : null;
   return {
     stats: {
       activeBcards: s?.activeBcards ?? 0,
-      totalSpentCents: s ? parseCents(s.totalSpent) : 0,
-      thisMonthCents: s ? parseCents(s.thisMonth) : 0,
+      totalSpentCents: c(s?.totalSpent),
+      thisMonthCents: c(s?.thisMonth),
     },
-    recent: (latest.data?.pages[0]?.items ?? []).slice(0, RECENT_ACTIVITY_COUNT),
+    money,
+    recent: latest.data ?? [],
     statsLoading: summary.isLoading,
     recentLoading: latest.isLoading,
   };
+}
+
+/** One small figure of "Where your money is". */
+function MoneyFigure({ label, cents, hint, testId }: { label: string; cents: number; hint: string; testId: string }) {
+  return (
+    <div className="min-w-0 rounded-xl border border-slate-200 bg-white p-4" data-testid={testId}>
+      <dt className="text-sm text-slate-500">{label}</dt>
+      <dd className="mt-1 text-lg font-semibold tabular-nums text-slate-900" dir="ltr" data-testid={`${testId}-value`}>
+        {formatCents(cents)}
+      </dd>
+      <dd className="mt-1 text-xs text-slate-500">{hint}</dd>
+    </div>
+  );
 }
 
 /** Overview: the three figures, Quick Actions and the latest three transactions. */
@@ -95,7 +146,15 @@ export function OverviewTab({
   onViewAll(): void;
 }) {
   const { t, lang } = useLanguage();
-  const { stats, recent, statsLoading, recentLoading } = useOverviewTransactions(isDemo, bcards);
+  const { stats, money, recent, statsLoading, recentLoading } = useOverviewSpending(isDemo, bcards);
+  const kindLabel = (item: SpendingActivityItem) =>
+    item.kind === 'plan_charge'
+      ? t('spending.activity.planCharge')
+      : item.kind === 'returned'
+        ? t('spending.activity.returned')
+        : parseCents(item.refunded) > 0
+          ? t('spending.activity.purchaseRefunded', { amount: formatAmount(item.refunded) })
+          : t('spending.activity.purchase');
 
   return (
     <div className="space-y-6">
@@ -109,22 +168,38 @@ export function OverviewTab({
           loading={bcardsLoading}
         />
         <StatCard
-          label={t('dashboard.stats.totalSpent')}
+          label={t('spending.overview.totalSpent')}
           value={formatCents(stats.totalSpentCents)}
-          hint={t('dashboard.stats.totalSpentHint')}
+          hint={t('spending.overview.totalSpentHint')}
           icon={<TrendingUp className="h-5 w-5" />}
           testId="stat-total-spent"
           loading={statsLoading}
         />
         <StatCard
-          label={t('dashboard.stats.thisMonth')}
+          label={t('spending.overview.thisMonth')}
           value={formatCents(stats.thisMonthCents)}
-          hint={t('dashboard.stats.thisMonthHint')}
+          hint={t('spending.overview.thisMonthHint')}
           icon={<CalendarDays className="h-5 w-5" />}
           testId="stat-this-month"
           loading={statsLoading}
         />
       </section>
+
+      {money && (
+        <section aria-label={t('spending.overview.moneyLabel')}>
+          <dl className="grid grid-cols-2 gap-3 lg:grid-cols-4" data-testid="money-figures">
+            <MoneyFigure label={t('spending.held')} cents={money.heldCents} hint={t('spending.heldHint')} testId="stat-held" />
+            <MoneyFigure label={t('spending.returned')} cents={money.returnedCents} hint={t('spending.returnedHint')} testId="stat-returned" />
+            <MoneyFigure
+              label={t('spending.fees')}
+              cents={money.feesChargedCents - money.feesReturnedCents}
+              hint={t('spending.feesHint', { returned: formatCents(money.feesReturnedCents), charged: formatCents(money.feesChargedCents) })}
+              testId="stat-fees"
+            />
+            <MoneyFigure label={t('spending.planCharges')} cents={money.planChargesCents} hint={t('spending.planChargesHint')} testId="stat-plan-charges" />
+          </dl>
+        </section>
+      )}
 
       <div className="grid gap-6 lg:grid-cols-3">
         <Card className="lg:col-span-1">
@@ -156,7 +231,7 @@ export function OverviewTab({
           <div className="flex items-center justify-between gap-4 p-6">
             <div className="space-y-1.5">
               <CardTitle level={2}>{t('dashboard.activity.title')}</CardTitle>
-              <CardDescription>{t('dashboard.activity.description')}</CardDescription>
+              <CardDescription>{t('spending.activity.description')}</CardDescription>
             </div>
             {recent.length > 0 && (
               <Button variant="link" size="sm" onClick={onViewAll} className="shrink-0 px-0">
@@ -172,25 +247,32 @@ export function OverviewTab({
             ) : recent.length === 0 ? (
               <EmptyState
                 icon={<Activity className="h-6 w-6" />}
-                title={t('dashboard.activity.empty')}
-                description={t('dashboard.activity.emptyBody')}
+                title={t('spending.activity.empty')}
+                description={t('spending.activity.emptyBody')}
                 testId="recent-activity-empty"
               />
             ) : (
               <ul className="divide-y divide-slate-100" data-testid="recent-activity">
-                {recent.map((tx) => (
-                  <li key={tx.id} className="flex items-center gap-4 py-3" data-testid="recent-activity-item">
+                {recent.map((item) => (
+                  <li key={`${item.kind}:${item.id}`} className="flex items-center gap-4 py-3" data-testid="recent-activity-item" data-kind={item.kind}>
                     <div className="min-w-0 flex-1">
-                      <p className="truncate font-medium text-slate-900">{tx.merchant}</p>
+                      <p className="truncate font-medium text-slate-900">{item.title}</p>
                       <div className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-0.5">
-                        <StatusDot status={tx.status} />
-                        <time className="text-xs text-slate-400" dateTime={tx.createdAt}>
-                          {formatDate(tx.createdAt, lang)}
+                        <span className="text-xs text-slate-500" data-testid="recent-activity-kind">
+                          {kindLabel(item)}
+                        </span>
+                        <time className="text-xs text-slate-400" dateTime={item.at}>
+                          {formatDate(item.at, lang)}
                         </time>
                       </div>
                     </div>
-                    <p className="shrink-0 font-semibold tabular-nums text-slate-900" dir="ltr">
-                      {formatAmount(tx.amount)}
+                    <p
+                      className={`shrink-0 font-semibold tabular-nums ${item.kind === 'returned' ? 'text-emerald-700' : 'text-slate-900'}`}
+                      dir="ltr"
+                      data-testid="recent-activity-amount"
+                    >
+                      {item.kind === 'returned' ? '+' : ''}
+                      {formatAmount(item.amount)}
                     </p>
                   </li>
                 ))}
