@@ -93,6 +93,7 @@ describe('POST /api/kyc/submit: validation', () => {
     { name: 'dateOfBirth missing', fd: () => form({ dateOfBirth: undefined }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'dateOfBirth' },
     { name: 'dateOfBirth not ISO', fd: () => form({ dateOfBirth: '10/12/1990' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'dateOfBirth' },
     { name: 'dateOfBirth 1990-02-30', fd: () => form({ dateOfBirth: '1990-02-30' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'dateOfBirth' },
+    { name: 'dateOfBirth 1899-12-31 (before 1900)', fd: () => form({ dateOfBirth: '1899-12-31' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'dateOfBirth' },
     { name: 'dateOfBirth in the future', fd: () => form({ dateOfBirth: '2030-01-01' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'dateOfBirth' },
     { name: 'dateOfBirth one day short of 18 (2008-01-16)', fd: () => form({ dateOfBirth: '2008-01-16' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'dateOfBirth' },
     { name: 'documentNumber with markup', fd: () => form({ documentNumber: '<b>1</b>' }), expectStatus: 400, expectCode: 'validation_error', expectParam: 'documentNumber' },
@@ -116,6 +117,14 @@ describe('POST /api/kyc/submit: validation', () => {
 
   test.each(rows)('$name → $expectStatus $expectCode ($expectParam)', async ({ fd, expectStatus, expectCode, expectParam }) => {
     expectError(await submit(ctx, cookie, fd()), expectStatus, expectCode, expectParam);
+  });
+
+  test('a birth date before 1900 is refused in words (a typing slip such as 1890 for 1990), not as "not plausible"', async () => {
+    for (const dateOfBirth of ['1899-12-31', '1890-05-01', '0990-05-01']) {
+      const res = await submit(ctx, cookie, form({ dateOfBirth }));
+      expectError(res, 400, 'validation_error', 'dateOfBirth');
+      expect(res.body.error.message).toBe('dateOfBirth must be on or after 1900-01-01.');
+    }
   });
 
   test('a refused file is named in the message, with what its name or declared type said against its content', async () => {

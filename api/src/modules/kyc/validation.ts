@@ -17,6 +17,8 @@ export const MAX_FILES = 5;
 /** The whole multipart body: five full files plus room for the form fields and part headers. */
 export const MAX_BODY_BYTES = MAX_FILES * MAX_FILE_BYTES + 64 * 1024;
 export const MIN_AGE_YEARS = 18;
+/** No applicant was born before 1900: an earlier date is a typing slip (1890 for 1990), refused in words. */
+export const EARLIEST_BIRTH_YEAR = 1900;
 
 export interface KycFields {
   verificationType: (typeof KYC_VERIFICATION_TYPES)[number];
@@ -79,7 +81,8 @@ export function checkDateOfBirth(value: string | undefined, now: Date): string {
   if (asDate.getUTCFullYear() !== dob.y || asDate.getUTCMonth() !== dob.m - 1 || asDate.getUTCDate() !== dob.d) {
     throw invalid(field, 'dateOfBirth is not a valid date.');
   }
-  if (dob.y < 1900 || asDate.getTime() > now.getTime()) throw invalid(field, 'dateOfBirth is not a plausible date of birth.');
+  if (dob.y < EARLIEST_BIRTH_YEAR) throw invalid(field, `dateOfBirth must be on or after ${EARLIEST_BIRTH_YEAR}-01-01.`);
+  if (asDate.getTime() > now.getTime()) throw invalid(field, 'dateOfBirth cannot be in the future.');
   if (ageOn(dob, now) < MIN_AGE_YEARS) throw invalid(field, 'You must be 18 or older to verify your identity.');
   return value;
 }

@@ -108,6 +108,12 @@ describe('step 2: 18 or older, checked before step 3', () => {
     expect(dateOfBirthProblem('15/03/2000', today)).toBe('invalid');
     expect(dateOfBirthProblem('', today)).toBe('invalid');
   });
+  test('before 1900 is refused (as the server refuses it); 1 January 1900 is taken', () => {
+    expect(dateOfBirthProblem('1899-12-31', today)).toBe('before1900');
+    expect(dateOfBirthProblem('1890-05-01', today)).toBe('before1900');
+    expect(dateOfBirthProblem('1900-01-01', today)).toBeNull();
+    expect(canLeaveStep2({ ...empty, firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1899-12-31' }, today)).toBe(false);
+  });
   test('Continue needs an adult date of birth', () => {
     const v = { verificationType: 'selfie', documentType: 'passport', documentCountry: 'US', firstName: 'Ada', lastName: 'L', documentNumber: '' } as const;
     expect(canLeaveStep2({ ...v, dateOfBirth: '2008-03-16' }, today)).toBe(false);

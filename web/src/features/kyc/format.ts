@@ -45,17 +45,21 @@ export const canLeaveStep1 = (v: KycSubmission): v is ReadyKycSubmission =>
   v.verificationType !== '' && v.documentType !== '' && v.documentCountry !== '';
 /** The terms' minimum age, checked as the server checks it (api/src/modules/kyc/validation.ts). */
 export const MIN_AGE_YEARS = 18;
+/** The earliest year of birth taken, as the server takes it (an earlier one is a typing slip). */
+export const EARLIEST_BIRTH_YEAR = 1900;
 
 /**
  * Why a typed date of birth cannot be used, or null when it can: 'invalid' (not a real YYYY-MM-DD date, or in the
- * future) or 'underage' (under 18 on `today`, counted in UTC calendar days as the server counts them).
+ * future), 'before1900' (before 1900-01-01) or 'underage' (under 18 on `today`, counted in UTC calendar days as the
+ * server counts them).
  */
-export function dateOfBirthProblem(value: string, today: Date): 'invalid' | 'underage' | null {
+export function dateOfBirthProblem(value: string, today: Date): 'invalid' | 'before1900' | 'underage' | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
   if (!m) return 'invalid';
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const date = new Date(Date.UTC(y, mo - 1, d));
   if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return 'invalid';
+  if (y < EARLIEST_BIRTH_YEAR) return 'before1900';
   const ty = today.getUTCFullYear();
   const tm = today.getUTCMonth() + 1;
   const td = today.getUTCDate();

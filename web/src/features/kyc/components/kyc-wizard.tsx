@@ -204,6 +204,7 @@ export function KycWizard({
               <Input
                 id={`${uid}-dob`}
                 type="date"
+                min="1900-01-01"
                 value={values.dateOfBirth}
                 autoComplete="bday"
                 onChange={(e) => set('dateOfBirth', e.target.value)}
@@ -213,7 +214,7 @@ export function KycWizard({
               />
               {dobProblem ? (
                 <p id={`${uid}-dob-note`} role="alert" className="text-xs text-red-600" data-testid="kyc-dob-error">
-                  {t(dobProblem === 'underage' ? 'kyc.step2.underage' : 'kyc.step2.invalidDate')}
+                  {t(dobProblem === 'underage' ? 'kyc.step2.underage' : dobProblem === 'before1900' ? 'kyc.step2.before1900' : 'kyc.step2.invalidDate')}
                 </p>
               ) : (
                 <p id={`${uid}-dob-note`} className="text-xs text-slate-500">
