@@ -167,6 +167,10 @@ describe('routes', () => {
     await setLanguage(u.user.id, 'ar');
     const ar = await call(ctx, '/api/notifications?limit=1', { cookie: u.cookie });
     expect(ar.body[0].body).toBe('جُدّدت خطتك \u2068Pro\u2069: خُصم \u2066$5.00\u2069.');
+    // The screen may ask for its own language.
+    const en = await call(ctx, '/api/notifications?limit=1&language=en', { cookie: u.cookie });
+    expect(en.body[0].body).toBe('Your Pro plan renewed: $5.00 was charged.');
+    expect((await call(ctx, '/api/notifications?language=fr', { cookie: u.cookie })).status).toBe(400);
   });
 
   test.each([

@@ -45,7 +45,8 @@ export function notificationRoutes(deps: AppDeps) {
       async ({ user, query, set }) => {
         const limit = query.limit ?? 20;
         if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'limit must be between 1 and 100.');
-        const page = await listNotices(deps.db, user.id, languageOf(user.language), { limit, cursor: query.cursor ?? null });
+        const lang = query.language ?? languageOf(user.language);
+        const page = await listNotices(deps.db, user.id, lang, { limit, cursor: query.cursor ?? null });
         if (page.nextCursor) set.headers[NEXT_CURSOR_HEADER] = page.nextCursor;
         return page.data;
       },
@@ -54,11 +55,18 @@ export function notificationRoutes(deps: AppDeps) {
         query: t.Object({
           limit: t.Optional(t.Numeric({ error: 'limit must be between 1 and 100.' })),
           cursor: t.Optional(t.String({ maxLength: 200 })),
+          language: t.Optional(
+            // Not UnionEnum: its first value would become a default and hide the account's language.
+            t.Union([t.Literal('en'), t.Literal('ar')], {
+              error: 'language must be one of: en, ar.',
+              description: "The language to write the notices in (the screen's); your account's language by default",
+            }),
+          ),
         }),
         response: { 200: t.Array(NoticeModel), ...errors(400, 401) },
         detail: {
           summary: 'Your notices, newest first',
-          description: `Written in your language. When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
+          description: `Written in your language (or the one asked for). When more exist, the ${NEXT_CURSOR_HEADER} header holds the cursor for the next page.`,
         },
       },
     )
