@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
 
 /*
- * Issue 16's Analytics tab: a new consumer sees the empty state; after a bcard split 60/40 over two cards, a purchase
- * at Corner Coffee and a canceled bcard, the tab shows the totals, four charts each named by its title with its
- * table, the table toggle, the CSV download of the same figures, and the same in Arabic on a 390 px screen.
+ * Issue 16's Analytics tab: a new consumer sees the empty state; after a bcard split 60/40 over two cards (never
+ * used: held, not spent), a purchase at Corner Coffee and a canceled bcard (returned, not spent), the tab shows the
+ * totals, four charts each named by its title with its table, the table toggle, the CSV download of the same
+ * figures, and the same in Arabic on a 390 px screen. Spending is issue 25's one definition (modules/spending).
  */
 
 const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -45,18 +46,19 @@ test('the Analytics tab: empty state, charts with names and tables, CSV, Arabic 
   // What the server sums (its figures are checked by hand in api/src/modules/analytics/analytics.test.ts).
   const offset = await page.evaluate(() => -new Date().getTimezoneOffset());
   const api = await (await page.request.get(`/api/analytics?months=12&utcOffset=${offset}&top=5`)).json();
-  expect(api.totals.spent).toBe('95.00');
-  expect(api.totals.transactions).toBe(3);
+  expect(api.totals.spent).toBe('25.00');
+  expect(api.totals.returned).toBe('10.00');
+  expect(api.totals.purchases).toBe(1);
   const usd = (s: string) => `$${Number(s).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
 
   await page.reload();
   await page.getByRole('tab', { name: 'Analytics' }).click();
-  await expect(page.getByTestId('analytics-total-spent')).toContainText('$95.00');
-  await expect(page.getByTestId('analytics-total-refunded')).toContainText(usd(api.totals.refunded));
-  await expect(page.getByTestId('analytics-total-net')).toContainText(usd(api.totals.net));
+  await expect(page.getByTestId('analytics-total-spent')).toContainText('$25.00');
+  await expect(page.getByTestId('analytics-total-returned')).toContainText(usd(api.totals.returned));
+  await expect(page.getByTestId('analytics-total-fees')).toContainText(usd((Number(api.totals.fees) - Number(api.totals.feesReturned)).toFixed(2)));
 
   // Four charts, each a figure and a picture named by its title.
-  for (const name of ['Spending by month', 'Charged to each funding source', 'Spending by merchant', 'Each funding source’s share by month']) {
+  for (const name of ['Spending by month', 'Spending by funding source', 'Spending by merchant', 'Each funding source’s share by month']) {
     await expect(page.getByRole('figure', { name })).toBeVisible();
     await expect(page.getByRole('img', { name })).toBeVisible();
   }
@@ -65,23 +67,26 @@ test('the Analytics tab: empty state, charts with names and tables, CSV, Arabic 
   const table = merchants.getByRole('table', { name: 'Spending by merchant' });
   await expect(table).toBeAttached();
   await expect(table.getByRole('row', { name: /Corner Coffee/ })).toContainText('$25.00');
-  await expect(table.getByRole('row', { name: /Not spent at a merchant yet/ })).toContainText('$70.00');
+  // The bcards never spent are no merchant's: only Corner Coffee is listed.
+  await expect(table.locator('tbody tr')).toHaveCount(1);
   const toggle = page.getByTestId('analytics-by-merchant-toggle');
   await expect(toggle).toHaveAttribute('aria-expanded', 'false');
   await toggle.click();
   await expect(toggle).toHaveAttribute('aria-expanded', 'true');
   await expect(table).toBeVisible();
   await expect(toggle).toHaveText('Hide table');
-  // The source chart's table lists both cards with what each was charged.
-  const sourceTable = page.getByRole('table', { name: 'Charged to each funding source' });
-  for (const s of api.sources) await expect(sourceTable.getByRole('row', { name: new RegExp(s.last4) })).toContainText(usd(s.charged));
+  // The source chart's table lists the card that paid the purchase, with its part of the spending.
+  const sourceTable = page.getByRole('table', { name: 'Spending by funding source' });
+  expect(api.sources).toHaveLength(1);
+  for (const s of api.sources) await expect(sourceTable.getByRole('row', { name: new RegExp(s.last4) })).toContainText(usd(s.spent));
 
   // The CSV of the same figures.
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('analytics-download').click()]);
   expect(download.suggestedFilename()).toMatch(/^bpay-analytics-\d{4}-\d{2}-to-\d{4}-\d{2}\.csv$/);
   const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
   expect(csv[0]).toBe('figure,month,item,amount,transactions');
-  expect(csv).toContain('spent,all,,95.00,3');
+  expect(csv).toContain('spent,all,,25.00,1');
+  expect(csv).toContain('returned,all,,10.00,1');
   expect(csv).toContain('merchant_spent,all,Corner Coffee,25.00,1');
 
   // The period selector asks again (three months: the same transactions, three months listed).
@@ -90,6 +95,8 @@ test('the Analytics tab: empty state, charts with names and tables, CSV, Arabic 
 
   // Arabic, right to left, on a phone: nothing wider than the screen, the same names in Arabic.
   await page.setViewportSize({ width: 390, height: 844 });
+  // Signed in, the account's language is the page's (issue 25 item 5): set it, and this browser's choice with it.
+  expect((await page.request.patch('/api/auth/user', { data: { language: 'ar' } })).status()).toBe(200);
   await page.evaluate(() => localStorage.setItem('bpay-language', 'ar'));
   await page.reload();
   await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
@@ -98,8 +105,9 @@ test('the Analytics tab: empty state, charts with names and tables, CSV, Arabic 
   await arTab.click();
   await expect(page.getByRole('img', { name: 'الإنفاق حسب الشهر' })).toBeVisible();
   await expect(page.getByRole('img', { name: 'الإنفاق حسب التاجر' })).toBeVisible();
-  await expect(page.getByTestId('analytics-total-spent')).toContainText('$95.00');
-  await expect(page.getByRole('table', { name: 'الإنفاق حسب التاجر' }).getByRole('row', { name: /لم تُستخدم لدى تاجر بعد/ })).toContainText('$70.00');
+  await expect(page.getByTestId('analytics-total-spent')).toContainText('$25.00');
+  await expect(page.getByTestId('analytics-total-spent')).toContainText('المُنفق لدى التجار');
+  await expect(page.getByRole('table', { name: 'الإنفاق حسب التاجر' }).getByRole('row', { name: /Corner Coffee/ })).toContainText('$25.00');
   await page.getByTestId('analytics-by-month-toggle').click();
   await expect(page.getByTestId('analytics-by-month-toggle')).toHaveText('إخفاء الجدول');
   for (const id of ['analytics-by-month', 'analytics-by-source', 'analytics-by-merchant', 'analytics-share']) {
