@@ -93,7 +93,7 @@ export async function getKycForAdmin(deps: Pick<AppDeps, 'db' | 'kycKey'>, id: s
 
 /** Applies an admin decision (the KYC module's rule) and audits it with the verification before and after. */
 export async function decideKyc(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'log' | 'kycKey'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'log' | 'kycKey' | 'publicUrl'>,
   actor: AdminActor,
   verificationId: string,
   decision: KycDecision,

@@ -108,5 +108,7 @@ async function replacePassword(
   await revokeExtensionTokens(tx, userId, deps.clock.now());
   // A reset link mailed before the change must not undo it.
   await invalidateResetTokens(tx, userId);
+  // Told with the change, in its transaction: a change refused later in it (an e-mail clash) tells nothing.
+  await notify(tx, deps, userId, 'password_changed', {}, deps.clock.now());
   return toPublicUser(row);
 }

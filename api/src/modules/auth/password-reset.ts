@@ -161,6 +161,8 @@ export async function resetPassword(deps: ResetDeps, token: string, password: st
     await tx.delete(schema.sessions).where(eq(schema.sessions.userId, user.id));
     await revokeExtensionTokens(tx, user.id, now);
     await invalidateResetTokens(tx, user.id);
+    // Once: only the request that used the token (the guarded update above) gets here.
+    await notify(tx, deps, user.id, 'password_reset', {}, now);
     return true;
   });
   // Another request used it (or it expired) while this one hashed the password: say what happened to it now.

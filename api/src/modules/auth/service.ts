@@ -33,6 +33,8 @@ export interface AuthDeps {
   totpKey: Buffer;
   /** Null when the request-rate limits are off (BPAY_RATE_LIMITS=off). */
   registrationLimit: RegistrationLimit | null;
+  /** Links in notices' mail (notifications/service.ts). */
+  publicUrl: URL;
 }
 
 /** OWASP's argon2id baseline: 19 MiB, 2 passes. */
@@ -220,7 +222,9 @@ async function commitSignIn(
       if (used.length !== 1) return 'code_used';
     }
     const session = await createSession(tx, deps.clock, deps.session, user.id, client);
-    // The notice is an outbox row in this transaction: no session, no notice; sending never holds up the sign-in.
+    // The in-app notice always, in this transaction: no session, no notice.
+    await notify(tx, deps, user.id, 'sign_in', { device: describeDevice(client.userAgent), ip: client.ip }, deps.clock.now());
+    // The mail is an outbox row in this transaction too; sending never holds up the sign-in.
     if (user.loginNotifications) {
       await enqueueEmail(
         tx,
@@ -272,18 +276,17 @@ export async function confirmTotpEnrolment(deps: AuthDeps, userId: string, code:
   const ids = await countVerification(deps.db, deps.clock, userId, ['two_factor']);
   const step = verifyTotp(unseal(deps.totpKey, user.totpPendingSecret), code, deps.clock.now().getTime());
   if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'code');
-  // Guarded: only the secret this code was verified against is turned on, and only once.
-  const [row] = await deps.db
-    .update(schema.users)
-    .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpLastStep: step, updatedAt: deps.clock.now() })
-    .where(
-      and(
-        eq(schema.users.id, userId),
-        isNull(schema.users.totpSecret),
-        eq(schema.users.totpPendingSecret, user.totpPendingSecret),
-      ),
-    )
-    .returning();
+  // Guarded: only the secret this code was verified against is turned on, and only once (and told once, with it).
+  const pending = user.totpPendingSecret;
+  const row = await deps.db.transaction(async (tx) => {
+    const [on] = await tx
+      .update(schema.users)
+      .set({ totpSecret: pending, totpPendingSecret: null, totpLastStep: step, updatedAt: deps.clock.now() })
+      .where(and(eq(schema.users.id, userId), isNull(schema.users.totpSecret), eq(schema.users.totpPendingSecret, pending)))
+      .returning();
+    if (on) await notify(tx, deps, userId, 'two_factor_enabled', {}, deps.clock.now());
+    return on;
+  });
   if (!row) throw new AppError('two_factor_not_pending');
   await releaseThrottle(deps.db, ids);
   return toPublicUser(row);
@@ -307,12 +310,17 @@ export async function disableTotp(deps: AuthDeps, userId: string, input: { code:
   await releaseThrottle(db, [passwordAttempt!]);
   const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.code, clock.now().getTime());
   if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'code');
-  // The code is consumed by this very write (see codeStillUnused); a used one changes no row.
-  const [row] = await db
-    .update(schema.users)
-    .set({ totpSecret: null, totpPendingSecret: null, totpLastStep: null, updatedAt: clock.now() })
-    .where(codeStillUnused(userId, user.totpSecret, step))
-    .returning();
+  // The code is consumed by this very write (see codeStillUnused); a used one changes no row, and tells nothing.
+  const sealed = user.totpSecret;
+  const row = await db.transaction(async (tx) => {
+    const [off] = await tx
+      .update(schema.users)
+      .set({ totpSecret: null, totpPendingSecret: null, totpLastStep: null, updatedAt: clock.now() })
+      .where(codeStillUnused(userId, sealed, step))
+      .returning();
+    if (off) await notify(tx, deps, userId, 'two_factor_disabled', {}, clock.now());
+    return off;
+  });
   if (!row) throw new AppError('invalid_two_factor_code', undefined, 'code');
   await releaseThrottle(db, [codeAttempt!]);
   deps.log.info('account notification', { kind: 'two_factor_disabled', userId, to: user.email });

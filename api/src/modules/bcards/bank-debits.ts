@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
@@ -6,6 +6,8 @@ import type { AppDeps } from '../../deps';
 import { VendorUnavailableError } from '../../vendors/types';
 import { bankExposureCap, owedCents, unsettledBankExposure } from '../funding-sources/bank-standing';
 import { accounts, postMovement } from '../ledger/service';
+import { notify } from '../notifications/service';
+import { remainderBack } from './remainder';
 
 /*
  * A bank share in an all-or-nothing split (docs/DECISIONS.md, "Bank accounts in a split"). An ACH debit cannot be
@@ -80,7 +82,18 @@ export async function refreshBankDebit(deps: AppDeps, debit: DebitRow): Promise<
         .update(schema.bankDebits)
         .set({ status: 'settled', resolvedAt: at })
         .where(and(eq(schema.bankDebits.shareId, debit.shareId), eq(schema.bankDebits.status, 'pending')));
-      return res.rowsAffected === 1 ? 'settled' : ((await firstRow(tx, schema.bankDebits, eq(schema.bankDebits.shareId, debit.shareId)))?.status ?? 'settled');
+      if (res.rowsAffected !== 1) return (await firstRow(tx, schema.bankDebits, eq(schema.bankDebits.shareId, debit.shareId)))?.status ?? 'settled';
+      // Told once: only the request that moved the row from pending gets here.
+      const source = await sourceOf(tx, debit);
+      await notify(
+        tx,
+        deps,
+        debit.userId,
+        'bank_debit_settled',
+        { accountName: source.name, last4: source.last4, amount: money(debit.amountCents), transactionId: debit.collectionId },
+        at,
+      );
+      return 'settled';
     }
     const res = await tx
       .update(schema.bankDebits)
@@ -92,7 +105,8 @@ export async function refreshBankDebit(deps: AppDeps, debit: DebitRow): Promise<
       .update(schema.collections)
       .set({
         failureCode: 'bank_debit_returned',
-        failureMessage: `The bank debit of $${money(debit.amountCents)} was returned (${state.code}: ${state.message}).`,
+        // Written when read from this debit's amount and return code (lib/server-words.ts), in the reader's language.
+        failureMessage: null,
         updatedAt: at,
       })
       .where(eq(schema.collections.id, debit.collectionId));
@@ -105,8 +119,51 @@ export async function refreshBankDebit(deps: AppDeps, debit: DebitRow): Promise<
         { account: accounts.receivable(debit.userId), amountCents: -debit.amountCents },
       ],
     });
+    const source = await sourceOf(tx, debit);
+    await notify(
+      tx,
+      deps,
+      debit.userId,
+      'bank_debit_returned',
+      {
+        accountName: source.name,
+        last4: source.last4,
+        amount: money(debit.amountCents),
+        reason: state.code,
+        owed: money(Math.max(0, (await owedCents(tx, debit.userId)) - (await stillComingBack(tx, debit)))),
+        transactionId: debit.collectionId,
+      },
+      at,
+    );
     return 'returned';
   });
+}
+
+async function sourceOf(tx: DbOrTx, debit: DebitRow): Promise<{ name: string; last4: string }> {
+  const source = await firstRow(tx, schema.fundingSources, eq(schema.fundingSources.id, debit.fundingSourceId));
+  return { name: source?.name ?? '', last4: source?.last4 ?? '' };
+}
+
+/**
+ * Of a returned debit, what its share is still due back, which will go to the receivable instead and so is not owed:
+ * all of it while the bcard is unused (it is canceled or expires, and the card shares go back: nothing is owed), its
+ * part of a purchase's remainder not yet settled (with the fee's part, bcards/remainder.ts), nothing once the bcard's money has settled.
+ */
+async function stillComingBack(tx: DbOrTx, debit: DebitRow): Promise<number> {
+  const bcard = await firstRow(tx, schema.bcards, eq(schema.bcards.collectionId, debit.collectionId));
+  const collection = await firstRow(tx, schema.collections, eq(schema.collections.id, debit.collectionId));
+  if (!bcard || !collection) return 0;
+  if (bcard.spentCents === 0 && ['active', 'expiring', 'canceling'].includes(bcard.status)) return debit.amountCents;
+  if (bcard.status !== 'used' || collection.status !== 'refunding') return 0;
+  const remainder = bcard.limitCents - bcard.spentCents;
+  if (remainder <= 0) return 0;
+  const shares = await tx
+    .select({ id: schema.collectionShares.id, amountCents: schema.collectionShares.amountCents })
+    .from(schema.collectionShares)
+    .where(eq(schema.collectionShares.collectionId, debit.collectionId))
+    .orderBy(asc(schema.collectionShares.position));
+  const back = remainderBack(collection, remainder, shares.map((s) => s.amountCents)).parts;
+  return back[shares.findIndex((s) => s.id === debit.shareId)] ?? 0;
 }
 
 /** The bank debit of each of these shares that has one. */

@@ -7,6 +7,7 @@ import { newId, newToken } from '../../lib/ids';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
 import { assertBankStanding } from './bank-debits';
+import { noticeBcardIssued } from './notices';
 import { releaseHolds, settleRefund } from './refund';
 import {
   holdKey,
@@ -427,6 +428,8 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
             { account: accounts.fees, amountCents: collection.feeCents },
           ],
         });
+        // With the capture's record: the guarded capturing -> completed above lets exactly one worker get here.
+        await noticeBcardIssued(tx, deps, bcard!, collection, loaded.shares.length, now(deps));
         return bcard!;
       },
     );
@@ -436,8 +439,9 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
     // A card issued inside the phase's transaction (the simulator) was rolled back with it: there is none to stop.
     if (issueAttempted && !vendor.within) await deactivateOrphanCard(deps, vendor, collection).catch(() => undefined);
     await setStatus(deps.db, deps, lease, 'capturing', 'refunding', {
+      // The reason is written from the code when read (lib/server-words.ts), in the reader's language.
       failureCode: 'processing_error',
-      failureMessage: 'The collection could not be completed; every share was returned.',
+      failureMessage: null,
     });
     await settleRefund(deps, lease).catch(stillUnavailable);
     throw e instanceof VendorUnavailableError

@@ -7,6 +7,7 @@ import { SEARCH_LAG_MS, VendorDeclineError, VendorUnavailableError, type Payment
 import { accounts, postMovement } from '../ledger/service';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from './bank-debits';
 import { remainderBack } from './remainder';
+import { noticeBcardEnded, returnedPart } from './notices';
 import {
   holdKey,
   LEASE_MS,
@@ -175,6 +176,17 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
         ...loaded.shares.map((s) => ({ account: backTo(s), amountCents: s.amountCents })),
       ],
     });
+    // Once: the guarded refunding -> refunded/failed above lets one worker (the request's, or the sweep's) get here.
+    const wentBack = loaded.shares.filter((s) => !returned.has(s.id));
+    await noticeBcardEnded(
+      tx,
+      deps,
+      bcard,
+      bcard.status === 'canceling' ? 'canceled' : 'expired',
+      wentBack.map((s) => returnedPart(s.source, s.amountCents)),
+      wentBack.reduce((a, s) => a + s.amountCents, 0),
+      at,
+    );
   });
 }
 

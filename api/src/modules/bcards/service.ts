@@ -13,6 +13,7 @@ import { currentTier } from '../subscription/service';
 import { displayName } from '../users/service';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { recordCollection, runCollection, type CollectionPlan, type PlannedShare } from './collect';
+import { noticeBcardSpent } from './notices';
 import { refundUnusedBcard, settleAfterCommit } from './refund';
 import { bcardStageOf, shareStageOf, type BcardStageView, type ShareStage } from './stage';
 import { LEASE_MS } from './saga';
@@ -511,6 +512,8 @@ export async function spendBcard(
       ],
     });
     if (within) await within(tx);
+    // In the spend's transaction: a `within` that fails (a lost race) takes the notice back with the spend.
+    await noticeBcardSpent(tx, deps, bcard, { merchant: purchase.merchant, amountCents }, at);
   });
   const settling = settleAfterCommit(deps, { collectionId: bcard.collectionId, owner }, { bcardId: bcard.id, step: 'bcard spent' });
   if (settle === 'await') await settling;
@@ -549,7 +552,8 @@ export async function processPayment(deps: AppDeps, user: UserRow, input: Proces
   if (bcard.status === 'active') {
     await spendBcard(deps, bcard, input.amountCents, {
       merchant: input.merchant,
-      description: input.description ?? `Purchase at ${input.merchant}`,
+      // The payer's own words, or none: "Purchase at <merchant>" is written when read, in the reader's language.
+      description: input.description,
       account: accounts.externalMerchants,
     });
   } else if (!(bcard.status === 'used' && bcard.spentCents === input.amountCents && !input.virtualCardId)) {

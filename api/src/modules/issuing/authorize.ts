@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids';
 import { accounts } from '../ledger/service';
 import { spendBcard } from '../bcards/service';
 import { refundUnusedBcard } from '../bcards/refund';
+import { noticeBcardDeclined } from '../bcards/notices';
 import { decideAuthorization, ISSUER_MAX_BAD_ATTEMPTS, type AuthorizationFacts, type DeclineReason } from './decide';
 
 /*
@@ -55,12 +56,6 @@ const outcomeOf = (row: AuthorizationRow, closed = false): AuthorizationOutcome 
 /** Thrown inside the spend's transaction to undo it when the domain lock was taken by another shop meanwhile. */
 class LockLost extends Error {}
 
-/** What the consumer's Transactions list says about a spend through a card network. */
-function spendDescription(m: NetworkMerchant): string {
-  const place = [m.city, m.category?.replace(/_/g, ' ')].filter(Boolean).join(' · ');
-  return place ? `Card purchase at ${m.name} (${place})` : `Card purchase at ${m.name}`;
-}
-
 /**
  * Decides and applies one authorization. Never throws for a decline: the outcome says approved or why not.
  * Fails only when the database or the processor's settling fails in a way the caller must report (500).
@@ -106,7 +101,15 @@ export async function authorizeBcard(
       .returning();
   };
   const decline = async (reason: DeclineReason, bcard: BcardRow | null, closed = false): Promise<AuthorizationOutcome> => {
-    const [row] = await record(deps.db, { approved: false, reason }, bcard);
+    // The owner hears of it in the transaction that records it: a repeated request (same network reference) records
+    // nothing and tells nothing again.
+    const [row] = await deps.db.transaction(async (tx) => {
+      const written = await record(tx, { approved: false, reason }, bcard);
+      if (written[0] && bcard) {
+        await noticeBcardDeclined(tx, deps, bcard, { merchant: req.merchant.name, amountCents: req.facts.amountCents, reason }, written[0].createdAt);
+      }
+      return written;
+    });
     if (row) return outcomeOf(row, closed);
     // The same network reference was decided by a parallel request: its answer is the answer.
     return outcomeOf((await existing(deps.db, req.network, networkRef))!);
@@ -129,7 +132,8 @@ export async function authorizeBcard(
       deps,
       bcard,
       req.facts.amountCents,
-      { merchant: req.merchant.name, description: spendDescription(req.merchant), account: accounts.externalMerchants },
+      // No description stored: "Card purchase at <shop> (<city · category>)" is written when read, from this authorization.
+      { merchant: req.merchant.name, description: null, account: accounts.externalMerchants },
       async (tx) => {
         // A bcard made in the dashboard is locked to the first shop that charges it; one made for a site stays there
         // (checked again here, guarded, where the network names the site: decide.ts).

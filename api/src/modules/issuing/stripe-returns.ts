@@ -1,5 +1,6 @@
 import { and, eq, gte, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import { schema, firstRow, type DbOrTx } from '@bpay/db';
+import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
@@ -9,6 +10,8 @@ import { accounts, postMovement } from '../ledger/service';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
 import { remainderBack, spentFee } from '../bcards/remainder';
 import { holdKey, LEASE_MS, LeaseLostError, load, renewLease, type Lease, type Loaded } from '../bcards/saga';
+import { returnedPart } from '../bcards/notices';
+import { notify } from '../notifications/service';
 
 /*
  * Money a Stripe Issuing authorization gives back after bpay approved it (and spent its bcard): the merchant released
@@ -320,6 +323,24 @@ async function giveBack(deps: AppDeps, lease: Lease, g: GiveBack): Promise<void>
         ...shares.map((s, i) => ({ account: backTo(s), amountCents: parts[i] ?? 0 })),
       ],
     });
+    // A merchant's refund (not a released hold) is told to the owner, once: this transaction also marks the Stripe
+    // event applied and moves returned_cents from `before`, so a replayed event writes nothing.
+    if (g.kind === 'issuing.refunded') {
+      const toSources = shares.map((s, i) => ({ s, cents: parts[i] ?? 0 })).filter(({ s, cents }) => cents > 0 && !toReceivable.has(s.id));
+      await notify(
+        tx,
+        deps,
+        collection.userId,
+        'merchant_refund',
+        {
+          merchant: row.merchantName,
+          amount: formatDecimal(total as Cents),
+          parts: toSources.map(({ s, cents }) => returnedPart(s.source, cents)),
+          transactionId: collection.id,
+        },
+        at,
+      );
+    }
   };
   if (vendor.within) {
     const local = vendor.within.bind(vendor);

@@ -6,6 +6,7 @@ import type { AppDeps } from '../../deps';
 import { newId } from '../../lib/ids';
 import { registrableDomain } from '../../lib/registrable-domain';
 import { escapeUnsafe } from '../../lib/text';
+import { noticeBcardDeclined } from '../bcards/notices';
 import { authorizeBcard, type NetworkAuthorization, type NetworkMerchant } from './authorize';
 import type { AuthorizationFacts, Check, DeclineReason } from './decide';
 import {
@@ -323,27 +324,34 @@ async function applyStripeApproval(deps: AppDeps, auth: Authorization, bcard: No
 async function recordStripeDecline(deps: AppDeps, auth: Authorization, bcard: NonNullable<NetworkAuthorization['bcard']>) {
   const at = deps.clock.now();
   const merchant = merchantOf(auth);
-  await deps.db
-    .insert(schema.issuerAuthorizations)
-    .values({
-      id: newId('iauth'),
-      network: 'stripe',
-      networkRef: auth.id,
-      bcardId: bcard.id,
-      userId: bcard.userId,
-      // What was asked for: the last request Stripe decided, else the pending one.
-      amountCents: Math.max(0, (auth.request_history ?? []).at(-1)?.amount ?? auth.pending_request?.amount ?? auth.amount),
-      currency: (auth.currency || 'usd').toLowerCase(),
-      merchantName: merchant.name,
-      merchantCity: merchant.city,
-      merchantCategory: merchant.category,
-      merchantDomain: merchant.url ? registrableDomain(merchant.url) : null,
-      decision: 'declined',
-      declineReason: declineReasonOf(auth),
-      createdAt: at,
-      updatedAt: at,
-    })
-    .onConflictDoNothing();
+  // What was asked for: the last request Stripe decided, else the pending one.
+  const amountCents = Math.max(0, (auth.request_history ?? []).at(-1)?.amount ?? auth.pending_request?.amount ?? auth.amount);
+  const reason = declineReasonOf(auth);
+  await deps.db.transaction(async (tx) => {
+    const written = await tx
+      .insert(schema.issuerAuthorizations)
+      .values({
+        id: newId('iauth'),
+        network: 'stripe',
+        networkRef: auth.id,
+        bcardId: bcard.id,
+        userId: bcard.userId,
+        amountCents,
+        currency: (auth.currency || 'usd').toLowerCase(),
+        merchantName: merchant.name,
+        merchantCity: merchant.city,
+        merchantCategory: merchant.category,
+        merchantDomain: merchant.url ? registrableDomain(merchant.url) : null,
+        decision: 'declined',
+        declineReason: reason,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .onConflictDoNothing()
+      .returning({ id: schema.issuerAuthorizations.id });
+    // Stripe declined it alone: the owner hears of it as of any decline, once per authorization.
+    if (written[0]) await noticeBcardDeclined(tx, deps, bcard, { merchant: merchant.name, amountCents, reason }, at);
+  });
   return (await authorizationByRef(deps, auth.id))!;
 }
 

@@ -8,6 +8,7 @@ import { seal, unseal } from '../../lib/crypto';
 import { decodeCursor } from '../../lib/cursor';
 import { newId } from '../../lib/ids';
 import { newStorageKey } from '../../storage/local-disk';
+import { notify } from '../notifications/service';
 import { checkUploadedFile, fileEntries, MAX_FILE_BYTES, parseKycFields, sanitiseFileName, storedFileName } from './validation';
 
 type VerificationRow = typeof schema.kycVerifications.$inferSelect;
@@ -292,7 +293,7 @@ export interface KycActor {
  * Fails with: resource_not_found, validation_error (riskScore).
  */
 export async function applyKycDecision(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'log' | 'kycKey'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'log' | 'kycKey' | 'publicUrl'>,
   verificationId: string,
   decision: KycDecision,
   actor: KycActor,
@@ -329,6 +330,15 @@ export async function applyKycDecision(
     const after = (await firstRow(tx, schema.kycVerifications, eq(schema.kycVerifications.id, verificationId)))!;
     const docs = await tx.select().from(schema.kycDocuments).where(eq(schema.kycDocuments.verificationId, verificationId));
     const change = { before: toVerificationView(before, docs), after: toVerificationView(after, docs), userId: before.userId };
+    // The user hears of a decision that changes this verification's outcome, once: the same decision again (or a
+    // note or risk score edited) tells nothing. Writes of one decision run one at a time (the transaction).
+    if (after.status !== before.status && after.status === 'verified') {
+      await notify(tx, deps, before.userId, 'kyc_approved', {}, now);
+    } else if (after.status !== before.status && after.status === 'failed') {
+      // The consumer's message when the reviewer wrote one; null lets the notice say the usual words in the reader's language.
+      const reason = after.errorMessage && after.errorMessage !== KYC_FAILED_MESSAGE ? after.errorMessage : null;
+      await notify(tx, deps, before.userId, 'kyc_failed', { reason }, now);
+    }
     if (alsoInTx) await alsoInTx(tx, change);
     return change;
   });

@@ -5,6 +5,7 @@ import { AppError, invalid } from '../../errors';
 import { digitsOnly } from '../../lib/cards';
 import { spendBcard } from '../bcards/service';
 import { refundUnusedBcard } from '../bcards/refund';
+import { noticeBcardDeclined } from '../bcards/notices';
 import { countBadAttempt } from '../issuing/authorize';
 import { accounts } from '../ledger/service';
 import { assertIntentTransition, emitIntentEvent, getIntent, toIntentObject } from './service';
@@ -160,8 +161,33 @@ class CardDecline extends Error {
     readonly code: 'card_declined' | 'expired_card',
     readonly declineCode: string,
     message: string,
+    /** The bcard refused, when the card details led to one (its owner is told): a wrong CVC's too. */
+    readonly bcard: BcardRow | null = null,
+    /** What the owner's notice calls the reason, when not the decline code's word (a wrong CVC behind incorrect_number). */
+    readonly noticeReason: string | null = null,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The owner's word for a merchant's decline: the issuer's (issuing/decide.ts DECLINE_REASONS), as the card network's
+ * declines say it, so one vocabulary reaches the notices. `now` is the bcard as it is in the decline's transaction.
+ */
+function declineNoticeReason(e: CardDecline, now: BcardRow | undefined): string {
+  if (e.noticeReason) return e.noticeReason;
+  switch (e.declineCode) {
+    case 'expired_card':
+      return 'expired';
+    case 'merchant_not_allowed':
+      return 'merchant_mismatch';
+    case 'card_not_active':
+      if (now?.status === 'used' || now?.status === 'authorized') return 'already_used';
+      if (now?.status === 'expired' || now?.status === 'expiring') return 'expired';
+      return 'card_inactive';
+    default:
+      // insufficient_funds is the same word; test_mode_live_card has none in the issuer's list.
+      return e.declineCode;
   }
 }
 
@@ -180,8 +206,9 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
     // The issuer's lookup by number alone (the simulator's), so a wrong CVC or expiry counts against that bcard as on
     // the card network (three close it), whichever door the guess comes through; the decline says no more than before.
     const checked = await deps.vendor.checkIssuedCard?.(details);
+    let guessed: BcardRow | undefined;
     if (checked && (checked.cvc === 'mismatch' || checked.expiry === 'mismatch')) {
-      const guessed = await firstRow(deps.db, schema.bcards, eq(schema.bcards.vendorCardId, checked.cardId));
+      guessed = await firstRow(deps.db, schema.bcards, eq(schema.bcards.vendorCardId, checked.cardId));
       if (guessed) await countBadAttempt(deps, guessed);
     }
     const found = checked ? (checked.cvc === 'match' && checked.expiry === 'match' ? { cardId: checked.cardId } : null) : await deps.vendor.findIssuedCard?.(details);
@@ -192,13 +219,17 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
       const candidate = sim ? await firstRow(deps.db, schema.bcards, eq(schema.bcards.vendorCardId, sim.cardId)) : undefined;
       if (candidate?.sandbox) bcard = candidate;
     }
-    if (!bcard) throw new CardDecline('card_declined', 'incorrect_number', 'Your card number, expiry or security code is incorrect.');
+    if (!bcard) {
+      // The merchant learns no more than "incorrect"; the bcard's owner hears which detail was wrong.
+      const wrong = checked?.expiry === 'mismatch' ? 'incorrect_expiry' : 'incorrect_cvc';
+      throw new CardDecline('card_declined', 'incorrect_number', 'Your card number, expiry or security code is incorrect.', guessed ?? null, guessed ? wrong : null);
+    }
   }
   const now = deps.clock.now();
   // Each mode takes only its own money, declined like any card before the bcard is touched (Stripe's decline codes).
   // Play money never pays a production intent (the merchant lock already implies it: a merchant has one mode) ...
   if (bcard.sandbox && pi.livemode) {
-    throw new CardDecline('card_declined', 'live_mode_test_card', 'A production payment intent cannot be paid with a sandbox test bcard.');
+    throw new CardDecline('card_declined', 'live_mode_test_card', 'A production payment intent cannot be paid with a sandbox test bcard.', bcard);
   }
   // ... and a sandbox intent never takes real money from a consumer's bcard.
   if (!bcard.sandbox && !pi.livemode) {
@@ -206,17 +237,18 @@ async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow,
       'card_declined',
       'test_mode_live_card',
       'A sandbox payment intent takes only sandbox test bcards (POST /api/v1/test_helpers/bcards or `bpay trigger`), never a real bcard.',
+      bcard,
     );
   }
-  if (bcard.status !== 'active') throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.');
-  if (bcard.expiresAt <= now) throw new CardDecline('expired_card', 'expired_card', 'This bcard has expired.');
+  if (bcard.status !== 'active') throw new CardDecline('card_declined', 'card_not_active', 'This bcard has been used, canceled or has expired.', bcard);
+  if (bcard.expiresAt <= now) throw new CardDecline('expired_card', 'expired_card', 'This bcard has expired.', bcard);
   // A bcard made for a site (the browser extension's) is spent only there, through the card network: never here.
-  if (bcard.lockedDomain) throw new CardDecline('card_declined', 'merchant_not_allowed', 'This bcard can only be used with another merchant.');
+  if (bcard.lockedDomain) throw new CardDecline('card_declined', 'merchant_not_allowed', 'This bcard can only be used with another merchant.', bcard);
   if (bcard.lockedMerchantId && bcard.lockedMerchantId !== merchant.id) {
-    throw new CardDecline('card_declined', 'merchant_not_allowed', 'This bcard can only be used with another merchant.');
+    throw new CardDecline('card_declined', 'merchant_not_allowed', 'This bcard can only be used with another merchant.', bcard);
   }
   if (bcard.limitCents - bcard.spentCents < pi.amount) {
-    throw new CardDecline('card_declined', 'insufficient_funds', 'The bcard holds less than this payment.');
+    throw new CardDecline('card_declined', 'insufficient_funds', 'The bcard holds less than this payment.', bcard);
   }
   return bcard;
 }
@@ -245,8 +277,10 @@ export async function confirmIntent(
   }
   const claim = claimed ?? (await claimIntent(deps, await getIntent(deps, merchant, livemode, id)));
   const processing = claim.intent;
+  let resolved: BcardRow | null = null;
   try {
     const bcard = await resolveBcard(deps, merchant, processing, pm);
+    resolved = bcard;
     if (processing.captureMethod === 'manual') {
       const done = await deps.db.transaction(async (tx) => {
         const res = await tx
@@ -300,9 +334,17 @@ export async function confirmIntent(
       throw e;
     }
     const lastPaymentError = { type: 'card_error', code: e.code, decline_code: e.declineCode, message: e.message };
+    const refused = e.bcard ?? resolved;
     await deps.db.transaction(async (tx) => {
       const row = await transition(tx, deps, processing, 'processing', 'requires_payment_method', { lastPaymentError }, claim);
       await emitIntentEvent(tx, deps, row, 'payment_intent.failed');
+      // With the decline's record (this confirm's claim lets it happen once): its owner hears of it, at most once per
+      // bcard and reason in a few minutes however often it is tried (noticeBcardDeclined).
+      if (refused) {
+        const now = await firstRow(tx, schema.bcards, eq(schema.bcards.id, refused.id));
+        const reason = declineNoticeReason(e, now);
+        await noticeBcardDeclined(tx, deps, now ?? refused, { merchant: merchant.businessName, amountCents: processing.amount, reason }, deps.clock.now());
+      }
     });
     const err = new AppError(e.code, e.message, 'payment_method', undefined, {
       decline_code: e.declineCode,

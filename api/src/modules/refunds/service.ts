@@ -11,6 +11,8 @@ import { holdKey } from '../bcards/saga';
 import { remainderBack, spentFee } from '../bcards/remainder';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
 import { emitEvent } from '../events/emit';
+import { returnedPart } from '../bcards/notices';
+import { notify } from '../notifications/service';
 import { accounts, postMovement } from '../ledger/service';
 import { toIntentObject, validateMetadata } from '../payment-intents/service';
 
@@ -465,11 +467,38 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
             })),
           ],
   });
+  await noticeMerchantRefund(tx, deps, loaded, went, at);
   const pi = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, refund.paymentIntentId));
   const owner = { merchantId: refund.merchantId, livemode: refund.livemode, at };
   await emitEvent(tx, { ...owner, type: 'refund.updated', object: { ...toRefundObject(row) } });
   if (pi) await emitEvent(tx, { ...owner, type: 'charge.refunded', object: { ...toIntentObject(pi) } });
   return row;
+}
+
+/**
+ * The consumer hears of a merchant's refund in the transaction that records it succeeded (finish() is guarded by the
+ * lease and the pending status, so a retried request or the sweep finishing it cannot tell it twice). `amount` is all
+ * the refund gave back, the fee's part included; `parts` what reached each source (a part that went to what the
+ * consumer owes, its bank debit returned, is in the amount and not a source's). A sandbox refund has no consumer.
+ */
+async function noticeMerchantRefund(tx: DbOrTx, deps: AppDeps, loaded: LoadedRefund, went: LoadedRefund['parts'], at: Date): Promise<void> {
+  const first = loaded.parts[0];
+  if (!first || went.length === 0) return;
+  const merchant = await firstRow(tx, schema.merchants, eq(schema.merchants.id, loaded.refund.merchantId));
+  const toSources = went.filter((p) => !loaded.returned.has(p.id));
+  await notify(
+    tx,
+    deps,
+    first.source.userId,
+    'merchant_refund',
+    {
+      merchant: merchant?.businessName ?? '',
+      amount: formatDecimal(went.reduce((a, p) => a + p.amountCents, 0) as Cents),
+      parts: toSources.map((p) => returnedPart(p.source, p.amountCents)),
+      transactionId: first.share.collectionId,
+    },
+    at,
+  );
 }
 
 /** Takes over a pending refund whose worker is gone (its lease ran out); null when it is not (or no longer) one. */
