@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: 10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last (429 rate_limited), until a success from that address; past 100 failures in a day for one account, an address it has not signed in from within 30 days is answered 429 account_sign_in_limited without a check unless the request carries totpCode, and then gets in only with the right password and code. Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). Every 429 has Retry-After.
+         * @description Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: 10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last (429 account_network_limited: this account from this network), until a success from that address; past 100 failures in a day for one account, an address it has not signed in from within 30 days is answered 429 account_sign_in_limited without a check unless the request carries totpCode, and then gets in only with the right password and code. Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). Every 429 has Retry-After.
          */
         post: operations["postApiAuthLogin"];
         delete?: never;
@@ -700,7 +700,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The Overview's figures: total spent, this month, active bcards */
+        /**
+         * The Overview's figures: spent at merchants (all time, this month), held on bcards, returned, fees, plan charges
+         * @description From the one definition of spending (the same as GET /api/analytics): a purchase is dated when its bcard was spent, its refunds with it.
+         */
         get: operations["getApiTransactionsSummary"];
         put?: never;
         post?: never;
@@ -836,6 +839,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/spending/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your latest spending events, newest first (the Overview’s Recent Activity)
+         * @description Purchases (spent = charged - refunded), unused bcards whose money came back, and plan charges, by the same definition as GET /api/analytics.
+         */
+        get: operations["getApiSpendingActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics": {
         parameters: {
             query?: never;
@@ -844,8 +867,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your spending by month, funding source and merchant; fees; refunds
-         * @description Counts transactions whose bcard was issued (merchants’ sandbox test bcards never). Refunds are dated by the transaction they belong to. Give months, or from and to.
+         * Your spending by month, funding source and merchant; refunds, fees, money returned, plan charges
+         * @description Spending is what merchants charged your bcards less what they refunded (money held on a bcard and not spent is not spending). A purchase is dated when its bcard was spent, its refunds with it; an unused bcard when it ended; a plan charge when it was made. Give months, or from and to.
          */
         get: operations["getApiAnalytics"];
         put?: never;
@@ -6239,9 +6262,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Spent at merchants: what they charged your bcards less what they refunded, all time, in dollars */
                         totalSpent: string;
+                        /** @description The same for purchases since monthStart */
                         thisMonth: string;
                         activeBcards: number;
+                        /** @description What merchants charged your bcards, all time */
+                        charged: string;
+                        /** @description What merchants refunded of it, all time */
+                        refunded: string;
+                        /** @description Money on your bcards now: collected, not spent, not yet back */
+                        heldOnBcards: string;
+                        /** @description Money collected onto bcards and never spent, back with your sources (fee apart), all time */
+                        returned: string;
+                        /** @description bpay fees of the bcards spent or ended */
+                        fees: string;
+                        /** @description Fees that came back */
+                        feesReturned: string;
+                        /** @description Plan charges, apart from spending, all time */
+                        planCharges: string;
+                        /** @description Plan charges since monthStart */
+                        thisMonthPlanCharges: string;
+                        /** @description bcards spent at a merchant */
+                        purchases: number;
                     };
                 };
             };
@@ -6703,6 +6746,69 @@ export interface operations {
             };
         };
     };
+    getApiSpendingActivity: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description purchase: a bcard spent at a merchant; returned: an unused bcard ended and its money came back; plan_charge: the plan’s price
+                         * @default purchase
+                         * @enum {string}
+                         */
+                        kind: "purchase" | "returned" | "plan_charge";
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @description When the bcard was spent or ended, or the plan charged
+                         */
+                        at: string;
+                        /** @description The merchant, the bcard’s name, or the plan’s name */
+                        title: string;
+                        /** @description purchase: spent (charged - refunded); returned: what came back, fee included; plan_charge: the price */
+                        amount: string;
+                        /** @description purchase: what the merchant charged */
+                        charged: string;
+                        /** @description purchase: what the merchant refunded of it */
+                        refunded: string;
+                        /** @description The transaction to open (GET /api/transactions/{id}); null for plan charges */
+                        transactionId: string | null;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiAnalytics: {
         parameters: {
             query?: {
@@ -6737,78 +6843,90 @@ export interface operations {
                         currency: "usd";
                         totals: {
                             /**
-                             * @description Purchase amounts (fees apart) of transactions whose bcard was issued, in dollars
+                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
                              * @example 100.00
                              */
                             spent: string;
                             /**
-                             * @description bpay fees charged with them, in dollars
+                             * @description What merchants charged your bcards, in dollars
                              * @example 100.00
                              */
-                            fees: string;
+                            charged: string;
                             /**
-                             * @description Fees that came back (an unused bcard refunded, merchants refunds), in dollars
-                             * @example 100.00
-                             */
-                            feesReturned: string;
-                            /**
-                             * @description Everything that came back to the sources: bcardRefunds + merchantRefunds, in dollars
+                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
                              * @example 100.00
                              */
                             refunded: string;
                             /**
-                             * @description An unused bcard refunded in full, or what a purchase left on its bcard, in dollars
+                             * @description bpay fees of the bcards counted, in dollars
                              * @example 100.00
                              */
-                            bcardRefunds: string;
+                            fees: string;
                             /**
-                             * @description Merchants' succeeded refunds, the fee returned with them included, in dollars
+                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
                              * @example 100.00
                              */
-                            merchantRefunds: string;
+                            feesReturned: string;
                             /**
-                             * @description spent + fees - refunded, in dollars
+                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
                              * @example 100.00
                              */
-                            net: string;
-                            transactions: number;
+                            returned: string;
+                            /**
+                             * @description Plan charges, shown apart: never part of spent, in dollars
+                             * @example 100.00
+                             */
+                            planCharges: string;
+                            /** @description bcards spent at a merchant */
+                            purchases: number;
                         };
                         months: {
                             /** @description YYYY-MM; every month of the range is listed, oldest first */
                             month: string;
                             /**
-                             * @description Purchase amounts, in dollars
+                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
                              * @example 100.00
                              */
                             spent: string;
                             /**
-                             * @description Fees charged, in dollars
+                             * @description What merchants charged your bcards, in dollars
                              * @example 100.00
                              */
-                            fees: string;
+                            charged: string;
                             /**
-                             * @description Fees returned, in dollars
-                             * @example 100.00
-                             */
-                            feesReturned: string;
-                            /**
-                             * @description Refunds of this month’s transactions (whenever they happened), in dollars
+                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
                              * @example 100.00
                              */
                             refunded: string;
                             /**
-                             * @description spent + fees - refunded, in dollars
+                             * @description bpay fees of the bcards counted, in dollars
                              * @example 100.00
                              */
-                            net: string;
-                            transactions: number;
+                            fees: string;
+                            /**
+                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
+                             * @example 100.00
+                             */
+                            feesReturned: string;
+                            /**
+                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
+                             * @example 100.00
+                             */
+                            returned: string;
+                            /**
+                             * @description Plan charges, shown apart: never part of spent, in dollars
+                             * @example 100.00
+                             */
+                            planCharges: string;
+                            /** @description bcards spent at a merchant */
+                            purchases: number;
                             sources: {
                                 fundingSourceId: string;
                                 /**
-                                 * @description What this source was charged this month, fee included, in dollars
+                                 * @description This source's part of the month's spending, in dollars
                                  * @example 100.00
                                  */
-                                charged: string;
+                                spent: string;
                             }[];
                         }[];
                         sources: {
@@ -6819,22 +6937,32 @@ export interface operations {
                             /** @description The source was removed since */
                             removed: boolean;
                             /**
-                             * @description What this source was charged over the range, fee included, before refunds, in dollars
-                             * @example 100.00
-                             */
-                            charged: string;
-                            transactions: number;
-                        }[];
-                        /** @description The top merchants by amount spent, largest first */
-                        merchants: {
-                            /** @description null: bcards not (yet) spent at a merchant */
-                            merchant: string | null;
-                            /**
-                             * @description Purchase amounts, in dollars
+                             * @description This source's part of the spending: each spend split over its bcard's shares by their amounts, in dollars
                              * @example 100.00
                              */
                             spent: string;
-                            transactions: number;
+                            /** @description Purchases it funded a part of */
+                            purchases: number;
+                        }[];
+                        /** @description The top merchants by amount spent, largest first */
+                        merchants: {
+                            merchant: string;
+                            /**
+                             * @description What the merchant charged, in dollars
+                             * @example 100.00
+                             */
+                            charged: string;
+                            /**
+                             * @description What it refunded, in dollars
+                             * @example 100.00
+                             */
+                            refunded: string;
+                            /**
+                             * @description charged - refunded, in dollars
+                             * @example 100.00
+                             */
+                            spent: string;
+                            purchases: number;
                         }[];
                         otherMerchants: {
                             /**
@@ -6842,7 +6970,7 @@ export interface operations {
                              * @example 100.00
                              */
                             spent: string;
-                            transactions: number;
+                            purchases: number;
                             merchants: number;
                         } | null;
                     };
