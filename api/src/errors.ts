@@ -94,6 +94,11 @@ export const CATALOGUE = {
       'enter the code from your authenticator app if two-factor authentication is on; otherwise try again after ' +
       'the time given in Retry-After.',
   },
+  account_network_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many failed sign-ins to this account from this network. Try again after the time given in Retry-After.',
+  },
   verification_rate_limited: {
     status: 429,
     type: 'rate_limit_error',

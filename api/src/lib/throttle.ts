@@ -117,17 +117,19 @@ export async function hitThrottleWithCap(
   clock: Clock,
   hits: ThrottleHit[],
   cap: ThrottleRule,
-): Promise<{ allowed: true; ids: number[]; cappedFor: number | null } | { allowed: false; retryAfterSeconds: number }> {
+): Promise<
+  { allowed: true; ids: number[]; cappedFor: number | null } | { allowed: false; retryAfterSeconds: number; blocked: Record<string, number> }
+> {
   const first = await hitThrottle(db, clock, hits);
   if (first.allowed) return { allowed: true, ids: first.ids, cappedFor: null };
   const { [cap.scope]: capWait, ...others } = first.blocked;
-  const otherWaits = Object.values(others);
-  if (otherWaits.length === 0 && capWait !== undefined) {
+  if (Object.keys(others).length === 0 && capWait !== undefined) {
     const second = await hitThrottle(db, clock, hits.filter((h) => h.rule.scope !== cap.scope));
     if (second.allowed) return { allowed: true, ids: second.ids, cappedFor: capWait };
-    otherWaits.push(second.retryAfterSeconds);
+    Object.assign(others, second.blocked);
   }
-  return { allowed: false, retryAfterSeconds: Math.max(1, ...otherWaits) };
+  // `blocked`: the full rules other than the cap and their waits, so the caller can say which limit it was.
+  return { allowed: false, retryAfterSeconds: Math.max(1, ...Object.values(others)), blocked: others };
 }
 
 /** Read-only: seconds to wait before `weight` more would fit under every rule, or null when it fits now. */

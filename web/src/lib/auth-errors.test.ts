@@ -66,8 +66,16 @@ describe('a lockout says how long to wait (Retry-After)', () => {
 
   test('the wait in words, rounded up, in both languages', () => {
     expect(authErrorText(tr('en'), limited('rate_limited', 840))).toBe(
-      'Too many failed sign-in attempts from this network. Try again in 14 minutes.',
+      'Too many failed sign-in attempts from this network, to any account. Try again in 14 minutes.',
     );
+    // The lockout of one account from one network says so, in both languages.
+    expect(authErrorText(tr('en'), limited('account_network_limited', 120))).toBe(
+      'Too many failed sign-ins to this account from this network. Try again in 2 minutes, or sign in from another network.',
+    );
+    expect(authErrorText(tr('ar'), limited('account_network_limited', 120))).toBe(
+      'محاولات تسجيل دخول فاشلة كثيرة إلى هذا الحساب من هذه الشبكة. حاول مجددًا بعد دقيقتين، أو سجّل الدخول من شبكة أخرى.',
+    );
+    expect(authErrorText(tr('en'), limited('account_network_limited', null))).toContain('to this account from this network');
     expect(authErrorText(tr('en'), limited('rate_limited', 61))).toContain('Try again in 2 minutes.');
     expect(authErrorText(tr('en'), limited('verification_rate_limited', 1))).toBe('Too many wrong codes or passwords. Try again in 1 second.');
     expect(authErrorText(tr('en'), limited('registration_rate_limited', 3600))).toContain('Try again in 60 minutes.');
@@ -78,7 +86,7 @@ describe('a lockout says how long to wait (Retry-After)', () => {
 
   test('without Retry-After the general text stays', () => {
     expect(authErrorText(tr('en'), limited('rate_limited', null))).toBe(
-      'Too many failed sign-in attempts from this network. Please wait a few minutes and try again.',
+      'Too many failed sign-in attempts from this network, to any account. Please wait a few minutes and try again.',
     );
   });
 

@@ -37,6 +37,7 @@ const isReason = (r: unknown): r is Reason => typeof r === 'string' && (REASONS 
 
 const CODE_TEXT: Partial<Record<string, MessageKey>> = {
   rate_limited: 'auth.error.rateLimited',
+  account_network_limited: 'auth.error.accountNetworkLimited',
   account_sign_in_limited: 'auth.error.accountLimited',
   registration_rate_limited: 'auth.error.registrationLimited',
   verification_rate_limited: 'auth.error.verificationLimited',
@@ -55,6 +56,7 @@ export function weakPasswordText(t: Translate, error: unknown): string | undefin
 /** The same limits when the answer said how long to wait (Retry-After): the text names the wait. */
 const CODE_TEXT_WAIT: Partial<Record<string, MessageKey>> = {
   rate_limited: 'auth.error.rateLimitedFor',
+  account_network_limited: 'auth.error.accountNetworkLimitedFor',
   account_sign_in_limited: 'auth.error.accountLimitedFor',
   registration_rate_limited: 'auth.error.registrationLimitedFor',
   verification_rate_limited: 'auth.error.verificationLimitedFor',

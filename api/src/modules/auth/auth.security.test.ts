@@ -210,7 +210,12 @@ describe('sign-in throttling: no lockout of the owner', () => {
       for (const delaySeconds of [60, 120, 240]) {
         const early = await login(ctx, email, PASSWORD, { ip: a });
         expect(early.status).toBe(429);
-        expect(early.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+        // It says what is limited: this account, from this network (not every account, not everywhere).
+        expect(early.body.error).toMatchObject({
+          type: 'rate_limit_error',
+          code: 'account_network_limited',
+          message: `Too many failed sign-ins to this account from this network. Try again in ${delaySeconds / 60} minute${delaySeconds === 60 ? '' : 's'}.`,
+        });
         expect(Number(early.headers.get('retry-after'))).toBe(delaySeconds);
         expect(early.cookie).toBeNull();
         ctx.clock.advance(delaySeconds * 1000);
@@ -305,7 +310,7 @@ describe('sign-in throttling: no lockout of the owner', () => {
       }
       const eleventh = await login(ctx, 'nobody-11@example.com', 'guess', { ip: attacker });
       expect(eleventh.status).toBe(429);
-      expect(eleventh.body.error.code).toBe('rate_limited');
+      expect(eleventh.body.error).toMatchObject({ code: 'rate_limited', message: 'Too many failed sign-in attempts from this network. Try again in 15 minutes.' });
       expect(Number(eleventh.headers.get('retry-after'))).toBe(900);
       // Even a right password from that address waits.
       expect((await login(ctx, email, PASSWORD, { ip: attacker })).status).toBe(429);

@@ -71,6 +71,20 @@ const minutes = (seconds: number) => {
 };
 const retryAfter = (seconds: number) => ({ 'retry-after': String(seconds) });
 
+/**
+ * The guesses at one account from one network ran out (the pair's growing delays): the message says exactly that, so
+ * the owner knows another network, or waiting, gets them in, and that other accounts on this network are not affected.
+ */
+function accountNetworkLimited(seconds: number): AppError {
+  return new AppError(
+    'account_network_limited',
+    `Too many failed sign-ins to this account from this network. Try again in ${minutes(seconds)}.`,
+    undefined,
+    retryAfter(seconds),
+  );
+}
+
+/** Every account together from one network (a source spraying passwords). */
 function rateLimited(seconds: number): AppError {
   return new AppError(
     'rate_limited',
@@ -100,8 +114,8 @@ export interface SignInAttempt {
 }
 
 /**
- * Counts one sign-in attempt as a failure, before the password is checked. Fails with: rate_limited (429 with
- * Retry-After) when the address or the account-and-address pair has no room. A full account cap does not refuse
+ * Counts one sign-in attempt as a failure, before the password is checked. Fails with (429 with Retry-After):
+ * rate_limited when the address has no room, account_network_limited when only the account-and-address pair has none. A full account cap does not refuse
  * here: the caller decides (see login) and gets `cappedFor`.
  */
 export async function countSignInAttempt(db: Db, clock: Clock, keys: SignInKeys): Promise<SignInAttempt> {
@@ -112,7 +126,11 @@ export async function countSignInAttempt(db: Db, clock: Clock, keys: SignInKeys)
   ];
   // When only the account's cap is full the attempt still counts (atomically) against its address and pair.
   const outcome = await hitThrottleWithCap(db, clock, hits, SIGN_IN_PER_ACCOUNT);
-  if (!outcome.allowed) throw rateLimited(outcome.retryAfterSeconds);
+  if (!outcome.allowed) {
+    // The network-wide limit, when full, is the one to name: another account would not get in either.
+    if (outcome.blocked[SIGN_IN_PER_ADDRESS.scope] === undefined) throw accountNetworkLimited(outcome.retryAfterSeconds);
+    throw rateLimited(outcome.retryAfterSeconds);
+  }
   return { ids: outcome.ids, cappedFor: outcome.cappedFor };
 }
 

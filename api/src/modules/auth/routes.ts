@@ -112,7 +112,7 @@ export function authRoutes(deps: AppDeps) {
             'totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: ' +
             '10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from ' +
             'one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last ' +
-            '(429 rate_limited), until a success from that address; past 100 failures in a day for one account, an ' +
+            '(429 account_network_limited: this account from this network), until a success from that address; past 100 failures in a day for one account, an ' +
             'address it has not signed in from within 30 days is answered 429 account_sign_in_limited without a ' +
             'check unless the request carries totpCode, and then gets in only with the right password and code. ' +
             'Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). ' +

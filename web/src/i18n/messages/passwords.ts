@@ -29,12 +29,14 @@ export const en = {
   'auth.error.passwordRequired': 'Password is required',
   'auth.error.passwordShort': 'Password must be at least 6 characters',
   'auth.error.totpInvalid': 'Enter the 6-digit code',
-  'auth.error.rateLimited': 'Too many failed sign-in attempts from this network. Please wait a few minutes and try again.',
+  'auth.error.rateLimited': 'Too many failed sign-in attempts from this network, to any account. Please wait a few minutes and try again.',
+  'auth.error.accountNetworkLimited': 'Too many failed sign-ins to this account from this network. Please wait a few minutes and try again, or sign in from another network.',
   'auth.error.accountLimited':
     'Too many failed sign-ins for this account from new devices. Sign in from a device you have used before, or enter the code from your authenticator app if two-factor authentication is on; otherwise try again later.',
   'auth.error.registrationLimited': 'Too many accounts were created from this network. Please try again in an hour.',
   'auth.error.verificationLimited': 'Too many wrong codes or passwords. Please wait a few minutes and try again.',
-  'auth.error.rateLimitedFor': 'Too many failed sign-in attempts from this network. Try again in {wait}.',
+  'auth.error.rateLimitedFor': 'Too many failed sign-in attempts from this network, to any account. Try again in {wait}.',
+  'auth.error.accountNetworkLimitedFor': 'Too many failed sign-ins to this account from this network. Try again in {wait}, or sign in from another network.',
   'auth.error.accountLimitedFor':
     'Too many failed sign-ins for this account from new devices. Sign in from a device you have used before, or enter the code from your authenticator app if two-factor authentication is on; otherwise try again in {wait}.',
   'auth.error.registrationLimitedFor': 'Too many accounts were created from this network. Try again in {wait}.',
@@ -79,12 +81,14 @@ export const ar: Record<keyof typeof en, string> = {
   'auth.error.passwordRequired': 'كلمة المرور مطلوبة',
   'auth.error.passwordShort': 'يجب ألا تقل كلمة المرور عن 6 أحرف',
   'auth.error.totpInvalid': 'أدخل الرمز المكوّن من 6 أرقام',
-  'auth.error.rateLimited': 'محاولات تسجيل دخول فاشلة كثيرة من هذه الشبكة. يرجى الانتظار بضع دقائق ثم المحاولة مجددًا.',
+  'auth.error.rateLimited': 'محاولات تسجيل دخول فاشلة كثيرة من هذه الشبكة إلى أي حساب. يرجى الانتظار بضع دقائق ثم المحاولة مجددًا.',
+  'auth.error.accountNetworkLimited': 'محاولات تسجيل دخول فاشلة كثيرة إلى هذا الحساب من هذه الشبكة. يرجى الانتظار بضع دقائق ثم المحاولة مجددًا، أو سجّل الدخول من شبكة أخرى.',
   'auth.error.accountLimited':
     'محاولات تسجيل دخول فاشلة كثيرة لهذا الحساب من أجهزة جديدة. سجّل الدخول من جهاز استخدمته من قبل، أو أدخل الرمز من تطبيق المصادقة إن كانت المصادقة الثنائية مفعّلة؛ وإلا فحاول لاحقًا.',
   'auth.error.registrationLimited': 'أُنشئت حسابات كثيرة من هذه الشبكة. يرجى المحاولة بعد ساعة.',
   'auth.error.verificationLimited': 'رموز أو كلمات مرور خاطئة كثيرة. يرجى الانتظار بضع دقائق ثم المحاولة مجددًا.',
-  'auth.error.rateLimitedFor': 'محاولات تسجيل دخول فاشلة كثيرة من هذه الشبكة. حاول مجددًا بعد {wait}.',
+  'auth.error.rateLimitedFor': 'محاولات تسجيل دخول فاشلة كثيرة من هذه الشبكة إلى أي حساب. حاول مجددًا بعد {wait}.',
+  'auth.error.accountNetworkLimitedFor': 'محاولات تسجيل دخول فاشلة كثيرة إلى هذا الحساب من هذه الشبكة. حاول مجددًا بعد {wait}، أو سجّل الدخول من شبكة أخرى.',
   'auth.error.accountLimitedFor':
     'محاولات تسجيل دخول فاشلة كثيرة لهذا الحساب من أجهزة جديدة. سجّل الدخول من جهاز استخدمته من قبل، أو أدخل الرمز من تطبيق المصادقة إذا كانت المصادقة الثنائية مفعّلة؛ وإلا فحاول مجددًا بعد {wait}.',
   'auth.error.registrationLimitedFor': 'أُنشئت حسابات كثيرة من هذه الشبكة. حاول مجددًا بعد {wait}.',
