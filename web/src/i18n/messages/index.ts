@@ -14,6 +14,7 @@ import * as landing from './landing';
 import type * as legal from './legal';
 import type * as merchantOperations from './merchant-operations';
 import type * as merchants from './merchants';
+import type * as notifications from './notifications';
 import type * as passwords from './passwords';
 import type * as passwordReset from './password-reset';
 import type * as emailOutbox from './email-outbox';
@@ -57,7 +58,8 @@ type AreaCatalogue =
   | typeof passwords
   | typeof plans
   | typeof investors
-  | typeof extension;
+  | typeof extension
+  | typeof notifications;
 
 /** One area's catalogue module, as `import * as area from './messages/<area>'` gives it. */
 export interface Catalogue {

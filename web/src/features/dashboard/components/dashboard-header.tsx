@@ -17,6 +17,7 @@ import { useDemoMode } from '../../demo-mode/demo-mode';
 import { ProfileAvatar } from '../../profile/components/profile-avatar';
 import { displayName } from '../../profile/display-name';
 import { BrandMark } from '../../../components/ui/brand-mark';
+import { NotificationBell } from '../../notifications/components/notification-bell';
 
 function DemoSwitch() {
   const t = useT();
@@ -106,7 +107,7 @@ function ProfileMenu({ user, onViewProfile }: { user: User; onViewProfile(): voi
   );
 }
 
-/** Logo, the Demo switch and the profile menu (spec §2, Consumer dashboard). */
+/** Logo, the Demo switch, the notifications bell and the profile menu (spec §2, Consumer dashboard; issue 25). */
 export function DashboardHeader({ user, onViewProfile }: { user: User; onViewProfile(): void }) {
   const t = useT();
   return (
@@ -115,8 +116,9 @@ export function DashboardHeader({ user, onViewProfile }: { user: User; onViewPro
         <Link href="/" className="flex items-center gap-2 rounded-md" aria-label={t('dashboard.home')}>
           <BrandMark />
         </Link>
-        <div className="flex items-center gap-3 sm:gap-5">
+        <div className="flex items-center gap-2 sm:gap-4">
           <DemoSwitch />
+          <NotificationBell />
           <ProfileMenu user={user} onViewProfile={onViewProfile} />
         </div>
       </div>

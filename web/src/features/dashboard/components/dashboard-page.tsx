@@ -1,5 +1,6 @@
 import { BarChart3, CreditCard, FlaskConical, LayoutDashboard, Receipt, Settings, Wallet } from 'lucide-react';
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useLocation, useSearch } from 'wouter';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui/tabs';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
@@ -9,6 +10,8 @@ import { SettingsPanel } from '../../settings/components/settings-panel';
 import { useDashboardData, useRefreshMoney } from '../hooks/use-dashboard-data';
 import { BcardsTab } from './bcards-tab';
 import { DashboardHeader } from './dashboard-header';
+import { LinkedTransactionDialog } from './linked-transaction-dialog';
+import { dashboardLink, isTab, TABS, type Tab } from '../link';
 import { FundingSourcesTab } from './funding-sources-tab';
 import { OverviewTab } from './overview-tab';
 import { TransactionsTab } from './transactions-tab';
@@ -29,9 +32,24 @@ const AnalyticsTab = lazy(() => import('../../analytics/components/analytics-tab
  * It owns the two creation dialogs so that Overview's Quick Actions and the tabs open the same ones.
  */
 
-const TABS = ['overview', 'funding-sources', 'bcards', 'transactions', 'analytics', 'settings'] as const;
-type Tab = (typeof TABS)[number];
-const isTab = (v: string): v is Tab => (TABS as readonly string[]).includes(v);
+
+/** Scrolls to and focuses the element `id` once it is on screen (a lazily loaded card appears a moment later). */
+function revealWhenShown(id: string): () => void {
+  let frames = 0;
+  let handle = 0;
+  const look = () => {
+    const el = document.getElementById(id);
+    if (el) {
+      el.scrollIntoView({ block: 'start', behavior: 'smooth' });
+      el.focus({ preventScroll: true });
+      return;
+    }
+    // About 5 s at 60 frames a second, then give up quietly (the tab is open either way).
+    if (++frames < 300) handle = requestAnimationFrame(look);
+  };
+  handle = requestAnimationFrame(look);
+  return () => cancelAnimationFrame(handle);
+}
 
 const tabLabel: Record<Tab, MessageKey> = {
   overview: 'dashboard.tabs.overview',
@@ -57,6 +75,22 @@ export function DashboardPage() {
   const { fundingSources, bcards, plan, feePercentage, isDemo } = useDashboardData();
   const refreshMoney = useRefreshMoney();
   const [tab, setTab] = useState<Tab>('overview');
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const [linkedTransaction, setLinkedTransaction] = useState<string | null>(null);
+  // A new object per link followed, so following the same link again scrolls again.
+  const [reveal, setReveal] = useState<{ section: string } | null>(null);
+  const closeLinkedTransaction = useCallback(() => setLinkedTransaction(null), []);
+  // A link's query is applied once, then dropped from the address, so the same link followed again applies again.
+  useEffect(() => {
+    const link = dashboardLink(search);
+    if (!link) return;
+    if (link.tab) setTab(link.tab);
+    if (link.transaction) setLinkedTransaction(link.transaction);
+    if (link.section) setReveal({ section: link.section });
+    navigate('/', { replace: true });
+  }, [search, navigate]);
+  useEffect(() => (reveal ? revealWhenShown(`settings-${reveal.section}`) : undefined), [reveal]);
   const [profileOpen, setProfileOpen] = useState(false);
   const [addSourceOpen, setAddSourceOpen] = useState(false);
   // Mounted from its first opening on (so it can close with its animation and keep its state), loaded then.
@@ -161,6 +195,7 @@ export function DashboardPage() {
         </Tabs>
       </main>
       <ProfileDialog open={profileOpen} onOpenChange={setProfileOpen} />
+      <LinkedTransactionDialog id={linkedTransaction} onClose={closeLinkedTransaction} />
       {sourceDialogLoaded && (
         <Suspense fallback={null}>
           <AddFundingSourceDialog

@@ -12,13 +12,25 @@ import { SecuritySettingsCard } from './security-settings-card';
 const ConnectedBrowsersCard = lazy(() =>
   import('../../extension/components/connected-browsers-card').then((m) => ({ default: m.ConnectedBrowsersCard })),
 );
+/** Likewise the notification centre's mail choices (features/notifications). */
+const NotificationSettingsCard = lazy(() =>
+  import('../../notifications/components/notification-settings-card').then((m) => ({ default: m.NotificationSettingsCard })),
+);
+
+/** Where a link's `section` (a notice's /?tab=settings&section=security) scrolls to. */
+export const SECURITY_SETTINGS_ID = 'settings-security';
 
 /** The dashboard's Settings tab. Keyed by user id so a different account never sees a stale form. */
 export function SettingsPanel({ user }: { user: User }) {
   return (
     <div className="grid items-start gap-6 lg:grid-cols-2">
       <ProfileSettingsCard key={user.id} user={user} />
-      <SecuritySettingsCard user={user} />
+      <div id={SECURITY_SETTINGS_ID} tabIndex={-1} className="scroll-mt-24 outline-none">
+        <SecuritySettingsCard user={user} />
+      </div>
+      <Suspense fallback={<Card className="h-40" aria-busy="true" />}>
+        <NotificationSettingsCard key={user.id} />
+      </Suspense>
       <Suspense fallback={<Card className="h-40" aria-busy="true" />}>
         <ConnectedBrowsersCard key={user.id} />
       </Suspense>
