@@ -55,3 +55,14 @@ export const SECURITY_NOTICE_KINDS = [
 ] as const satisfies readonly NoticeKind[];
 
 export const isSecurityKind = (k: NoticeKind) => (SECURITY_NOTICE_KINDS as readonly NoticeKind[]).includes(k);
+
+/**
+ * Kinds whose mail their own module writes, richer than a notice's (the sign-in notice with its device and address,
+ * following Login Notifications; the plan receipt and plan notices, always sent): notify() records the notice and
+ * never mails it, so no event is mailed twice.
+ */
+export const OWN_MAIL_KINDS = ['sign_in', 'plan_charged', 'plan_renewal_failed'] as const satisfies readonly NoticeKind[];
+export const hasOwnMail = (k: NoticeKind) => (OWN_MAIL_KINDS as readonly NoticeKind[]).includes(k);
+
+/** Kinds whose mail cannot be turned off in Settings → Notifications: security notices and plan receipts. */
+export const isLockedKind = (k: NoticeKind) => isSecurityKind(k) || k === 'plan_charged' || k === 'plan_renewal_failed';

@@ -3,7 +3,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { NOTICE_KINDS, schema, type NoticeKind } from '@bpay/db';
 import { call, makeTestApp, TEST_ORIGIN, type TestContext } from '../../../test-support/app';
 import { StreamReader } from '../../../test-support/sse';
-import { registerUser } from '../../../test-support/world';
+import { login, registerUser } from '../../../test-support/world';
 import type { NoticeFacts } from './kinds';
 import { noticeListenerCount, notify } from './service';
 
@@ -32,6 +32,10 @@ async function send<K extends NoticeKind>(userId: string, kind: K, facts: Notice
 }
 
 /** The notice mails (kind notice) queued for a user, newest first. */
+/** Every mail of a user, whatever its kind. */
+const mailsOfAnyKind = (userId: string) =>
+  ctx.deps.db.select({ kind: schema.emailOutbox.kind }).from(schema.emailOutbox).where(eq(schema.emailOutbox.userId, userId));
+
 const mailsOf = (userId: string) =>
   ctx.deps.db
     .select()
@@ -130,19 +134,40 @@ describe('notify()', () => {
     expect(list.body.map((n: { kind: string }) => n.kind)).toEqual(['bcard_spent', 'merchant_refund', 'bcard_spent']);
   });
 
-  test('security kinds are always mailed whatever is stored; sign_in follows Login Notifications', async () => {
+  test('security kinds are always mailed whatever is stored; sign-in and plan kinds are mailed by their own module, never twice', async () => {
     const u = await registerUser(ctx);
     // Even a stored "off" (written around the API) does not stop a security mail.
     await ctx.deps.db.update(schema.users).set({ noticeEmailPrefs: { password_changed: false } }).where(eq(schema.users.id, u.user.id));
     await send(u.user.id, 'password_changed', {});
     expect(await mailsOf(u.user.id)).toHaveLength(1);
-    await send(u.user.id, 'sign_in', { device: 'Chrome on macOS', ip: '198.51.100.4' });
-    expect(await mailsOf(u.user.id)).toHaveLength(2);
+    // sign_in, plan_charged and plan_renewal_failed: the notice is recorded, its mail is the module's own (the
+    // sign-in notice; billing's receipt and plan notices), so notify() adds none.
+    for (const [kind, facts] of [
+      ['sign_in', { device: 'Chrome on macOS', ip: '198.51.100.4' }],
+      ['plan_charged', { plan: 'Pro', amount: '9.99', kind: 'upgrade' }],
+      ['plan_renewal_failed', { plan: 'Pro', amount: '9.99', reason: 'card_declined' }],
+    ] as const) {
+      await send(u.user.id, kind, facts as never);
+      expect(await mailsOf(u.user.id)).toHaveLength(1);
+    }
+    const list = await call(ctx, '/api/notifications', { cookie: u.cookie });
+    expect(list.body.map((n: { kind: string }) => n.kind)).toEqual(['plan_renewal_failed', 'plan_charged', 'sign_in', 'password_changed']);
+  });
+
+  test('a real sign-in sends exactly one mail (the sign-in notice), and none with Login Notifications off', async () => {
+    const u = await registerUser(ctx);
+    const before = (await mailsOfAnyKind(u.user.id)).length;
+    const signIn = () => login(ctx, u.email, u.password);
+    expect((await signIn()).status).toBe(200);
+    const after = await mailsOfAnyKind(u.user.id);
+    expect(after.length - before).toBe(1);
+    expect(after.map((m) => m.kind)).toContain('sign_in_notice');
     expect((await call(ctx, '/api/auth/user', { method: 'PATCH', cookie: u.cookie, body: { loginNotifications: false } })).status).toBe(200);
-    const [user] = await ctx.deps.db.select({ on: schema.users.loginNotifications }).from(schema.users).where(eq(schema.users.id, u.user.id));
-    expect(user!.on).toBe(false);
-    await send(u.user.id, 'sign_in', { device: 'Chrome on macOS', ip: '198.51.100.4' });
-    expect(await mailsOf(u.user.id)).toHaveLength(2);
+    expect((await signIn()).status).toBe(200);
+    expect((await mailsOfAnyKind(u.user.id)).length).toBe(after.length);
+    // The notice itself is always shown.
+    const list = await call(ctx, '/api/notifications', { cookie: u.cookie });
+    expect(list.body.filter((n: { kind: string }) => n.kind === 'sign_in')).toHaveLength(2);
   });
 });
 
@@ -229,6 +254,8 @@ describe('routes', () => {
     expect(got.body.map((p: { kind: string }) => p.kind)).toEqual([...NOTICE_KINDS]);
     expect(got.body.every((p: { email: boolean }) => p.email)).toBe(true);
     expect(got.body.filter((p: { locked: boolean }) => p.locked).map((p: { kind: string }) => p.kind)).toEqual([
+      'plan_charged',
+      'plan_renewal_failed',
       'sign_in',
       'password_changed',
       'password_reset',

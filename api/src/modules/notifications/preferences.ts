@@ -2,12 +2,13 @@ import { eq } from 'drizzle-orm';
 import { NOTICE_KINDS, schema, type Db, type DbOrTx, type NoticeKind } from '@bpay/db';
 import { AppError, invalid } from '../../errors';
 import { shownText } from '../../lib/text';
-import { isSecurityKind } from './kinds';
+import { hasOwnMail, isLockedKind, isSecurityKind } from './kinds';
 
 /*
  * Which notices reach the user by mail (Settings → Notifications). Every notice is shown in the dashboard; mail:
  *   - security kinds always (a change the user did not make must reach them), except sign_in, which follows the
  *     Login Notifications switch of Settings → Security as it did before notices existed;
+ *   - plan charges and failed renewals always (billing's receipt and plan notices are those mails);
  *   - money and identity kinds on by default, each one the user's choice.
  * users.notice_email_prefs keeps only the kinds where the user differs from these defaults.
  */
@@ -30,10 +31,18 @@ export const groupOf = (kind: NoticeKind): NoticeGroup =>
 /** Mail for a kind the user has not chosen about: every kind on (no kind is marketing). */
 const DEFAULT_MAIL = true;
 
-/** Whether a notice of `kind` is mailed to a user with these choices. */
+/**
+ * Whether notify() itself mails a notice of `kind`: what the user wants, except the kinds whose module writes their
+ * own mail (kinds.ts OWN_MAIL_KINDS), which would otherwise arrive twice.
+ */
+export function notifyMails(kind: NoticeKind, prefs: Record<string, boolean> | null | undefined, loginNotifications: boolean): boolean {
+  return !hasOwnMail(kind) && wantsMail(kind, prefs, loginNotifications);
+}
+
+/** Whether a mail tells the user of a `kind` event (by notify or by its own module), with these choices. */
 export function wantsMail(kind: NoticeKind, prefs: Record<string, boolean> | null | undefined, loginNotifications: boolean): boolean {
   if (kind === 'sign_in') return loginNotifications;
-  if (isSecurityKind(kind)) return true;
+  if (isLockedKind(kind)) return true;
   const chosen = prefs?.[kind];
   return typeof chosen === 'boolean' ? chosen : DEFAULT_MAIL;
 }
@@ -43,7 +52,7 @@ export interface NoticePreference {
   group: NoticeGroup;
   /** Whether this kind is mailed now. */
   email: boolean;
-  /** True for security kinds: mailed whatever is chosen here (sign_in: as Login Notifications says). */
+  /** Security kinds and plan receipts: mailed whatever is chosen here (sign_in: as Login Notifications says). */
   locked: boolean;
 }
 
@@ -52,7 +61,7 @@ function preferencesOf(prefs: Record<string, boolean>, loginNotifications: boole
     kind,
     group: groupOf(kind),
     email: wantsMail(kind, prefs, loginNotifications),
-    locked: isSecurityKind(kind),
+    locked: isLockedKind(kind),
   }));
 }
 
@@ -87,12 +96,14 @@ export async function updateNoticePreferences(
       throw invalid(`email.${shownText(kind)}`, `Unknown notice kind '${shownText(kind)}'. Kinds: ${NOTICE_KINDS.join(', ')}.`);
     }
     if (typeof on !== 'boolean') throw invalid(`email.${kind}`, `email.${kind} must be true or false.`);
-    if (isSecurityKind(kind as NoticeKind) && !on) {
+    if (isLockedKind(kind as NoticeKind) && !on) {
       throw invalid(
         `email.${kind}`,
         kind === 'sign_in'
           ? 'Sign-in notices by e-mail follow Login Notifications in Settings → Security: turn that off instead.'
-          : `Security notices (${kind}) are always sent by e-mail and cannot be turned off.`,
+          : isSecurityKind(kind as NoticeKind)
+            ? `Security notices (${kind}) are always sent by e-mail and cannot be turned off.`
+            : `Plan receipts and plan notices (${kind}) are always sent by e-mail and cannot be turned off.`,
       );
     }
   }
@@ -101,7 +112,7 @@ export async function updateNoticePreferences(
     const row = await userPrefs(tx, userId);
     const next: Record<string, boolean> = { ...(row.prefs ?? {}) };
     for (const [kind, on] of Object.entries(changes)) {
-      if (isSecurityKind(kind as NoticeKind)) continue;
+      if (isLockedKind(kind as NoticeKind)) continue;
       // Only differences from the defaults are kept.
       if (on === DEFAULT_MAIL) delete next[kind];
       else next[kind] = on;

@@ -27,7 +27,7 @@ const PreferenceModel = t.Object({
   kind: t.UnionEnum(NOTICE_KINDS),
   group: t.UnionEnum(NOTICE_GROUP_NAMES),
   email: t.Boolean({ description: 'Whether this kind is sent by e-mail' }),
-  locked: t.Boolean({ description: 'Security notices: always sent (sign_in: as Login Notifications says); cannot be turned off here' }),
+  locked: t.Boolean({ description: 'Security notices and plan receipts: always sent (sign_in: as Login Notifications says); cannot be turned off here' }),
 });
 
 const NoticeStreamBody = t.String({

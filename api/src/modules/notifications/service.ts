@@ -7,7 +7,7 @@ import { wakeChannel } from '../../lib/wake';
 import { enqueueEmail } from '../email/outbox';
 import { isSecurityKind, type NoticeFacts } from './kinds';
 import { noticeEmail } from './mail';
-import { wantsMail } from './preferences';
+import { notifyMails } from './preferences';
 import { noticeLink, noticeText, type Lang } from './texts';
 
 /*
@@ -62,7 +62,7 @@ export async function notify<K extends NoticeKind>(
   const id = newId('ntf');
   const link = noticeLink(kind, facts);
   await tx.insert(schema.notifications).values({ id, userId, kind, params: facts as never, link, createdAt: at });
-  if (wantsMail(kind, user.prefs, user.loginNotifications)) {
+  if (notifyMails(kind, user.prefs, user.loginNotifications)) {
     const lang = languageOf(user.language);
     await enqueueEmail(
       tx,

@@ -73,7 +73,7 @@ test('returned parts are listed by source', () => {
 });
 
 test('decline and ACH return codes in words; an unknown code is named, not hidden', () => {
-  for (const code of ['insufficient_funds', 'merchant_mismatch', 'expired', 'incorrect_cvc', 'card_inactive', 'already_used']) {
+  for (const code of ['insufficient_funds', 'merchant_mismatch', 'expired', 'incorrect_cvc', 'card_inactive', 'already_used', 'test_mode_live_card']) {
     expect(declineWords('en', code)).not.toContain('(code');
     expect(declineWords('en', code)).not.toContain('_');
     expect(declineWords('ar', code)).toMatch(ARABIC);

@@ -59,6 +59,10 @@ const DECLINE_WORDS: Record<string, Record<Lang, string>> = {
   currency_mismatch: { en: 'the charge was not in US dollars', ar: 'لم تكن العملية بالدولار الأمريكي' },
   card_declined: { en: "the card's bank declined it", ar: 'رفضها البنك المصدر للبطاقة' },
   processing_error: { en: 'the card could not be charged just now', ar: 'تعذّر الخصم من البطاقة في ذلك الوقت' },
+  test_mode_live_card: {
+    en: "a merchant's test payment cannot take a real bcard (nothing was charged)",
+    ar: 'لا تقبل دفعة تجريبية لدى تاجر بطاقة bcard حقيقية (لم يُخصم شيء)',
+  },
 };
 
 export function declineWords(lang: Lang, code: string): string {

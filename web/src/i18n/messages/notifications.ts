@@ -35,6 +35,7 @@ export const en = {
     'Password changed or reset, two-factor turned on or off, e-mail address changed.',
   'notifications.settings.securityNote':
     'Always sent by e-mail, so you hear at once of a change you did not make. New sign-ins follow Login Notifications in Security Settings.',
+  'notifications.settings.plansNote': 'Receipts are always sent by e-mail: they are your record of what your plan cost.',
   'notifications.settings.email': 'E-mail',
 } as const;
 
@@ -73,5 +74,6 @@ export const ar: Record<keyof typeof en, string> = {
     'تغيير كلمة المرور أو إعادة تعيينها، تفعيل المصادقة الثنائية أو إيقافها، تغيير البريد الإلكتروني.',
   'notifications.settings.securityNote':
     'تُرسل دائمًا بالبريد الإلكتروني لتعلم فورًا بأي تغيير لم تُجره. أما تسجيلات الدخول الجديدة فتتبع تنبيهات تسجيل الدخول في إعدادات الأمان.',
+  'notifications.settings.plansNote': 'تُرسل الإيصالات دائمًا بالبريد الإلكتروني: فهي سجلّك لما كلّفته خطتك.',
   'notifications.settings.email': 'البريد الإلكتروني',
 };

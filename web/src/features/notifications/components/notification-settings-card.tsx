@@ -75,7 +75,8 @@ export function NotificationSettingsCard() {
         >
           <ul className="divide-y divide-slate-100">
             {NOTICE_GROUPS.map((group) => {
-              const locked = group === 'security';
+              // Security notices and plan receipts are always mailed (the API refuses them off).
+              const locked = group === 'security' || group === 'plans';
               const pending = save.isPending && save.variables?.group === group;
               const checked = locked ? true : pending ? save.variables!.on : groupIsOn(data, group);
               const id = `notice-email-${group}`;
@@ -89,7 +90,11 @@ export function NotificationSettingsCard() {
                       </Label>
                       <p id={`${id}-description`} className="text-sm text-slate-500">
                         {t(groupDescription[group])}
-                        {locked && <span className="mt-1 block text-xs text-slate-500" data-testid="notice-security-note">{t('notifications.settings.securityNote')}</span>}
+                        {locked && (
+                          <span className="mt-1 block text-xs text-slate-500" data-testid={`notice-${group}-note`}>
+                            {t(group === 'plans' ? 'notifications.settings.plansNote' : 'notifications.settings.securityNote')}
+                          </span>
+                        )}
                       </p>
                     </div>
                   </div>
