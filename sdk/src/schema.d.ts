@@ -6579,7 +6579,7 @@ export interface operations {
                         group: "bcards" | "refunds" | "bank" | "plans" | "identity" | "security";
                         /** @description Whether this kind is sent by e-mail */
                         email: boolean;
-                        /** @description Security notices: always sent (sign_in: as Login Notifications says); cannot be turned off here */
+                        /** @description Security notices and plan receipts: always sent (sign_in: as Login Notifications says); cannot be turned off here */
                         locked: boolean;
                     }[];
                 };
@@ -6632,7 +6632,7 @@ export interface operations {
                         group: "bcards" | "refunds" | "bank" | "plans" | "identity" | "security";
                         /** @description Whether this kind is sent by e-mail */
                         email: boolean;
-                        /** @description Security notices: always sent (sign_in: as Login Notifications says); cannot be turned off here */
+                        /** @description Security notices and plan receipts: always sent (sign_in: as Login Notifications says); cannot be turned off here */
                         locked: boolean;
                     }[];
                 };

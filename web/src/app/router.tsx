@@ -21,6 +21,8 @@ import { startedPrerendered } from './prerendered';
 const AuthPage = lazyPage(() => import('./areas/auth'), (m) => m.AuthPage);
 const ForgotPasswordPage = lazyPage(() => import('./areas/password-reset'), (m) => m.ForgotPasswordPage);
 const ResetPasswordPage = lazyPage(() => import('./areas/password-reset'), (m) => m.ResetPasswordPage);
+const ConfirmEmailPage = lazyPage(() => import('./areas/email-change'), (m) => m.ConfirmEmailPage);
+const RevertEmailPage = lazyPage(() => import('./areas/email-change'), (m) => m.RevertEmailPage);
 const EmailOutboxPage = lazyPage(() => import('./areas/email-outbox'), (m) => m.EmailOutboxPage);
 const DashboardPage = lazyPage(() => import('./areas/dashboard'), (m) => m.DashboardPage);
 const KycVerificationPage = lazyPage(() => import('./areas/kyc'), (m) => m.KycVerificationPage);
@@ -133,6 +135,8 @@ export function AppRouter({ ssrPath }: { ssrPath?: string } = {}) {
         <Route path="/auth/logout" component={LogoutPage} />
         <Route path="/forgot-password">{() => <Lazy page={ForgotPasswordPage} />}</Route>
         <Route path="/reset-password">{() => <Lazy page={ResetPasswordPage} />}</Route>
+        <Route path="/confirm-email">{() => <Lazy page={ConfirmEmailPage} />}</Route>
+        <Route path="/revert-email">{() => <Lazy page={RevertEmailPage} />}</Route>
         <Route path="/email-outbox">{() => <Lazy page={EmailOutboxPage} />}</Route>
         <Route path="/terms-conditions">{() => <Lazy page={TermsPage} />}</Route>
         <Route path="/privacy-policy">{() => <Lazy page={PrivacyPage} />}</Route>

@@ -40,7 +40,15 @@ export function translate(lang: Lang, key: MessageKey, vars?: Vars): string {
 interface LanguageContextValue {
   lang: Lang;
   dir: 'ltr' | 'rtl';
+  /** The person's own choice (a language switch, an Arabic page they opened): saved to their account when signed in. */
   setLanguage(lang: Lang): void;
+  /**
+   * True once the person chose the language in this visit (setLanguage); false while it only came from this browser's
+   * memory or the account (adoptLanguage). Signing in then keeps a choice just made and adopts the account's otherwise.
+   */
+  chosen: boolean;
+  /** The account's language, taken without counting as a choice (on sign-in or page load while signed in). */
+  adoptLanguage(lang: Lang): void;
   t(key: MessageKey, vars?: Vars): string;
 }
 
@@ -51,9 +59,16 @@ export function LanguageProvider({ children, path }: { children: ReactNode; path
   const [lang, setLang] = useState<Lang>(() =>
     path === undefined ? detectLanguage(window.location.pathname, readSetting(LANGUAGE_KEY)) : detectLanguage(path, null),
   );
+  const [chosen, setChosen] = useState(false);
   const setLanguage = useCallback((next: Lang) => {
     writeSetting(LANGUAGE_KEY, next);
     setLang(next);
+    setChosen(true);
+  }, []);
+  const adoptLanguage = useCallback((next: Lang) => {
+    writeSetting(LANGUAGE_KEY, next);
+    setLang(next);
+    setChosen(false);
   }, []);
   const dir = lang === 'ar' ? 'rtl' : 'ltr';
   useEffect(() => {
@@ -61,8 +76,8 @@ export function LanguageProvider({ children, path }: { children: ReactNode; path
     document.documentElement.dir = dir;
   }, [lang, dir]);
   const value = useMemo<LanguageContextValue>(
-    () => ({ lang, dir, setLanguage, t: (key, vars) => translate(lang, key, vars) }),
-    [lang, dir, setLanguage],
+    () => ({ lang, dir, setLanguage, chosen, adoptLanguage, t: (key, vars) => translate(lang, key, vars) }),
+    [lang, dir, setLanguage, chosen, adoptLanguage],
   );
   return <LanguageContext.Provider value={value}>{children}</LanguageContext.Provider>;
 }

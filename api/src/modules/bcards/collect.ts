@@ -439,8 +439,9 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
     // A card issued inside the phase's transaction (the simulator) was rolled back with it: there is none to stop.
     if (issueAttempted && !vendor.within) await deactivateOrphanCard(deps, vendor, collection).catch(() => undefined);
     await setStatus(deps.db, deps, lease, 'capturing', 'refunding', {
+      // The reason is written from the code when read (lib/server-words.ts), in the reader's language.
       failureCode: 'processing_error',
-      failureMessage: 'The collection could not be completed; every share was returned.',
+      failureMessage: null,
     });
     await settleRefund(deps, lease).catch(stillUnavailable);
     throw e instanceof VendorUnavailableError

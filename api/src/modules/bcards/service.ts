@@ -552,7 +552,8 @@ export async function processPayment(deps: AppDeps, user: UserRow, input: Proces
   if (bcard.status === 'active') {
     await spendBcard(deps, bcard, input.amountCents, {
       merchant: input.merchant,
-      description: input.description ?? `Purchase at ${input.merchant}`,
+      // The payer's own words, or none: "Purchase at <merchant>" is written when read, in the reader's language.
+      description: input.description,
       account: accounts.externalMerchants,
     });
   } else if (!(bcard.status === 'used' && bcard.spentCents === input.amountCents && !input.virtualCardId)) {

@@ -39,8 +39,9 @@ export async function recoverCollections(deps: AppDeps, bcardTtlMs: number): Pro
         // Any share not recorded may have reached the processor before the crash.
         await releaseHolds(deps, deps.vendorFor(loaded.collection.vendor), loaded, () => true);
         await setStatus(deps.db, deps, lease, 'holding', 'failed', {
+          // The reason is written from the code when read (lib/server-words.ts), in the reader's language.
           failureCode: 'interrupted',
-          failureMessage: 'The collection was interrupted before every share was held; nothing was charged.',
+          failureMessage: null,
         });
       } else if (status === 'capturing') {
         await finishCapture(deps, lease, bcardTtlMs).catch((e) => {

@@ -78,7 +78,8 @@ async function fundPayment(deps: AppDeps, user: UserRow, pi: IntentRow, merchant
     amountCents: pi.amount,
     splits: input.splits,
     merchant: merchant.businessName,
-    description: pi.description ?? `Checkout at ${merchant.businessName}`,
+    // The merchant's own words, or none: "Checkout at <merchant>" is written when read, in the reader's language.
+    description: pi.description,
     idempotencyKey: input.idempotencyKey,
     lockedMerchantId: merchant.id,
   };

@@ -56,12 +56,6 @@ const outcomeOf = (row: AuthorizationRow, closed = false): AuthorizationOutcome 
 /** Thrown inside the spend's transaction to undo it when the domain lock was taken by another shop meanwhile. */
 class LockLost extends Error {}
 
-/** What the consumer's Transactions list says about a spend through a card network. */
-function spendDescription(m: NetworkMerchant): string {
-  const place = [m.city, m.category?.replace(/_/g, ' ')].filter(Boolean).join(' · ');
-  return place ? `Card purchase at ${m.name} (${place})` : `Card purchase at ${m.name}`;
-}
-
 /**
  * Decides and applies one authorization. Never throws for a decline: the outcome says approved or why not.
  * Fails only when the database or the processor's settling fails in a way the caller must report (500).
@@ -138,7 +132,8 @@ export async function authorizeBcard(
       deps,
       bcard,
       req.facts.amountCents,
-      { merchant: req.merchant.name, description: spendDescription(req.merchant), account: accounts.externalMerchants },
+      // No description stored: "Card purchase at <shop> (<city · category>)" is written when read, from this authorization.
+      { merchant: req.merchant.name, description: null, account: accounts.externalMerchants },
       async (tx) => {
         // A bcard made in the dashboard is locked to the first shop that charges it; one made for a site stays there
         // (checked again here, guarded, where the network names the site: decide.ts).

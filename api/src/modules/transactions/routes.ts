@@ -5,6 +5,7 @@ import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
 import { BankDebitSummaryModel, BcardStageModel } from '../bcards/stage-model';
 import { invalid } from '../../errors';
+import { wordsLanguage } from '../../lib/server-words';
 import { exportTransactionsCsv, getTransaction, listTransactions, transactionSummary, TRANSACTION_FILTERS } from './service';
 import { FILTER_DESCRIPTION } from './filters';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
@@ -71,11 +72,12 @@ export function transactionRoutes(deps: AppDeps) {
       async ({ user, query, set }) => {
         const limit = query.limit ?? 50;
         if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'limit must be between 1 and 100.');
-        const page = await listTransactions(deps, user.id, {
-          status: query.status ?? 'all',
-          limit,
-          cursor: query.cursor ?? null,
-        });
+        const page = await listTransactions(
+          deps,
+          user.id,
+          { status: query.status ?? 'all', limit, cursor: query.cursor ?? null },
+          wordsLanguage(user.language),
+        );
         if (page.nextCursor) set.headers[NEXT_CURSOR_HEADER] = page.nextCursor;
         return page.data;
       },
@@ -92,7 +94,7 @@ export function transactionRoutes(deps: AppDeps) {
     .get(
       '/export.csv',
       async ({ user, query }) =>
-        new Response(await exportTransactionsCsv(deps, user.id, query.status ?? 'all'), {
+        new Response(await exportTransactionsCsv(deps, user.id, query.status ?? 'all', wordsLanguage(user.language)), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
             'content-disposition': `attachment; filename="bpay-transactions-${query.status ?? 'all'}.csv"`,
@@ -155,7 +157,7 @@ export function transactionRoutes(deps: AppDeps) {
         },
       },
     )
-    .get('/:id', ({ user, params }) => getTransaction(deps, user.id, params.id), {
+    .get('/:id', ({ user, params }) => getTransaction(deps, user.id, params.id, wordsLanguage(user.language)), {
       auth: true,
       params: t.Object({ id: t.String() }),
       response: { 200: t.Composite([TransactionModel, t.Object({ shares: t.Array(ShareModel), refunds: t.Array(MerchantRefundModel) })]), ...errors(401, 404) },

@@ -8,6 +8,7 @@ import { bankDebitSummary, bcardStageOf, type BankDebitSummary, type BcardStageV
 import { filterParts, transactionStatusOf, type TransactionFilter, type TransactionStatus } from './filters';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { csvCell } from '../../lib/csv';
+import { collectionFailureText, describeCollection, type WordsLanguage } from '../../lib/server-words';
 import { spendingSummary } from '../spending/service';
 
 type CollectionRow = typeof schema.collections.$inferSelect;
@@ -43,9 +44,23 @@ interface Related {
   shareCount: number;
   merchantRefunded: number;
   bankDebit: BankDebitSummary;
+  /** Where a card network said the shop is, for a bcard spent through one. */
+  network: { city: string | null; category: string | null } | null;
+  /** A returned bank debit of the collection: its facts (the reason is written from its ACH code). */
+  bankReturn: { amount: string; code: string | null; message: string | null } | null;
 }
 
-function toView(c: CollectionRow, { bcard, shareCount, merchantRefunded, bankDebit }: Related, now: Date): TransactionView {
+/*
+ * Descriptions and failure reasons bpay writes itself are written here, in the reader's language, from the facts
+ * kept (lib/server-words.ts); a description someone wrote (a merchant's, the payer's) is shown as written, and rows
+ * stored before this kept their English text, shown as stored.
+ */
+function toView(
+  c: CollectionRow,
+  { bcard, shareCount, merchantRefunded, bankDebit, network, bankReturn }: Related,
+  now: Date,
+  lang: WordsLanguage,
+): TransactionView {
   const stage = bcardStageOf(c, bcard, now);
   return {
     id: c.id,
@@ -61,12 +76,16 @@ function toView(c: CollectionRow, { bcard, shareCount, merchantRefunded, bankDeb
     virtualCardId: bcard?.id ?? null,
     virtualCardName: c.name,
     description:
-      c.description ?? `bcard funded from ${shareCount} ${shareCount === 1 ? 'source' : 'sources'}`,
-    failureMessage: c.failureMessage,
+      c.description ??
+      describeCollection({ merchant: c.merchant, sourceCount: shareCount, checkout: c.kind === 'purchase' && !!c.lockedMerchantId, network }, lang),
+    failureMessage:
+      c.failureCode === null
+        ? c.failureMessage
+        : (collectionFailureText({ code: c.failureCode, details: c.failureDetails ?? null, bankReturn }, lang) ?? c.failureMessage),
   };
 }
 
-async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionView[]> {
+async function views(deps: AppDeps, rows: CollectionRow[], lang: WordsLanguage): Promise<TransactionView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const cards = await deps.db.select().from(schema.bcards).where(inArray(schema.bcards.collectionId, ids));
@@ -79,7 +98,13 @@ async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionV
     shares.length === 0
       ? []
       : await deps.db
-          .select({ collectionId: schema.bankDebits.collectionId, status: schema.bankDebits.status })
+          .select({
+            collectionId: schema.bankDebits.collectionId,
+            status: schema.bankDebits.status,
+            amountCents: schema.bankDebits.amountCents,
+            returnCode: schema.bankDebits.returnCode,
+            returnMessage: schema.bankDebits.returnMessage,
+          })
           .from(schema.bankDebits)
           .where(inArray(schema.bankDebits.shareId, shares.map((s) => s.id)));
   // What merchants' refunds have sent back to this collection's sources (parts of succeeded refunds).
@@ -89,7 +114,23 @@ async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionV
     .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
     .where(and(inArray(schema.collectionShares.collectionId, ids), eq(schema.refundParts.status, 'succeeded')))
     .groupBy(schema.collectionShares.collectionId);
+  // A spend through a card network: the approved authorization says where the shop is.
+  const spentCards = cards.filter((c) => c.spentCents > 0).map((c) => c.id);
+  const places =
+    spentCards.length === 0
+      ? []
+      : await deps.db
+          .select({ bcardId: schema.issuerAuthorizations.bcardId, city: schema.issuerAuthorizations.merchantCity, category: schema.issuerAuthorizations.merchantCategory })
+          .from(schema.issuerAuthorizations)
+          .where(and(inArray(schema.issuerAuthorizations.bcardId, spentCards), eq(schema.issuerAuthorizations.decision, 'approved')));
+  const placeOf = new Map(places.map((p) => [p.bcardId, { city: p.city, category: p.category }]));
   const cardOf = new Map(cards.map((c) => [c.collectionId, c]));
+  const returnOf = new Map<string, Related['bankReturn']>();
+  for (const d of debits) {
+    if (d.status === 'returned' && !returnOf.has(d.collectionId)) {
+      returnOf.set(d.collectionId, { amount: money(d.amountCents), code: d.returnCode, message: d.returnMessage });
+    }
+  }
   const countOf = new Map<string, number>();
   for (const s of shares) countOf.set(s.collectionId, (countOf.get(s.collectionId) ?? 0) + 1);
   const debitsOf = new Map<string, Array<(typeof debits)[number]['status']>>();
@@ -104,8 +145,11 @@ async function views(deps: AppDeps, rows: CollectionRow[]): Promise<TransactionV
         shareCount: countOf.get(r.id) ?? 0,
         merchantRefunded: refundedOf.get(r.id) ?? 0,
         bankDebit: bankDebitSummary(debitsOf.get(r.id) ?? []),
+        network: placeOf.get(cardOf.get(r.id)?.id ?? '') ?? null,
+        bankReturn: returnOf.get(r.id) ?? null,
       },
       now,
+      lang,
     ),
   );
 }
@@ -115,6 +159,8 @@ export async function listTransactions(
   deps: AppDeps,
   userId: string,
   q: { status: TransactionFilter; limit: number; cursor: string | null },
+  /** The reader's language: bpay's own descriptions and reasons are written in it. */
+  lang: WordsLanguage = 'en',
 ): Promise<{ data: TransactionView[]; nextCursor: string | null }> {
   // Merchants' sandbox test bcards (kind sandbox) are no consumer money: never in the owner's history.
   const conds: SQL[] = [eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')];
@@ -153,7 +199,7 @@ export async function listTransactions(
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    data: await views(deps, page),
+    data: await views(deps, page, lang),
     nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null,
   };
 }
@@ -196,10 +242,11 @@ export async function getTransaction(
   deps: AppDeps,
   userId: string,
   id: string,
+  lang: WordsLanguage = 'en',
 ): Promise<TransactionView & { shares: ShareView[]; refunds: MerchantRefundView[] }> {
   const row = await firstRow(deps.db, schema.collections, and(eq(schema.collections.id, id), eq(schema.collections.userId, userId), ne(schema.collections.kind, 'sandbox')));
   if (!row) throw notFound('transaction');
-  const [view] = await views(deps, [row]);
+  const [view] = await views(deps, [row], lang);
   const shares = await sharesOf(deps.db, [id]);
   return { ...view!, shares: shares.get(id) ?? [], refunds: await merchantRefundsOf(deps, id) };
 }
@@ -220,11 +267,16 @@ export const CSV_COLUMNS = [
 ] as const;
 
 /** Every transaction matching the filter, as CSV (newest first). */
-export async function exportTransactionsCsv(deps: AppDeps, userId: string, status: TransactionFilter): Promise<string> {
+export async function exportTransactionsCsv(
+  deps: AppDeps,
+  userId: string,
+  status: TransactionFilter,
+  lang: WordsLanguage = 'en',
+): Promise<string> {
   const lines = [CSV_COLUMNS.join(',')];
   let cursor: string | null = null;
   do {
-    const page = await listTransactions(deps, userId, { status, limit: 500, cursor });
+    const page = await listTransactions(deps, userId, { status, limit: 500, cursor }, lang);
     for (const t of page.data) {
       lines.push(
         [t.id, t.createdAt, t.merchant, t.amount, t.fee, t.totalCharged, t.refunded, t.status, t.stage.code, t.bankDebit ?? '', t.virtualCardName, t.description]

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
+import { LanguageSync } from './language-sync';
 import { loginRequest, logoutRequest, registerRequest, USER_QUERY_KEY, userQuery, type LoginInput, type RegisterInput, type User } from './api';
 
 interface AuthContextValue {
@@ -39,7 +40,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     registerMutation,
     logoutMutation,
   };
-  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+  return (
+    <AuthContext.Provider value={value}>
+      <LanguageSync user={value.user} />
+      {children}
+    </AuthContext.Provider>
+  );
 }
 
 export function useAuth(): AuthContextValue {

@@ -18,6 +18,7 @@ import type * as notifications from './notifications';
 import type * as passwords from './passwords';
 import type * as passwordReset from './password-reset';
 import type * as emailOutbox from './email-outbox';
+import type * as emailChange from './email-change';
 import type * as plans from './plans';
 import type * as paymentDemo from './payment-demo';
 import type * as profile from './profile';
@@ -39,6 +40,7 @@ type AreaCatalogue =
   | typeof auth
   | typeof passwordReset
   | typeof emailOutbox
+  | typeof emailChange
   | typeof landing
   | typeof legal
   | typeof dashboard

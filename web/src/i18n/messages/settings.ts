@@ -91,7 +91,7 @@ export const en = {
 
   'settings.profile.currentPassword': 'Current password',
   'settings.profile.currentPasswordHelp':
-    'Changing your e-mail address needs your current password. We will let your old address know.',
+    'Changing your e-mail address needs your current password. We send a link to the new address; the change happens when it is opened, and your old address is told.',
   'settings.password.title': 'Password',
   'settings.password.description': 'Change the password you sign in with.',
   'settings.password.change': 'Change',
@@ -197,7 +197,7 @@ export const ar: Record<keyof typeof en, string> = {
   'settings.notifications.offToast': 'تم إيقاف إشعارات تسجيل الدخول',
 
   'settings.profile.currentPassword': 'كلمة المرور الحالية',
-  'settings.profile.currentPasswordHelp': 'يتطلب تغيير بريدك الإلكتروني كلمة المرور الحالية. سنُعلم عنوانك القديم بالتغيير.',
+  'settings.profile.currentPasswordHelp': 'يتطلب تغيير بريدك الإلكتروني كلمة المرور الحالية. نرسل رابطًا إلى العنوان الجديد؛ ويتم التغيير عند فتحه، ونُعلم عنوانك القديم.',
   'settings.password.title': 'كلمة المرور',
   'settings.password.description': 'غيّر كلمة المرور التي تسجّل الدخول بها.',
   'settings.password.change': 'تغيير',

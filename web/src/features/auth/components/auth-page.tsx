@@ -134,7 +134,7 @@ function SignInForm() {
 }
 
 function RegisterForm() {
-  const t = useT();
+  const { t, lang } = useLanguage();
   const { registerMutation } = useAuth();
   const hydrated = useHydrated();
   const [, navigate] = useLocation();
@@ -157,7 +157,8 @@ function RegisterForm() {
     setErrors(next);
     if (Object.keys(next).length) return;
     registerMutation.mutate(
-      { ...form, email: form.email.trim() },
+      // The language signed up in is the account's: bpay writes to the person in it.
+      { ...form, email: form.email.trim(), language: lang },
       {
         onSuccess: () => {
           toast({ title: t('auth.toast.registerSuccess'), description: t('auth.toast.registerSuccessBody') });

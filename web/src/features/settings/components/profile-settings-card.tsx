@@ -12,6 +12,9 @@ import { authErrorText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
 import { updateProfileRequest, USER_QUERY_KEY, type User } from '../../auth/api';
 import { useCountryOptions } from '../../../lib/countries';
+import { PENDING_EMAIL_CHANGE_KEY } from '../../email-change/api';
+import { isolate } from '../../email-change/isolate';
+import { PendingEmailChange } from './pending-email-change';
 
 interface ProfileForm {
   firstName: string;
@@ -47,12 +50,17 @@ export function ProfileSettingsCard({ user }: { user: User }) {
 
   const save = useMutation({
     mutationFn: updateProfileRequest,
-    onSuccess: (updated) => {
+    onSuccess: (updated, sent) => {
       qc.setQueryData(USER_QUERY_KEY, updated);
       setForm(fromUser(updated));
       setCurrentPassword('');
       setCurrentPasswordError(undefined);
-      toast({ title: t('settings.toast.updated') });
+      // A new address is not the account's yet: a link went to it, and the change waits for it (issue 25).
+      const asked = sent.email !== undefined && sent.email.toLowerCase() !== updated.email.toLowerCase() ? sent.email : null;
+      if (asked) {
+        void qc.invalidateQueries({ queryKey: PENDING_EMAIL_CHANGE_KEY });
+        toast({ title: t('emailChange.toast.sent'), description: t('emailChange.toast.sentBody', { email: isolate(asked) }) });
+      } else toast({ title: t('settings.toast.updated') });
     },
     onError: (error) => {
       const text = authErrorText(t, error);
@@ -150,6 +158,7 @@ export function ProfileSettingsCard({ user }: { user: User }) {
                 {t('settings.profile.emailInvalid')}
               </p>
             )}
+            <PendingEmailChange currentEmail={user.email} />
           </div>
           {emailChanges && (
             <div className="space-y-2">
