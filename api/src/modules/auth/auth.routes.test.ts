@@ -204,7 +204,7 @@ describe('GET /api/auth/user', () => {
       check: (res) => {
         expect(res.body.email).toBe('table.user@example.com');
         expect(Object.keys(res.body).sort()).toEqual(
-          ['address', 'country', 'createdAt', 'email', 'firstName', 'id', 'isKycVerified', 'lastName', 'loginNotifications', 'phoneNumber', 'profileImageUrl', 'role', 'twoFactorEnabled'].sort(),
+          ['address', 'country', 'createdAt', 'email', 'firstName', 'id', 'isKycVerified', 'language', 'lastName', 'loginNotifications', 'phoneNumber', 'profileImageUrl', 'role', 'twoFactorEnabled'].sort(),
         );
       },
     },
@@ -228,7 +228,7 @@ describe('GET /api/auth/session', () => {
         expect(Object.keys(res.body)).toEqual(['user']);
         expect(res.body.user.email).toBe('table.user@example.com');
         expect(Object.keys(res.body.user).sort()).toEqual(
-          ['address', 'country', 'createdAt', 'email', 'firstName', 'id', 'isKycVerified', 'lastName', 'loginNotifications', 'phoneNumber', 'profileImageUrl', 'role', 'twoFactorEnabled'].sort(),
+          ['address', 'country', 'createdAt', 'email', 'firstName', 'id', 'isKycVerified', 'language', 'lastName', 'loginNotifications', 'phoneNumber', 'profileImageUrl', 'role', 'twoFactorEnabled'].sort(),
         );
       },
     },
@@ -277,6 +277,7 @@ describe('PATCH /api/auth/user', () => {
     { name: 'bad email', request: json(U, 'PATCH', { email: 'nope' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'email' },
     { name: 'firstName is a number', request: json(U, 'PATCH', { firstName: 1 }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'firstName' },
     { name: 'loginNotifications is a string', request: json(U, 'PATCH', { loginNotifications: 'yes' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'loginNotifications' },
+    { name: 'unknown language code', request: json(U, 'PATCH', { language: 'fr' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'language' },
     { name: 'role', request: json(U, 'PATCH', { role: 'admin' }, true), expectStatus: 400, expectCode: 'validation_error', expectParam: 'role' },
     { name: 'invalid JSON', request: raw(U, 'PATCH', '{"firstName":', 'application/json', true), expectStatus: 400, expectCode: 'invalid_json' },
     { name: 'text/plain body', request: raw(U, 'PATCH', '{"firstName":"X"}', 'text/plain', true), expectStatus: 415, expectCode: 'unsupported_media_type' },
