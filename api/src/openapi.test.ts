@@ -126,6 +126,9 @@ const PUBLIC_ROUTES = new Set([
   'post /api/auth/password-reset',
   'post /api/auth/password-reset/check',
   'post /api/auth/password-reset/confirm',
+  // The e-mail change links: the token in the link is the credential (it may be opened on another device).
+  'post /api/auth/email-change/confirm',
+  'post /api/auth/email-change/revert',
   'post /api/extension/tokens',
   // Stripe's webhook: signed by Stripe (Stripe-Signature), no credential of bpay's.
   'post /api/stripe/webhook',
