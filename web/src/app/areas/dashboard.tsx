@@ -5,15 +5,13 @@ import { defineMessages } from '../../i18n';
 import * as analytics from '../../i18n/messages/analytics';
 import * as bcards from '../../i18n/messages/bcards';
 import * as dashboard from '../../i18n/messages/dashboard';
-import * as emailChange from '../../i18n/messages/email-change';
 import * as fundingSources from '../../i18n/messages/funding-sources';
 import * as notifications from '../../i18n/messages/notifications';
-import * as passwords from '../../i18n/messages/passwords';
 import * as profile from '../../i18n/messages/profile';
 import * as settings from '../../i18n/messages/settings';
 import * as split from '../../i18n/messages/split';
 
-defineMessages(dashboard, emailChange, analytics, fundingSources, bcards, profile, settings, split, passwords, notifications);
+defineMessages(dashboard, analytics, fundingSources, bcards, profile, settings, split, notifications);
 
 /**
  * The dashboard is the only screen with tooltips, so their provider (and Radix's positioning code, ~10 KB gzip) lives

@@ -6,7 +6,6 @@ import { useLanguage, type MessageKey } from '../../../i18n';
 import { useAuth } from '../../auth/auth-context';
 import { ProfileDialog } from '../../profile/components/profile-dialog';
 import { displayName } from '../../profile/display-name';
-import { SettingsPanel } from '../../settings/components/settings-panel';
 import { useDashboardData, useRefreshMoney } from '../hooks/use-dashboard-data';
 import { BcardsTab } from './bcards-tab';
 import { DashboardHeader } from './dashboard-header';
@@ -17,7 +16,7 @@ import { OverviewTab } from './overview-tab';
 import { TransactionsTab } from './transactions-tab';
 
 /**
- * The Analytics tab (its charts), the Add Funding Source and the Create bcard dialogs load when first opened: the
+ * The Analytics tab (its charts), Settings, the Add Funding Source and the Create bcard dialogs load when first opened: the
  * dashboard's first paint stays within its budget.
  */
 const AddFundingSourceDialog = lazy(() =>
@@ -25,6 +24,8 @@ const AddFundingSourceDialog = lazy(() =>
 );
 const CreateBcardDialog = lazy(() => import('../../bcards/components/create-bcard-dialog').then((m) => ({ default: m.CreateBcardDialog })));
 const AnalyticsTab = lazy(() => import('../../analytics/components/analytics-tab').then((m) => ({ default: m.AnalyticsTab })));
+/** Settings, with its texts (features/settings/texts.ts), loads when first opened too. */
+const SettingsPanel = lazy(() => import('../../settings/components/settings-panel').then((m) => ({ default: m.SettingsPanel })));
 
 /*
  * The dashboard is the page that composes the consumer features (profile, settings, funding sources, bcards,
@@ -190,7 +191,9 @@ export function DashboardPage() {
             </Suspense>
           </TabsContent>
           <TabsContent value="settings">
-            <SettingsPanel user={user} />
+            <Suspense fallback={<p className="py-8 text-center text-sm text-muted-foreground" role="status">{t('common.loading')}</p>}>
+              <SettingsPanel user={user} />
+            </Suspense>
           </TabsContent>
         </Tabs>
       </main>

@@ -1,6 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { Card } from '../../../components/ui/card';
 import type { User } from '../../auth/api';
+import '../texts';
 import { ProfileSettingsCard } from './profile-settings-card';
 import { SecuritySettingsCard } from './security-settings-card';
 
