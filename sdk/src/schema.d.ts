@@ -1204,8 +1204,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A sandbox payment intent of the built-in demo merchant TechStore, for the checkout demos
-         * @description The Merchant and Customer demos pay it through the checkout widget's own endpoint; being a sandbox intent, it is paid with a sandbox test bcard and the consumer's sources are not charged. At most 30 an hour per user.
+         * A sandbox payment intent of the built-in demo merchant TechStore, for the demos
+         * @description The Merchant and Customer demos (the fixed order) and the payment demo (its amount, and the merchant name typed there as a label only) pay it through the checkout widget's own endpoint; being a sandbox intent, it is paid with a sandbox test bcard and the consumer's sources are not charged. At most 30 an hour per user.
          */
         post: operations["postApiDemoCheckout-intent"];
         delete?: never;
@@ -8865,10 +8865,15 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Empty: the order is the demo's fixed one. */
+        /** @description Empty: the checkout demos' fixed order. */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    /** @description Cents: the payment demo's amount. Absent: the checkout demos' fixed order ($145.77). */
+                    amount?: number;
+                    /** @description The merchant name the payment demo's user typed: only the test payment's description, never a merchant that is charged. */
+                    label?: string;
+                };
             };
         };
         responses: {

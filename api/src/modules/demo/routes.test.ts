@@ -37,10 +37,50 @@ describe('POST /api/demo/checkout-intent', () => {
     expect(res.status).toBe(401);
   });
 
-  test('refuses fields it does not know', async () => {
-    const res = await start(consumer.cookie, { amount: 1 });
+  test('refuses fields it does not know, and an amount out of bounds', async () => {
+    const res = await start(consumer.cookie, { merchantId: 'mer_someone_else' });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'merchantId' });
+    for (const amount of [1, 49, 100_000_000, 12.5]) {
+      const bad = await start(consumer.cookie, { amount });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatchObject({ code: 'validation_error', param: 'amount' });
+    }
+  });
+
+  test("the payment demo's order: its amount, the typed merchant only a label; paid, TechStore's sandbox gets it and no card is charged", async () => {
+    const before = await available(consumer.id);
+    const bcardsBefore = Number((await q('SELECT count(*) AS n FROM bcards WHERE user_id = ?', [consumer.id]))[0]!.n);
+    const res = await start(consumer.cookie, { amount: 5000, label: '  Corner Coffee ' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ amount: 5000, livemode: false, merchant: 'TechStore', description: 'Test payment: Corner Coffee' });
+    const { id, clientSecret } = res.body as { id: string; clientSecret: string };
+    const [row] = await q('SELECT merchant_id, livemode, metadata FROM payment_intents WHERE id = ?', [id]);
+    expect({ merchant: row!.merchant_id, livemode: Number(row!.livemode) }).toEqual({ merchant: DEMO_MERCHANT_ID, livemode: 0 });
+    expect(JSON.parse(String(row!.metadata))).toEqual({ source: 'bpay payment demo', label: 'Corner Coffee' });
+
+    // $50.00 + 2.9 % = $51.45, split 60/40 as the demo sends it.
+    const paid = await call(ctx, `/api/checkout/payment_intents/${id}/pay`, {
+      method: 'POST',
+      cookie: consumer.cookie,
+      body: { client_secret: clientSecret, amount: 5000, splits: [{ fundingSourceId: sources.a, percentage: 60 }, { fundingSourceId: sources.b, percentage: 40 }] },
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ testMode: true, paymentIntent: { id, status: 'succeeded', amount: 5000 } });
+    // The consumer's cards hold what they held, no bcard of theirs was made, and no transaction names the label.
+    expect(await available(consumer.id)).toEqual(before);
+    expect(Number((await q('SELECT count(*) AS n FROM bcards WHERE user_id = ?', [consumer.id]))[0]!.n)).toBe(bcardsBefore);
+    const txs = await call(ctx, '/api/transactions', { cookie: consumer.cookie });
+    expect((txs.body as Array<{ merchant: string }>).some((t) => t.merchant === 'Corner Coffee')).toBe(false);
+    expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
+  });
+
+  test('a label of two lines or over 120 characters is refused naming it', async () => {
+    for (const label of ['Corner\nCoffee', 'x'.repeat(121)]) {
+      const res = await start(consumer.cookie, { amount: 5000, label });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'label' });
+    }
   });
 
   test('answers a sandbox intent of TechStore for $145.77 that the widget endpoint can read and pay, charging nothing', async () => {

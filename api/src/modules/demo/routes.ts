@@ -3,6 +3,8 @@ import type { AppDeps } from '../../deps';
 import { errors, IdempotencyHeader, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
+import { lineText } from '../../lib/text';
+import { MAX_AMOUNT, MIN_AMOUNT } from '../payment-intents/service';
 import { createDemoCheckoutIntent } from './service';
 
 export const DemoCheckoutIntentModel = t.Object({
@@ -27,7 +29,7 @@ export function demoRoutes(deps: AppDeps) {
         const outcome = await runIdempotent(
           idem,
           { scope: `user:${user.id}`, key: headers['idempotency-key'] ?? null, method: 'POST', path: new URL(request.url).pathname, body },
-          async () => ({ status: 201, body: await createDemoCheckoutIntent(deps, user.id) }),
+          async () => ({ status: 201, body: await createDemoCheckoutIntent(deps, user.id, { amountCents: body.amount, label: body.label }) }),
         );
         return idempotentResponse(outcome);
       },
@@ -35,12 +37,30 @@ export function demoRoutes(deps: AppDeps) {
         auth: true,
         parse: 'json',
         headers: IdempotencyHeader,
-        body: t.Object({}, { additionalProperties: false, examples: [{}], description: 'Empty: the order is the demo\'s fixed one.' }),
+        body: t.Object(
+          {
+            amount: t.Optional(
+              t.Integer({
+                minimum: MIN_AMOUNT,
+                maximum: MAX_AMOUNT,
+                description: "Cents: the payment demo's amount. Absent: the checkout demos' fixed order ($145.77).",
+                error: `amount must be a whole number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`,
+              }),
+            ),
+            label: t.Optional(
+              lineText('label', 120, {
+                description: "The merchant name the payment demo's user typed: only the test payment's description, never a merchant that is charged.",
+              }),
+            ),
+          },
+          { additionalProperties: false, examples: [{}, { amount: 5000, label: 'Corner Coffee' }], description: "Empty: the checkout demos' fixed order." },
+        ),
         response: { 201: DemoCheckoutIntentModel, ...errors(400, 401, 415, 429, 503) },
         detail: {
-          summary: "A sandbox payment intent of the built-in demo merchant TechStore, for the checkout demos",
+          summary: 'A sandbox payment intent of the built-in demo merchant TechStore, for the demos',
           description:
-            'The Merchant and Customer demos pay it through the checkout widget\'s own endpoint; being a sandbox intent, ' +
+            'The Merchant and Customer demos (the fixed order) and the payment demo (its amount, and the merchant name ' +
+            'typed there as a label only) pay it through the checkout widget\'s own endpoint; being a sandbox intent, ' +
             "it is paid with a sandbox test bcard and the consumer's sources are not charged. At most 30 an hour per user.",
         },
       },

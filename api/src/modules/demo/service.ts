@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import { AppError } from '../../errors';
+import { AppError, invalid } from '../../errors';
 import { hitThrottle, type ThrottleRule } from '../../lib/throttle';
 import { newPublishableKey, newSecretKey, secretKeyHash } from '../merchants/service';
-import { createIntent } from '../payment-intents/service';
+import { createIntent, MAX_AMOUNT, MIN_AMOUNT } from '../payment-intents/service';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
 
@@ -74,20 +74,41 @@ export async function ensureDemoMerchant(deps: AppDeps): Promise<MerchantRow> {
 }
 
 /**
- * A fresh sandbox payment intent of the demo merchant for the Merchant and Customer demos.
- * Fails with: demo_rate_limited (more than DEMO_INTENTS_PER_HOUR a user), demo_unavailable.
+ * What a demo pays: the checkout demos' fixed order, or the payment demo's own amount with the merchant name its user
+ * typed as a label. The label is only the test payment's description: whoever is named, the intent is TechStore's
+ * sandbox one, paid with a sandbox test bcard, so no real card is charged for a merchant someone typed.
  */
-export async function createDemoCheckoutIntent(deps: AppDeps, userId: string) {
+export interface DemoOrderInput {
+  /** Cents, MIN_AMOUNT to MAX_AMOUNT (Stripe's bounds); the fixed order's when absent. */
+  amountCents?: number;
+  /** The merchant name the payment demo's user typed. */
+  label?: string;
+}
+
+/** The test payment's description: the label when the payment demo gave one. */
+export const demoDescription = (label: string | undefined) => (label ? `Test payment: ${label}` : DEMO_ORDER.description);
+
+/**
+ * A fresh sandbox payment intent of the demo merchant for the demos (Merchant, Customer, and the payment demo).
+ * Fails with: validation_error (amount out of bounds), demo_rate_limited (more than DEMO_INTENTS_PER_HOUR a user),
+ * demo_unavailable.
+ */
+export async function createDemoCheckoutIntent(deps: AppDeps, userId: string, order: DemoOrderInput = {}) {
+  const amount = order.amountCents ?? DEMO_ORDER.amount;
+  if (!Number.isSafeInteger(amount) || amount < MIN_AMOUNT || amount > MAX_AMOUNT) {
+    throw invalid('amount', `amount must be a whole number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
+  }
+  const label = order.label?.trim() || undefined;
   const throttle = await hitThrottle(deps.db, deps.clock, [{ rule: DEMO_INTENTS_PER_HOUR, key: userId }]);
   if (!throttle.allowed) {
     throw new AppError('demo_rate_limited', undefined, undefined, { 'retry-after': String(throttle.retryAfterSeconds) });
   }
   const merchant = await ensureDemoMerchant(deps);
   const pi = await createIntent(deps, merchant, false, {
-    amount: DEMO_ORDER.amount,
+    amount,
     currency: DEMO_ORDER.currency,
-    description: DEMO_ORDER.description,
-    metadata: { source: 'bpay checkout demo' },
+    description: demoDescription(label),
+    metadata: label ? { source: 'bpay payment demo', label } : { source: 'bpay checkout demo' },
   });
   return {
     id: pi.id,
@@ -96,6 +117,6 @@ export async function createDemoCheckoutIntent(deps: AppDeps, userId: string) {
     currency: pi.currency,
     livemode: pi.livemode,
     merchant: merchant.businessName,
-    description: DEMO_ORDER.description,
+    description: demoDescription(label),
   };
 }

@@ -19,20 +19,10 @@ export { benefitsQuery, fundingSourcesQuery };
 
 /** The bcard POST /api/virtual-cards issues (and its cancel answers with). Money is in decimal strings. */
 export type Bcard = ApiAnswer<'/api/virtual-cards', 'post'>;
-/** POST /api/virtual-cards: the demo sends percentage shares, or fixed amounts (each share's amount, fee included). */
-export type DemoBcardBody = ApiBody<'/api/virtual-cards'>;
 /** POST /api/process-payment with an issued bcard: the merchant charges it (spec §7). */
 export type ProcessPaymentBody = ApiBody<'/api/process-payment'>;
 /** The answer of POST /api/process-payment (spec §3 "Payment result"). */
 export type PaymentResult = ApiAnswer<'/api/process-payment', 'post'>;
-
-/** Collects the split all-or-nothing and issues the bcard. The key makes a resend return the first outcome. */
-export const createDemoBcardRequest = (body: DemoBcardBody, idempotencyKey: string): Promise<Bcard> =>
-  unwrap(api.POST('/api/virtual-cards', { body, params: { header: { 'idempotency-key': idempotencyKey } } }));
-
-/** The full number, expiry and CVV. Each call is recorded by the server: asked once per bcard, never cached. */
-export const demoCheckoutDetailsRequest = (bcardId: string) =>
-  unwrap(api.GET('/api/virtual-cards/{id}/checkout-details', { params: { path: { id: bcardId } } }));
 
 /**
  * Cancels the unused bcard: it is deactivated and every share refunded at once. Refunds move money, so it carries an
@@ -44,6 +34,23 @@ export const cancelDemoBcardRequest = (bcardId: string, idempotencyKey: string):
 /** Spends the bcard at the merchant; the transaction is recorded. */
 export const processPaymentRequest = (body: ProcessPaymentBody, idempotencyKey: string): Promise<PaymentResult> =>
   unwrap(api.POST('/api/process-payment', { body, params: { header: { 'idempotency-key': idempotencyKey } } }));
+
+/** POST /api/demo/checkout-intent: a sandbox intent of bpay's demo merchant TechStore. */
+export type DemoIntent = ApiAnswer<'/api/demo/checkout-intent', 'post'>;
+export type DemoIntentBody = ApiBody<'/api/demo/checkout-intent'>;
+export type PayIntentBody = ApiBody<'/api/checkout/payment_intents/{id}/pay'>;
+export type PayIntentAnswer = ApiAnswer<'/api/checkout/payment_intents/{id}/pay', 'post'>;
+
+/**
+ * The signed-in run's order: a sandbox intent of the demo merchant for the demo's amount, the merchant name typed on
+ * the checkout only its label. Never a charge of a merchant someone typed (issue 25 item 7).
+ */
+export const createDemoPaymentIntentRequest = (body: DemoIntentBody, idempotencyKey: string): Promise<DemoIntent> =>
+  unwrap(api.POST('/api/demo/checkout-intent', { body, params: { header: { 'idempotency-key': idempotencyKey } } }));
+
+/** Pays it through the checkout widget's endpoint: a sandbox intent is paid with a test bcard, nothing collected. */
+export const payDemoPaymentIntentRequest = (id: string, body: PayIntentBody, idempotencyKey: string): Promise<PayIntentAnswer> =>
+  unwrap(api.POST('/api/checkout/payment_intents/{id}/pay', { body, params: { path: { id }, header: { 'idempotency-key': idempotencyKey } } }));
 
 /** After money may have moved: balances, bcards and the transaction history are re-read. */
 export function useRefreshMoney(): () => void {

@@ -12,9 +12,9 @@ export const en = {
   'paymentDemo.banner.demo': 'Demo: no money moves',
   'paymentDemo.banner.signedOutBody': 'You are not signed in, so this run uses sample funding sources and a simulated bcard.',
   'paymentDemo.banner.demoModeBody': 'Demo mode is on, so this run uses sample funding sources and a simulated bcard.',
-  'paymentDemo.banner.real': 'Real payment',
+  'paymentDemo.banner.real': 'Test payment: your cards are not charged',
   'paymentDemo.banner.realBody':
-    'You are signed in: the success scenario collects the split from your own funding sources, issues a real bcard and spends it at the merchant.',
+    "You are signed in: the success scenario checks your split against your own funding sources, then pays bpay's demo merchant TechStore in its sandbox with test funds. The merchant name you type is only a label on that test payment; no real card is charged.",
 
   'paymentDemo.checkout.title': 'Checkout',
   'paymentDemo.checkout.description': 'What are you buying, and from whom?',
@@ -164,6 +164,7 @@ export const en = {
   'paymentDemo.complete.transactionId': 'Transaction ID',
   'paymentDemo.complete.demoId': 'Demo transaction: no money moved',
   'paymentDemo.complete.inTransactions': 'It now appears in your Transactions tab.',
+  'paymentDemo.complete.testPayment': "Test payment in TechStore's sandbox: your cards were not charged.",
   'paymentDemo.complete.another': 'Make Another Payment',
   'paymentDemo.complete.tryFailure': 'Try Failure Scenario',
   'paymentDemo.complete.trySuccess': 'Try Success Scenario',
@@ -183,9 +184,9 @@ export const ar: Record<keyof typeof en, string> = {
   'paymentDemo.banner.demo': 'عرض تجريبي: لا تنتقل أي أموال',
   'paymentDemo.banner.signedOutBody': 'أنت غير مسجّل الدخول، لذا يستخدم هذا التشغيل مصادر تمويل نموذجية وبطاقة bcard محاكاة.',
   'paymentDemo.banner.demoModeBody': 'الوضع التجريبي مفعّل، لذا يستخدم هذا التشغيل مصادر تمويل نموذجية وبطاقة bcard محاكاة.',
-  'paymentDemo.banner.real': 'دفعة حقيقية',
+  'paymentDemo.banner.real': 'دفعة اختبارية: لن تُخصم أي مبالغ من بطاقاتك',
   'paymentDemo.banner.realBody':
-    'أنت مسجّل الدخول: سيناريو النجاح يجمع الحصص من مصادر تمويلك الخاصة، ويُصدر بطاقة bcard حقيقية ويُنفقها لدى التاجر.',
+    'أنت مسجّل الدخول: سيناريو النجاح يتحقق من تقسيمك على مصادر تمويلك الخاصة، ثم يدفع لتاجر العرض التجريبي TechStore التابع لـ bpay في بيئته التجريبية بأموال اختبارية. اسم التاجر الذي تكتبه مجرد تسمية لتلك الدفعة الاختبارية؛ ولا تُخصم أي مبالغ من أي بطاقة حقيقية.',
 
   'paymentDemo.checkout.title': 'الدفع',
   'paymentDemo.checkout.description': 'ماذا تشتري، ومن مَن؟',
@@ -334,6 +335,7 @@ export const ar: Record<keyof typeof en, string> = {
   'paymentDemo.complete.transactionId': 'معرّف المعاملة',
   'paymentDemo.complete.demoId': 'معاملة تجريبية: لم تنتقل أي أموال',
   'paymentDemo.complete.inTransactions': 'تظهر الآن في تبويب المعاملات.',
+  'paymentDemo.complete.testPayment': 'دفعة اختبارية في البيئة التجريبية لـ TechStore: لم تُخصم أي مبالغ من بطاقاتك.',
   'paymentDemo.complete.another': 'إجراء دفعة أخرى',
   'paymentDemo.complete.tryFailure': 'جرّب سيناريو الفشل',
   'paymentDemo.complete.trySuccess': 'جرّب سيناريو النجاح',

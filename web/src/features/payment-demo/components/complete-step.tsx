@@ -66,7 +66,9 @@ export function CompleteStep({
             {t('paymentDemo.complete.demoId')}
           </p>
         ) : (
-          <p className="text-center text-sm text-slate-600">{t('paymentDemo.complete.inTransactions')}</p>
+          <p className="flex items-center justify-center gap-2 text-center text-sm text-blue-900" data-testid="pd-test-payment">
+            {t('paymentDemo.complete.testPayment')}
+          </p>
         )}
         <div className="flex flex-col gap-2">
           <Button onClick={onAnother} data-testid="pd-another">

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { createBcardFundingSources, type SplitEvaluation } from '../../../components/split-configurator';
+import { checkoutPaySplits, type SplitEvaluation } from '../../../components/split-configurator';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { ApiError, messageOf } from '../../../lib/api';
@@ -8,12 +8,10 @@ import { isolateFor } from '../../../lib/card-display';
 import { centsToDecimal, formatCents, parseCents } from '../../../lib/money';
 import {
   cancelDemoBcardRequest,
-  createDemoBcardRequest,
-  demoCheckoutDetailsRequest,
+  createDemoPaymentIntentRequest,
+  payDemoPaymentIntentRequest,
   processPaymentRequest,
   useRefreshMoney,
-  type Bcard,
-  type DemoBcardBody,
 } from '../api';
 import {
   AUTO_RESENDS,
@@ -50,11 +48,11 @@ const isFinal = (e: unknown): e is ApiError => e instanceof ApiError && isFinalA
 
 /**
  * Runs the payment demo (spec §4): the reducer holds the state, this hook the side effects. A sample run plays the
- * spec's timeline with timers; a real run (signed-in consumer, demo mode off, success scenario) collects the split
- * with POST /api/virtual-cards, reads the card with GET checkout-details and spends it with POST
- * /api/process-payment. Every timer and answer is tied to its run, so cancelling or leaving the page drops it.
- * A bcard request without an answer is resent with the same body and key (never a second collection); the merchant
- * step's way back cancels a real bcard (POST /api/virtual-cards/{id}/cancel) so its money goes back at once.
+ * spec's timeline with timers; a signed-in run (demo mode off, success scenario) is a test payment to bpay's demo
+ * merchant TechStore's sandbox (POST /api/demo/checkout-intent, then the checkout widget's pay with the split), as
+ * the checkout demos do: the typed merchant is only its label and no card of the consumer's is charged. Every timer
+ * and answer is tied to its run, so cancelling or leaving the page drops it. A request without an answer is resent
+ * with the same body and key (never a second intent or payment).
  */
 export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
   const { t, dir } = useLanguage();
@@ -77,6 +75,8 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
   const cancelAttempt = useRef<Attempt | null>(null);
   /** One request at a time from the merchant step: Complete Purchase or the bcard's cancel. */
   const busyRef = useRef(false);
+  /** The signed-in run's test payment (TechStore's sandbox intent it paid), by run. */
+  const sandboxPayment = useRef<{ runId: number; intentId: string } | null>(null);
   const [purchasing, setPurchasing] = useState(false);
   const [canceling, setCanceling] = useState(false);
 
@@ -173,84 +173,72 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
     }
   }
 
-  async function runReal(runId: number, o: Order, shares: ShareInput[]) {
-    const ev = o.evaluation;
-    const body: DemoBcardBody = {
-      name: `${o.merchant} purchase`,
-      balance: centsToDecimal(ev.amountCents),
-      fundingSources: createBcardFundingSources(ev),
-    };
-    const attempt = bcardAttemptFor(JSON.stringify(body));
-
-    // No answer may mean the bcard was made: resend the same body under the same key (the server then answers
-    // what it did the first time), AUTO_RESENDS times after a short wait, then let the user decide.
-    let bcard: Bcard | null = null;
-    for (let sent = 1; bcard === null; sent++) {
+  /**
+   * Sends a request with no answer resent under the same key (AUTO_RESENDS times after a short wait, then the user
+   * decides); null when the run ended (a final refusal, no answer, or another run took over), after saying why.
+   */
+  async function withResends<T>(runId: number, attempt: Attempt, shares: ShareInput[], send: () => Promise<T>): Promise<T | null> {
+    for (let sent = 1; ; sent++) {
       try {
-        bcard = await createDemoBcardRequest(body, attempt.key);
+        const answer = await send();
         settle(attempt);
+        return answer;
       } catch (e) {
         if (isFinal(e)) {
           settle(attempt);
-          refreshMoney();
-          if (!isCurrent(runId)) return;
+          if (!isCurrent(runId)) return null;
           const { failure, outcomes } = realFailureFrom(serverErrorOf(e), shares);
           dispatch({ type: 'realFailed', runId, failure, outcomes });
           toastFailure(failure);
           later(RETRY_DELAY_MS, () => {
             if (isCurrent(runId)) dispatch({ type: 'retryAvailable', runId });
           });
-          return;
+          return null;
         }
-        if (!isCurrent(runId)) return;
+        if (!isCurrent(runId)) return null;
         if (sent > AUTO_RESENDS) {
-          refreshMoney();
           const failure: Failure = { kind: 'unconfirmed', message: e instanceof ApiError ? (e.serverMessage ?? null) : null };
           dispatch({ type: 'realUnconfirmed', runId, message: failure.message });
           toastFailure(failure);
           later(RETRY_DELAY_MS, () => {
             if (isCurrent(runId)) dispatch({ type: 'retryAvailable', runId });
           });
-          return;
+          return null;
         }
         dispatch({ type: 'resending', runId, attempt: sent + 1, of: AUTO_RESENDS + 1 });
         await wait(RESEND_BACKOFF_MS[sent - 1] ?? RESEND_BACKOFF_MS[RESEND_BACKOFF_MS.length - 1] ?? 1000);
-        if (!isCurrent(runId)) return;
+        if (!isCurrent(runId)) return null;
       }
     }
+  }
 
-    refreshMoney();
-    if (!isCurrent(runId)) return;
+  /**
+   * The signed-in run (issue 25 item 7): never a charge of the merchant the user typed. It pays bpay's demo merchant
+   * TechStore's sandbox, as the checkout demos do: a sandbox intent for the amount, labelled with the typed name, paid
+   * through the checkout widget's endpoint with the split (checked against the consumer's own sources, then paid
+   * with a sandbox test bcard: nothing is collected from them). Each request is resent under its key without answer.
+   */
+  async function runReal(runId: number, o: Order, shares: ShareInput[]) {
+    const ev = o.evaluation;
+    const startBody = { amount: ev.amountCents, label: o.merchant };
+    const started = bcardAttemptFor(JSON.stringify(startBody));
+    const intent = await withResends(runId, started, shares, () => createDemoPaymentIntentRequest(startBody, started.key));
+    if (!intent || !isCurrent(runId)) return;
+    const payBody = { client_secret: intent.clientSecret, amount: intent.amount, splits: checkoutPaySplits(ev) };
+    const attempt = nextAttempt(payAttempt.current, JSON.stringify({ id: intent.id, payBody }), () => crypto.randomUUID());
+    payAttempt.current = attempt;
+    const paid = await withResends(runId, attempt, shares, () => payDemoPaymentIntentRequest(intent.id, payBody, attempt.key));
+    if (!paid || !isCurrent(runId)) return;
+    sandboxPayment.current = { runId, intentId: intent.id };
+    // No share was charged: each source says so ("Not charged"); the test bcard paid TechStore's sandbox.
     dispatch({
       type: 'realIssued',
       runId,
-      bcardId: bcard.id,
-      statuses: bcard.fundingSources.map((s) => ({ fundingSourceId: s.fundingSourceId, status: s.status })),
+      bcardId: paid.bcard.id,
+      statuses: shares.map((s) => ({ fundingSourceId: s.sourceId, status: 'skipped' })),
     });
-
-    const balanceCents = parseCents(bcard.balance) ?? ev.amountCents;
-    let card: CardDetails;
-    try {
-      const d = await demoCheckoutDetailsRequest(bcard.id);
-      card = {
-        bcardId: bcard.id,
-        display: d.isDemoCard ? 'demo' : 'full',
-        unconfirmed: false,
-        number: d.cardNumber,
-        expiryMonth: Number(d.expiryMonth),
-        expiryYear: Number(d.expiryYear),
-        cvv: d.cvv,
-        cardholderName: bcard.cardholderName,
-        balanceCents,
-        status: bcard.status,
-      };
-    } catch {
-      // The bcard exists and holds the money: show it as its create answer did, never as a "demo card".
-      if (!isCurrent(runId)) return;
-      toast({ title: t('paymentDemo.toast.detailsFailed'), description: t('paymentDemo.toast.detailsFailedBody'), variant: 'destructive' });
-      card = maskedCardDetails(bcard, balanceCents);
-    }
-    if (!isCurrent(runId)) return;
+    // The test bcard as the pay answer shows it (masked). No bcard of the consumer's: nothing to cancel or spend.
+    const card = { ...maskedCardDetails(paid.bcard, ev.amountCents), bcardId: null };
     later(RESULT_SHOWN_MS, () => {
       if (isCurrent(runId)) dispatch({ type: 'cardReady', runId, card });
     });
@@ -308,7 +296,8 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
     const g = s.generation;
     if (s.step !== 'merchant' || !s.card || !g || busyRef.current) return;
     const bcardId = s.card.bcardId;
-    if (g.kind !== 'real' || !bcardId) {
+    // A sample run, or the signed-in run's test payment (made already; no money of the consumer's to give back).
+    if (g.kind !== 'real' || !bcardId || sandboxPayment.current?.runId === g.runId) {
       toCheckout();
       return;
     }
@@ -374,6 +363,16 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
       dispatch({
         type: 'paid',
         completion: { amountCents: g.amountCents, feeCents: g.feeCents, totalCents: g.totalCents, merchant: o.merchant, transactionId: demoTransactionId(), isDemo: true },
+      });
+      toastPaid(g.amountCents);
+      return;
+    }
+    const test = sandboxPayment.current;
+    if (test && test.runId === g.runId) {
+      // TechStore's sandbox took the test payment when the split was checked: the purchase completes with its id.
+      dispatch({
+        type: 'paid',
+        completion: { amountCents: g.amountCents, feeCents: g.feeCents, totalCents: g.totalCents, merchant: o.merchant, transactionId: test.intentId, isDemo: false },
       });
       toastPaid(g.amountCents);
       return;
