@@ -93,6 +93,11 @@ const RETURNS: Record<string, { en: string; ar: string }> = {
   R29: { en: 'Corporate customer says the debit was not authorized', ar: 'يقول العميل المؤسسي إن الخصم لم يكن مفوّضًا' },
 };
 
+/** An ACH return code's reason in `lang` ("Insufficient funds"), or null for a code bpay has no words for. */
+export function bankReturnReason(code: string, lang: WordsLanguage): string | null {
+  return RETURNS[code]?.[lang] ?? null;
+}
+
 /**
  * Why a bank returned a debit, in `lang`: "R01: Insufficient funds". A code bpay has no words for keeps the bank's
  * own words (`fallback`, the processor's), else the code alone.

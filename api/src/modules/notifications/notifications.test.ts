@@ -106,7 +106,7 @@ describe('notify()', () => {
     expect(mail!.htmlBody).toContain('<html lang="ar" dir="rtl">');
     expect(mail!.htmlBody).toContain('<span dir="ltr">$1,250.50</span>');
     expect(mail!.htmlBody).toContain('<span dir="ltr">$12.00</span>');
-    expect(mail!.htmlBody).toContain('لا يوجد رصيد كافٍ في الحساب');
+    expect(mail!.htmlBody).toContain('رصيد غير كافٍ');
     expect(mail!.htmlBody).toContain('<bdi>Chase Checking</bdi>');
     // No isolate characters are left in the HTML: each became an element.
     expect(mail!.htmlBody).not.toMatch(/[\u2066-\u2069]/);

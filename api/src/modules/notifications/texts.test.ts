@@ -80,10 +80,11 @@ test('decline and ACH return codes in words; an unknown code is named, not hidde
   }
   expect(declineWords('en', 'weird_code')).toBe('the charge was refused (code weird_code)');
   for (const code of ['R01', 'R02', 'R03', 'R04', 'R08', 'R10', 'R16', 'R20', 'R29']) {
-    expect(returnWords('en', code)).toMatch(new RegExp(`^[a-z].+ \\(${code}\\)$`));
+    expect(returnWords('en', code)).toMatch(new RegExp(`^[A-Z].+ \\(${code}\\)$`));
     expect(returnWords('ar', code)).toMatch(ARABIC);
   }
-  expect(returnWords('en', 'R01')).toBe('not enough money in the account (R01)');
+  // One table of return reasons for screens and notices (lib/server-words.ts).
+  expect(returnWords('en', 'R01')).toBe('Insufficient funds (R01)');
 });
 
 test('KYC failure: a known code in words, a reviewer\'s note quoted, an unknown code the general sentence', () => {

@@ -1,6 +1,7 @@
 import { parseDecimal } from '@bpay/db/money';
 import type { NoticeKind, UserLanguage } from '@bpay/db';
 import type { NoticeFacts, ReturnedPart } from './kinds';
+import { bankReturnReason } from '../../lib/server-words';
 
 /*
  * Every notice in words, in English and Arabic, from its facts (issue 25): a title, a body, and where in the
@@ -71,23 +72,11 @@ export function declineWords(lang: Lang, code: string): string {
   return lang === 'ar' ? `رُفضت العملية (الرمز ${ltr(lang, code)})` : `the charge was refused (code ${code})`;
 }
 
-/** ACH return codes (Nacha) as a person reads them. */
-const RETURN_WORDS: Record<string, Record<Lang, string>> = {
-  R01: { en: 'not enough money in the account', ar: 'لا يوجد رصيد كافٍ في الحساب' },
-  R02: { en: 'the account is closed', ar: 'الحساب مغلق' },
-  R03: { en: 'the bank found no account with this number', ar: 'لم يجد البنك حسابًا بهذا الرقم' },
-  R04: { en: 'the account number is not valid', ar: 'رقم الحساب غير صالح' },
-  R08: { en: 'the account holder stopped this payment', ar: 'أوقف صاحب الحساب هذه الدفعة' },
-  R10: { en: 'the account holder told the bank they did not authorize it', ar: 'أبلغ صاحب الحساب البنك أنه لم يأذن بها' },
-  R16: { en: 'the account is frozen', ar: 'الحساب مجمّد' },
-  R20: { en: 'the account does not accept debits', ar: 'الحساب لا يقبل عمليات الخصم' },
-  R29: { en: 'the company that holds the account told the bank it did not authorize it', ar: 'أبلغت الشركة صاحبة الحساب البنك أنها لم تأذن بها' },
-};
-
+/** An ACH return code as a person reads it, from the one table of return reasons (lib/server-words.ts). */
 export function returnWords(lang: Lang, code: string): string {
-  const known = RETURN_WORDS[code];
+  const known = bankReturnReason(code, lang);
   const shown = ltr(lang, code);
-  if (known) return `${known[lang]} (${shown})`;
+  if (known) return `${known} (${shown})`;
   return lang === 'ar' ? `أعاده البنك (الرمز ${shown})` : `the bank sent it back (code ${code})`;
 }
 
