@@ -520,14 +520,16 @@ describe('a processor that fails, then the recovery sweep', () => {
 describe('plans', () => {
   const upgrade = (ctx: TestContext, key: string, fundingSourceId: string) =>
     call(ctx, '/api/subscription/upgrade', { method: 'POST', cookie: eve.cookie, headers: { 'idempotency-key': key }, body: { tierId: 'tier_pro', fundingSourceId } });
-  const eveCard = async (ctx: TestContext) => ((await call(ctx, '/api/funding-sources', { cookie: eve.cookie })).body as Array<{ id: string }>)[0]!.id;
+  /** Eve's working card: the first of her sources that is not `except` (a card added in the test may list first). */
+  const eveCard = async (ctx: TestContext, except?: string) =>
+    ((await call(ctx, '/api/funding-sources', { cookie: eve.cookie })).body as Array<{ id: string }>).find((s) => s.id !== except)!.id;
 
   test('plan_charged: once per charge, a replayed key adds none; a declined card tells nothing', () =>
     withFork(async (ctx) => {
       const declining = await addCard(ctx, eve.cookie, CARD_DECLINES_CHARGES, { name: 'Eve Example' });
       expect((await upgrade(ctx, 'up-0', declining.id)).status).toBe(402);
       expect(await kinds(ctx, eve.id)).toEqual([]);
-      const source = await eveCard(ctx);
+      const source = await eveCard(ctx, declining.id);
       expect((await upgrade(ctx, 'up-1', source)).status).toBe(200);
       expect((await upgrade(ctx, 'up-1', source)).status).toBe(200);
       expect(await facts(ctx, eve.id, 'plan_charged')).toEqual([{ plan: 'Professional', amount: '9.99', kind: 'upgrade' }]);
