@@ -47,6 +47,11 @@ interface LanguageContextValue {
    * memory or the account (adoptLanguage). Signing in then keeps a choice just made and adopts the account's otherwise.
    */
   chosen: boolean;
+  /**
+   * True when this browser remembered a language from an earlier visit (someone chose it here): the screen keeps it,
+   * and signing in neither overrides it with the account's nor saves it to the account.
+   */
+  remembered: boolean;
   /** The account's language, taken without counting as a choice (on sign-in or page load while signed in). */
   adoptLanguage(lang: Lang): void;
   t(key: MessageKey, vars?: Vars): string;
@@ -60,6 +65,11 @@ export function LanguageProvider({ children, path }: { children: ReactNode; path
     path === undefined ? detectLanguage(window.location.pathname, readSetting(LANGUAGE_KEY)) : detectLanguage(path, null),
   );
   const [chosen, setChosen] = useState(false);
+  const [remembered] = useState(() => {
+    if (path !== undefined) return false;
+    const saved = readSetting(LANGUAGE_KEY);
+    return saved === 'en' || saved === 'ar';
+  });
   const setLanguage = useCallback((next: Lang) => {
     writeSetting(LANGUAGE_KEY, next);
     setLang(next);
@@ -76,8 +86,8 @@ export function LanguageProvider({ children, path }: { children: ReactNode; path
     document.documentElement.dir = dir;
   }, [lang, dir]);
   const value = useMemo<LanguageContextValue>(
-    () => ({ lang, dir, setLanguage, chosen, adoptLanguage, t: (key, vars) => translate(lang, key, vars) }),
-    [lang, dir, setLanguage, chosen, adoptLanguage],
+    () => ({ lang, dir, setLanguage, chosen, remembered, adoptLanguage, t: (key, vars) => translate(lang, key, vars) }),
+    [lang, dir, setLanguage, chosen, remembered, adoptLanguage],
   );
   return <LanguageContext.Provider value={value}>{children}</LanguageContext.Provider>;
 }
