@@ -120,7 +120,10 @@ test('reveal a bcard, view its transaction, filter, cancel it and see the money 
   await page.getByTestId('transaction-filter').selectOption('failed');
   await expect(page.getByText('No matching transactions')).toBeVisible();
   await expect(page.getByTestId('transaction-export')).toHaveAttribute('href', /status=failed/);
+  // A live bcard holds its money unspent: never "completed" (issue 25), found under the active filter.
   await page.getByTestId('transaction-filter').selectOption('completed');
+  await expect(page.getByText('No matching transactions')).toBeVisible();
+  await page.getByTestId('transaction-filter').selectOption('active');
   await expect(page.getByTestId('transaction-row')).toHaveCount(1);
 
   // Cancel: deactivated, refunded in full (fee included).
