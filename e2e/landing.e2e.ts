@@ -55,8 +55,9 @@ test.describe('landing page', () => {
     await expect(cards.nth(2)).toContainText('Unlimited');
     await expect(cards.nth(0)).not.toContainText('Most Popular');
 
+    // Choose Plan opens Register and comes back to /plans with the plan (e2e/plans-signup.e2e.ts follows it through).
     await cards.nth(1).getByRole('link', { name: 'Choose Plan' }).click();
-    await expect(page).toHaveURL(/\/auth$/);
+    await expect(page).toHaveURL(/\/auth\?tab=register&next=%2Fplans%3Ftier%3D/);
   });
 
   test('the Arabic page lists the plans in Arabic', async ({ page }) => {

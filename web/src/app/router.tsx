@@ -1,6 +1,6 @@
 import { parse } from 'regexparam';
 import { Suspense, useState, type ReactNode } from 'react';
-import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
+import { Redirect, Route, Router, Switch, useLocation, useSearch } from 'wouter';
 import { useAdminToken } from '../features/admin/session';
 import { LogoutPage } from '../features/auth/components/logout-page';
 import { useAuth } from '../features/auth/auth-context';
@@ -114,12 +114,24 @@ function SignedIn({ page }: { page: LazyPage }) {
   return <Lazy page={page} />;
 }
 
-/** Pages for signed-in non-admin users only (spec §2: admins are not offered KYC); admins go to /. Only KYC is one. */
-function ConsumerOnly({ page }: { page: LazyPage }) {
+/**
+ * Pages for signed-in non-admin users only (spec §2: admins are not offered KYC); admins go to /. KYC and /plans.
+ * Signed-out visitors are asked to sign in (or, on /plans, to register) and come back to the same address, query
+ * included (`/plans?tier=<id>` keeps the plan chosen on the landing page).
+ */
+function ConsumerOnly({ page, signedOut }: { page: LazyPage; signedOut: 'kyc' | 'plans' }) {
   const { user, isLoading } = useAuth();
   const [location] = useLocation();
+  const search = useSearch();
   if (isLoading) return <div className="min-h-screen bg-slate-50" aria-busy="true" />;
-  if (!user) return <AccessRequired returnTo={location} body="common.access.kycBody" />;
+  if (!user) {
+    const returnTo = search ? `${location}?${search}` : location;
+    return signedOut === 'plans' ? (
+      <AccessRequired returnTo={returnTo} title="common.access.plansTitle" body="common.access.plansBody" register />
+    ) : (
+      <AccessRequired returnTo={returnTo} body="common.access.kycBody" />
+    );
+  }
   if (user.role === 'admin') return <Redirect to="/" replace />;
   return <Lazy page={page} />;
 }
@@ -143,8 +155,8 @@ export function AppRouter({ ssrPath }: { ssrPath?: string } = {}) {
         <Route path="/legal-disclaimers">{() => <Lazy page={DisclaimersPage} />}</Route>
         <Route path="/admin-login">{() => <Lazy page={AdminLoginPage} />}</Route>
         <Route path="/admin-panel">{() => <Lazy page={AdminPanelPage} />}</Route>
-        <Route path="/kyc-verification">{() => <ConsumerOnly page={KycVerificationPage} />}</Route>
-        <Route path="/plans">{() => <ConsumerOnly page={PlansPage} />}</Route>
+        <Route path="/kyc-verification">{() => <ConsumerOnly page={KycVerificationPage} signedOut="kyc" />}</Route>
+        <Route path="/plans">{() => <ConsumerOnly page={PlansPage} signedOut="plans" />}</Route>
         <Route path="/merchant-portal">{() => <SignedIn page={MerchantPortalPage} />}</Route>
         <Route path="/merchant-dashboard">{() => <SignedIn page={MerchantDashboardPage} />}</Route>
         {/* The checkout popup asks for sign-in itself, after showing what is being paid. */}

@@ -27,3 +27,7 @@ describe('safeNextPath', () => {
     expect(safeNextPath(next, origin)).toBeNull();
   });
 });
+
+test('a chosen plan survives as next: /plans?tier=<id>', () => {
+  expect(safeNextPath('/plans?tier=3f1c2b7a-pro', origin)).toBe('/plans?tier=3f1c2b7a-pro');
+});

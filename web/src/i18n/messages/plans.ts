@@ -24,6 +24,7 @@ export const en = {
   'plans.usage.over':
     'You have more funding sources than this plan allows. They all keep working; you can add new ones when you are under the limit.',
   'plans.list.heading': 'All plans',
+  'plans.chosen': 'Your choice',
   'plans.price.free': 'Free',
   'plans.price.month': '{price}/month',
   'plans.limit.sources': '{n} funding sources',
@@ -100,6 +101,7 @@ export const ar: Record<keyof typeof en, string> = {
   'plans.usage.over':
     'لديك مصادر تمويل أكثر مما تسمح به هذه الخطة. تبقى جميعها صالحة للعمل؛ ويمكنك إضافة مصادر جديدة عندما تصبح دون الحد.',
   'plans.list.heading': 'جميع الخطط',
+  'plans.chosen': 'اختيارك',
   'plans.price.free': 'مجانية',
   'plans.price.month': '{price}/شهريًا',
   'plans.limit.sources': '{n} مصادر تمويل',

@@ -5,14 +5,16 @@ import { Badge } from '../../../components/ui/badge';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import type { Lang } from '../../../i18n';
 import { cn } from '../../../lib/cn';
+import { pricingCardHref } from '../../../lib/plan-links';
 import { tiersQuery } from '../api';
 import { usePageT } from '../../../i18n';
 import { formatTier, type TierDisplay } from '../pricing-format';
 import { SectionHeading } from './section-heading';
 import { useAuth } from '../../auth/auth-context';
 
-function PricingCard({ tier, popular, lang }: { tier: TierDisplay; popular: boolean; lang: Lang }) {
+function PricingCard({ tier, popular, lang, monthlyPrice }: { tier: TierDisplay; popular: boolean; lang: Lang; monthlyPrice: number }) {
   const t = usePageT(lang);
+  // Signed out: Start Free opens Register; Choose Plan opens Register and comes back to /plans with this tier chosen.
   // Signed in (the landing page in another language, or a session found after load), a plan is changed on /plans;
   // /auth would only send a signed-in visitor back to /.
   const { user } = useAuth();
@@ -43,7 +45,7 @@ function PricingCard({ tier, popular, lang }: { tier: TierDisplay; popular: bool
       <p className="mt-2 text-sm text-slate-600">{tier.fee}</p>
 
       <Link
-        href={user ? '/plans' : '/auth'}
+        href={pricingCardHref({ id: tier.id, monthlyPrice }, !!user)}
         aria-label={t('landing.pricing.cta.aria', { cta: tier.cta, plan: tier.title })}
         className={buttonClasses(popular ? 'primary' : 'outline', 'md', 'mt-6 w-full')}
       >
@@ -114,7 +116,7 @@ function PricingBody({ lang }: { lang: Lang }) {
     >
       {tiers.map((tier, i) => (
         // Spec §4: the second tier in the list is the highlighted one.
-        <PricingCard key={tier.id} tier={formatTier(tier, lang, t)} popular={i === 1} lang={lang} />
+        <PricingCard key={tier.id} tier={formatTier(tier, lang, t)} monthlyPrice={tier.monthlyPrice} popular={i === 1} lang={lang} />
       ))}
     </div>
   );

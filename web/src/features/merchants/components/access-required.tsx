@@ -3,12 +3,24 @@ import { Link } from 'wouter';
 import { buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { useT, type MessageKey } from '../../../i18n';
+import { authPath } from '../../../lib/plan-links';
 
 /**
  * Signed-out visitors: the page needs an account; signing in comes back here. `body` says what for (by default the
- * merchant pages; /kyc-verification says identity verification).
+ * merchant pages; /kyc-verification says identity verification), `title` may say it too (/plans: "Sign in to choose a
+ * plan"), and `register` adds a Register link that also comes back here.
  */
-export function AccessRequired({ returnTo, body = 'merchants.access.body' }: { returnTo: string; body?: MessageKey }) {
+export function AccessRequired({
+  returnTo,
+  body = 'merchants.access.body',
+  title = 'merchants.access.title',
+  register = false,
+}: {
+  returnTo: string;
+  body?: MessageKey;
+  title?: MessageKey;
+  register?: boolean;
+}) {
   const t = useT();
   return (
     <div className="flex min-h-screen items-center justify-center bg-slate-50 px-4">
@@ -17,13 +29,18 @@ export function AccessRequired({ returnTo, body = 'merchants.access.body' }: { r
           <span className="mb-2 flex h-10 w-10 items-center justify-center rounded-full bg-brand-50 text-brand-600" aria-hidden>
             <Lock className="h-5 w-5" />
           </span>
-          <CardTitle>{t('merchants.access.title')}</CardTitle>
+          <CardTitle>{t(title)}</CardTitle>
           <CardDescription data-testid="access-required-body">{t(body)}</CardDescription>
         </CardHeader>
         <CardContent className="flex flex-wrap gap-2">
-          <Link href={`/auth?next=${encodeURIComponent(returnTo)}`} className={buttonClasses('primary')} data-testid="access-sign-in">
+          <Link href={authPath('signin', returnTo)} className={buttonClasses('primary')} data-testid="access-sign-in">
             {t('merchants.access.signIn')}
           </Link>
+          {register && (
+            <Link href={authPath('register', returnTo)} className={buttonClasses('outline')} data-testid="access-register">
+              {t('common.access.register')}
+            </Link>
+          )}
           <Link href="/" className={buttonClasses('outline')}>
             {t('common.backHome')}
           </Link>

@@ -1,12 +1,15 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { AlertTriangle, CalendarClock } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useSearch } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent } from '../../../components/ui/card';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type Translate } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
+import { cn } from '../../../lib/cn';
+import { tierFromSearch } from '../../../lib/plan-links';
 import { keepPlan, planChargesQuery, planQuery, refreshAfterChange, tiersQuery, type Plan, type PlanCharge, type Tier } from '../api';
 import { formatDate, formatPrice, monthlyPrice } from '../format';
 import { DowngradeDialog } from './downgrade-dialog';
@@ -23,6 +26,8 @@ export function PlansPage() {
   const tiers = useQuery(tiersQuery());
   const [paying, setPaying] = useState<Tier | null>(null);
   const [moving, setMoving] = useState<Tier | null>(null);
+  // The plan chosen on the landing page's pricing cards (`?tier=<id>`, kept through sign-up): shown highlighted.
+  const chosen = tierFromSearch(useSearch());
 
   let body;
   if (plan.isPending || tiers.isPending) {
@@ -56,7 +61,7 @@ export function PlansPage() {
           </h2>
           <ul className="grid gap-4 md:grid-cols-3">
             {tiers.data.tiers.map((tier) => (
-              <TierCard key={tier.id} tier={tier} plan={current} onUpgrade={() => setPaying(tier)} onDowngrade={() => setMoving(tier)} />
+              <TierCard key={tier.id} tier={tier} plan={current} chosen={tier.id === chosen} onUpgrade={() => setPaying(tier)} onDowngrade={() => setMoving(tier)} />
             ))}
           </ul>
         </section>
@@ -167,8 +172,24 @@ function CurrentPlan({ plan }: { plan: Plan }) {
   );
 }
 
-function TierCard({ tier, plan, onUpgrade, onDowngrade }: { tier: Tier; plan: Plan; onUpgrade(): void; onDowngrade(): void }) {
+function TierCard({
+  tier,
+  plan,
+  chosen,
+  onUpgrade,
+  onDowngrade,
+}: {
+  tier: Tier;
+  plan: Plan;
+  chosen: boolean;
+  onUpgrade(): void;
+  onDowngrade(): void;
+}) {
   const { t, lang } = useLanguage();
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (chosen) ref.current?.scrollIntoView?.({ block: 'center' });
+  }, [chosen]);
   const isCurrent = tier.id === plan.tier.id;
   const isPending = plan.pendingTier?.id === tier.id;
   const dearer = tier.monthlyPrice > plan.tier.monthlyPrice;
@@ -201,8 +222,23 @@ function TierCard({ tier, plan, onUpgrade, onDowngrade }: { tier: Tier; plan: Pl
     );
   }
   return (
-    <li aria-labelledby={titleId} className="flex flex-col gap-4 rounded-xl border border-slate-200 bg-white p-5 shadow-sm" data-testid="plans-tier">
+    <li
+      ref={ref}
+      aria-labelledby={titleId}
+      aria-describedby={chosen ? `${titleId}-chosen` : undefined}
+      className={cn(
+        'flex flex-col gap-4 rounded-xl border bg-white p-5 shadow-sm',
+        chosen ? 'border-brand-600 ring-2 ring-brand-600' : 'border-slate-200',
+      )}
+      data-testid="plans-tier"
+      data-chosen={chosen || undefined}
+    >
       <div>
+        {chosen && (
+          <Badge tone="brand" className="mb-2 w-fit" id={`${titleId}-chosen`} data-testid="plans-tier-chosen">
+            {t('plans.chosen')}
+          </Badge>
+        )}
         <h3 id={titleId} className="text-lg font-semibold text-slate-900">
           {tier.displayName}
         </h3>
