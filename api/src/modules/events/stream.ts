@@ -37,6 +37,28 @@ export function sseErrorFrame(error: AppError): string {
   return `event: error\ndata: ${JSON.stringify(errorBody(error))}\n\n`;
 }
 
+/**
+ * Whether a stream's credential (a merchant's key, a consumer's session) still authenticates: `recheck` answers the
+ * error a new request would get, or null. When refused, the stream gets that error as its last frame and ends; a
+ * check that throws is reported to `onFailure` and keeps nothing open (false). Shared by every polled stream.
+ */
+export function credentialCheck(recheck: () => Promise<AppError | null>, onFailure: (error: unknown) => void) {
+  return async (io: StreamIo): Promise<boolean> => {
+    let refusal: AppError | null;
+    try {
+      refusal = await recheck();
+    } catch (error) {
+      onFailure(error);
+      return false;
+    }
+    if (io.closed) return false;
+    if (refusal === null) return true;
+    io.send(sseErrorFrame(refusal));
+    io.end();
+    return false;
+  };
+}
+
 export interface EventStreamOptions {
   /** The event types to send; null for all. */
   filter: ReadonlySet<string> | null;
@@ -78,20 +100,7 @@ export async function openEventStream(
    * Whether the stream may go on sending: false once the key no longer authenticates (the stream then ends with
    * why), and false without ending when the check itself failed (nothing is sent; the next poll tries again).
    */
-  const stillAuthenticated = async (io: StreamIo): Promise<boolean> => {
-    let refusal: AppError | null;
-    try {
-      refusal = await recheck();
-    } catch (error) {
-      deps.log.error('events stream key check failed', { merchantId: merchant.id, error });
-      return false;
-    }
-    if (io.closed) return false;
-    if (refusal === null) return true;
-    io.send(sseErrorFrame(refusal));
-    io.end();
-    return false;
-  };
+  const stillAuthenticated = credentialCheck(recheck, (error) => deps.log.error('events stream key check failed', { merchantId: merchant.id, error }));
   return polledStream({
     signal,
     pollMs,

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps';
 import type { AppError } from '../../errors';
 import { polledStream, type StreamIo } from '../../lib/polled-stream';
-import { sseErrorFrame } from '../events/stream';
+import { credentialCheck } from '../events/stream';
 import { latestNoticeSeq, noticeSeqOf, noticesAfter, noticeView, onNotice, userLanguage } from './service';
 
 export interface NoticeStreamOptions {
@@ -28,20 +28,7 @@ export async function openNoticeStream(
   const resumeAt = lastEventId ? await noticeSeqOf(deps.db, userId, lastEventId) : null;
   let cursor = resumeAt ?? (await latestNoticeSeq(deps.db, userId));
   const { pollMs, pingMs, recheckMs } = deps.eventStream;
-  const stillSignedIn = async (io: StreamIo): Promise<boolean> => {
-    let refusal: AppError | null;
-    try {
-      refusal = await recheck();
-    } catch (error) {
-      deps.log.error('notices stream session check failed', { userId, error });
-      return false;
-    }
-    if (io.closed) return false;
-    if (refusal === null) return true;
-    io.send(sseErrorFrame(refusal));
-    io.end();
-    return false;
-  };
+  const stillSignedIn = credentialCheck(recheck, (error) => deps.log.error('notices stream session check failed', { userId, error }));
   return polledStream({
     signal,
     pollMs,
