@@ -3,7 +3,8 @@ import { expect, test } from '@playwright/test';
 const uniqueEmail = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 test('an unknown path shows the 404 page with its hint and a way home (signed out: the landing page)', async ({ page }) => {
-  await page.goto('/no-such-page');
+  // The server answers HTTP 404 with the app (issue 25 6e), which renders the page.
+  expect((await page.goto('/no-such-page'))?.status()).toBe(404);
   await expect(page.getByText('404 Page Not Found')).toBeVisible();
   await expect(page.getByText('Did you forget to add the page to the router?')).toBeVisible();
   await expect(page.getByRole('heading', { level: 1, name: '404 Page Not Found' })).toBeFocused();

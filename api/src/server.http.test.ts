@@ -16,6 +16,8 @@ const ASSET_NAME = 'index-abcd1234.js';
 const ASSET = `export const copy = ${JSON.stringify('bpay pays in parts. '.repeat(500))};\n`;
 const AR_PAGE = `<!doctype html><html lang="ar" dir="rtl"><body>${'<p>ادفع على دفعات</p>'.repeat(100)}</body></html>`;
 
+const INDEX_HTML = '<!doctype html><title>bpay</title><div id="root"></div>';
+
 let dir: string;
 let proc: Subprocess;
 let base: string;
@@ -30,7 +32,7 @@ function freePort(): number {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bpay-http-'));
   mkdirSync(join(dir, 'web'));
-  writeFileSync(join(dir, 'web', 'index.html'), '<!doctype html><title>bpay</title>');
+  writeFileSync(join(dir, 'web', 'index.html'), INDEX_HTML);
   // A built asset and a prerendered page, with the build's own compression step.
   mkdirSync(join(dir, 'web', 'assets'));
   writeFileSync(join(dir, 'web', 'assets', ASSET_NAME), ASSET);
@@ -123,13 +125,28 @@ test('the merchant API takes larger bodies (256 KB), and the server still answer
   expect((await fetch(`${base}/api/subscription/tiers`)).status).toBe(200);
 });
 
-test('malformed and traversing paths get the app, never an error page or a file beside the build', async () => {
+test('malformed and traversing paths get the app (its not-found page, 404), never an error page or a file beside the build', async () => {
   for (const path of ['/%zz', '/..%2fbpay.db', '/..%2f..%2fetc/passwd', '/%2e%2e%2fbpay.db']) {
     const res = await fetch(`${base}${path}`);
     const text = await res.text();
-    expect({ path, status: res.status }).toEqual({ path, status: 200 });
-    expect(text).toBe('<!doctype html><title>bpay</title>');
+    expect({ path, status: res.status }).toEqual({ path, status: 404 });
+    expect(text).toBe(INDEX_HTML);
   }
+});
+
+test('issue 25 6e: a known route is 200, an unknown path 404 with the SPA, /api/nope a JSON 404, a missing asset 404', async () => {
+  for (const path of ['/plans', '/checkout/pay', '/extension/connect', '/confirm-email', '/auth/logout']) {
+    const res = await fetch(`${base}${path}`);
+    expect({ path, status: res.status, body: await res.text() }).toEqual({ path, status: 200, body: INDEX_HTML });
+  }
+  expect((await fetch(`${base}/ar`)).status).toBe(200);
+  const unknown = await fetch(`${base}/no/such/page`);
+  expect(unknown.status).toBe(404);
+  expect(unknown.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(await unknown.text()).toContain('<div id="root"></div>');
+  await expectShaped(await fetch(`${base}/api/nope`), 404, 'route_not_found');
+  const asset = await fetch(`${base}/assets/deep/er/gone-abcdefgh.js`);
+  expect({ status: asset.status, type: asset.headers.get('content-type') }).toEqual({ status: 404, type: 'text/plain; charset=utf-8' });
 });
 
 test("Stripe's /v1 paths are the merchant API, never the web app: an unknown one is a JSON 404", async () => {

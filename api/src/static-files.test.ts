@@ -181,8 +181,8 @@ describe('serveStatic / serveWebApp', () => {
     const auth = serveWebApp(build, req('/auth', { 'accept-encoding': 'br' }));
     expect(auth.headers.get('content-encoding')).toBe(null);
     expect(await auth.text()).toBe('<!doctype html><title>sign in</title>');
-    // The page files themselves are not pages: /index, /pages/… get the shell too.
-    for (const path of ['/index.html', '/merchant-portal', '/checkout/pay', '/auth/logout', '/arabic', '/pages', '/ar.html', '/index', '/INDEX/', '/pages/ar.html', '/PAGES/index.html']) {
+    // The router's other routes get the shell with 200.
+    for (const path of ['/merchant-portal', '/checkout/pay', '/Checkout/Pay/', '/auth/logout', '/plans', '/extension/connect', '/confirm-email']) {
       const res = serveWebApp(build, req(path));
       expect({ path, status: res.status, type: res.headers.get('content-type'), body: await res.text() }).toEqual({
         path,
@@ -191,6 +191,23 @@ describe('serveStatic / serveWebApp', () => {
         body: indexHtml,
       });
     }
+  });
+
+  test('a path no route matches gets the shell with 404 (the SPA shows its not-found page), never a 304', async () => {
+    // The page files themselves are not pages: /index, /pages/… are unknown paths too.
+    const known = serveWebApp(build, req('/plans'));
+    for (const path of ['/nope', '/auth/nope', '/checkout', '/index.html', '/arabic', '/pages', '/ar.html', '/index', '/INDEX/', '/pages/ar.html', '/PAGES/index.html']) {
+      const res = serveWebApp(build, req(path, { 'if-none-match': known.headers.get('etag')! }));
+      expect({ path, status: res.status, type: res.headers.get('content-type'), body: await res.text() }).toEqual({
+        path,
+        status: 404,
+        type: 'text/html; charset=utf-8',
+        body: indexHtml,
+      });
+    }
+    const head = serveWebApp(build, req('/nope', {}, 'HEAD'));
+    expect(head.status).toBe(404);
+    expect(await head.text()).toBe('');
   });
 
   test('/ with a session cookie gets the shell, not the landing page, and / varies by cookie', async () => {
@@ -204,7 +221,8 @@ describe('serveStatic / serveWebApp', () => {
     try {
       expect(await serveWebApp(build, req('/'), { hasSession: true }).text()).toContain('modulepreload');
       expect(await serveWebApp(build, req('/'), { hasSession: false }).text()).toBe(landingHtml);
-      expect(await serveWebApp(build, req('/_signed-in-home')).text()).toBe(indexHtml);
+      const own = serveWebApp(build, req('/_signed-in-home'));
+      expect({ status: own.status, body: await own.text() }).toEqual({ status: 404, body: indexHtml });
     } finally {
       rmSync(join(build, 'pages', '_signed-in-home.html'));
     }
@@ -213,10 +231,10 @@ describe('serveStatic / serveWebApp', () => {
     expect(serveWebApp(build, req('/ar')).headers.get('vary')).toBe('Accept-Encoding');
   });
 
-  test('traversal still names nothing outside the build: the SPA answers', async () => {
+  test('traversal still names nothing outside the build: the SPA answers, with 404', async () => {
     for (const path of ['/..%2fweb-private/s.txt', '/%2e%2e/web-private/s.txt', '/../web.db', '/..%5cweb.db', '/%zz', '/..%2f/ar']) {
       const res = serveWebApp(build, req(path));
-      expect({ path, body: await res.text() }).toEqual({ path, body: indexHtml });
+      expect({ path, status: res.status, body: await res.text() }).toEqual({ path, status: 404, body: indexHtml });
     }
   });
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { isWebRoute } from '../../web/src/app/routes';
 import { negotiateEncoding, varyOnAcceptEncoding, type Coding } from './http-encoding';
 
 /**
@@ -107,19 +108,20 @@ function matches(ifNoneMatch: string, etag: string): boolean {
   });
 }
 
-function respond(request: Request, entity: Entity): Response {
+/** `status` other than 200 (the SPA's shell for an unknown path, a 404) is never answered 304: the client must see it. */
+function respond(request: Request, entity: Entity, status = 200): Response {
   const headers = new Headers({ 'cache-control': entity.cacheControl, 'x-content-type-options': 'nosniff' });
   if (entity.compressible) varyOnAcceptEncoding(headers);
   const available = (Object.keys(entity.copies) as Coding[]).filter((c) => entity.copies[c]);
   const coding = negotiateEncoding(request.headers.get('accept-encoding'), available);
   headers.set('etag', coding ? entity.etag.replace(/"$/, `-${coding}"`) : entity.etag);
   const ifNoneMatch = request.headers.get('if-none-match');
-  if (ifNoneMatch !== null && matches(ifNoneMatch, entity.etag)) return new Response(null, { status: 304, headers });
+  if (status === 200 && ifNoneMatch !== null && matches(ifNoneMatch, entity.etag)) return new Response(null, { status: 304, headers });
   const body = (coding && entity.copies[coding]) || entity.identity;
   headers.set('content-type', entity.type);
   if (coding) headers.set('content-encoding', coding);
   headers.set('content-length', String(body.size));
-  return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers });
+  return new Response(request.method === 'HEAD' ? null : body, { status, headers });
 }
 
 /** A build-time copy (`x.js.br`) that is a file no older than the original; anything else is not used. */
@@ -178,8 +180,9 @@ export interface WebAppOptions {
 
 /**
  * Everything outside the API: a file of the build (serveStatic), a prerendered page, else the SPA's index.html for
- * client-side routes. A missing file under /assets/ is a 404, not the SPA: a script tag given HTML fails obscurely;
- * so is one under /downloads/ (the browser extension's zip): a download link must not save the app's HTML as a .zip.
+ * client-side routes: 200 for a path one of the router's routes matches (web/src/app/routes.ts), else 404 (issue 25
+ * 6e) with the same HTML, so the SPA still renders its not-found page. A missing file under /assets/ is a 404, not the
+ * SPA: a script tag given HTML fails obscurely; so is one under /downloads/ (the browser extension's zip): a download link must not save the app's HTML as a .zip.
  * Other methods than GET and HEAD get 405.
  */
 export function serveWebApp(root: string, request: Request, options: WebAppOptions = {}): Response {
@@ -207,7 +210,8 @@ export function serveWebApp(root: string, request: Request, options: WebAppOptio
       headers: { 'content-type': 'text/plain; charset=utf-8' },
     });
   }
-  const response = respond(request, fileEntity(page ?? index, page ? path : '/index.html'));
+  const status = page || isWebRoute(path) ? 200 : 404;
+  const response = respond(request, fileEntity(page ?? index, page ? path : '/index.html'), status);
   if (landing) response.headers.append('vary', 'Cookie');
   return response;
 }

@@ -1,6 +1,6 @@
 import * as DialogPrimitive from '@radix-ui/react-dialog';
 import { X } from 'lucide-react';
-import type { ComponentProps, ReactNode } from 'react';
+import { useRef, type ComponentProps, type ReactNode } from 'react';
 import { cn } from '../../lib/cn';
 
 export const Dialog = DialogPrimitive.Root;
@@ -15,6 +15,7 @@ export function DialogContent({
   closeDescribedBy,
   closeTestId,
   onEscapeKeyDown,
+  onKeyDown,
   ...props
 }: ComponentProps<typeof DialogPrimitive.Content> & {
   closeLabel?: string;
@@ -26,6 +27,7 @@ export function DialogContent({
   closeDescribedBy?: string;
   closeTestId?: string;
 }) {
+  const closeRef = useRef<HTMLButtonElement>(null);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/50" />
@@ -38,10 +40,23 @@ export function DialogContent({
           if (closeDisabled) e.preventDefault();
           onEscapeKeyDown?.(e);
         }}
+        // Radix hands Escape only to the topmost layer: a toast shown after the dialog opened (an error, say) is one,
+        // and took the first Escape, leaving the dialog open (issue 25 6h). Any layer that acts on Escape (the dialog
+        // itself, a select or menu inside it) prevents its default; a toast does not, so an Escape pressed inside
+        // the dialog that arrives here unhandled closes it (and the toast, as before). F8 and swipes are untouched.
+        onKeyDown={(e) => {
+          onKeyDown?.(e);
+          if (e.key !== 'Escape' || e.defaultPrevented || closeDisabled) return;
+          onEscapeKeyDown?.(e.nativeEvent);
+          if (e.nativeEvent.defaultPrevented) return;
+          e.preventDefault();
+          closeRef.current?.click();
+        }}
         {...props}
       >
         {children}
         <DialogPrimitive.Close
+          ref={closeRef}
           className="absolute end-4 top-4 rounded-sm text-slate-500 hover:text-slate-900 aria-disabled:cursor-not-allowed aria-disabled:text-slate-300 aria-disabled:hover:text-slate-300"
           aria-label={closeLabel}
           aria-disabled={closeDisabled || undefined}
