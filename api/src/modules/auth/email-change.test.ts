@@ -171,6 +171,66 @@ describe('"this was not me"', () => {
     expect(again.body.error).toMatchObject({ code: 'email_change_token_used', param: 'token' });
   });
 
+  test('the owner\'s revert ends every other revert link: a second change by the taker cannot take the account back', async () => {
+    const owner = await registerUser(ctx, { password: PASSWORD });
+    const x = fresh('taker-x');
+    const y = fresh('taker-y');
+    // Whoever has the password moves the account to x, then to y: the link for y's change goes to x (theirs).
+    expect((await ask(owner.cookie, x)).status).toBe(200);
+    expect((await confirm(await mailedToken(ctx, x, 'confirm-email'))).status).toBe(200);
+    expect((await ask(owner.cookie, y)).status).toBe(200);
+    expect((await confirm(await mailedToken(ctx, y, 'confirm-email'))).status).toBe(200);
+    const ownersLink = await mailedToken(ctx, owner.email, 'revert-email');
+    const takersLink = await mailedToken(ctx, x, 'revert-email');
+    expect(takersLink).not.toBeNull();
+    expect((await revert(ownersLink)).status).toBe(200);
+    expect(await emailOf(owner.user.id)).toBe(owner.email);
+    // The taker's link no longer works, and nothing moves.
+    const late = await revert(takersLink);
+    expect(late.status).toBe(400);
+    expect(late.body.error).toMatchObject({ code: 'email_change_token_expired', param: 'token' });
+    expect(await emailOf(owner.user.id)).toBe(owner.email);
+    const resets = await ctx.deps.db.query.emailOutbox.findMany({
+      where: and(eq(schema.emailOutbox.toAddress, x), eq(schema.emailOutbox.kind, 'password_reset')),
+    });
+    expect(resets).toHaveLength(0);
+  });
+
+  test('the old address is held while its revert link works: nobody can register it or move to it', async () => {
+    const owner = await registerUser(ctx, { password: PASSWORD });
+    const to = fresh('taker');
+    expect((await ask(owner.cookie, to)).status).toBe(200);
+    expect((await confirm(await mailedToken(ctx, to, 'confirm-email'))).status).toBe(200);
+    // Registering the owner's old address (any letter case) is refused while the link works.
+    const reg = await call(ctx, '/api/auth/register', {
+      method: 'POST',
+      body: { email: owner.email.toUpperCase(), password: 'another good passphrase', firstName: 'Mal', lastName: 'Lory' },
+    });
+    expect(reg.status).toBe(409);
+    expect(reg.body.error).toMatchObject({ code: 'email_taken', param: 'email' });
+    // So is moving another account to it.
+    const other = await registerUser(ctx, { password: PASSWORD });
+    const move = await ask(other.cookie, owner.email);
+    expect(move.status).toBe(409);
+    expect(move.body.error.code).toBe('email_taken');
+    // The owner's way back still works.
+    expect((await revert(await mailedToken(ctx, owner.email, 'revert-email'))).status).toBe(200);
+    expect(await emailOf(owner.user.id)).toBe(owner.email);
+  });
+
+  test('once the revert link has expired, the old address is free again', async () => {
+    const owner = await registerUser(ctx, { password: PASSWORD });
+    const to = fresh('moved');
+    expect((await ask(owner.cookie, to)).status).toBe(200);
+    expect((await confirm(await mailedToken(ctx, to, 'confirm-email'))).status).toBe(200);
+    ctx.clock.advance(EMAIL_REVERT_TTL_MS);
+    const reg = await call(ctx, '/api/auth/register', {
+      method: 'POST',
+      body: { email: owner.email, password: 'another good passphrase', firstName: 'New', lastName: 'Person' },
+    });
+    expect(reg.status, reg.text).toBe(201);
+  });
+
   test('an expired revert link is refused and changes nothing', async () => {
     const u = await registerUser(ctx, { password: PASSWORD });
     const to = fresh('kept');

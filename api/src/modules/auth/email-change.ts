@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx } from '@bpay/db';
 import { AppError, notFound } from '../../errors';
 import { hmacHex } from '../../lib/crypto';
@@ -55,9 +55,34 @@ async function countMail(deps: EmailChangeDeps, userId: string): Promise<void> {
 }
 
 /** Another account has this address (any letter case). */
-async function addressTaken(db: DbOrTx, userId: string, normalized: string): Promise<boolean> {
+async function addressTaken(db: DbOrTx, userId: string, normalized: string, now: Date): Promise<boolean> {
   const row = await db.query.users.findFirst({ where: eq(schema.users.emailNormalized, normalized), columns: { id: true } });
-  return row !== undefined && row.id !== userId;
+  if (row !== undefined && row.id !== userId) return true;
+  return (await heldForRevert(db, normalized, now, userId)) !== null;
+}
+
+/**
+ * An address another account gave up in a confirmed change whose "this was not me" link still works: it is held for
+ * that account until the link expires, so whoever took the account cannot register (or move another account to) the
+ * owner's old address and leave the owner's way back with nowhere to go. Returns the holding account's id or null.
+ * email_change_requests holds few rows (one per e-mail change): no index on old_email.
+ */
+export async function heldForRevert(db: DbOrTx, normalized: string, now: Date, exceptUserId: string | null = null): Promise<string | null> {
+  const r = schema.emailChangeRequests;
+  const [row] = await db
+    .select({ userId: r.userId })
+    .from(r)
+    .where(
+      and(
+        sql`lower(trim(${r.oldEmail})) = ${normalized}`,
+        isNotNull(r.confirmedAt),
+        isNull(r.revertedAt),
+        gt(r.revertExpiresAt, now),
+        exceptUserId ? ne(r.userId, exceptUserId) : undefined,
+      ),
+    )
+    .limit(1);
+  return row?.userId ?? null;
 }
 
 /** Open requests (neither confirmed nor canceled) of the user stop working. */
@@ -88,7 +113,7 @@ export interface EmailChange {
 export async function prepareEmailChange(deps: EmailChangeDeps, userId: string, newEmail: string): Promise<EmailChange> {
   const email = newEmail.trim();
   const normalized = normalizeEmail(email);
-  if (await addressTaken(deps.db, userId, normalized)) throw new AppError('email_taken', undefined, 'email');
+  if (await addressTaken(deps.db, userId, normalized, deps.clock.now())) throw new AppError('email_taken', undefined, 'email');
   await countMail(deps, userId);
   return { email, normalized };
 }
@@ -200,7 +225,7 @@ export async function confirmEmailChange(deps: EmailChangeDeps, token: string): 
   try {
     const done = await deps.db.transaction(async (tx) => {
       const now = deps.clock.now();
-      if (await addressTaken(tx, row.userId, row.newEmailNormalized)) throw new AppError('email_taken', undefined, 'email');
+      if (await addressTaken(tx, row.userId, row.newEmailNormalized, now)) throw new AppError('email_taken', undefined, 'email');
       const claimed = await tx
         .update(r)
         .set({
@@ -274,7 +299,7 @@ export async function revertEmailChange(deps: EmailChangeDeps, token: string): P
   try {
     const done = await deps.db.transaction(async (tx) => {
       const now = deps.clock.now();
-      if (await addressTaken(tx, req.userId, oldNormalized)) throw new AppError('email_taken', undefined, 'email');
+      if (await addressTaken(tx, req.userId, oldNormalized, now)) throw new AppError('email_taken', undefined, 'email');
       const claimed = await tx
         .update(r)
         .set({ revertedAt: now })
@@ -288,6 +313,12 @@ export async function revertEmailChange(deps: EmailChangeDeps, token: string): P
         .returning();
       if (!user) throw new AppError('email_change_token_invalid', undefined, 'token');
       await cancelOpen(tx, user.id, now);
+      // Every other "this was not me" link of the account stops working: one sent for a later change by whoever took
+      // the account (to an address they chose) must not take it back from the owner who just used this one.
+      await tx
+        .update(r)
+        .set({ revertExpiresAt: now })
+        .where(and(eq(r.userId, user.id), ne(r.id, req.id), isNull(r.revertedAt), gt(r.revertExpiresAt, now)));
       await tx.delete(schema.sessions).where(eq(schema.sessions.userId, user.id));
       await revokeExtensionTokens(tx, user.id, now);
       // Whoever changed the address knew the password: the owner chooses a new one through the restored address.

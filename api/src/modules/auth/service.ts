@@ -12,6 +12,7 @@ import { getUserRow, isUniqueViolation, normalizeEmail, toPublicUser, type Publi
 import { describeDevice, mailLanguage, signInNoticeEmail } from '../email/messages';
 import { enqueueEmail } from '../email/outbox';
 import { notify } from '../notifications/service';
+import { heldForRevert } from './email-change';
 import { assertStrongPassword } from './password-strength';
 import { createSession, type NewSession, type SessionClient, type SessionConfig } from './sessions';
 import {
@@ -73,6 +74,8 @@ export async function register(deps: AuthDeps, input: RegisterInput, address: st
     columns: { id: true },
   });
   if (existing) throw new AppError('email_taken', undefined, 'email');
+  // An address its owner may still take back ("this was not me" after an e-mail change) is not free yet.
+  if (await heldForRevert(db, emailNormalized, clock.now())) throw new AppError('email_taken', undefined, 'email');
 
   const passwordHash = await hashPassword(input.password);
   const now = clock.now();
