@@ -27,6 +27,7 @@ const EmailOutboxPage = lazyPage(() => import('./areas/email-outbox'), (m) => m.
 const DashboardPage = lazyPage(() => import('./areas/dashboard'), (m) => m.DashboardPage);
 const KycVerificationPage = lazyPage(() => import('./areas/kyc'), (m) => m.KycVerificationPage);
 const PlansPage = lazyPage(() => import('./areas/plans'), (m) => m.PlansPage);
+const PlansSignedOutPage = lazyPage(() => import('./areas/plans'), (m) => m.PlansSignedOut);
 const MerchantPortalPage = lazyPage(() => import('./areas/merchants'), (m) => m.MerchantPortalPage);
 const MerchantDashboardPage = lazyPage(() => import('./areas/merchants'), (m) => m.MerchantDashboardPage);
 const AdminLoginPage = lazyPage(() => import('./areas/admin'), (m) => m.AdminLoginPage);
@@ -126,11 +127,7 @@ function ConsumerOnly({ page, signedOut }: { page: LazyPage; signedOut: 'kyc' | 
   if (isLoading) return <div className="min-h-screen bg-slate-50" aria-busy="true" />;
   if (!user) {
     const returnTo = search ? `${location}?${search}` : location;
-    return signedOut === 'plans' ? (
-      <AccessRequired returnTo={returnTo} title="common.access.plansTitle" body="common.access.plansBody" register />
-    ) : (
-      <AccessRequired returnTo={returnTo} body="common.access.kycBody" />
-    );
+    return signedOut === 'plans' ? <Lazy page={PlansSignedOutPage} /> : <AccessRequired returnTo={returnTo} body="common.access.kycBody" />;
   }
   if (user.role === 'admin') return <Redirect to="/" replace />;
   return <Lazy page={page} />;

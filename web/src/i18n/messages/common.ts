@@ -30,13 +30,7 @@ export const en = {
   'merchants.access.title': 'Access Required',
   'merchants.access.body': 'Please sign in to use the merchant pages.',
   'common.access.kycBody': 'Please sign in to verify your identity.',
-  // Signed-out /plans (issue 25 item 6d): the entry carries these, as the plans chunk is not loaded for a visitor.
-  'common.access.plansTitle': 'Sign in to choose a plan',
-  'common.access.plansBody': 'Your plan belongs to your bpay account. Sign in to choose one, or register: it is free.',
-  'common.access.register': 'Register',
   'merchants.access.signIn': 'Sign In',
-  'settings.currentPasswordRequired': 'Enter your current password',
-  'settings.currentPasswordWrong': 'Your current password is not correct.',
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
@@ -67,10 +61,5 @@ export const ar: Record<keyof typeof en, string> = {
   'merchants.access.title': 'يلزم تسجيل الدخول',
   'merchants.access.body': 'يرجى تسجيل الدخول لاستخدام صفحات التجّار.',
   'common.access.kycBody': 'يرجى تسجيل الدخول للتحقق من هويتك.',
-  'common.access.plansTitle': 'سجّل الدخول لاختيار خطة',
-  'common.access.plansBody': 'خطتك مرتبطة بحسابك في bpay. سجّل الدخول لاختيار خطة، أو أنشئ حسابًا مجانًا.',
-  'common.access.register': 'إنشاء حساب',
   'merchants.access.signIn': 'تسجيل الدخول',
-  'settings.currentPasswordRequired': 'أدخل كلمة المرور الحالية',
-  'settings.currentPasswordWrong': 'كلمة المرور الحالية غير صحيحة.',
 };

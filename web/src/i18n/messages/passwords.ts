@@ -4,6 +4,9 @@
  * dashboard does not carry the whole auth catalogue. Same `en`/`ar` shape as every catalogue file.
  */
 export const en = {
+  // Asked wherever the current password is (Settings, two-factor): they travel with these catalogues, not the entry.
+  'settings.currentPasswordRequired': 'Enter your current password',
+  'settings.currentPasswordWrong': 'Your current password is not correct.',
   'auth.password.createPlaceholder': 'Create a password (min 6 characters)',
   'auth.weakPassword.title': 'This password is too easy to guess.',
   'auth.weakPassword.better': 'A few unrelated words (three or four) make a password that is long, easy to remember and hard to guess.',
@@ -56,6 +59,8 @@ export const en = {
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
+  'settings.currentPasswordRequired': 'أدخل كلمة المرور الحالية',
+  'settings.currentPasswordWrong': 'كلمة المرور الحالية غير صحيحة.',
   'auth.password.createPlaceholder': 'أنشئ كلمة مرور (6 أحرف على الأقل)',
   'auth.weakPassword.title': 'كلمة المرور هذه سهلة التخمين.',
   'auth.weakPassword.better': 'بضع كلمات غير مترابطة (ثلاث أو أربع) تصنع كلمة مرور طويلة وسهلة التذكّر وصعبة التخمين.',

@@ -1,5 +1,9 @@
 /** /plans: the signed-in consumer's plan, its usage, changes and receipts (issue 16). */
 export const en = {
+  // Signed-out /plans (issue 25 item 6d): shown by the plans area itself, so the entry does not carry them.
+  'plans.access.title': 'Sign in to choose a plan',
+  'plans.access.body': 'Your plan belongs to your bpay account. Sign in to choose one, or register: it is free.',
+  'plans.access.register': 'Register',
   'plans.title': 'Plans',
   'plans.subtitle': 'Your plan, what it allows, and your plan payments.',
   'plans.back': 'Back to Dashboard',
@@ -77,6 +81,9 @@ export const en = {
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
+  'plans.access.title': 'سجّل الدخول لاختيار خطة',
+  'plans.access.body': 'خطتك مرتبطة بحسابك في bpay. سجّل الدخول لاختيار خطة، أو أنشئ حسابًا مجانًا.',
+  'plans.access.register': 'إنشاء حساب',
   'plans.title': 'الخطط',
   'plans.subtitle': 'خطتك وما تتيحه ومدفوعات خطتك.',
   'plans.back': 'العودة إلى لوحة التحكم',

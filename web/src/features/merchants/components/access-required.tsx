@@ -8,18 +8,18 @@ import { authPath } from '../../../lib/plan-links';
 /**
  * Signed-out visitors: the page needs an account; signing in comes back here. `body` says what for (by default the
  * merchant pages; /kyc-verification says identity verification), `title` may say it too (/plans: "Sign in to choose a
- * plan"), and `register` adds a Register link that also comes back here.
+ * plan"), and `register` (the link's text) adds a Register link that also comes back here.
  */
 export function AccessRequired({
   returnTo,
   body = 'merchants.access.body',
   title = 'merchants.access.title',
-  register = false,
+  register = null,
 }: {
   returnTo: string;
   body?: MessageKey;
   title?: MessageKey;
-  register?: boolean;
+  register?: MessageKey | null;
 }) {
   const t = useT();
   return (
@@ -38,7 +38,7 @@ export function AccessRequired({
           </Link>
           {register && (
             <Link href={authPath('register', returnTo)} className={buttonClasses('outline')} data-testid="access-register">
-              {t('common.access.register')}
+              {t(register)}
             </Link>
           )}
           <Link href="/" className={buttonClasses('outline')}>
