@@ -154,7 +154,10 @@ describe('a returned bank debit (R01)', () => {
     expect((await rows(ctx, 'SELECT status FROM bcards WHERE id = ?', [made.body.id]))[0]!.status).toBe('canceled');
     const [col] = await rows(ctx, 'SELECT status, failure_code AS code, failure_message AS msg FROM collections');
     expect(col).toMatchObject({ status: 'failed', code: 'bank_debit_returned' });
-    expect(String(col!.msg)).toContain('R01');
+    // bpay's words are written when read (issue 25), from the debit's stored return code.
+    const tx = await call(ctx, `/api/transactions/${made.body.transactionId}`, { cookie: consumer.cookie });
+    expect(tx.status).toBe(200);
+    expect(String(tx.body.failureMessage)).toContain('R01');
     const shares = await rows(ctx, 'SELECT status FROM collection_shares ORDER BY position');
     expect(shares.map((s) => s.status)).toEqual(['refunded', 'returned']);
     expect(await ledgerBalance(ctx, `funding_source:${card}`)).toBe(0);

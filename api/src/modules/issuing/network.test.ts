@@ -91,9 +91,10 @@ describe('POST /api/simulator/authorizations', () => {
       expect(res.body.id).toMatch(/^iauth_/);
       const b = await bcardOf(ctx, id);
       expect(b).toMatchObject({ status: 'used', balance: '0.00', lockedDomain: 'corner-shoes.example', closedReason: null });
-      // $10.00 not spent goes back by the split: $6.00 and $4.00.
+      // $10.00 not spent goes back by the split with its part of the fee (issue 25: floor(fee × 10 / 50) = $0.29):
+      // $10.29 as $6.17 and $4.12.
       const after = [await ledgerBalance(ctx, accounts.fundingSource(sources[0]!.id)), await ledgerBalance(ctx, accounts.fundingSource(sources[1]!.id))];
-      expect([after[0]! - before[0]!, after[1]! - before[1]!]).toEqual([600, 400]);
+      expect([after[0]! - before[0]!, after[1]! - before[1]!]).toEqual([617, 412]);
       expect(await ledgerBalance(ctx, accounts.externalMerchants)).toBe(4000);
       // The consumer's Transactions list shows the spend at that shop.
       const tx = await call(ctx, '/api/transactions', { cookie: ada.cookie });
@@ -101,7 +102,7 @@ describe('POST /api/simulator/authorizations', () => {
       const spend = row.find((t) => t.virtualCardId === id)!;
       expect(spend.merchant).toBe('Corner Shoes');
       expect(spend.description).toContain('Springfield');
-      expect(spend.refunded).toBe('10.00');
+      expect(spend.refunded).toBe('10.29');
       // The authorization is recorded with the merchant as the network gave it; no card number is stored.
       const [auth] = await ctx.deps.db.select().from(schema.issuerAuthorizations).where(eq(schema.issuerAuthorizations.bcardId, id));
       expect(auth).toMatchObject({ decision: 'approved', merchantName: 'Corner Shoes', merchantCity: 'Springfield', merchantCategory: 'shoe_stores', merchantDomain: 'corner-shoes.example', capturedCents: 4000 });
