@@ -1,5 +1,6 @@
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { schema } from '@bpay/db';
+import { remainderFee } from './remainder';
 
 /*
  * Where a bcard and each of its shares stand, as stable codes with the figures their words need (issue 25). The
@@ -77,9 +78,11 @@ export function bcardStageOf(c: CollectionRow, b: BcardRow | null, now: Date): B
     case 'used': {
       const merchant = c.merchant ?? null;
       if (b.spentCents >= b.limitCents) return { code: 'used', ...none, spent: money(b.spentCents), merchant };
-      // What went back once settled (the remainder, and its part of the fee when the fee is returned pro rata);
-      // while it is still going back, at least the unspent remainder.
-      const returned = Math.max(c.refundedCents, b.limitCents - b.spentCents);
+      // What the purchase left on the card, back to the sources with its part of the fee (remainder.ts): what the
+      // cards got back. Not collections.refunded_cents, which later merchant and card-network refunds add to: those
+      // are refunds of what was spent, shown as such.
+      const left = b.limitCents - b.spentCents;
+      const returned = left + remainderFee(c.feeCents, c.amountCents, left);
       return { code: 'partly_used', ...none, spent: money(b.spentCents), returned: money(returned), merchant };
     }
     case 'expiring':
