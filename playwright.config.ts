@@ -67,6 +67,8 @@ export default defineConfig({
       BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXP',
       // Every browser test registers its users from this one loopback address.
       BPAY_REGISTRATIONS_PER_HOUR: '1000',
+      // ... and adds their cards from it (50 an hour by default: the suite adds more than that).
+      BPAY_CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR: '1000',
       // Mail goes to a real SMTP server that e2e/password-reset.e2e.ts starts on this port (nothing listens otherwise:
       // other tests' sign-in notices wait and retry, harmlessly).
       BPAY_SMTP_URL: `smtp://127.0.0.1:${PORT + 1000}`,

@@ -262,6 +262,8 @@ test('1280 px: one Country list in Settings and in the profile address, stored t
   await register(page, 'rough-country');
   await page.goto('/');
   await page.getByRole('tab', { name: 'Settings' }).click();
+  // Settings loads when first opened: read its list once it is there.
+  await expect(page.locator('#settings-country')).toBeVisible();
   const settingsOptions = await page.locator('#settings-country option').evaluateAll((os) =>
     os.map((o) => (o as HTMLOptionElement).value).filter(Boolean),
   );

@@ -26,7 +26,7 @@ import { ensureDemoMerchant } from './modules/demo/service';
 import { pruneAdminTokens } from './modules/admin/auth-service';
 import { activeStripeCredentials } from './modules/admin/vendors';
 import { pruneThrottle } from './lib/throttle';
-import { cardThrottleLongestWindowMs } from './modules/funding-sources/attempts';
+import { cardThrottleLongestWindowMs, DEFAULT_CARD_ATTEMPT_LIMITS } from './modules/funding-sources/attempts';
 
 /** How often unfinished collections are recovered, expired bcards refunded and stale authorizations canceled. */
 export const MONEY_SWEEP_MS = 30_000;
@@ -102,6 +102,7 @@ export async function boot(env: Env, log: Logger, clock: Clock = systemClock): P
     stripeWebhookSecret: env.stripeWebhookSecret ?? adminStripe?.webhookSecret ?? null,
     rateLimits: env.rateLimits,
     registrationLimit: { perAddressPerHour: env.registrationsPerHour },
+    cardAttemptLimits: { ...DEFAULT_CARD_ATTEMPT_LIMITS, perAddressPerHour: env.cardAttemptsPerAddressPerHour },
     site: env.site,
     mail: { transport: env.mail.smtpUrl ? smtpTransport(env.mail.smtpUrl) : null, from: env.mail.from },
     ...(stripeOptions

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EnvError, parseEnv } from './env';
+import { CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR } from './modules/funding-sources/attempts';
 
 const SECRET = 'x'.repeat(32);
 const dir = mkdtempSync(join(tmpdir(), 'bpay-env-'));
@@ -202,6 +203,16 @@ describe('outgoing mail', () => {
     expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_MAIL_FROM: ' pay@example.com ' }).mail.from).toBe('pay@example.com');
     for (const bad of ['not an address', 'Pay <pay>', 'a@b\r\nBcc: x@y', '"Quoted" <a@b.c>', 'Pay <a@b.c']) {
       expect(envError({ BPAY_SESSION_SECRET: SECRET, BPAY_MAIL_FROM: bad }).message).toContain('BPAY_MAIL_FROM');
+    }
+  });
+});
+
+describe('BPAY_CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR', () => {
+  test("defaults to the card-attempt limit's own figure, takes a whole number, refuses anything else naming the variable", () => {
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET }).cardAttemptsPerAddressPerHour).toBe(CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR);
+    expect(parseEnv({ BPAY_SESSION_SECRET: SECRET, BPAY_CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR: '1000' }).cardAttemptsPerAddressPerHour).toBe(1000);
+    for (const bad of ['0', '-1', '2.5', 'lots']) {
+      expect(envError({ BPAY_SESSION_SECRET: SECRET, BPAY_CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR: bad }).message).toContain('BPAY_CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR');
     }
   });
 });

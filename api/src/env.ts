@@ -69,6 +69,8 @@ const schema = z.object({
     .optional(),
   BPAY_ADMIN_TOKEN_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   BPAY_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  // The default is funding-sources/attempts.ts CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR (env.test.ts checks they agree).
+  BPAY_CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(50),
   BPAY_INVESTOR_EMAIL: z.email({ error: 'must be an e-mail address' }).default('investors@bpay.example'),
   BPAY_INVESTOR_PHONE: z
     .string()
@@ -134,6 +136,8 @@ export interface Env {
   vendorKey: Buffer | null;
   /** Accounts one address may create per hour. */
   registrationsPerHour: number;
+  /** Card attempts (adding a card; a declined one counts 2) one address may make per hour, across its accounts. */
+  cardAttemptsPerAddressPerHour: number;
   /** Public contact details the site shows (the investor pages' e-mail and phone). */
   site: SiteConfig;
   /** Outgoing mail: the SMTP server (null: none, messages wait in the outbox page) and the From line. */
@@ -226,6 +230,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     },
     vendorKey: v.BPAY_VENDOR_KEY ? Buffer.from(v.BPAY_VENDOR_KEY, 'base64') : null,
     registrationsPerHour: v.BPAY_REGISTRATIONS_PER_HOUR,
+    cardAttemptsPerAddressPerHour: v.BPAY_CARD_ATTEMPTS_PER_ADDRESS_PER_HOUR,
     site: { investorEmail: v.BPAY_INVESTOR_EMAIL, investorPhone: v.BPAY_INVESTOR_PHONE },
     mail: { smtpUrl: v.BPAY_SMTP_URL ?? null, from: v.BPAY_MAIL_FROM.trim() },
   };
