@@ -811,7 +811,7 @@ export interface paths {
         };
         /**
          * Stream your new notices as they are written (server-sent events)
-         * @description Answers `text/event-stream` and stays open. Only notices written after the connection opened are sent (with `Last-Event-ID`, also those written since that notice); each is `event: notice` with the notice JSON of the list as data. Comment lines (`: connected`, `: ping`) keep the connection alive. When the session that opened it ends, the stream sends `event: error` with `data: {"error":{…}}` and ends.
+         * @description Answers `text/event-stream` and stays open. Only notices written after the connection opened are sent (with `Last-Event-ID`, also those written since that notice); each is `event: notice` with the notice JSON of the list as data. Comment lines (`: connected`, `: ping`) keep the connection alive. When the session that opened it ends, the stream sends `event: error` with `data: {"error":{…}}` and ends. At most 5 streams per account are open at once (429 rate_limited past that, until one closes).
          */
         get: operations["getApiNotificationsStream"];
         put?: never;
@@ -6679,6 +6679,15 @@ export interface operations {
             };
             /** @description Error (status 401) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error (status 429) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -33,6 +33,8 @@ export interface PolledStreamOptions {
   check?: { everyMs: number; run(io: StreamIo): Promise<void> | void };
   /** A poll that threw (logged; the next poll tries again). */
   onPollError(error: unknown): void;
+  /** Called once when the stream ends, whoever ends it (the client, the source, a failed send). */
+  onClose?: () => void;
 }
 
 export const SSE_HEADERS = {
@@ -84,6 +86,7 @@ export function polledStream(opts: PolledStreamOptions): Response {
         } catch {
           // Already closed or errored by the reader.
         }
+        opts.onClose?.();
       };
       const poll = async (): Promise<void> => {
         if (closed) return;

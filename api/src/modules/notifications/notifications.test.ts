@@ -6,6 +6,7 @@ import { StreamReader } from '../../../test-support/sse';
 import { login, registerUser } from '../../../test-support/world';
 import type { NoticeFacts } from './kinds';
 import { noticeListenerCount, notify } from './service';
+import { MAX_NOTICE_STREAMS_PER_USER, openNoticeStreams } from './stream';
 
 /*
  * The notification centre (issue 25): notify() records a notice and queues its mail as the user chose, in their
@@ -347,6 +348,32 @@ describe('GET /api/notifications/stream', () => {
     await s.until(() => s.events().length === 1);
     expect(s.events()[0]!.id).toBe(mine);
     await s.cancel();
+  });
+
+  test(`at most ${MAX_NOTICE_STREAMS_PER_USER} open streams per account: the next is 429 until one closes, and closed ones are given back`, async () => {
+    const u = await registerUser(ctx);
+    // Opened in parallel: the count is taken before any await, so they cannot all slip under the cap.
+    const tries = await Promise.all(
+      Array.from({ length: MAX_NOTICE_STREAMS_PER_USER + 3 }, () =>
+        ctx.app.handle(new Request(`${TEST_ORIGIN}/api/notifications/stream`, { headers: { cookie: u.cookie, origin: TEST_ORIGIN }, signal: new AbortController().signal })),
+      ),
+    );
+    const ok = tries.filter((r) => r.status === 200);
+    const refused = tries.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(MAX_NOTICE_STREAMS_PER_USER);
+    expect(refused).toHaveLength(3);
+    expect((await refused[0]!.json()).error).toMatchObject({ code: 'rate_limited' });
+    expect(openNoticeStreams(ctx.deps, u.user.id)).toBe(MAX_NOTICE_STREAMS_PER_USER);
+    // Another account is not affected.
+    const other = await open(bob.cookie);
+    // One closes: one more may open.
+    await ok[0]!.body!.cancel();
+    expect(openNoticeStreams(ctx.deps, u.user.id)).toBe(MAX_NOTICE_STREAMS_PER_USER - 1);
+    const again = await open(u.cookie);
+    await again.cancel();
+    for (const r of ok.slice(1)) await r.body!.cancel();
+    await other.cancel();
+    expect(openNoticeStreams(ctx.deps, u.user.id)).toBe(0);
   });
 
   test('a stream whose session ended (signed out) sends one error and ends', async () => {

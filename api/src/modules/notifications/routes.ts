@@ -122,13 +122,15 @@ export function notificationRoutes(deps: AppDeps) {
               content: { 'text/event-stream': { schema: NoticeStreamBody as unknown as Record<string, unknown> } },
             },
             401,
+            429,
           ) as never,
           summary: 'Stream your new notices as they are written (server-sent events)',
           description:
             'Answers `text/event-stream` and stays open. Only notices written after the connection opened are sent (with ' +
             '`Last-Event-ID`, also those written since that notice); each is `event: notice` with the notice JSON of the ' +
             'list as data. Comment lines (`: connected`, `: ping`) keep the connection alive. When the session that opened ' +
-            'it ends, the stream sends `event: error` with `data: {"error":{…}}` and ends.',
+            'it ends, the stream sends `event: error` with `data: {"error":{…}}` and ends. At most 5 streams per account are ' +
+            'open at once (429 rate_limited past that, until one closes).',
         },
       },
     )
