@@ -10,8 +10,15 @@
 
 export type WordsLanguage = 'en' | 'ar';
 
-/** A stored language code as a language of server-made text: anything but 'ar' is English. */
+/**
+ * A stored language code (users.language, checked in code) as the language bpay writes in: anything but 'ar' is
+ * English. The one rule for server-made text, mail and notices.
+ */
 export const wordsLanguage = (value: string | null | undefined): WordsLanguage => (value === 'ar' ? 'ar' : 'en');
+
+/** Text made safe inside HTML (mail's HTML twins). */
+export const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 const FSI = '\u2068';
 const LRI = '\u2066';

@@ -1,4 +1,4 @@
-import { declineText } from '../../lib/server-words';
+import { declineText, escapeHtml, wordsLanguage, type WordsLanguage } from '../../lib/server-words';
 import type { OutgoingEmail } from './outbox';
 
 /*
@@ -9,19 +9,16 @@ import type { OutgoingEmail } from './outbox';
  * HTML is escaped; links are the public URL's own and always read left-to-right.
  */
 
-export type MailLanguage = 'en' | 'ar';
+export type MailLanguage = WordsLanguage;
 
-/** A stored language code as a mail language: anything but 'ar' is English (the column is checked in code). */
-export const mailLanguage = (value: string | null | undefined): MailLanguage => (value === 'ar' ? 'ar' : 'en');
+/** A stored language code as a mail language: anything but 'ar' is English (lib/server-words.ts's one rule). */
+export const mailLanguage = wordsLanguage;
 
 const LRI = '\u2066';
 const PDI = '\u2069';
 
 /** A figure that must read left-to-right inside Arabic text (an amount, a date, an IP, an e-mail, an id). */
 export const ltr = (s: string | number) => `${LRI}${s}${PDI}`;
-
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 const stripMarks = (s: string) => s.replaceAll(LRI, '').replaceAll(PDI, '');
 

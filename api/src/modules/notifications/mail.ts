@@ -1,4 +1,5 @@
 import type { NoticeKind } from '@bpay/db';
+import { escapeHtml } from '../../lib/server-words';
 import { formatUtc } from '../email/messages';
 import type { OutgoingEmail } from '../email/outbox';
 import { FSI, LRI, PDI, type Lang, type NoticeText, NOTIFICATION_SETTINGS_LINK } from './texts';
@@ -8,9 +9,6 @@ import { FSI, LRI, PDI, type Lang, type NoticeText, NOTIFICATION_SETTINGS_LINK }
  * (<html lang="ar" dir="rtl">) whose figures stay left-to-right: the isolates texts.ts puts around amounts, card
  * endings and addresses become <span dir="ltr">, those around names <bdi>. Every value is escaped before that.
  */
-
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Escaped text with our isolates turned into elements (the isolates were balanced and never nested by texts.ts). */
 export function isolatesToHtml(text: string): string {

@@ -4,6 +4,7 @@ import { AppError, notFound } from '../../errors';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { newId } from '../../lib/ids';
 import { wakeChannel } from '../../lib/wake';
+import { wordsLanguage } from '../../lib/server-words';
 import { enqueueEmail } from '../email/outbox';
 import { isSecurityKind, type NoticeFacts } from './kinds';
 import { noticeEmail } from './mail';
@@ -25,7 +26,7 @@ export interface NotifyDeps {
 type NoticeRow = typeof schema.notifications.$inferSelect;
 
 /** The stored language, checked in code (users.language has no CHECK): anything but 'ar' reads as English. */
-export const languageOf = (stored: string | null | undefined): Lang => (stored === 'ar' ? 'ar' : 'en');
+export const languageOf: (stored: string | null | undefined) => Lang = wordsLanguage;
 
 const notices = wakeChannel();
 /** Calls `fn` when this process records a notice (a hint for open streams to poll now). */
