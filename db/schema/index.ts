@@ -7,3 +7,4 @@ export * from './kyc';
 export * from './admin';
 export * from './issuing';
 export * from './notifications';
+export * from './receivables';
