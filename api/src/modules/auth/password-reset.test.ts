@@ -108,6 +108,31 @@ describe('password reset', () => {
     expect((await login(ctx, u.email, NEW_PASSWORD, { ip: freshIp() })).status).toBe(200);
   });
 
+  test('the new hash, the used link and the end of every session are one unit: when ending them fails, nothing of it stays', async () => {
+    const u = await registerUser(ctx, { password: PASSWORD });
+    const phone = (await login(ctx, u.email, PASSWORD, { ip: freshIp() })).cookie!;
+    await requestReset(u.email);
+    const token = await mailedToken(u.email);
+    // The crash between storing the hash and ending the sessions: the deletion fails inside the reset's transaction.
+    await ctx.handle.client.execute(
+      "CREATE TRIGGER refuse_session_delete_reset BEFORE DELETE ON sessions BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+    );
+    try {
+      expect((await confirm(token)).status).toBe(500);
+    } finally {
+      await ctx.handle.client.execute('DROP TRIGGER refuse_session_delete_reset');
+    }
+    // Nothing of it happened: the old password, the sessions and the link all still work.
+    expect((await me(ctx, phone)).status).toBe(200);
+    expect((await login(ctx, u.email, NEW_PASSWORD, { ip: freshIp() })).status).toBe(401);
+    expect((await login(ctx, u.email, PASSWORD, { ip: freshIp() })).status).toBe(200);
+    expect((await check(token)).status).toBe(200);
+    // And once the fault is gone the same link does all of it.
+    expect((await confirm(token)).status).toBe(200);
+    expect((await me(ctx, phone)).status).toBe(401);
+    expect((await login(ctx, u.email, NEW_PASSWORD, { ip: freshIp() })).status).toBe(200);
+  });
+
   test('the answer is the same for an unknown address, and nothing is mailed', async () => {
     const known = await registerUser(ctx, { password: PASSWORD });
     const a = await requestReset('nobody-here@example.com');
