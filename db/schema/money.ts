@@ -187,6 +187,8 @@ export const collectionShares = sqliteTable(
   (t) => [
     uniqueIndex('collection_shares_source_unique').on(t.collectionId, t.fundingSourceId),
     index('collection_shares_source_idx').on(t.fundingSourceId),
+    // A processor's event names the hold (Stripe: a dispute's payment_intent): found by it without reading every share.
+    index('collection_shares_hold_idx').on(t.vendorHoldId),
     check('collection_shares_amount_check', sql`${t.amountCents} >= 0`),
   ],
 );

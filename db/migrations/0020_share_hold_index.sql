@@ -1,0 +1,1 @@
+CREATE INDEX `collection_shares_hold_idx` ON `collection_shares` (`vendor_hold_id`);
