@@ -89,7 +89,12 @@ export const userSubscriptions = sqliteTable(
   ],
 );
 
-export const SUBSCRIPTION_CHARGE_KINDS = ['upgrade', 'renewal'] as const;
+/**
+ * upgrade: a new plan's full price and a new period (from Free, or once a period is over); renewal: the next period;
+ * proration: an upgrade in the middle of a paid period, the new plan's rest of the period less the old one's unused
+ * part (issue 26), the period unchanged.
+ */
+export const SUBSCRIPTION_CHARGE_KINDS = ['upgrade', 'renewal', 'proration'] as const;
 export const SUBSCRIPTION_CHARGE_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /**
@@ -121,6 +126,14 @@ export const subscriptionCharges = sqliteTable(
     vendorChargeId: text('vendor_charge_id'),
     failureCode: text('failure_code'),
     failureMessage: text('failure_message'),
+    /**
+     * A proration (issue 26): amountCents = listPriceCents - creditCents. listPriceCents is the new plan's price for
+     * the rest of the period (periodStart..periodEnd), creditCents the unused part of creditTierId's plan over the same
+     * span. All three null on an upgrade or renewal.
+     */
+    listPriceCents: integer('list_price_cents'),
+    creditCents: integer('credit_cents'),
+    creditTierId: text('credit_tier_id').references(() => subscriptionTiers.id, { onDelete: 'restrict' }),
     /** The client's Idempotency-Key (upgrades) or `renewal:<subscription>:<period end>` (renewals). */
     idempotencyKey: text('idempotency_key').notNull(),
     leaseOwner: text('lease_owner').notNull(),
@@ -135,5 +148,60 @@ export const subscriptionCharges = sqliteTable(
     // Admin revenue: paid charges by time.
     index('subscription_charges_paid_idx').on(t.status, t.createdAt),
     check('subscription_charges_amount_check', sql`${t.amountCents} > 0`),
+  ],
+);
+
+export const PLAN_REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+/**
+ * Money given back for the unused part of a paid plan when an admin moves the user to another plan at once (issue
+ * 26). One row per plan charge it comes out of (a period paid by an upgrade and then a proration can need two).
+ * Recorded pending with its processor key before the processor is called; the result (and the ledger movement) is
+ * recorded in one transaction; a sweep finishes a pending one whose worker is gone, with the same key, so a refund is
+ * never paid twice nor recorded without being paid.
+ */
+export const planRefunds = sqliteTable(
+  'plan_refunds',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The plan charge (a captured hold) the money goes back from, to the card it was paid with. */
+    chargeId: text('charge_id')
+      .notNull()
+      .references(() => subscriptionCharges.id, { onDelete: 'restrict' }),
+    fundingSourceId: text('funding_source_id')
+      .notNull()
+      .references(() => fundingSources.id, { onDelete: 'restrict' }),
+    amountCents: integer('amount_cents').notNull(),
+    status: text('status', { enum: PLAN_REFUND_STATUSES }).notNull(),
+    vendor: text('vendor', { enum: ['simulated', 'stripe'] }).notNull(),
+    vendorRefundId: text('vendor_refund_id'),
+    /** The plan whose unused time is refunded, the plan moved to, and the unused span. */
+    fromTierId: text('from_tier_id')
+      .notNull()
+      .references(() => subscriptionTiers.id, { onDelete: 'restrict' }),
+    toTierId: text('to_tier_id')
+      .notNull()
+      .references(() => subscriptionTiers.id, { onDelete: 'restrict' }),
+    unusedFrom: integer('unused_from', { mode: 'timestamp_ms' }).notNull(),
+    unusedTo: integer('unused_to', { mode: 'timestamp_ms' }).notNull(),
+    /** The admin who made the change (audited beside it). */
+    adminId: text('admin_id').notNull(),
+    /** The processor's idempotency key: the same refund is asked for with it however often it is retried. */
+    idempotencyKey: text('idempotency_key').notNull(),
+    failureMessage: text('failure_message'),
+    leaseOwner: text('lease_owner').notNull(),
+    leaseUntil: integer('lease_until', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('plan_refunds_key_unique').on(t.idempotencyKey),
+    index('plan_refunds_charge_idx').on(t.chargeId),
+    index('plan_refunds_status_idx').on(t.status, t.leaseUntil),
+    check('plan_refunds_amount_check', sql`${t.amountCents} > 0`),
+    check('plan_refunds_status_check', sql`${t.status} IN ('pending','succeeded','failed')`),
   ],
 );
