@@ -8,3 +8,4 @@ export * from './admin';
 export * from './issuing';
 export * from './notifications';
 export * from './receivables';
+export * from './refund-failures';

@@ -280,10 +280,17 @@ export const bankDebits = sqliteTable(
     returnMessage: text('return_message'),
     initiatedAt: integer('initiated_at', { mode: 'timestamp_ms' }).notNull(),
     resolvedAt: integer('resolved_at', { mode: 'timestamp_ms' }),
+    /**
+     * When the sweep last asked the processor about this pending debit (issue 26). With Stripe's events configured the
+     * sweep asks at most once per BANK_DEBIT_POLL_MS (a safety net for lost events); null: never asked.
+     */
+    lastCheckedAt: integer('last_checked_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
     index('bank_debits_status_idx').on(t.status, t.initiatedAt),
     index('bank_debits_user_idx').on(t.userId, t.status),
+    // A Stripe event names the debit by its PaymentIntent.
+    index('bank_debits_vendor_debit_idx').on(t.vendorDebitId),
     check('bank_debits_amount_check', sql`${t.amountCents} > 0`),
   ],
 );
