@@ -24,6 +24,8 @@ import { kycRoutes } from './modules/kyc/routes';
 import { testHelperRoutes } from './modules/test-helpers/routes';
 import { adminAuthRoutes } from './modules/admin/auth-routes';
 import { adminKycRoutes } from './modules/admin/kyc-routes';
+import { adminReceivableRoutes } from './modules/admin/receivables-routes';
+import { receivableRoutes } from './modules/receivables/routes';
 import { adminRoutes } from './modules/admin/routes';
 import { httpPlugin, isFormBody } from './plugins/http';
 import { coerceFormValues, type FormSchema } from './lib/form-body';
@@ -204,6 +206,7 @@ export function createApp(deps: AppDeps) {
     .use(authRoutes(deps))
     .use(subscriptionRoutes(deps))
     .use(fundingSourceRoutes(deps))
+    .use(receivableRoutes(deps))
     .use(bcardRoutes(deps))
     .use(transactionRoutes(deps))
     .use(notificationRoutes(deps))
@@ -223,6 +226,7 @@ export function createApp(deps: AppDeps) {
     .use(adminAuthRoutes(deps))
     .use(adminRoutes(deps))
     .use(adminKycRoutes(deps))
+    .use(adminReceivableRoutes(deps))
     .use(kycRoutes(deps))
     .use(extensionRoutes(deps))
     .use(issuingNetworkRoutes(deps))

@@ -11,6 +11,7 @@ import { expireBcards, recoverCollections, sweepBankDebits } from './modules/bca
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/sweep';
 import { recoverRefunds } from './modules/refunds/service';
 import { recoverPlanCharges } from './modules/subscription/billing';
+import { recoverRepayments } from './modules/receivables/service';
 import { renewSubscriptions } from './modules/subscription/renewals';
 import { pruneBroadcasts } from './modules/events/broadcast';
 import { startWebhookWorker } from './modules/webhooks/worker';
@@ -46,7 +47,8 @@ export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; ex
     (await recoverCollections(deps, deps.bcardTtlMs)) +
     (await recoverStuckIntents(deps)) +
     (await recoverRefunds(deps)) +
-    (await recoverPlanCharges(deps));
+    (await recoverPlanCharges(deps)) +
+    (await recoverRepayments(deps));
   const expired = await expireBcards(deps);
   // Manual-capture intents authorized more than 7 days ago: canceled (automatic), their bcards refunded.
   const canceled = await cancelStaleAuthorizations(deps);

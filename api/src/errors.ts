@@ -265,6 +265,16 @@ export const CATALOGUE = {
     type: 'permission_error',
     message: 'A bank debit was returned after its bcard was used: no new bcards until what is owed is repaid.',
   },
+  repayment_exceeds_owed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The amount is more than what can be repaid now (what is owed, less what is under dispute or already being repaid).',
+  },
+  waiver_exceeds_owed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The amount is more than what this user owes outside open disputes.',
+  },
   invalid_splits: { status: 400, type: 'invalid_request_error', message: 'Funding splits must add up to 100%' },
   card_declined: { status: 402, type: 'card_error', message: 'A funding source was declined.' },
   insufficient_funds: { status: 402, type: 'card_error', message: 'Insufficient funds in funding sources.' },

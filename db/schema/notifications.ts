@@ -19,6 +19,8 @@ export const NOTICE_KINDS = [
   'merchant_refund',
   'bank_debit_settled',
   'bank_debit_returned',
+  'receivable_repaid',
+  'receivable_waived',
   'plan_charged',
   'plan_renewal_failed',
   'kyc_approved',

@@ -23,6 +23,8 @@ export const accounts = {
    * gone back to a returned bank share (a remainder, a refund) goes here instead and reduces what is owed.
    */
   receivable: (userId: string) => `receivable:${userId}`,
+  /** What bpay forgave of receivables (an admin's waiver, issue 26): the other side of each `receivable.waived`. */
+  writtenOff: 'bpay:written_off',
 } as const;
 
 export class UnbalancedMovementError extends Error {}

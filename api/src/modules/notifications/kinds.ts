@@ -29,6 +29,10 @@ export interface NoticeFacts {
   bank_debit_settled: { accountName: string; last4: string; amount: string; transactionId: string };
   /** `reason` is the ACH return code (R01 ...); `owed` what the user now owes bpay ("0.00" when nothing). */
   bank_debit_returned: { accountName: string; last4: string; amount: string; reason: string; owed: string; transactionId: string };
+  /** A repayment of what is owed went through from this card; `owed` is what is still owed after it ("0.00": nothing). */
+  receivable_repaid: { amount: string; sourceName: string; last4: string; owed: string };
+  /** bpay forgave `amount` of what is owed (an admin's waiver, with its reason); `owed` is what is still owed. */
+  receivable_waived: { amount: string; owed: string; reason: string };
   plan_charged: { plan: string; amount: string; kind: 'upgrade' | 'renewal' };
   /** `reason` is the card's decline code, or null. */
   plan_renewal_failed: { plan: string; amount: string; reason: string | null };

@@ -17,7 +17,7 @@ import { hasOwnMail, isLockedKind, isSecurityKind } from './kinds';
 export const NOTICE_GROUPS = {
   bcards: ['bcard_issued', 'bcard_spent', 'bcard_declined', 'bcard_expired', 'bcard_canceled'],
   refunds: ['merchant_refund'],
-  bank: ['bank_debit_settled', 'bank_debit_returned'],
+  bank: ['bank_debit_settled', 'bank_debit_returned', 'receivable_repaid', 'receivable_waived'],
   plans: ['plan_charged', 'plan_renewal_failed'],
   identity: ['kyc_approved', 'kyc_failed'],
   security: ['sign_in', 'password_changed', 'password_reset', 'two_factor_enabled', 'two_factor_disabled', 'email_changed'],

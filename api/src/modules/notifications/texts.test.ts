@@ -23,6 +23,8 @@ const EXAMPLES: { [K in NoticeKind]: NoticeFacts[K] } = {
   merchant_refund: { merchant: 'Shoe Shop', amount: '20.00', parts: [{ name: 'Visa', last4: '4242', amount: '20.60' }], transactionId: 'col_1' },
   bank_debit_settled: { accountName: 'Chase', last4: '6789', amount: '50.00', transactionId: 'col_1' },
   bank_debit_returned: { accountName: 'Chase', last4: '6789', amount: '50.00', reason: 'R10', owed: '0.00', transactionId: 'col_1' },
+  receivable_repaid: { amount: '20.00', sourceName: 'Visa', last4: '4242', owed: '30.00' },
+  receivable_waived: { amount: '30.00', owed: '0.00', reason: 'Goodwill' },
   plan_charged: { plan: 'Pro', amount: '9.99', kind: 'upgrade' },
   plan_renewal_failed: { plan: 'Pro', amount: '9.99', reason: 'card_declined' },
   kyc_approved: {},

@@ -206,6 +206,26 @@ const WRITERS: { [K in NoticeKind]: Writer<K> } = {
             ` أصبح مستحقًا عليك لـ bpay مبلغ ${money(lang, f.owed)}.`,
           )),
   }),
+  receivable_repaid: (lang, f) => ({
+    title: pick(lang, `${money(lang, f.amount)} repaid`, `سُدّد ${money(lang, f.amount)}`),
+    body:
+      pick(
+        lang,
+        `You repaid ${money(lang, f.amount)} of what you owe bpay from ${name(lang, f.sourceName)} •••• ${f.last4}.`,
+        `سدّدت ${money(lang, f.amount)} مما عليك لـ bpay من ${name(lang, f.sourceName)} ${ltr(lang, `•••• ${f.last4}`)}.`,
+      ) +
+      (isZero(f.owed)
+        ? pick(lang, ' You owe nothing now, and you can create bcards again.', ' لم يعد عليك شيء، ويمكنك إنشاء البطاقات من جديد.')
+        : pick(lang, ` You still owe ${money(lang, f.owed)}.`, ` ما زال عليك ${money(lang, f.owed)}.`)),
+  }),
+  receivable_waived: (lang, f) => ({
+    title: pick(lang, `bpay forgave ${money(lang, f.amount)} you owed`, `أعفتك bpay من ${money(lang, f.amount)} كانت عليك`),
+    body:
+      pick(lang, `bpay waived ${money(lang, f.amount)} of what you owe: ${name(lang, f.reason)}.`, `أعفتك bpay من ${money(lang, f.amount)} مما عليك: ${name(lang, f.reason)}.`) +
+      (isZero(f.owed)
+        ? pick(lang, ' You owe nothing now, and you can create bcards again.', ' لم يعد عليك شيء، ويمكنك إنشاء البطاقات من جديد.')
+        : pick(lang, ` You still owe ${money(lang, f.owed)}.`, ` ما زال عليك ${money(lang, f.owed)}.`)),
+  }),
   plan_charged: (lang, f) => ({
     title: pick(lang, `${name(lang, f.plan)} plan: ${money(lang, f.amount)} charged`, `خطة ${name(lang, f.plan)}: خُصم ${money(lang, f.amount)}`),
     body:
@@ -303,6 +323,8 @@ export function noticeText<K extends NoticeKind>(lang: Lang, kind: K, facts: Not
  */
 const transactionLink = (id: string) => `/?tab=transactions&transaction=${encodeURIComponent(id)}`;
 export const SECURITY_LINK = '/?tab=settings&section=security';
+/** What is owed and the Repay button: the Funding Sources tab. */
+export const OWED_LINK = '/?tab=funding-sources';
 export const NOTIFICATION_SETTINGS_LINK = '/?tab=settings&section=notifications';
 
 const LINKS: { [K in NoticeKind]: (f: NoticeFacts[K]) => string } = {
@@ -314,6 +336,8 @@ const LINKS: { [K in NoticeKind]: (f: NoticeFacts[K]) => string } = {
   merchant_refund: (f) => transactionLink(f.transactionId),
   bank_debit_settled: (f) => transactionLink(f.transactionId),
   bank_debit_returned: (f) => transactionLink(f.transactionId),
+  receivable_repaid: () => OWED_LINK,
+  receivable_waived: () => OWED_LINK,
   plan_charged: () => '/plans',
   plan_renewal_failed: () => '/plans',
   kyc_approved: () => '/kyc-verification',

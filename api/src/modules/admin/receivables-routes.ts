@@ -1,0 +1,52 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../../deps';
+import { clientAddress } from '../../lib/request-context';
+import { errors, sharedModels } from '../../models';
+import { adminAuthPlugin } from '../../plugins/admin-auth';
+import { AdminReceivableModel, WaiveBody, WaiverModel } from '../receivables/model';
+import { listReceivables, waiveReceivable } from '../receivables/admin';
+import { IdParams, PageQuery } from './model';
+import { ADMIN_SECURITY, PAGE_DOC, sendPage } from './routes';
+import { adminPageLimit } from './users';
+
+/** Receivables in the back office (issue 26): who owes bpay, and waiving what they owe (audited, with a reason). */
+export function adminReceivableRoutes(deps: AppDeps) {
+  const doc = (summary: string, description?: string) => ({ summary, ...(description ? { description } : {}), security: ADMIN_SECURITY });
+  return new Elysia({ prefix: '/api/admin', tags: ['Admin'] })
+    .use(sharedModels)
+    .use(adminAuthPlugin(deps))
+    .get(
+      '/receivables',
+      async ({ query, set }) => sendPage(await listReceivables(deps.db, { cursor: query.cursor ?? null, limit: adminPageLimit(query.limit) }), set.headers),
+      {
+        admin: true,
+        query: PageQuery,
+        response: { 200: t.Array(AdminReceivableModel), ...errors(400, 401) },
+        detail: doc(
+          'Users who owe bpay (returned bank debits after use, disputed shares), newest account first',
+          `owed is the ledger account receivable:<user>; underDispute the part under open disputes, which cannot be waived. ${PAGE_DOC}`,
+        ),
+      },
+    )
+    .post(
+      '/users/:id/receivable/waive',
+      async ({ admin, request, params, body, set }) => {
+        const waiver = await waiveReceivable(deps, { adminId: admin.id, ip: clientAddress(request, deps.trustProxy) }, params.id, body);
+        set.status = 201;
+        return waiver;
+      },
+      {
+        admin: true,
+        params: IdParams,
+        body: WaiveBody,
+        parse: 'json',
+        response: { 201: WaiverModel, ...errors(400, 401, 404, 415) },
+        detail: doc(
+          "Forgive all or part of what a user owes, with a reason",
+          'At most what is owed outside open disputes (400 waiver_exceeds_owed: resolve the dispute first). The reason (3 to ' +
+            '500 characters, trimmed) is kept, audited and told to the user. Ledger: receivable +amount, bpay:written_off ' +
+            '-amount. Once nothing is owed the user can create bcards again.',
+        ),
+      },
+    );
+}
