@@ -17,6 +17,7 @@ export const NOTICE_KINDS = [
   'bcard_expired',
   'bcard_canceled',
   'merchant_refund',
+  'refund_failed',
   'bank_debit_settled',
   'bank_debit_returned',
   'receivable_repaid',

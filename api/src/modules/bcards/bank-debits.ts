@@ -1,9 +1,9 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
-import { VendorUnavailableError } from '../../vendors/types';
+import { VendorUnavailableError, type BankDebitState } from '../../vendors/types';
 import { bankExposureCap, owedCents, unsettledBankExposure } from '../funding-sources/bank-standing';
 import { accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
@@ -66,77 +66,129 @@ export async function assertBankStanding(
 }
 
 /**
+ * How often a pending debit is asked about when the processor's events tell its outcome (Stripe with a webhook signing
+ * secret): at most once per 6 hours, a safety net for an event lost or an endpoint misconfigured. An ACH debit takes
+ * about 4 business days, so an outcome learnt 6 hours late changes little, while 30-second polling of every pending
+ * debit would spend Stripe's read rate limit (docs/DECISIONS.md, "Stripe events instead of polling").
+ */
+export const BANK_DEBIT_POLL_MS = 6 * 60 * 60 * 1000;
+
+/** Whether the processor's events tell a debit's outcome, so that asking is only the slow safety net. */
+export const eventsTellOutcome = (deps: Pick<AppDeps, 'stripeWebhookSecret'>, vendor: string) =>
+  vendor === 'stripe' && !!deps.stripeWebhookSecret;
+
+/**
+ * Asks the processor where a pending debit stands. Null when it was not asked: not pending any more, or (with the
+ * processor's events configured) asked less than BANK_DEBIT_POLL_MS ago; the ask is claimed by one guarded UPDATE of
+ * last_checked_at, so two sweeps never both ask.
+ */
+export async function askBankDebit(deps: AppDeps, debit: DebitRow): Promise<BankDebitState | null> {
+  if (debit.status !== 'pending') return null;
+  const collection = await firstRow(deps.db, schema.collections, eq(schema.collections.id, debit.collectionId));
+  if (!collection) throw new Error(`bank debit ${debit.shareId}: no collection ${debit.collectionId}`);
+  if (eventsTellOutcome(deps, collection.vendor)) {
+    const at = deps.clock.now();
+    const claimed = await deps.db
+      .update(schema.bankDebits)
+      .set({ lastCheckedAt: at })
+      .where(
+        and(
+          eq(schema.bankDebits.shareId, debit.shareId),
+          eq(schema.bankDebits.status, 'pending'),
+          // Never asked: its first ask comes BANK_DEBIT_POLL_MS after it was initiated (the events come first).
+          lte(sql`coalesce(${schema.bankDebits.lastCheckedAt}, ${schema.bankDebits.initiatedAt})`, at.getTime() - BANK_DEBIT_POLL_MS),
+        ),
+      );
+    if (claimed.rowsAffected !== 1) return null;
+  }
+  return deps.vendorFor(collection.vendor).getBankDebit(debit.vendorDebitId);
+}
+
+/**
  * Asks the processor where a pending debit stands and records a settled or returned one (idempotent: only a pending
- * row changes). Answers the debit's status after that.
+ * row changes). Answers the debit's status after that (pending also when it was not asked: see askBankDebit).
  */
 export async function refreshBankDebit(deps: AppDeps, debit: DebitRow): Promise<DebitRow['status']> {
   if (debit.status !== 'pending') return debit.status;
-  const collection = await firstRow(deps.db, schema.collections, eq(schema.collections.id, debit.collectionId));
-  if (!collection) throw new Error(`bank debit ${debit.shareId}: no collection ${debit.collectionId}`);
-  const state = await deps.vendorFor(collection.vendor).getBankDebit(debit.vendorDebitId);
-  const at = deps.clock.now();
+  const state = await askBankDebit(deps, debit);
+  if (!state) return (await firstRow(deps.db, schema.bankDebits, eq(schema.bankDebits.shareId, debit.shareId)))?.status ?? 'pending';
   if (state.status === 'pending') return 'pending';
-  return deps.db.transaction(async (tx) => {
-    if (state.status === 'succeeded') {
-      const res = await tx
-        .update(schema.bankDebits)
-        .set({ status: 'settled', resolvedAt: at })
-        .where(and(eq(schema.bankDebits.shareId, debit.shareId), eq(schema.bankDebits.status, 'pending')));
-      if (res.rowsAffected !== 1) return (await firstRow(tx, schema.bankDebits, eq(schema.bankDebits.shareId, debit.shareId)))?.status ?? 'settled';
-      // Told once: only the request that moved the row from pending gets here.
-      const source = await sourceOf(tx, debit);
-      await notify(
-        tx,
-        deps,
-        debit.userId,
-        'bank_debit_settled',
-        { accountName: source.name, last4: source.last4, amount: money(debit.amountCents), transactionId: debit.collectionId },
-        at,
-      );
-      return 'settled';
-    }
+  return deps.db.transaction(async (tx) => (await recordBankDebit(tx, deps, debit, state, deps.clock.now())).status);
+}
+
+/**
+ * Records what the processor says of a debit, in the caller's transaction (the poll's, or a Stripe event's with its
+ * stripe_events row): settled only from pending; returned from pending, or from settled (Stripe can fail an ACH
+ * payment after it succeeded). Each change is one guarded UPDATE, so an event and a poll racing apply it once: only
+ * the one that moved the row (`moved`) writes the ledger and the notice. Answers the status after.
+ */
+export async function recordBankDebit(
+  tx: DbOrTx,
+  deps: AppDeps,
+  debit: DebitRow,
+  state: Exclude<BankDebitState, { status: 'pending' }>,
+  at: Date,
+): Promise<{ status: DebitRow['status']; moved: boolean }> {
+  const current = async () => (await firstRow(tx, schema.bankDebits, eq(schema.bankDebits.shareId, debit.shareId)))?.status ?? debit.status;
+  if (state.status === 'succeeded') {
     const res = await tx
       .update(schema.bankDebits)
-      .set({ status: 'returned', returnCode: state.code, returnMessage: state.message, resolvedAt: at })
+      .set({ status: 'settled', resolvedAt: at })
       .where(and(eq(schema.bankDebits.shareId, debit.shareId), eq(schema.bankDebits.status, 'pending')));
-    if (res.rowsAffected !== 1) return 'returned';
-    await tx.update(schema.collectionShares).set({ status: 'returned', updatedAt: at }).where(eq(schema.collectionShares.id, debit.shareId));
-    await tx
-      .update(schema.collections)
-      .set({
-        failureCode: 'bank_debit_returned',
-        // Written when read from this debit's amount and return code (lib/server-words.ts), in the reader's language.
-        failureMessage: null,
-        updatedAt: at,
-      })
-      .where(eq(schema.collections.id, debit.collectionId));
-    await postMovement(tx, {
-      kind: 'bank_debit.returned',
-      referenceId: debit.shareId,
-      at,
-      postings: [
-        { account: accounts.fundingSource(debit.fundingSourceId), amountCents: debit.amountCents },
-        { account: accounts.receivable(debit.userId), amountCents: -debit.amountCents },
-      ],
-    });
+    if (res.rowsAffected !== 1) return { status: await current(), moved: false };
+    // Told once: only the request that moved the row from pending gets here.
     const source = await sourceOf(tx, debit);
     await notify(
       tx,
       deps,
       debit.userId,
-      'bank_debit_returned',
-      {
-        accountName: source.name,
-        last4: source.last4,
-        amount: money(debit.amountCents),
-        reason: state.code,
-        owed: money(Math.max(0, (await owedCents(tx, debit.userId)) - (await stillComingBack(tx, debit)))),
-        transactionId: debit.collectionId,
-      },
+      'bank_debit_settled',
+      { accountName: source.name, last4: source.last4, amount: money(debit.amountCents), transactionId: debit.collectionId },
       at,
     );
-    return 'returned';
+    return { status: 'settled', moved: true };
+  }
+  const res = await tx
+    .update(schema.bankDebits)
+    .set({ status: 'returned', returnCode: state.code, returnMessage: state.message, resolvedAt: at })
+    .where(and(eq(schema.bankDebits.shareId, debit.shareId), inArray(schema.bankDebits.status, ['pending', 'settled'])));
+  if (res.rowsAffected !== 1) return { status: await current(), moved: false };
+  await tx.update(schema.collectionShares).set({ status: 'returned', updatedAt: at }).where(eq(schema.collectionShares.id, debit.shareId));
+  await tx
+    .update(schema.collections)
+    .set({
+      failureCode: 'bank_debit_returned',
+      // Written when read from this debit's amount and return code (lib/server-words.ts), in the reader's language.
+      failureMessage: null,
+      updatedAt: at,
+    })
+    .where(eq(schema.collections.id, debit.collectionId));
+  await postMovement(tx, {
+    kind: 'bank_debit.returned',
+    referenceId: debit.shareId,
+    at,
+    postings: [
+      { account: accounts.fundingSource(debit.fundingSourceId), amountCents: debit.amountCents },
+      { account: accounts.receivable(debit.userId), amountCents: -debit.amountCents },
+    ],
   });
+  const source = await sourceOf(tx, debit);
+  await notify(
+    tx,
+    deps,
+    debit.userId,
+    'bank_debit_returned',
+    {
+      accountName: source.name,
+      last4: source.last4,
+      amount: money(debit.amountCents),
+      reason: state.code,
+      owed: money(Math.max(0, (await owedCents(tx, debit.userId)) - (await stillComingBack(tx, debit)))),
+      transactionId: debit.collectionId,
+    },
+    at,
+  );
+  return { status: 'returned', moved: true };
 }
 
 async function sourceOf(tx: DbOrTx, debit: DebitRow): Promise<{ name: string; last4: string }> {

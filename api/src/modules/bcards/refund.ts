@@ -241,22 +241,40 @@ export async function refundUnusedBcard(
   within?: (tx: DbOrTx) => Promise<void>,
   from: 'active' | 'authorized' = 'active',
 ): Promise<void> {
+  const lease = await deps.db.transaction(async (tx) => {
+    const started = await startUnusedRefund(tx, deps, bcard, reason, from);
+    if (!started) throw new AppError('bcard_not_active');
+    if (within) await within(tx);
+    return started;
+  });
+  await settleAfterCommit(deps, lease, { bcardId: bcard.id, step: `bcard ${reason}` });
+}
+
+/**
+ * refundUnusedBcard's first transaction, in the caller's: the bcard from `from` (unspent) to expiring/canceling and
+ * its collection to refunding under a new lease. Null when the bcard is no longer in `from` or was spent; the caller
+ * settles after its commit (settleAfterCommit), or the recovery sweep does once the lease runs out.
+ */
+export async function startUnusedRefund(
+  tx: DbOrTx,
+  deps: AppDeps,
+  bcard: BcardRow,
+  reason: 'expired' | 'canceled',
+  from: 'active' | 'authorized' = 'active',
+): Promise<Lease | null> {
   const owner = newToken();
   const at = now(deps);
-  await deps.db.transaction(async (tx) => {
-    const res = await tx
-      .update(schema.bcards)
-      .set({ status: reason === 'canceled' ? 'canceling' : 'expiring' })
-      .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, from), eq(schema.bcards.spentCents, 0)));
-    if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
-    const col = await tx
-      .update(schema.collections)
-      .set({ status: 'refunding', leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS), updatedAt: at })
-      .where(and(eq(schema.collections.id, bcard.collectionId), eq(schema.collections.status, 'completed')));
-    if (col.rowsAffected !== 1) throw new Error(`collection of bcard ${bcard.id} is not completed`);
-    if (within) await within(tx);
-  });
-  await settleAfterCommit(deps, { collectionId: bcard.collectionId, owner }, { bcardId: bcard.id, step: `bcard ${reason}` });
+  const res = await tx
+    .update(schema.bcards)
+    .set({ status: reason === 'canceled' ? 'canceling' : 'expiring' })
+    .where(and(eq(schema.bcards.id, bcard.id), eq(schema.bcards.status, from), eq(schema.bcards.spentCents, 0)));
+  if (res.rowsAffected !== 1) return null;
+  const col = await tx
+    .update(schema.collections)
+    .set({ status: 'refunding', leaseOwner: owner, leaseUntil: new Date(at.getTime() + LEASE_MS), updatedAt: at })
+    .where(and(eq(schema.collections.id, bcard.collectionId), eq(schema.collections.status, 'completed')));
+  if (col.rowsAffected !== 1) throw new Error(`collection of bcard ${bcard.id} is not completed`);
+  return { collectionId: bcard.collectionId, owner };
 }
 
 /**

@@ -1,9 +1,10 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
-import { schema, firstRow } from '@bpay/db';
+import { and, asc, eq, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { schema } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
-import { BankDebitPendingError, refreshBankDebit } from './bank-debits';
+import { BANK_DEBIT_POLL_MS, BankDebitPendingError } from './bank-debits';
+import { pollBankDebit } from './bank-debit-outcome';
 import { finishCapture } from './collect';
 import { refundUnusedBcard, releaseHolds, settleRefund } from './refund';
 import { LEASE_MS, load, now, setStatus } from './saga';
@@ -80,32 +81,30 @@ export async function expireBcards(deps: AppDeps): Promise<number> {
 }
 
 /**
- * Asks the processor about every pending bank debit (oldest first) and records what it answers. A returned debit
- * whose bcard is still unused cancels the bcard: the card shares are refunded and nothing is owed. One returned
- * after the bcard was used leaves the amount owed (bank-debits.ts). Runs on the sweep's timer. Returns how many
- * debits it resolved.
+ * Asks the processor about every pending bank debit due a check (oldest first) and records what it answers: every
+ * sweep with the simulator; with Stripe's events configured, each debit at most once per BANK_DEBIT_POLL_MS (the
+ * events tell outcomes; this is the safety net). A returned debit whose bcard is still unused cancels the bcard (the
+ * card shares are refunded and nothing is owed); one returned after the bcard was used leaves the amount owed
+ * (bank-debit-outcome.ts). Runs on the sweep's timer. Returns how many debits it resolved.
  */
 export async function sweepBankDebits(deps: AppDeps): Promise<number> {
+  const due = deps.stripeWebhookSecret
+    ? or(
+        ne(schema.collections.vendor, 'stripe'),
+        lte(sql`coalesce(${schema.bankDebits.lastCheckedAt}, ${schema.bankDebits.initiatedAt})`, now(deps).getTime() - BANK_DEBIT_POLL_MS),
+      )
+    : undefined;
   const pending = await deps.db
-    .select()
+    .select({ debit: schema.bankDebits })
     .from(schema.bankDebits)
-    .where(eq(schema.bankDebits.status, 'pending'))
+    .innerJoin(schema.collections, eq(schema.collections.id, schema.bankDebits.collectionId))
+    .where(and(eq(schema.bankDebits.status, 'pending'), due))
     .orderBy(asc(schema.bankDebits.initiatedAt))
     .limit(100);
   let resolved = 0;
-  for (const debit of pending) {
+  for (const { debit } of pending) {
     try {
-      const status = await refreshBankDebit(deps, debit);
-      if (status === 'pending') continue;
-      resolved++;
-      if (status !== 'returned') continue;
-      const bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.collectionId, debit.collectionId));
-      if (bcard && bcard.status === 'active' && bcard.spentCents === 0) {
-        await refundUnusedBcard(deps, bcard, 'canceled').catch((error) => {
-          // Spent or canceled meanwhile: what is owed, if anything, stays on the receivable.
-          if (!(error instanceof AppError)) throw error;
-        });
-      }
+      if ((await pollBankDebit(deps, debit)) !== 'pending') resolved++;
     } catch (error) {
       deps.log.error('checking a bank debit failed', { shareId: debit.shareId, error });
     }

@@ -18,6 +18,7 @@ import {
   wasApplied,
   type ReturnedSoFar,
 } from './stripe-returns';
+import { bankDebitEvent, moneyShapeProblem, refundEvent } from './stripe-money-events';
 
 /*
  * Stripe Issuing's webhook (issue 24): Stripe carries the card network's authorizations of bcards issued as Issuing
@@ -79,6 +80,14 @@ export async function receiveStripeEvent(deps: AppDeps, raw: string, signature: 
       return received(await reconcileAuthorization(deps, meta, event.object as unknown as Authorization));
     case 'issuing_transaction.created':
       return received(await reconcileTransaction(deps, meta, event.object as unknown as Transaction));
+    case 'payment_intent.succeeded':
+    case 'payment_intent.payment_failed':
+    case 'charge.failed':
+      return received(await bankDebitEvent(deps, meta, event.object));
+    case 'refund.failed':
+    case 'refund.updated':
+    case 'charge.refund.updated':
+      return received(await refundEvent(deps, meta, event.object));
     default:
       return received('ignored');
   }
@@ -112,7 +121,7 @@ async function verify(deps: AppDeps, raw: string, signature: string | null, secr
     throw new AppError('validation_error', 'A Stripe event needs an id, a type and data.object.');
   }
   const object = e.data.object as Record<string, unknown>;
-  const problem = shapeProblem(e.type, object);
+  const problem = shapeProblem(e.type, object) ?? moneyShapeProblem(e.type, object);
   if (problem) throw new AppError('validation_error', `The Stripe event ${e.type} is malformed: ${problem}.`);
   return { id: e.id, type: e.type, object };
 }

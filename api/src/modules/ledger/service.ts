@@ -23,6 +23,11 @@ export const accounts = {
    * gone back to a returned bank share (a remainder, a refund) goes here instead and reduces what is owed.
    */
   receivable: (userId: string) => `receivable:${userId}`,
+  /**
+   * What bpay owes a consumer (positive: owed to them): a refund to one of their cards that the processor failed after
+   * bpay made it (issue 26, `refund.failed`). Paid out by support another way.
+   */
+  payable: (userId: string) => `payable:${userId}`,
   /** What bpay forgave of receivables (an admin's waiver, issue 26): the other side of each `receivable.waived`. */
   writtenOff: 'bpay:written_off',
 } as const;

@@ -26,6 +26,11 @@ export interface NoticeFacts {
   bcard_canceled: { bcardId: string; bcardName: string; returned: string; parts: ReturnedPart[]; transactionId: string; closedReason: string | null };
   /** A merchant refunded a purchase, back to these sources. */
   merchant_refund: { merchant: string; amount: string; parts: ReturnedPart[]; transactionId: string };
+  /**
+   * A refund to one of the user's cards that the processor failed after bpay made it (Stripe's refund.failed): the
+   * money did not reach the card and bpay owes it. `reason` is the processor's failure_reason code.
+   */
+  refund_failed: { sourceName: string; last4: string; amount: string; reason: string; transactionId: string };
   bank_debit_settled: { accountName: string; last4: string; amount: string; transactionId: string };
   /** `reason` is the ACH return code (R01 ...); `owed` what the user now owes bpay ("0.00" when nothing). */
   bank_debit_returned: { accountName: string; last4: string; amount: string; reason: string; owed: string; transactionId: string };

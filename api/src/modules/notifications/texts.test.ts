@@ -21,6 +21,7 @@ const EXAMPLES: { [K in NoticeKind]: NoticeFacts[K] } = {
     closedReason: 'too_many_incorrect_attempts',
   },
   merchant_refund: { merchant: 'Shoe Shop', amount: '20.00', parts: [{ name: 'Visa', last4: '4242', amount: '20.60' }], transactionId: 'col_1' },
+  refund_failed: { sourceName: 'Visa', last4: '4242', amount: '30.90', reason: 'expired_or_canceled_card', transactionId: 'col_1' },
   bank_debit_settled: { accountName: 'Chase', last4: '6789', amount: '50.00', transactionId: 'col_1' },
   bank_debit_returned: { accountName: 'Chase', last4: '6789', amount: '50.00', reason: 'R10', owed: '0.00', transactionId: 'col_1' },
   receivable_repaid: { amount: '20.00', sourceName: 'Visa', last4: '4242', owed: '30.00' },

@@ -80,6 +80,22 @@ export function returnWords(lang: Lang, code: string): string {
   return lang === 'ar' ? `أعاده البنك (الرمز ${shown})` : `the bank sent it back (code ${code})`;
 }
 
+/** Stripe's refund failure_reason codes (https://docs.stripe.com/refunds#failed-refunds) in words. */
+const REFUND_FAILURE_WORDS: Record<string, Record<Lang, string>> = {
+  expired_or_canceled_card: { en: 'the card has expired or was canceled', ar: 'انتهت صلاحية البطاقة أو أُلغيت' },
+  lost_or_stolen_card: { en: 'the card was reported lost or stolen', ar: 'أُبلغ عن فقدان البطاقة أو سرقتها' },
+  declined: { en: "the card's bank declined it", ar: 'رفضه البنك المصدر للبطاقة' },
+  insufficient_funds: { en: 'the account could not take it', ar: 'تعذّر على الحساب استلامه' },
+  merchant_request: { en: 'it was canceled', ar: 'أُلغي' },
+  charge_for_pending_refund_disputed: { en: 'the payment is disputed', ar: 'الدفعة محل اعتراض' },
+};
+
+export function refundFailureWords(lang: Lang, code: string): string {
+  const known = REFUND_FAILURE_WORDS[code]?.[lang];
+  if (known) return known;
+  return lang === 'ar' ? `لم يذكر المعالج السبب (${ltr(lang, code)})` : `the processor gave no reason (${code})`;
+}
+
 /** A KYC review's reason: a known code in words; a reviewer's own words quoted; none, the general sentence. */
 const KYC_WORDS: Record<string, Record<Lang, string>> = {
   document_unreadable: { en: 'the document could not be read', ar: 'تعذّرت قراءة المستند' },
@@ -181,6 +197,16 @@ const WRITERS: { [K in NoticeKind]: Writer<K> } = {
             `أعاد ${name(lang, f.merchant)} مبلغ ${money(lang, f.amount)}، وذهب إلى: ${partsList(lang, f.parts)}.`,
           )
         : pick(lang, `${name(lang, f.merchant)} refunded ${money(lang, f.amount)} to your sources.`, `أعاد ${name(lang, f.merchant)} مبلغ ${money(lang, f.amount)} إلى مصادرك.`),
+  }),
+  refund_failed: (lang, f) => ({
+    title: pick(lang, `A refund of ${money(lang, f.amount)} did not reach your card`, `لم يصل استرداد ${money(lang, f.amount)} إلى بطاقتك`),
+    body: pick(
+      lang,
+      `The refund of ${money(lang, f.amount)} to ${name(lang, f.sourceName)} •••• ${f.last4} failed at the card processor: ${refundFailureWords(lang, f.reason)}. ` +
+        'The money is not lost: bpay owes it to you, and our support team will contact you to pay it back another way.',
+      `فشل استرداد ${money(lang, f.amount)} إلى ${name(lang, f.sourceName)} ${ltr(lang, `•••• ${f.last4}`)} لدى معالج البطاقات: ${refundFailureWords(lang, f.reason)}. ` +
+        'لم يضِع المبلغ: إنه مستحق لك على bpay، وسيتواصل معك فريق الدعم لإعادته إليك بطريقة أخرى.',
+    ),
   }),
   bank_debit_settled: (lang, f) => ({
     title: pick(lang, `Bank debit of ${money(lang, f.amount)} settled`, `اكتمل خصم ${money(lang, f.amount)} من البنك`),
@@ -334,6 +360,7 @@ const LINKS: { [K in NoticeKind]: (f: NoticeFacts[K]) => string } = {
   bcard_expired: (f) => transactionLink(f.transactionId),
   bcard_canceled: (f) => transactionLink(f.transactionId),
   merchant_refund: (f) => transactionLink(f.transactionId),
+  refund_failed: (f) => transactionLink(f.transactionId),
   bank_debit_settled: (f) => transactionLink(f.transactionId),
   bank_debit_returned: (f) => transactionLink(f.transactionId),
   receivable_repaid: () => OWED_LINK,

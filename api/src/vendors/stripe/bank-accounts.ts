@@ -132,12 +132,23 @@ export function bankAccountOperations({ stripe, customerFor }: StripeContext): P
         const pi = await stripe.paymentIntents.retrieve(debitId, { expand: ['latest_charge'] });
         if (pi.status === 'processing') return { status: 'pending' };
         if (pi.status === 'succeeded') return { status: 'succeeded' };
-        const charge = typeof pi.latest_charge === 'object' ? pi.latest_charge : null;
-        const code = charge?.failure_code ?? pi.last_payment_error?.code ?? 'unknown';
-        const message = redact(charge?.failure_message ?? pi.last_payment_error?.message ?? '') || 'The bank returned the debit.';
-        return { status: 'returned', code: achReturnCode(code), message };
+        return returnedDebit(typeof pi.latest_charge === 'object' ? pi.latest_charge : null, pi.last_payment_error);
       }),
   };
+}
+
+/**
+ * A returned ACH debit as bpay records it, from its failed charge (Stripe's failure_code and message) or, without the
+ * charge, the PaymentIntent's last_payment_error: what getBankDebit answers and what a Stripe event of the debit says
+ * (payment_intent.payment_failed, charge.failed).
+ */
+export function returnedDebit(
+  charge: { failure_code?: string | null; failure_message?: string | null } | null,
+  lastError: { code?: string | null; message?: string | null } | null | undefined,
+): { status: 'returned'; code: string; message: string } {
+  const code = charge?.failure_code ?? lastError?.code ?? 'unknown';
+  const message = redact(charge?.failure_message ?? lastError?.message ?? '') || 'The bank returned the debit.';
+  return { status: 'returned', code: achReturnCode(code), message };
 }
 
 /**

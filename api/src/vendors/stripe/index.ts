@@ -41,7 +41,7 @@ export {
 export { declineCodeFor, redact, StripeIntegrationError, toVendorError } from './errors';
 export { toBrand, toFunding } from './cards';
 export { refundOutcome } from './holds';
-export { achReturnCode } from './bank-accounts';
+export { achReturnCode, returnedDebit } from './bank-accounts';
 export { issuingName } from './issuing';
 
 export function createStripeVendor(opts: StripeVendorOptions): PaymentVendor {
