@@ -24,6 +24,7 @@ import { kycRoutes } from './modules/kyc/routes';
 import { testHelperRoutes } from './modules/test-helpers/routes';
 import { adminAuthRoutes } from './modules/admin/auth-routes';
 import { adminKycRoutes } from './modules/admin/kyc-routes';
+import { adminRefundFailureRoutes } from './modules/admin/refund-failures-routes';
 import { adminReceivableRoutes } from './modules/admin/receivables-routes';
 import { receivableRoutes } from './modules/receivables/routes';
 import { adminRoutes } from './modules/admin/routes';
@@ -226,6 +227,7 @@ export function createApp(deps: AppDeps) {
     .use(adminAuthRoutes(deps))
     .use(adminRoutes(deps))
     .use(adminKycRoutes(deps))
+    .use(adminRefundFailureRoutes(deps))
     .use(adminReceivableRoutes(deps))
     .use(kycRoutes(deps))
     .use(extensionRoutes(deps))

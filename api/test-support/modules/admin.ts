@@ -61,5 +61,6 @@ export const ADMIN_ROUTES: Array<{ method: string; path: string; body?: unknown 
   { method: 'PATCH', path: '/api/admin/kyc/verifications/kyc_x', body: { status: 'verified' } },
   { method: 'GET', path: '/api/admin/kyc/documents/doc_x' },
   { method: 'GET', path: '/api/admin/receivables' },
+  { method: 'GET', path: '/api/admin/refund-failures' },
   { method: 'POST', path: '/api/admin/users/usr_x/receivable/waive', body: { amount: '1.00', reason: 'Goodwill' } },
 ];

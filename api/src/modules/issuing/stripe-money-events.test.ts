@@ -15,6 +15,7 @@ import {
   STUB_SECRET_KEY,
 } from '../../../test-support/modules/stripe-issuing';
 import { addBankAccount, addCard, makePremium, registerUser } from '../../../test-support/world';
+import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 import { TestClock } from '../../lib/clock';
 import { BANK_DEBIT_POLL_MS } from '../bcards/bank-debits';
 import { sweepBankDebits } from '../bcards/sweep';
@@ -400,6 +401,25 @@ describe('a refund to a card that Stripe failed later', () => {
     expect(await notices('refund_failed')).toBe(1);
     expect(await ledgerBalance(ctx, `payable:${consumer.id}`)).toBe(r.amount);
     await noViolations();
+
+    // Admins see it, per user or in all, with what bpay owes the user.
+    await makeAdmin(ctx);
+    const token = await adminToken(ctx);
+    const listed = await adminCall(ctx, token, `/api/admin/refund-failures?userId=${consumer.id}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual([
+      expect.objectContaining({
+        refundId: r.refund.id,
+        user: { id: consumer.id, email: expect.any(String) },
+        fundingSource: { id: consumer.card, name: 'Ada Lovelace', last4: '4242' },
+        amount: (r.amount / 100).toFixed(2),
+        failureReason: 'expired_or_canceled_card',
+        transactionId: r.collectionId,
+        owedToUser: (r.amount / 100).toFixed(2),
+      }),
+    ]);
+    expect((await adminCall(ctx, token, '/api/admin/refund-failures?userId=usr_nobody')).body).toEqual([]);
+    expect((await adminCall(ctx, null, '/api/admin/refund-failures')).status).toBe(401);
   });
 
   test('a refund that succeeded (refund.updated) changes nothing; a failed refund of no share bpay knows is logged, 200, nothing written', async () => {

@@ -1,11 +1,11 @@
-import { eq } from 'drizzle-orm';
-import { schema, firstRow } from '@bpay/db';
+import { desc, eq } from 'drizzle-orm';
+import { schema, firstRow, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
 import { newId } from '../../lib/ids';
 import { returnedDebit } from '../../vendors/stripe';
 import { applyBankDebitOutcome, type BankDebitOutcome } from '../bcards/bank-debit-outcome';
-import { accounts, postMovement } from '../ledger/service';
+import { accountBalance, accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
 import { DuplicateEvent, markApplied, wasApplied } from './stripe-returns';
 
@@ -200,4 +200,48 @@ export async function refundEvent(deps: AppDeps, event: EventMeta, o: Record<str
     reason,
   });
   return 'applied';
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * For admins: the refunds that did not reach a card (what bpay owes consumers)
+ * ------------------------------------------------------------------------------------------------------------- */
+
+export interface RefundFailureView {
+  id: string;
+  refundId: string;
+  user: { id: string; email: string | null };
+  fundingSource: { id: string; name: string; last4: string };
+  amount: string;
+  currency: string;
+  failureReason: string | null;
+  transactionId: string;
+  createdAt: string;
+  /** What bpay owes this user in all now (payable:<user>), dollars. */
+  owedToUser: string;
+}
+
+/** Failed refunds to funding shares, newest first (at most 100), of one user or of everyone. */
+export async function listRefundFailures(db: DbOrTx, filter: { userId?: string | null }): Promise<RefundFailureView[]> {
+  const rows = await db
+    .select({ f: schema.shareRefundFailures, email: schema.users.email, name: schema.fundingSources.name, last4: schema.fundingSources.last4 })
+    .from(schema.shareRefundFailures)
+    .leftJoin(schema.users, eq(schema.users.id, schema.shareRefundFailures.userId))
+    .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.shareRefundFailures.fundingSourceId))
+    .where(filter.userId ? eq(schema.shareRefundFailures.userId, filter.userId) : undefined)
+    .orderBy(desc(schema.shareRefundFailures.createdAt), desc(schema.shareRefundFailures.id))
+    .limit(100);
+  const owed = new Map<string, number>();
+  for (const r of rows) if (!owed.has(r.f.userId)) owed.set(r.f.userId, await accountBalance(db, accounts.payable(r.f.userId)));
+  return rows.map(({ f, email, name, last4 }) => ({
+    id: f.id,
+    refundId: f.vendorRefundId,
+    user: { id: f.userId, email: email ?? null },
+    fundingSource: { id: f.fundingSourceId, name: name ?? '', last4: last4 ?? '' },
+    amount: formatDecimal(f.amountCents as Cents),
+    currency: f.currency,
+    failureReason: f.failureReason,
+    transactionId: f.collectionId,
+    createdAt: f.createdAt.toISOString(),
+    owedToUser: formatDecimal((owed.get(f.userId) ?? 0) as Cents),
+  }));
 }
