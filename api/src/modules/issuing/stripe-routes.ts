@@ -38,7 +38,7 @@ export function stripeWebhookRoutes(deps: AppDeps) {
       {
         response: { 200: t.Union([AuthorizationAnswerModel, ReceivedModel]), ...errors(400, 404, 413, 415, 503) },
         detail: {
-          summary: "Stripe's webhook: Issuing authorizations of bcards, and their captures, reversals and refunds",
+          summary: "Stripe's webhook: Issuing authorizations of bcards, their captures, reversals and refunds; bank debits' and refunds' outcomes",
           description:
             'Called by Stripe, signed with the endpoint\'s secret (Stripe-Signature; BPAY_STRIPE_WEBHOOK_SECRET or the one ' +
             'saved in Admin → Vendors). An unsigned, altered or more than 5 minutes old event is refused (400 ' +
@@ -46,7 +46,11 @@ export function stripeWebhookRoutes(deps: AppDeps) {
             '{approved, metadata} by the same decision as the simulated network (decline reasons: ' +
             `${DECLINE_REASONS.join(', ')}); issuing_authorization.created/updated and issuing_transaction.created ` +
             'reconcile the hold, captures and refunds (what comes back goes to the funding sources pro rata), each ' +
-            'event once ({received: true, duplicate: true} for a replay). Other events are acknowledged and ignored. ' +
+            'event once ({received: true, duplicate: true} for a replay). payment_intent.succeeded, ' +
+            'payment_intent.payment_failed and charge.failed settle or return a bank share\'s ACH debit; refund.failed, ' +
+            'refund.updated and charge.refund.updated (status failed or canceled) record a refund to a card that did not ' +
+            'reach it (bpay owes the consumer). An event about a debit or refund bpay does not know is answered 200 and ' +
+            'changes nothing. Other events are acknowledged and ignored. ' +
             '404 when no signing secret is configured; 503 asks Stripe to send the event again.',
           security: [],
           requestBody: {
