@@ -34,6 +34,7 @@ import { clientAddress, setPeerAddress } from './lib/request-context';
 import { consumerRateLimitPlugin } from './plugins/consumer-rate-limit';
 import { issuingNetworkRoutes } from './modules/issuing/routes';
 import { stripeWebhookRoutes } from './modules/issuing/stripe-routes';
+import { disputeSandboxRoutes } from './modules/disputes/routes';
 import { extensionScopeGuard } from './plugins/extension-auth';
 import { extensionRoutes } from './modules/extension/routes';
 import { notificationRoutes } from './modules/notifications/routes';
@@ -233,6 +234,7 @@ export function createApp(deps: AppDeps) {
     .use(extensionRoutes(deps))
     .use(issuingNetworkRoutes(deps))
     .use(stripeWebhookRoutes(deps))
+    .use(disputeSandboxRoutes(deps))
     .all('/api/*', () => {
       throw new AppError('route_not_found');
     }, { detail: { hide: true } });

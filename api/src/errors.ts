@@ -321,6 +321,12 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'Stripe webhooks are not configured on this install (no signing secret).',
   },
+  share_not_disputable: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This share cannot be disputed through the simulator.',
+  },
+  dispute_closed: { status: 409, type: 'invalid_request_error', message: 'This dispute was closed already.' },
   verification_not_pending: {
     status: 409,
     type: 'invalid_request_error',

@@ -251,6 +251,8 @@ export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map
       source: schema.fundingSources,
       debit: schema.bankDebits.status,
       bcardStatus: schema.bcards.status,
+      // The share's latest dispute (issue 26), if any: one row per share, unlike a join.
+      dispute: sql<'open' | 'won' | 'lost' | null>`(SELECT d.status FROM share_disputes d WHERE d.share_id = ${schema.collectionShares.id} ORDER BY d.opened_at DESC, d.id DESC LIMIT 1)`,
     })
     .from(schema.collectionShares)
     .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
@@ -258,7 +260,7 @@ export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map
     .leftJoin(schema.bcards, eq(schema.bcards.collectionId, schema.collectionShares.collectionId))
     .where(inArray(schema.collectionShares.collectionId, collectionIds))
     .orderBy(asc(schema.collectionShares.position));
-  for (const { share, source, debit, bcardStatus } of rows) {
+  for (const { share, source, debit, bcardStatus, dispute } of rows) {
     const list = out.get(share.collectionId) ?? [];
     list.push({
       fundingSourceId: source.id,
@@ -268,7 +270,7 @@ export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map
       percentage: share.percentageBps / 100,
       amount: money(share.amountCents),
       status: share.status,
-      stage: shareStageOf(share, debit, bcardStatus === 'used'),
+      stage: shareStageOf(share, debit, bcardStatus === 'used', dispute),
     });
     out.set(share.collectionId, list);
   }

@@ -22,7 +22,8 @@ export const ShareStageModel = t.UnionEnum(SHARE_STAGES, {
   description:
     'pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded ' +
     "(charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, " +
-    'refunded, returned (the bank returned the debit)',
+    'refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until ' +
+    'resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)',
 });
 
 export const BankDebitSummaryModel = t.Union([t.UnionEnum(['pending', 'settled', 'returned']), t.Null()], {

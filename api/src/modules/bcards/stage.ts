@@ -54,9 +54,25 @@ export interface BcardStageView {
  * A share's stage. `bank_pending`: a captured bank share whose ACH debit is still settling (it can still come back);
  * `charged` once it settled (or a card share captured); `partly_refunded`: charged, and the part of a purchase's
  * remainder due to it went back; `released`: the hold was voided; `returned`: the bank returned the debit.
+ * `disputed` / `dispute_won` / `dispute_lost`: the card's issuer took it back in a dispute (modules/disputes), still
+ * open (owed until resolved), decided for bpay (the charge stands), or for the card (it stays owed).
  */
-export const SHARE_STAGES = ['pending', 'held', 'charged', 'bank_pending', 'partly_refunded', 'released', 'declined', 'refunded', 'returned'] as const;
+export const SHARE_STAGES = [
+  'pending',
+  'held',
+  'charged',
+  'bank_pending',
+  'partly_refunded',
+  'released',
+  'declined',
+  'refunded',
+  'returned',
+  'disputed',
+  'dispute_won',
+  'dispute_lost',
+] as const;
 export type ShareStage = (typeof SHARE_STAGES)[number];
+type DisputeStatus = (typeof schema.shareDisputes.$inferSelect)['status'];
 
 /** The transaction's bank debits taken together: the one that matters most (returned, then pending, then settled). */
 export type BankDebitSummary = DebitStatus | null;
@@ -96,8 +112,12 @@ export function bcardStageOf(c: CollectionRow, b: BcardRow | null, now: Date): B
   }
 }
 
-/** A share's stage from its own status, its bank debit's (bank shares only) and whether its bcard was used. */
-export function shareStageOf(share: Pick<ShareRow, 'status'>, debit: DebitStatus | null, bcardUsed: boolean): ShareStage {
+/**
+ * A share's stage from its own status, its bank debit's (bank shares only), whether its bcard was used, and its
+ * latest dispute's status (a dispute says more than the charge under it).
+ */
+export function shareStageOf(share: Pick<ShareRow, 'status'>, debit: DebitStatus | null, bcardUsed: boolean, dispute: DisputeStatus | null = null): ShareStage {
+  if (dispute) return dispute === 'open' ? 'disputed' : dispute === 'won' ? 'dispute_won' : 'dispute_lost';
   switch (share.status) {
     case 'pending':
       return 'pending';

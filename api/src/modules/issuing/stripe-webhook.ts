@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids';
 import { registrableDomain } from '../../lib/registrable-domain';
 import { escapeUnsafe } from '../../lib/text';
 import { noticeBcardDeclined } from '../bcards/notices';
+import { disputeShapeProblem, receiveStripeDispute } from '../disputes/stripe-events';
 import { authorizeBcard, type NetworkAuthorization, type NetworkMerchant } from './authorize';
 import type { AuthorizationFacts, Check, DeclineReason } from './decide';
 import {
@@ -88,6 +89,18 @@ export async function receiveStripeEvent(deps: AppDeps, raw: string, signature: 
     case 'refund.updated':
     case 'charge.refund.updated':
       return received(await refundEvent(deps, meta, event.object));
+    // Disputes of a funding share (issue 26): disputes/stripe-events.ts.
+    case 'charge.dispute.created':
+    case 'charge.dispute.updated':
+    case 'charge.dispute.closed':
+    case 'charge.dispute.funds_withdrawn':
+    case 'charge.dispute.funds_reinstated':
+      return received(
+        await receiveStripeDispute(deps, meta, event.object, (tx) => markApplied(tx, deps, meta)).catch((e: unknown) => {
+          if (e instanceof DuplicateEvent) return 'duplicate' as const;
+          throw e;
+        }),
+      );
     default:
       return received('ignored');
   }
@@ -134,6 +147,8 @@ const isList = (v: unknown) => v === undefined || v === null || Array.isArray(v)
  * shape (an API version bpay does not read, a hand-made test event) is a clear 400, never a 500.
  */
 function shapeProblem(type: string, o: Record<string, unknown>): string | null {
+  const dispute = disputeShapeProblem(type, o);
+  if (dispute) return dispute;
   if (type.startsWith('issuing_authorization.')) {
     if (typeof o.id !== 'string') return 'data.object.id must be the authorization id';
     if (o.amount !== undefined && !isCents(o.amount)) return 'data.object.amount must be whole cents';

@@ -13,6 +13,18 @@ export interface ReturnedPart {
   amount: string;
 }
 
+/** A dispute of a funding share: the card, the amount disputed, the bcard it paid for, and all the user owes now. */
+export interface DisputeFacts {
+  disputeId: string;
+  cardName: string;
+  last4: string;
+  amount: string;
+  bcardName: string;
+  merchant: string | null;
+  owed: string;
+  transactionId: string;
+}
+
 export interface NoticeFacts {
   /** A bcard was issued (its split collected). */
   bcard_issued: { bcardId: string; bcardName: string; amount: string; sourceCount: number; transactionId: string };
@@ -26,6 +38,14 @@ export interface NoticeFacts {
   bcard_canceled: { bcardId: string; bcardName: string; returned: string; parts: ReturnedPart[]; transactionId: string; closedReason: string | null };
   /** A merchant refunded a purchase, back to these sources. */
   merchant_refund: { merchant: string; amount: string; parts: ReturnedPart[]; transactionId: string };
+  /**
+   * A funding share was disputed (charged back) with the card's issuer (issue 26): `amount` went back to the card and
+   * is owed until the dispute is resolved; `owed` is all the user owes now. Won: bpay got it back (no longer owed);
+   * lost: the card keeps it (still owed). `merchant`: where the bcard was spent, or null.
+   */
+  dispute_opened: DisputeFacts;
+  dispute_won: DisputeFacts;
+  dispute_lost: DisputeFacts;
   /**
    * A refund to one of the user's cards that the processor failed after bpay made it (Stripe's refund.failed): the
    * money did not reach the card and bpay owes it. `reason` is the processor's failure_reason code.

@@ -187,6 +187,40 @@ const WRITERS: { [K in NoticeKind]: Writer<K> } = {
         : pick(lang, `Your bcard ${name(lang, f.bcardName)} was canceled.`, `أُلغيت بطاقتك ${name(lang, f.bcardName)}.`)
     } ${returnedSentence(lang, f.returned, f.parts)}`,
   }),
+  dispute_opened: (lang, f) => ({
+    title: pick(lang, `Dispute of ${money(lang, f.amount)} on ${disputedCard(lang, f)}`, `اعتراض على ${money(lang, f.amount)} من ${disputedCard(lang, f)}`),
+    body: pick(
+      lang,
+      `You disputed ${money(lang, f.amount)} charged to ${disputedCard(lang, f)} for your bcard ${name(lang, f.bcardName)}` +
+        `${f.merchant ? ` (spent at ${name(lang, f.merchant)})` : ''}. Your card's issuer gave it back to the card, so you owe bpay ` +
+        `${money(lang, f.owed)} until the dispute is resolved. New bcards are paused until then.`,
+      `اعترضت على ${money(lang, f.amount)} خُصم من ${disputedCard(lang, f)} لبطاقتك ${name(lang, f.bcardName)}` +
+        `${f.merchant ? ` (استُخدمت لدى ${name(lang, f.merchant)})` : ''}. أعاد البنك المصدر للبطاقة المبلغ إليها، لذا يترتب عليك لـ bpay ` +
+        `مبلغ ${money(lang, f.owed)} حتى يُحسم الاعتراض. إنشاء بطاقات bcard جديدة متوقف حتى ذلك الحين.`,
+    ),
+  }),
+  dispute_won: (lang, f) => ({
+    title: pick(lang, `Dispute of ${money(lang, f.amount)} decided: the charge stands`, `حُسم الاعتراض على ${money(lang, f.amount)}: الخصم قائم`),
+    body:
+      pick(
+        lang,
+        `Your card's issuer decided the dispute of ${money(lang, f.amount)} on ${disputedCard(lang, f)} (bcard ${name(lang, f.bcardName)}) ` +
+          'for bpay: the money went back to bpay, so it is no longer owed.',
+        `حسم البنك المصدر لبطاقتك الاعتراض على ${money(lang, f.amount)} من ${disputedCard(lang, f)} (بطاقة ${name(lang, f.bcardName)}) ` +
+          'لصالح bpay: عاد المبلغ إلى bpay ولم يعد مستحقًا عليك.',
+      ) + owedSentence(lang, f.owed),
+  }),
+  dispute_lost: (lang, f) => ({
+    title: pick(lang, `Dispute of ${money(lang, f.amount)} decided: your card keeps it`, `حُسم الاعتراض على ${money(lang, f.amount)}: يبقى المبلغ في بطاقتك`),
+    body:
+      pick(
+        lang,
+        `Your card's issuer decided the dispute of ${money(lang, f.amount)} on ${disputedCard(lang, f)} (bcard ${name(lang, f.bcardName)}) ` +
+          'for you: the card keeps the money, and since the bcard was paid with it, it stays owed to bpay.',
+        `حسم البنك المصدر لبطاقتك الاعتراض على ${money(lang, f.amount)} من ${disputedCard(lang, f)} (بطاقة ${name(lang, f.bcardName)}) ` +
+          'لصالحك: يبقى المبلغ في البطاقة، وبما أن بطاقة bcard دُفعت به فإنه يبقى مستحقًا لـ bpay.',
+      ) + owedSentence(lang, f.owed),
+  }),
   merchant_refund: (lang, f) => ({
     title: pick(lang, `${name(lang, f.merchant)} refunded ${money(lang, f.amount)}`, `أعاد ${name(lang, f.merchant)} مبلغ ${money(lang, f.amount)}`),
     body:
@@ -337,6 +371,20 @@ const WRITERS: { [K in NoticeKind]: Writer<K> } = {
   }),
 };
 
+/** The disputed card: "Visa •••• 4242" (isolated in Arabic). */
+const disputedCard = (lang: Lang, f: { cardName: string; last4: string }) =>
+  lang === 'ar' ? `${name(lang, f.cardName)} ${ltr(lang, `•••• ${f.last4}`)}` : `${stripIsolates(f.cardName)} •••• ${f.last4}`;
+
+/** " You owe nothing; ..." or " You owe bpay $X; ..." after a dispute is decided. */
+const owedSentence = (lang: Lang, owed: string) =>
+  isZero(owed)
+    ? pick(lang, ' You owe nothing, and you can create bcards again.', ' لا يترتب عليك أي مبلغ، ويمكنك إنشاء بطاقات bcard من جديد.')
+    : pick(
+        lang,
+        ` You owe bpay ${money(lang, owed)}; repay it to create bcards again.`,
+        ` يترتب عليك لـ bpay مبلغ ${money(lang, owed)}؛ سدّده لتتمكن من إنشاء بطاقات bcard من جديد.`,
+      );
+
 /** A notice's title and body in `lang`. */
 export function noticeText<K extends NoticeKind>(lang: Lang, kind: K, facts: NoticeFacts[K]): NoticeText {
   return (WRITERS[kind] as Writer<K>)(lang, facts);
@@ -360,6 +408,9 @@ const LINKS: { [K in NoticeKind]: (f: NoticeFacts[K]) => string } = {
   bcard_expired: (f) => transactionLink(f.transactionId),
   bcard_canceled: (f) => transactionLink(f.transactionId),
   merchant_refund: (f) => transactionLink(f.transactionId),
+  dispute_opened: (f) => transactionLink(f.transactionId),
+  dispute_won: (f) => transactionLink(f.transactionId),
+  dispute_lost: (f) => transactionLink(f.transactionId),
   refund_failed: (f) => transactionLink(f.transactionId),
   bank_debit_settled: (f) => transactionLink(f.transactionId),
   bank_debit_returned: (f) => transactionLink(f.transactionId),

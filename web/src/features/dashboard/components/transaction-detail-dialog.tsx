@@ -11,8 +11,11 @@ import { TransactionRefunds } from './transaction-refunds';
 import { BankDebitBadge, BcardStageBadge } from '../../bcards/components/bcard-stage';
 import { DetailDialog, DetailRow as Row } from './detail-dialog';
 
+/** The stages of a disputed share (issue 26), named here too until the generated schema lists them. */
+type ShareStage = TransactionShare['stage'] | 'disputed' | 'dispute_won' | 'dispute_lost';
+
 /** A share's stage (the API's code) in words; a bank share still settling, or returned by the bank, says so. */
-const shareStageLabel: Record<TransactionShare['stage'], MessageKey> = {
+const shareStageLabel: Record<ShareStage, MessageKey> = {
   pending: 'dashboard.share.pending',
   held: 'dashboard.share.held',
   charged: 'dashboard.share.captured',
@@ -22,8 +25,17 @@ const shareStageLabel: Record<TransactionShare['stage'], MessageKey> = {
   declined: 'dashboard.share.declined',
   refunded: 'dashboard.share.refunded',
   returned: 'dashboard.share.returned',
+  disputed: 'dashboard.share.disputed',
+  dispute_won: 'dashboard.share.disputeWon',
+  dispute_lost: 'dashboard.share.disputeLost',
 };
-const shareStageTone: Partial<Record<TransactionShare['stage'], 'yellow' | 'red'>> = { bank_pending: 'yellow', returned: 'red', declined: 'red' };
+const shareStageTone: Partial<Record<ShareStage, 'yellow' | 'red'>> = {
+  bank_pending: 'yellow',
+  returned: 'red',
+  declined: 'red',
+  disputed: 'yellow',
+  dispute_lost: 'red',
+};
 
 /**
  * A transaction in full (GET /api/transactions/{id}): amounts, the bcard, each funding source's share, and the
