@@ -14,6 +14,7 @@ import { recoverPlanCharges } from './modules/subscription/billing';
 import { recoverRepayments } from './modules/receivables/service';
 import { renewSubscriptions } from './modules/subscription/renewals';
 import { pruneBroadcasts } from './modules/events/broadcast';
+import { recoverPlanRefunds } from './modules/subscription/plan-refunds';
 import { startWebhookWorker } from './modules/webhooks/worker';
 import { startMailWorker } from './modules/email/worker';
 import { smtpTransport } from './modules/email/transport';
@@ -56,8 +57,12 @@ export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; ex
   const bankDebits = await sweepBankDebits(deps);
   // Paid plans whose period ended: renewed, retried, or moved to their pending (or the free) plan.
   const renewed = await renewSubscriptions(deps);
-  if (recovered || expired || canceled || bankDebits || renewed) deps.log.info('money sweep', { recovered, expired, canceled, bankDebits, renewed });
-  return { recovered, expired, canceled, bankDebits };
+  // Refunds of a plan's unused part (an admin's move now) whose worker is gone: finished with their own keys.
+  const planRefunds = await recoverPlanRefunds(deps);
+  if (recovered || expired || canceled || bankDebits || renewed || planRefunds) {
+    deps.log.info('money sweep', { recovered, expired, canceled, bankDebits, renewed, planRefunds });
+  }
+  return { recovered: recovered + planRefunds, expired, canceled, bankDebits };
 }
 
 export interface Booted {

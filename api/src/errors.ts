@@ -444,6 +444,22 @@ export const CATALOGUE = {
     message: 'A payment for your plan is still being processed. Try again in a minute.',
   },
   no_pending_plan_change: { status: 409, type: 'invalid_request_error', message: 'No plan change is scheduled.' },
+  proration_zero: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'What is left of your billing period is worth nothing more on this plan: there is nothing to charge. Upgrade once your plan has renewed.',
+  },
+  proration_not_paid: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The user is not paying for a plan period (Free, or a plan an admin gave): there is nothing to prorate or refund.',
+  },
+  plan_not_billed: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'Your plan is not billed (Free, or a plan an admin gave): there is no payment card to change.',
+  },
+  plan_not_past_due: { status: 409, type: 'invalid_request_error', message: 'Your plan renewal has not failed: there is nothing to retry.' },
   vendor_secret_missing: { status: 400, type: 'invalid_request_error', message: 'No secret key configured for current mode' },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;

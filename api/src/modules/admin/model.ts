@@ -95,8 +95,20 @@ export const UserPatchBody = t.Object(
 );
 
 export const SubscriptionPatchBody = t.Object(
-  { tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }) },
-  { examples: [{ tierId: 'tier_pro' }] },
+  {
+    tierId: t.String({ minLength: 1, maxLength: 100, error: 'tierId is required.' }),
+    timing: t.Optional(
+      // A union of literals, not t.UnionEnum: Elysia fills an optional UnionEnum left out with its first value.
+      t.Union([t.Literal('period_end'), t.Literal('now_with_refund')], {
+        description:
+          'Required when the user pays for a running period: period_end (the move waits for it, no money moves) or ' +
+          "now_with_refund (the move is now; the current plan's unused part is refunded to the card it was paid with). " +
+          'Not billed (Free, or a plan an admin gave): leave it out; the move is now.',
+        error: 'timing must be period_end or now_with_refund.',
+      }),
+    ),
+  },
+  { examples: [{ tierId: 'tier_pro' }, { tierId: 'tier_free', timing: 'now_with_refund' }] },
 );
 
 
@@ -199,6 +211,17 @@ export const UserSubscriptionModel = t.Object(
     status: t.UnionEnum(schema.SUBSCRIPTION_STATUSES),
     currentPeriodStart: t.String({ format: 'date-time' }),
     currentPeriodEnd: t.String({ format: 'date-time' }),
+    billed: t.Boolean({ description: 'A paid period is running: a change needs a timing (PATCH /users/{id}/subscription)' }),
+    pendingTierId: t.Union([t.String(), t.Null()], { description: 'The tier the user moves to at currentPeriodEnd' }),
+    refund: t.Optional(
+      t.Object(
+        {
+          amount: t.String({ description: 'Dollars refunded for the unused part of the plan left', examples: ['4.99'] }),
+          status: t.UnionEnum(['pending', 'succeeded', 'failed'], { description: 'pending: the money sweep finishes it' }),
+        },
+        { description: 'Only in the answer to a change with timing now_with_refund' },
+      ),
+    ),
     user: t.Object({
       id: t.String(),
       email: t.String(),

@@ -31,11 +31,11 @@ import {
   VendorSettingsBody,
 } from './model';
 import { createTier, deleteTier, listTiers, toggleTier, updateTier } from './tiers';
+import { changeUserSubscription } from './plan-change';
 import {
   ADMIN_PAGE_DEFAULT,
   ADMIN_PAGE_MAX,
   adminPageLimit,
-  changeUserSubscription,
   listUserSubscriptions,
   listUsers,
   setUserRole,
@@ -115,16 +115,22 @@ export function adminRoutes(deps: AppDeps) {
     .patch(
       '/users/:id/subscription',
       ({ admin, request, params, body }) =>
-        changeUserSubscription(deps.db, deps.clock, actor(admin, request), params.id, body.tierId),
+        changeUserSubscription(deps, actor(admin, request), params.id, body.tierId, body.timing),
       {
         admin: true,
         params: IdParams,
         body: SubscriptionPatchBody,
         parse: 'json',
-        response: { 200: UserSubscriptionModel, ...errors(400, 401, 404, 415) },
+        response: { 200: UserSubscriptionModel, ...errors(400, 401, 404, 409, 415) },
         detail: doc(
           "Move a user to another tier",
-          'Active tiers only (400 tier_inactive). Ends the current subscription and starts a new one in one transaction.',
+          'Active tiers only (400 tier_inactive). A user not paying for a running period (Free, a plan an admin gave) ' +
+            'moves now: the current subscription ends and a new one (not billed) starts in one transaction. A paying ' +
+            'user (billed: true) needs timing: period_end schedules the move for the period end (no money moves; the ' +
+            "renewal then charges the new plan's price, or nothing for a free one); now_with_refund moves now and refunds " +
+            "the current plan's unused part (price × remaining / period, in ms, rounded half up to cents) to the card it " +
+            'was paid with. now_with_refund for a user not paying: 400 proration_not_paid. A plan payment or refund ' +
+            'still running: 409 plan_change_in_progress. Audited with the admin id.',
         ),
       },
     )

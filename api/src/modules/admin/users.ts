@@ -167,6 +167,12 @@ export interface UserSubscriptionView {
   status: SubRow['status'];
   currentPeriodStart: string;
   currentPeriodEnd: string;
+  /** A paid period is running (the user pays for this plan until currentPeriodEnd); false: Free, or a plan an admin gave. */
+  billed: boolean;
+  /** A change scheduled for currentPeriodEnd (a downgrade, a cancellation, or an admin's "at the period end"). */
+  pendingTierId: string | null;
+  /** Only in the answer to a change now_with_refund (plan-change.ts). */
+  refund?: { amount: string; status: 'pending' | 'succeeded' | 'failed' };
   user: { id: string; email: string; firstName: string | null; lastName: string | null };
   tier: TierView & { isActive: boolean };
 }
@@ -199,6 +205,8 @@ export function toSubscriptionView(s: SubRow, u: UserRow, t: TierRow, now: Date)
     status: s.status,
     currentPeriodStart: p.start.toISOString(),
     currentPeriodEnd: p.end.toISOString(),
+    billed: Boolean(s.currentPeriodStart && s.currentPeriodEnd && s.status === 'active' && s.currentPeriodEnd > now && t.monthlyPriceCents > 0),
+    pendingTierId: s.pendingTierId,
     user: { id: u.id, email: u.email, firstName: u.firstName, lastName: u.lastName },
     tier: { ...toTierView(t), isActive: t.isActive },
   };
@@ -216,49 +224,4 @@ export async function listUserSubscriptions(db: Db, clock: Clock): Promise<UserS
     .limit(ADMIN_LIST_LIMIT);
   const now = clock.now();
   return rows.map((r) => toSubscriptionView(r.s, r.u, r.t, now));
-}
-
-/**
- * Moves a user to another tier: ends the active subscription and starts a new one, in one transaction.
- * Fails: resource_not_found (user or tier), tier_inactive (only active tiers). Moving to the current tier changes
- * nothing. Audited with the tier before and after.
- */
-export async function changeUserSubscription(
-  db: Db,
-  clock: Clock,
-  actor: AdminActor,
-  userId: string,
-  tierId: string,
-): Promise<UserSubscriptionView> {
-  const user = await firstRow(db, schema.users, eq(schema.users.id, userId));
-  if (!user) throw notFound('user');
-  const tier = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, tierId));
-  if (!tier) throw new AppError('resource_not_found', 'No such subscription tier.', 'tierId');
-  if (!tier.isActive) throw new AppError('tier_inactive', undefined, 'tierId');
-  const now = clock.now();
-  const sub = await db.transaction(async (tx) => {
-    const current = await firstRow(tx, schema.userSubscriptions, and(eq(schema.userSubscriptions.userId, userId), eq(schema.userSubscriptions.status, 'active')));
-    if (current?.tierId === tierId) return current;
-    if (current) {
-      await tx
-        .update(schema.userSubscriptions)
-        .set({ status: 'ended', endedAt: now })
-        .where(and(eq(schema.userSubscriptions.id, current.id), eq(schema.userSubscriptions.status, 'active')));
-    }
-    const [next] = await tx
-      .insert(schema.userSubscriptions)
-      .values({ id: newId('sub'), userId, tierId, status: 'active' as const, startedAt: now, endedAt: null })
-      .returning();
-    await recordAudit(tx, clock, {
-      adminId: actor.adminId,
-      action: 'user.subscription.change',
-      targetType: 'user',
-      targetId: userId,
-      before: current ? { subscriptionId: current.id, tierId: current.tierId } : null,
-      after: { subscriptionId: next!.id, tierId },
-      ip: actor.ip,
-    });
-    return next!;
-  });
-  return toSubscriptionView(sub, user, tier, now);
 }

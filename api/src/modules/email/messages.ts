@@ -203,16 +203,34 @@ export function emailChangeConfirmEmail(input: Recipient & { newEmail: string; l
 
 /** A plan's card charge, with its period (UTC days) and receipt id. `amount` is a decimal string ("9.99"). */
 export function planReceiptEmail(
-  input: Recipient & { plan: string; amount: string; sourceName: string; last4: string; periodStart: Date; periodEnd: Date; receiptId: string },
+  input: Recipient & {
+    plan: string;
+    amount: string;
+    sourceName: string;
+    last4: string;
+    periodStart: Date;
+    periodEnd: Date;
+    receiptId: string;
+    /** An upgrade in the middle of a period (issue 26): the old plan's unused part credited, the new plan's rest charged. */
+    proration?: { oldPlan: string; credit: string; rest: string } | null;
+  },
 ): OutgoingEmail {
   const lang = input.lang ?? 'en';
   const hi = greeting(lang, input.firstName);
   const [from, to] = [formatDay(input.periodStart), formatDay(input.periodEnd)];
+  const p = input.proration;
   if (lang === 'ar') {
     return renderMail(lang, 'plan_receipt', input.userId, input.to, `إيصال bpay: خطة ${ltr(input.plan)}، ${ltr(`$${input.amount}`)}`, [
       hi,
       `شكرًا لك: خصمنا ${ltr(`$${input.amount}`)} من ${ltr(`${input.sourceName} •••• ${input.last4}`)} مقابل خطة ${ltr(input.plan)}، ` +
         `من ${ltr(from)} إلى ${ltr(to)} (بالتوقيت العالمي المنسق).`,
+      ...(p
+        ? [
+            `الوقت غير المستخدم من خطة ${ltr(p.oldPlan)} (${ltr(from)}–${ltr(to)}): ${ltr(`−$${p.credit}`)}`,
+            `الوقت المتبقي على خطة ${ltr(input.plan)} (${ltr(from)}–${ltr(to)}): ${ltr(`$${p.rest}`)}`,
+            `المجموع: ${ltr(`$${input.amount}`)}`,
+          ]
+        : []),
       `الإيصال: ${ltr(input.receiptId)}`,
       `تتجدد خطتك في ${ltr(to)} بالسعر نفسه ما لم تغيّرها من صفحة الخطط.`,
       SIGNATURE,
@@ -221,6 +239,13 @@ export function planReceiptEmail(
   return renderMail(lang, 'plan_receipt', input.userId, input.to, `Your bpay receipt: ${input.plan} plan, $${input.amount}`, [
     hi,
     `Thank you: we charged $${input.amount} to ${input.sourceName} (•••• ${input.last4}) for the ${input.plan} plan, ${from} to ${to} (UTC).`,
+    ...(p
+      ? [
+          `Unused time on ${p.oldPlan} (${from}–${to}): −$${p.credit}`,
+          `Remaining time on ${input.plan} (${from}–${to}): $${p.rest}`,
+          `Total: $${input.amount}`,
+        ]
+      : []),
     `Receipt: ${input.receiptId}`,
     `Your plan renews on ${to} at the same price unless you change it on the Plans page.`,
     SIGNATURE,

@@ -9,6 +9,7 @@ import { mailLanguage, planMovedToFreeEmail, planReceiptEmail, planRenewalFailed
 import { enqueueEmail } from '../email/outbox';
 import { accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
+import { prorationQuote } from './proration';
 
 /*
  * Paid plans (issue 16). A plan charge (subscription_charges) is one payment of a plan's monthly price to a funding
@@ -23,9 +24,11 @@ import { notify } from '../notifications/service';
  * held → voided, failed; nothing there → failed. So a plan is never paid twice and never paid without being given.
  *
  * Billing periods are calendar months in UTC: the same day of the next month, or its last day when it has none
- * (31 January → 28/29 February). An upgrade (free → paid, or to a dearer plan mid-period) charges the new plan's full
- * price and starts a new period now; nothing of the old period is refunded. A downgrade or cancellation waits for the
- * period's end (pendingTierId). At a period's end the renewal sweep charges the next period (its plan: the pending one
+ * (31 January → 28/29 February). An upgrade from a plan that is not being paid for (Free, one an admin gave, or a
+ * period that is over) charges the new plan's full price and starts a new period now (kind upgrade). An upgrade in
+ * the middle of a paid period is prorated (issue 26, kind proration, proration.ts): the old plan's unused part is
+ * credited, the new plan's rest of the period charged, the difference paid now, and the period (the billing anchor)
+ * stays. A downgrade or cancellation credits nothing and waits for the period's end (pendingTierId). At a period's end the renewal sweep charges the next period (its plan: the pending one
  * if any) to the source the user paid with; a failed renewal keeps the plan, past due, retried daily for
  * RENEWAL_GRACE_MS, then the user moves to Free, with a plan_notice e-mail at the first failure and at the move.
  */
@@ -90,8 +93,8 @@ export async function offeredTier(db: DbOrTx, tierId: string): Promise<TierRow> 
   return tier;
 }
 
-/** The user's own, not removed, active source. Fails with: resource_not_found, validation_error (paused). */
-async function payableSource(db: DbOrTx, userId: string, fundingSourceId: string): Promise<SourceRow> {
+/** The user's own, not removed, active card. Fails with: resource_not_found, validation_error (bank account, paused). */
+export async function payableSource(db: DbOrTx, userId: string, fundingSourceId: string): Promise<SourceRow> {
   const source = await firstRow(
     db,
     schema.fundingSources,
@@ -240,6 +243,20 @@ async function completeCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeR
         paymentSourceId: charge.fundingSourceId,
       });
       subscriptionId = sub.id;
+    } else if (charge.kind === 'proration') {
+      // The rest of the period the charge was priced on, from the plan it credits: if the plan or its period has
+      // moved on meanwhile, the price no longer holds and the money goes back (below).
+      const sub = charge.subscriptionId ? await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, charge.subscriptionId)) : null;
+      if (!sub || sub.status !== 'active' || sub.tierId !== charge.creditTierId || !sub.currentPeriodStart) return null;
+      if (sub.currentPeriodEnd?.getTime() !== charge.periodEnd.getTime()) return null;
+      // The period (its anchor) stays: the new plan takes over the rest of it.
+      subscriptionId = (
+        await replaceSubscription(tx, at, charge.userId, tier, {
+          start: sub.currentPeriodStart,
+          end: sub.currentPeriodEnd,
+          paymentSourceId: charge.fundingSourceId,
+        })
+      ).id;
     } else {
       // A renewal pays for the period that follows the one it was made for; if that subscription has moved on
       // meanwhile (an admin changed the plan, the grace period ran out), the money goes back (below).
@@ -281,6 +298,7 @@ async function completeCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeR
     });
     const user = await userOf(tx, charge.userId);
     const source = await firstRow(tx, schema.fundingSources, eq(schema.fundingSources.id, charge.fundingSourceId));
+    const credited = charge.kind === 'proration' && charge.creditTierId ? await tierById(tx, charge.creditTierId) : null;
     await enqueueEmail(
       tx,
       at,
@@ -296,11 +314,17 @@ async function completeCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeR
         periodStart: charge.periodStart,
         periodEnd: charge.periodEnd,
         receiptId: charge.id,
+        proration:
+          credited && charge.creditCents !== null && charge.listPriceCents !== null
+            ? { oldPlan: credited.displayName, credit: money(charge.creditCents), rest: money(charge.listPriceCents) }
+            : null,
       }),
     );
     // Beside the receipt, once (settleChargeRow above is guarded by the lease and the pending status). The receipt is
     // this event's mail: the notice's own mail is off for plan kinds (docs/DECISIONS.md).
-    await notify(tx, deps, user.id, 'plan_charged', { plan: tier.displayName, amount: money(charge.amountCents), kind: charge.kind }, at);
+    // A proration is an upgrade in the notice's words.
+    const kind = charge.kind === 'renewal' ? 'renewal' : 'upgrade';
+    await notify(tx, deps, user.id, 'plan_charged', { plan: tier.displayName, amount: money(charge.amountCents), kind }, at);
     return true;
   });
   if (applied) return reload(deps, charge.id);
@@ -311,7 +335,7 @@ async function completeCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeR
       status: 'failed',
       vendorChargeId: holdId,
       failureCode: 'subscription_changed',
-      failureMessage: 'The plan changed before this renewal was recorded; the charge was refunded.',
+      failureMessage: `The plan changed before this ${charge.kind === 'renewal' ? 'renewal' : 'payment'} was recorded; the charge was refunded.`,
     }),
   );
   return reload(deps, charge.id);
@@ -405,9 +429,10 @@ export interface UpgradeInput {
 }
 
 /**
- * Upgrades the user to a dearer plan, paid now: the full monthly price of the new plan, a new period from now.
- * Fails with: resource_not_found (plan, funding source), tier_inactive, validation_error (paused source),
- * plan_unchanged, plan_not_upgrade, plan_change_in_progress, card_declined / insufficient_funds / expired_card /
+ * Upgrades the user to a dearer plan, paid now. In the middle of a paid period: prorated (the new plan's rest of the
+ * period less the old plan's unused part, the period kept); otherwise the full monthly price and a new period from now.
+ * Fails with: resource_not_found (plan, funding source), tier_inactive, validation_error (paused source, bank account),
+ * plan_unchanged, plan_not_upgrade, proration_zero, plan_change_in_progress, card_declined / insufficient_funds / expired_card /
  * incorrect_cvc / processing_error (nothing charged), vendor_unavailable (the sweep settles it).
  */
 export async function upgradePlan(deps: AppDeps, userId: string, input: UpgradeInput): Promise<ChargeRow> {
@@ -438,19 +463,16 @@ export async function upgradePlan(deps: AppDeps, userId: string, input: UpgradeI
     if (inFlight) throw new AppError('plan_change_in_progress');
     // Checked again here: a removal or pause racing this request commits before (refused here) or after.
     const source = await payableSource(tx, userId, input.fundingSourceId);
+    const priced = priceUpgrade(sub, current, tier, at);
     const [charge] = await tx
       .insert(schema.subscriptionCharges)
       .values({
         id: newId('pch'),
         userId,
-        subscriptionId: null,
         tierId: tier.id,
         fundingSourceId: source.id,
-        kind: 'upgrade',
+        ...priced,
         status: 'pending',
-        amountCents: tier.monthlyPriceCents,
-        periodStart: at,
-        periodEnd: addCalendarMonth(at),
         vendor: source.vendor,
         idempotencyKey: input.idempotencyKey,
         leaseOwner: owner,
@@ -478,8 +500,38 @@ export async function upgradePlan(deps: AppDeps, userId: string, input: UpgradeI
   return ended;
 }
 
+/**
+ * What an upgrade charges. A paid period still running (a paid plan, its end ahead): a proration over the rest of
+ * it. Otherwise (Free, a plan an admin gave, a period that is over and past due): the full price, a new period.
+ * Fails with: proration_zero (the rest of the period is worth nothing in whole cents).
+ */
+function priceUpgrade(sub: SubRow | null, current: TierRow, tier: TierRow, at: Date) {
+  if (sub?.currentPeriodStart && sub.currentPeriodEnd && sub.currentPeriodEnd > at && current.monthlyPriceCents > 0) {
+    const q = prorationQuote(current.monthlyPriceCents, tier.monthlyPriceCents, { start: sub.currentPeriodStart, end: sub.currentPeriodEnd }, at);
+    if (q.amountCents <= 0) {
+      throw new AppError(
+        'proration_zero',
+        `Your ${current.displayName} period ends on ${sub.currentPeriodEnd.toISOString().replace('T', ' ').slice(0, 16)} UTC: the ${tier.displayName} ` +
+          'plan for what is left of it costs $0.00 more, so there is nothing to charge. Upgrade once your plan has renewed.',
+        'tierId',
+      );
+    }
+    return {
+      kind: 'proration' as const,
+      subscriptionId: sub.id,
+      amountCents: q.amountCents,
+      listPriceCents: q.listPriceCents,
+      creditCents: q.creditCents,
+      creditTierId: current.id,
+      periodStart: at,
+      periodEnd: sub.currentPeriodEnd,
+    };
+  }
+  return { kind: 'upgrade' as const, subscriptionId: null, amountCents: tier.monthlyPriceCents, periodStart: at, periodEnd: addCalendarMonth(at) };
+}
+
 /** runCharge for a request: a processor that does not answer leaves the charge to the sweep (503). */
-async function runOrLeave(deps: AppDeps, lease: ChargeLease): Promise<ChargeRow> {
+export async function runOrLeave(deps: AppDeps, lease: ChargeLease): Promise<ChargeRow> {
   try {
     return await runCharge(deps, lease);
   } catch (e) {

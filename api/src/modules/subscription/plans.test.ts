@@ -169,18 +169,21 @@ describe('upgrading', () => {
     await expectMoneyConsistent(w.ctx);
   });
 
-  test('from Pro to Premium mid-period: the full Premium price, a new period from now', async () => {
+  test('from Pro to Premium mid-period: prorated (proration.test.ts has the arithmetic), the period kept', async () => {
     const w = await world();
-    await upgrade(w.ctx, w.cookie, { tierId: 'tier_pro', fundingSourceId: w.card.id });
+    const first = await upgrade(w.ctx, w.cookie, { tierId: 'tier_pro', fundingSourceId: w.card.id });
     w.ctx.clock.advance(10 * DAY);
     expect((await downgrade(w.ctx, w.cookie, 'tier_free')).body.pendingTier.name).toBe('free');
     const res = await upgrade(w.ctx, w.cookie, { tierId: 'tier_premium', fundingSourceId: w.card.id });
     expect(res.status).toBe(200);
     expect(res.body.plan.tier.name).toBe('premium');
-    expect(res.body.plan.currentPeriodStart).toBe(w.ctx.clock.now().toISOString());
+    expect(res.body.plan.currentPeriodStart).toBe(first.body.plan.currentPeriodStart);
+    expect(res.body.plan.currentPeriodEnd).toBe(first.body.plan.currentPeriodEnd);
     // An upgrade replaces a scheduled downgrade.
     expect(res.body.plan.pendingTier).toBeNull();
-    expect(await ledgerBalance(w.ctx, 'bpay:subscriptions')).toBe(999 + 1999);
+    // 21 of 31 days left: round(1999 × 21/31) − round(999 × 21/31) = 1354 − 677.
+    expect(res.body.receipt).toMatchObject({ kind: 'proration', amount: '6.77' });
+    expect(await ledgerBalance(w.ctx, 'bpay:subscriptions')).toBe(999 + 677);
     await expectMoneyConsistent(w.ctx);
   });
 });

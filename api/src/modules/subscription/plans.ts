@@ -1,4 +1,5 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import { schema, type Db, type DbOrTx, firstRow, UNLIMITED } from '@bpay/db';
 import { SUBSCRIPTION_CHARGE_STATUSES } from '@bpay/db/schema';
 import { formatDecimal, type Cents } from '@bpay/db/money';
@@ -20,7 +21,7 @@ type TierRow = typeof schema.subscriptionTiers.$inferSelect;
 export interface PlanChargeView {
   id: string;
   createdAt: string;
-  kind: 'upgrade' | 'renewal';
+  kind: 'upgrade' | 'renewal' | 'proration';
   status: 'pending' | 'succeeded' | 'failed';
   amount: string;
   planName: string;
@@ -28,6 +29,11 @@ export interface PlanChargeView {
   periodEnd: string;
   fundingSource: { id: string; name: string; last4: string; brand: string };
   failureMessage: string | null;
+  /**
+   * A proration's lines (kind proration; else null): the unused part of the old plan over periodStart..periodEnd,
+   * credited, and the new plan's price for the same span; amount = remaining − credit.
+   */
+  proration: { unusedPlanName: string; credit: string; remaining: string } | null;
 }
 
 export interface PlanView {
@@ -164,18 +170,21 @@ export async function listPlanCharges(db: Db, userId: string): Promise<PlanCharg
 export const PLAN_CHARGE_FILTERS = ['all', ...SUBSCRIPTION_CHARGE_STATUSES] as const;
 export type PlanChargeFilter = (typeof PLAN_CHARGE_FILTERS)[number];
 
+const creditTiers = alias(schema.subscriptionTiers, 'credit_tiers');
+
 async function planCharges(db: Db, userId: string, opts: { limit?: number; status?: PlanChargeFilter }): Promise<PlanChargeView[]> {
   const own = eq(schema.subscriptionCharges.userId, userId);
   const query = db
-    .select({ charge: schema.subscriptionCharges, tier: schema.subscriptionTiers, source: schema.fundingSources })
+    .select({ charge: schema.subscriptionCharges, tier: schema.subscriptionTiers, source: schema.fundingSources, credited: creditTiers.displayName })
     .from(schema.subscriptionCharges)
     .innerJoin(schema.subscriptionTiers, eq(schema.subscriptionTiers.id, schema.subscriptionCharges.tierId))
     .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.subscriptionCharges.fundingSourceId))
+    .leftJoin(creditTiers, eq(creditTiers.id, schema.subscriptionCharges.creditTierId))
     .where(!opts.status || opts.status === 'all' ? own : and(own, eq(schema.subscriptionCharges.status, opts.status)))
     .orderBy(desc(schema.subscriptionCharges.createdAt), desc(schema.subscriptionCharges.id))
     .$dynamic();
   const rows = await (opts.limit === undefined ? query : query.limit(opts.limit));
-  return rows.map((r) => toChargeView(r.charge, r.tier, r.source));
+  return rows.map((r) => toChargeView(r.charge, r.tier, r.source, r.credited));
 }
 
 export const PLAN_CHARGES_CSV_COLUMNS = [
@@ -211,6 +220,7 @@ export function toChargeView(
   c: ChargeRow,
   tier: Pick<TierRow, 'displayName'>,
   source: { id: string; name: string; last4: string; brand: string },
+  creditedPlanName: string | null = null,
 ): PlanChargeView {
   return {
     id: c.id,
@@ -223,6 +233,10 @@ export function toChargeView(
     periodEnd: c.periodEnd.toISOString(),
     fundingSource: { id: source.id, name: source.name, last4: source.last4, brand: source.brand },
     failureMessage: c.failureMessage,
+    proration:
+      c.kind === 'proration' && creditedPlanName !== null && c.creditCents !== null && c.listPriceCents !== null
+        ? { unusedPlanName: creditedPlanName, credit: money(c.creditCents), remaining: money(c.listPriceCents) }
+        : null,
   };
 }
 
@@ -230,5 +244,6 @@ export async function chargeView(db: Db, charge: ChargeRow): Promise<PlanChargeV
   const tier = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, charge.tierId));
   const source = await firstRow(db, schema.fundingSources, eq(schema.fundingSources.id, charge.fundingSourceId));
   if (!tier || !source) throw new Error(`plan charge ${charge.id} lost its tier or source`);
-  return toChargeView(charge, tier, source);
+  const credited = charge.creditTierId ? await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, charge.creditTierId)) : null;
+  return toChargeView(charge, tier, source, credited?.displayName ?? null);
 }

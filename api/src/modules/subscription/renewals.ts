@@ -56,14 +56,34 @@ export async function renewSubscriptions(deps: AppDeps): Promise<number> {
 }
 
 async function renewOne(deps: AppDeps, sub: SubRow): Promise<boolean> {
+  const started = await startRenewal(deps, sub, { now: false });
+  if (started === null) return false;
+  if (started === 'done') return true;
+  try {
+    await runCharge(deps, started);
+  } catch (e) {
+    if (!(e instanceof VendorUnavailableError)) throw e;
+    deps.log.warn('a renewal could not be finished now; the money sweep will settle it', { chargeId: started.chargeId, error: e });
+  }
+  return true;
+}
+
+/**
+ * Records the renewal charge of `sub`'s ended period, pending under a lease (or ends the plan / records the failure
+ * when there is nothing to charge: 'done'); null when it is not due or another worker got there first. `now`: the
+ * user asked for the retry at once (issue 26, after changing the card), so the day's wait between retries is skipped;
+ * everything else is the sweep's path, keyed per subscription, period and attempt, one charge in flight per user.
+ */
+export async function startRenewal(deps: AppDeps, sub: SubRow, opts: { now: boolean }): Promise<ChargeLease | 'done' | null> {
   const at = deps.clock.now();
   const periodEnd = sub.currentPeriodEnd!;
   const owner = newToken();
-  const started = await deps.db.transaction(async (tx): Promise<ChargeLease | 'done' | null> => {
+  return deps.db.transaction(async (tx): Promise<ChargeLease | 'done' | null> => {
     // Read again under the write lock: another sweep (or the user) may have moved it since the list was read.
     const now = await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, sub.id));
     if (!now || now.status !== 'active' || now.currentPeriodEnd?.getTime() !== periodEnd.getTime()) return null;
-    if (now.nextRenewalAttemptAt && now.nextRenewalAttemptAt > at) return null;
+    if (periodEnd > at) return null;
+    if (!opts.now && now.nextRenewalAttemptAt && now.nextRenewalAttemptAt > at) return null;
     const inFlight = await firstRow(tx, schema.subscriptionCharges, and(eq(schema.subscriptionCharges.userId, sub.userId), eq(schema.subscriptionCharges.status, 'pending')));
     if (inFlight) return null;
     const next = await tierById(tx, now.pendingTierId ?? now.tierId);
@@ -126,13 +146,4 @@ async function renewOne(deps: AppDeps, sub: SubRow): Promise<boolean> {
       .returning({ id: schema.subscriptionCharges.id });
     return inserted[0] ? { chargeId: inserted[0].id, owner } : null;
   });
-  if (started === null) return false;
-  if (started === 'done') return true;
-  try {
-    await runCharge(deps, started);
-  } catch (e) {
-    if (!(e instanceof VendorUnavailableError)) throw e;
-    deps.log.warn('a renewal could not be finished now; the money sweep will settle it', { chargeId: started.chargeId, error: e });
-  }
-  return true;
 }

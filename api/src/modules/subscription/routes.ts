@@ -18,6 +18,7 @@ import {
 } from './plans';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { AppError } from '../../errors';
+import { retryRenewal, setPlanPaymentSource } from './payment-card';
 
 const FeatureKey = t.UnionEnum(FEATURE_KEYS);
 
@@ -56,7 +57,9 @@ export const PlanChargeModel = t.Object(
   {
     id: t.String(),
     createdAt: t.String({ format: 'date-time' }),
-    kind: t.UnionEnum(['upgrade', 'renewal']),
+    kind: t.UnionEnum(['upgrade', 'renewal', 'proration'], {
+      description: 'proration: an upgrade in the middle of a paid period, charged the difference for the rest of it',
+    }),
     status: t.UnionEnum(['pending', 'succeeded', 'failed']),
     amount: t.String({ description: 'Dollars', examples: ['9.99'] }),
     planName: t.String(),
@@ -64,6 +67,17 @@ export const PlanChargeModel = t.Object(
     periodEnd: t.String({ format: 'date-time' }),
     fundingSource: SourceRef,
     failureMessage: t.Union([t.String(), t.Null()]),
+    proration: t.Union(
+      [
+        t.Object({
+          unusedPlanName: t.String({ description: 'The plan left: its unused time from periodStart to periodEnd is credited' }),
+          credit: t.String({ description: 'Dollars credited', examples: ['4.99'] }),
+          remaining: t.String({ description: "Dollars: the new plan's price from periodStart to periodEnd", examples: ['14.99'] }),
+        }),
+        t.Null(),
+      ],
+      { description: 'The proration lines of kind proration (amount = remaining − credit); null otherwise' },
+    ),
   },
   { $id: '#/components/schemas/PlanCharge' },
 );
@@ -181,9 +195,12 @@ export function subscriptionRoutes(deps: AppDeps) {
         detail: {
           summary: 'Upgrade to a dearer plan, paid now from one of your funding sources',
           description:
-            "Charges the new plan's full monthly price through the card processor and starts a new billing period now " +
-            '(one calendar month, UTC); nothing of the current period is refunded. The receipt is e-mailed. A decline ' +
-            'answers 402 and changes nothing. One plan payment runs at a time (409 plan_change_in_progress).',
+            'In the middle of a paid period the upgrade is prorated (receipt kind proration): the new plan for the rest of ' +
+            "the period less the current plan's unused part, in whole cents, each line rounded half up; the period stays. " +
+            'A rest worth $0.00 more answers 409 proration_zero. From a plan not being paid for (Free, one an admin gave, ' +
+            "a period that is over) the new plan's full monthly price is charged and a new period (one calendar month, " +
+            'UTC) starts now. The receipt is e-mailed. A decline answers 402 and changes nothing. One plan payment runs ' +
+            'at a time (409 plan_change_in_progress).',
         },
       },
     )
@@ -203,6 +220,53 @@ export function subscriptionRoutes(deps: AppDeps) {
           'above the new limits are kept; no new ones can be added until under them.',
       },
     })
+    .put('/payment-source', ({ user, body }) => setPlanPaymentSource(deps, user, body.fundingSourceId), {
+      auth: true,
+      parse: 'json',
+      body: t.Object(
+        { fundingSourceId: t.String({ minLength: 1, maxLength: 100, error: 'fundingSourceId is required.' }) },
+        { examples: [{ fundingSourceId: 'fs_4f9c2a1b7d3e8f60a5b4c3d2' }] },
+      ),
+      response: { 200: PlanModel, ...errors(400, 401, 404, 409, 415) },
+      detail: {
+        summary: 'Change the card your plan is paid with',
+        description:
+          'One of your own active cards (a bank account or a paused card: 400; a removed or unknown one, or another ' +
+          "user's: 404). Used from the next renewal on; nothing is charged now. When the plan is past due, " +
+          'POST /api/subscription/retry-renewal tries the renewal at once on it. A plan that is not billed (Free, or ' +
+          'one an admin gave) has no card: 409 plan_not_billed.',
+      },
+    })
+    .post(
+      '/retry-renewal',
+      async ({ user, headers, request }) => {
+        const key = headers['idempotency-key'] ?? null;
+        if (key === null) {
+          throw new AppError('invalid_idempotency_key', 'An Idempotency-Key header is required to pay for a plan.', 'Idempotency-Key');
+        }
+        const outcome = await runIdempotent(
+          idem,
+          { scope: `user:${user.id}`, key, method: 'POST', path: new URL(request.url).pathname, body: {} },
+          async () => {
+            const charge = await retryRenewal(deps, user);
+            return { status: 200, body: { plan: await getPlan(deps, user), receipt: await chargeView(deps.db, charge) } };
+          },
+        );
+        return idempotentResponse(outcome);
+      },
+      {
+        auth: true,
+        headers: UpgradeHeaders,
+        response: { 200: t.Object({ plan: PlanModel, receipt: PlanChargeModel }), ...errors(400, 401, 402, 404, 409, 503) },
+        detail: {
+          summary: 'Retry a failed renewal now, on the card the plan is paid with',
+          description:
+            'Only while the plan is past due (409 plan_not_past_due otherwise). Charged through the same path as the ' +
+            'daily retry: one attempt per request key, one plan payment at a time (409 plan_change_in_progress). A ' +
+            'decline answers 402; the plan stays past due until its grace period ends.',
+        },
+      },
+    )
     .post('/keep', ({ user }) => keepPlan(deps, user), {
       auth: true,
       response: { 200: PlanModel, ...errors(401, 409) },
