@@ -60,6 +60,8 @@ export const ADMIN_ROUTES: Array<{ method: string; path: string; body?: unknown 
   { method: 'GET', path: '/api/admin/kyc/verifications' },
   { method: 'PATCH', path: '/api/admin/kyc/verifications/kyc_x', body: { status: 'verified' } },
   { method: 'GET', path: '/api/admin/kyc/documents/doc_x' },
+  { method: 'POST', path: '/api/admin/sandbox/disputes', body: { shareId: 'shr_x', reason: 'fraudulent' } },
+  { method: 'POST', path: '/api/admin/sandbox/disputes/dsp_x/close', body: { outcome: 'won' } },
   { method: 'GET', path: '/api/admin/receivables' },
   { method: 'GET', path: '/api/admin/refund-failures' },
   { method: 'POST', path: '/api/admin/users/usr_x/receivable/waive', body: { amount: '1.00', reason: 'Goodwill' } },

@@ -518,7 +518,7 @@ describe('OpenAPI', () => {
     const spec = (await call(ctx, '/swagger/json')).body;
     expect(spec.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const r of ADMIN_ROUTES) {
-      const path = r.path.replace(/(usr_x|tier_pro|kyc_x|doc_x)/, '{id}').replace(/vendors\/test$/, 'vendors/{mode}');
+      const path = r.path.replace(/(usr_x|tier_pro|kyc_x|doc_x|dsp_x)/, '{id}').replace(/vendors\/test$/, 'vendors/{mode}');
       const op = spec.paths[path]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${path}`).toBeDefined();
       expect(op.security).toEqual([{ adminToken: [] }]);

@@ -50,7 +50,11 @@ export function stripeWebhookRoutes(deps: AppDeps) {
             'payment_intent.payment_failed and charge.failed settle or return a bank share\'s ACH debit; refund.failed, ' +
             'refund.updated and charge.refund.updated (status failed or canceled) record a refund to a card that did not ' +
             'reach it (bpay owes the consumer). An event about a debit or refund bpay does not know is answered 200 and ' +
-            'changes nothing. Other events are acknowledged and ignored. ' +
+            'changes nothing. charge.dispute.created/updated/closed/' +
+            'funds_withdrawn/funds_reinstated record a dispute (chargeback) of a funding share, found by its ' +
+            'PaymentIntent: open, the amount is owed and new bcards are refused; won, all of it is reversed; lost, it ' +
+            'stays owed; inquiries (warning_*) move nothing; a dispute of a charge that is no bpay share is acknowledged ' +
+            'and nothing is written. Other events are acknowledged and ignored. ' +
             '404 when no signing secret is configured; 503 asks Stripe to send the event again.',
           security: [],
           requestBody: {
