@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sweepMoney } from '../../boot';
 import { TestClock } from '../../lib/clock';
-import { call, forkTestApp, interceptVendor, makeTestApp, merchantCall, type TestContext, type VendorMethod } from '../../../test-support/app';
+import { call, forkTestApp, interceptVendor, makeTestApp, merchantCall, type TestAppOptions, type TestContext, type VendorMethod } from '../../../test-support/app';
 import {
   addBankAccount,
   addCard,
@@ -79,7 +79,7 @@ beforeAll(async () => {
 });
 afterAll(() => template.close());
 
-const fork = (wrapVendor?: Parameters<typeof forkTestApp>[1]['wrapVendor']) =>
+const fork = (wrapVendor?: TestAppOptions['wrapVendor']) =>
   forkTestApp(template, { clock: new TestClock(template.clock.now().getTime()), rateLimits: false, ...(wrapVendor ? { wrapVendor } : {}) });
 
 let keys = 0;

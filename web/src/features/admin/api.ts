@@ -170,6 +170,18 @@ export function subscriptionAnalyticsQuery() {
   });
 }
 
+export const RECEIVABLES_KEY = [...ADMIN_KEY, 'receivables'] as const;
+/** Users who owe bpay (returned bank debits after use, disputed shares), a page at a time. */
+export function adminReceivablesQuery() {
+  return adminPagesQuery(RECEIVABLES_KEY, (cursor) => pageOf(adminApi.GET('/api/admin/receivables', { params: { query: { ...cursorParam(cursor) } } })));
+}
+export type AdminReceivable = ApiAnswer<'/api/admin/receivables'>[number];
+
+/** Forgives `amount` of what a user owes, with the reason the user is told (audited). */
+export function waiveReceivable(userId: string, body: { amount: string; reason: string }) {
+  return unwrap(adminApi.POST('/api/admin/users/{id}/receivable/waive', { params: { path: { id: userId } }, body }));
+}
+
 /** Merchants by business name/e-mail search and environment, filtered by the server so every page keeps them. */
 export function adminMerchantsQuery(search: string, environment: 'all' | MerchantEnvironment) {
   const filters: ApiQuery<'/api/admin/merchants'> = {};

@@ -22,6 +22,7 @@ import type * as emailChange from './email-change';
 import type * as plans from './plans';
 import type * as paymentDemo from './payment-demo';
 import type * as profile from './profile';
+import type * as receivables from './receivables';
 import type * as settings from './settings';
 import type * as split from './split';
 
@@ -61,7 +62,8 @@ type AreaCatalogue =
   | typeof plans
   | typeof investors
   | typeof extension
-  | typeof notifications;
+  | typeof notifications
+  | typeof receivables;
 
 /** One area's catalogue module, as `import * as area from './messages/<area>'` gives it. */
 export interface Catalogue {

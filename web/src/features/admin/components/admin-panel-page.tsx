@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { BarChart3, CreditCard, Fingerprint, Languages, LayoutDashboard, LogOut, Settings2, Store, Users } from 'lucide-react';
+import { BarChart3, CreditCard, Fingerprint, HandCoins, Languages, LayoutDashboard, LogOut, Settings2, Store, Users } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
 import { Redirect, useLocation } from 'wouter';
 import { Button } from '../../../components/ui/button';
@@ -11,12 +11,13 @@ import { AnalyticsTab } from './analytics-tab';
 import { DashboardTab } from './dashboard-tab';
 import { KycTab } from './kyc-tab';
 import { MerchantsTab } from './merchants-tab';
+import { ReceivablesTab } from './receivables-tab';
 import { ErrorBlock } from './states';
 import { SubscriptionsTab } from './subscriptions-tab';
 import { UsersTab } from './users-tab';
 import { VendorsTab } from './vendors-tab';
 
-const TABS = ['dashboard', 'users', 'merchants', 'subscriptions', 'kyc', 'vendors', 'analytics'] as const;
+const TABS = ['dashboard', 'users', 'merchants', 'subscriptions', 'receivables', 'kyc', 'vendors', 'analytics'] as const;
 type Tab = (typeof TABS)[number];
 const isTab = (v: string): v is Tab => (TABS as readonly string[]).includes(v);
 const tabLabel: Record<Tab, MessageKey> = {
@@ -24,6 +25,7 @@ const tabLabel: Record<Tab, MessageKey> = {
   users: 'admin.tabs.users',
   merchants: 'admin.tabs.merchants',
   subscriptions: 'admin.tabs.subscriptions',
+  receivables: 'admin.tabs.receivables',
   kyc: 'admin.tabs.kyc',
   vendors: 'admin.tabs.vendors',
   analytics: 'admin.tabs.analytics',
@@ -33,6 +35,7 @@ const tabIcon: Record<Tab, ReactNode> = {
   users: <Users className="h-4 w-4" aria-hidden />,
   merchants: <Store className="h-4 w-4" aria-hidden />,
   subscriptions: <CreditCard className="h-4 w-4" aria-hidden />,
+  receivables: <HandCoins className="h-4 w-4" aria-hidden />,
   kyc: <Fingerprint className="h-4 w-4" aria-hidden />,
   vendors: <Settings2 className="h-4 w-4" aria-hidden />,
   analytics: <BarChart3 className="h-4 w-4" aria-hidden />,
@@ -148,6 +151,9 @@ function AdminPanel({ username }: { username: string }) {
           </TabsContent>
           <TabsContent value="subscriptions">
             <SubscriptionsTab />
+          </TabsContent>
+          <TabsContent value="receivables">
+            <ReceivablesTab />
           </TabsContent>
           <TabsContent value="kyc">
             <KycTab />

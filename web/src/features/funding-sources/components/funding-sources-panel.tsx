@@ -10,8 +10,12 @@ import { FundingSourceCard } from './funding-source-card';
 import { IdVerificationRewards } from './id-verification-rewards';
 import { PlanLimitBanner } from './plan-limit-banner';
 
-/** The bank-account dialog loads when it is first opened: the dashboard's first paint stays in budget. */
-const AddBankAccountDialog = lazy(() => import('./add-bank-account-dialog').then((m) => ({ default: m.AddBankAccountDialog })));
+/**
+ * The bank-account dialog loads when it is first opened, and what is owed (with Repay, issue 26) when something is:
+ * the dashboard's first paint stays in budget. Both come from one chunk (./on-demand).
+ */
+const AddBankAccountDialog = lazy(() => import('./on-demand').then((m) => ({ default: m.AddBankAccountDialog })));
+const OwedDetails = lazy(() => import('./on-demand').then((m) => ({ default: m.OwedDetails })));
 
 /**
  * The Funding Sources tab's content: the plan banner, the Add Source button (reading 'Limit Reached' at the plan's
@@ -117,13 +121,19 @@ function BankStandingBanner({ standing }: { standing: BankStanding }) {
   return (
     <div className="flex items-start gap-3 rounded-xl border border-red-200 bg-red-50 p-4 text-sm text-red-800" role="alert" data-testid="bank-owed">
       <AlertTriangle className="mt-0.5 h-5 w-5 shrink-0" aria-hidden />
-      <div className="space-y-1">
+      <div className="min-w-0 flex-1 space-y-1">
         <p className="font-semibold">{t('fundingSources.bank.owed.title', { amount: standing.owed })}</p>
-        <p>
-          {last
-            ? t('fundingSources.bank.owed.body', { name: last.bcardName, code: last.returnCode, message: last.returnMessage })
-            : t('fundingSources.bank.owed.bodyGeneric')}
-        </p>
+        <Suspense
+          fallback={
+            <p>
+              {last
+                ? t('fundingSources.bank.owed.body', { name: last.bcardName, code: last.returnCode, message: last.returnMessage })
+                : t('fundingSources.bank.owed.bodyGeneric')}
+            </p>
+          }
+        >
+          <OwedDetails />
+        </Suspense>
       </div>
     </div>
   );

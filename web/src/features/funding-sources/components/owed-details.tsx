@@ -1,0 +1,91 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button } from '../../../components/ui/button';
+import { useLanguage } from '../../../i18n';
+import { parseCents } from '../../../lib/money';
+import '../owed-texts';
+import { receivablesQuery, type Receivables } from '../owed-api';
+import { RepayDialog } from './repay-dialog';
+
+const dateFormats = {
+  en: new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' }),
+  ar: new Intl.DateTimeFormat('ar-u-nu-latn', { day: 'numeric', month: 'long', year: 'numeric' }),
+};
+/** A date in the reader's language, with Latin digits to match the amounts beside it. */
+const formatDate = (iso: string, lang: 'en' | 'ar') => dateFormats[lang].format(new Date(iso));
+
+type Source = Receivables['returnedDebits'][number]['bankAccount'];
+const sourceName = (s: Source) => (s ? `${s.name} (•••• ${s.last4})` : '');
+
+/**
+ * Under the "You owe" banner: the figures, why (each returned debit after use and each dispute, with its date, bcard
+ * and card or account), the repayments and waivers so far, and Repay. Loaded only when something is owed.
+ */
+export function OwedDetails() {
+  const { t, lang } = useLanguage();
+  const owed = useQuery(receivablesQuery());
+  const [repaying, setRepaying] = useState(false);
+  if (owed.isPending) return <p>{t('receivables.loading')}</p>;
+  if (!owed.data) return <p>{t('receivables.loadFailed')}</p>;
+  const r = owed.data;
+  const canRepay = (parseCents(r.repayable) ?? 0) > 0;
+  const history = [
+    ...r.repayments.map((p) => ({
+      id: p.id,
+      at: p.createdAt,
+      text: `${t('receivables.repayment', { date: formatDate(p.createdAt, lang), amount: p.amount, card: sourceName(p.fundingSource) })} · ${t(`receivables.repaymentStatus.${p.status}`)}${p.status === 'failed' && p.failureMessage ? `: ${p.failureMessage}` : ''}`,
+    })),
+    ...r.waivers.map((w) => ({ id: w.id, at: w.createdAt, text: t('receivables.waiver', { date: formatDate(w.createdAt, lang), amount: w.amount, reason: w.reason }) })),
+  ].sort((a, b) => b.at.localeCompare(a.at));
+  return (
+    <div className="space-y-3" data-testid="owed-details">
+      <p className="break-words" data-testid="owed-figures">
+        {t('receivables.figures', { owed: r.owed, underDispute: r.underDispute, repayable: r.repayable })}
+      </p>
+      <div>
+        <p className="font-medium">{t('receivables.why')}</p>
+        <ul className="list-disc space-y-1 ps-5" data-testid="owed-items">
+          {r.returnedDebits.map((d) => (
+            <li key={d.id} data-testid="owed-returned-debit">
+              {t('receivables.returned', {
+                amount: d.amount,
+                date: formatDate(d.returnedAt, lang),
+                bcard: d.bcard.name,
+                account: sourceName(d.bankAccount),
+                reason: d.reason,
+              })}
+            </li>
+          ))}
+          {r.disputes.map((d) => (
+            <li key={d.id} data-testid={`owed-dispute-${d.status}`}>
+              {t(d.status === 'open' ? 'receivables.disputeOpen' : 'receivables.disputeLost', {
+                amount: d.amount,
+                date: formatDate(d.status === 'open' ? d.openedAt : (d.closedAt ?? d.openedAt), lang),
+                card: sourceName(d.card),
+                bcard: d.bcard.name,
+              })}
+            </li>
+          ))}
+        </ul>
+      </div>
+      {history.length > 0 && (
+        <div>
+          <p className="font-medium">{t('receivables.history')}</p>
+          <ul className="list-disc space-y-1 ps-5" data-testid="owed-history">
+            {history.map((h) => (
+              <li key={h.id}>{h.text}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {canRepay ? (
+        <Button onClick={() => setRepaying(true)} data-testid="repay-button">
+          {t('receivables.repay')}
+        </Button>
+      ) : (
+        <p>{t('receivables.nothingRepayable')}</p>
+      )}
+      {repaying && <RepayDialog receivables={r} onClose={() => setRepaying(false)} />}
+    </div>
+  );
+}
