@@ -292,3 +292,34 @@ describe('a crash in the middle', () => {
     expect(await ledgerSum(ctx)).toBe(0);
   });
 });
+
+describe('at once', () => {
+  test('the same event 20 times in parallel: applied once, the others answered as duplicates', async () => {
+    const s = await disputedWorld();
+    const event = stripeEvent(ctx, 'charge.dispute.created', stripeDispute({ id: stripeId('dp'), paymentIntent: s.share.holdId, amount: s.share.amount, status: 'needs_response' }));
+    const movements = (await disputeMovements(ctx))['share.disputed'] ?? 0;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => sendEvent(ctx, event)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(answers.filter((a) => !a.body.duplicate)).toHaveLength(1);
+    expect(await disputesOf(ctx, s.share.id)).toHaveLength(1);
+    expect((await disputeMovements(ctx))['share.disputed']).toBe(movements + 1);
+    expect(await owed(ctx, s.w.userId)).toBe(s.share.amount);
+    expect((await noticeKinds(ctx, s.w.userId)).filter((k) => k === 'dispute_opened')).toHaveLength(1);
+  });
+
+  test('created, updated and closed (lost) of one dispute in parallel, in any order: one dispute, lost, owed once', async () => {
+    const s = await disputedWorld();
+    const id = stripeId('dp');
+    const d = (status: string) => ({ id, paymentIntent: s.share.holdId, amount: 3000, status });
+    const answers = await Promise.all([
+      send('charge.dispute.closed', d('lost')),
+      send('charge.dispute.created', d('needs_response')),
+      send('charge.dispute.updated', d('under_review')),
+      send('charge.dispute.funds_withdrawn', d('needs_response')),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(await disputesOf(ctx, s.share.id)).toMatchObject([{ status: 'lost', amount: 3000 }]);
+    expect(await owed(ctx, s.w.userId)).toBe(3000);
+    expect(await ledgerSum(ctx)).toBe(0);
+  });
+});
