@@ -22,8 +22,9 @@ export const en = {
   'notifications.settings.saveFailed': 'Could not save',
   'notifications.settings.group.bcards': 'bcards',
   'notifications.settings.group.bcards.description': 'A bcard issued, spent, declined (with the reason), expired or canceled, and what came back.',
-  'notifications.settings.group.refunds': 'Merchant refunds',
-  'notifications.settings.group.refunds.description': 'A shop refunded a purchase, and where the money went.',
+  'notifications.settings.group.refunds': 'Refunds and disputes',
+  'notifications.settings.group.refunds.description':
+    "A shop refunded a purchase and where the money went, a refund did not reach your card, or a payment you disputed with your card's issuer and how it ended.",
   'notifications.settings.group.bank': 'Bank debits',
   'notifications.settings.group.bank.description': 'A debit from your bank account settled, or came back from the bank.',
   'notifications.settings.group.plans': 'Plan payments',
@@ -61,8 +62,9 @@ export const ar: Record<keyof typeof en, string> = {
   'notifications.settings.saveFailed': 'تعذّر الحفظ',
   'notifications.settings.group.bcards': 'بطاقات bcard',
   'notifications.settings.group.bcards.description': 'إصدار بطاقة bcard أو الدفع بها أو رفض عملية عليها (مع السبب) أو انتهاء صلاحيتها أو إلغاؤها، وما أُعيد منها.',
-  'notifications.settings.group.refunds': 'مبالغ مستردة من المتاجر',
-  'notifications.settings.group.refunds.description': 'أعاد متجر مبلغ عملية شراء، وإلى أين ذهب المال.',
+  'notifications.settings.group.refunds': 'المبالغ المستردة والاعتراضات',
+  'notifications.settings.group.refunds.description':
+    'أعاد متجر مبلغ عملية شراء وإلى أين ذهب المال، أو لم يصل مبلغ مسترد إلى بطاقتك، أو اعترضت على دفعة لدى البنك المصدر لبطاقتك وكيف انتهى الاعتراض.',
   'notifications.settings.group.bank': 'الخصم من البنك',
   'notifications.settings.group.bank.description': 'اكتمل خصم من حسابك البنكي، أو أعاده البنك.',
   'notifications.settings.group.plans': 'مدفوعات الخطة',
