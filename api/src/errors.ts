@@ -263,7 +263,8 @@ export const CATALOGUE = {
   account_restricted: {
     status: 403,
     type: 'permission_error',
-    message: 'A bank debit was returned after its bcard was used: no new bcards until what is owed is repaid.',
+    message:
+      'Money is owed for a bcard already used (a bank debit returned, or a card payment disputed): no new bcards until it is repaid or the dispute decided.',
   },
   repayment_exceeds_owed: {
     status: 400,

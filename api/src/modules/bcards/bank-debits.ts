@@ -49,7 +49,8 @@ export async function assertBankStanding(
   if (owed > 0) {
     throw new AppError(
       'account_restricted',
-      `A bank debit was returned after its bcard was used: you owe $${money(owed)}. Until it is repaid you cannot create bcards.`,
+      `You owe bpay $${money(owed)} for a bcard already used (a bank debit returned, or a card payment you disputed). ` +
+        'Until it is repaid, or the dispute is decided, you cannot create bcards.',
     );
   }
   if (bankCents === 0) return;

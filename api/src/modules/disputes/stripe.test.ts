@@ -71,6 +71,7 @@ describe('a dispute opened, then won', () => {
     expect((await noticeKinds(ctx, s.w.userId)).at(-1)).toBe('dispute_opened');
     const refused = await tryNewBcard(ctx, s.w.cookie, s.w.sources[1]);
     expect({ status: refused.status, code: refused.body?.error?.code }).toEqual({ status: 403, code: 'account_restricted' });
+    expect(refused.body.error.message).toMatch(/card payment you disputed.*or the dispute is decided/);
     expect(await shareStages(ctx, s.w.cookie, s.bcard.collectionId)).toEqual(['disputed', 'charged']);
   });
 

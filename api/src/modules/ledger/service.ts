@@ -19,7 +19,8 @@ export const accounts = {
   /** Where merchants' sandbox test bcards are funded from and returned to (play money; it runs negative). */
   sandboxTestFunds: 'sandbox:test_funds',
   /**
-   * What a consumer owes bpay: a bank debit returned after its bcard was used (negative: owed). Money that would have
+   * What a consumer owes bpay: a bank debit returned after its bcard was used, or a funding share disputed with the
+   * card's issuer (modules/disputes) (negative: owed). Money that would have
    * gone back to a returned bank share (a remainder, a refund) goes here instead and reduces what is owed.
    */
   receivable: (userId: string) => `receivable:${userId}`,
