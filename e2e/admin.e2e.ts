@@ -2,6 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { totp, totpStep } from '../api/src/lib/totp';
 import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
+import { consumerWhoOwes } from './owed-kit';
 
 /*
  * The back office in Chromium (issue 5): a consumer submits a verification with a PNG, an admin signs in with a
@@ -491,4 +492,53 @@ test('admin panel finished (issue 15): bcard caption, confirmed role and plan ch
   await page.screenshot({ path: 'test-results/admin-confirm-ar-390.png' });
   await confirm.getByTestId('confirm-cancel').click();
   await page.getByTestId('admin-language-switch').click();
+});
+
+test('receivables (issue 26): an admin waives what a consumer owes, with a reason, and the consumer can create bcards again @global', async ({
+  page,
+  browser,
+  playwright,
+  baseURL,
+}) => {
+  test.setTimeout(150_000);
+  const consumerContext = await browser.newContext({ baseURL });
+  const merchantApi = await playwright.request.newContext({ baseURL });
+  try {
+    const consumer = await consumerContext.newPage();
+    const { email, owed } = await consumerWhoOwes(consumer, merchantApi);
+
+    await signIn(page);
+    await page.getByTestId('admin-tab-receivables').click();
+    const row = page.getByTestId('admin-receivable-row').filter({ hasText: email });
+    await expect(row.getByTestId('admin-receivable-owed')).toHaveText(`$${owed}`);
+    await row.getByTestId('admin-receivable-waive').click();
+    const dialog = page.getByTestId('admin-waive-dialog');
+    await expect(dialog.getByTestId('admin-waive-amount')).toHaveValue(owed);
+    // A reason is required (3 to 500 characters once trimmed).
+    await dialog.getByTestId('admin-waive-reason').fill('  ok ');
+    await dialog.getByTestId('admin-waive-submit').click();
+    await expect(dialog).toContainText('Give a reason of 3 to 500 characters.');
+    await dialog.getByTestId('admin-waive-reason').fill('Goodwill: the bank returned the debit in error');
+    await dialog.getByTestId('admin-waive-submit').click();
+    await expect(dialog).toBeHidden();
+    await expect(toast(page)).toContainText(`$${owed} waived`);
+    await expect(row).toHaveCount(0);
+
+    // The consumer owes nothing, is told why, and can create a bcard again.
+    const standing = await (await consumer.request.get('/api/receivables')).json();
+    expect(standing).toMatchObject({ owed: '0.00', restricted: false });
+    expect(standing.waivers[0]).toMatchObject({ amount: owed, reason: 'Goodwill: the bank returned the debit in error' });
+    const notices = await (await consumer.request.get('/api/notifications')).json();
+    expect(JSON.stringify(notices)).toContain('Goodwill: the bank returned the debit in error');
+    const sources: Array<{ id: string; type: string; last4: string }> = await (await consumer.request.get('/api/funding-sources')).json();
+    const card = sources.find((s) => s.last4 === '4242')!;
+    const again = await consumer.request.post('/api/virtual-cards', {
+      data: { name: 'Again', balance: '5.00', fundingSources: [{ fundingSourceId: card.id, percentage: 100 }] },
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    expect(again.status(), await again.text()).toBe(201);
+  } finally {
+    await merchantApi.dispose();
+    await consumerContext.close();
+  }
 });
