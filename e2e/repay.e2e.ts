@@ -22,7 +22,7 @@ test('a consumer with a returned debit sees what is owed, repays it in two parts
     await page.goto('/?tab=funding-sources');
     const banner = page.getByTestId('bank-owed');
     await expect(banner).toContainText(`You owe $${owed}`);
-    await expect(banner.getByTestId('owed-returned-debit')).toContainText('"Groceries"');
+    await expect(banner.getByTestId('owed-returned-debit')).toContainText('Groceries');
     await expect(banner.getByTestId('owed-returned-debit')).toContainText('R01: Insufficient funds');
     await expect(banner.getByTestId('owed-returned-debit')).toContainText('•••• 2227');
 

@@ -210,7 +210,10 @@ describe('repaying', () => {
     expect(String(p!.m).length).toBeGreaterThan(5);
     const r = await receivables(ctx);
     expect(r).toMatchObject({ owed: dollars(owedCents), restricted: true });
-    expect(r.repayments[0]).toMatchObject({ status: 'failed', failureCode: 'card_declined' });
+    expect(r.repayments[0]).toMatchObject({ status: 'failed', failureCode: 'card_declined', failureMessage: 'The card was declined.' });
+    // In the reader's language.
+    await ctx.handle.client.execute({ sql: "UPDATE users SET language = 'ar' WHERE id = ?", args: [consumer.id] });
+    expect((await receivables(ctx)).repayments[0].failureMessage).toBe('رُفضت البطاقة.');
     expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(-owedCents);
     expect(await rows(ctx, "SELECT 1 FROM sim_holds WHERE status = 'held'")).toHaveLength(0);
     await expectBalanced(ctx);

@@ -44,7 +44,7 @@ export function receivableRoutes(deps: AppDeps) {
             const source = await firstRow(deps.db, schema.fundingSources, eq(schema.fundingSources.id, payment.fundingSourceId));
             return {
               status: 201,
-              body: { payment: repaymentView(payment, source ?? null), receivables: await receivablesOf(deps.db, user.id, wordsLanguage(user.language)) },
+              body: { payment: repaymentView(payment, source ?? null, wordsLanguage(user.language)), receivables: await receivablesOf(deps.db, user.id, wordsLanguage(user.language)) },
             };
           },
         );

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
-import { bankReturnText, type WordsLanguage } from '../../lib/server-words';
+import { bankReturnText, declineText, type WordsLanguage } from '../../lib/server-words';
 import { owedCents } from '../funding-sources/bank-standing';
 
 /*
@@ -128,7 +128,7 @@ export async function receivablesOf(db: DbOrTx, userId: string, lang: WordsLangu
       card: sourceRef(source),
       reason: dispute.reason,
     })),
-    repayments: payments.map(({ payment, source }) => repaymentView(payment, source)),
+    repayments: payments.map(({ payment, source }) => repaymentView(payment, source, lang)),
     waivers: waivers.map((w) => ({ id: w.id, amount: money(w.amountCents), reason: w.reason, createdAt: w.createdAt.toISOString() })),
   };
 }
@@ -138,7 +138,9 @@ export type ReceivablesView = Awaited<ReturnType<typeof receivablesOf>>;
 type PaymentRow = typeof schema.receivablePayments.$inferSelect;
 type SourceRow = typeof schema.fundingSources.$inferSelect;
 
-export function repaymentView(p: PaymentRow, source: SourceRow | null) {
+/** A repayment as the consumer reads it; a decline's reason in words in `lang` when bpay has words for its code. */
+export function repaymentView(p: PaymentRow, source: SourceRow | null, lang: WordsLanguage) {
+  const interrupted = lang === 'ar' ? 'انقطعت العملية قبل أن تكتمل. لم يُخصم شيء.' : 'The payment was interrupted before it completed. Nothing was charged.';
   return {
     id: p.id,
     amount: money(p.amountCents),
@@ -146,6 +148,6 @@ export function repaymentView(p: PaymentRow, source: SourceRow | null) {
     createdAt: p.createdAt.toISOString(),
     fundingSource: sourceRef(source),
     failureCode: p.failureCode,
-    failureMessage: p.failureMessage,
+    failureMessage: p.failureCode === 'interrupted' ? interrupted : (declineText(p.failureCode, lang) ?? p.failureMessage),
   };
 }

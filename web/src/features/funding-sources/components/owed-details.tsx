@@ -15,7 +15,9 @@ const dateFormats = {
 const formatDate = (iso: string, lang: 'en' | 'ar') => dateFormats[lang].format(new Date(iso));
 
 type Source = Receivables['returnedDebits'][number]['bankAccount'];
-const sourceName = (s: Source) => (s ? `${s.name} (•••• ${s.last4})` : '');
+/** A name a person typed, or a card's ending, kept in one piece of its own direction inside a sentence (FSI…PDI). */
+const iso = (s: string) => `\u2068${s}\u2069`;
+const sourceName = (s: Source) => (s ? iso(`${s.name} (•••• ${s.last4})`) : '');
 
 /**
  * Under the "You owe" banner: the figures, why (each returned debit after use and each dispute, with its date, bcard
@@ -35,7 +37,7 @@ export function OwedDetails() {
       at: p.createdAt,
       text: `${t('receivables.repayment', { date: formatDate(p.createdAt, lang), amount: p.amount, card: sourceName(p.fundingSource) })} · ${t(`receivables.repaymentStatus.${p.status}`)}${p.status === 'failed' && p.failureMessage ? `: ${p.failureMessage}` : ''}`,
     })),
-    ...r.waivers.map((w) => ({ id: w.id, at: w.createdAt, text: t('receivables.waiver', { date: formatDate(w.createdAt, lang), amount: w.amount, reason: w.reason }) })),
+    ...r.waivers.map((w) => ({ id: w.id, at: w.createdAt, text: t('receivables.waiver', { date: formatDate(w.createdAt, lang), amount: w.amount, reason: iso(w.reason) }) })),
   ].sort((a, b) => b.at.localeCompare(a.at));
   return (
     <div className="space-y-3" data-testid="owed-details">
@@ -50,9 +52,9 @@ export function OwedDetails() {
               {t('receivables.returned', {
                 amount: d.amount,
                 date: formatDate(d.returnedAt, lang),
-                bcard: d.bcard.name,
+                bcard: iso(d.bcard.name),
                 account: sourceName(d.bankAccount),
-                reason: d.reason,
+                reason: iso(d.reason),
               })}
             </li>
           ))}
@@ -62,7 +64,7 @@ export function OwedDetails() {
                 amount: d.amount,
                 date: formatDate(d.status === 'open' ? d.openedAt : (d.closedAt ?? d.openedAt), lang),
                 card: sourceName(d.card),
-                bcard: d.bcard.name,
+                bcard: iso(d.bcard.name),
               })}
             </li>
           ))}
