@@ -16,6 +16,10 @@ import {
 } from '../../../test-support/modules/stripe-issuing';
 import { addBankAccount, addCard, makePremium, registerUser } from '../../../test-support/world';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
+import { paidIntent, prepare, refund as merchantRefund } from '../../../test-support/modules/refunds-hostile';
+import { forkTestApp } from '../../../test-support/app';
+import { WEBHOOK_SECRET } from '../../../test-support/modules/stripe-issuing';
+import { VendorDeclineError } from '../../vendors/types';
 import { TestClock } from '../../lib/clock';
 import { BANK_DEBIT_POLL_MS } from '../bcards/bank-debits';
 import { sweepBankDebits } from '../bcards/sweep';
@@ -483,5 +487,67 @@ describe('a crash in the middle of applying an event', () => {
     expect(await movements('refund.failed', String(refund.id))).toBe(1);
     expect(await ledgerBalance(ctx, `payable:${consumer.id}`)).toBe(payable + Number(refund.amount));
     await noViolations();
+  });
+});
+
+describe('a merchant refund’s part: found by its key', () => {
+  test('a part bpay recorded as refused reverses nothing; a part that went back is reversed into payable', async () => {
+    const p = await prepare();
+    let refuse = false;
+    // The simulator, as the processor of a signed Stripe event (the share is found by its hold, whoever holds it).
+    const app = await forkTestApp(p.template, {
+      stripeWebhookSecret: WEBHOOK_SECRET,
+      rateLimits: false,
+      wrapVendor: (v) =>
+        interceptVendor(
+          v,
+          async (method, _args, run) => {
+            if (method === 'refund' && refuse) throw new VendorDeclineError('processing_error', 'refused by the test');
+            return run();
+          },
+          { local: true },
+        ),
+    });
+    try {
+      const rows = async (sql: string, args: Array<string | number>) => (await app.handle.client.execute({ sql, args })).rows;
+      const pi = await paidIntent(p, app, '20.00', [50, 50]);
+      const partsOf = (refundId: string) =>
+        rows(
+          'SELECT rp.share_id, rp.amount_cents, rp.status, s.vendor_hold_id FROM refund_parts rp JOIN collection_shares s ON s.id = rp.share_id WHERE rp.refund_id = ? ORDER BY s.position',
+          [refundId],
+        );
+      const failedEvent = (refundId: string, part: Record<string, unknown>) =>
+        stripeEvent(app, 'refund.failed', {
+          id: stripeId('re'),
+          object: 'refund',
+          amount: Number(part.amount_cents),
+          currency: 'usd',
+          status: 'failed',
+          failure_reason: 'declined',
+          payment_intent: String(part.vendor_hold_id),
+          metadata: { bpay_idempotency_key: `refund:${refundId}:${String(part.share_id)}` },
+        });
+
+      refuse = true;
+      const refused = await merchantRefund(app, p.live.secretKey, { payment_intent: pi.id, amount: 1000 });
+      refuse = false;
+      expect(refused.body.status).toBe('failed');
+      const [refusedPart] = await partsOf(refused.body.id);
+      expect(refusedPart!.status).toBe('failed');
+      expect((await sendEvent(app, failedEvent(refused.body.id, refusedPart!))).body).toEqual({ received: true });
+      expect(Number((await rows("SELECT count(*) AS n FROM ledger_movements WHERE kind = 'refund.failed'", []))[0]!.n)).toBe(0);
+      expect(await ledgerBalance(app, `payable:${p.consumer.id}`)).toBe(0);
+
+      const went = await merchantRefund(app, p.live.secretKey, { payment_intent: pi.id, amount: 1000 });
+      expect(went.body.status).toBe('succeeded');
+      const [wentPart] = await partsOf(went.body.id);
+      expect(wentPart!.status).toBe('succeeded');
+      expect((await sendEvent(app, failedEvent(went.body.id, wentPart!))).body).toEqual({ received: true });
+      expect(await ledgerBalance(app, `payable:${p.consumer.id}`)).toBe(Number(wentPart!.amount_cents));
+      expect(Number((await rows('SELECT coalesce(sum(amount_cents), 0) AS s FROM ledger_postings', []))[0]!.s)).toBe(0);
+    } finally {
+      app.close();
+      p.template.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { schema, firstRow, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
@@ -142,6 +142,17 @@ export async function refundEvent(deps: AppDeps, event: EventMeta, o: Record<str
     return 'ignored';
   }
   if (await wasApplied(deps.db, event.id)) return 'duplicate';
+  if (await refusedPart(deps.db, key, share.id)) {
+    // bpay never counted this refund as gone: nothing to reverse, nothing owed.
+    deps.log.warn('a Stripe refund failed that bpay had recorded as refused; nothing to reverse', { eventId: event.id, refund: refundId, key });
+    try {
+      await deps.db.transaction((tx) => markApplied(tx, deps, event));
+      return 'applied';
+    } catch (e) {
+      if (e instanceof DuplicateEvent) return 'duplicate';
+      throw e;
+    }
+  }
   const source = await firstRow(deps.db, schema.fundingSources, eq(schema.fundingSources.id, share.fundingSourceId));
   const collection = await firstRow(deps.db, schema.collections, eq(schema.collections.id, share.collectionId));
   if (!source || !collection) throw new Error(`share ${share.id}: no funding source or collection`);
@@ -200,6 +211,18 @@ export async function refundEvent(deps: AppDeps, event: EventMeta, o: Record<str
     reason,
   });
   return 'applied';
+}
+
+/**
+ * Whether the refund under this key is a merchant refund's part that bpay recorded as refused (refunds/service.ts:
+ * the processor answered failed when asked, so the part is `failed` and nothing was credited to the source). Its
+ * key is `refund:<refund>:<share>` (refundPartKey); the other refund keys name the share second and are not parts.
+ */
+async function refusedPart(db: DbOrTx, key: string | null, shareId: string): Promise<boolean> {
+  const [prefix, refund, share, ...rest] = key?.split(':') ?? [];
+  if (prefix !== 'refund' || !refund || share !== shareId || rest.length > 0) return false;
+  const part = await firstRow(db, schema.refundParts, and(eq(schema.refundParts.refundId, refund), eq(schema.refundParts.shareId, shareId)));
+  return part?.status === 'failed';
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
