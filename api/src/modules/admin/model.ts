@@ -79,6 +79,10 @@ export const AdminUserModel = t.Object(
     isKycVerified: t.Boolean(),
     createdAt: t.String({ format: 'date-time' }),
     tier: t.Union([TierRef, t.Null()]),
+    planPeriodEnd: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+      description:
+        'The end of the period the plan is paid for (null: Free, or a plan an admin gave). While it is ahead, a plan change needs a timing.',
+    }),
   },
   { $id: '#/components/schemas/AdminUser' },
 );

@@ -25,9 +25,11 @@ export interface AdminUserView {
   createdAt: string;
   /** The active plan (null only for a user created before plans existed). */
   tier: { id: string; name: string; displayName: string } | null;
+  /** The end of the period the plan is paid for; null on Free or a plan an admin gave (issue 26: a change needs a timing). */
+  planPeriodEnd: string | null;
 }
 
-const toUser = (u: UserRow, tier: TierRow | null): AdminUserView => ({
+const toUser = (u: UserRow, tier: TierRow | null, periodEnd: Date | null = null): AdminUserView => ({
   id: u.id,
   firstName: u.firstName,
   lastName: u.lastName,
@@ -37,6 +39,7 @@ const toUser = (u: UserRow, tier: TierRow | null): AdminUserView => ({
   isKycVerified: u.kycStatus === 'verified',
   createdAt: u.createdAt.toISOString(),
   tier: tier ? { id: tier.id, name: tier.name, displayName: tier.displayName } : null,
+  planPeriodEnd: periodEnd && tier && tier.monthlyPriceCents > 0 ? periodEnd.toISOString() : null,
 });
 
 /** LIKE with the user's text taken literally. */
@@ -94,7 +97,7 @@ export async function listUsers(
   if (q.role) conds.push(eq(schema.users.role, q.role));
   if (q.cursor) conds.push(afterCursor(schema.users.createdAt, schema.users.id, q.cursor));
   const rows = await db
-    .select({ user: schema.users, tier: schema.subscriptionTiers })
+    .select({ user: schema.users, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
     .from(schema.users)
     .leftJoin(
       schema.userSubscriptions,
@@ -105,12 +108,12 @@ export async function listUsers(
     .orderBy(desc(schema.users.createdAt), desc(schema.users.id))
     .limit(q.limit + 1);
   const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit);
-  return { data: page.rows.map((r) => toUser(r.user, r.tier)), nextCursor: page.nextCursor };
+  return { data: page.rows.map((r) => toUser(r.user, r.tier, r.periodEnd)), nextCursor: page.nextCursor };
 }
 
 async function userView(db: Db, id: string): Promise<AdminUserView> {
   const rows = await db
-    .select({ user: schema.users, tier: schema.subscriptionTiers })
+    .select({ user: schema.users, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
     .from(schema.users)
     .leftJoin(
       schema.userSubscriptions,
@@ -121,7 +124,7 @@ async function userView(db: Db, id: string): Promise<AdminUserView> {
     .limit(1);
   const r = rows[0];
   if (!r) throw notFound('user');
-  return toUser(r.user, r.tier);
+  return toUser(r.user, r.tier, r.periodEnd);
 }
 
 export interface AdminActor {

@@ -311,6 +311,9 @@ describe('an admin changing a paying user\'s plan', () => {
     const w = await adminWorld();
     const end = new Date((await w.upgrade('tier_premium')).body.plan.currentPeriodEnd);
     w.ctx.clock.advance(3 * DAY);
+    // The admin's user list says the user pays until then (the panel asks for the timing).
+    const listed = await adminCall(w.ctx, await adminToken(w.ctx), `/api/admin/users?search=${encodeURIComponent(w.email)}`);
+    expect(listed.body.map((u: { planPeriodEnd: string | null }) => u.planPeriodEnd)).toEqual([end.toISOString()]);
     const res = await w.change({ tierId: 'tier_pro', timing: 'period_end' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ tierId: 'tier_premium', tier: { name: 'premium' }, pendingTierId: 'tier_pro', billed: true });

@@ -130,8 +130,11 @@ export function updateUserRole(id: string, role: AssignableRole) {
   return unwrap(adminApi.PATCH('/api/admin/users/{id}', { params: { path: { id } }, body: { role } }));
 }
 
-export function changeUserSubscription(userId: string, tierId: string) {
-  return unwrap(adminApi.PATCH('/api/admin/users/{id}/subscription', { params: { path: { id: userId } }, body: { tierId } }));
+/** `timing` only for a user paying for a running period (AdminUser.planPeriodEnd ahead): at its end, or now with a refund. */
+export function changeUserSubscription(userId: string, tierId: string, timing?: 'period_end' | 'now_with_refund') {
+  return unwrap(
+    adminApi.PATCH('/api/admin/users/{id}/subscription', { params: { path: { id: userId } }, body: timing ? { tierId, timing } : { tierId } }),
+  );
 }
 
 export const TIERS_KEY = [...ADMIN_KEY, 'subscription-tiers'] as const;

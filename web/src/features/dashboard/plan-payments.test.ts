@@ -13,6 +13,7 @@ const payment = (id: string, status: PlanPayment['status']): PlanPayment => ({
   periodEnd: '2025-04-10T12:00:00.000Z',
   fundingSource: { id: 'fs_1', name: 'Visa', last4: '4242', brand: 'visa' },
   failureMessage: status === 'failed' ? 'Your card was declined.' : null,
+  proration: null,
 });
 
 const all = [payment('c3', 'succeeded'), payment('c2', 'failed'), payment('c1', 'pending'), payment('c0', 'succeeded')];

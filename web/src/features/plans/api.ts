@@ -48,6 +48,18 @@ export function upgradePlan(body: UpgradeBody, idempotencyKey: string): Promise<
   return unwrap(api.POST('/api/subscription/upgrade', { body, params: { header: { 'idempotency-key': idempotencyKey } } }));
 }
 
+/** Sets the card the plan renews on (issue 26); nothing is charged now. */
+export function setPaymentSource(fundingSourceId: string): Promise<Plan> {
+  return unwrap(api.PUT('/api/subscription/payment-source', { body: { fundingSourceId } }));
+}
+
+export type RetryAnswer = ApiAnswer<'/api/subscription/retry-renewal', 'post'>;
+
+/** Retries a failed renewal now, on the plan's card. `idempotencyKey`: one per attempt, as for an upgrade. */
+export function retryRenewal(idempotencyKey: string): Promise<RetryAnswer> {
+  return unwrap(api.POST('/api/subscription/retry-renewal', { params: { header: { 'idempotency-key': idempotencyKey } } }));
+}
+
 export function downgradePlan(tierId: string): Promise<Plan> {
   return unwrap(api.POST('/api/subscription/downgrade', { body: { tierId } }));
 }

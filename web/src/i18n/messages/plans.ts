@@ -19,7 +19,19 @@ export const en = {
   'plans.pending': 'Your plan changes to {plan} on {date}. You keep {current} until then.',
   'plans.pending.keep': 'Keep {plan}',
   'plans.pastDue':
-    'We could not renew your plan. We try again every day until {date}; after that your account moves to Free. Make sure your card has funds, or pay with another card by upgrading.',
+    'We could not renew your plan. We try again every day until {date}; after that your account moves to Free. Make sure your card has funds, or change the card and pay now.',
+  'plans.card.change': 'Change card',
+  'plans.card.payNow': 'Pay now',
+  'plans.card.title': 'The card your plan is paid with',
+  'plans.card.description': 'Your plan renews on {date} on the card you choose here. Nothing is charged now.',
+  'plans.card.descriptionPastDue': 'Your renewal did not go through. Choose a card: {price} is charged to it now to renew your plan, and it pays the renewals after that.',
+  'plans.card.legend': 'Pay with',
+  'plans.card.noCards': 'Add a card on the dashboard first: a plan is paid by card.',
+  'plans.card.current': 'Current',
+  'plans.card.submit': 'Use this card',
+  'plans.card.submitRetry': 'Pay {price} now',
+  'plans.card.toast.changed': 'Your plan renews on the new card',
+  'plans.card.toast.renewed': '{plan} renewed: {amount} charged',
   'plans.usage.heading': 'Usage',
   'plans.usage.sources': 'Funding sources',
   'plans.usage.bcards': 'bcards this month',
@@ -45,6 +57,9 @@ export const en = {
   'plans.pay.title': 'Upgrade to {plan}',
   'plans.pay.description':
     '{price} is charged now and every month from today. Your new limits apply at once; nothing of your current period is refunded.',
+  'plans.pay.descriptionProrated':
+    'You pay the difference for what is left of your billing period, until {date}: the unused part of {current} is credited. Your renewal date stays; from then on {price} a month.',
+  'plans.pay.submitProrated': 'Pay the difference',
   'plans.pay.source': 'Pay with',
   'plans.pay.noSources': 'Add a funding source on the dashboard first.',
   'plans.pay.submit': 'Pay {price}',
@@ -78,6 +93,10 @@ export const en = {
   'plans.receipts.status.pending': 'Processing',
   'plans.receipts.kind.upgrade': 'Upgrade',
   'plans.receipts.kind.renewal': 'Renewal',
+  'plans.receipts.kind.proration': 'Upgrade (prorated)',
+  'plans.receipts.unused': 'Unused time on {plan} ({start} – {end})',
+  'plans.receipts.remaining': 'Remaining time on {plan} ({start} – {end})',
+  'plans.receipts.total': 'Total',
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
@@ -99,7 +118,19 @@ export const ar: Record<keyof typeof en, string> = {
   'plans.pending': 'تتغير خطتك إلى {plan} في {date}. تحتفظ بخطة {current} حتى ذلك الحين.',
   'plans.pending.keep': 'الإبقاء على {plan}',
   'plans.pastDue':
-    'تعذّر تجديد خطتك. سنحاول مجددًا كل يوم حتى {date}؛ بعد ذلك ينتقل حسابك إلى الخطة المجانية. تأكد من وجود رصيد في بطاقتك، أو ادفع ببطاقة أخرى عبر الترقية.',
+    'تعذّر تجديد خطتك. سنحاول مجددًا كل يوم حتى {date}؛ بعد ذلك ينتقل حسابك إلى الخطة المجانية. تأكد من وجود رصيد في بطاقتك، أو غيّر البطاقة وادفع الآن.',
+  'plans.card.change': 'تغيير البطاقة',
+  'plans.card.payNow': 'ادفع الآن',
+  'plans.card.title': 'البطاقة التي تُدفع بها خطتك',
+  'plans.card.description': 'تتجدد خطتك في {date} على البطاقة التي تختارها هنا. لا يُخصم شيء الآن.',
+  'plans.card.descriptionPastDue': 'لم يتم تجديد خطتك. اختر بطاقة: يُخصم منها {price} الآن لتجديد خطتك، وتُدفع بها التجديدات بعد ذلك.',
+  'plans.card.legend': 'الدفع عبر',
+  'plans.card.noCards': 'أضف بطاقة من لوحة التحكم أولًا: تُدفع الخطة ببطاقة.',
+  'plans.card.current': 'الحالية',
+  'plans.card.submit': 'استخدم هذه البطاقة',
+  'plans.card.submitRetry': 'ادفع {price} الآن',
+  'plans.card.toast.changed': 'تتجدد خطتك على البطاقة الجديدة',
+  'plans.card.toast.renewed': 'جُدّدت خطة {plan}: خُصم {amount}',
   'plans.usage.heading': 'الاستخدام',
   'plans.usage.sources': 'مصادر التمويل',
   'plans.usage.bcards': 'بطاقات bcard هذا الشهر',
@@ -125,6 +156,9 @@ export const ar: Record<keyof typeof en, string> = {
   'plans.pay.title': 'الترقية إلى {plan}',
   'plans.pay.description':
     'يُخصم {price} الآن وكل شهر بدءًا من اليوم. تسري حدودك الجديدة فورًا؛ ولا يُسترد أي جزء من فترتك الحالية.',
+  'plans.pay.descriptionProrated':
+    'تدفع الفرق عن المدة المتبقية من فترة الفوترة حتى {date}: يُحتسب لك الجزء غير المستخدم من خطة {current}. يبقى موعد التجديد كما هو؛ وبعده {price} شهريًا.',
+  'plans.pay.submitProrated': 'ادفع الفرق',
   'plans.pay.source': 'الدفع عبر',
   'plans.pay.noSources': 'أضف مصدر تمويل من لوحة التحكم أولًا.',
   'plans.pay.submit': 'ادفع {price}',
@@ -158,4 +192,8 @@ export const ar: Record<keyof typeof en, string> = {
   'plans.receipts.status.pending': 'قيد المعالجة',
   'plans.receipts.kind.upgrade': 'ترقية',
   'plans.receipts.kind.renewal': 'تجديد',
+  'plans.receipts.kind.proration': 'ترقية (بالتناسب)',
+  'plans.receipts.unused': 'الوقت غير المستخدم من خطة {plan} ({start} – {end})',
+  'plans.receipts.remaining': 'الوقت المتبقي على خطة {plan} ({start} – {end})',
+  'plans.receipts.total': 'المجموع',
 };

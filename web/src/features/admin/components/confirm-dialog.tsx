@@ -20,6 +20,7 @@ export function ConfirmDialog({
   onConfirm,
   onCancel,
   testId,
+  children,
 }: {
   open: boolean;
   title: string;
@@ -30,6 +31,8 @@ export function ConfirmDialog({
   onConfirm(): void;
   onCancel(): void;
   testId?: string;
+  /** More to decide before confirming (a choice), shown under the description. */
+  children?: ReactNode;
 }) {
   const t = useT();
   const cancelRef = useRef<HTMLButtonElement>(null);
@@ -58,6 +61,7 @@ export function ConfirmDialog({
             <DialogTitle>{title}</DialogTitle>
             <DialogDescription>{description}</DialogDescription>
           </DialogHeader>
+          {children}
           <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
             {/* aria-disabled, not disabled, while sending: a disabled button would drop the keyboard focus. */}
             <Button ref={cancelRef} variant="outline" onClick={() => !pending && onCancel()} aria-disabled={pending} data-testid="confirm-cancel">

@@ -31,6 +31,10 @@ const isAssignable = (role: UserRole): role is AssignableRole => (ASSIGNABLE_ROL
 type PendingChange =
   | { kind: 'role'; user: AdminUser; to: AssignableRole }
   | { kind: 'tier'; user: AdminUser; to: { id: string; displayName: string } };
+
+/** Issue 26: a user paying for a running period moves at its end, or now with the unused part refunded. */
+type Timing = 'period_end' | 'now_with_refund';
+const paidUntil = (u: AdminUser) => (u.planPeriodEnd && new Date(u.planPeriodEnd).getTime() > Date.now() ? u.planPeriodEnd : null);
 export const roleLabel: Record<UserRole, MessageKey> = {
   user: 'admin.users.role.user',
   merchant: 'admin.users.role.merchant',
@@ -49,6 +53,7 @@ export function UsersTab() {
   const activeTiers = (tiers.data ?? []).filter((x) => x.isActive);
 
   const [change, setChange] = useState<PendingChange | null>(null);
+  const [timing, setTiming] = useState<Timing>('period_end');
 
   const roleMutation = useMutation({
     mutationFn: ({ id, role: next }: { id: string; role: AssignableRole }) => updateUserRole(id, next),
@@ -60,9 +65,23 @@ export function UsersTab() {
     onSettled: () => setChange(null),
   });
   const tierMutation = useMutation({
-    mutationFn: ({ id, tierId }: { id: string; tierId: string }) => changeUserSubscription(id, tierId),
-    onSuccess: () => {
-      toast({ title: t('admin.users.subscriptionUpdated') });
+    mutationFn: ({ id, tierId, when }: { id: string; tierId: string; when?: Timing }) => changeUserSubscription(id, tierId, when),
+    onSuccess: (sub) => {
+      const r = sub.refund;
+      const refund = r && { amount: `$${r.amount}` };
+      toast({
+        title: t('admin.users.subscriptionUpdated'),
+        ...(r && refund
+          ? {
+              description:
+                r.status === 'succeeded'
+                  ? t('admin.users.refunded', refund)
+                  : r.status === 'pending'
+                    ? t('admin.users.refundPending', refund)
+                    : t('admin.users.refundFailed', refund),
+            }
+          : {}),
+      });
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       void qc.invalidateQueries({ queryKey: USER_SUBSCRIPTIONS_KEY });
     },
@@ -76,7 +95,7 @@ export function UsersTab() {
   function confirmChange() {
     if (!change) return;
     if (change.kind === 'role') roleMutation.mutate({ id: change.user.id, role: change.to });
-    else tierMutation.mutate({ id: change.user.id, tierId: change.to.id });
+    else tierMutation.mutate({ id: change.user.id, tierId: change.to.id, ...(paidUntil(change.user) ? { when: timing } : {}) });
   }
 
   return (
@@ -172,7 +191,10 @@ export function UsersTab() {
                   disabled={tierMutation.isPending || activeTiers.length === 0}
                   onChange={(e) => {
                     const to = activeTiers.find((x) => x.id === e.target.value);
-                    if (to && to.id !== tierOf(u)) setChange({ kind: 'tier', user: u, to: { id: to.id, displayName: to.displayName } });
+                    if (to && to.id !== tierOf(u)) {
+                      setTiming('period_end');
+                      setChange({ kind: 'tier', user: u, to: { id: to.id, displayName: to.displayName } });
+                    }
                   }}
                   data-testid="admin-user-tier"
                 >
@@ -205,7 +227,8 @@ export function UsersTab() {
         title={change?.kind === 'tier' ? t('admin.users.confirmTier.title') : t('admin.users.confirmRole.title')}
         description={
           change?.kind === 'tier'
-            ? richText(t('admin.users.confirmTier.body'), {
+            ? richText(t(paidUntil(change.user) ? 'admin.users.confirmTier.paidBody' : 'admin.users.confirmTier.body'), {
+                date: formatDate(paidUntil(change.user) ?? '', lang),
                 email: <Ltr>{change.user.email}</Ltr>,
                 from: <bdi>{tierName(change.user)}</bdi>,
                 to: <bdi>{change.to.displayName}</bdi>,
@@ -221,7 +244,31 @@ export function UsersTab() {
         confirmLabel={change?.kind === 'tier' ? t('admin.users.confirmTier.confirm') : t('admin.users.confirmRole.confirm')}
         onConfirm={confirmChange}
         onCancel={() => setChange(null)}
-      />
+      >
+        {change?.kind === 'tier' && paidUntil(change.user) && (
+          <fieldset className="space-y-2 text-sm" data-testid="admin-user-timing">
+            <legend className="mb-1 font-medium text-slate-900">{t('admin.users.confirmTier.when')}</legend>
+            {(['period_end', 'now_with_refund'] as const).map((w) => (
+              <label key={w} className="flex items-start gap-2 rounded-lg border border-slate-200 p-3 has-[:checked]:border-brand-600 has-[:checked]:bg-brand-50">
+                <input
+                  type="radio"
+                  name="admin-plan-timing"
+                  value={w}
+                  checked={timing === w}
+                  onChange={() => setTiming(w)}
+                  className="mt-0.5 h-4 w-4 shrink-0 accent-brand-600"
+                  data-testid={`admin-user-timing-${w}`}
+                />
+                <span>
+                  {w === 'period_end'
+                    ? t('admin.users.confirmTier.periodEnd', { date: formatDate(paidUntil(change.user) ?? '', lang), to: change.to.displayName })
+                    : t('admin.users.confirmTier.nowRefund', { from: tierName(change.user) })}
+                </span>
+              </label>
+            ))}
+          </fieldset>
+        )}
+      </ConfirmDialog>
     </section>
   );
 }

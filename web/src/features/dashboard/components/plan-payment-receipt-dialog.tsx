@@ -11,6 +11,7 @@ import { DetailDialog, DetailRow as Row } from './detail-dialog';
 export function PlanPaymentReceiptDialog({ payment, onClose }: { payment: PlanPayment | null; onClose(): void }) {
   const { t, lang } = useLanguage();
   const p = payment;
+  const period = !p ? '' : t('dashboard.planPayments.period', { start: formatDateUtc(p.periodStart, lang), end: formatDateUtc(p.periodEnd, lang) });
 
   return (
     <DetailDialog
@@ -26,12 +27,22 @@ export function PlanPaymentReceiptDialog({ payment, onClose }: { payment: PlanPa
               {p.planName} · {t(`dashboard.planPayments.kind.${p.kind}`)}
             </Row>
             <Row label={t('dashboard.planPayments.receipt.period')} testId="plan-payment-receipt-period">
-              {t('dashboard.planPayments.period', { start: formatDateUtc(p.periodStart, lang), end: formatDateUtc(p.periodEnd, lang) })}
+              {period}
             </Row>
             <Row label={t('dashboard.planPayments.receipt.date')}>
               <time dateTime={p.createdAt}>{formatDateTime(p.createdAt, lang)}</time>
             </Row>
-            <Row label={t('dashboard.planPayments.receipt.amount')} testId="plan-payment-receipt-amount">
+            {p.proration && (
+              <>
+                <Row label={t('dashboard.planPayments.unused', { plan: p.proration.unusedPlanName, period })} testId="plan-payment-receipt-unused">
+                  <span dir="ltr">−{formatAmount(p.proration.credit)}</span>
+                </Row>
+                <Row label={t('dashboard.planPayments.remaining', { plan: p.planName, period })} testId="plan-payment-receipt-remaining">
+                  <span dir="ltr">{formatAmount(p.proration.remaining)}</span>
+                </Row>
+              </>
+            )}
+            <Row label={t(p.proration ? 'dashboard.planPayments.total' : 'dashboard.planPayments.receipt.amount')} testId="plan-payment-receipt-amount">
               <span dir="ltr">{formatAmount(p.amount)}</span>
             </Row>
             <Row label={t('dashboard.planPayments.receipt.card')} testId="plan-payment-receipt-card">

@@ -6,16 +6,16 @@ import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { useIdempotencyKeys } from '../../../lib/idempotency';
-import { payingSourcesQuery, refreshAfterChange, upgradePlan, type Tier } from '../api';
-import { formatPrice } from '../format';
+import { payingSourcesQuery, refreshAfterChange, upgradePlan, type Plan, type Tier } from '../api';
+import { formatDate, formatPrice } from '../format';
 
 /**
  * Pays for a dearer plan: the user picks one of their funding sources and the new plan's monthly price is charged
  * now. One Idempotency-Key per attempt (the same one again when that attempt got no final answer), so pressing
  * Pay twice or retrying after a timeout never charges twice. The dialog stays open while the payment runs.
  */
-export function PayDialog({ tier, onClose }: { tier: Tier; onClose(): void }) {
-  const { t } = useLanguage();
+export function PayDialog({ tier, plan, onClose }: { tier: Tier; plan: Plan; onClose(): void }) {
+  const { t, lang } = useLanguage();
   const queryClient = useQueryClient();
   const sources = useQuery(payingSourcesQuery());
   const keys = useIdempotencyKeys();
@@ -27,6 +27,9 @@ export function PayDialog({ tier, onClose }: { tier: Tier; onClose(): void }) {
   const busyId = useId();
   const errorId = useId();
   const price = formatPrice(tier.monthlyPrice);
+  // In the middle of a paid period the server prorates (issue 26): the difference for the rest of it, the period kept.
+  const prorated =
+    plan.tier.monthlyPrice > 0 && plan.currentPeriodEnd !== null && !plan.pastDueSince && new Date(plan.currentPeriodEnd).getTime() > Date.now();
 
   async function pay(e: FormEvent) {
     e.preventDefault();
@@ -60,7 +63,11 @@ export function PayDialog({ tier, onClose }: { tier: Tier; onClose(): void }) {
       <DialogContent closeLabel={t('common.close')} closeDisabled={busy} closeDescribedBy={busyId} data-testid="plans-pay-dialog">
         <DialogHeader>
           <DialogTitle>{t('plans.pay.title', { plan: tier.displayName })}</DialogTitle>
-          <DialogDescription>{t('plans.pay.description', { price })}</DialogDescription>
+          <DialogDescription>
+            {prorated && plan.currentPeriodEnd
+              ? t('plans.pay.descriptionProrated', { date: formatDate(plan.currentPeriodEnd, lang), current: plan.tier.displayName, price })
+              : t('plans.pay.description', { price })}
+          </DialogDescription>
         </DialogHeader>
         <form onSubmit={(e) => void pay(e)} className="space-y-4" noValidate>
           {sources.isPending ? (
@@ -108,7 +115,7 @@ export function PayDialog({ tier, onClose }: { tier: Tier; onClose(): void }) {
               {t('plans.pay.cancel')}
             </Button>
             <Button type="submit" disabled={!chosen || busy} data-testid="plans-pay-submit">
-              {busy ? t('plans.pay.processing') : t('plans.pay.submit', { price })}
+              {busy ? t('plans.pay.processing') : prorated ? t('plans.pay.submitProrated') : t('plans.pay.submit', { price })}
             </Button>
           </div>
         </form>

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { AlertTriangle, CalendarClock } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useSearch } from 'wouter';
 import { Badge } from '../../../components/ui/badge';
 import { Button } from '../../../components/ui/button';
@@ -15,6 +15,9 @@ import { formatDate, formatPrice, monthlyPrice } from '../format';
 import { DowngradeDialog } from './downgrade-dialog';
 import { PayDialog } from './pay-dialog';
 import { TitledPage } from '../../../components/ui/titled-page';
+
+// Opened on demand: the Plans screen's first paint does not carry it.
+const PaymentCardDialog = lazy(() => import('./payment-card-dialog').then((m) => ({ default: m.PaymentCardDialog })));
 
 /**
  * /plans (issue 16): the current plan with its billing period and usage, every plan on offer with Upgrade (paid now,
@@ -66,7 +69,7 @@ export function PlansPage() {
           </ul>
         </section>
         <Receipts />
-        {paying && <PayDialog tier={paying} onClose={() => setPaying(null)} />}
+        {paying && <PayDialog tier={paying} plan={current} onClose={() => setPaying(null)} />}
         {moving && <DowngradeDialog tier={moving} plan={current} onClose={() => setMoving(null)} />}
       </>
     );
@@ -87,6 +90,7 @@ function CurrentPlan({ plan }: { plan: Plan }) {
   const { t, lang } = useLanguage();
   const queryClient = useQueryClient();
   const [keeping, setKeeping] = useState(false);
+  const [changingCard, setChangingCard] = useState(false);
   const price = formatPrice(plan.tier.monthlyPrice);
   const end = plan.currentPeriodEnd ? formatDate(plan.currentPeriodEnd, lang) : null;
 
@@ -123,12 +127,25 @@ function CurrentPlan({ plan }: { plan: Plan }) {
                   ? price
                   : t('plans.current.notBilled')}
           </p>
-          {plan.paymentSource && (
-            <p className="text-sm text-slate-600">
-              {t('plans.current.paidWith', { source: `${plan.paymentSource.name} (•••• ${plan.paymentSource.last4})` })}
-            </p>
+          {end && (
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              {plan.paymentSource ? (
+                <p className="min-w-0 text-sm text-slate-600" data-testid="plans-current-card">
+                  {t('plans.current.paidWith', { source: `${plan.paymentSource.name} (•••• ${plan.paymentSource.last4})` })}
+                </p>
+              ) : (
+                <p className="min-w-0 text-sm text-amber-800">{t('plans.current.sourceRemoved')}</p>
+              )}
+              <Button size="sm" variant="outline" onClick={() => setChangingCard(true)} data-testid="plans-change-card">
+                {plan.pastDueSince ? t('plans.card.payNow') : t('plans.card.change')}
+              </Button>
+            </div>
           )}
-          {end && !plan.paymentSource && <p className="text-sm text-amber-800">{t('plans.current.sourceRemoved')}</p>}
+          {changingCard && (
+            <Suspense fallback={null}>
+              <PaymentCardDialog plan={plan} onClose={() => setChangingCard(false)} />
+            </Suspense>
+          )}
           {plan.pendingTier && end && (
             <div className="flex flex-col gap-3 rounded-lg border border-brand-100 bg-brand-50 p-3 text-sm text-slate-800 sm:flex-row sm:items-center sm:justify-between" data-testid="plans-pending">
               <p className="flex items-start gap-2">
@@ -292,6 +309,19 @@ function Receipts() {
                 <p className="text-slate-600">
                   {t('plans.receipts.source')}: {c.fundingSource.name} (•••• {c.fundingSource.last4})
                 </p>
+                {c.proration && (
+                  <dl className="mt-1 space-y-0.5 text-slate-600" data-testid="plans-receipt-proration">
+                    <ProrationLine
+                      label={t('plans.receipts.unused', { plan: c.proration.unusedPlanName, start: formatDate(c.periodStart, lang), end: formatDate(c.periodEnd, lang) })}
+                      amount={`−${formatPrice(Number(c.proration.credit))}`}
+                    />
+                    <ProrationLine
+                      label={t('plans.receipts.remaining', { plan: c.planName, start: formatDate(c.periodStart, lang), end: formatDate(c.periodEnd, lang) })}
+                      amount={formatPrice(Number(c.proration.remaining))}
+                    />
+                    <ProrationLine label={t('plans.receipts.total')} amount={formatPrice(Number(c.amount))} />
+                  </dl>
+                )}
                 {c.failureMessage && <p className="text-red-700">{c.failureMessage}</p>}
               </div>
               <div className="flex items-center gap-3 sm:flex-col sm:items-end">
@@ -308,5 +338,16 @@ function Receipts() {
         </ul>
       )}
     </section>
+  );
+}
+
+function ProrationLine({ label, amount }: { label: string; amount: string }) {
+  return (
+    <div className="flex justify-between gap-3">
+      <dt>{label}</dt>
+      <dd className="shrink-0 tabular-nums" dir="ltr">
+        {amount}
+      </dd>
+    </div>
   );
 }
