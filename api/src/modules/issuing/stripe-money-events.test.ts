@@ -22,7 +22,8 @@ import { WEBHOOK_SECRET } from '../../../test-support/modules/stripe-issuing';
 import { VendorDeclineError } from '../../vendors/types';
 import { TestClock } from '../../lib/clock';
 import { BANK_DEBIT_POLL_MS } from '../bcards/bank-debits';
-import { sweepBankDebits } from '../bcards/sweep';
+import { recoverCollections, sweepBankDebits } from '../bcards/sweep';
+import { LEASE_MS } from '../bcards/saga';
 
 let stub: StripeStub;
 let ctx: TestContext;
@@ -323,6 +324,29 @@ describe('the poll as a slow safety net', () => {
     await sweepBankDebits(ctx.deps);
     expect(times()).toBe(2);
     expect(await debitRow(b)).toMatchObject({ status: 'pending' });
+  });
+
+  test('a refund waiting for a pending debit does not ask Stripe either; the event lets it finish', async () => {
+    const b = await bankBcard();
+    const times = () => asked.filter((id) => id === b.debitId).length;
+    const status = async () => String((await q('SELECT status FROM collections WHERE id = ?', [b.collectionId]))[0]!.status);
+    expect((await call(ctx, `/api/virtual-cards/${b.id}/cancel`, { method: 'POST', cookie: consumer.cookie })).status).toBe(200);
+    // The card share went back; the bank share waits for its debit, and the recovery sweep's retries do not poll.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(LEASE_MS + 1);
+      await recoverCollections(ctx.deps, 60_000);
+    }
+    expect(await status()).toBe('refunding');
+    expect(times()).toBe(0);
+    stub.objects.get(b.debitId)!.status = 'succeeded';
+    await sendEvent(ctx, event('payment_intent.succeeded', intent(b.debitId, 'succeeded')));
+    clock.advance(LEASE_MS + 1);
+    await recoverCollections(ctx.deps, 60_000);
+    expect(await status()).toBe('refunded');
+    expect(times()).toBe(0);
+    expect(stub.find('POST', '/v1/refunds').filter((r) => r.form.get('payment_intent') === b.debitId)).toHaveLength(1);
+    expect(await bcardStatus(b.id)).toBe('canceled');
+    await noViolations();
   });
 
   test('without a webhook signing secret (no events), every sweep asks, as before', async () => {
