@@ -11,7 +11,7 @@ import { formatDate, formatPrice } from '../format';
 
 /**
  * Pays for a dearer plan: the user picks one of their funding sources and the new plan's monthly price is charged
- * now. One Idempotency-Key per attempt (the same one again when that attempt got no final answer), so pressing
+ * now (in the middle of a paid period the server charges the prorated difference instead, issue 26). One Idempotency-Key per attempt (the same one again when that attempt got no final answer), so pressing
  * Pay twice or retrying after a timeout never charges twice. The dialog stays open while the payment runs.
  */
 export function PayDialog({ tier, plan, onClose }: { tier: Tier; plan: Plan; onClose(): void }) {
