@@ -142,6 +142,7 @@ describe('repaying', () => {
     expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(-(owedCents - first));
     expect((await createBcard(ctx)).body.error.code).toBe('account_restricted');
 
+    ctx.clock.advance(1000); // newest first: the second a second later
     const b = await repay(ctx, { fundingSourceId: card2, amount: dollars(owedCents - first) });
     expect(b.status, b.text).toBe(201);
     expect(b.body.receivables).toMatchObject({ owed: '0.00', repayable: '0.00', restricted: false });
