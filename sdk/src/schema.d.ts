@@ -396,7 +396,7 @@ export interface paths {
         put?: never;
         /**
          * Upgrade to a dearer plan, paid now from one of your funding sources
-         * @description Charges the new plan's full monthly price through the card processor and starts a new billing period now (one calendar month, UTC); nothing of the current period is refunded. The receipt is e-mailed. A decline answers 402 and changes nothing. One plan payment runs at a time (409 plan_change_in_progress).
+         * @description In the middle of a paid period the upgrade is prorated (receipt kind proration): the new plan for the rest of the period less the current plan's unused part, in whole cents, each line rounded half up; the period stays. A rest worth $0.00 more answers 409 proration_zero. From a plan not being paid for (Free, one an admin gave, a period that is over) the new plan's full monthly price is charged and a new period (one calendar month, UTC) starts now. The receipt is e-mailed. A decline answers 402 and changes nothing. One plan payment runs at a time (409 plan_change_in_progress).
          */
         post: operations["postApiSubscriptionUpgrade"];
         delete?: never;
@@ -419,6 +419,46 @@ export interface paths {
          * @description The current plan is kept until currentPeriodEnd, then the account moves to pendingTier (a paid one is charged then instead of the current plan). On a plan that is not billed the move happens at once. Sources and bcards above the new limits are kept; no new ones can be added until under them.
          */
         post: operations["postApiSubscriptionDowngrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/payment-source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the card your plan is paid with
+         * @description One of your own active cards (a bank account or a paused card: 400; a removed or unknown one, or another user's: 404). Used from the next renewal on; nothing is charged now. When the plan is past due, POST /api/subscription/retry-renewal tries the renewal at once on it. A plan that is not billed (Free, or one an admin gave) has no card: 409 plan_not_billed.
+         */
+        put: operations["putApiSubscriptionPayment-source"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/retry-renewal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed renewal now, on the card the plan is paid with
+         * @description Only while the plan is past due (409 plan_not_past_due otherwise). Charged through the same path as the daily retry: one attempt per request key, one plan payment at a time (409 plan_change_in_progress). A decline answers 402; the plan stays past due until its grace period ends.
+         */
+        post: operations["postApiSubscriptionRetry-renewal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -556,6 +596,46 @@ export interface paths {
         head?: never;
         /** Rename, change the default split, or pause a funding source */
         patch: operations["patchApiFunding-sourcesById"];
+        trace?: never;
+    };
+    "/api/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What you owe bpay, why, and what you have repaid
+         * @description A bank debit returned after its bcard was used, or a funding share you disputed with your card issuer, leaves its amount owed; while anything is owed no new bcards can be created (restricted, 403 account_restricted). An open dispute is under review: its amount is not repayable until it is resolved. Repay the rest with POST /api/receivables/payments.
+         */
+        get: operations["getApiReceivables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/receivables/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Repay what you owe, all or part, from one of your cards
+         * @description Held and captured through the card processor like a bcard share; the Idempotency-Key header is required (a retry with the same key never charges twice). The amount may be less than what is owed (partial) but not more than `repayable` (400 repayment_exceeds_owed, naming the amount). Only your own active cards: a bank account or a paused card is 400, another account’s source 404. A decline answers 402 with why and changes nothing. Once nothing is owed, new bcards can be created again at once.
+         */
+        post: operations["postApiReceivablesPayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/virtual-cards": {
@@ -1707,7 +1787,7 @@ export interface paths {
         head?: never;
         /**
          * Move a user to another tier
-         * @description Active tiers only (400 tier_inactive). Ends the current subscription and starts a new one in one transaction.
+         * @description Active tiers only (400 tier_inactive). A user not paying for a running period (Free, a plan an admin gave) moves now: the current subscription ends and a new one (not billed) starts in one transaction. A paying user (billed: true) needs timing: period_end schedules the move for the period end (no money moves; the renewal then charges the new plan's price, or nothing for a free one); now_with_refund moves now and refunds the current plan's unused part (price × remaining / period, in ms, rounded half up to cents) to the card it was paid with. now_with_refund for a user not paying: 400 proration_not_paid. A plan payment or refund still running: 409 plan_change_in_progress. Audited with the admin id.
          */
         patch: operations["patchApiAdminUsersByIdSubscription"];
         trace?: never;
@@ -1979,6 +2059,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/refund-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Refunds that did not reach a consumer’s card, newest first (at most 100)
+         * @description A refund bpay made to a funding share that Stripe failed or canceled later (refund.failed, charge.refund.updated). Its ledger credit to the card was reversed into payable:<user>: bpay owes the consumer the amount until support pays it another way.
+         */
+        get: operations["getApiAdminRefund-failures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users who owe bpay (returned bank debits after use, disputed shares), newest account first
+         * @description owed is the ledger account receivable:<user>; underDispute the part under open disputes, which cannot be waived. 50 rows by default (limit: 1 to 200). When more exist, the bpay-next-cursor header holds the cursor for the next page; filters apply to every page.
+         */
+        get: operations["getApiAdminReceivables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/receivable/waive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forgive all or part of what a user owes, with a reason
+         * @description At most what is owed outside open disputes (400 waiver_exceeds_owed: resolve the dispute first). The reason (3 to 500 characters, trimmed) is kept, audited and told to the user. Ledger: receivable +amount, bpay:written_off -amount. Once nothing is owed the user can create bcards again.
+         */
+        post: operations["postApiAdminUsersByIdReceivableWaive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/kyc/status": {
         parameters: {
             query?: never;
@@ -2218,10 +2358,50 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stripe's webhook: Issuing authorizations of bcards, and their captures, reversals and refunds
-         * @description Called by Stripe, signed with the endpoint's secret (Stripe-Signature; BPAY_STRIPE_WEBHOOK_SECRET or the one saved in Admin → Vendors). An unsigned, altered or more than 5 minutes old event is refused (400 stripe_signature_invalid) and changes nothing. issuing_authorization.request is answered at once with {approved, metadata} by the same decision as the simulated network (decline reasons: card_inactive, insufficient_funds, expired, merchant_mismatch, already_used, incorrect_cvc, incorrect_expiry, incorrect_number, currency_mismatch); issuing_authorization.created/updated and issuing_transaction.created reconcile the hold, captures and refunds (what comes back goes to the funding sources pro rata), each event once ({received: true, duplicate: true} for a replay). Other events are acknowledged and ignored. 404 when no signing secret is configured; 503 asks Stripe to send the event again.
+         * Stripe's webhook: Issuing authorizations of bcards, their captures, reversals and refunds; bank debits' and refunds' outcomes
+         * @description Called by Stripe, signed with the endpoint's secret (Stripe-Signature; BPAY_STRIPE_WEBHOOK_SECRET or the one saved in Admin → Vendors). An unsigned, altered or more than 5 minutes old event is refused (400 stripe_signature_invalid) and changes nothing. issuing_authorization.request is answered at once with {approved, metadata} by the same decision as the simulated network (decline reasons: card_inactive, insufficient_funds, expired, merchant_mismatch, already_used, incorrect_cvc, incorrect_expiry, incorrect_number, currency_mismatch); issuing_authorization.created/updated and issuing_transaction.created reconcile the hold, captures and refunds (what comes back goes to the funding sources pro rata), each event once ({received: true, duplicate: true} for a replay). payment_intent.succeeded, payment_intent.payment_failed and charge.failed settle or return a bank share's ACH debit; refund.failed, refund.updated and charge.refund.updated (status failed or canceled) record a refund to a card that did not reach it (bpay owes the consumer). An event about a debit or refund bpay does not know is answered 200 and changes nothing. charge.dispute.created/updated/closed/funds_withdrawn/funds_reinstated record a dispute (chargeback) of a funding share, found by its PaymentIntent: open, the amount is owed and new bcards are refused; won, all of it is reversed; lost, it stays owed; inquiries (warning_*) move nothing; a dispute of a charge that is no bpay share is acknowledged and nothing is written. Other events are acknowledged and ignored. 404 when no signing secret is configured; 503 asks Stripe to send the event again.
          */
         post: operations["postApiStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sandbox/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulator: open a dispute (chargeback) of a funding share
+         * @description Plays the card issuer for a share charged through the simulated processor: the amount goes back to the card and is owed by the consumer (ledger share.disputed), the consumer is told, and new bcards are refused (account_restricted) until it is resolved. Applied through the same service as Stripe’s charge.dispute.* events. 409 share_not_disputable when the share is on Stripe (its disputes come from Stripe), was never charged (held, voided, declined) or returned by the bank, or is disputed in full; 400 when amount is more than the share can give. Audited.
+         */
+        post: operations["postApiAdminSandboxDisputes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sandbox/disputes/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulator: close an open dispute, won or lost
+         * @description won: the issuer gave the money back to bpay: everything the dispute did is reversed (ledger share.dispute_won) and the restriction lifts when nothing else is owed. lost: the card keeps it and the consumer owes it until repaid. The consumer is told either way. A second close is refused (409 dispute_closed), so a retry never moves money twice; 409 share_not_disputable for a Stripe dispute. Audited.
+         */
+        post: operations["postApiAdminSandboxDisputesByIdClose"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3897,10 +4077,11 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         /**
+                         * @description proration: an upgrade in the middle of a paid period, charged the difference for the rest of it
                          * @default upgrade
                          * @enum {string}
                          */
-                        kind: "upgrade" | "renewal";
+                        kind: "upgrade" | "renewal" | "proration";
                         /**
                          * @default pending
                          * @enum {string}
@@ -3923,6 +4104,21 @@ export interface operations {
                             brand: string;
                         };
                         failureMessage: string | null;
+                        /** @description The proration lines of kind proration (amount = remaining − credit); null otherwise */
+                        proration: {
+                            /** @description The plan left: its unused time from periodStart to periodEnd is credited */
+                            unusedPlanName: string;
+                            /**
+                             * @description Dollars credited
+                             * @example 4.99
+                             */
+                            credit: string;
+                            /**
+                             * @description Dollars: the new plan's price from periodStart to periodEnd
+                             * @example 14.99
+                             */
+                            remaining: string;
+                        } | null;
                     }[];
                 };
             };
@@ -4101,10 +4297,11 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             /**
+                             * @description proration: an upgrade in the middle of a paid period, charged the difference for the rest of it
                              * @default upgrade
                              * @enum {string}
                              */
-                            kind: "upgrade" | "renewal";
+                            kind: "upgrade" | "renewal" | "proration";
                             /**
                              * @default pending
                              * @enum {string}
@@ -4127,6 +4324,21 @@ export interface operations {
                                 brand: string;
                             };
                             failureMessage: string | null;
+                            /** @description The proration lines of kind proration (amount = remaining − credit); null otherwise */
+                            proration: {
+                                /** @description The plan left: its unused time from periodStart to periodEnd is credited */
+                                unusedPlanName: string;
+                                /**
+                                 * @description Dollars credited
+                                 * @example 4.99
+                                 */
+                                credit: string;
+                                /**
+                                 * @description Dollars: the new plan's price from periodStart to periodEnd
+                                 * @example 14.99
+                                 */
+                                remaining: string;
+                            } | null;
                         };
                     };
                 };
@@ -4351,6 +4563,389 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "putApiSubscriptionPayment-source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fundingSourceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        };
+                        /** Format: date-time */
+                        currentPeriodStart: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
+                         */
+                        currentPeriodEnd: string | null;
+                        /** @description The funding source renewals are charged to */
+                        paymentSource: {
+                            id: string;
+                            name: string;
+                            last4: string;
+                            brand: string;
+                        } | null;
+                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
+                        pendingTier: {
+                            id: string;
+                            /**
+                             * @example free
+                             * @example pro
+                             * @example premium
+                             */
+                            name: string;
+                            displayName: string;
+                            /**
+                             * @description Dollars per month
+                             * @example 9.99
+                             */
+                            monthlyPrice: number;
+                            /**
+                             * @description Fraction of the amount
+                             * @example 0.029
+                             */
+                            transactionFeeRate: number;
+                            limits: {
+                                /** @description -1 means unlimited */
+                                fundingSources: number;
+                                monthlyTransactions: number;
+                                bcardGenerationLimit: number;
+                                apiCallsPerMonth: number;
+                            };
+                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                        } | null;
+                        /** Format: date-time */
+                        pastDueSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description While past due: when the account moves to Free unless a renewal succeeds first
+                         */
+                        graceEndsAt: string | null;
+                        /** Format: date-time */
+                        nextRenewalAttemptAt: string | null;
+                        usage: {
+                            fundingSources: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                            bcardsThisMonth: {
+                                used: number;
+                                /** @description -1 means unlimited */
+                                limit: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiSubscriptionRetry-renewal": {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plan: {
+                            tier: {
+                                id: string;
+                                /**
+                                 * @example free
+                                 * @example pro
+                                 * @example premium
+                                 */
+                                name: string;
+                                displayName: string;
+                                /**
+                                 * @description Dollars per month
+                                 * @example 9.99
+                                 */
+                                monthlyPrice: number;
+                                /**
+                                 * @description Fraction of the amount
+                                 * @example 0.029
+                                 */
+                                transactionFeeRate: number;
+                                limits: {
+                                    /** @description -1 means unlimited */
+                                    fundingSources: number;
+                                    monthlyTransactions: number;
+                                    bcardGenerationLimit: number;
+                                    apiCallsPerMonth: number;
+                                };
+                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                            };
+                            /** Format: date-time */
+                            currentPeriodStart: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
+                             */
+                            currentPeriodEnd: string | null;
+                            /** @description The funding source renewals are charged to */
+                            paymentSource: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                            } | null;
+                            /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
+                            pendingTier: {
+                                id: string;
+                                /**
+                                 * @example free
+                                 * @example pro
+                                 * @example premium
+                                 */
+                                name: string;
+                                displayName: string;
+                                /**
+                                 * @description Dollars per month
+                                 * @example 9.99
+                                 */
+                                monthlyPrice: number;
+                                /**
+                                 * @description Fraction of the amount
+                                 * @example 0.029
+                                 */
+                                transactionFeeRate: number;
+                                limits: {
+                                    /** @description -1 means unlimited */
+                                    fundingSources: number;
+                                    monthlyTransactions: number;
+                                    bcardGenerationLimit: number;
+                                    apiCallsPerMonth: number;
+                                };
+                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                            } | null;
+                            /** Format: date-time */
+                            pastDueSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description While past due: when the account moves to Free unless a renewal succeeds first
+                             */
+                            graceEndsAt: string | null;
+                            /** Format: date-time */
+                            nextRenewalAttemptAt: string | null;
+                            usage: {
+                                fundingSources: {
+                                    used: number;
+                                    /** @description -1 means unlimited */
+                                    limit: number;
+                                };
+                                bcardsThisMonth: {
+                                    used: number;
+                                    /** @description -1 means unlimited */
+                                    limit: number;
+                                };
+                            };
+                        };
+                        receipt: {
+                            id: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description proration: an upgrade in the middle of a paid period, charged the difference for the rest of it
+                             * @default upgrade
+                             * @enum {string}
+                             */
+                            kind: "upgrade" | "renewal" | "proration";
+                            /**
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            /**
+                             * @description Dollars
+                             * @example 9.99
+                             */
+                            amount: string;
+                            planName: string;
+                            /** Format: date-time */
+                            periodStart: string;
+                            /** Format: date-time */
+                            periodEnd: string;
+                            fundingSource: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                            };
+                            failureMessage: string | null;
+                            /** @description The proration lines of kind proration (amount = remaining − credit); null otherwise */
+                            proration: {
+                                /** @description The plan left: its unused time from periodStart to periodEnd is credited */
+                                unusedPlanName: string;
+                                /**
+                                 * @description Dollars credited
+                                 * @example 4.99
+                                 */
+                                credit: string;
+                                /**
+                                 * @description Dollars: the new plan's price from periodStart to periodEnd
+                                 * @example 14.99
+                                 */
+                                remaining: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5389,6 +5984,411 @@ export interface operations {
             };
         };
     };
+    getApiReceivables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description What you owe bpay in all
+                         * @example 50.00
+                         */
+                        owed: string;
+                        /**
+                         * @description Of it, under open disputes: repayable once the dispute is resolved
+                         * @example 0.00
+                         */
+                        underDispute: string;
+                        /**
+                         * @description What can be repaid now: owed, less open disputes and repayments still running
+                         * @example 50.00
+                         */
+                        repayable: string;
+                        /**
+                         * @description Repayments still running
+                         * @example 0.00
+                         */
+                        repaying: string;
+                        /** @description True while anything is owed: no new bcards can be created */
+                        restricted: boolean;
+                        /** @description Bank debits returned after their bcard was used, newest first */
+                        returnedDebits: {
+                            /** @description The bank share */
+                            id: string;
+                            /**
+                             * @description The debit returned
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /** Format: date-time */
+                            returnedAt: string;
+                            transactionId: string;
+                            bcard: {
+                                id: string;
+                                name: string;
+                            };
+                            bankAccount: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                                type: string;
+                            } | null;
+                            /** @example R01 */
+                            returnCode: string;
+                            /**
+                             * @description The return code in words, in your language
+                             * @example R01: Insufficient funds
+                             */
+                            reason: string;
+                        }[];
+                        /** @description Disputes of a funding share, open or lost, newest first */
+                        disputes: {
+                            id: string;
+                            /**
+                             * @description The disputed share
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /**
+                             * @description open: under dispute, not repayable yet; lost: owed
+                             * @default open
+                             * @enum {string}
+                             */
+                            status: "open" | "lost";
+                            /** Format: date-time */
+                            openedAt: string;
+                            /** Format: date-time */
+                            closedAt: string | null;
+                            transactionId: string;
+                            bcard: {
+                                id: string | null;
+                                name: string;
+                            };
+                            card: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                                type: string;
+                            } | null;
+                            /**
+                             * @description The card issuer's reason code
+                             * @example fraudulent
+                             */
+                            reason: string;
+                        }[];
+                        /** @description Your repayments, newest first */
+                        repayments: {
+                            id: string;
+                            /**
+                             * @description Dollars
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /**
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            /** Format: date-time */
+                            createdAt: string;
+                            fundingSource: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                                type: string;
+                            } | null;
+                            failureCode: string | null;
+                            /** @description Why it failed, in words (the processor’s decline) */
+                            failureMessage: string | null;
+                        }[];
+                        /** @description What bpay forgave, newest first */
+                        waivers: {
+                            id: string;
+                            /**
+                             * @description Forgiven
+                             * @example 12.50
+                             */
+                            amount: string;
+                            reason: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiReceivablesPayments: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fundingSourceId: string;
+                    /** @description Dollars, at most what can be repaid now (repayable) */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payment: {
+                            id: string;
+                            /**
+                             * @description Dollars
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /**
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            /** Format: date-time */
+                            createdAt: string;
+                            fundingSource: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                                type: string;
+                            } | null;
+                            failureCode: string | null;
+                            /** @description Why it failed, in words (the processor’s decline) */
+                            failureMessage: string | null;
+                        };
+                        receivables: {
+                            /**
+                             * @description What you owe bpay in all
+                             * @example 50.00
+                             */
+                            owed: string;
+                            /**
+                             * @description Of it, under open disputes: repayable once the dispute is resolved
+                             * @example 0.00
+                             */
+                            underDispute: string;
+                            /**
+                             * @description What can be repaid now: owed, less open disputes and repayments still running
+                             * @example 50.00
+                             */
+                            repayable: string;
+                            /**
+                             * @description Repayments still running
+                             * @example 0.00
+                             */
+                            repaying: string;
+                            /** @description True while anything is owed: no new bcards can be created */
+                            restricted: boolean;
+                            /** @description Bank debits returned after their bcard was used, newest first */
+                            returnedDebits: {
+                                /** @description The bank share */
+                                id: string;
+                                /**
+                                 * @description The debit returned
+                                 * @example 12.50
+                                 */
+                                amount: string;
+                                /** Format: date-time */
+                                returnedAt: string;
+                                transactionId: string;
+                                bcard: {
+                                    id: string;
+                                    name: string;
+                                };
+                                bankAccount: {
+                                    id: string;
+                                    name: string;
+                                    last4: string;
+                                    brand: string;
+                                    type: string;
+                                } | null;
+                                /** @example R01 */
+                                returnCode: string;
+                                /**
+                                 * @description The return code in words, in your language
+                                 * @example R01: Insufficient funds
+                                 */
+                                reason: string;
+                            }[];
+                            /** @description Disputes of a funding share, open or lost, newest first */
+                            disputes: {
+                                id: string;
+                                /**
+                                 * @description The disputed share
+                                 * @example 12.50
+                                 */
+                                amount: string;
+                                /**
+                                 * @description open: under dispute, not repayable yet; lost: owed
+                                 * @default open
+                                 * @enum {string}
+                                 */
+                                status: "open" | "lost";
+                                /** Format: date-time */
+                                openedAt: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                transactionId: string;
+                                bcard: {
+                                    id: string | null;
+                                    name: string;
+                                };
+                                card: {
+                                    id: string;
+                                    name: string;
+                                    last4: string;
+                                    brand: string;
+                                    type: string;
+                                } | null;
+                                /**
+                                 * @description The card issuer's reason code
+                                 * @example fraudulent
+                                 */
+                                reason: string;
+                            }[];
+                            /** @description Your repayments, newest first */
+                            repayments: {
+                                id: string;
+                                /**
+                                 * @description Dollars
+                                 * @example 12.50
+                                 */
+                                amount: string;
+                                /**
+                                 * @default pending
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "succeeded" | "failed";
+                                /** Format: date-time */
+                                createdAt: string;
+                                fundingSource: {
+                                    id: string;
+                                    name: string;
+                                    last4: string;
+                                    brand: string;
+                                    type: string;
+                                } | null;
+                                failureCode: string | null;
+                                /** @description Why it failed, in words (the processor’s decline) */
+                                failureMessage: string | null;
+                            }[];
+                            /** @description What bpay forgave, newest first */
+                            waivers: {
+                                id: string;
+                                /**
+                                 * @description Forgiven
+                                 * @example 12.50
+                                 */
+                                amount: string;
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "getApiVirtual-cards": {
         parameters: {
             query?: {
@@ -5445,11 +6445,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
@@ -5566,11 +6566,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
@@ -5702,11 +6702,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                     };
                 };
@@ -5788,11 +6788,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
@@ -5970,11 +6970,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                         virtualCard: {
                             id: string;
@@ -6014,11 +7014,11 @@ export interface operations {
                                 amount: string;
                                 status: string;
                                 /**
-                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                                  * @default pending
                                  * @enum {string}
                                  */
-                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                             }[];
                             /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                             lockedDomain: string | null;
@@ -6377,11 +7377,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                         refunds: {
                             id: string;
@@ -6454,7 +7454,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /** @description In the user's language (users.language) */
                         title: string;
                         /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
@@ -6571,7 +7571,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /**
                          * @default bcards
                          * @enum {string}
@@ -6624,7 +7624,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /**
                          * @default bcards
                          * @enum {string}
@@ -6721,7 +7721,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "merchant_refund" | "bank_debit_settled" | "bank_debit_returned" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /** @description In the user's language (users.language) */
                         title: string;
                         /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
@@ -8758,11 +9758,11 @@ export interface operations {
                                 amount: string;
                                 status: string;
                                 /**
-                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                                  * @default pending
                                  * @enum {string}
                                  */
-                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                             }[];
                             /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                             lockedDomain: string | null;
@@ -10972,6 +11972,11 @@ export interface operations {
                             name: string;
                             displayName: string;
                         } | null;
+                        /**
+                         * Format: date-time
+                         * @description The end of the period the plan is paid for (null: Free, or a plan an admin gave). While it is ahead, a plan change needs a timing.
+                         */
+                        planPeriodEnd: string | null;
                     }[];
                 };
             };
@@ -11041,6 +12046,11 @@ export interface operations {
                             name: string;
                             displayName: string;
                         } | null;
+                        /**
+                         * Format: date-time
+                         * @description The end of the period the plan is paid for (null: Free, or a plan an admin gave). While it is ahead, a plan change needs a timing.
+                         */
+                        planPeriodEnd: string | null;
                     };
                 };
             };
@@ -11095,6 +12105,8 @@ export interface operations {
             content: {
                 "application/json": {
                     tierId: string;
+                    /** @enum {string} */
+                    timing?: "period_end" | "now_with_refund";
                 };
             };
         };
@@ -11118,6 +12130,24 @@ export interface operations {
                         currentPeriodStart: string;
                         /** Format: date-time */
                         currentPeriodEnd: string;
+                        /** @description A paid period is running: a change needs a timing (PATCH /users/{id}/subscription) */
+                        billed: boolean;
+                        /** @description The tier the user moves to at currentPeriodEnd */
+                        pendingTierId: string | null;
+                        /** @description Only in the answer to a change with timing now_with_refund */
+                        refund?: {
+                            /**
+                             * @description Dollars refunded for the unused part of the plan left
+                             * @example 4.99
+                             */
+                            amount: string;
+                            /**
+                             * @description pending: the money sweep finishes it
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                        };
                         user: {
                             id: string;
                             email: string;
@@ -11162,6 +12192,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11594,6 +12633,24 @@ export interface operations {
                         currentPeriodStart: string;
                         /** Format: date-time */
                         currentPeriodEnd: string;
+                        /** @description A paid period is running: a change needs a timing (PATCH /users/{id}/subscription) */
+                        billed: boolean;
+                        /** @description The tier the user moves to at currentPeriodEnd */
+                        pendingTierId: string | null;
+                        /** @description Only in the answer to a change with timing now_with_refund */
+                        refund?: {
+                            /**
+                             * @description Dollars refunded for the unused part of the plan left
+                             * @example 4.99
+                             */
+                            amount: string;
+                            /**
+                             * @description pending: the money sweep finishes it
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                        };
                         user: {
                             id: string;
                             email: string;
@@ -12507,6 +13564,224 @@ export interface operations {
             };
         };
     };
+    "getApiAdminRefund-failures": {
+        parameters: {
+            query?: {
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description The processor's refund (Stripe re_…) */
+                        refundId: string;
+                        user: {
+                            id: string;
+                            email: string | null;
+                        };
+                        fundingSource: {
+                            id: string;
+                            name: string;
+                            last4: string;
+                        };
+                        /**
+                         * @description Dollars that did not reach the card
+                         * @example 30.90
+                         */
+                        amount: string;
+                        currency: string;
+                        /** @description Stripe's failure_reason (expired_or_canceled_card, lost_or_stolen_card, declined …) */
+                        failureReason: string | null;
+                        /** @description The collection (bcard) the refund belonged to */
+                        transactionId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description What bpay owes this user in all now (the ledger account payable:<user>), dollars */
+                        owedToUser: string;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiAdminReceivables: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        email: string;
+                        firstName: string | null;
+                        lastName: string | null;
+                        /**
+                         * @description Owed in all
+                         * @example 12.50
+                         */
+                        owed: string;
+                        /**
+                         * @description Of it, under open disputes
+                         * @example 12.50
+                         */
+                        underDispute: string;
+                        /**
+                         * @description Owed outside open disputes: what can be repaid or waived
+                         * @example 12.50
+                         */
+                        repayable: string;
+                        openDisputes: number;
+                        /**
+                         * Format: date-time
+                         * @description The oldest returned debit or dispute behind it
+                         */
+                        oldestItemAt: string | null;
+                        /** Format: date-time */
+                        userCreatedAt: string;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiAdminUsersByIdReceivableWaive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: string;
+                    /** @description 3 to 500 characters once trimmed; the user is told */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        userId: string;
+                        /**
+                         * @description Forgiven
+                         * @example 12.50
+                         */
+                        amount: string;
+                        reason: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /**
+                         * @description What the user still owes after it
+                         * @example 0.00
+                         */
+                        owed: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiKycStatus: {
         parameters: {
             query?: never;
@@ -13215,11 +14490,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                         /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
                         lockedDomain: string | null;
@@ -13351,11 +14626,11 @@ export interface operations {
                             amount: string;
                             status: string;
                             /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit)
+                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
                              * @default pending
                              * @enum {string}
                              */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned";
+                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
                     };
                 };
@@ -13648,6 +14923,236 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiAdminSandboxDisputes: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The captured (or since refunded) share to dispute */
+                    shareId: string;
+                    /**
+                     * @description The issuer's reason, in Stripe's codes
+                     * @enum {string}
+                     */
+                    reason: "bank_cannot_process" | "credit_not_processed" | "customer_initiated" | "debit_not_authorized" | "duplicate" | "fraudulent" | "general" | "incorrect_account_details" | "insufficient_funds" | "product_not_received" | "product_unacceptable" | "subscription_canceled" | "unrecognized";
+                    /** @description Dollars; default: all of the share (less its other disputes). At most that. */
+                    amount?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A dispute (chargeback) of a funding share */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example dsp_5d1f0a9e2c7b4a3f8e6d1c0b */
+                        id: string;
+                        /** @description The funding share disputed (one source’s part of a transaction) */
+                        shareId: string;
+                        /** @description The transaction (collection) the share belongs to */
+                        transactionId: string;
+                        userId: string;
+                        /**
+                         * @default simulated
+                         * @enum {string}
+                         */
+                        vendor: "simulated" | "stripe";
+                        /** @description The processor's dispute id (Stripe's dp_…, the simulator's sim_dp_…) */
+                        vendorDisputeId: string;
+                        /**
+                         * @description What the dispute took back, in dollars
+                         * @example 60.00
+                         */
+                        amount: string;
+                        /** @description The issuer's reason (Stripe's codes: fraudulent, product_not_received, …) */
+                        reason: string;
+                        /**
+                         * @description open: the amount is owed and new bcards are refused until it is resolved; won: bpay got it back, all reversed; lost: it stays owed
+                         * @default open
+                         * @enum {string}
+                         */
+                        status: "open" | "won" | "lost";
+                        /** @description The processor's own status as last heard */
+                        vendorStatus: string;
+                        /** @description What of the share had already been refunded to the card when the dispute opened, in dollars */
+                        refundedBefore: string;
+                        /** Format: date-time */
+                        openedAt: string;
+                        /** Format: date-time */
+                        closedAt: string | null;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiAdminSandboxDisputesByIdClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description won: the issuer gives the money back to bpay; lost: the card keeps it
+                     * @enum {string}
+                     */
+                    outcome: "won" | "lost";
+                };
+            };
+        };
+        responses: {
+            /** @description A dispute (chargeback) of a funding share */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example dsp_5d1f0a9e2c7b4a3f8e6d1c0b */
+                        id: string;
+                        /** @description The funding share disputed (one source’s part of a transaction) */
+                        shareId: string;
+                        /** @description The transaction (collection) the share belongs to */
+                        transactionId: string;
+                        userId: string;
+                        /**
+                         * @default simulated
+                         * @enum {string}
+                         */
+                        vendor: "simulated" | "stripe";
+                        /** @description The processor's dispute id (Stripe's dp_…, the simulator's sim_dp_…) */
+                        vendorDisputeId: string;
+                        /**
+                         * @description What the dispute took back, in dollars
+                         * @example 60.00
+                         */
+                        amount: string;
+                        /** @description The issuer's reason (Stripe's codes: fraudulent, product_not_received, …) */
+                        reason: string;
+                        /**
+                         * @description open: the amount is owed and new bcards are refused until it is resolved; won: bpay got it back, all reversed; lost: it stays owed
+                         * @default open
+                         * @enum {string}
+                         */
+                        status: "open" | "won" | "lost";
+                        /** @description The processor's own status as last heard */
+                        vendorStatus: string;
+                        /** @description What of the share had already been refunded to the card when the dispute opened, in dollars */
+                        refundedBefore: string;
+                        /** Format: date-time */
+                        openedAt: string;
+                        /** Format: date-time */
+                        closedAt: string | null;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
