@@ -542,3 +542,42 @@ test('receivables (issue 26): an admin waives what a consumer owes, with a reaso
     await consumerContext.close();
   }
 });
+
+test('an admin moving a paying consumer chooses when; now refunds the unused part of the plan to its card (issue 26)', async ({ page, browser, baseURL }) => {
+  test.setTimeout(120_000);
+  const consumerContext = await browser.newContext({ baseURL });
+  try {
+    const consumer = consumerContext.request;
+    const email = uniqueEmail('plan-refund');
+    expect((await consumer.post('/api/auth/register', { data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' } })).status()).toBe(201);
+    const card = await consumer.post('/api/funding-sources', {
+      data: { cardNumber: E2E_CARD_NUMBERS[0], expiryMonth: '12', expiryYear: '2030', cvv: E2E_CVV, name: 'Ada Lovelace', type: 'credit_card', defaultSplitPercentage: 100 },
+    });
+    expect(card.status()).toBe(201);
+    const paid = await consumer.post('/api/subscription/upgrade', {
+      data: { tierId: 'tier_pro', fundingSourceId: (await card.json()).id },
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    expect(paid.status()).toBe(200);
+
+    await signIn(page);
+    await page.getByTestId('admin-tab-users').click();
+    await page.getByTestId('admin-users-search').fill(email);
+    const row = page.getByTestId('admin-user-row');
+    await expect(row).toHaveCount(1);
+    await row.getByTestId('admin-user-tier').selectOption({ label: 'Premium' });
+    const confirm = page.getByTestId('admin-user-confirm');
+    // The consumer pays for Professional: the dialog asks when, at the period end by default.
+    await expect(confirm).toContainText(`${email} pays for Professional until`);
+    await expect(confirm.getByTestId('admin-user-timing-period_end')).toBeChecked();
+    await confirm.getByTestId('admin-user-timing-now_with_refund').check();
+    await confirm.getByTestId('confirm-ok').click();
+    // Moved at once, just after paying: the whole $9.99 goes back.
+    await expect(toast(page)).toContainText('Refunded $9.99 to the card the plan was paid with');
+    await expect(row.getByTestId('admin-user-tier').locator('option:checked')).toHaveText('Premium');
+    const plan = await (await consumer.get('/api/subscription/plan')).json();
+    expect(plan).toMatchObject({ tier: { name: 'premium' }, currentPeriodEnd: null });
+  } finally {
+    await consumerContext.close();
+  }
+});
