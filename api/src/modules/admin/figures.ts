@@ -106,7 +106,8 @@ const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.get
  * Subscribers and revenue per tier (every tier listed, zero included). A paid tier counts its paying subscribers:
  * active subscriptions with a paid billing period (one an admin gave without payment is not counted); a free tier
  * counts its active subscriptions. monthlyRevenue is what the tier's succeeded plan charges brought this UTC
- * calendar month; totalSubscriptionRevenue is every succeeded plan charge ever (the ledger's bpay:subscriptions).
+ * calendar month, less what was refunded of its charges this month (an admin's move now, issue 26);
+ * totalSubscriptionRevenue is every succeeded plan charge ever less the refunds (the ledger's bpay:subscriptions).
  */
 export async function subscriptionAnalytics(db: Db, clock: Clock): Promise<SubscriptionAnalytics> {
   const monthStart = startOfUtcMonth(clock.now()).getTime();
@@ -128,16 +129,24 @@ export async function subscriptionAnalytics(db: Db, clock: Clock): Promise<Subsc
     .where(and(eq(schema.subscriptionCharges.status, 'succeeded'), gte(schema.subscriptionCharges.createdAt, new Date(monthStart))))
     .groupBy(schema.subscriptionCharges.tierId)
     .as('paid');
+  const refunded = db
+    .select({ tierId: schema.subscriptionCharges.tierId, r: sql<number>`sum(${schema.planRefunds.amountCents})`.as('r') })
+    .from(schema.planRefunds)
+    .innerJoin(schema.subscriptionCharges, eq(schema.subscriptionCharges.id, schema.planRefunds.chargeId))
+    .where(and(eq(schema.planRefunds.status, 'succeeded'), gte(schema.planRefunds.createdAt, new Date(monthStart))))
+    .groupBy(schema.subscriptionCharges.tierId)
+    .as('refunded');
   const rows = await db
     .select({
       id: schema.subscriptionTiers.id,
       name: schema.subscriptionTiers.displayName,
       n: sql<number>`coalesce(${subscribers.n}, 0)`,
-      s: sql<number>`coalesce(${paid.s}, 0)`,
+      s: sql<number>`coalesce(${paid.s}, 0) - coalesce(${refunded.r}, 0)`,
     })
     .from(schema.subscriptionTiers)
     .leftJoin(subscribers, eq(subscribers.tierId, schema.subscriptionTiers.id))
     .leftJoin(paid, eq(paid.tierId, schema.subscriptionTiers.id))
+    .leftJoin(refunded, eq(refunded.tierId, schema.subscriptionTiers.id))
     .orderBy(asc(schema.subscriptionTiers.sortOrder), asc(schema.subscriptionTiers.monthlyPriceCents));
   return {
     totalSubscriptionRevenue: dollars(await subscriptionRevenueCents(db)),

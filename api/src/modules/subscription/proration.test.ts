@@ -346,6 +346,10 @@ describe('an admin changing a paying user\'s plan', () => {
     const audit = await audits(w.ctx, w.userId);
     expect(audit.map((a) => [a.admin_id, a.action])).toEqual([[w.adminId, 'user.subscription.change']]);
     expect(JSON.parse(String(audit[0]!.after))).toMatchObject({ tierId: 'tier_free', timing: 'now_with_refund', refundCents: 677 });
+    // The admin's revenue for the month is net of it.
+    const figures = await adminCall(w.ctx, await adminToken(w.ctx), '/api/admin/subscription-analytics');
+    expect(figures.body.subscriptionsByTier.find((x: { tierId: string }) => x.tierId === 'tier_pro').monthlyRevenue).toBe(3.22);
+    expect(figures.body.totalSubscriptionRevenue).toBe(3.22);
     // Moving again now: the user is on Free, nothing more to refund.
     expect((await w.change({ tierId: 'tier_pro', timing: 'now_with_refund' })).body.error.code).toBe('proration_not_paid');
     await expectMoneyConsistent(w.ctx);
