@@ -214,8 +214,8 @@ export function adminRoutes(deps: AppDeps) {
       detail: doc(
         'Paying subscribers and revenue per tier',
         'count: active subscriptions with a paid period (on a free tier: every active one; a plan an admin gave without ' +
-          'payment is not counted). monthlyRevenue: succeeded plan charges of the tier this UTC calendar month. ' +
-          'totalSubscriptionRevenue: every succeeded plan charge.',
+          'payment is not counted). monthlyRevenue: succeeded plan charges of the tier this UTC calendar month, less ' +
+          'the plan refunds of its charges this month. totalSubscriptionRevenue: every succeeded plan charge less the refunds.',
       ),
     })
     .get(
