@@ -171,6 +171,16 @@ export async function refundedToShare(db: DbOrTx, c: ShareContext): Promise<numb
   return Math.min(c.share.amountCents, Number(row?.sum ?? 0));
 }
 
+/**
+ * The status of a bank share's debit that has not settled (pending), or null (a card share, or a settled debit). Such a
+ * share is not disputable: the bank may still return the debit, and a return already makes the amount owed (a
+ * dispute recorded too would make it owed twice).
+ */
+export async function unsettledBankDebit(db: DbOrTx, shareId: string): Promise<string | null> {
+  const debit = await firstRow(db, schema.bankDebits, eq(schema.bankDebits.shareId, shareId));
+  return debit && debit.status !== 'settled' ? debit.status : null;
+}
+
 /** What of a share other disputes already took back and did not give to bpay again (open or lost). */
 async function disputedBefore(tx: DbOrTx, shareId: string): Promise<number> {
   const [row] = await tx
@@ -206,6 +216,8 @@ async function openDispute(tx: DbOrTx, deps: AppDeps, fact: DisputeFact, at: Dat
   if (!(DISPUTABLE_SHARE_STATUSES as readonly string[]).includes(c.share.status)) {
     return refuse('the share was never charged to the card (or the bank returned it)', { shareStatus: c.share.status });
   }
+  const unsettled = await unsettledBankDebit(tx, c.share.id);
+  if (unsettled) return refuse('the bank debit has not settled: its return, not a dispute, takes it back', { debitStatus: unsettled });
   const room = await disputeRoom(tx, c);
   let amount = fact.amountCents;
   if (amount > room) {
