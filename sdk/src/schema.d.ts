@@ -1883,7 +1883,7 @@ export interface paths {
         };
         /**
          * Paying subscribers and revenue per tier
-         * @description count: active subscriptions with a paid period (on a free tier: every active one; a plan an admin gave without payment is not counted). monthlyRevenue: succeeded plan charges of the tier this UTC calendar month. totalSubscriptionRevenue: every succeeded plan charge.
+         * @description count: active subscriptions with a paid period (on a free tier: every active one; a plan an admin gave without payment is not counted). monthlyRevenue: succeeded plan charges of the tier this UTC calendar month, less the plan refunds of its charges this month. totalSubscriptionRevenue: every succeeded plan charge less the refunds.
          */
         get: operations["getApiAdminSubscription-analytics"];
         put?: never;
@@ -2379,7 +2379,7 @@ export interface paths {
         put?: never;
         /**
          * Simulator: open a dispute (chargeback) of a funding share
-         * @description Plays the card issuer for a share charged through the simulated processor: the amount goes back to the card and is owed by the consumer (ledger share.disputed), the consumer is told, and new bcards are refused (account_restricted) until it is resolved. Applied through the same service as Stripe’s charge.dispute.* events. 409 share_not_disputable when the share is on Stripe (its disputes come from Stripe), was never charged (held, voided, declined) or returned by the bank, or is disputed in full; 400 when amount is more than the share can give. Audited.
+         * @description Plays the card issuer for a share charged through the simulated processor: the amount goes back to the card and is owed by the consumer (ledger share.disputed), the consumer is told, and new bcards are refused (account_restricted) until it is resolved. Applied through the same service as Stripe’s charge.dispute.* events. 409 share_not_disputable when the share is on Stripe (its disputes come from Stripe), was never charged (held, voided, declined), returned by the bank or its bank debit not settled yet, or is disputed in full; 400 when amount is more than the share can give. Audited.
          */
         post: operations["postApiAdminSandboxDisputes"];
         delete?: never;
