@@ -166,6 +166,8 @@ export async function runRepayment(deps: AppDeps, lease: RepaymentLease): Promis
 
 /** Step 4: one transaction for the payment, the ledger and the notice, guarded by what is owed at that moment. */
 async function completeRepayment(deps: AppDeps, lease: RepaymentLease, payment: PaymentRow, holdId: string): Promise<PaymentRow> {
+  // Refused once already and its refund begun (recorded below): only the refund is finished, whatever is owed now.
+  if (payment.failureCode === 'repayment_exceeds_owed') return refundRefused(deps, lease, payment, holdId, payment.failureMessage ?? '');
   const at = deps.clock.now();
   const refused = await deps.db.transaction(async (tx) => {
     const figures = await owedFigures(tx, payment.userId);
@@ -192,7 +194,14 @@ async function completeRepayment(deps: AppDeps, lease: RepaymentLease, payment: 
     return null;
   });
   if (refused === null) return reload(deps.db, payment.id);
-  // Captured, but more than is owed now: the money goes back (the refund is keyed, so a repeat is harmless).
+  // The decision is recorded before the refund: a refund that went through but whose answer was lost must never be
+  // recorded as repaid later (when what is owed has grown again by the time the sweep finishes it).
+  await renewLease(deps, lease, { vendorHoldId: holdId, failureCode: 'repayment_exceeds_owed', failureMessage: refused });
+  return refundRefused(deps, lease, payment, holdId, refused);
+}
+
+/** Captured, but more than is owed: the money goes back (the refund is keyed, so a repeat is harmless), then failed. */
+async function refundRefused(deps: AppDeps, lease: RepaymentLease, payment: PaymentRow, holdId: string, refused: string): Promise<PaymentRow> {
   await deps.vendorFor(payment.vendor).refund(holdId, payment.amountCents, { idempotencyKey: repayRefundKey(payment.id) });
   await deps.db.transaction((tx) =>
     settleRow(tx, deps, lease, { status: 'failed', vendorHoldId: holdId, failureCode: 'repayment_exceeds_owed', failureMessage: refused }),
