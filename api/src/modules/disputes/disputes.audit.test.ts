@@ -111,16 +111,25 @@ describe('the simulator’s routes, carelessly', () => {
   });
 });
 
-describe('a dispute of a bank share that the bank then returns', () => {
-  test('the consumer owes the share once, not twice', async () => {
+describe('a dispute of a bank share', () => {
+  test('refused (its dispute is the bank’s return): when the bank then returns it the consumer owes the share once, not twice', async () => {
     const w = await spentSplit();
     const res = await open({ shareId: w.bankShare.id, reason: 'fraudulent' });
-    // Refused while the debit may still come back: the bank's return is what makes it owed.
+    // Refused: the bank's return is what makes it owed (DECISIONS: disputes of ACH shares are not built).
     expect([res.status, res.body.error?.code], res.text).toEqual([409, 'share_not_disputable']);
     expect(await q('SELECT 1 FROM share_disputes WHERE share_id = ?', [w.bankShare.id])).toHaveLength(0);
     ctx.clock.advance(SIM_ACH_SETTLEMENT_MS);
     await sweepMoney(ctx.deps);
     expect(await owed(ctx, w.userId)).toBeLessThanOrEqual(w.bankShare.amount);
     expect(await ledgerSum(ctx)).toBe(0);
+  });
+
+  test('refused after the debit settled too', async () => {
+    const w = await spentSplit();
+    await ctx.handle.client.execute({ sql: "UPDATE bank_debits SET status = 'settled' WHERE share_id = ?", args: [w.bankShare.id] });
+    token = await adminToken(ctx); // the clock moved past the last one's life
+    const res = await open({ shareId: w.bankShare.id, reason: 'fraudulent' });
+    expect([res.status, res.body.error?.code], res.text).toEqual([409, 'share_not_disputable']);
+    expect(await owed(ctx, w.userId)).toBe(0);
   });
 });

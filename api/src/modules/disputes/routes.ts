@@ -95,7 +95,7 @@ export function disputeSandboxRoutes(deps: AppDeps) {
             "and is owed by the consumer (ledger share.disputed), the consumer is told, and new bcards are refused " +
             '(account_restricted) until it is resolved. Applied through the same service as Stripe’s charge.dispute.* ' +
             'events. 409 share_not_disputable when the share is on Stripe (its disputes come from Stripe), was never ' +
-            'charged (held, voided, declined), returned by the bank or its bank debit not settled yet, or is disputed in full; 400 when amount is more ' +
+            'charged (held, voided, declined), a bank account’s debit (its bank’s return is its dispute), or is disputed in full; 400 when amount is more ' +
             'than the share can give. Audited.',
           security: ADMIN_SECURITY,
         },

@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
 import { simulateChargeback } from '../../vendors/simulated-disputes';
 import { recordAudit } from '../admin/audit';
-import { applyDisputeFact, disputeRoom, DISPUTABLE_SHARE_STATUSES, unsettledBankDebit, type DisputeRow } from './service';
+import { applyDisputeFact, disputeRoom, DISPUTABLE_SHARE_STATUSES, isBankShare, type DisputeRow } from './service';
 
 /*
  * The simulator's disputes (issue 26): with the built-in simulated processor there is no issuer to open a chargeback,
@@ -75,7 +75,7 @@ export const disputeView = (d: DisputeRow): DisputeView => ({
  * Opens a dispute of a captured share, as a card issuer would. `amountCents` defaults to the share's charge (less
  * what its other disputes hold). Checked in the dispute's own transaction, so two opens at once cannot both take it.
  * Fails with: resource_not_found (no such share), share_not_disputable (409: not on the simulated processor, never
- * charged or returned by the bank, a bank debit not settled yet, or disputed in full already), validation_error (400: more than the share can give).
+ * charged or returned by the bank, a bank account's share, or disputed in full already), validation_error (400: more than the share can give).
  */
 export async function openSandboxDispute(
   deps: AppDeps,
@@ -104,10 +104,10 @@ export async function openSandboxDispute(
         'shareId',
       );
     }
-    if (await unsettledBankDebit(tx, now.id)) {
+    if (await isBankShare(tx, now.id)) {
       throw new AppError(
         'share_not_disputable',
-        "This share's bank debit has not settled yet: the bank may still return it, which makes it owed already.",
+        "This share is a bank account's debit: its dispute is the bank's return, which makes it owed already.",
         'shareId',
       );
     }

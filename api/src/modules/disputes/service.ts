@@ -172,13 +172,11 @@ export async function refundedToShare(db: DbOrTx, c: ShareContext): Promise<numb
 }
 
 /**
- * The status of a bank share's debit that has not settled (pending), or null (a card share, or a settled debit). Such a
- * share is not disputable: the bank may still return the debit, and a return already makes the amount owed (a
- * dispute recorded too would make it owed twice).
+ * Whether the share is a bank account's (an ACH debit). Not disputable here: the bank's return is an ACH debit's
+ * dispute and already makes the amount owed (bank_debits); a dispute recorded too would make it owed twice.
  */
-export async function unsettledBankDebit(db: DbOrTx, shareId: string): Promise<string | null> {
-  const debit = await firstRow(db, schema.bankDebits, eq(schema.bankDebits.shareId, shareId));
-  return debit && debit.status !== 'settled' ? debit.status : null;
+export async function isBankShare(db: DbOrTx, shareId: string): Promise<boolean> {
+  return (await firstRow(db, schema.bankDebits, eq(schema.bankDebits.shareId, shareId))) !== undefined;
 }
 
 /** What of a share other disputes already took back and did not give to bpay again (open or lost). */
@@ -216,8 +214,7 @@ async function openDispute(tx: DbOrTx, deps: AppDeps, fact: DisputeFact, at: Dat
   if (!(DISPUTABLE_SHARE_STATUSES as readonly string[]).includes(c.share.status)) {
     return refuse('the share was never charged to the card (or the bank returned it)', { shareStatus: c.share.status });
   }
-  const unsettled = await unsettledBankDebit(tx, c.share.id);
-  if (unsettled) return refuse('the bank debit has not settled: its return, not a dispute, takes it back', { debitStatus: unsettled });
+  if (await isBankShare(tx, c.share.id)) return refuse("a bank account's share: the bank's return is its dispute (bank_debits)");
   const room = await disputeRoom(tx, c);
   let amount = fact.amountCents;
   if (amount > room) {
