@@ -80,6 +80,14 @@ export async function applyDisputeFact(
       if (!opened) return { applied: 'ignored', dispute: null };
       if (fact.outcome === 'open') return { applied: 'opened', dispute: opened };
       row = opened;
+    } else if (row.shareId !== fact.shareId) {
+      // The processor's dispute is of one charge: a fact naming another share is the records disagreeing, not news.
+      deps.log.error('a dispute fact names another share than the dispute recorded: nothing changed', {
+        disputeId: row.id,
+        shareId: row.shareId,
+        factShareId: fact.shareId,
+      });
+      return { applied: 'ignored', dispute: row };
     } else if (row.status !== 'open') {
       if (fact.outcome !== null && fact.outcome !== row.status) {
         deps.log.warn('a closed dispute is final: a later status is recorded, the money is not moved again', {
