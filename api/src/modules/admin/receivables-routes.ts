@@ -1,7 +1,8 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { clientAddress } from '../../lib/request-context';
-import { errors, sharedModels } from '../../models';
+import { errors, IdempotencyHeader, sharedModels } from '../../models';
+import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { adminAuthPlugin } from '../../plugins/admin-auth';
 import { AdminReceivableModel, WaiveBody, WaiverModel } from '../receivables/model';
 import { listReceivables, waiveReceivable } from '../receivables/admin';
@@ -30,22 +31,31 @@ export function adminReceivableRoutes(deps: AppDeps) {
     )
     .post(
       '/users/:id/receivable/waive',
-      async ({ admin, request, params, body, set }) => {
-        const waiver = await waiveReceivable(deps, { adminId: admin.id, ip: clientAddress(request, deps.trustProxy) }, params.id, body);
-        set.status = 201;
-        return waiver;
+      async ({ admin, request, params, body, headers }) => {
+        // A retried waiver (a double click, a client's retry) with the same Idempotency-Key forgives once.
+        const outcome = await runIdempotent(
+          { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret },
+          { scope: `admin:${admin.id}`, key: headers['idempotency-key'] ?? null, method: 'POST', path: new URL(request.url).pathname, body },
+          async () => ({
+            status: 201,
+            body: await waiveReceivable(deps, { adminId: admin.id, ip: clientAddress(request, deps.trustProxy) }, params.id, body),
+          }),
+        );
+        return idempotentResponse(outcome);
       },
       {
         admin: true,
+        headers: IdempotencyHeader,
         params: IdParams,
         body: WaiveBody,
         parse: 'json',
-        response: { 201: WaiverModel, ...errors(400, 401, 404, 415) },
+        response: { 201: WaiverModel, ...errors(400, 401, 404, 409, 415) },
         detail: doc(
           "Forgive all or part of what a user owes, with a reason",
           'At most what is owed outside open disputes (400 waiver_exceeds_owed: resolve the dispute first). The reason (3 to ' +
             '500 characters, trimmed) is kept, audited and told to the user. Ledger: receivable +amount, bpay:written_off ' +
-            '-amount. Once nothing is owed the user can create bcards again.',
+            '-amount. Once nothing is owed the user can create bcards again. An Idempotency-Key header makes a retry safe: ' +
+            'the first waiver is answered again, never a second one.',
         ),
       },
     );

@@ -271,3 +271,32 @@ describe('a crash while giving back a repayment the final guard refused', () => 
     ctx.close();
   });
 });
+
+describe('a waiver retried', () => {
+  test('the same Idempotency-Key twice waives once and answers the first waiver; another body under it is refused', async () => {
+    const ctx = await fork();
+    const token = await adminToken(ctx);
+    const send = (amount: string) =>
+      adminCall(ctx, token, `/api/admin/users/${consumer.id}/receivable/waive`, { method: 'POST', body: { amount, reason: 'goodwill' }, headers: { 'idempotency-key': 'w-1' } });
+    const first = await send('1.00');
+    expect(first.status, first.text).toBe(201);
+    const again = await send('1.00');
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    const other = await send('2.00');
+    expect(other.status, other.text).toBeGreaterThanOrEqual(400);
+    expect(other.status).toBeLessThan(500);
+    expect(await rows(ctx, 'SELECT 1 FROM receivable_waivers')).toHaveLength(1);
+    expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(-(owedCents - 100));
+    // 20 at once under one key: once.
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        adminCall(ctx, token, `/api/admin/users/${consumer.id}/receivable/waive`, { method: 'POST', body: { amount: '1.00', reason: 'goodwill' }, headers: { 'idempotency-key': 'w-2' } }),
+      ),
+    );
+    for (const r of all) expect(r.status, r.text).toBeLessThan(500);
+    expect(await rows(ctx, 'SELECT 1 FROM receivable_waivers')).toHaveLength(2);
+    await expectBalanced(ctx);
+    ctx.close();
+  });
+});
