@@ -27,6 +27,7 @@ export const NOTICE_KINDS = [
   'receivable_waived',
   'plan_charged',
   'plan_renewal_failed',
+  'plan_refunded',
   'kyc_approved',
   'kyc_failed',
   'sign_in',

@@ -61,6 +61,8 @@ export interface NoticeFacts {
   plan_charged: { plan: string; amount: string; kind: 'upgrade' | 'renewal' };
   /** `reason` is the card's decline code, or null. */
   plan_renewal_failed: { plan: string; amount: string; reason: string | null };
+  /** bpay refunded the unused part of a plan to this card (an admin moved the plan at once, issue 26). */
+  plan_refunded: { plan: string; amount: string; sourceName: string; last4: string };
   kyc_approved: Record<string, never>;
   /** `reason` is the review's code or words, or null. */
   kyc_failed: { reason: string | null };

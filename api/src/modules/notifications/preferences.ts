@@ -18,7 +18,7 @@ export const NOTICE_GROUPS = {
   bcards: ['bcard_issued', 'bcard_spent', 'bcard_declined', 'bcard_expired', 'bcard_canceled'],
   refunds: ['merchant_refund', 'dispute_opened', 'dispute_won', 'dispute_lost', 'refund_failed'],
   bank: ['bank_debit_settled', 'bank_debit_returned', 'receivable_repaid', 'receivable_waived'],
-  plans: ['plan_charged', 'plan_renewal_failed'],
+  plans: ['plan_charged', 'plan_renewal_failed', 'plan_refunded'],
   identity: ['kyc_approved', 'kyc_failed'],
   security: ['sign_in', 'password_changed', 'password_reset', 'two_factor_enabled', 'two_factor_disabled', 'email_changed'],
 } as const satisfies Record<string, readonly NoticeKind[]>;

@@ -30,6 +30,7 @@ const EXAMPLES: { [K in NoticeKind]: NoticeFacts[K] } = {
   receivable_repaid: { amount: '20.00', sourceName: 'Visa', last4: '4242', owed: '30.00' },
   receivable_waived: { amount: '30.00', owed: '0.00', reason: 'Goodwill' },
   plan_charged: { plan: 'Pro', amount: '9.99', kind: 'upgrade' },
+  plan_refunded: { plan: 'Pro', amount: '6.45', sourceName: 'Visa', last4: '4242' },
   plan_renewal_failed: { plan: 'Pro', amount: '9.99', reason: 'card_declined' },
   kyc_approved: {},
   kyc_failed: { reason: null },

@@ -309,6 +309,14 @@ const WRITERS: { [K in NoticeKind]: Writer<K> } = {
       `تعذّر خصم ${money(lang, f.amount)} لخطتك ${name(lang, f.plan)}${f.reason ? `: ${declineWords(lang, f.reason)}` : ''}. راجع بطاقتك في صفحة الخطط لتحتفظ بالخطة.`,
     ),
   }),
+  plan_refunded: (lang, f) => ({
+    title: pick(lang, `${money(lang, f.amount)} of your ${name(lang, f.plan)} plan refunded`, `استُرد ${money(lang, f.amount)} من خطتك ${name(lang, f.plan)}`),
+    body: pick(
+      lang,
+      `Your plan was changed by bpay, and the unused part of your ${name(lang, f.plan)} plan, ${money(lang, f.amount)}, was refunded to ${name(lang, f.sourceName)} •••• ${f.last4}.`,
+      `غيّرت bpay خطتك، واستُرد الجزء غير المستخدم من خطتك ${name(lang, f.plan)}، وهو ${money(lang, f.amount)}، إلى ${name(lang, f.sourceName)} ${ltr(lang, `•••• ${f.last4}`)}.`,
+    ),
+  }),
   kyc_approved: (lang) => ({
     title: pick(lang, 'Identity verified', 'تم التحقق من هويتك'),
     body: pick(
@@ -418,6 +426,7 @@ const LINKS: { [K in NoticeKind]: (f: NoticeFacts[K]) => string } = {
   receivable_waived: () => OWED_LINK,
   plan_charged: () => '/plans',
   plan_renewal_failed: () => '/plans',
+  plan_refunded: () => '/plans',
   kyc_approved: () => '/kyc-verification',
   kyc_failed: () => '/kyc-verification',
   sign_in: () => SECURITY_LINK,

@@ -1,9 +1,11 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
+import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
 import { newId, newToken } from '../../lib/ids';
 import { VendorDeclineError } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
+import { notify } from '../notifications/service';
 
 /*
  * Refunding the unused part of a paid plan (issue 26: an admin moves a paying user to another plan now). The money
@@ -138,6 +140,17 @@ export async function runPlanRefund(deps: AppDeps, refundId: string, owner: stri
         { account: accounts.subscriptions, amountCents: -row.amountCents },
       ],
     });
+    // Money went back to the user's card: they are told, in the transaction that records it (once per part).
+    const source = await firstRow(tx, schema.fundingSources, eq(schema.fundingSources.id, row.fundingSourceId));
+    const tier = await firstRow(tx, schema.subscriptionTiers, eq(schema.subscriptionTiers.id, charge.tierId));
+    await notify(
+      tx,
+      deps,
+      row.userId,
+      'plan_refunded',
+      { plan: tier?.displayName ?? '', amount: formatDecimal(row.amountCents as Cents), sourceName: source?.name ?? '', last4: source?.last4 ?? '' },
+      at,
+    );
   });
   return reload(deps, refundId);
 }

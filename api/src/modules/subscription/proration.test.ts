@@ -346,6 +346,9 @@ describe('an admin changing a paying user\'s plan', () => {
     const audit = await audits(w.ctx, w.userId);
     expect(audit.map((a) => [a.admin_id, a.action])).toEqual([[w.adminId, 'user.subscription.change']]);
     expect(JSON.parse(String(audit[0]!.after))).toMatchObject({ tierId: 'tier_free', timing: 'now_with_refund', refundCents: 677 });
+    // The consumer is told where the money went (a notice, once).
+    const told = await rows(w.ctx, "SELECT params FROM notifications WHERE user_id = ? AND kind = 'plan_refunded'", [w.userId]);
+    expect(told.map((r) => JSON.parse(String(r.params)))).toEqual([{ plan: 'Professional', amount: '6.77', sourceName: w.card.name, last4: w.card.last4 }]);
     // The admin's revenue for the month is net of it.
     const figures = await adminCall(w.ctx, await adminToken(w.ctx), '/api/admin/subscription-analytics');
     expect(figures.body.subscriptionsByTier.find((x: { tierId: string }) => x.tierId === 'tier_pro').monthlyRevenue).toBe(3.22);
@@ -422,6 +425,8 @@ describe('an admin changing a paying user\'s plan', () => {
       expect(Number(refunded[0]?.refunded_cents)).toBe(677);
       expect(await ledgerBalance(w.ctx, 'bpay:subscriptions')).toBe(PRO - 677);
       expect((await rows(w.ctx, "SELECT id FROM ledger_movements WHERE kind = 'plan.refunded'"))).toHaveLength(1);
+      // Told once, by whichever run recorded it.
+      expect(await rows(w.ctx, "SELECT id FROM notifications WHERE kind = 'plan_refunded'")).toHaveLength(1);
       await expectMoneyConsistent(w.ctx);
     });
 
