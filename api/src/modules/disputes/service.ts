@@ -89,6 +89,8 @@ export async function applyDisputeFact(
       });
       return { applied: 'ignored', dispute: row };
     } else if (row.status !== 'open') {
+      // An open dispute's status after its close is an earlier event arriving late (an appeal's is news): kept closed.
+      if (fact.outcome === 'open' && !fact.vendorStatus.startsWith('appeal_')) return { applied: 'ignored', dispute: row };
       if (fact.outcome !== null && fact.outcome !== row.status) {
         deps.log.warn('a closed dispute is final: a later status is recorded, the money is not moved again', {
           disputeId: row.id,

@@ -57,4 +57,12 @@ describe('odd Stripe disputes', () => {
     expect(await owed(ctx, s.w.userId)).toBe(s.a.amount);
     expect(await ledgerSum(ctx)).toBe(0);
   });
+
+  test('the created event arriving after the close does not set the processor status back to needs_response', async () => {
+    const s = await world();
+    const id = stripeId('dp');
+    await send('charge.dispute.closed', { id, paymentIntent: s.a.holdId, amount: 1000, status: 'lost' });
+    await send('charge.dispute.created', { id, paymentIntent: s.a.holdId, amount: 1000, status: 'needs_response' });
+    expect(await disputesOf(ctx, s.a.id)).toMatchObject([{ status: 'lost', vendorStatus: 'lost' }]);
+  });
 });
