@@ -300,3 +300,47 @@ describe('a waiver retried', () => {
     ctx.close();
   });
 });
+
+describe('a crash inside a waiver or a repayment’s last step', () => {
+  test('a waiver whose notice cannot be written leaves nothing: no waiver, no movement, no audit; the retry waives once', async () => {
+    const ctx = await fork();
+    const token = await adminToken(ctx);
+    const send = () =>
+      adminCall(ctx, token, `/api/admin/users/${consumer.id}/receivable/waive`, { method: 'POST', body: { amount: '3.00', reason: 'goodwill' }, headers: { 'idempotency-key': 'crash-w' } });
+    await ctx.handle.client.execute("CREATE TRIGGER refuse_notice BEFORE INSERT ON notifications BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    try {
+      expect((await send()).status).toBe(500);
+    } finally {
+      await ctx.handle.client.execute('DROP TRIGGER refuse_notice');
+    }
+    expect(await rows(ctx, 'SELECT 1 FROM receivable_waivers')).toHaveLength(0);
+    expect(await rows(ctx, "SELECT 1 FROM ledger_movements WHERE kind = 'receivable.waived'")).toHaveLength(0);
+    expect(await rows(ctx, "SELECT 1 FROM audit_log WHERE action = 'receivable.waive'")).toHaveLength(0);
+    const again = await send();
+    expect(again.status, again.text).toBe(201);
+    expect(await rows(ctx, 'SELECT 1 FROM receivable_waivers')).toHaveLength(1);
+    expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(-(owedCents - 300));
+    await expectBalanced(ctx);
+    ctx.close();
+  });
+
+  test('a repayment whose final movement cannot be written stays pending (captured); the sweep records it once', async () => {
+    const ctx = await fork();
+    await ctx.handle.client.execute("CREATE TRIGGER refuse_repaid BEFORE INSERT ON ledger_movements WHEN NEW.kind = 'receivable.repaid' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    try {
+      expect((await repay(ctx, { fundingSourceId: card, amount: '4.00' })).status).toBe(500);
+    } finally {
+      await ctx.handle.client.execute('DROP TRIGGER refuse_repaid');
+    }
+    expect((await rows(ctx, 'SELECT status FROM receivable_payments')).map((r) => r.status)).toEqual(['pending']);
+    expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(-owedCents);
+    ctx.clock.advance(REPAYMENT_LEASE_MS + 1);
+    await sweepMoney(ctx.deps);
+    await sweepMoney(ctx.deps);
+    expect((await rows(ctx, 'SELECT status FROM receivable_payments')).map((r) => r.status)).toEqual(['succeeded']);
+    expect(await rows(ctx, "SELECT 1 FROM ledger_movements WHERE kind = 'receivable.repaid'")).toHaveLength(1);
+    expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(-(owedCents - 400));
+    await expectBalanced(ctx);
+    ctx.close();
+  });
+});
