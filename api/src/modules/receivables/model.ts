@@ -96,8 +96,8 @@ export const AdminReceivableModel = t.Object(
 
 export const WaiveBody = t.Object(
   {
-    amount: t.String({ minLength: 1, maxLength: 20, error: 'amount is required: dollars and cents, such as "12.50".' }),
-    reason: t.String({ maxLength: 2000, error: 'reason is required: 3 to 500 characters.', description: '3 to 500 characters once trimmed; the user is told' }),
+    amount: t.String({ minLength: 1, maxLength: 20, error: 'amount must be dollars and cents as a string, such as "12.50".' }),
+    reason: t.String({ maxLength: 2000, error: 'reason must be 3 to 500 characters: why bpay forgives this (the user is told).', description: '3 to 500 characters once trimmed; the user is told' }),
   },
   { examples: [{ amount: '12.50', reason: 'Goodwill: the bank returned the debit in error.' }] },
 );

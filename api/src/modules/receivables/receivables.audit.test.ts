@@ -158,6 +158,11 @@ describe('input', () => {
       expect(res.status).toBeLessThan(500);
       expect(typeof res.body.error?.message).toBe('string');
     }
+    // The schema's words say what is wrong, not "required", for a value that is there.
+    const long = await adminCall(ctx, token, `/api/admin/users/${consumer.id}/receivable/waive`, { method: 'POST', body: { amount: '1.00', reason: 'x'.repeat(10_000) } });
+    expect(long.body.error.message).toBe('reason must be 3 to 500 characters: why bpay forgives this (the user is told).');
+    const numeric = await adminCall(ctx, token, `/api/admin/users/${consumer.id}/receivable/waive`, { method: 'POST', body: { amount: 1, reason: 'goodwill' } });
+    expect(numeric.body.error.message).toBe('amount must be dollars and cents as a string, such as "12.50".');
     const none = await adminCall(ctx, token, `/api/admin/users/usr_nope/receivable/waive`, { method: 'POST', body: { amount: '1.00', reason: 'goodwill' } });
     expect(none.status).toBe(404);
     expect(await rows(ctx, 'SELECT 1 FROM receivable_waivers')).toHaveLength(0);
