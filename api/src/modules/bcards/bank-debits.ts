@@ -202,7 +202,7 @@ async function sourceOf(tx: DbOrTx, debit: DebitRow): Promise<{ name: string; la
  * all of it while the bcard is unused (it is canceled or expires, and the card shares go back: nothing is owed), its
  * part of a purchase's remainder not yet settled (with the fee's part, bcards/remainder.ts), nothing once the bcard's money has settled.
  */
-async function stillComingBack(tx: DbOrTx, debit: DebitRow): Promise<number> {
+export async function stillComingBack(tx: DbOrTx, debit: DebitRow): Promise<number> {
   const bcard = await firstRow(tx, schema.bcards, eq(schema.bcards.collectionId, debit.collectionId));
   const collection = await firstRow(tx, schema.collections, eq(schema.collections.id, debit.collectionId));
   if (!bcard || !collection) return 0;

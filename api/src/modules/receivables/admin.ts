@@ -9,7 +9,7 @@ import { afterCursor, toPage, type AdminActor, type AdminPage } from '../admin/u
 import { accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
 import { parseRepayAmount } from './service';
-import { owedFigures } from './standing';
+import { comingBackCents, owedFigures } from './standing';
 
 /*
  * The back office's side of receivables (issue 26): who owes bpay, and an admin forgiving (waiving) all or part of
@@ -74,6 +74,8 @@ export async function listReceivables(db: Db, q: { limit: number; cursor?: strin
         .where(and(inArray(schema.bankDebits.userId, ids), eq(schema.bankDebits.status, 'returned'), sql`${schema.bcards.spentCents} > 0`))
         .groupBy(schema.bankDebits.userId)
     : [];
+  const comingBack = new Map<string, number>();
+  for (const id of ids) comingBack.set(id, await comingBackCents(db, id));
   const data = page.rows.map(({ user, balance: b }) => {
     const owed = Math.max(0, -Number(b));
     const d = disputes.find((x) => x.userId === user.id);
@@ -86,7 +88,7 @@ export async function listReceivables(db: Db, q: { limit: number; cursor?: strin
       lastName: user.lastName,
       owed: money(owed),
       underDispute: money(underDispute),
-      repayable: money(Math.max(0, owed - underDispute)),
+      repayable: money(Math.max(0, owed - underDispute - (comingBack.get(user.id) ?? 0))),
       openDisputes: Number(d?.open ?? 0),
       oldestItemAt: times.length ? new Date(Math.min(...times)).toISOString() : null,
       userCreatedAt: user.createdAt.toISOString(),
@@ -117,10 +119,12 @@ export async function waiveReceivable(deps: AppDeps, actor: AdminActor, userId: 
     if (!user) throw notFound('user', userId);
     const before = await owedFigures(tx, userId);
     if (amountCents > before.repayable) {
-      const disputed = before.underDispute > 0 ? `; $${money(before.underDispute)} is under an open dispute: resolve it first` : '';
+      const disputed =
+        (before.underDispute > 0 ? `; $${money(before.underDispute)} is under an open dispute: resolve it first` : '') +
+        (before.comingBack > 0 ? `; $${money(before.comingBack)} is cleared by a bcard's refund still on its way` : '');
       throw new AppError(
         'waiver_exceeds_owed',
-        `This user owes $${money(before.repayable)} outside open disputes${disputed}. $${money(amountCents)} is more than that.`,
+        `This user owes $${money(before.repayable)} that can be waived now${disputed}. $${money(amountCents)} is more than that.`,
         'amount',
       );
     }

@@ -26,7 +26,7 @@ export const ReceivablesModel = t.Object(
   {
     owed: Dollars('What you owe bpay in all', '50.00'),
     underDispute: Dollars('Of it, under open disputes: repayable once the dispute is resolved', '0.00'),
-    repayable: Dollars('What can be repaid now: owed, less open disputes and repayments still running', '50.00'),
+    repayable: Dollars("What can be repaid now: owed, less open disputes, what a bcard's refund still on its way clears, and repayments still running", '50.00'),
     repaying: Dollars('Repayments still running', '0.00'),
     restricted: t.Boolean({ description: 'True while anything is owed: no new bcards can be created' }),
     returnedDebits: t.Array(
@@ -86,7 +86,7 @@ export const AdminReceivableModel = t.Object(
     lastName: t.Union([t.String(), t.Null()]),
     owed: Dollars('Owed in all'),
     underDispute: Dollars('Of it, under open disputes'),
-    repayable: Dollars('Owed outside open disputes: what can be repaid or waived'),
+    repayable: Dollars("Owed outside open disputes and a bcard's refund still on its way: what can be repaid or waived"),
     openDisputes: t.Integer(),
     oldestItemAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'The oldest returned debit or dispute behind it' }),
     userCreatedAt: t.String({ format: 'date-time' }),

@@ -7,7 +7,7 @@ import { newId, newToken } from '../../lib/ids';
 import { SEARCH_LAG_MS, VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
-import { owedFigures, pendingRepaymentCents } from './standing';
+import { owedFigures, pendingRepaymentCents, type OwedFigures } from './standing';
 
 /*
  * Repaying what is owed (issue 26), from one of the consumer's own cards, like a plan charge (subscription/billing.ts):
@@ -105,8 +105,10 @@ async function settleRow(tx: DbOrTx, deps: AppDeps, lease: RepaymentLease, set: 
 }
 
 /** The refusal that names what can be repaid now. */
-function exceedsError(amountCents: number, repayableCents: number, underDispute: number): AppError {
-  const disputed = underDispute > 0 ? ` ($${money(underDispute)} under dispute can be repaid once the dispute is resolved)` : '';
+function exceedsError(amountCents: number, repayableCents: number, f: Pick<OwedFigures, 'underDispute' | 'comingBack'>): AppError {
+  const disputed =
+    (f.underDispute > 0 ? ` ($${money(f.underDispute)} under dispute can be repaid once the dispute is resolved)` : '') +
+    (f.comingBack > 0 ? ` ($${money(f.comingBack)} is cleared by a bcard's refund still on its way)` : '');
   return new AppError(
     'repayment_exceeds_owed',
     repayableCents > 0
@@ -171,7 +173,7 @@ async function completeRepayment(deps: AppDeps, lease: RepaymentLease, payment: 
   const at = deps.clock.now();
   const refused = await deps.db.transaction(async (tx) => {
     const figures = await owedFigures(tx, payment.userId);
-    if (payment.amountCents > figures.repayable) return exceedsError(payment.amountCents, figures.repayable, figures.underDispute).message;
+    if (payment.amountCents > figures.repayable) return exceedsError(payment.amountCents, figures.repayable, figures).message;
     await settleRow(tx, deps, lease, { status: 'succeeded', vendorHoldId: holdId });
     await postMovement(tx, {
       kind: 'receivable.repaid',
@@ -246,7 +248,7 @@ export async function repay(deps: AppDeps, userId: string, input: RepayInput): P
     const figures = await owedFigures(tx, userId);
     // Write transactions run one at a time: a repayment sent alongside this one is either pending here or not yet begun.
     const available = Math.max(0, figures.repayable - (await pendingRepaymentCents(tx, userId)));
-    if (amountCents > available) throw exceedsError(amountCents, available, figures.underDispute);
+    if (amountCents > available) throw exceedsError(amountCents, available, figures);
     const [payment] = await tx
       .insert(schema.receivablePayments)
       .values({

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { bankReturnText, declineText, type WordsLanguage } from '../../lib/server-words';
+import { stillComingBack } from '../bcards/bank-debits';
 import { owedCents } from '../funding-sources/bank-standing';
 
 /*
@@ -36,20 +37,38 @@ export async function pendingRepaymentCents(db: DbOrTx, userId: string): Promise
   return Number(row?.sum ?? 0);
 }
 
+/**
+ * Of what is owed, what returned debits' bcards will still give back to the receivable: all of a returned share while
+ * its unused bcard is being canceled, its part of a purchase's remainder not yet refunded (bcards/bank-debits.ts).
+ * Not repayable or waivable: that refund clears it, and repaid too it would leave the receivable positive.
+ */
+export async function comingBackCents(db: DbOrTx, userId: string): Promise<number> {
+  const returned = await db
+    .select()
+    .from(schema.bankDebits)
+    .where(and(eq(schema.bankDebits.userId, userId), eq(schema.bankDebits.status, 'returned')));
+  let sum = 0;
+  for (const debit of returned) sum += await stillComingBack(db, debit);
+  return sum;
+}
+
 export interface OwedFigures {
   /** What is owed in all (the receivable's balance, as a positive number). */
   owed: number;
   /** Of it, under open disputes: not repayable or waivable until resolved. */
   underDispute: number;
-  /** owed - underDispute, never negative. */
+  /** Of it, what a returned debit's bcard still gives back (a cancel's or remainder's refund): cleared by that refund. */
+  comingBack: number;
+  /** owed - underDispute - comingBack, never negative. */
   repayable: number;
 }
 
-/** What is owed, under dispute, and repayable, read in `db` (a transaction's, to guard a write). */
+/** What is owed, under dispute, coming back, and repayable, read in `db` (a transaction's, to guard a write). */
 export async function owedFigures(db: DbOrTx, userId: string): Promise<OwedFigures> {
   const owed = await owedCents(db, userId);
   const underDispute = await openDisputeCents(db, userId);
-  return { owed, underDispute, repayable: Math.max(0, owed - underDispute) };
+  const comingBack = await comingBackCents(db, userId);
+  return { owed, underDispute, comingBack, repayable: Math.max(0, owed - underDispute - comingBack) };
 }
 
 const sourceRef = (s: { id: string; name: string; last4: string; brand: string; type: string } | null) =>
