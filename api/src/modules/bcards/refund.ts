@@ -6,6 +6,7 @@ import { newToken } from '../../lib/ids';
 import { SEARCH_LAG_MS, VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from './bank-debits';
+import { creditOwed } from '../funding-sources/bank-standing';
 import { remainderBack } from './remainder';
 import { noticeBcardEnded, returnedPart } from './notices';
 import {
@@ -150,11 +151,11 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
           kind: 'bcard.remainder_refunded',
           referenceId: bcard.id,
           at,
-          postings: [
+          postings: await creditOwed(tx, collection.userId, [
             { account: accounts.bcard(bcard.id), amountCents: -back.remainderCents },
             { account: accounts.fees, amountCents: -back.feeCents },
             ...loaded.shares.map((s, i) => ({ account: backTo(s), amountCents: refunds[i] ?? 0 })),
-          ],
+          ]),
         });
       }
       return;
@@ -170,11 +171,11 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
       kind: 'bcard.refunded',
       referenceId: bcard.id,
       at,
-      postings: [
+      postings: await creditOwed(tx, collection.userId, [
         { account: accounts.bcard(bcard.id), amountCents: -collection.amountCents },
         { account: accounts.fees, amountCents: -collection.feeCents },
         ...loaded.shares.map((s) => ({ account: backTo(s), amountCents: s.amountCents })),
-      ],
+      ]),
     });
     // Once: the guarded refunding -> refunded/failed above lets one worker (the request's, or the sweep's) get here.
     const wentBack = loaded.shares.filter((s) => !returned.has(s.id));

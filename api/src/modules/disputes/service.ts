@@ -3,7 +3,7 @@ import { firstRow, schema, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
 import { newId } from '../../lib/ids';
-import { owedCents } from '../funding-sources/bank-standing';
+import { creditOwed, owedCents } from '../funding-sources/bank-standing';
 import { accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
 
@@ -289,10 +289,11 @@ async function closeDispute(tx: DbOrTx, deps: AppDeps, row: DisputeRow, outcome:
       kind: 'share.dispute_won',
       referenceId: row.id,
       at,
-      postings: [
+      // Back to what is owed, or, when that was repaid or waived meanwhile, to what bpay owes the consumer.
+      postings: await creditOwed(tx, row.userId, [
         { account: accounts.fundingSource(c.source.id), amountCents: -row.amountCents },
         { account: accounts.receivable(row.userId), amountCents: row.amountCents },
-      ],
+      ]),
     });
   }
   await notify(tx, deps, row.userId, outcome === 'won' ? 'dispute_won' : 'dispute_lost', await noticeFacts(tx, c, closed), at);

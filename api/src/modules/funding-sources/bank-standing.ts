@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
-import { accountBalance, accounts } from '../ledger/service';
+import { accountBalance, accounts, type Posting } from '../ledger/service';
 
 /*
  * A consumer's standing with their bank accounts (docs/DECISIONS.md, "Bank accounts in a split"): the bank debits
@@ -46,6 +46,31 @@ export async function unsettledBankExposure(db: DbOrTx, userId: string): Promise
 /** What the consumer owes bpay (returned debits after use), in cents, never negative. */
 export async function owedCents(db: DbOrTx, userId: string): Promise<number> {
   return Math.max(0, -(await accountBalance(db, accounts.receivable(userId))));
+}
+
+/**
+ * Money credited to what a consumer owes (a returned bank share's part of a refund or remainder, a won dispute's
+ * reversal) reduces the debt only while there is one: once it was repaid or waived, the rest is money bpay owes the
+ * consumer (`payable:<user>`, as a refund the processor failed later is), never a positive receivable that nothing
+ * pays out. Rewrites the receivable credits of `postings` (read in the caller's transaction; the movement still
+ * balances). Found by the hostile review of issue 26: repay a returned debit, then the merchant refunds the purchase.
+ */
+export async function creditOwed(tx: DbOrTx, userId: string, postings: Posting[]): Promise<Posting[]> {
+  const receivable = accounts.receivable(userId);
+  const isCredit = (p: Posting) => p.account === receivable && p.amountCents > 0;
+  const credit = postings.filter(isCredit).reduce((a, p) => a + p.amountCents, 0);
+  if (credit === 0) return postings;
+  const toDebt = Math.min(credit, await owedCents(tx, userId));
+  return [
+    ...postings.filter((p) => !isCredit(p)),
+    { account: receivable, amountCents: toDebt },
+    { account: accounts.payable(userId), amountCents: credit - toDebt },
+  ];
+}
+
+/** What bpay owes the consumer (refunds the processor failed, money due back after a debt was settled), in cents. */
+export async function payableCents(db: DbOrTx, userId: string): Promise<number> {
+  return Math.max(0, await accountBalance(db, accounts.payable(userId)));
 }
 
 export interface BankStanding {

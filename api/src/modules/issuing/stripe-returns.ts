@@ -8,6 +8,7 @@ import { allocate } from '../../lib/split';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { accounts, postMovement } from '../ledger/service';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
+import { creditOwed } from '../funding-sources/bank-standing';
 import { remainderBack, spentFee } from '../bcards/remainder';
 import { holdKey, LEASE_MS, LeaseLostError, load, renewLease, type Lease, type Loaded } from '../bcards/saga';
 import { returnedPart } from '../bcards/notices';
@@ -242,7 +243,9 @@ function refundableByShare(loaded: Loaded, bcard: BcardRow, sofar: ReturnedSoFar
   const back = remainderBack(collection, bcard.limitCents - bcard.spentCents, shares.map((s) => s.amountCents)).parts;
   // A returned bank share's parts went to the consumer's receivable, one account for all of them: attributed to those
   // shares in their order, each up to what it could give (one such share per collection is the rule in practice).
-  let receivable = sofar.byAccount.get(accounts.receivable(collection.userId)) ?? 0;
+  // (Past what was owed it went to payable:<user>, creditOwed: the same money, counted with it.)
+  let receivable =
+    (sofar.byAccount.get(accounts.receivable(collection.userId)) ?? 0) + (sofar.byAccount.get(accounts.payable(collection.userId)) ?? 0);
   return shares.map((s, i) => {
     const can = s.amountCents - (back[i] ?? 0);
     let taken = sofar.byAccount.get(accounts.fundingSource(s.source.id)) ?? 0;
@@ -317,11 +320,11 @@ async function giveBack(deps: AppDeps, lease: Lease, g: GiveBack): Promise<void>
       kind: g.kind,
       referenceId: movementRef(row.id, before),
       at,
-      postings: [
+      postings: await creditOwed(tx, collection.userId, [
         { account: accounts.externalMerchants, amountCents: -amount },
         { account: accounts.fees, amountCents: -fee },
         ...shares.map((s, i) => ({ account: backTo(s), amountCents: parts[i] ?? 0 })),
-      ],
+      ]),
     });
     // A merchant's refund (not a released hold) is told to the owner, once: this transaction also marks the Stripe
     // event applied and moves returned_cents from `before`, so a replayed event writes nothing.

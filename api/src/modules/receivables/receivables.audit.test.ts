@@ -216,11 +216,10 @@ describe('parallel', () => {
 });
 
 describe('a refund after what was owed is repaid', () => {
-  // NOT FIXED (hostile review of issue 26): a merchant's refund credits a returned bank share's part to
-  // receivable:<user> (refunds/service.ts, bcards/refund.ts, issuing/stripe-returns.ts) whatever is still owed; after a
-  // repayment (or a waiver) that makes the receivable positive: bpay owes the consumer with no path to pay it back.
-  // Run with `bun test --todo` to see it fail.
-  test.todo("the merchant refunds the purchase after the consumer repaid the returned share: bpay never owes the consumer through receivable:<user>", async () => {
+  // Found by the hostile review of issue 26: a merchant's refund credited a returned bank share's part to
+  // receivable:<user> whatever was still owed; after a repayment (or a waiver) the receivable went positive. Now the
+  // credit reduces the debt only while there is one (creditOwed); the rest is payable:<user>, what bpay owes them.
+  test("the merchant refunds the purchase after the consumer repaid the returned share: bpay never owes the consumer through receivable:<user>", async () => {
     const ctx = await fork();
     const paid = await repay(ctx, { fundingSourceId: card, amount: dollars(owedCents) });
     expect(paid.status, paid.text).toBe(201);
@@ -228,7 +227,9 @@ describe('a refund after what was owed is repaid', () => {
     const refunded = await merchantCall(ctx, live.secretKey, '/refunds', { method: 'POST', body: { payment_intent: pi } });
     expect(refunded.status, refunded.text).toBeLessThan(300);
     await sweepMoney(ctx.deps);
-    expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBeLessThanOrEqual(0);
+    expect(await ledgerBalance(ctx, `receivable:${consumer.id}`)).toBe(0);
+    // The returned share's part of the refund: money bpay now owes the consumer, in the account that says so.
+    expect(await ledgerBalance(ctx, `payable:${consumer.id}`)).toBeGreaterThan(0);
     await expectBalanced(ctx);
     ctx.close();
   });

@@ -10,6 +10,7 @@ import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '
 import { holdKey } from '../bcards/saga';
 import { remainderBack, spentFee } from '../bcards/remainder';
 import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
+import { creditOwed } from '../funding-sources/bank-standing';
 import { emitEvent } from '../events/emit';
 import { returnedPart } from '../bcards/notices';
 import { notify } from '../notifications/service';
@@ -458,14 +459,14 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
             { account: merchant, amountCents: -refund.amount },
             { account: accounts.sandboxTestFunds, amountCents: refund.amount },
           ]
-        : [
+        : await creditOwed(tx, parts[0]!.source.userId, [
             { account: merchant, amountCents: -settled.amount },
             { account: accounts.fees, amountCents: -settled.fee },
             ...went.map((p) => ({
               account: loaded.returned.has(p.id) ? accounts.receivable(p.source.userId) : accounts.fundingSource(p.fundingSourceId),
               amountCents: p.amountCents,
             })),
-          ],
+          ]),
   });
   await noticeMerchantRefund(tx, deps, loaded, went, at);
   const pi = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, refund.paymentIntentId));
