@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
 import { schema, firstRow, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
@@ -141,6 +141,18 @@ export async function refundEvent(deps: AppDeps, event: EventMeta, o: Record<str
     });
     return 'ignored';
   }
+  if (!(await creditedUnder(deps.db, key, share))) {
+    // Not a refund bpay made and counted (no bpay key naming this share, or a share bpay never refunded, e.g. one
+    // refunded by hand in Stripe's dashboard): there is no credit to reverse and bpay owes nothing (hostile review).
+    deps.log.error('a Stripe refund of a funding share failed that bpay did not count as refunded; nothing was recorded', {
+      eventId: event.id,
+      refund: refundId,
+      shareId: share.id,
+      key,
+      reason,
+    });
+    return 'ignored';
+  }
   if (await wasApplied(deps.db, event.id)) return 'duplicate';
   if (await refusedPart(deps.db, key, share.id)) {
     // bpay never counted this refund as gone: nothing to reverse, nothing owed.
@@ -179,14 +191,26 @@ export async function refundEvent(deps: AppDeps, event: EventMeta, o: Record<str
         .onConflictDoNothing()
         .returning({ id: schema.shareRefundFailures.id });
       if (!written) return false;
+      // Never more than the share could have been credited in all (a refund cannot exceed the captured share): an
+      // event's amount past it is logged and clamped (hostile review of issue 26).
+      const [before] = await tx
+        .select({ sum: sql<number>`coalesce(sum(${schema.shareRefundFailures.amountCents}), 0)` })
+        .from(schema.shareRefundFailures)
+        .where(and(eq(schema.shareRefundFailures.shareId, share.id), ne(schema.shareRefundFailures.id, written.id)));
+      const reversed = Math.min(amount, share.amountCents - Number(before?.sum ?? 0));
+      if (reversed !== amount) {
+        deps.log.error('a failed refund is larger than what is left of its share; reversing only that', { refund: refundId, shareId: share.id, amount, reversed });
+        await tx.update(schema.shareRefundFailures).set({ amountCents: Math.max(reversed, 0) }).where(eq(schema.shareRefundFailures.id, written.id));
+      }
+      if (reversed <= 0) return false;
       // The refund's credit to the source is reversed: the money stayed with bpay, which owes it to the consumer.
       await postMovement(tx, {
         kind: 'refund.failed',
         referenceId: refundId,
         at,
         postings: [
-          { account: accounts.fundingSource(share.fundingSourceId), amountCents: -amount },
-          { account: accounts.payable(collection.userId), amountCents: amount },
+          { account: accounts.fundingSource(share.fundingSourceId), amountCents: -reversed },
+          { account: accounts.payable(collection.userId), amountCents: reversed },
         ],
       });
       await notify(
@@ -194,7 +218,7 @@ export async function refundEvent(deps: AppDeps, event: EventMeta, o: Record<str
         deps,
         collection.userId,
         'refund_failed',
-        { sourceName: source.name, last4: source.last4, amount: formatDecimal(amount as Cents), reason, transactionId: collection.id },
+        { sourceName: source.name, last4: source.last4, amount: formatDecimal(reversed as Cents), reason, transactionId: collection.id },
         at,
       );
       return true;
@@ -211,6 +235,23 @@ export async function refundEvent(deps: AppDeps, event: EventMeta, o: Record<str
     reason,
   });
   return 'applied';
+}
+
+/**
+ * Whether bpay refunded this share under this key and counted the money as gone to its source, i.e. there is a credit
+ * a failure reverses. bpay's refunds of a share carry its key in the refund's metadata: `refund:<share>` (an unused
+ * bcard's or a remainder's refund: the share is then `refunded`), `refund:<refund>:<share>` (a merchant refund's
+ * part: recorded in refund_parts) or `refund:<share>:iauth:<authorization>:<before>` (a card network's return).
+ */
+async function creditedUnder(db: DbOrTx, key: string | null, share: { id: string; status: string }): Promise<boolean> {
+  const parts = key?.split(':') ?? [];
+  if (parts[0] !== 'refund') return false;
+  if (parts.length === 2) return parts[1] === share.id && share.status === 'refunded';
+  if (parts.length === 3) {
+    if (parts[2] !== share.id) return false;
+    return Boolean(await firstRow(db, schema.refundParts, and(eq(schema.refundParts.refundId, parts[1]!), eq(schema.refundParts.shareId, share.id))));
+  }
+  return parts.length === 5 && parts[1] === share.id && parts[2] === 'iauth';
 }
 
 /**
