@@ -276,6 +276,11 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'The amount is more than what this user owes outside open disputes.',
   },
+  payable_settle_exceeds_owed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The amount is more than what bpay owes this user.',
+  },
   invalid_splits: { status: 400, type: 'invalid_request_error', message: 'Funding splits must add up to 100%' },
   card_declined: { status: 402, type: 'card_error', message: 'A funding source was declined.' },
   insufficient_funds: { status: 402, type: 'card_error', message: 'Insufficient funds in funding sources.' },

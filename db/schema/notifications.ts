@@ -25,6 +25,7 @@ export const NOTICE_KINDS = [
   'bank_debit_returned',
   'receivable_repaid',
   'receivable_waived',
+  'payable_settled',
   'plan_charged',
   'plan_renewal_failed',
   'plan_refunded',

@@ -65,4 +65,6 @@ export const ADMIN_ROUTES: Array<{ method: string; path: string; body?: unknown 
   { method: 'GET', path: '/api/admin/receivables' },
   { method: 'GET', path: '/api/admin/refund-failures' },
   { method: 'POST', path: '/api/admin/users/usr_x/receivable/waive', body: { amount: '1.00', reason: 'Goodwill' } },
+  { method: 'GET', path: '/api/admin/payables' },
+  { method: 'POST', path: '/api/admin/users/usr_x/payable/settle', body: { amount: '1.00', method: 'paid_outside', reason: 'Bank transfer' } },
 ];

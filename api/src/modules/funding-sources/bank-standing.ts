@@ -76,6 +76,8 @@ export async function payableCents(db: DbOrTx, userId: string): Promise<number> 
 export interface BankStanding {
   owed: string;
   restricted: boolean;
+  /** What bpay owes the consumer (payable:<user>), dollars. */
+  owedToYou: string;
   unsettledBankExposure: string;
   bankExposureCap: string;
   returnedDebits: Array<{ bcardName: string; amount: string; returnCode: string; returnMessage: string; fundingSourceId: string; returnedAt: string }>;
@@ -94,6 +96,7 @@ export async function bankStanding(deps: AppDeps, userId: string, tierName: stri
   return {
     owed: money(owed),
     restricted: owed > 0,
+    owedToYou: money(await payableCents(deps.db, userId)),
     unsettledBankExposure: money(await unsettledBankExposure(deps.db, userId)),
     bankExposureCap: money(bankExposureCap(tierName)),
     returnedDebits: returned.map(({ debit, name }) => ({

@@ -149,6 +149,10 @@ export const OwedModel = t.Object(
   {
     owed: t.String({ description: 'Dollars owed to bpay for bank debits that came back unpaid after the bcard was used.' }),
     restricted: t.Boolean({ description: 'True while anything is owed: no new bcards can be created.' }),
+    owedToYou: t.String({
+      description: 'Dollars bpay owes you (a refund the card processor failed, money due back after a debt was settled); details in GET /api/receivables.',
+      examples: ['0.00'],
+    }),
     unsettledBankExposure: t.String({ description: 'Bank debits initiated and not yet settled, in dollars.' }),
     bankExposureCap: t.String({ description: "The plan's cap on unsettled bank debits, in dollars." }),
     returnedDebits: t.Array(

@@ -26,9 +26,15 @@ export const accounts = {
   receivable: (userId: string) => `receivable:${userId}`,
   /**
    * What bpay owes a consumer (positive: owed to them): a refund to one of their cards that the processor failed after
-   * bpay made it (issue 26, `refund.failed`). Paid out by support another way.
+   * bpay made it (issue 26, `refund.failed`), or money due back to a returned bank share after its debt was settled
+   * (creditOwed). Settled by an admin who paid it another way (`payable.settled`, against bpay:payouts).
    */
   payable: (userId: string) => `payable:${userId}`,
+  /**
+   * What bpay paid consumers outside the card processor (an admin's `paid_outside` settlement of a payable, issue 26:
+   * a bank transfer, a cheque): the other side of each `payable.settled`. Its balance is the sum of those payouts.
+   */
+  payouts: 'bpay:payouts',
   /** What bpay forgave of receivables (an admin's waiver, issue 26): the other side of each `receivable.waived`. */
   writtenOff: 'bpay:written_off',
 } as const;

@@ -58,6 +58,11 @@ export interface NoticeFacts {
   receivable_repaid: { amount: string; sourceName: string; last4: string; owed: string };
   /** bpay forgave `amount` of what is owed (an admin's waiver, with its reason); `owed` is what is still owed. */
   receivable_waived: { amount: string; owed: string; reason: string };
+  /**
+   * bpay paid `amount` of what it owed the user another way (`method`: paid_outside, such as a bank transfer; an
+   * admin's settlement, with its reason); `owedToYou` is what bpay still owes them ("0.00": nothing).
+   */
+  payable_settled: { amount: string; owedToYou: string; method: string; reason: string };
   plan_charged: { plan: string; amount: string; kind: 'upgrade' | 'renewal' };
   /** `reason` is the card's decline code, or null. */
   plan_renewal_failed: { plan: string; amount: string; reason: string | null };

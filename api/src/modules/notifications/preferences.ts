@@ -16,7 +16,7 @@ import { hasOwnMail, isLockedKind, isSecurityKind } from './kinds';
 /** How the settings screen groups the kinds (one switch per group). */
 export const NOTICE_GROUPS = {
   bcards: ['bcard_issued', 'bcard_spent', 'bcard_declined', 'bcard_expired', 'bcard_canceled'],
-  refunds: ['merchant_refund', 'dispute_opened', 'dispute_won', 'dispute_lost', 'refund_failed'],
+  refunds: ['merchant_refund', 'dispute_opened', 'dispute_won', 'dispute_lost', 'refund_failed', 'payable_settled'],
   bank: ['bank_debit_settled', 'bank_debit_returned', 'receivable_repaid', 'receivable_waived'],
   plans: ['plan_charged', 'plan_renewal_failed', 'plan_refunded'],
   identity: ['kyc_approved', 'kyc_failed'],

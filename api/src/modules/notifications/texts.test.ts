@@ -29,6 +29,7 @@ const EXAMPLES: { [K in NoticeKind]: NoticeFacts[K] } = {
   bank_debit_returned: { accountName: 'Chase', last4: '6789', amount: '50.00', reason: 'R10', owed: '0.00', transactionId: 'col_1' },
   receivable_repaid: { amount: '20.00', sourceName: 'Visa', last4: '4242', owed: '30.00' },
   receivable_waived: { amount: '30.00', owed: '0.00', reason: 'Goodwill' },
+  payable_settled: { amount: '30.90', owedToYou: '0.00', method: 'paid_outside', reason: 'Bank transfer of 28 Nov' },
   plan_charged: { plan: 'Pro', amount: '9.99', kind: 'upgrade' },
   plan_refunded: { plan: 'Pro', amount: '6.45', sourceName: 'Visa', last4: '4242' },
   plan_renewal_failed: { plan: 'Pro', amount: '9.99', reason: 'card_declined' },

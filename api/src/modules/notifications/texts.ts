@@ -286,6 +286,18 @@ const WRITERS: { [K in NoticeKind]: Writer<K> } = {
         ? pick(lang, ' You owe nothing now, and you can create bcards again.', ' لم يعد عليك شيء، ويمكنك إنشاء البطاقات من جديد.')
         : pick(lang, ` You still owe ${money(lang, f.owed)}.`, ` ما زال عليك ${money(lang, f.owed)}.`)),
   }),
+  payable_settled: (lang, f) => ({
+    title: pick(lang, `bpay paid you ${money(lang, f.amount)} it owed you`, `دفعت لك bpay ${money(lang, f.amount)} كانت مستحقة لك`),
+    body:
+      pick(
+        lang,
+        `bpay paid you ${money(lang, f.amount)} of what it owed you outside your card (such as a bank transfer): ${name(lang, f.reason)}.`,
+        `دفعت لك bpay ${money(lang, f.amount)} مما كان مستحقًا لك بطريقة غير بطاقتك (مثل تحويل بنكي): ${name(lang, f.reason)}.`,
+      ) +
+      (isZero(f.owedToYou)
+        ? pick(lang, ' bpay owes you nothing now.', ' لم يعد لك شيء مستحق على bpay.')
+        : pick(lang, ` bpay still owes you ${money(lang, f.owedToYou)}.`, ` ما زال مستحقًا لك على bpay مبلغ ${money(lang, f.owedToYou)}.`)),
+  }),
   plan_charged: (lang, f) => ({
     title: pick(lang, `${name(lang, f.plan)} plan: ${money(lang, f.amount)} charged`, `خطة ${name(lang, f.plan)}: خُصم ${money(lang, f.amount)}`),
     body:
@@ -424,6 +436,7 @@ const LINKS: { [K in NoticeKind]: (f: NoticeFacts[K]) => string } = {
   bank_debit_returned: (f) => transactionLink(f.transactionId),
   receivable_repaid: () => OWED_LINK,
   receivable_waived: () => OWED_LINK,
+  payable_settled: () => OWED_LINK,
   plan_charged: () => '/plans',
   plan_renewal_failed: () => '/plans',
   plan_refunded: () => '/plans',

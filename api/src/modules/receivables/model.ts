@@ -57,6 +57,21 @@ export const ReceivablesModel = t.Object(
       { description: 'Disputes of a funding share, open or lost, newest first' },
     ),
     repayments: t.Array(RepaymentModel, { description: 'Your repayments, newest first' }),
+    owedToYou: Dollars('What bpay owes you (the other way round): refunds the card processor failed, money due back after a debt was settled, less what bpay paid you', '0.00'),
+    failedRefunds: t.Array(
+      t.Object({
+        id: t.String(),
+        amount: Dollars('The refund that did not reach the card'),
+        failedAt: t.String({ format: 'date-time' }),
+        transactionId: t.String(),
+        card: SourceRef,
+        reasonCode: t.String({ description: "The processor's failure_reason", examples: ['expired_or_canceled_card'] }),
+        reason: t.String({ description: 'The reason in words, in your language' }),
+      }),
+      { description: 'Refunds to your cards that the card processor failed after bpay made them, newest first: bpay owes them to you' },
+    ),
+    otherCredits: Dollars('Other money bpay came to owe you: a returned bank share’s part of a refund after its debt was repaid or waived', '0.00'),
+    paidToYou: Dollars('What bpay has paid you of it so far, another way (such as a bank transfer)', '0.00'),
     waivers: t.Array(
       t.Object({ id: t.String(), amount: Dollars('Forgiven'), reason: t.String(), createdAt: t.String({ format: 'date-time' }) }),
       { description: 'What bpay forgave, newest first' },
@@ -100,6 +115,46 @@ export const WaiveBody = t.Object(
     reason: t.String({ maxLength: 2000, error: 'reason must be 3 to 500 characters: why bpay forgives this (the user is told).', description: '3 to 500 characters once trimmed; the user is told' }),
   },
   { examples: [{ amount: '12.50', reason: 'Goodwill: the bank returned the debit in error.' }] },
+);
+
+export const AdminPayableModel = t.Object(
+  {
+    userId: t.String(),
+    email: t.String(),
+    firstName: t.Union([t.String(), t.Null()]),
+    lastName: t.Union([t.String(), t.Null()]),
+    owedToUser: Dollars('What bpay owes this user (payable:<user>)'),
+    failedRefunds: t.Integer({ description: 'Refunds to their cards the processor failed (GET /api/admin/refund-failures?userId=)' }),
+    userCreatedAt: t.String({ format: 'date-time' }),
+  },
+  { $id: '#/components/schemas/AdminPayable' },
+);
+
+export const SettlePayableBody = t.Object(
+  {
+    amount: t.String({ minLength: 1, maxLength: 20, error: 'amount must be dollars and cents as a string, such as "12.50".' }),
+    method: t.String({
+      maxLength: 40,
+      error: "method must be 'paid_outside' (support paid the user another way, such as a bank transfer).",
+      description: "paid_outside: support paid the user another way (a bank transfer, a cheque). Only this method for now.",
+      examples: ['paid_outside'],
+    }),
+    reason: t.String({ maxLength: 2000, error: 'reason must be 3 to 500 characters: how bpay paid the user (the user is told).', description: '3 to 500 characters once trimmed; the user is told' }),
+  },
+  { examples: [{ amount: '30.90', method: 'paid_outside', reason: 'Bank transfer ref 2211 on 28 Nov' }] },
+);
+
+export const PayableSettlementModel = t.Object(
+  {
+    id: t.String(),
+    userId: t.String(),
+    amount: Dollars('Paid to the user'),
+    method: t.UnionEnum(['paid_outside']),
+    reason: t.String(),
+    createdAt: t.String({ format: 'date-time' }),
+    owedToUser: Dollars('What bpay still owes the user after it', '0.00'),
+  },
+  { $id: '#/components/schemas/PayableSettlement' },
 );
 
 export const WaiverModel = t.Object(

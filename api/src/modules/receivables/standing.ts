@@ -4,6 +4,7 @@ import { formatDecimal, type Cents } from '@bpay/db/money';
 import { bankReturnText, declineText, type WordsLanguage } from '../../lib/server-words';
 import { stillComingBack } from '../bcards/bank-debits';
 import { owedCents } from '../funding-sources/bank-standing';
+import { payablesOf } from './payables';
 
 /*
  * What a consumer owes bpay and why (issue 26). The amount owed is the ledger account `receivable:<user>` (negative:
@@ -149,6 +150,8 @@ export async function receivablesOf(db: DbOrTx, userId: string, lang: WordsLangu
     })),
     repayments: payments.map(({ payment, source }) => repaymentView(payment, source, lang)),
     waivers: waivers.map((w) => ({ id: w.id, amount: money(w.amountCents), reason: w.reason, createdAt: w.createdAt.toISOString() })),
+    // What bpay owes the consumer (payable:<user>), the other way round from all of the above.
+    ...(await payablesOf(db, userId, lang)),
   };
 }
 
