@@ -4,7 +4,7 @@ import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId } from '../../lib/ids';
-import { activeSubscription, freeTier, tierById } from '../subscription/billing';
+import { activeSubscription, freeTier, paidForPeriod, tierById, unusedOfPaid } from '../subscription/billing';
 import { planRefundInFlight, recordPlanRefunds, runPlanRefund, type PlanRefundRow } from '../subscription/plan-refunds';
 import { prorate } from '../subscription/proration';
 import { recordAudit } from './audit';
@@ -16,7 +16,8 @@ import { toSubscriptionView, type AdminActor, type UserSubscriptionView } from '
  *   - period_end: the move is scheduled (pendingTierId) for the period's end, no money moves; the renewal then moves
  *     the user (charging the new plan's price to the plan's card, or nothing for a free plan), as a user's own
  *     downgrade does;
- *   - now_with_refund: the move is now, and the unused part of the current plan, price × remaining / period (in ms,
+ *   - now_with_refund: the move is now, and the unused part of what was paid for the current plan (billing.ts
+ *     paidForPeriod; the tier's price only when no charge gave it), price × remaining / period (in ms,
  *     rounded half up to whole cents: proration.ts), goes back to the card(s) the period was paid with
  *     (plan-refunds.ts). The new plan is not billed (a plan an admin gave), as every admin move has been.
  * Each change is audited with the admin's id, in the transaction that makes it.
@@ -101,7 +102,11 @@ export async function changeUserSubscription(
       .returning();
     let refunds = null;
     if (paying) {
-      const amountCents = prorate(currentTier.monthlyPriceCents, paying.end.getTime() - now.getTime(), paying.end.getTime() - paying.start.getTime());
+      // The unused part of what was paid for the plan (not of its price now: an admin may have changed it since).
+      const paid = await paidForPeriod(tx, paying.sub);
+      const amountCents = paid
+        ? unusedOfPaid(paid, paying.end, now)
+        : prorate(currentTier.monthlyPriceCents, paying.end.getTime() - now.getTime(), paying.end.getTime() - paying.start.getTime());
       refunds =
         amountCents > 0
           ? await recordPlanRefunds(tx, now, {

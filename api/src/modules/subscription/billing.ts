@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound } from '../../errors';
@@ -9,7 +9,7 @@ import { mailLanguage, planMovedToFreeEmail, planReceiptEmail, planRenewalFailed
 import { enqueueEmail } from '../email/outbox';
 import { accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
-import { prorationQuote } from './proration';
+import { prorate, prorationQuote } from './proration';
 
 /*
  * Paid plans (issue 16). A plan charge (subscription_charges) is one payment of a plan's monthly price to a funding
@@ -463,7 +463,7 @@ export async function upgradePlan(deps: AppDeps, userId: string, input: UpgradeI
     if (inFlight) throw new AppError('plan_change_in_progress');
     // Checked again here: a removal or pause racing this request commits before (refused here) or after.
     const source = await payableSource(tx, userId, input.fundingSourceId);
-    const priced = priceUpgrade(sub, current, tier, at);
+    const priced = priceUpgrade(sub, current, tier, at, sub ? await paidForPeriod(tx, sub) : null);
     const [charge] = await tx
       .insert(schema.subscriptionCharges)
       .values({
@@ -505,9 +505,12 @@ export async function upgradePlan(deps: AppDeps, userId: string, input: UpgradeI
  * it. Otherwise (Free, a plan an admin gave, a period that is over and past due): the full price, a new period.
  * Fails with: proration_zero (the rest of the period is worth nothing in whole cents).
  */
-function priceUpgrade(sub: SubRow | null, current: TierRow, tier: TierRow, at: Date) {
+function priceUpgrade(sub: SubRow | null, current: TierRow, tier: TierRow, at: Date, paid: PaidForPeriod | null) {
   if (sub?.currentPeriodStart && sub.currentPeriodEnd && sub.currentPeriodEnd > at && current.monthlyPriceCents > 0) {
-    const q = prorationQuote(current.monthlyPriceCents, tier.monthlyPriceCents, { start: sub.currentPeriodStart, end: sub.currentPeriodEnd }, at);
+    const quote = prorationQuote(current.monthlyPriceCents, tier.monthlyPriceCents, { start: sub.currentPeriodStart, end: sub.currentPeriodEnd }, at);
+    // The credit is the unused part of what was paid for the plan, not of its price today (an admin may have changed it).
+    const creditCents = paid ? unusedOfPaid(paid, sub.currentPeriodEnd, at) : quote.creditCents;
+    const q = { ...quote, creditCents, amountCents: quote.listPriceCents - creditCents };
     if (q.amountCents <= 0) {
       throw new AppError(
         'proration_zero',
@@ -529,6 +532,41 @@ function priceUpgrade(sub: SubRow | null, current: TierRow, tier: TierRow, at: D
   }
   return { kind: 'upgrade' as const, subscriptionId: null, amountCents: tier.monthlyPriceCents, periodStart: at, periodEnd: addCalendarMonth(at) };
 }
+
+/** What was paid for a subscription's plan over its current period: `cents` for the time from `from` to the period end. */
+export interface PaidForPeriod {
+  cents: number;
+  from: Date;
+}
+
+/**
+ * The charge that gave `sub` its plan for its current period (a renewal's or an upgrade's price for the whole period,
+ * a proration's rest of it from its start), or null when none did (a plan given by an admin, data older than
+ * charges). Proration credits and an admin's refund are the unused part of this, not of the tier's price now, which
+ * an admin can change in the middle of a period (hostile review of issue 26).
+ */
+export async function paidForPeriod(db: DbOrTx, sub: SubRow): Promise<PaidForPeriod | null> {
+  if (!sub.currentPeriodEnd) return null;
+  const [charge] = await db
+    .select()
+    .from(schema.subscriptionCharges)
+    .where(
+      and(
+        eq(schema.subscriptionCharges.subscriptionId, sub.id),
+        eq(schema.subscriptionCharges.tierId, sub.tierId),
+        eq(schema.subscriptionCharges.status, 'succeeded'),
+        eq(schema.subscriptionCharges.periodEnd, sub.currentPeriodEnd),
+      ),
+    )
+    .orderBy(desc(schema.subscriptionCharges.createdAt))
+    .limit(1);
+  if (!charge) return null;
+  return { cents: charge.kind === 'proration' ? (charge.listPriceCents ?? charge.amountCents) : charge.amountCents, from: charge.periodStart };
+}
+
+/** The part of what was paid that covers the time from `at` to the period's end (rounded half up, as every line). */
+export const unusedOfPaid = (paid: PaidForPeriod, end: Date, at: Date) =>
+  prorate(paid.cents, end.getTime() - at.getTime(), end.getTime() - paid.from.getTime());
 
 /** runCharge for a request: a processor that does not answer leaves the charge to the sweep (503). */
 export async function runOrLeave(deps: AppDeps, lease: ChargeLease): Promise<ChargeRow> {

@@ -1,0 +1,168 @@
+// Hostile review of issue 26 part 4 (plans paid the way users expect): odd input on the new routes, parallel
+// retries, careless admin moves, a tier's price changed in the middle of a paid period, and the refund bound.
+import { afterEach, describe, expect, test } from 'bun:test';
+import { TestClock } from '../../lib/clock';
+import { call, makeTestApp, type TestContext } from '../../../test-support/app';
+import { addBankAccount, addCard, CARDS_OK, login, registerUser } from '../../../test-support/world';
+import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
+import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
+import { renewSubscriptions } from './renewals';
+
+const DAY = 24 * 3600_000;
+const PRO = 999;
+let ctx: TestContext | null = null;
+afterEach(() => {
+  ctx?.close();
+  ctx = null;
+});
+let keyN = 0;
+const newKey = () => `plans-audit-${++keyN}`;
+const rows = async (c: TestContext, sql: string, args: Array<string | number> = []) => (await c.handle.client.execute({ sql, args })).rows;
+
+async function world() {
+  ctx = await makeTestApp({ clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')) });
+  const c = ctx;
+  const u = await registerUser(c);
+  const card = await addCard(c, u.cookie, CARDS_OK[0]);
+  await makeAdmin(c);
+  const w = {
+    ctx: c,
+    cookie: u.cookie,
+    userId: u.user.id as string,
+    card,
+    upgrade: (tierId: string, fundingSourceId: string = card.id, key: string = newKey()) =>
+      call(c, '/api/subscription/upgrade', { method: 'POST', cookie: w.cookie, body: { tierId, fundingSourceId }, headers: { 'idempotency-key': key } }),
+    relogin: async () => {
+      w.cookie = (await login(c, u.email, u.password)).cookie!;
+    },
+    change: async (body: unknown, token?: string | null) =>
+      adminCall(c, token === undefined ? await adminToken(c) : token, `/api/admin/users/${w.userId}/subscription`, { method: 'PATCH', body: body as Record<string, unknown> }),
+  };
+  return w;
+}
+async function consistent(c: TestContext) {
+  const r = await moneyReport(c);
+  expect(moneyViolations(r)).toEqual([]);
+  expect(r.ledgerTotal).toBe(0);
+}
+
+describe('odd input', () => {
+  test('admin timing of every odd type is 400 and changes nothing; no token 401; an unknown user 404', async () => {
+    const w = await world();
+    expect((await w.upgrade('tier_pro')).status).toBe(200);
+    for (const timing of [5, null, 'NOW_WITH_REFUND', '', ['period_end'], { x: 1 }, true]) {
+      const r = await w.change({ tierId: 'tier_premium', timing });
+      expect({ timing, status: r.status }).toEqual({ timing, status: 400 });
+    }
+    expect((await w.change({ tierId: 'tier_premium', timing: 'period_end' }, null)).status).toBe(401);
+    expect((await adminCall(w.ctx, await adminToken(w.ctx), '/api/admin/users/usr_nobody/subscription', { method: 'PATCH', body: { tierId: 'tier_free', timing: 'now_with_refund' } })).status).toBe(404);
+    expect((await rows(w.ctx, 'SELECT count(*) AS n FROM plan_refunds'))[0]!.n).toBe(0);
+    expect((await rows(w.ctx, "SELECT tier_id, pending_tier_id FROM user_subscriptions WHERE user_id = ? AND status = 'active'", [w.userId]))[0]).toMatchObject({ tier_id: 'tier_pro', pending_tier_id: null });
+  });
+
+  test('payment source: another user’s card 404, a bank account or a paused card 400, removed 404, odd types 400', async () => {
+    const w = await world();
+    expect((await w.upgrade('tier_pro')).status).toBe(200);
+    const other = await registerUser(w.ctx);
+    const theirs = await addCard(w.ctx, other.cookie, CARDS_OK[1]);
+    const bank = await addBankAccount(w.ctx, w.cookie);
+    const put = (body: unknown) => call(w.ctx, '/api/subscription/payment-source', { method: 'PUT', cookie: w.cookie, body });
+    expect((await put({ fundingSourceId: theirs.id })).status).toBe(404);
+    expect((await put({ fundingSourceId: bank.id })).status).toBe(400);
+    for (const body of [{ fundingSourceId: 5 }, { fundingSourceId: '' }, { fundingSourceId: null }, {}, { fundingSourceId: 'x'.repeat(5000) }, []]) {
+      const r = await put(body);
+      expect({ body, status: r.status }).toEqual({ body, status: r.status >= 400 && r.status < 500 ? r.status : -1 });
+    }
+    const paused = await addCard(w.ctx, w.cookie, CARDS_OK[2]);
+    await rows(w.ctx, 'UPDATE funding_sources SET is_active = 0 WHERE id = ?', [paused.id]);
+    expect((await put({ fundingSourceId: paused.id })).status).toBe(400);
+    await rows(w.ctx, 'UPDATE funding_sources SET deleted_at = 1 WHERE id = ?', [paused.id]);
+    expect((await put({ fundingSourceId: paused.id })).status).toBe(404);
+    expect((await rows(w.ctx, "SELECT payment_source_id FROM user_subscriptions WHERE user_id = ? AND status = 'active'", [w.userId]))[0]!.payment_source_id).toBe(w.card.id);
+  });
+});
+
+describe('retry-renewal', () => {
+  test('20 at once (10 on one key, 10 on their own): one renewal charged', async () => {
+    const w = await world();
+    const end = new Date((await w.upgrade('tier_pro')).body.plan.currentPeriodEnd);
+    await rows(w.ctx, 'UPDATE sim_cards SET available_cents = 0 WHERE token = (SELECT vendor_token FROM funding_sources WHERE id = ?)', [w.card.id]);
+    w.ctx.clock.advance(end.getTime() - w.ctx.clock.now().getTime());
+    await renewSubscriptions(w.ctx.deps);
+    await w.relogin();
+    const other = await addCard(w.ctx, w.cookie, CARDS_OK[1]);
+    expect((await call(w.ctx, '/api/subscription/payment-source', { method: 'PUT', cookie: w.cookie, body: { fundingSourceId: other.id } })).status).toBe(200);
+    const shared = newKey();
+    const res = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(w.ctx!, '/api/subscription/retry-renewal', { method: 'POST', cookie: w.cookie, headers: { 'idempotency-key': i % 2 ? shared : newKey() } }),
+      ),
+    );
+    expect(res.every((r) => r.status < 500)).toBe(true);
+    expect(res.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect((await rows(w.ctx, "SELECT count(*) AS n FROM subscription_charges WHERE kind = 'renewal' AND status = 'succeeded'"))[0]!.n).toBe(1);
+    expect(await ledgerBalance(w.ctx, 'bpay:subscriptions')).toBe(2 * PRO);
+    await rows(w.ctx, 'UPDATE sim_cards SET available_cents = ? WHERE token = (SELECT vendor_token FROM funding_sources WHERE id = ?)', [1_000_000 - PRO, w.card.id]);
+    await consistent(w.ctx);
+  });
+});
+
+describe('admin moves and what was paid', () => {
+  test('upgrade twice in a period then now_with_refund: the refund never exceeds what was paid for the period', async () => {
+    const w = await world();
+    // A dearer tier than Premium, so that two upgrades fit in one period.
+    const token = await adminToken(w.ctx);
+    const made = await adminCall(w.ctx, token, '/api/admin/subscription-tiers', { method: 'POST', body: { name: 'ultra', displayName: 'Ultra', monthlyPrice: 49.99, features: [], limits: { fundingSources: -1, bcardsPerMonth: -1 } } });
+    const ultra = made.body?.id as string;
+    expect((await w.upgrade('tier_pro')).status).toBe(200);
+    w.ctx.clock.advance(5 * DAY);
+    await w.relogin();
+    expect((await w.upgrade('tier_premium')).status).toBe(200);
+    if (ultra) {
+      w.ctx.clock.advance(5 * DAY);
+      await w.relogin();
+      expect((await w.upgrade(ultra)).status).toBe(200);
+    }
+    w.ctx.clock.advance(DAY);
+    const paid = Number((await rows(w.ctx, "SELECT sum(amount_cents) AS s FROM subscription_charges WHERE user_id = ? AND status = 'succeeded'", [w.userId]))[0]!.s);
+    const res = await w.change({ tierId: 'tier_free', timing: 'now_with_refund' });
+    expect(res.status).toBe(200);
+    const refunded = Number((await rows(w.ctx, "SELECT coalesce(sum(amount_cents), 0) AS s FROM plan_refunds WHERE status = 'succeeded'"))[0]!.s);
+    expect(refunded).toBeLessThanOrEqual(paid);
+    expect(refunded).toBeGreaterThan(0);
+    await consistent(w.ctx);
+  });
+
+  test('a tier whose price an admin raised mid-period: the upgrade credits and the refund pay back what the user paid, not the new price', async () => {
+    const w = await world();
+    const token = await adminToken(w.ctx);
+    const made = await adminCall(w.ctx, token, '/api/admin/subscription-tiers', { method: 'POST', body: { name: 'ultra', displayName: 'Ultra', monthlyPrice: 199.99, features: [], limits: { fundingSources: -1, bcardsPerMonth: -1 } } });
+    expect(made.status).toBe(201);
+    const first = await w.upgrade('tier_pro');
+    const { currentPeriodStart: start, currentPeriodEnd: end } = first.body.plan;
+    const periodMs = new Date(end).getTime() - new Date(start).getTime();
+    // Half the period later Pro costs $99.99 for new subscribers; this user paid $9.99 for this period.
+    w.ctx.clock.advance(periodMs / 2);
+    expect((await adminCall(w.ctx, await adminToken(w.ctx), '/api/admin/subscription-tiers/tier_pro', { method: 'PATCH', body: { monthlyPrice: 99.99 } })).status).toBe(200);
+    await w.relogin();
+    const up = await w.upgrade(made.body.id);
+    expect(up.status).toBe(200);
+    // Half of what was paid is unused (less the admin's sign-ins, 30 s each): about $5.00, not half of $99.99.
+    expect(Math.abs(Math.round(Number(up.body.receipt.proration.credit) * 100) - 500)).toBeLessThanOrEqual(1);
+    await consistent(w.ctx);
+  });
+
+  test('a tier whose price an admin changed mid-period: now_with_refund refunds the unused part of what was paid', async () => {
+    const w = await world();
+    const first = await w.upgrade('tier_pro');
+    const { currentPeriodStart: start, currentPeriodEnd: end } = first.body.plan;
+    const periodMs = new Date(end).getTime() - new Date(start).getTime();
+    w.ctx.clock.advance(periodMs / 2);
+    // Lowered to $1.00 for everyone: this user paid $9.99 and half of it is unused.
+    expect((await adminCall(w.ctx, await adminToken(w.ctx), '/api/admin/subscription-tiers/tier_pro', { method: 'PATCH', body: { monthlyPrice: 1 } })).status).toBe(200);
+    const res = await w.change({ tierId: 'tier_free', timing: 'now_with_refund' });
+    expect(res.body.refund.status).toBe('succeeded');
+    expect(Math.abs(Math.round(Number(res.body.refund.amount) * 100) - 500)).toBeLessThanOrEqual(1);
+    await consistent(w.ctx);
+  });
+});
