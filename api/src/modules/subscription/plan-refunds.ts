@@ -124,6 +124,9 @@ export async function runPlanRefund(deps: AppDeps, refundId: string, owner: stri
     return reload(deps, refundId);
   }
   const at = deps.clock.now();
+  // The money went back: a failure to record it now (the database refusing a write) leaves the row pending for the
+  // sweep, which asks again with the same key and records it; it must not turn the admin's committed move into an
+  // error (hostile review of issue 26).
   await deps.db.transaction(async (tx) => {
     const res = await tx
       .update(schema.planRefunds)
@@ -151,7 +154,7 @@ export async function runPlanRefund(deps: AppDeps, refundId: string, owner: stri
       { plan: tier?.displayName ?? '', amount: formatDecimal(row.amountCents as Cents), sourceName: source?.name ?? '', last4: source?.last4 ?? '' },
       at,
     );
-  });
+  }).catch((error) => deps.log.error('recording a paid plan refund failed; the money sweep will record it', { refundId, error }));
   return reload(deps, refundId);
 }
 

@@ -166,3 +166,23 @@ describe('admin moves and what was paid', () => {
     await consistent(w.ctx);
   });
 });
+
+describe('a crash while recording a plan refund', () => {
+  test('the refund paid but its recording fails: the admin is not told 500 for a committed move; the sweep records it once', async () => {
+    const { sweepMoney } = await import('../../boot');
+    const { PLAN_REFUND_LEASE_MS } = await import('./plan-refunds');
+    const w = await world();
+    expect((await w.upgrade('tier_pro')).status).toBe(200);
+    w.ctx.clock.advance(10 * DAY);
+    await w.ctx.handle.client.execute("CREATE TRIGGER refuse_plan_notice BEFORE INSERT ON notifications WHEN NEW.kind = 'plan_refunded' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    const res = await w.change({ tierId: 'tier_free', timing: 'now_with_refund' });
+    await w.ctx.handle.client.execute('DROP TRIGGER refuse_plan_notice');
+    expect(res.status).toBe(200);
+    expect(res.body.refund.status).toBe('pending');
+    w.ctx.clock.advance(PLAN_REFUND_LEASE_MS + 1);
+    await sweepMoney(w.ctx.deps);
+    expect((await rows(w.ctx, 'SELECT status FROM plan_refunds')).map((r) => r.status)).toEqual(['succeeded']);
+    expect(await rows(w.ctx, "SELECT id FROM ledger_movements WHERE kind = 'plan.refunded'")).toHaveLength(1);
+    await consistent(w.ctx);
+  });
+});
