@@ -186,3 +186,20 @@ describe('a crash while recording a plan refund', () => {
     await consistent(w.ctx);
   });
 });
+
+describe('odd keys and extra fields', () => {
+  test('retry-renewal and payment-source: odd Idempotency-Keys and extra fields are 4xx or ignored, never 500', async () => {
+    const w = await world();
+    expect((await w.upgrade('tier_pro')).status).toBe(200);
+    for (const key of ['', ' ', 'k'.repeat(5000), '../../x', '%00']) {
+      const r = await call(w.ctx, '/api/subscription/retry-renewal', { method: 'POST', cookie: w.cookie, headers: { 'idempotency-key': key } });
+      expect({ key: key.slice(0, 10), status: r.status }).toEqual({ key: key.slice(0, 10), status: r.status < 500 ? r.status : -1 });
+    }
+    const other = await addCard(w.ctx, w.cookie, CARDS_OK[1]);
+    const r = await call(w.ctx, '/api/subscription/payment-source', { method: 'PUT', cookie: w.cookie, body: { fundingSourceId: other.id, userId: 'usr_x', paymentSourceId: w.card.id } });
+    expect(r.status).toBeLessThan(500);
+    const extra = await w.change({ tierId: 'tier_free', timing: 'period_end', refundCents: 100000, adminId: 'x' });
+    expect(extra.status).toBeLessThan(500);
+    expect((await rows(w.ctx, 'SELECT count(*) AS n FROM plan_refunds'))[0]!.n).toBe(0);
+  });
+});
