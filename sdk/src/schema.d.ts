@@ -2110,9 +2110,49 @@ export interface paths {
         put?: never;
         /**
          * Forgive all or part of what a user owes, with a reason
-         * @description At most what is owed outside open disputes (400 waiver_exceeds_owed: resolve the dispute first). The reason (3 to 500 characters, trimmed) is kept, audited and told to the user. Ledger: receivable +amount, bpay:written_off -amount. Once nothing is owed the user can create bcards again.
+         * @description At most what is owed outside open disputes (400 waiver_exceeds_owed: resolve the dispute first). The reason (3 to 500 characters, trimmed) is kept, audited and told to the user. Ledger: receivable +amount, bpay:written_off -amount. Once nothing is owed the user can create bcards again. An Idempotency-Key header makes a retry safe: the first waiver is answered again, never a second one.
          */
         post: operations["postApiAdminUsersByIdReceivableWaive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users bpay owes (refunds the processor failed, money due back after a debt was settled), newest account first
+         * @description owedToUser is the ledger account payable:<user> when above zero. 50 rows by default (limit: 1 to 200). When more exist, the bpay-next-cursor header holds the cursor for the next page; filters apply to every page.
+         */
+        get: operations["getApiAdminPayables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/payable/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that bpay paid a user what it owes them, another way
+         * @description method 'paid_outside': support paid the user outside the card processor (a bank transfer, a cheque); this records it. At most what bpay owes the user now (400 payable_settle_exceeds_owed). The reason (3 to 500 characters, trimmed) is audited and told to the user. Ledger: payable:<user> -amount, bpay:payouts +amount. An Idempotency-Key header makes a retry safe: the first settlement is answered again, never a second one.
+         */
+        post: operations["postApiAdminUsersByIdPayableSettle"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2379,7 +2419,7 @@ export interface paths {
         put?: never;
         /**
          * Simulator: open a dispute (chargeback) of a funding share
-         * @description Plays the card issuer for a share charged through the simulated processor: the amount goes back to the card and is owed by the consumer (ledger share.disputed), the consumer is told, and new bcards are refused (account_restricted) until it is resolved. Applied through the same service as Stripe’s charge.dispute.* events. 409 share_not_disputable when the share is on Stripe (its disputes come from Stripe), was never charged (held, voided, declined), returned by the bank or its bank debit not settled yet, or is disputed in full; 400 when amount is more than the share can give. Audited.
+         * @description Plays the card issuer for a share charged through the simulated processor: the amount goes back to the card and is owed by the consumer (ledger share.disputed), the consumer is told, and new bcards are refused (account_restricted) until it is resolved. Applied through the same service as Stripe’s charge.dispute.* events. 409 share_not_disputable when the share is on Stripe (its disputes come from Stripe), was never charged (held, voided, declined), a bank account’s debit (its bank’s return is its dispute), or is disputed in full; 400 when amount is more than the share can give. Audited.
          */
         post: operations["postApiAdminSandboxDisputes"];
         delete?: never;
@@ -5360,6 +5400,11 @@ export interface operations {
                         owed: string;
                         /** @description True while anything is owed: no new bcards can be created. */
                         restricted: boolean;
+                        /**
+                         * @description Dollars bpay owes you (a refund the card processor failed, money due back after a debt was settled); details in GET /api/receivables.
+                         * @example 0.00
+                         */
+                        owedToYou: string;
                         /** @description Bank debits initiated and not yet settled, in dollars. */
                         unsettledBankExposure: string;
                         /** @description The plan's cap on unsettled bank debits, in dollars. */
@@ -6011,7 +6056,7 @@ export interface operations {
                          */
                         underDispute: string;
                         /**
-                         * @description What can be repaid now: owed, less open disputes and repayments still running
+                         * @description What can be repaid now: owed, less open disputes, what a bcard's refund still on its way clears, and repayments still running
                          * @example 50.00
                          */
                         repayable: string;
@@ -6115,6 +6160,47 @@ export interface operations {
                             /** @description Why it failed, in words (the processor’s decline) */
                             failureMessage: string | null;
                         }[];
+                        /**
+                         * @description What bpay owes you (the other way round): refunds the card processor failed, money due back after a debt was settled, less what bpay paid you
+                         * @example 0.00
+                         */
+                        owedToYou: string;
+                        /** @description Refunds to your cards that the card processor failed after bpay made them, newest first: bpay owes them to you */
+                        failedRefunds: {
+                            id: string;
+                            /**
+                             * @description The refund that did not reach the card
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /** Format: date-time */
+                            failedAt: string;
+                            transactionId: string;
+                            card: {
+                                id: string;
+                                name: string;
+                                last4: string;
+                                brand: string;
+                                type: string;
+                            } | null;
+                            /**
+                             * @description The processor's failure_reason
+                             * @example expired_or_canceled_card
+                             */
+                            reasonCode: string;
+                            /** @description The reason in words, in your language */
+                            reason: string;
+                        }[];
+                        /**
+                         * @description Other money bpay came to owe you: a returned bank share’s part of a refund after its debt was repaid or waived
+                         * @example 0.00
+                         */
+                        otherCredits: string;
+                        /**
+                         * @description What bpay has paid you of it so far, another way (such as a bank transfer)
+                         * @example 0.00
+                         */
+                        paidToYou: string;
                         /** @description What bpay forgave, newest first */
                         waivers: {
                             id: string;
@@ -6204,7 +6290,7 @@ export interface operations {
                              */
                             underDispute: string;
                             /**
-                             * @description What can be repaid now: owed, less open disputes and repayments still running
+                             * @description What can be repaid now: owed, less open disputes, what a bcard's refund still on its way clears, and repayments still running
                              * @example 50.00
                              */
                             repayable: string;
@@ -6308,6 +6394,47 @@ export interface operations {
                                 /** @description Why it failed, in words (the processor’s decline) */
                                 failureMessage: string | null;
                             }[];
+                            /**
+                             * @description What bpay owes you (the other way round): refunds the card processor failed, money due back after a debt was settled, less what bpay paid you
+                             * @example 0.00
+                             */
+                            owedToYou: string;
+                            /** @description Refunds to your cards that the card processor failed after bpay made them, newest first: bpay owes them to you */
+                            failedRefunds: {
+                                id: string;
+                                /**
+                                 * @description The refund that did not reach the card
+                                 * @example 12.50
+                                 */
+                                amount: string;
+                                /** Format: date-time */
+                                failedAt: string;
+                                transactionId: string;
+                                card: {
+                                    id: string;
+                                    name: string;
+                                    last4: string;
+                                    brand: string;
+                                    type: string;
+                                } | null;
+                                /**
+                                 * @description The processor's failure_reason
+                                 * @example expired_or_canceled_card
+                                 */
+                                reasonCode: string;
+                                /** @description The reason in words, in your language */
+                                reason: string;
+                            }[];
+                            /**
+                             * @description Other money bpay came to owe you: a returned bank share’s part of a refund after its debt was repaid or waived
+                             * @example 0.00
+                             */
+                            otherCredits: string;
+                            /**
+                             * @description What bpay has paid you of it so far, another way (such as a bank transfer)
+                             * @example 0.00
+                             */
+                            paidToYou: string;
                             /** @description What bpay forgave, newest first */
                             waivers: {
                                 id: string;
@@ -7454,7 +7581,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "payable_settled" | "plan_charged" | "plan_renewal_failed" | "plan_refunded" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /** @description In the user's language (users.language) */
                         title: string;
                         /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
@@ -7571,7 +7698,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "payable_settled" | "plan_charged" | "plan_renewal_failed" | "plan_refunded" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /**
                          * @default bcards
                          * @enum {string}
@@ -7624,7 +7751,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "payable_settled" | "plan_charged" | "plan_renewal_failed" | "plan_refunded" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /**
                          * @default bcards
                          * @enum {string}
@@ -7721,7 +7848,7 @@ export interface operations {
                          * @default bcard_issued
                          * @enum {string}
                          */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "plan_charged" | "plan_renewal_failed" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "payable_settled" | "plan_charged" | "plan_renewal_failed" | "plan_refunded" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
                         /** @description In the user's language (users.language) */
                         title: string;
                         /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
@@ -13665,7 +13792,7 @@ export interface operations {
                          */
                         underDispute: string;
                         /**
-                         * @description Owed outside open disputes: what can be repaid or waived
+                         * @description Owed outside open disputes and a bcard's refund still on its way: what can be repaid or waived
                          * @example 12.50
                          */
                         repayable: string;
@@ -13703,7 +13830,9 @@ export interface operations {
     postApiAdminUsersByIdReceivableWaive: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -13764,6 +13893,173 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiAdminPayables: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        email: string;
+                        firstName: string | null;
+                        lastName: string | null;
+                        /**
+                         * @description What bpay owes this user (payable:<user>)
+                         * @example 12.50
+                         */
+                        owedToUser: string;
+                        /** @description Refunds to their cards the processor failed (GET /api/admin/refund-failures?userId=) */
+                        failedRefunds: number;
+                        /** Format: date-time */
+                        userCreatedAt: string;
+                    }[];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiAdminUsersByIdPayableSettle: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: string;
+                    /**
+                     * @description paid_outside: support paid the user another way (a bank transfer, a cheque). Only this method for now.
+                     * @example paid_outside
+                     */
+                    method: string;
+                    /** @description 3 to 500 characters once trimmed; the user is told */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        userId: string;
+                        /**
+                         * @description Paid to the user
+                         * @example 12.50
+                         */
+                        amount: string;
+                        /**
+                         * @default paid_outside
+                         * @enum {string}
+                         */
+                        method: "paid_outside";
+                        reason: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /**
+                         * @description What bpay still owes the user after it
+                         * @example 0.00
+                         */
+                        owedToUser: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -185,6 +185,24 @@ export function waiveReceivable(userId: string, body: { amount: string; reason: 
   return unwrap(adminApi.POST('/api/admin/users/{id}/receivable/waive', { params: { path: { id: userId } }, body }));
 }
 
+export const PAYABLES_KEY = [...ADMIN_KEY, 'payables'] as const;
+/** Users bpay owes (refunds the processor failed, money due back after a debt was settled), a page at a time. */
+export function adminPayablesQuery() {
+  return adminPagesQuery(PAYABLES_KEY, (cursor) => pageOf(adminApi.GET('/api/admin/payables', { params: { query: { ...cursorParam(cursor) } } })));
+}
+export type AdminPayable = ApiAnswer<'/api/admin/payables'>[number];
+export type SettlePayableBody = ApiBody<'/api/admin/users/{id}/payable/settle'>;
+
+/**
+ * Records that bpay paid a user what it owes them another way (audited, the user told). `idempotencyKey`: one per
+ * dialog, so a double click or a retry of the same attempt pays out once.
+ */
+export function settlePayable(userId: string, body: SettlePayableBody, idempotencyKey: string) {
+  return unwrap(
+    adminApi.POST('/api/admin/users/{id}/payable/settle', { params: { path: { id: userId }, header: { 'idempotency-key': idempotencyKey } }, body }),
+  );
+}
+
 /** Merchants by business name/e-mail search and environment, filtered by the server so every page keeps them. */
 export function adminMerchantsQuery(search: string, environment: 'all' | MerchantEnvironment) {
   const filters: ApiQuery<'/api/admin/merchants'> = {};

@@ -32,6 +32,11 @@ export const en = {
   'receivables.toast.repaidAll': 'Nothing is owed now: you can create bcards again.',
   'receivables.toast.repaidPart': 'You still owe ${owed}.',
   'receivables.toast.failed': 'The repayment did not go through',
+  'receivables.owedToYou.title': 'bpay owes you ${amount}',
+  'receivables.owedToYou.body': 'This money is yours: our support team pays it to you another way (such as a bank transfer) and tells you when it is paid.',
+  'receivables.owedToYou.failedRefund': '{date}: a refund of ${amount} to {card} did not reach the card: {reason}.',
+  'receivables.owedToYou.other': '${amount} came back to you after what you owed was already settled.',
+  'receivables.owedToYou.paid': 'bpay has already paid you ${amount} of what it owed you.',
 } as const;
 
 export const ar: Record<keyof typeof en, string> = {
@@ -64,4 +69,9 @@ export const ar: Record<keyof typeof en, string> = {
   'receivables.toast.repaidAll': 'لم يعد عليك شيء: يمكنك إنشاء البطاقات من جديد.',
   'receivables.toast.repaidPart': 'ما زال عليك ${owed}.',
   'receivables.toast.failed': 'لم تنجح عملية السداد',
+  'receivables.owedToYou.title': 'لك على bpay مبلغ ${amount}',
+  'receivables.owedToYou.body': 'هذا المال لك: يدفعه لك فريق الدعم بطريقة أخرى (مثل تحويل بنكي) ويُعلمك حين يُدفع.',
+  'receivables.owedToYou.failedRefund': '{date}: لم يصل استرداد ${amount} إلى {card}: {reason}.',
+  'receivables.owedToYou.other': 'عاد إليك ${amount} بعد أن سُوّي ما كان عليك.',
+  'receivables.owedToYou.paid': 'دفعت لك bpay ${amount} مما كان مستحقًا لك.',
 };

@@ -13,11 +13,13 @@ import { ApiError, messageOf } from '../../../lib/api';
 import { centsToDecimal, parseCents } from '../../../lib/money';
 import { adminReceivablesQuery, RECEIVABLES_KEY, waiveReceivable, type AdminReceivable } from '../api';
 import { formatAmount, formatDate, personName } from '../display';
+import { PayablesSection } from './payables-section';
 import { AdminTable, EmptyState, ErrorBlock, LoadingBlock, LoadMore, Th } from './states';
 
 /**
  * Receivables (issue 26): the users who owe bpay, what and since when, and Waive: forgive all or part of what is
- * owed outside open disputes, with a reason the user is told (audited by the server).
+ * owed outside open disputes, with a reason the user is told (audited by the server). Below, the other way round:
+ * what bpay owes users, and Settle (PayablesSection).
  */
 export function ReceivablesTab() {
   const { t, lang } = useLanguage();
@@ -85,67 +87,107 @@ export function ReceivablesTab() {
       </ListState>
       <LoadMore hasMore={q.hasNextPage && !q.error} loading={q.isFetchingNextPage} onLoad={() => void q.fetchNextPage()} testId="admin-receivables-load-more" />
       {waiving && <WaiveDialog row={waiving} onClose={() => setWaiving(null)} />}
+      <PayablesSection />
     </section>
   );
 }
 
 function WaiveDialog({ row, onClose }: { row: AdminReceivable; onClose(): void }) {
   const { t } = useLanguage();
+  return (
+    <AmountReasonDialog
+      kind="waive"
+      max={row.repayable}
+      title={t('admin.receivables.dialog.title', { user: row.email })}
+      description={t('admin.receivables.dialog.description', { owed: formatAmount(row.owed), repayable: formatAmount(row.repayable) })}
+      reasonHint={t('admin.receivables.dialog.reasonHint')}
+      tooMuch={t('admin.receivables.error.tooMuch', { amount: formatAmount(row.repayable) })}
+      submitLabel={t('admin.receivables.waive')}
+      failed={t('admin.receivables.toast.failed')}
+      listKey={RECEIVABLES_KEY}
+      send={async (body) => {
+        const w = await waiveReceivable(row.userId, body);
+        return { title: t('admin.receivables.toast.waived', { amount: formatAmount(w.amount) }), description: t('admin.receivables.toast.left', { owed: formatAmount(w.owed) }) };
+      }}
+      onClose={onClose}
+    />
+  );
+}
+
+/**
+ * An amount (at most `max`) and a reason of 3 to 500 characters, sent by `send`: the Waive dialog, and the Settle
+ * dialog of what bpay owes (payables-section.tsx). Test ids: admin-<kind>-dialog, -amount, -reason, -submit.
+ */
+export function AmountReasonDialog(p: {
+  kind: 'waive' | 'settle';
+  max: string;
+  title: string;
+  description: string;
+  reasonHint: string;
+  tooMuch: string;
+  submitLabel: string;
+  failed: string;
+  listKey: readonly unknown[];
+  send(body: { amount: string; reason: string }): Promise<{ title: string; description: string }>;
+  onClose(): void;
+}) {
+  const { t } = useLanguage();
   const qc = useQueryClient();
-  const [amount, setAmount] = useState(row.repayable);
+  const [amount, setAmount] = useState(p.max);
   const [reason, setReason] = useState('');
   const [errors, setErrors] = useState<{ amount?: string; reason?: string }>({});
-  const max = parseCents(row.repayable) ?? 0;
-  const waive = useMutation({
-    mutationFn: (body: { amount: string; reason: string }) => waiveReceivable(row.userId, body),
-    onSuccess: (w) => {
-      void qc.invalidateQueries({ queryKey: RECEIVABLES_KEY });
-      toast({ title: t('admin.receivables.toast.waived', { amount: formatAmount(w.amount) }), description: t('admin.receivables.toast.left', { owed: formatAmount(w.owed) }) });
-      onClose();
+  const max = parseCents(p.max) ?? 0;
+  const mutation = useMutation({
+    mutationFn: p.send,
+    onSuccess: (done) => {
+      void qc.invalidateQueries({ queryKey: p.listKey });
+      toast(done);
+      p.onClose();
     },
     onError: (error) => {
-      const message = messageOf(error) ?? t('admin.receivables.toast.failed');
+      const message = messageOf(error) ?? p.failed;
       const param = error instanceof ApiError ? error.param : undefined;
       if (param === 'amount' || param === 'reason') setErrors({ [param]: message });
-      toast({ title: t('admin.receivables.toast.failed'), description: message, variant: 'destructive' });
+      toast({ title: p.failed, description: message, variant: 'destructive' });
     },
   });
   function onSubmit() {
-    if (waive.isPending) return;
+    if (mutation.isPending) return;
     const cents = parseCents(amount);
     const found: { amount?: string; reason?: string } = {};
     if (cents === null || cents <= 0) found.amount = t('admin.receivables.error.amount');
-    else if (cents > max) found.amount = t('admin.receivables.error.tooMuch', { amount: formatAmount(row.repayable) });
+    else if (cents > max) found.amount = p.tooMuch;
     const trimmed = reason.trim();
     if (trimmed.length < 3 || trimmed.length > 500) found.reason = t('admin.receivables.error.reason');
     setErrors(found);
     if (found.amount || found.reason) return;
-    waive.mutate({ amount: centsToDecimal(cents!), reason: trimmed });
+    mutation.mutate({ amount: centsToDecimal(cents!), reason: trimmed });
   }
+  const id = `admin-${p.kind}`;
   return (
     <FormDialog
       open
-      onOpenChange={(open) => !open && !waive.isPending && onClose()}
-      busy={waive.isPending}
-      testId="admin-waive-dialog"
-      title={t('admin.receivables.dialog.title', { user: row.email })}
-      description={t('admin.receivables.dialog.description', { owed: formatAmount(row.owed), repayable: formatAmount(row.repayable) })}
+      onOpenChange={(open) => !open && !mutation.isPending && p.onClose()}
+      busy={mutation.isPending}
+      testId={`${id}-dialog`}
+      title={p.title}
+      description={p.description}
     >
       <DialogForm
         onSubmit={onSubmit}
-        submit={{ label: t('admin.receivables.waive'), pending: waive.isPending, testId: 'admin-waive-submit' }}
-        cancel={{ label: t('admin.receivables.cancel'), onClick: onClose, disabled: waive.isPending }}
+        submit={{ label: p.submitLabel, pending: mutation.isPending, testId: `${id}-submit` }}
+        cancel={{ label: t('admin.receivables.cancel'), onClick: p.onClose, disabled: mutation.isPending }}
       >
-        <FormField id="waive-amount" label={t('admin.receivables.dialog.amount')} error={errors.amount}>
+        <FormField id={`${p.kind}-amount`} label={t('admin.receivables.dialog.amount')} error={errors.amount}>
           {(control) => (
-            <Input {...control} dir="ltr" inputMode="decimal" data-testid="admin-waive-amount" value={amount} onChange={(e) => setAmount(e.target.value)} />
+            <Input {...control} dir="ltr" inputMode="decimal" data-testid={`${id}-amount`} value={amount} onChange={(e) => setAmount(e.target.value)} />
           )}
         </FormField>
-        <FormField id="waive-reason" label={t('admin.receivables.dialog.reason')} description={t('admin.receivables.dialog.reasonHint')} error={errors.reason}>
+        <FormField id={`${p.kind}-reason`} label={t('admin.receivables.dialog.reason')} description={p.reasonHint} error={errors.reason}>
           {(control) => (
             <textarea
               {...control}
-              data-testid="admin-waive-reason"
+              data-testid={`${id}-reason`}
               maxLength={500}
               rows={3}
               className="flex w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm aria-invalid:border-red-500"

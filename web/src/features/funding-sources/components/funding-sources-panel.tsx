@@ -16,6 +16,7 @@ import { PlanLimitBanner } from './plan-limit-banner';
  */
 const AddBankAccountDialog = lazy(() => import('./on-demand').then((m) => ({ default: m.AddBankAccountDialog })));
 const OwedDetails = lazy(() => import('./on-demand').then((m) => ({ default: m.OwedDetails })));
+const OwedToYou = lazy(() => import('./on-demand').then((m) => ({ default: m.OwedToYou })));
 
 /**
  * The Funding Sources tab's content: the plan banner, the Add Source button (reading 'Limit Reached' at the plan's
@@ -71,6 +72,11 @@ export function FundingSourcesPanel({
         </div>
       </div>
       {standing.data && <BankStandingBanner standing={standing.data} />}
+      {standing.data && standing.data.owedToYou !== '0.00' && (
+        <Suspense fallback={null}>
+          <OwedToYou />
+        </Suspense>
+      )}
       <PlanLimitBanner plan={plan} count={sources.length} isDemo={isDemo} />
       {isDemo && (
         <p className="flex items-start gap-2 text-sm text-amber-800" data-testid="funding-sources-demo-note">

@@ -4,4 +4,4 @@
  * chunk its name in the preload map, and the entry has almost no budget left (web/src/budgets.test.ts).
  */
 export { AddBankAccountDialog } from './add-bank-account-dialog';
-export { OwedDetails } from './owed-details';
+export { OwedDetails, OwedToYou } from './owed-details';

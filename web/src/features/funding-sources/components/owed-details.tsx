@@ -91,3 +91,36 @@ export function OwedDetails() {
     </div>
   );
 }
+
+/**
+ * What bpay owes the consumer (issue 26, payable:<user>), the other way round from the banner above: each refund the
+ * card processor failed (card, amount, date, why), other money due back after a debt was settled, and what bpay has
+ * paid of it another way. Loaded only when bpay owes something (the bank standing's owedToYou).
+ */
+export function OwedToYou() {
+  const { t, lang } = useLanguage();
+  const q = useQuery(receivablesQuery());
+  const r = q.data;
+  if (!r || (parseCents(r.owedToYou) ?? 0) <= 0) return null;
+  const other = parseCents(r.otherCredits) ?? 0;
+  const paid = parseCents(r.paidToYou) ?? 0;
+  return (
+    <div className="flex items-start gap-3 rounded-xl border border-sky-200 bg-sky-50 p-4 text-sm text-sky-900" role="status" data-testid="owed-to-you">
+      <div className="min-w-0 space-y-1 break-words">
+        <p className="font-semibold" data-testid="owed-to-you-amount">
+          {t('receivables.owedToYou.title', { amount: r.owedToYou })}
+        </p>
+        <p>{t('receivables.owedToYou.body')}</p>
+        <ul className="list-disc space-y-1 ps-5">
+          {r.failedRefunds.map((f) => (
+            <li key={f.id} data-testid="owed-to-you-failed-refund">
+              {t('receivables.owedToYou.failedRefund', { amount: f.amount, date: formatDate(f.failedAt, lang), card: sourceName(f.card), reason: iso(f.reason) })}
+            </li>
+          ))}
+          {other > 0 && <li>{t('receivables.owedToYou.other', { amount: r.otherCredits })}</li>}
+          {paid > 0 && <li>{t('receivables.owedToYou.paid', { amount: r.paidToYou })}</li>}
+        </ul>
+      </div>
+    </div>
+  );
+}
