@@ -28,8 +28,9 @@ export type PlanChangeTiming = 'period_end' | 'now_with_refund';
 const money = (c: number) => formatDecimal(c as Cents);
 
 /**
- * Fails with: resource_not_found (user, tier), tier_inactive, validation_error (timing missing for a paying user, or
- * period_end for one who is not paying), proration_not_paid (now_with_refund for a user not paying for a period:
+ * Fails with: resource_not_found (user, tier), tier_inactive, validation_error (timing missing for a paying user,
+ * period_end for one who is not paying, or period_end to a dearer plan: the renewal would bill a price the user did
+ * not choose), proration_not_paid (now_with_refund for a user not paying for a period:
  * Free, or a plan an admin gave), plan_change_in_progress (a plan payment or refund is running). Moving to the
  * current tier changes nothing.
  */
@@ -71,6 +72,13 @@ export async function changeUserSubscription(
       throw invalid(
         'timing',
         `${user.email} pays for ${currentTier.displayName} until ${paying.end.toISOString().slice(0, 10)}: choose period_end or now_with_refund.`,
+      );
+    }
+    if (paying && timing === 'period_end' && tier.monthlyPriceCents > currentTier.monthlyPriceCents) {
+      // The renewal would charge the user's card a dearer plan they never chose (hostile review of issue 26).
+      throw invalid(
+        'timing',
+        `Moving ${user.email} to ${tier.displayName} at the period end would charge their card $${money(tier.monthlyPriceCents)} at renewal, a price they did not choose: use now_with_refund (the plan is then given, not billed) or let them upgrade.`,
       );
     }
     const inFlight = await firstRow(tx, schema.subscriptionCharges, and(eq(schema.subscriptionCharges.userId, userId), eq(schema.subscriptionCharges.status, 'pending')));

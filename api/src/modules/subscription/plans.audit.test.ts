@@ -203,3 +203,21 @@ describe('odd keys and extra fields', () => {
     expect((await rows(w.ctx, 'SELECT count(*) AS n FROM plan_refunds'))[0]!.n).toBe(0);
   });
 });
+
+describe('a careless admin', () => {
+  test('period_end to a dearer plan is refused: the renewal would charge the user a price they never chose', async () => {
+    const w = await world();
+    const end = new Date((await w.upgrade('tier_pro')).body.plan.currentPeriodEnd);
+    const res = await w.change({ tierId: 'tier_premium', timing: 'period_end' });
+    expect([res.status, res.body.error?.code, res.body.error?.param]).toEqual([400, 'validation_error', 'timing']);
+    expect((await rows(w.ctx, "SELECT pending_tier_id FROM user_subscriptions WHERE user_id = ? AND status = 'active'", [w.userId]))[0]!.pending_tier_id).toBeNull();
+    w.ctx.clock.advance(end.getTime() - w.ctx.clock.now().getTime());
+    await renewSubscriptions(w.ctx.deps);
+    expect((await rows(w.ctx, "SELECT amount_cents FROM subscription_charges WHERE kind = 'renewal'")).map((r) => Number(r.amount_cents))).toEqual([PRO]);
+    // A cheaper plan at the period end is still the admin's to schedule.
+    w.ctx.close();
+    const t2 = await world();
+    expect((await t2.upgrade('tier_premium')).status).toBe(200);
+    expect((await t2.change({ tierId: 'tier_pro', timing: 'period_end' })).status).toBe(200);
+  });
+});
