@@ -173,3 +173,28 @@ describe('returned after settled', () => {
     await noViolations();
   });
 });
+
+describe('a return racing the consumer', () => {
+  test('the consumer cancels while the return event arrives (pending debit, 5 times): one cancel, one return, the receivable cleared', async () => {
+    for (let i = 0; i < 5; i++) {
+      const who = await consumer();
+      const b = await bcard(who, 50);
+      stub.objects.get(b.debit!.id)!.status = 'requires_payment_method';
+      await Promise.all([
+        call(ctx, `/api/virtual-cards/${b.id}/cancel`, { method: 'POST', cookie: who.cookie }),
+        sendEvent(ctx, event('payment_intent.payment_failed', intent(b.debit!.id, 'requires_payment_method'))),
+      ]);
+      // The refund waiting for the debit (if the cancel came first) finishes at the next recovery sweep.
+      clock.advance(10 * 60_000);
+      const { recoverCollections } = await import('../bcards/sweep');
+      await recoverCollections(ctx.deps, 60_000);
+      await settled(ctx, b);
+      expect(await count("SELECT count(*) AS n FROM ledger_movements WHERE kind = 'bank_debit.returned' AND reference_id = ?", [b.debit!.shareId])).toBe(1);
+      expect(await count("SELECT count(*) AS n FROM ledger_movements WHERE kind = 'bcard.refunded' AND reference_id = ?", [b.id])).toBe(1);
+      expect(await ledgerBalance(ctx, `receivable:${who.id}`)).toBe(0);
+      expect(stub.find('POST', '/v1/refunds').filter((r) => r.form.get('payment_intent') === b.cardShare.holdId)).toHaveLength(1);
+      expect(stub.find('POST', '/v1/refunds').filter((r) => r.form.get('payment_intent') === b.debit!.id)).toHaveLength(0);
+    }
+    await noViolations();
+  });
+});
