@@ -221,3 +221,55 @@ describe('a careless admin', () => {
     expect((await t2.change({ tierId: 'tier_pro', timing: 'period_end' })).status).toBe(200);
   });
 });
+
+describe('odd moments', () => {
+  test('downgrade scheduled, then an upgrade: prorated from the plan paid, the pending downgrade dropped, ledger whole', async () => {
+    const w = await world();
+    expect((await w.upgrade('tier_premium')).status).toBe(200);
+    w.ctx.clock.advance(3 * DAY);
+    await w.relogin();
+    const down = await call(w.ctx, '/api/subscription/downgrade', { method: 'POST', cookie: w.cookie, body: { tierId: 'tier_pro' } });
+    expect(down.status).toBeLessThan(500);
+    const token = await adminToken(w.ctx);
+    const made = await adminCall(w.ctx, token, '/api/admin/subscription-tiers', { method: 'POST', body: { name: 'ultra', displayName: 'Ultra', monthlyPrice: 49.99, features: [], limits: { fundingSources: -1, bcardsPerMonth: -1 } } });
+    await w.relogin();
+    const up = await w.upgrade(made.body.id);
+    expect(up.status).toBe(200);
+    expect(up.body.receipt.kind).toBe('proration');
+    expect(up.body.plan.pendingTier ?? null).toBeNull();
+    await consistent(w.ctx);
+  });
+
+  test('the last millisecond of a period: 409 proration_zero, nothing charged; at its end: a full-price new period', async () => {
+    const w = await world();
+    const end = new Date((await w.upgrade('tier_pro')).body.plan.currentPeriodEnd);
+    w.ctx.clock.advance(end.getTime() - w.ctx.clock.now().getTime() - 60_000);
+    await w.relogin();
+    w.ctx.clock.advance(end.getTime() - w.ctx.clock.now().getTime() - 1);
+    const key = newKey();
+    const last = await call(w.ctx, '/api/subscription/upgrade', { method: 'POST', cookie: w.cookie, body: { tierId: 'tier_premium', fundingSourceId: w.card.id }, headers: { 'idempotency-key': key } });
+    expect([last.status, last.body.error?.code]).toEqual([409, 'proration_zero']);
+    w.ctx.clock.advance(1);
+    const at = await w.upgrade('tier_premium');
+    expect(at.status).toBe(200);
+    expect(at.body.receipt).toMatchObject({ kind: 'upgrade', amount: '19.99' });
+    expect(await ledgerBalance(w.ctx, 'bpay:subscriptions')).toBe(PRO + 1999);
+    await consistent(w.ctx);
+  });
+
+  test('a leap year: 29 January 2028 to 29 February is 31 days, the renewal to 29 March 29 days; the ledger whole', async () => {
+    ctx = await makeTestApp({ clock: new TestClock(Date.parse('2028-01-29T00:00:00Z')) });
+    const c = ctx;
+    const u = await registerUser(c);
+    const card = await addCard(c, u.cookie, CARDS_OK[0]);
+    const pay = (tierId: string) => call(c, '/api/subscription/upgrade', { method: 'POST', cookie: u.cookie, body: { tierId, fundingSourceId: card.id }, headers: { 'idempotency-key': newKey() } });
+    const first = await pay('tier_pro');
+    const { currentPeriodStart: start, currentPeriodEnd: end } = first.body.plan;
+    expect(new Date(end).getTime() - new Date(start).getTime()).toBe(31 * DAY);
+    c.clock.advance(31 * DAY);
+    await renewSubscriptions(c.deps);
+    const plan = (await call(c, '/api/subscription/plan', { cookie: (await login(c, u.email, u.password)).cookie })).body;
+    expect(new Date(plan.currentPeriodEnd).getTime() - new Date(plan.currentPeriodStart).getTime()).toBe(29 * DAY);
+    await consistent(c);
+  });
+});
