@@ -7,6 +7,10 @@ import { addBankAccount, addCard, CARDS_OK, login, registerUser } from '../../..
 import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 import { renewSubscriptions } from './renewals';
+import { interceptVendor } from '../../../test-support/app';
+import { VendorUnavailableError } from '../../vendors/types';
+import { PLAN_CHARGE_LEASE_MS } from './billing';
+import { sweepMoney } from '../../boot';
 
 const DAY = 24 * 3600_000;
 const PRO = 999;
@@ -19,8 +23,24 @@ let keyN = 0;
 const newKey = () => `plans-audit-${++keyN}`;
 const rows = async (c: TestContext, sql: string, args: Array<string | number> = []) => (await c.handle.client.execute({ sql, args })).rows;
 
-async function world() {
-  ctx = await makeTestApp({ clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')) });
+const crash = { after: null as null | 'hold' | 'capture' };
+async function world(opts: { crashable?: boolean } = {}) {
+  ctx = await makeTestApp({
+    clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')),
+    ...(opts.crashable
+      ? {
+          wrapVendor: (v: Parameters<typeof interceptVendor>[0]) =>
+            interceptVendor(v, async <T,>(m: string, _a: unknown[], run: () => Promise<T>): Promise<T> => {
+              const out = await run();
+              if (m === crash.after) {
+                crash.after = null;
+                throw new VendorUnavailableError(`crash after ${m}`);
+              }
+              return out;
+            }),
+        }
+      : {}),
+  });
   const c = ctx;
   const u = await registerUser(c);
   const card = await addCard(c, u.cookie, CARDS_OK[0]);
@@ -272,4 +292,37 @@ describe('odd moments', () => {
     expect(new Date(plan.currentPeriodEnd).getTime() - new Date(plan.currentPeriodStart).getTime()).toBe(29 * DAY);
     await consistent(c);
   });
+});
+
+describe('a crash in the middle of a proration charge', () => {
+  for (const step of ['hold', 'capture'] as const) {
+    test(`after the ${step}: 503, an admin's move waits (409), the sweep settles it once`, async () => {
+      const w = await world({ crashable: true });
+      const first = await w.upgrade('tier_pro');
+      expect(first.status).toBe(200);
+      w.ctx.clock.advance(10 * DAY);
+      await w.relogin();
+      crash.after = step;
+      const key = newKey();
+      const res = await w.upgrade('tier_premium', w.card.id, key);
+      expect(res.status).toBe(503);
+      const admin = await w.change({ tierId: 'tier_free', timing: 'now_with_refund' });
+      expect([admin.status, admin.body.error?.code]).toEqual([409, 'plan_change_in_progress']);
+      w.ctx.clock.advance(PLAN_CHARGE_LEASE_MS + 1);
+      await sweepMoney(w.ctx.deps);
+      await sweepMoney(w.ctx.deps);
+      const charges = await rows(w.ctx, "SELECT status FROM subscription_charges WHERE kind = 'proration'");
+      const paid = step === 'capture';
+      expect(charges.map((c) => c.status)).toEqual([paid ? 'succeeded' : 'failed']);
+      await w.relogin();
+      const plan = (await call(w.ctx, '/api/subscription/plan', { cookie: w.cookie })).body;
+      expect(plan.tier.name).toBe(paid ? 'premium' : 'pro');
+      expect(plan.currentPeriodEnd).toBe(first.body.plan.currentPeriodEnd);
+      // The same request again: its outcome, nothing charged twice.
+      const again = await w.upgrade('tier_premium', w.card.id, key);
+      expect(again.status).toBeLessThan(500);
+      expect(Number((await rows(w.ctx, "SELECT count(*) AS n FROM ledger_movements WHERE kind = 'plan.charged'"))[0]!.n)).toBe(paid ? 2 : again.status === 200 ? 2 : 1);
+      await consistent(w.ctx);
+    });
+  }
 });
