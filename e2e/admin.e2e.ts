@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { totp, totpStep } from '../api/src/lib/totp';
 import { E2E_CARD_NUMBERS, E2E_CVV } from './cards';
-import { consumerWhoOwes } from './owed-kit';
+import { consumerBpayOwes, consumerWhoOwes } from './owed-kit';
 
 /*
  * The back office in Chromium (issue 5): a consumer submits a verification with a PNG, an admin signs in with a
@@ -539,6 +539,71 @@ test('receivables (issue 26): an admin waives what a consumer owes, with a reaso
     expect(again.status(), await again.text()).toBe(201);
   } finally {
     await merchantApi.dispose();
+    await consumerContext.close();
+  }
+});
+
+test('payables (issue 26): the consumer sees what bpay owes them (en; ar at 390 px); an admin settles it paid outside @global', async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const consumerContext = await browser.newContext({ baseURL });
+  try {
+    const consumer = await consumerContext.newPage();
+    const { email } = await consumerBpayOwes(consumer);
+    await consumer.goto('/?tab=funding-sources');
+    const note = consumer.getByTestId('owed-to-you');
+    await expect(note.getByTestId('owed-to-you-amount')).toHaveText('bpay owes you $7.50');
+    await expect(note.getByTestId('owed-to-you-failed-refund')).toContainText('a refund of $7.50 to');
+    await expect(note.getByTestId('owed-to-you-failed-refund')).toContainText('the card has expired or was canceled');
+    await expect(consumer.getByTestId('bank-owed')).toHaveCount(0);
+    // Arabic, right to left, at 390 px.
+    await consumer.setViewportSize({ width: 390, height: 844 });
+    expect((await consumer.request.patch('/api/auth/user', { data: { language: 'ar' } })).status()).toBe(200);
+    await consumer.addInitScript(() => localStorage.setItem('bpay-language', 'ar'));
+    await consumer.goto('/?tab=funding-sources');
+    await expect(consumer.locator('html')).toHaveAttribute('dir', 'rtl');
+    await expect(note.getByTestId('owed-to-you-amount')).toHaveText('لك على bpay مبلغ $7.50');
+    await expect(note.getByTestId('owed-to-you-failed-refund')).toContainText('انتهت صلاحية البطاقة أو أُلغيت');
+    const box = await note.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    expect(await consumer.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await consumer.screenshot({ path: 'test-results/owed-to-you-ar-390.png' });
+
+    // The admin pays $5.00 of it by bank transfer, then the rest.
+    await signIn(page);
+    await page.getByTestId('admin-tab-receivables').click();
+    const row = page.getByTestId('admin-payable-row').filter({ hasText: email });
+    await expect(row.getByTestId('admin-payable-owed')).toHaveText('$7.50');
+    await row.getByTestId('admin-payable-settle').click();
+    const dialog = page.getByTestId('admin-settle-dialog');
+    await expect(dialog.getByTestId('admin-settle-amount')).toHaveValue('7.50');
+    await dialog.getByTestId('admin-settle-amount').fill('7.51');
+    await dialog.getByTestId('admin-settle-reason').fill('Bank transfer ref 2211');
+    await dialog.getByTestId('admin-settle-submit').click();
+    await expect(dialog).toContainText('At most $7.50 can be settled.');
+    await dialog.getByTestId('admin-settle-amount').fill('5.00');
+    await dialog.getByTestId('admin-settle-submit').click();
+    await expect(dialog).toBeHidden();
+    await expect(toast(page)).toContainText('$5.00 recorded as paid');
+    await expect(row.getByTestId('admin-payable-owed')).toHaveText('$2.50');
+    await row.getByTestId('admin-payable-settle').click();
+    await dialog.getByTestId('admin-settle-reason').fill('Bank transfer ref 2212');
+    await dialog.getByTestId('admin-settle-submit').click();
+    await expect(dialog).toBeHidden();
+    await expect(row).toHaveCount(0);
+
+    // The consumer is told, and bpay owes them nothing.
+    const view = await (await consumer.request.get('/api/receivables')).json();
+    expect(view).toMatchObject({ owedToYou: '0.00', paidToYou: '7.50' });
+    const notices = await (await consumer.request.get('/api/notifications')).json();
+    expect(JSON.stringify(notices)).toContain('Bank transfer ref 2212');
+    await consumer.goto('/?tab=funding-sources');
+    await expect(consumer.getByTestId('add-source-button')).toBeVisible();
+    await expect(consumer.getByTestId('owed-to-you')).toHaveCount(0);
+  } finally {
     await consumerContext.close();
   }
 });

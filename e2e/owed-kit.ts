@@ -105,3 +105,45 @@ export async function consumerWhoOwes(page: Page, merchantApi: APIRequestContext
   expect(owedCents).toBeGreaterThan(500);
   return { userId, email, card, owed, owedCents };
 }
+
+/**
+ * Registers `page`'s consumer with one card and a $20.00 bcard, and makes bpay owe them $7.50: a refund of that much
+ * to the card that the processor failed (the share_refund_failures row and its `refund.failed` movement, as the Stripe
+ * event handler writes them; the simulator has no failing refunds). Returns the user's id, e-mail and the card's id.
+ */
+export async function consumerBpayOwes(page: Page): Promise<{ userId: string; email: string; card: string }> {
+  const email = uniqueEmail('owed-to');
+  expect((await page.request.post('/api/auth/register', { data: { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' } })).status()).toBe(201);
+  const userId = ((await (await page.request.get('/api/auth/user')).json()) as { id: string }).id;
+  const card = await addCard(page, E2E_CARD_NUMBERS[0]!);
+  const made = await page.request.post('/api/virtual-cards', {
+    data: { name: 'Groceries', balance: '20.00', fundingSources: [{ fundingSourceId: card, percentage: 100 }] },
+    headers: { 'Idempotency-Key': crypto.randomUUID() },
+  });
+  expect(made.status(), await made.text()).toBe(201);
+  const db = createClient({ url: `file:${DATA_DIR}/bpay.db` });
+  try {
+    await db.execute('PRAGMA busy_timeout = 10000');
+    const share = (await db.execute({ sql: 'SELECT id, collection_id FROM collection_shares WHERE funding_source_id = ?', args: [card] })).rows[0]!;
+    const tag = crypto.randomUUID().slice(0, 8);
+    const at = Date.now();
+    await db.batch(
+      [
+        {
+          sql: `INSERT INTO share_refund_failures (id, vendor_refund_id, share_id, collection_id, user_id, funding_source_id, amount_cents, currency, failure_reason, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, 750, 'usd', 'expired_or_canceled_card', ?)`,
+          args: [`srf_${tag}`, `re_${tag}`, String(share.id), String(share.collection_id), userId, card, at],
+        },
+        { sql: "INSERT INTO ledger_movements (id, kind, reference_id, created_at) VALUES (?, 'refund.failed', ?, ?)", args: [`mv_${tag}`, `re_${tag}`, at] },
+        {
+          sql: 'INSERT INTO ledger_postings (movement_id, account, amount_cents) VALUES (?, ?, -750), (?, ?, 750)',
+          args: [`mv_${tag}`, `funding_source:${card}`, `mv_${tag}`, `payable:${userId}`],
+        },
+      ],
+      'write',
+    );
+  } finally {
+    db.close();
+  }
+  return { userId, email, card };
+}
