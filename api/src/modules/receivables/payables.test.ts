@@ -3,7 +3,7 @@ import { TestClock } from '../../lib/clock';
 import { call, forkTestApp, makeTestApp, type TestContext } from '../../../test-support/app';
 import { addCard, makePremium, registerUser } from '../../../test-support/world';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
-import { ledgerBalance } from '../../../test-support/money-invariants';
+import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { ledgerTotal } from '../ledger/service';
 
 /*
@@ -51,6 +51,13 @@ beforeAll(async () => {
     sql: `INSERT INTO share_refund_failures (id, vendor_refund_id, share_id, collection_id, user_id, funding_source_id, amount_cents, currency, failure_reason, created_at)
           VALUES ('srf_1', 're_1', ?, ?, ?, ?, ?, 'usd', 'expired_or_canceled_card', ?)`,
     args: [String(share!.id), String(share!.c), owed.id, card, FAILED, at],
+  });
+  // The merchant's refund bpay credited to the card (the processor's refund then failed: the card's balance there is
+  // unchanged), and its reversal into payable:<user>.
+  await template.handle.client.execute({ sql: "INSERT INTO ledger_movements (id, kind, reference_id, created_at) VALUES ('mv_rr', 'test.refund', 're_1', ?)", args: [at] });
+  await template.handle.client.execute({
+    sql: "INSERT INTO ledger_postings (movement_id, account, amount_cents) VALUES ('mv_rr', 'external:merchants', ?), ('mv_rr', ?, ?)",
+    args: [-FAILED, `funding_source:${card}`, FAILED],
   });
   await template.handle.client.execute({ sql: "INSERT INTO ledger_movements (id, kind, reference_id, created_at) VALUES ('mv_rf', 'refund.failed', 're_1', ?)", args: [at] });
   await template.handle.client.execute({
@@ -140,6 +147,7 @@ describe('POST /api/admin/users/:id/payable/settle (paid_outside)', () => {
     expect((await adminCall(ctx, token, '/api/admin/payables')).body).toHaveLength(0);
     expect((await call(ctx, '/api/funding-sources/bank-standing', { cookie: owed.cookie })).body.owedToYou).toBe('0.00');
     expect(await ledgerTotal(ctx.deps.db)).toBe(0);
+    expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
     ctx.close();
   });
 
