@@ -6,7 +6,7 @@ import { ListState, listStatus } from '../../../components/ui/list-state';
 import { useLanguage } from '../../../i18n';
 import { adminPayablesQuery, PAYABLES_KEY, settlePayable, type AdminPayable } from '../api';
 import { formatAmount, personName } from '../display';
-import { AmountReasonDialog } from './receivables-tab';
+import { AmountReasonDialog } from './amount-reason-dialog';
 import { AdminTable, EmptyState, ErrorBlock, LoadingBlock, LoadMore, Th } from './states';
 
 /**
