@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, ne, sql } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError } from '../../errors';
@@ -154,7 +154,12 @@ export async function recordBankDebit(
     .set({ status: 'returned', returnCode: state.code, returnMessage: state.message, resolvedAt: at })
     .where(and(eq(schema.bankDebits.shareId, debit.shareId), inArray(schema.bankDebits.status, ['pending', 'settled'])));
   if (res.rowsAffected !== 1) return { status: await current(), moved: false };
-  await tx.update(schema.collectionShares).set({ status: 'returned', updatedAt: at }).where(eq(schema.collectionShares.id, debit.shareId));
+  // A share already refunded at the processor stays `refunded`: a refund's retry after a crash must know the money went
+  // back to the bank account, and not credit it to the receivable instead (hostile review of issue 26).
+  await tx
+    .update(schema.collectionShares)
+    .set({ status: 'returned', updatedAt: at })
+    .where(and(eq(schema.collectionShares.id, debit.shareId), ne(schema.collectionShares.status, 'refunded')));
   await tx
     .update(schema.collections)
     .set({

@@ -129,7 +129,9 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
       // above; this one waits, and the sweep comes back until the debit settles or is returned.
       const status = await refreshBankDebit(deps, debit);
       if (status === 'pending') throw new BankDebitPendingError(share.id);
-      if (status === 'returned') {
+      // Returned, unless this share was refunded at the processor in an earlier pass (a crash before the recording
+      // below): that money went back to the bank account, so it is recorded so (the refund's key pays nothing twice).
+      if (status === 'returned' && share.status !== 'refunded') {
         returned.add(share.id);
         continue;
       }

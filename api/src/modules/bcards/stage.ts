@@ -130,6 +130,8 @@ export function shareStageOf(share: Pick<ShareRow, 'status'>, debit: DebitStatus
     case 'declined':
       return 'declined';
     case 'refunded':
+      // A bank share refunded and then returned keeps `refunded` (bank-debits.ts): its debit's return is the stage.
+      if (debit === 'returned') return 'returned';
       // A used bcard's shares are refunded only the remainder's part: charged, the rest back.
       return bcardUsed ? 'partly_refunded' : 'refunded';
     case 'returned':

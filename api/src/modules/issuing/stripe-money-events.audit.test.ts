@@ -7,6 +7,7 @@ import { startStripeStub, type StripeStub } from '../../../test-support/stripe-s
 import { makeStripeApp, sendEvent, settled, stripeEvent, stripeId, STUB_SECRET_KEY } from '../../../test-support/modules/stripe-issuing';
 import { addBankAccount, addCard, makePremium, registerUser } from '../../../test-support/world';
 import { TestClock } from '../../lib/clock';
+import { shareStageOf } from '../bcards/stage';
 
 let stub: StripeStub;
 let ctx: TestContext;
@@ -195,6 +196,35 @@ describe('a return racing the consumer', () => {
       expect(stub.find('POST', '/v1/refunds').filter((r) => r.form.get('payment_intent') === b.cardShare.holdId)).toHaveLength(1);
       expect(stub.find('POST', '/v1/refunds').filter((r) => r.form.get('payment_intent') === b.debit!.id)).toHaveLength(0);
     }
+    await noViolations();
+  });
+});
+
+describe('a return in the middle of a cancel’s refund', () => {
+  test('the bank share refunded at Stripe, the recording crashed, then the debit returned: the consumer owes the debit (they had the refund and were never debited)', async () => {
+    const who = await consumer();
+    const b = await bcard(who, 50);
+    stub.objects.get(b.debit!.id)!.status = 'succeeded';
+    await sendEvent(ctx, event('payment_intent.succeeded', intent(b.debit!.id, 'succeeded')));
+    await ctx.handle.client.execute("CREATE TRIGGER refuse_cancel_notice BEFORE INSERT ON notifications WHEN NEW.kind = 'bcard_canceled' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    try {
+      await call(ctx, `/api/virtual-cards/${b.id}/cancel`, { method: 'POST', cookie: who.cookie });
+    } finally {
+      await ctx.handle.client.execute('DROP TRIGGER refuse_cancel_notice');
+    }
+    expect(stub.find('POST', '/v1/refunds').filter((r) => r.form.get('payment_intent') === b.debit!.id)).toHaveLength(1);
+    expect(String((await q('SELECT status FROM collections WHERE id = ?', [b.collectionId]))[0]!.status)).toBe('refunding');
+    await sendEvent(ctx, event('charge.failed', failedCharge(b.debit!.id)));
+    clock.advance(10 * 60_000);
+    const { recoverCollections } = await import('../bcards/sweep');
+    await recoverCollections(ctx.deps, 60_000);
+    await settled(ctx, b);
+    expect(await ledgerBalance(ctx, `receivable:${who.id}`)).toBe(-b.debit!.cents);
+    // The share stays refunded (the money went back to the bank account); its stage says the debit was returned.
+    expect(String((await q('SELECT status FROM collection_shares WHERE id = ?', [b.debit!.shareId]))[0]!.status)).toBe('refunded');
+    expect(shareStageOf({ status: 'refunded' }, 'returned', false)).toBe('returned');
+    // The bank share was refunded once at Stripe, with its key.
+    expect(stub.find('POST', '/v1/refunds').filter((r) => r.form.get('payment_intent') === b.debit!.id)).toHaveLength(1);
     await noViolations();
   });
 });
