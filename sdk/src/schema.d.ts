@@ -1787,7 +1787,7 @@ export interface paths {
         head?: never;
         /**
          * Move a user to another tier
-         * @description Active tiers only (400 tier_inactive). A user not paying for a running period (Free, a plan an admin gave) moves now: the current subscription ends and a new one (not billed) starts in one transaction. A paying user (billed: true) needs timing: period_end schedules the move for the period end (no money moves; the renewal then charges the new plan's price, or nothing for a free one); now_with_refund moves now and refunds the current plan's unused part (price × remaining / period, in ms, rounded half up to cents) to the card it was paid with. now_with_refund for a user not paying: 400 proration_not_paid. A plan payment or refund still running: 409 plan_change_in_progress. Audited with the admin id.
+         * @description Active tiers only (400 tier_inactive). A user not paying for a running period (Free, a plan an admin gave) moves now: the current subscription ends and a new one (not billed) starts in one transaction. A paying user (billed: true) needs timing: period_end schedules the move for the period end (not to a dearer plan, which the renewal would bill without the user choosing it: 400; no money moves; the renewal then charges the new plan's price, or nothing for a free one); now_with_refund moves now and refunds the current plan's unused part (price × remaining / period, in ms, rounded half up to cents) to the card it was paid with. now_with_refund for a user not paying: 400 proration_not_paid. A plan payment or refund still running: 409 plan_change_in_progress. Audited with the admin id.
          */
         patch: operations["patchApiAdminUsersByIdSubscription"];
         trace?: never;
