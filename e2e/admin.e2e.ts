@@ -632,10 +632,12 @@ test('an admin moving a paying consumer chooses when; now refunds the unused par
     await expect(row).toHaveCount(1);
     await row.getByTestId('admin-user-tier').selectOption({ label: 'Premium' });
     const confirm = page.getByTestId('admin-user-confirm');
-    // The consumer pays for Professional: the dialog asks when, at the period end by default.
+    // The consumer pays for Professional: the dialog asks when. Premium costs more, so it cannot wait for the period's
+    // end (the renewal would charge the consumer for a plan they never chose): now, with the refund, is chosen.
     await expect(confirm).toContainText(`${email} pays for Professional until`);
-    await expect(confirm.getByTestId('admin-user-timing-period_end')).toBeChecked();
-    await confirm.getByTestId('admin-user-timing-now_with_refund').check();
+    await expect(confirm.getByTestId('admin-user-timing-period_end')).toBeDisabled();
+    await expect(confirm).toContainText('Not at the period end: Premium costs more');
+    await expect(confirm.getByTestId('admin-user-timing-now_with_refund')).toBeChecked();
     await confirm.getByTestId('confirm-ok').click();
     // Moved at once, just after paying: the whole $9.99 goes back.
     await expect(toast(page)).toContainText('Refunded $9.99 to the card the plan was paid with');

@@ -51,6 +51,9 @@ export function UsersTab() {
   const rows = users.data?.pages.flatMap((p) => p.items) ?? [];
   const tiers = useQuery(adminTiersQuery());
   const activeTiers = (tiers.data ?? []).filter((x) => x.isActive);
+  const priceOf = (tierId: string) => Number((tiers.data ?? []).find((x) => x.id === tierId)?.monthlyPrice ?? 0);
+  /** Moving this paying user to `tierId` costs more than their plan now. */
+  const dearer = (u: AdminUser, tierId: string) => paidUntil(u) !== null && priceOf(tierId) > priceOf(tierOf(u));
 
   const [change, setChange] = useState<PendingChange | null>(null);
   const [timing, setTiming] = useState<Timing>('period_end');
@@ -192,7 +195,9 @@ export function UsersTab() {
                   onChange={(e) => {
                     const to = activeTiers.find((x) => x.id === e.target.value);
                     if (to && to.id !== tierOf(u)) {
-                      setTiming('period_end');
+                      // A dearer plan cannot wait for the period's end (the renewal would charge the user for a plan
+                      // they never chose; the API refuses it): it is now, with the refund.
+                      setTiming(dearer(u, to.id) ? 'now_with_refund' : 'period_end');
                       setChange({ kind: 'tier', user: u, to: { id: to.id, displayName: to.displayName } });
                     }
                   }}
@@ -255,13 +260,16 @@ export function UsersTab() {
                   name="admin-plan-timing"
                   value={w}
                   checked={timing === w}
+                  disabled={w === 'period_end' && dearer(change.user, change.to.id)}
                   onChange={() => setTiming(w)}
                   className="mt-0.5 h-4 w-4 shrink-0 accent-brand-600"
                   data-testid={`admin-user-timing-${w}`}
                 />
                 <span>
                   {w === 'period_end'
-                    ? t('admin.users.confirmTier.periodEnd', { date: formatDate(paidUntil(change.user) ?? '', lang), to: change.to.displayName })
+                    ? dearer(change.user, change.to.id)
+                      ? t('admin.users.confirmTier.periodEndDearer', { to: change.to.displayName })
+                      : t('admin.users.confirmTier.periodEnd', { date: formatDate(paidUntil(change.user) ?? '', lang), to: change.to.displayName })
                     : t('admin.users.confirmTier.nowRefund', { from: tierName(change.user) })}
                 </span>
               </label>
