@@ -3,6 +3,8 @@ import { expect, test, type Page } from '@playwright/test';
 const toast = (page: Page) => page.getByTestId('toast').last();
 
 test('register, complete the profile, log out and sign in again', async ({ page }) => {
+  // About 60 steps, the first test of its worker (a browser to launch): 20 s on a quiet machine, 34 s on a loaded one.
+  test.setTimeout(60_000);
   const email = `e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const password = 'correct horse battery';
 
