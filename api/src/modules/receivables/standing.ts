@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { bankReturnText, declineText, type WordsLanguage } from '../../lib/server-words';
@@ -44,10 +44,22 @@ export async function pendingRepaymentCents(db: DbOrTx, userId: string): Promise
  * Not repayable or waivable: that refund clears it, and repaid too it would leave the receivable positive.
  */
 export async function comingBackCents(db: DbOrTx, userId: string): Promise<number> {
-  const returned = await db
-    .select()
-    .from(schema.bankDebits)
-    .where(and(eq(schema.bankDebits.userId, userId), eq(schema.bankDebits.status, 'returned')));
+  // Only debits whose bcard's money is still moving (unused and alive, or a remainder being refunded): every other
+  // returned debit gives back nothing more, and a user's returned debits only accumulate, so they are not read one by one.
+  const returned = (
+    await db
+      .select({ debit: schema.bankDebits })
+      .from(schema.bankDebits)
+      .innerJoin(schema.bcards, eq(schema.bcards.collectionId, schema.bankDebits.collectionId))
+      .innerJoin(schema.collections, eq(schema.collections.id, schema.bankDebits.collectionId))
+      .where(
+        and(
+          eq(schema.bankDebits.userId, userId),
+          eq(schema.bankDebits.status, 'returned'),
+          or(inArray(schema.bcards.status, ['active', 'expiring', 'canceling']), eq(schema.collections.status, 'refunding')),
+        ),
+      )
+  ).map((r) => r.debit);
   let sum = 0;
   for (const debit of returned) sum += await stillComingBack(db, debit);
   return sum;
