@@ -169,3 +169,28 @@ export const passwordResetTokens = sqliteTable(
   },
   (t) => [uniqueIndex('password_reset_tokens_hash_unique').on(t.tokenHash), index('password_reset_tokens_user_idx').on(t.userId, t.createdAt)],
 );
+
+/**
+ * A one-time sign-in link, mailed when the right password comes from an address new to an account whose daily cap of
+ * failed sign-ins is full (api/src/modules/auth/sign-in-link.ts): only the token's hash is kept; single use, 15
+ * minutes, and only from the address that asked.
+ */
+export const signInLinks = sqliteTable(
+  'sign_in_links',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** HMAC-SHA256 of the token in the link; the token itself is only in the e-mail. */
+    tokenHash: text('token_hash').notNull(),
+    /** The addressKey (IPv4 address or IPv6 /64) that asked: the link works only from it. */
+    address: text('address').notNull(),
+    /** HMAC of the password hash the request matched: a password changed since makes the link useless. */
+    passwordStamp: text('password_stamp').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [uniqueIndex('sign_in_links_hash_unique').on(t.tokenHash), index('sign_in_links_user_idx').on(t.userId, t.createdAt)],
+);
