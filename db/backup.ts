@@ -19,6 +19,7 @@ import {
   statSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { localDatabasePath, tightenModes } from './file-modes';
 
 /*
  * Online backup and restore of a local bpay install: the database and the uploads folder (KYC documents).
@@ -45,12 +46,7 @@ export class BackupError extends Error {
 /** The uploads copy that belongs to a backup file: `<file>.uploads/`. */
 export const uploadsBackupPath = (file: string) => `${file}.uploads`;
 
-/** The file behind a local database URL (`file:...`, relative to the working directory), or null for a remote one. */
-export function localDatabasePath(url: string): string | null {
-  if (!url.startsWith('file:')) return null;
-  const path = url.slice('file:'.length).split('?')[0] ?? '';
-  return path && path !== ':memory:' ? resolve(path) : null;
-}
+export { localDatabasePath };
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -132,6 +128,8 @@ function copyTree(from: string, to: string): number {
   }
   else mkdirSync(to, { recursive: true });
   chmodSync(to, 0o700);
+  // Copies keep their source's modes: an uploads folder an older version left readable is not copied so.
+  tightenModes({ files: [], trees: [to], folders: [] });
   return fsyncTree(to);
 }
 
@@ -228,8 +226,8 @@ export function restoreBackup(file: string, target: RestoreTarget): { uploadFile
   }
   checkBackupFile(source);
 
-  mkdirSync(dirname(databasePath), { recursive: true });
-  mkdirSync(dirname(uploadsDir), { recursive: true });
+  mkdirSync(dirname(databasePath), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(uploadsDir), { recursive: true, mode: 0o700 });
   const partial = join(dirname(databasePath), `.${basename(databasePath)}.restoring-${process.pid}`);
   const partialUploads = `${uploadsDir}.restoring-${process.pid}`;
   let uploadsPlaced = false;

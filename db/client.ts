@@ -512,7 +512,8 @@ export interface DbHandle {
 export function openDb(opts: OpenDbOptions): DbHandle {
   if (opts.url.startsWith('file:')) {
     const path = opts.url.slice('file:'.length).split('?')[0] ?? '';
-    if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    // The data folder is the server's alone (db/file-modes.ts); an existing one is tightened at start, not here.
+    if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   }
   const client = createClient({ url: opts.url, authToken: opts.authToken, timeout: BUSY_TIMEOUT_MS });
   const lockKey = opts.url.startsWith('file:') ? resolve(opts.url.slice('file:'.length).split('?')[0] ?? '') : opts.url;

@@ -12,6 +12,10 @@ import { systemClock } from '../api/src/lib/clock';
 import { deriveKey } from '../api/src/lib/crypto';
 import { createAdmin } from '../api/src/modules/admin/accounts';
 import { AppError } from '../api/src/errors';
+import { privateUmask } from '@bpay/db/file-modes';
+
+// It may create the database and the session-secret file: 0600 (folders 0700), as the server would.
+privateUmask();
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),

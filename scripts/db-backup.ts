@@ -10,6 +10,10 @@
 import { oneFileArgument } from './one-file-argument';
 import { BackupError, createBackup } from '../db/backup';
 import { EnvError, parseStorageEnv } from '../api/src/env';
+import { privateUmask } from '../db/file-modes';
+
+// The copy holds what the database holds: created 0600 (its folders 0700), as the server's own files are.
+privateUmask();
 
 const USAGE = 'Usage: bun run db:backup <file>   (writes <file> and <file>.uploads/; never overwrites)';
 

@@ -12,6 +12,10 @@ import { createConnection } from 'node:net';
 import { oneFileArgument } from './one-file-argument';
 import { BackupError, localDatabasePath, restoreBackup } from '../db/backup';
 import { EnvError, parseEnv } from '../api/src/env';
+import { privateUmask } from '../db/file-modes';
+
+// What it puts in place is the server's data: created 0600 (its folders 0700), as the server's own files are.
+privateUmask();
 
 const USAGE = 'Usage: bun run db:restore <file>   (the server stopped; the current database and uploads moved aside)';
 

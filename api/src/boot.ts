@@ -1,4 +1,5 @@
 import { migrateDb, openDb, type DbHandle } from '@bpay/db';
+import { databaseFiles, folderOf, localDatabasePath, tightenModes } from '@bpay/db/file-modes';
 import { seedDb } from '@bpay/db/seed';
 import { createApp } from './app';
 import { buildDeps, type AppDeps } from './deps';
@@ -65,6 +66,31 @@ export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; ex
   return { recovered: recovered + planRefunds, expired, canceled, bankDebits };
 }
 
+/**
+ * Takes group and other access away from what this install keeps (issue 27): the database and its -wal/-shm, the
+ * session-secret file, the uploads tree, and the folders they are in (when nothing else readable is there). New files
+ * are private already (server.ts sets the umask); this fixes what an older version left. Logs only when it changed
+ * something, or left a shared folder as it is; a remote or in-memory database has no file to fix.
+ */
+export function tightenDataModes(env: Pick<Env, 'databaseUrl' | 'uploadsDir' | 'sessionSecretFile'>, log: Logger): void {
+  const database = localDatabasePath(env.databaseUrl);
+  const secret = env.sessionSecretFile;
+  try {
+    const { changed, shared } = tightenModes({
+      files: [...(database ? databaseFiles(database) : []), ...(secret ? [secret] : [])],
+      trees: [env.uploadsDir],
+      folders: [...(database ? [folderOf(database)] : []), ...(secret ? [folderOf(secret)] : [])],
+    });
+    if (changed.length > 0) log.warn('file modes tightened', { paths: changed });
+    if (shared.length > 0) {
+      log.warn('folders readable by other users left as they are (they hold files that are not private): chmod 700 them', { paths: shared });
+    }
+  } catch (error) {
+    // A file owned by another user (EPERM): said loudly, but the service still starts.
+    log.error('file modes could not be tightened', { error });
+  }
+}
+
 export interface Booted {
   deps: AppDeps;
   app: ReturnType<typeof createApp>;
@@ -76,6 +102,8 @@ export interface Booted {
 export async function boot(env: Env, log: Logger, clock: Clock = systemClock): Promise<Booted> {
   const handle = openDb({ url: env.databaseUrl, authToken: env.databaseAuthToken });
   await migrateDb(handle.db);
+  // After the migrations: the database, its -wal and -shm exist by now.
+  tightenDataModes(env, log);
   await seedDb(handle.db, clock.now());
   const vendorKey = env.vendorKey ?? deriveKey(env.sessionSecret, 'vendor-credentials');
   // Stripe keys from the environment win; otherwise the admin-configured keys of the active mode (Admin → Vendors),

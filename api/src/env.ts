@@ -102,6 +102,8 @@ export interface Env {
   databaseUrl: string;
   databaseAuthToken: string | undefined;
   sessionSecret: string;
+  /** The file the session secret was read from or written to; undefined when BPAY_SESSION_SECRET gives it. */
+  sessionSecretFile?: string;
   publicUrl: URL;
   sessionTtlMs: number;
   trustProxy: boolean;
@@ -199,6 +201,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     databaseUrl: v.BPAY_DATABASE_URL,
     databaseAuthToken: v.BPAY_DATABASE_AUTH_TOKEN,
     sessionSecret,
+    ...(v.BPAY_SESSION_SECRET ? {} : { sessionSecretFile: v.BPAY_SESSION_SECRET_FILE }),
     publicUrl,
     sessionTtlMs: v.BPAY_SESSION_TTL_HOURS * 3600_000,
     trustProxy: v.BPAY_TRUST_PROXY === 'true',
@@ -256,7 +259,7 @@ function loadOrCreateSecret(file: string, create: boolean): string {
     throw new EnvError([`BPAY_SESSION_SECRET: not set, and BPAY_SESSION_SECRET_FILE (${file}) does not exist`]);
   }
   const s = randomBytes(32).toString('hex');
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, `${s}\n`, { mode: 0o600 });
   return s;
 }

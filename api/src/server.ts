@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { privateUmask } from '@bpay/db/file-modes';
 import { dirname, join, resolve } from 'node:path';
 import { boot } from './boot';
 import { EnvError, parseEnv } from './env';
@@ -17,6 +18,8 @@ import { readSessionToken } from './modules/auth/sessions';
  * The process entry: one server on one port for the API, the API docs and the web app.
  * `--dev` serves web/index.html through Bun's bundler with hot reload instead of the production build.
  */
+// Before anything is written (parseEnv may create the session-secret file): what bpay creates is 0600, folders 0700.
+privateUmask();
 let env;
 try {
   env = parseEnv(process.env);
