@@ -94,6 +94,41 @@ export const CATALOGUE = {
       'enter the code from your authenticator app if two-factor authentication is on; otherwise try again after ' +
       'the time given in Retry-After.',
   },
+  sign_in_link_sent: {
+    status: 401,
+    type: 'authentication_error',
+    message:
+      'This account had too many failed sign-ins today and this device is new to it. If the password is right, a ' +
+      'one-time sign-in link is on its way to the account\'s e-mail address: open it on this device, on this network, ' +
+      'within 15 minutes.',
+  },
+  sign_in_link_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many sign-in link requests from this network. Try again after the time given in Retry-After.',
+  },
+  sign_in_link_invalid: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This sign-in link is not valid (the password may have changed since it was sent). Sign in again.',
+  },
+  sign_in_link_expired: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This sign-in link has expired (it works for 15 minutes). Sign in again to get a new one.',
+  },
+  sign_in_link_used: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This sign-in link was already used. Sign in again to get a new one.',
+  },
+  sign_in_link_other_network: {
+    status: 403,
+    type: 'permission_error',
+    message:
+      'This sign-in link works only on the network it was asked from. Open it on the device and network where you ' +
+      'signed in (it is still valid there), or sign in again from here.',
+  },
   account_network_limited: {
     status: 429,
     type: 'rate_limit_error',

@@ -126,6 +126,8 @@ const PUBLIC_ROUTES = new Set([
   'post /api/auth/password-reset',
   'post /api/auth/password-reset/check',
   'post /api/auth/password-reset/confirm',
+  // The sign-in link mailed past an account's cap: the token (and the address that asked) is the credential.
+  'post /api/auth/sign-in-link',
   // The e-mail change links: the token in the link is the credential (it may be opened on another device).
   'post /api/auth/email-change/confirm',
   'post /api/auth/email-change/revert',

@@ -120,6 +120,8 @@ export const EMAIL_KINDS = [
   'notice',
   /** The link that confirms a new e-mail address. */
   'email_change_confirm',
+  /** A one-time sign-in link, past an account's daily cap of failed sign-ins (api/src/modules/auth/sign-in-link.ts). */
+  'sign_in_link',
 ] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 export const EMAIL_STATUSES = ['pending', 'sent', 'failed'] as const;

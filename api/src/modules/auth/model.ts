@@ -241,3 +241,17 @@ export const EmailChangeConfirmed = t.Object({
 export const EmailChangeReverted = t.Object({
   email: t.String({ description: 'The address put back, masked (a***@example.com). A password reset link went to it.' }),
 });
+
+/** A sign-in link's token (32 random bytes, base64url) and, when two-factor is on, the code. */
+export const SignInLinkBody = t.Object(
+  {
+    token: t.String({
+      pattern: '^[A-Za-z0-9_-]{43}$',
+      error: 'token must be the code from a sign-in link (43 letters, digits, - or _).',
+    }),
+    totpCode: t.Optional(
+      t.String({ pattern: '^[0-9]{6}$', error: 'totpCode must be the 6-digit code from your authenticator app.' }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ token: EXAMPLE_TOKEN }] },
+);

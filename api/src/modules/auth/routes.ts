@@ -26,6 +26,8 @@ import {
   PasswordResetRequested,
 } from './model';
 import { checkResetToken, requestPasswordReset, resetPassword, RESET_TOKEN_TTL_MS } from './password-reset';
+import { SignInLinkBody } from './model';
+import { signInWithLink } from './sign-in-link';
 import { LoginBody, ProfilePatchBody, RegisterBody, SessionModel, TotpCodeBody, TotpDisableBody, TotpEnrolmentModel, UserModel } from './model';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, login, register } from './service';
 import {
@@ -112,11 +114,41 @@ export function authRoutes(deps: AppDeps) {
             'totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: ' +
             '10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from ' +
             'one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last ' +
-            '(429 account_network_limited: this account from this network), until a success from that address; past 100 failures in a day for one account, an ' +
-            'address it has not signed in from within 30 days is answered 429 account_sign_in_limited without a ' +
-            'check unless the request carries totpCode, and then gets in only with the right password and code. ' +
+            '(429 account_network_limited: this account from this network), until a success from that address. Past 100 failures in a day for one account, an ' +
+            'address it has not signed in from within 30 days does not get in by the password alone: without ' +
+            'totpCode the answer is 401 sign_in_link_sent whether the password is right or wrong, and a right one ' +
+            'mails the account a one-time link to /sign-in-link (POST /api/auth/sign-in-link), valid 15 minutes and ' +
+            'only from this address; such attempts are at most 5 an hour per address (429 sign_in_link_rate_limited) ' +
+            'and at most 3 links an hour are mailed per account (past that, the same answer and no mail). With ' +
+            'totpCode it gets in only with the right password and code, and any failure is 429 account_sign_in_limited. ' +
             'Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). ' +
             'Every 429 has Retry-After.',
+        },
+      },
+    )
+    .post(
+      '/sign-in-link',
+      async ({ body, request, set }) => {
+        const { user, session } = await signInWithLink(authDeps, body, clientOf(request));
+        set.headers['set-cookie'] = await handOver(request, session);
+        return user;
+      },
+      {
+        body: SignInLinkBody,
+        parse: 'json',
+        response: { 200: UserModel, ...errors(400, 401, 403, 415, 429) },
+        detail: {
+          summary: 'Sign in with a one-time sign-in link',
+          security: PUBLIC_SECURITY,
+          description:
+            'The link mailed when the right password came from a new address past the account\'s daily cap of failed ' +
+            'sign-ins (see POST /api/auth/login). It works once, within 15 minutes, and only from the address ' +
+            '(IPv4 address or IPv6 /64) that asked: from another it is 403 sign_in_link_other_network and stays ' +
+            'usable. With two-factor on, totpCode is required as at sign-in (401 two_factor_required, 400 ' +
+            'invalid_two_factor_code, 429 verification_rate_limited; the link is not used up). 400 ' +
+            'sign_in_link_invalid (unknown, or the password changed since), sign_in_link_used or ' +
+            'sign_in_link_expired (param token). Success is a normal sign-in: the session cookie, the sign-in ' +
+            'notices, and the address becomes one the account signs in from.',
         },
       },
     )

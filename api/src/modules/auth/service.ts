@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import { schema, type Db, firstRow, type UserLanguage } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow, type UserLanguage } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { Clock } from '../../lib/clock';
 import { seal, unseal } from '../../lib/crypto';
@@ -15,6 +15,7 @@ import { notify } from '../notifications/service';
 import { heldForRevert } from './email-change';
 import { assertStrongPassword } from './password-strength';
 import { createSession, type NewSession, type SessionClient, type SessionConfig } from './sessions';
+import { countSignInLinkRequest, sendSignInLink, signInLinkSent } from './sign-in-link';
 import {
   accountSignInLimited,
   countRegistration,
@@ -143,8 +144,10 @@ export interface SignedIn {
  * Checks credentials and, when enrolled, the TOTP code, and starts a session for `client`. Unknown e-mail and wrong
  * password fail identically, and so does a password changed while this sign-in was checking the old one.
  * Fails with: rate_limited (this address or this account from this address failed too often, see rate-limit.ts),
- * account_sign_in_limited (the account failed too often from everywhere and this address is new to it: checked only
- * with a two-factor code, and any failure then answers this same 429), invalid_credentials, two_factor_required
+ * sign_in_link_sent (401: the account failed too often from everywhere, this address is new to it and the request
+ * has no two-factor code: right password or wrong, this same answer, and a right one mails a sign-in link, see
+ * sign-in-link.ts), sign_in_link_rate_limited (429: such attempts from this address, 5 an hour),
+ * account_sign_in_limited (the same, with a two-factor code: any failure then answers this 429), invalid_credentials, two_factor_required
  * (password right, code missing: not counted as a failure), invalid_two_factor_code (also: the code was used by
  * another request meanwhile), verification_rate_limited (too many wrong codes for the account).
  */
@@ -162,10 +165,7 @@ export async function login(
   // Past the account's cap, only a full success from a new address is told apart from a failure.
   let strict = false;
   if (attempt.cappedFor !== null && !(user && (await isKnownSignInAddress(db, clock, user.id, keys.address)))) {
-    if (!input.totpCode) {
-      await releaseThrottle(db, attempt.ids);
-      throw accountSignInLimited(attempt.cappedFor);
-    }
+    if (!input.totpCode) return linkInstead(deps, user ?? null, input.password, client, keys.address, attempt.ids);
     strict = true;
   }
   const fail = (e: AppError) => (strict ? accountSignInLimited(attempt.cappedFor ?? 1) : e);
@@ -190,9 +190,34 @@ export async function login(
   // Both refusals stay counted failures, like the wrong password or code they stand for.
   if (session === 'password_changed') throw fail(new AppError('invalid_credentials'));
   if (session === 'code_used') throw fail(new AppError('invalid_two_factor_code', undefined, 'totpCode'));
+  if (session === 'claim_lost') throw new Error('unreachable: no claim at sign-in');
   if (code) await releaseThrottle(db, [code.attempt]);
   await signInSucceeded(db, clock, keys, user.id, attempt);
   return { user: toPublicUser(user), session };
+}
+
+/**
+ * Past the account's cap, from an address new to it, without a two-factor code (see sign-in-link.ts): counted
+ * against the address's link allowance (a refusal there releases the attempt: nothing was checked), then the
+ * password is checked; a right one mails a sign-in link. Right or wrong, the answer is the same 401 sign_in_link_sent
+ * and the attempt stays a counted failure (the address's and the pair's limits, which bound this work), so neither
+ * the answer nor a later limit tells a guesser which it was.
+ */
+async function linkInstead(
+  deps: AuthDeps & { session: SessionConfig },
+  user: UserRow | null,
+  password: string,
+  client: SessionClient,
+  address: string,
+  attemptIds: number[],
+): Promise<never> {
+  await countSignInLinkRequest(deps.db, deps.clock, address).catch(async (e: unknown) => {
+    await releaseThrottle(deps.db, attemptIds);
+    throw e;
+  });
+  const ok = await Bun.password.verify(password, user?.passwordHash ?? (await getDummyHash()));
+  if (user && ok) await sendSignInLink(deps, user, client);
+  throw signInLinkSent();
 }
 
 /**
@@ -201,14 +226,18 @@ export async function login(
  * password change stores its new hash and ends other sessions in one transaction, so a sign-in with the old password
  * either made its session before, and it was ended, or makes none), and the code's step is consumed only while
  * unused for the same secret. Nothing is written when either has moved on. With Login Notifications on, the new
- * sign-in notice (device, address, time) is queued in the same transaction.
+ * sign-in notice (device, address, time) is queued in the same transaction. `claim`, when given (a sign-in link
+ * marking itself used, sign-in-link.ts), runs in the transaction before the session: when it answers false, nothing
+ * of the transaction stays.
  */
-async function commitSignIn(
+export async function commitSignIn(
   deps: AuthDeps & { session: SessionConfig },
   user: UserRow,
   code: { sealedSecret: string; step: number } | null,
   client: SessionClient,
-): Promise<NewSession | 'password_changed' | 'code_used'> {
+  claim?: (tx: DbOrTx) => Promise<boolean>,
+): Promise<NewSession | 'password_changed' | 'code_used' | 'claim_lost'> {
+  const lost = new Error('claim lost');
   return deps.db.transaction(async (tx) => {
     const [current] = await tx
       .select({ passwordHash: schema.users.passwordHash })
@@ -224,6 +253,8 @@ async function commitSignIn(
         .returning({ id: schema.users.id });
       if (used.length !== 1) return 'code_used';
     }
+    // Thrown, not returned: the code's step written above must not stay when the claim is lost.
+    if (claim && !(await claim(tx))) throw lost;
     const session = await createSession(tx, deps.clock, deps.session, user.id, client);
     // The in-app notice always, in this transaction: no session, no notice.
     await notify(tx, deps, user.id, 'sign_in', { device: describeDevice(client.userAgent), ip: client.ip }, deps.clock.now());
@@ -244,6 +275,9 @@ async function commitSignIn(
       );
     }
     return session;
+  }).catch((e: unknown) => {
+    if (e === lost) return 'claim_lost' as const;
+    throw e;
   });
 }
 

@@ -223,8 +223,12 @@ describe('two-factor sign-in', () => {
     ctx.clock.advance(30_000);
     const code = totp(u.secret, now());
     const ip = '192.0.2.150';
+    // Without a code the password alone gets the sign-in link answer (sign-in-link.test.ts), never a session.
+    const withoutCode = await login(ctx, u.email, PASSWORD, { ip: '192.0.2.151' });
+    expect(withoutCode.status).toBe(401);
+    expect(withoutCode.body.error.code).toBe('sign_in_link_sent');
+    expect(withoutCode.cookie).toBeNull();
     const capped = [
-      await login(ctx, u.email, PASSWORD, { ip: '192.0.2.151' }),
       await login(ctx, u.email, PASSWORD, { ip: '192.0.2.152', totpCode: wrongCode(u.secret) }),
       await login(ctx, u.email, 'not the password', { ip: '192.0.2.153', totpCode: code }),
     ];

@@ -116,6 +116,39 @@ export function passwordResetEmail(input: Recipient & { link: string; expiresInM
   ]);
 }
 
+/**
+ * A one-time sign-in link: the right password came from an address new to the account while its daily cap of failed
+ * sign-ins is full. Says where the request came from and what to do when it was not the owner (the password is known).
+ */
+export function signInLinkEmail(
+  input: Recipient & { link: string; expiresInMinutes: number; device: string; ip: string; at: Date },
+): OutgoingEmail {
+  const lang = input.lang ?? 'en';
+  const hi = greeting(lang, input.firstName);
+  if (lang === 'ar') {
+    return renderMail(lang, 'sign_in_link', input.userId, input.to, 'رابط تسجيل الدخول إلى bpay', [
+      hi,
+      'سجّل أحدهم الدخول إلى حسابك في bpay بكلمة المرور الصحيحة من جهاز جديد، بعد محاولات فاشلة كثيرة من أماكن أخرى اليوم. لإكمال تسجيل الدخول، افتح هذا الرابط على الجهاز نفسه والشبكة نفسها:',
+      input.link,
+      `الجهاز: ${ltr(input.device)}\nالعنوان: ${ltr(input.ip)}\nالوقت: ${ltr(formatUtc(input.at))}`,
+      `يعمل الرابط مرة واحدة، من تلك الشبكة فقط، وتنتهي صلاحيته بعد ${ltr(input.expiresInMinutes)} دقيقة.`,
+      'إذا لم يكن هذا أنت، فلا تفتح الرابط: كلمة مرورك معروفة لغيرك. أعد تعيينها الآن وفعّل المصادقة الثنائية في الإعدادات.',
+      SIGNATURE,
+    ]);
+  }
+  return renderMail(lang, 'sign_in_link', input.userId, input.to, 'Your bpay sign-in link', [
+    hi,
+    'Someone signed in to your bpay account with the right password from a new device, after many failed sign-ins ' +
+      'from elsewhere today. To finish signing in, open this link on that same device and network:',
+    input.link,
+    `Device: ${input.device}\nAddress: ${input.ip}\nTime: ${formatUtc(input.at)}`,
+    `The link works once, only from that network, and expires in ${input.expiresInMinutes} minutes.`,
+    'If this was not you, do not open the link: someone knows your password. Reset it now and turn on two-factor ' +
+      'authentication in Settings.',
+    SIGNATURE,
+  ]);
+}
+
 export interface SignInFacts {
   device: string;
   ip: string;
