@@ -98,6 +98,8 @@ export function createApp(deps: AppDeps) {
           multipartPaths: ['/api/kyc/submit'],
           // Stripe signs the exact bytes it sends: its route verifies the raw text, then parses it.
           rawBodyPaths: ['/api/stripe/webhook'],
+          // The only answers a shared cache may keep: the same for everyone (cache-control.test.ts holds this list).
+          cacheablePaths: ['/api/subscription/tiers', '/api/site/contact'],
           // A consumer or admin body is a form's worth of fields; the merchant API carries metadata (50 keys of up
           // to 500 characters, as Stripe allows) and webhook event lists.
           jsonBodyLimits: {

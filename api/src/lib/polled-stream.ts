@@ -39,7 +39,8 @@ export interface PolledStreamOptions {
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
+  // A stream of someone's own events or notices: never stored (no-store also implies what no-cache said).
+  'cache-control': 'no-store',
   'x-accel-buffering': 'no',
 } as const;
 

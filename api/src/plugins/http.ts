@@ -39,10 +39,24 @@ export interface HttpPolicy {
   formPrefixes: string[];
   /** Largest JSON (or form) body in bytes: the first matching path prefix, else `defaultBytes`. */
   jsonBodyLimits: { defaultBytes: number; byPrefix: [prefix: string, bytes: number][] };
+  /**
+   * Exact API paths whose answers carry nothing personal and may be kept by a shared cache (the plans on sale, the
+   * site's contact details). Every other answer under /api/ (the /v1 twin included), errors too, is sent with
+   * `Cache-Control: no-store`, so a new route is private unless it is added here.
+   */
+  cacheablePaths?: string[];
 }
 
 /** Most bytes of request headers (names and values) a request may carry; Bun itself is started with a higher cap. */
 export const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Whether an answer to `path` must never be stored by a cache: every API path but the policy's public ones. Paths
+ * outside /api/ (the web app's files, the docs) keep their own caching (static-files.ts, server.ts).
+ */
+export function isPrivateAnswer(policy: Pick<HttpPolicy, 'cacheablePaths'>, path: string): boolean {
+  return (path === '/api' || path.startsWith('/api/')) && !policy.cacheablePaths?.includes(path);
+}
 
 export function jsonBodyLimit(policy: HttpPolicy, path: string): number {
   return policy.jsonBodyLimits.byPrefix.find(([prefix]) => path.startsWith(prefix))?.[1] ?? policy.jsonBodyLimits.defaultBytes;
@@ -261,6 +275,9 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       set.headers['request-id'] = requestId;
       set.headers['x-content-type-options'] = 'nosniff';
       const url = new URL(request.url);
+      // Set first, so the answer carries it whatever follows (a route's own Response keeps its own header: those
+      // under /api/ say no-store too, and cache-control.test.ts checks every GET in the API document).
+      if (isPrivateAnswer(policy, url.pathname)) set.headers['cache-control'] = 'no-store';
       checkRequestSize(request, url, policy);
       checkQueryText(url);
       checkWriteRequest(request, url, policy);
@@ -299,6 +316,8 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
         'x-content-type-options': 'nosniff',
         ...(appError.headers ?? {}),
       };
+      // An error to a personal route says no more than its answer would, but it is kept out of caches all the same.
+      if (isPrivateAnswer(policy, new URL(request.url).pathname)) headers['cache-control'] = 'no-store';
       // Keep a Set-Cookie that a handler already decided on (for example clearing a dead session).
       const cookie = set.headers['set-cookie'];
       if (typeof cookie === 'string') headers['set-cookie'] = cookie;

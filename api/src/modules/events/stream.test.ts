@@ -62,7 +62,7 @@ describe('GET /api/v1/events/stream', () => {
     const old = await createIntent(ctx, a, 700); // before the stream: never sent
     const s = await stream(a.key);
     expect(s.response.headers.get('content-type')).toStartWith('text/event-stream');
-    expect(s.response.headers.get('cache-control')).toBe('no-cache');
+    expect(s.response.headers.get('cache-control')).toBe('no-store');
     const pi = await payWithTestBcard(a);
     await s.until(() => s.events().some((f) => f.event === 'payment_intent.succeeded'));
     const types = s.events().map((f) => f.event);

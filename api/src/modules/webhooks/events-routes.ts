@@ -95,7 +95,7 @@ export function eventRoutes(deps: AppDeps) {
           ) as never,
           summary: 'Stream events as they happen (server-sent events)',
           description:
-            'Answers `text/event-stream` (Cache-Control: no-cache) and stays open. Only events recorded after the ' +
+            'Answers `text/event-stream` (Cache-Control: no-store) and stays open. Only events recorded after the ' +
             'connection opened are sent (no backlog; with `Last-Event-ID`, also those since that event, up to an hour ' +
             'back), of this key\'s merchant and mode; `POST /api/v1/events/{id}/resend` ' +
             'without endpoint_id sends an event again. Each event is one message:\n\n' +
