@@ -17,9 +17,15 @@ import { DEFAULT_REGISTRATION_LIMIT, type RegistrationLimit } from './modules/au
 
 /** How webhook deliveries reach the outside world (tests replace these). */
 export interface WebhookDeps {
-  /** Sends a delivery (the global fetch by default). */
+  /**
+   * Sends a delivery (the global fetch by default). Where the URL rules apply it is called with the checked address
+   * in the URL and the name in the Host header and `tls.serverName` (webhooks/pinned.ts), never to resolve again.
+   */
   fetch: (url: string, init: RequestInit) => Promise<Response>;
-  /** Resolves a host for the production URL rules (dns.promises.lookup with all: true by default). */
+  /**
+   * Resolves a host for the URL rules (dns.promises.lookup with all: true by default), once per delivery attempt: the
+   * addresses it answers are both what is checked and what is connected to.
+   */
   resolveHost: HostResolver;
   /** How long a receiver has to answer. */
   timeoutMs: number;

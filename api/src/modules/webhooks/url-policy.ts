@@ -23,6 +23,18 @@ async function resolveWithTimeout(resolve: HostResolver, host: string, timeoutMs
   }
 }
 
+/** Where a delivery goes: the URL, and the address its host was checked at. */
+export interface WebhookTarget {
+  /** The URL, normalised. */
+  url: string;
+  /**
+   * Every address that passed the rules, in the resolver's order: the delivery connects to these and to nothing
+   * else (never resolving the name again, so DNS that changes between the check and the connection cannot send it
+   * elsewhere). Empty when no rule applies (sandbox with local targets allowed): the name is connected to as is.
+   */
+  addresses: string[];
+}
+
 /**
  * Parses a webhook URL and applies the mode's rules; returns it normalised. Any mode: an absolute http(s) URL
  * without user or password. Production: https only, and the host (a name is resolved; every address counts) must
@@ -34,6 +46,17 @@ export async function checkWebhookUrl(
   raw: string,
   opts: { production: boolean; sandboxLocal?: boolean; resolveHost: HostResolver; resolveTimeoutMs?: number },
 ): Promise<string> {
+  return (await resolveWebhookTarget(raw, opts)).url;
+}
+
+/**
+ * checkWebhookUrl, answering also the addresses it checked (WebhookTarget): what a delivery connects to.
+ * Fails with: validation_error, url_not_allowed.
+ */
+export async function resolveWebhookTarget(
+  raw: string,
+  opts: { production: boolean; sandboxLocal?: boolean; resolveHost: HostResolver; resolveTimeoutMs?: number },
+): Promise<WebhookTarget> {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -46,14 +69,14 @@ export async function checkWebhookUrl(
   if (url.username || url.password) throw invalid('url', 'url must not carry a user name or password.');
   const normalised = url.toString();
   if (normalised.length > MAX_URL_LENGTH) throw invalid('url', `url must be at most ${MAX_URL_LENGTH} characters.`);
-  if (!opts.production && (opts.sandboxLocal ?? true)) return normalised;
+  if (!opts.production && (opts.sandboxLocal ?? true)) return { url: normalised, addresses: [] };
 
   const mode = opts.production ? 'in production' : 'on this server';
   if (opts.production && url.protocol !== 'https:') throw refuse('Webhook URLs in production must use https.');
   const host = url.hostname.replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) throw refuse(`The host ${host} is this machine.`);
   let addresses: string[];
-  if (isIpLiteral(host)) addresses = [host];
+  if (isIpLiteral(host)) addresses = [host.startsWith('[') ? host.slice(1, -1) : host];
   else {
     try {
       addresses = (await resolveWithTimeout(opts.resolveHost, host, opts.resolveTimeoutMs ?? RESOLVE_TIMEOUT_MS)).map((a) => a.address);
@@ -67,9 +90,9 @@ export async function checkWebhookUrl(
     if (kind !== 'public') {
       throw refuse(
         `Webhook URLs ${mode} may not point to loopback, private, link-local or reserved addresses ` +
-          `(${host} is ${kind.replace('_', '-')}${a === host ? '' : `: ${a}`}).`,
+          `(${host} is ${kind.replace('_', '-')}${a === host || `[${a}]` === host ? '' : `: ${a}`}).`,
       );
     }
   }
-  return normalised;
+  return { url: normalised, addresses };
 }

@@ -145,14 +145,15 @@ describe('sandbox webhook URLs on a shared server (BPAY_SANDBOX_LOCAL_WEBHOOKS o
       expect(pub.status).toBe(200);
 
       const calls: string[] = [];
-      ctx.deps.webhooks.fetch = async (url) => {
-        calls.push(url);
+      ctx.deps.webhooks.fetch = async (url, init) => {
+        calls.push(`${url} host=${new Headers(init.headers).get('host')}`);
         return new Response('ok', { status: 200 });
       };
       expect((await v1(ctx, sandbox.key, '/payment_intents', { method: 'POST', body: { amount: 1000, currency: 'usd' } })).status).toBe(200);
       await deliverDueWebhooks(ctx.deps, { limit: 100 });
-      expect(calls).toContain('http://hooks.example.com/webhooks');
-      expect(calls).not.toContain(early.url);
+      // To the address that was checked, speaking to the name.
+      expect(calls).toContain('http://93.184.216.34/webhooks host=hooks.example.com');
+      expect(calls.filter((c) => c.includes('10.0.0.9'))).toEqual([]);
       const [attempt] = await ctx.handle.db
         .select({ error: schema.webhookAttempts.error })
         .from(schema.webhookAttempts)
@@ -190,8 +191,8 @@ describe('DNS rebinding: the rules are checked again before every production del
   test('a name that now resolves to loopback is not called; the failed attempt is recorded and retried later', async () => {
     const ep = (await create(prod, 'https://rebind.example/webhooks')).body;
     const calls: string[] = [];
-    ctx.deps.webhooks.fetch = async (url) => {
-      calls.push(url);
+    ctx.deps.webhooks.fetch = async (url, init) => {
+      calls.push(`${url} host=${new Headers(init.headers).get('host')}`);
       return new Response('ok', { status: 200 });
     };
     // Something happens: an event and a delivery to this endpoint (and the other production endpoints).
@@ -201,7 +202,7 @@ describe('DNS rebinding: the rules are checked again before every production del
 
     dns['rebind.example'] = ['127.0.0.1'];
     await deliverDueWebhooks(ctx.deps, { limit: 100 });
-    expect(calls).not.toContain('https://rebind.example/webhooks');
+    expect(calls.filter((c) => c.includes('rebind.example') || c.includes('127.0.0.1'))).toEqual([]);
     const after = await ctx.handle.db.query.webhookDeliveries.findFirst({ where: eq(schema.webhookDeliveries.id, delivery!.id) });
     expect(after?.status).toBe('pending');
     expect(after?.attempts).toBe(1);
@@ -214,7 +215,7 @@ describe('DNS rebinding: the rules are checked again before every production del
     dns['rebind.example'] = ['93.184.216.34'];
     ctx.clock.advance(31_000);
     await deliverDueWebhooks(ctx.deps, { limit: 100 });
-    expect(calls).toContain('https://rebind.example/webhooks');
+    expect(calls).toContain('https://93.184.216.34/webhooks host=rebind.example');
     const done = await ctx.handle.db.query.webhookDeliveries.findFirst({ where: eq(schema.webhookDeliveries.id, delivery!.id) });
     expect(done?.status).toBe('succeeded');
     expect(done?.attempts).toBe(2);

@@ -9,7 +9,8 @@ import { AUTO_DISABLED_REASON, failPendingDeliveries } from './service';
 import { SIGNATURE_HEADER, signatureHeader, USER_AGENT } from './signature';
 
 export { USER_AGENT };
-import { checkWebhookUrl } from './url-policy';
+import { resolveWebhookTarget, type WebhookTarget } from './url-policy';
+import { sendToTarget } from './pinned';
 import { startPollWorker, type PollWorker } from '../../lib/poll-worker';
 
 /*
@@ -81,18 +82,21 @@ type Row = {
 
 /**
  * One signed POST of the event. Production URLs (and sandbox ones, when this server refuses local targets) are
- * checked again first: the name may resolve elsewhere now.
+ * checked again first, the name resolved once: the name may resolve elsewhere now. The POST then goes to the
+ * addresses that check passed and nowhere else (pinned.ts), so DNS that changes between the check and the
+ * connection (rebinding) cannot move it.
  */
 async function attempt(deps: AppDeps, row: Row): Promise<AttemptResult> {
   const { timeoutMs } = deps.webhooks;
   try {
-    if (row.endpoint.livemode || !deps.webhooks.sandboxLocal) {
-      await checkWebhookUrl(row.endpoint.url, {
-        production: row.endpoint.livemode,
-        sandboxLocal: deps.webhooks.sandboxLocal,
-        resolveHost: deps.webhooks.resolveHost,
-      });
-    }
+    const target: WebhookTarget =
+      row.endpoint.livemode || !deps.webhooks.sandboxLocal
+        ? await resolveWebhookTarget(row.endpoint.url, {
+            production: row.endpoint.livemode,
+            sandboxLocal: deps.webhooks.sandboxLocal,
+            resolveHost: deps.webhooks.resolveHost,
+          })
+        : { url: row.endpoint.url, addresses: [] };
     const body = eventPayload(row.event);
     let secret: string;
     try {
@@ -101,7 +105,7 @@ async function attempt(deps: AppDeps, row: Row): Promise<AttemptResult> {
       throw new Error('The signing secret cannot be read (was the session secret changed?). Roll the secret.');
     }
     const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
-    const res = await deps.webhooks.fetch(row.endpoint.url, {
+    const res = await sendToTarget(deps.webhooks.fetch, target, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
