@@ -43,23 +43,36 @@ export const WEBHOOK_POLL_MS = 1000;
 /** How often the mail worker looks for due messages. */
 export const MAIL_POLL_MS = 2000;
 
-/** Runs every money sweep once; answers what it recovered, expired and canceled, and the bank debits it settled (renewals are logged). */
+/**
+ * Runs every money sweep once; answers what it recovered, expired and canceled, and the bank debits it settled
+ * (renewals are logged). Each step runs on its own: one that fails (a full disk refuses the writes, issue 27) is
+ * logged and counts nothing, the others still run, and the sweep never throws, so the next timer tick (and the sweep
+ * at start) tries again once the database can be written.
+ */
 export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; expired: number; canceled: number; bankDebits: number }> {
+  const step = async (name: string, run: () => Promise<number>): Promise<number> => {
+    try {
+      return await run();
+    } catch (error) {
+      deps.log.error('a money sweep step failed; the next sweep tries again', { step: name, error });
+      return 0;
+    }
+  };
   const recovered =
-    (await recoverCollections(deps, deps.bcardTtlMs)) +
-    (await recoverStuckIntents(deps)) +
-    (await recoverRefunds(deps)) +
-    (await recoverPlanCharges(deps)) +
-    (await recoverRepayments(deps));
-  const expired = await expireBcards(deps);
+    (await step('collections', () => recoverCollections(deps, deps.bcardTtlMs))) +
+    (await step('payment intents', () => recoverStuckIntents(deps))) +
+    (await step('refunds', () => recoverRefunds(deps))) +
+    (await step('plan charges', () => recoverPlanCharges(deps))) +
+    (await step('repayments', () => recoverRepayments(deps)));
+  const expired = await step('expired bcards', () => expireBcards(deps));
   // Manual-capture intents authorized more than 7 days ago: canceled (automatic), their bcards refunded.
-  const canceled = await cancelStaleAuthorizations(deps);
+  const canceled = await step('stale authorizations', () => cancelStaleAuthorizations(deps));
   // Bank debits settled or returned since the last sweep (a return whose bcard is unused cancels the bcard).
-  const bankDebits = await sweepBankDebits(deps);
+  const bankDebits = await step('bank debits', () => sweepBankDebits(deps));
   // Paid plans whose period ended: renewed, retried, or moved to their pending (or the free) plan.
-  const renewed = await renewSubscriptions(deps);
+  const renewed = await step('renewals', () => renewSubscriptions(deps));
   // Refunds of a plan's unused part (an admin's move now) whose worker is gone: finished with their own keys.
-  const planRefunds = await recoverPlanRefunds(deps);
+  const planRefunds = await step('plan refunds', () => recoverPlanRefunds(deps));
   if (recovered || expired || canceled || bankDebits || renewed || planRefunds) {
     deps.log.info('money sweep', { recovered, expired, canceled, bankDebits, renewed, planRefunds });
   }

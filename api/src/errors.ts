@@ -502,6 +502,14 @@ export const CATALOGUE = {
   },
   plan_not_past_due: { status: 409, type: 'invalid_request_error', message: 'Your plan renewal has not failed: there is nothing to retry.' },
   vendor_secret_missing: { status: 400, type: 'invalid_request_error', message: 'No secret key configured for current mode' },
+  storage_unavailable: {
+    status: 503,
+    type: 'api_error',
+    message:
+      'bpay cannot save anything right now (its storage is full or failing), so this request was not completed. A ' +
+      'payment already under way is finished or released by bpay once it can save again. Try again after the time ' +
+      'given in Retry-After.',
+  },
   internal_error: { status: 500, type: 'api_error', message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
@@ -555,3 +563,33 @@ export function notFound(what = 'resource', id?: string, param?: string): AppErr
   const shown = shownText(id);
   return new AppError('resource_not_found', `No such ${what}: '${shown}'.`, param);
 }
+
+/** What a client is told to wait before retrying when the database cannot be written (storage_unavailable). */
+export const STORAGE_RETRY_AFTER_S = 30;
+
+/*
+ * SQLite's result codes for storage that cannot take a write: SQLITE_FULL (13, "database or disk is full": the disk,
+ * a quota or max_page_count) and SQLITE_IOERR (10, "disk I/O error", with its extended codes such as
+ * SQLITE_IOERR_WRITE). libSQL gives them as `code` (the local driver also as `rawCode`, extended codes in the upper
+ * bits); Drizzle wraps what the driver threw in a DrizzleQueryError whose `cause` it is, and a remote libSQL server's
+ * answer may carry only the words. The chain of causes is followed a few steps.
+ */
+const STORAGE_PRIMARY_CODES = new Set([10, 13]);
+const STORAGE_WORDS = /database or disk is full|disk I\/O error|SQLITE_FULL|SQLITE_IOERR/i;
+
+/** Whether `error` (or what caused it) says the database cannot be written: a full disk or a failing one. */
+export function isStorageFailure(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
+    const { code, rawCode, message } = e as { code?: unknown; rawCode?: unknown; message?: unknown };
+    if (typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'))) return true;
+    if (typeof rawCode === 'number' && STORAGE_PRIMARY_CODES.has(rawCode & 0xff)) return true;
+    if (typeof message === 'string' && STORAGE_WORDS.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The answer to a request whose writes the database refused (isStorageFailure): 503, with Retry-After. */
+export const storageUnavailable = () =>
+  new AppError('storage_unavailable', undefined, undefined, { 'retry-after': String(STORAGE_RETRY_AFTER_S) });

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { AppError, errorBody } from '../errors';
+import { AppError, errorBody, isStorageFailure, storageUnavailable } from '../errors';
 import { FormBodyError, parseStripeForm } from '../lib/form-body';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
@@ -306,7 +306,12 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       else if (code === 'PARSE') appError = error.cause instanceof AppError ? error.cause : new AppError('invalid_json');
       else if (code === 'NOT_FOUND') appError = new AppError('route_not_found');
       else if (code === 'INVALID_COOKIE_SIGNATURE') appError = new AppError('unauthenticated');
-      else {
+      // The database refused a write (a full or failing disk): nothing was committed, and a retry later can succeed.
+      // Said once here for every route; the money sagas leave what reached the processor to the money sweep.
+      else if (isStorageFailure(error)) {
+        log.error('storage unavailable: the database refused a write', { requestId, method: request.method, path: new URL(request.url).pathname, error });
+        appError = storageUnavailable();
+      } else {
         log.error('unhandled error', { requestId, method: request.method, path: new URL(request.url).pathname, error });
         appError = new AppError('internal_error', `Something went wrong on our side. Request id: ${requestId}.`);
       }

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
-import { AppError, invalid, notFound } from '../../errors';
+import { AppError, invalid, isStorageFailure, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId, newToken } from '../../lib/ids';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
@@ -435,6 +435,11 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
     );
   } catch (e) {
     if (e instanceof LeaseLostError) throw e;
+    // The database refused the record (a full disk, issue 27): what the processor did stands, the collection stays
+    // capturing under our lease, and once the lease runs out the sweep finishes it forward, with the same keys (the
+    // same captures, the same card). Undoing now would fail on the same disk, and deactivating the card would leave
+    // the sweep to record a bcard whose card is dead.
+    if (isStorageFailure(e)) throw e;
     deps.log.error('capture or card issuing failed; refunding the collection', { collectionId: collection.id, error: e });
     // A card issued inside the phase's transaction (the simulator) was rolled back with it: there is none to stop.
     if (issueAttempted && !vendor.within) await deactivateOrphanCard(deps, vendor, collection).catch(() => undefined);

@@ -1,7 +1,7 @@
 import { and, eq, like, sql } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import { AppError } from '../../errors';
+import { AppError, isStorageFailure } from '../../errors';
 import { currentTier } from '../subscription/service';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
@@ -66,20 +66,28 @@ export async function recordApiRequest(deps: AppDeps, merchant: MerchantRow): Pr
         target: [schema.merchantUsage.merchantId, schema.merchantUsage.day],
         set: { requests: sql`${schema.merchantUsage.requests} + 1` },
       });
-  if (tier.apiCallsPerMonth === -1) return void (await count(deps.db));
-  // The month's count is read and raised in one unit of work: requests at once cannot all pass on the same count.
-  await deps.db.transaction(async (tx) => {
-    if ((await ownerMonthlyRequests(tx, merchant.userId, at)) >= tier.apiCallsPerMonth) {
-      const nextMonth = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
-      throw new AppError(
-        'monthly_quota_exceeded',
-        `The ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month across all of its owner's merchant accounts.`,
-        undefined,
-        { 'retry-after': String(Math.ceil((nextMonth - at.getTime()) / 1000)) },
-      );
-    }
-    await count(tx);
-  });
+  try {
+    if (tier.apiCallsPerMonth === -1) return void (await count(deps.db));
+    // The month's count is read and raised in one unit of work: requests at once cannot all pass on the same count.
+    await deps.db.transaction(async (tx) => {
+      if ((await ownerMonthlyRequests(tx, merchant.userId, at)) >= tier.apiCallsPerMonth) {
+        const nextMonth = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
+        throw new AppError(
+          'monthly_quota_exceeded',
+          `The ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month across all of its owner's merchant accounts.`,
+          undefined,
+          { 'retry-after': String(Math.ceil((nextMonth - at.getTime()) / 1000)) },
+        );
+      }
+      await count(tx);
+    });
+  } catch (e) {
+    // A full or failing disk (issue 27): the count cannot be written, and refusing every request for it would stop
+    // the merchant's reads too. The request goes on uncounted (its own writes, if any, meet the same disk and answer
+    // 503); a quota already reached is still refused (a read).
+    if (!isStorageFailure(e)) throw e;
+    deps.log.warn('an API request was not counted: the database refused the write', { merchantId: merchant.id });
+  }
 }
 
 /** For tests: forget the per-second windows. */
