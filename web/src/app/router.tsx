@@ -21,6 +21,7 @@ import { startedPrerendered } from './prerendered';
 const AuthPage = lazyPage(() => import('./areas/auth'), (m) => m.AuthPage);
 const ForgotPasswordPage = lazyPage(() => import('./areas/password-reset'), (m) => m.ForgotPasswordPage);
 const ResetPasswordPage = lazyPage(() => import('./areas/password-reset'), (m) => m.ResetPasswordPage);
+const SignInLinkPage = lazyPage(() => import('./areas/sign-in-link'), (m) => m.SignInLinkPage);
 const ConfirmEmailPage = lazyPage(() => import('./areas/email-change'), (m) => m.ConfirmEmailPage);
 const RevertEmailPage = lazyPage(() => import('./areas/email-change'), (m) => m.RevertEmailPage);
 const EmailOutboxPage = lazyPage(() => import('./areas/email-outbox'), (m) => m.EmailOutboxPage);
@@ -144,6 +145,7 @@ export function AppRouter({ ssrPath }: { ssrPath?: string } = {}) {
         <Route path="/auth/logout" component={LogoutPage} />
         <Route path="/forgot-password">{() => <Lazy page={ForgotPasswordPage} />}</Route>
         <Route path="/reset-password">{() => <Lazy page={ResetPasswordPage} />}</Route>
+        <Route path="/sign-in-link">{() => <Lazy page={SignInLinkPage} />}</Route>
         <Route path="/confirm-email">{() => <Lazy page={ConfirmEmailPage} />}</Route>
         <Route path="/revert-email">{() => <Lazy page={RevertEmailPage} />}</Route>
         <Route path="/email-outbox">{() => <Lazy page={EmailOutboxPage} />}</Route>

@@ -10,6 +10,7 @@ export const WEB_ROUTES = [
   '/auth/logout',
   '/forgot-password',
   '/reset-password',
+  '/sign-in-link',
   '/confirm-email',
   '/revert-email',
   '/email-outbox',

@@ -24,6 +24,7 @@ import type * as paymentDemo from './payment-demo';
 import type * as profile from './profile';
 import type * as receivables from './receivables';
 import type * as settings from './settings';
+import type * as signInLink from './sign-in-link';
 import type * as split from './split';
 
 /*
@@ -63,7 +64,8 @@ type AreaCatalogue =
   | typeof investors
   | typeof extension
   | typeof notifications
-  | typeof receivables;
+  | typeof receivables
+  | typeof signInLink;
 
 /** One area's catalogue module, as `import * as area from './messages/<area>'` gives it. */
 export interface Catalogue {

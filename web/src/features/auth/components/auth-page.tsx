@@ -9,7 +9,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../../components/ui
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, useT, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
-import { authErrorText, weakPasswordText } from '../../../lib/auth-errors';
+import { authErrorText, waitText, weakPasswordText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
 import { useAuth } from '../auth-context';
 import { nextFromLocation } from '../next-path';
@@ -41,9 +41,12 @@ function SignInForm() {
   const [totpCode, setTotpCode] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
   const [errors, setErrors] = useState<Errors>({});
+  // Past the account's cap on a new device the answer is "if the password is right, a link is in your mail".
+  const [linkSent, setLinkSent] = useState(false);
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
+    setLinkSent(false);
     const next: Errors = {};
     if (!email.trim()) next.email = 'auth.error.emailRequired';
     else if (!isEmail(email)) next.email = 'auth.error.emailInvalid';
@@ -63,9 +66,18 @@ function SignInForm() {
             setNeedsCode(true);
             return;
           }
+          if (error instanceof ApiError && error.code === 'sign_in_link_sent') {
+            setLinkSent(true);
+            return;
+          }
           // Past the account's cap, a new device gets in with the password and a two-factor code: offer the field.
           if (error instanceof ApiError && error.code === 'account_sign_in_limited') setNeedsCode(true);
-          toast({ title: t('auth.toast.loginFailed'), description: authErrorText(t, error), variant: 'destructive' });
+          const linkLimited = error instanceof ApiError && error.code === 'sign_in_link_rate_limited';
+          toast({
+            title: t('auth.toast.loginFailed'),
+            description: linkLimited ? t('signInLink.limited', { wait: waitText(t, error.retryAfterSeconds ?? 3600) }) : authErrorText(t, error),
+            variant: 'destructive',
+          });
         },
       },
     );
@@ -118,6 +130,12 @@ function SignInForm() {
             aria-invalid={!!errors.totpCode}
           />
           <FieldError id="login-totp-error" error={errors.totpCode} />
+        </div>
+      )}
+      {linkSent && (
+        <div role="status" data-testid="sign-in-link-sent" className="rounded-md bg-brand-50 p-3 text-sm text-slate-800">
+          <p className="font-semibold">{t('signInLink.sent.title')}</p>
+          <p>{t('signInLink.sent.body')}</p>
         </div>
       )}
       <Button type="submit" className="w-full" disabled={loginMutation.isPending}>
