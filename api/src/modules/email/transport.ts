@@ -11,6 +11,12 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string | null;
+  /**
+   * The Message-ID header (`<outbox row id@host>`): the same for every send of one outbox row, so a message sent again
+   * after a crash (the server accepted it, the process died before recording that) is the same message to the
+   * receiver, as a webhook event keeps its id (issue 27).
+   */
+  messageId?: string;
 }
 
 export interface MailTransport {
@@ -50,7 +56,14 @@ export function smtpTransport(url: string): MailTransport {
   return {
     async send(m) {
       try {
-        await transporter.sendMail({ from: m.from, to: m.to, subject: m.subject, text: m.text, ...(m.html ? { html: m.html } : {}) });
+        await transporter.sendMail({
+          from: m.from,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          ...(m.html ? { html: m.html } : {}),
+          ...(m.messageId ? { messageId: m.messageId } : {}),
+        });
       } catch (e) {
         throw describe(e);
       }

@@ -33,13 +33,26 @@ export interface MailRun {
 
 type Outcome = 'sent' | 'retrying' | 'failed' | 'skipped';
 
+/**
+ * The Message-ID of an outbox row: fixed by the row, so every send of it (a resend after a crash between the server's
+ * acceptance and bpay's record of it: at-least-once) names the same message.
+ */
+export const outboxMessageId = (id: string, publicUrl: URL) => `<${id}@${publicUrl.hostname}>`;
+
 async function sendOne(deps: AppDeps, transport: MailTransport, id: string, leaseUntil: Date): Promise<Outcome> {
   const o = schema.emailOutbox;
   const row = await deps.db.query.emailOutbox.findFirst({ where: eq(o.id, id) });
   if (!row) return 'skipped';
   const mine = and(eq(o.id, id), eq(o.status, 'pending'), eq(o.leaseUntil, leaseUntil));
   try {
-    await transport.send({ from: deps.mail.from, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody });
+    await transport.send({
+      from: deps.mail.from,
+      to: row.toAddress,
+      subject: row.subject,
+      text: row.textBody,
+      html: row.htmlBody,
+      messageId: outboxMessageId(row.id, deps.publicUrl),
+    });
   } catch (e) {
     const error = e instanceof MailSendError ? e : new MailSendError(String((e as Error)?.message ?? e).slice(0, 500), false);
     const attempts = row.attempts + 1;
@@ -107,6 +120,8 @@ export function startMailWorker(deps: AppDeps, opts: { intervalMs?: number; limi
   return startPollWorker({
     name: 'mail worker',
     log: deps.log,
+    // Its back-off after a failed run (a full disk) is timed on the app's clock.
+    now: () => deps.clock.now().getTime(),
     limit: opts.limit ?? 10,
     intervalMs: opts.intervalMs ?? 2000,
     runBatch: (limit) => sendDueEmails(deps, { limit }),
