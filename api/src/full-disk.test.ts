@@ -8,6 +8,9 @@ import { PLAN_CHARGE_LEASE_MS } from './modules/subscription/billing';
 import { REFUND_LEASE_MS } from './modules/refunds/service';
 import { resetRateWindows } from './modules/merchants/usage';
 import { SIM_ACH_SETTLEMENT_MS } from './vendors/simulated-bank';
+import { MAX_BACKOFF_MS, startPollWorker } from './lib/poll-worker';
+import { startMailWorker } from './modules/email/worker';
+import type { MailMessage } from './modules/email/transport';
 import {
   call,
   forkTestApp,
@@ -428,6 +431,80 @@ describe('beside the money', () => {
       ]);
       await expectSettled(ctx);
     } finally {
+      ctx.close();
+    }
+  });
+});
+
+describe('background workers under a full disk', () => {
+  test('a poll worker whose runs fail logs and backs off (doubling, at most a minute), and runs again once they succeed', async () => {
+    let t = 0;
+    let failing = true;
+    let runs = 0;
+    const log = memoryLogger();
+    const worker = startPollWorker({
+      name: 'test worker',
+      log,
+      limit: 10,
+      intervalMs: 1000,
+      now: () => t,
+      runBatch: async () => {
+        runs++;
+        if (failing) throw new Error('SQLITE_FULL: database or disk is full');
+        return { claimed: 0 };
+      },
+    });
+    try {
+      const waits: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const before = runs;
+        await worker.tick();
+        expect(runs).toBe(before + 1);
+        // Ticks before the wait is over do nothing: no run, no log line.
+        const wait = log.lines.at(-1)!.fields.nextRunInMs as number;
+        waits.push(wait);
+        t += wait - 1;
+        await worker.tick();
+        expect(runs).toBe(before + 1);
+        t += 1;
+      }
+      expect(waits).toEqual([2000, 4000, 8000, 16_000, 32_000, MAX_BACKOFF_MS, MAX_BACKOFF_MS, MAX_BACKOFF_MS]);
+      expect(log.lines.filter((l) => l.level === 'error')).toHaveLength(8);
+      failing = false;
+      await worker.tick();
+      expect(log.lines.at(-1)).toMatchObject({ level: 'info', msg: 'test worker runs again', fields: { failedRuns: 8 } });
+      // Back to every tick.
+      await worker.tick();
+      await worker.tick();
+      expect(runs).toBe(8 + 3);
+    } finally {
+      worker.stop();
+    }
+  });
+
+  test('the mail worker cannot claim while the disk is full: it backs off without sending, and sends each message once when space returns', async () => {
+    const sent: MailMessage[] = [];
+    const log = memoryLogger();
+    const ctx = await forkTestApp(template, {
+      clock: new TestClock(template.clock.now().getTime()),
+      log,
+      mail: { transport: { send: async (m) => void sent.push(m), close: () => undefined } },
+    });
+    const worker = startMailWorker(ctx.deps, { intervalMs: 1000 });
+    try {
+      const pending = Number((await rows(ctx, "SELECT count(*) AS n FROM email_outbox WHERE status = 'pending'"))[0]!.n);
+      expect(pending).toBeGreaterThan(0);
+      await fillDisk(ctx);
+      for (let i = 0; i < 5; i++) await worker.tick();
+      expect(sent).toEqual([]);
+      expect(log.lines.filter((l) => l.msg.startsWith('mail worker run failed'))).toHaveLength(1);
+      freeDisk();
+      ctx.clock.advance(MAX_BACKOFF_MS);
+      await worker.tick();
+      expect(sent).toHaveLength(pending);
+      expect(await rows(ctx, "SELECT id FROM email_outbox WHERE status = 'pending'")).toEqual([]);
+    } finally {
+      worker.stop();
       ctx.close();
     }
   });

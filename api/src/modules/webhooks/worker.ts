@@ -250,6 +250,8 @@ export function startWebhookWorker(deps: AppDeps, opts: { intervalMs?: number; l
   return startPollWorker({
     name: 'webhook worker',
     log: deps.log,
+    // Its back-off after a failed run (a full disk) is timed on the app's clock.
+    now: () => deps.clock.now().getTime(),
     limit: opts.limit ?? 20,
     intervalMs: opts.intervalMs ?? 1000,
     runBatch: (limit) => deliverDueWebhooks(deps, { limit }),
