@@ -8,6 +8,8 @@ import { checkJsonStructure, JSON_LIMITS } from './lib/json-guard';
 import { setPeerAddress } from './lib/request-context';
 import { ADMIN_ROUTES, adminCall, adminToken, makeAdmin } from '../test-support/modules/admin';
 import { makeTestApp, TEST_ORIGIN, type TestContext } from '../test-support/app';
+import { kycForm } from '../test-support/modules/kyc';
+import { registerUser } from '../test-support/world';
 
 let ctx: TestContext;
 let operations: Array<{ method: string; path: string }>;
@@ -250,4 +252,59 @@ describe('size limits in the app (in-process)', () => {
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error).toMatchObject({ code: 'invalid_json', message: 'The request body is not valid UTF-8 text.' });
   });
+});
+
+describe('a KYC upload of many small parts (issue 27 §3)', () => {
+  // 10,000 one-byte text fields: 0.7 MB, far under the upload's 50 MB cap. Before parts were counted while streaming,
+  // 20 of these at once cost another client's GET 19 times its wait behind normal uploads.
+  const BOUNDARY = 'hostileboundary';
+  const MANY_FIELDS = (() => {
+    let body = '';
+    for (let i = 0; i < 10_000; i++) body += `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nx\r\n`;
+    return new TextEncoder().encode(`${body}--${BOUNDARY}--\r\n`);
+  })();
+
+  test("twenty at once hold another client's GET no longer than twenty normal uploads do, and each is a 413", async () => {
+    const sender = await registerUser(ctx);
+    const other = await registerUser(ctx);
+    const normal = new Response(kycForm());
+    const normalType = normal.headers.get('content-type')!;
+    const NORMAL = new Uint8Array(await normal.arrayBuffer());
+    const upload = (body: Uint8Array<ArrayBuffer>, type: string) => {
+      const req = new Request(`${TEST_ORIGIN}/api/kyc/submit`, { method: 'POST', headers: { origin: TEST_ORIGIN, cookie: sender.cookie, 'content-type': type }, body });
+      setPeerAddress(req, '198.51.100.9');
+      return ctx.app.handle(req);
+    };
+    // The other client's GET waits behind whatever is queued with it: the reference is the same GET behind 20 normal
+    // uploads (the first 5 are stored, the rest are 409 kyc_pending_limit_reached after being parsed).
+    async function userBehind(body: Uint8Array<ArrayBuffer>, type: string): Promise<[number, Response[]]> {
+      const uploads = Array.from({ length: 20 }, () => upload(body, type));
+      const get = new Request(`${TEST_ORIGIN}/api/auth/user`, { headers: { cookie: other.cookie } });
+      setPeerAddress(get, '198.51.100.77');
+      const [res, ms] = await timed(async () => {
+        const r = await ctx.app.handle(get);
+        await r.arrayBuffer();
+        return r;
+      });
+      expect(res.status).toBe(200);
+      return [ms, await Promise.all(uploads)];
+    }
+    const behindNormal: number[] = [];
+    const behindMany: number[] = [];
+    for (let round = 0; round < 7; round++) {
+      const [normalMs, normals] = await userBehind(NORMAL, normalType);
+      expect(normals.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+      behindNormal.push(normalMs);
+      const [manyMs, refused] = await userBehind(MANY_FIELDS, `multipart/form-data; boundary=${BOUNDARY}`);
+      behindMany.push(manyMs);
+      for (const res of refused) {
+        expect(res.status).toBe(413);
+        const body = (await res.json()) as { error: { message: string } };
+        expectErrorShape(body, 'payload_too_large');
+        expect(body.error.message).toBe('A verification has at most 32 form parts (its 7 fields and up to 5 documents); this upload has more.');
+      }
+    }
+    // Unguarded, the GET waited 19 times (46 times on a loaded machine) its wait behind normal uploads.
+    expect(median(behindMany)).toBeLessThanOrEqual(Math.max(median(behindNormal), 1) * 3);
+  }, 60_000);
 });

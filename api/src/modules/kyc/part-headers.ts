@@ -1,4 +1,4 @@
-import { headerParam } from './part-size';
+import { headerParam } from './multipart-guard';
 
 /*
  * The Content-Type each file part of a multipart body declares. Bun's FormData parser does not keep it: it gives a

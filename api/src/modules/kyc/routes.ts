@@ -1,106 +1,12 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
-import { AppError } from '../../errors';
 import { BINARY_DOCUMENT, errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { KYC_SUBMIT_REQUEST_BODY, KycStatusModel, KycVerificationModel } from './model';
 import { getVerificationDocument, listOwnVerifications, submitVerification } from './service';
-import { multipartPartHeaders, type PartHeader } from './part-headers';
-import { createPartSizeGuard, multipartBoundary, type OversizedPart } from './part-size';
-import { contentDisposition, MAX_BODY_BYTES, MAX_FILE_BYTES, sanitiseFileName } from './validation';
-
-const tooLarge = () =>
-  new AppError('payload_too_large', 'The upload is too large: at most 5 files of 10 MB each.', 'documents');
-
-/** The service's too-large-file error (same code, message and param), for a part refused while streaming. */
-function partTooLarge(part: OversizedPart): AppError {
-  const param = part.field ? part.field.slice(0, 100) : 'documents';
-  if (part.filename !== null) return new AppError('payload_too_large', `${sanitiseFileName(part.filename)} is larger than 10 MB.`, param);
-  if (part.field) return new AppError('payload_too_large', `${param} is larger than 10 MB.`, param);
-  return tooLarge();
-}
-
-/**
- * Reads the multipart body with caps. A declared Content-Length over the whole-body cap is refused before a byte is
- * read; a body without one (chunked) is read only up to that cap. While reading, each part is measured as it
- * arrives (part-size.ts): as soon as one holds more than `maxPartBytes` (a 10 MB file), reading stops and the
- * answer is 413 naming it. Then the bytes are parsed as form data.
- */
-export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES, maxPartBytes = MAX_FILE_BYTES): Promise<FormData> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
-  const boundary = multipartBoundary(request.headers.get('content-type'));
-  const guard = boundary ? createPartSizeGuard(boundary, maxPartBytes) : null;
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      const oversized = guard?.push(value) ?? null;
-      if (oversized) {
-        await reader.cancel().catch(() => undefined);
-        throw partTooLarge(oversized);
-      }
-      chunks.push(value);
-    }
-  }
-  const body = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    body.set(c, at);
-    at += c.byteLength;
-  }
-  // A verification is a handful of fields and at most 5 files; thousands of tiny parts are refused before the form
-  // is parsed (they cost the parsers time, not the size caps bytes).
-  const headers = boundary ? multipartPartHeaders(body, boundary, MAX_PARTS + 1) : [];
-  if (headers.length > MAX_PARTS) {
-    throw new AppError('validation_error', `A verification has at most ${MAX_PARTS} form parts: its fields and up to 5 documents.`, 'documents');
-  }
-  let form: FormData;
-  try {
-    form = await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
-  } catch {
-    throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', 'documents');
-  }
-  return withDeclaredTypes(form, headers);
-}
-
-/** Every field of the wizard once (7) plus 5 documents, with room to spare; anything beyond is not the wizard. */
-export const MAX_PARTS = 32;
-
-/**
- * The form with each file's `type` set to the Content-Type its part declared ('' when none), since Bun's parser
- * replaces it with a guess from the file name. Parts are matched in order per field; if the two parsers disagree on
- * how many parts a field has, the body is refused rather than a type misattributed.
- */
-function withDeclaredTypes(form: FormData, headers: PartHeader[]): FormData {
-  // One pass over each list (never a scan per field): the n-th part of a field takes the n-th declared header.
-  const declared = new Map<string, PartHeader[]>();
-  for (const h of headers) {
-    if (h.field === null) continue;
-    const list = declared.get(h.field);
-    if (list) list.push(h);
-    else declared.set(h.field, [h]);
-  }
-  const seen = new Map<string, number>();
-  const out = new FormData();
-  form.forEach((value: FormDataEntryValue, field: string) => {
-    const index = seen.get(field) ?? 0;
-    seen.set(field, index + 1);
-    if (typeof value === 'string') return out.append(field, value);
-    const header = declared.get(field)?.[index];
-    if (!header) throw new AppError('validation_error', 'The request body is not valid multipart/form-data.', field.slice(0, 100));
-    out.append(field, new File([value], value.name, { type: header.contentType }));
-  });
-  return out;
-}
+import { MAX_PART_HEADER_BYTES, MAX_PART_HEADER_LINES } from './multipart-guard';
+import { MAX_PARTS, readMultipart } from './read-multipart';
+import { contentDisposition } from './validation';
 
 export function kycRoutes(deps: AppDeps) {
   return new Elysia({ prefix: '/api/kyc', tags: ['Identity verification'], detail: { security: SESSION_SECURITY } })
@@ -131,7 +37,10 @@ export function kycRoutes(deps: AppDeps) {
             'another type, or whose name extension or part Content-Type says another type than its content, is refused ' +
             "with 415 unsupported_media_type naming it; a kept file is named with its detected type's extension. A body " +
             'over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it ' +
-            'has arrived. The applicant must be 18 or older. At most 5 ' +
+            `has arrived. A body of more than ${MAX_PARTS} form parts, or with a part of more than ${MAX_PART_HEADER_LINES} ` +
+            `header lines or ${MAX_PART_HEADER_BYTES / 1024} KB of headers, is refused with 413 as soon as that part ` +
+            'arrives, before anything is parsed. ' +
+            'The applicant must be 18 or older. At most 5 ' +
             'verifications may wait for review at once (409 kyc_pending_limit_reached).',
           requestBody: KYC_SUBMIT_REQUEST_BODY as never,
         },
