@@ -4,7 +4,8 @@ import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 
 const dir = process.env.E2E_DATA_DIR ?? './data/e2e';
 rmSync(dir, { recursive: true, force: true });
-mkdirSync(dir, { recursive: true });
+// Private, as the server's own data folder is (server.ts sets umask 077 only once imported below).
+mkdirSync(dir, { recursive: true, mode: 0o700 });
 for (const method of ['log', 'error', 'warn', 'info'] as const) {
   const original = console[method].bind(console);
   console[method] = (...args: unknown[]) => {
