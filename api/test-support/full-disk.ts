@@ -4,7 +4,8 @@
  *
  * `PRAGMA max_page_count` is per connection, and @libsql/client keeps a pool of them (any of which may carry the
  * group-commit writer's next transaction), so fillDisk() sets the limit on every open connection at once (one
- * mid-transaction included: the pragma needs no lock, so a test can fill the disk from inside a processor call) and on every connection borrowed while the disk is full; freeDisk() lifts it on each.
+ * mid-transaction included: the pragma needs no lock, so a test can fill the disk from inside a processor call) and
+ * on every connection borrowed while the disk is full; freeDisk() lifts it on each.
  *
  * The limit alone would let a write through that fits in free space left inside an existing page; on a real full
  * disk in WAL mode every write fails, because each commit has to grow the -wal file. So installFullDisk() also adds
