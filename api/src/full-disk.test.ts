@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { sweepMoney } from './boot';
-import { STORAGE_RETRY_AFTER_S } from './errors';
+import { isStorageFailure, STORAGE_RETRY_AFTER_S } from './errors';
 import { TestClock } from './lib/clock';
 import { LEASE_MS } from './modules/bcards/saga';
 import { sweepBankDebits } from './modules/bcards/sweep';
@@ -451,6 +451,33 @@ describe('beside the money', () => {
       ctx.close();
     }
   });
+});
+
+test('storage failures are told from other database errors, wrapped or not', () => {
+  const libsql = (code: string, rawCode: number, message: string) => Object.assign(new Error(`${code}: ${message}`), { code, rawCode });
+  // Drizzle wraps what the driver threw: the driver's error is its cause.
+  const drizzle = (cause: Error) => Object.assign(new Error('Failed query: insert into "bcards" ...'), { cause });
+  const storage = [
+    libsql('SQLITE_FULL', 13, 'database or disk is full'),
+    libsql('SQLITE_IOERR_WRITE', 778, 'disk I/O error'),
+    libsql('SQLITE_IOERR', 10, 'disk I/O error'),
+    // An extended code given only as a number (the low byte is the primary code).
+    Object.assign(new Error('write failed'), { rawCode: (4 << 8) | 10 }),
+    // A remote libSQL server's answer may carry only the words.
+    new Error('SQLite error: database or disk is full'),
+    drizzle(libsql('SQLITE_FULL', 13, 'database or disk is full')),
+    drizzle(drizzle(new Error('disk I/O error'))),
+  ];
+  const others = [
+    libsql('SQLITE_CONSTRAINT_UNIQUE', 2067, 'UNIQUE constraint failed: bcards.id'),
+    libsql('SQLITE_BUSY', 5, 'database is locked'),
+    drizzle(libsql('SQLITE_CONSTRAINT_CHECK', 275, 'CHECK constraint failed')),
+    new Error('something else'),
+    null,
+    'SQLITE_FULL',
+  ];
+  expect(storage.map(isStorageFailure)).toEqual(storage.map(() => true));
+  expect(others.map(isStorageFailure)).toEqual(others.map(() => false));
 });
 
 describe('background workers under a full disk', () => {
