@@ -4,7 +4,7 @@ import { seedDb } from '@bpay/db/seed';
 import { createApp } from './app';
 import { buildDeps, type AppDeps } from './deps';
 import type { Env } from './env';
-import { systemClock, type Clock } from './lib/clock';
+import { steadyClock, type Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import { deleteExpiredSessions } from './modules/auth/sessions';
 import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-limit';
@@ -112,7 +112,14 @@ export interface Booted {
 }
 
 /** Opens the database, applies migrations, seeds an empty one, and builds the app with its housekeeping timers. */
-export async function boot(env: Env, log: Logger, clock: Clock = systemClock): Promise<Booted> {
+export async function boot(
+  env: Env,
+  log: Logger,
+  // bpay's time never runs backwards (lib/clock.ts); a system clock set back is said once per step.
+  clock: Clock = steadyClock(undefined, (aheadMs) =>
+    log.warn('the system clock was set back: bpay keeps its own time, running 1.5 % slow until the system clock meets it', { aheadMs }),
+  ),
+): Promise<Booted> {
   const handle = openDb({ url: env.databaseUrl, authToken: env.databaseAuthToken });
   await migrateDb(handle.db);
   // After the migrations: the database, its -wal and -shm exist by now.

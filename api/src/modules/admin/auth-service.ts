@@ -2,7 +2,7 @@ import { jwt } from '@elysiajs/jwt';
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import { schema, type Db, firstRow } from '@bpay/db';
 import { AppError } from '../../errors';
-import type { Clock } from '../../lib/clock';
+import { systemNow, type Clock } from '../../lib/clock';
 import { unseal } from '../../lib/crypto';
 import { addressKey } from '../../lib/address-key';
 import { newToken } from '../../lib/ids';
@@ -160,7 +160,8 @@ async function countAdminAttempt(deps: AdminAuthDeps, username: string, address:
 const totpStepFree = (step: number) => or(isNull(schema.admins.totpLastStep), lt(schema.admins.totpLastStep, step));
 
 function acceptedStep(deps: AdminAuthDeps, admin: AdminRow, code: string, now: Date): number | null {
-  const step = verifyTotp(unseal(deps.totpKey, admin.totpSecret), code, now.getTime());
+  // The code is the authenticator's: checked against the system clock as it is (lib/clock.ts systemNow).
+  const step = verifyTotp(unseal(deps.totpKey, admin.totpSecret), code, systemNow(deps.clock).getTime());
   if (step === null) return null;
   if (admin.totpLastStep !== null && step <= admin.totpLastStep) return null;
   return step;

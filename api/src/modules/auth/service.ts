@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx, firstRow, type UserLanguage } from '@bpay/db';
 import { AppError } from '../../errors';
-import type { Clock } from '../../lib/clock';
+import { systemNow, type Clock } from '../../lib/clock';
 import { seal, unseal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { addressKey } from '../../lib/address-key';
@@ -182,7 +182,7 @@ export async function login(
     const [codeAttempt] = await countVerification(db, clock, user.id, ['two_factor']).catch((e: unknown) => {
       throw e instanceof AppError ? fail(e) : e;
     });
-    const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, clock.now().getTime());
+    const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, systemNow(clock).getTime());
     if (step === null) throw fail(new AppError('invalid_two_factor_code', undefined, 'totpCode'));
     code = { sealedSecret: user.totpSecret, step, attempt: codeAttempt! };
   }
@@ -311,7 +311,7 @@ export async function confirmTotpEnrolment(deps: AuthDeps, userId: string, code:
   if (user.totpSecret) throw new AppError('two_factor_already_enabled');
   if (!user.totpPendingSecret) throw new AppError('two_factor_not_pending');
   const ids = await countVerification(deps.db, deps.clock, userId, ['two_factor']);
-  const step = verifyTotp(unseal(deps.totpKey, user.totpPendingSecret), code, deps.clock.now().getTime());
+  const step = verifyTotp(unseal(deps.totpKey, user.totpPendingSecret), code, systemNow(deps.clock).getTime());
   if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'code');
   // Guarded: only the secret this code was verified against is turned on, and only once (and told once, with it).
   const pending = user.totpPendingSecret;
@@ -345,7 +345,7 @@ export async function disableTotp(deps: AuthDeps, userId: string, input: { code:
     throw new AppError('invalid_current_password', undefined, 'password');
   }
   await releaseThrottle(db, [passwordAttempt!]);
-  const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.code, clock.now().getTime());
+  const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.code, systemNow(clock).getTime());
   if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'code');
   // The code is consumed by this very write (see codeStillUnused); a used one changes no row, and tells nothing.
   const sealed = user.totpSecret;

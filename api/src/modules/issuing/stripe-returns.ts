@@ -106,7 +106,8 @@ export function feeBack(feeCents: number, approved: number, returned: number): n
  */
 async function takeLease(deps: AppDeps, collectionId: string): Promise<Lease> {
   const owner = `${LEASE_MARK}${newToken()}`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  // A wait, measured on the monotonic clock: a system clock set back meanwhile must not make it an hour long.
+  const deadline = performance.now() + LOCK_WAIT_MS;
   for (;;) {
     const at = deps.clock.now();
     const taken = await deps.db
@@ -121,7 +122,7 @@ async function takeLease(deps: AppDeps, collectionId: string): Promise<Lease> {
         ),
       );
     if (taken.rowsAffected === 1) return { collectionId, owner };
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       throw new AppError(
         'vendor_unavailable',
         "The bcard's money is still being settled by another change; Stripe will send this event again.",

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
+import { systemNow } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { registrableDomain } from '../../lib/registrable-domain';
 import { escapeUnsafe } from '../../lib/text';
@@ -113,8 +114,8 @@ async function verify(deps: AppDeps, raw: string, signature: string | null, secr
   if (!signature?.trim()) throw new AppError('stripe_signature_invalid', 'The Stripe-Signature header is missing.');
   let event: unknown;
   try {
-    // The age is measured on bpay's clock (the process's own in production).
-    event = await Stripe.webhooks.constructEventAsync(raw, signature, secret, STRIPE_SIGNATURE_TOLERANCE_S, undefined, deps.clock.now().getTime());
+    // The age is measured on the system clock as it is, the one Stripe's timestamp is to agree with (lib/clock.ts).
+    event = await Stripe.webhooks.constructEventAsync(raw, signature, secret, STRIPE_SIGNATURE_TOLERANCE_S, undefined, systemNow(deps.clock).getTime());
   } catch (e) {
     if (e instanceof Stripe.errors.StripeSignatureVerificationError) {
       const stale = /tolerance/i.test(e.message);

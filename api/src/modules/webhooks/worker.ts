@@ -3,6 +3,7 @@ import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { unseal } from '../../lib/crypto';
+import { systemNow } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { eventPayload } from '../events/service';
 import { AUTO_DISABLED_REASON, failPendingDeliveries } from './service';
@@ -104,7 +105,8 @@ async function attempt(deps: AppDeps, row: Row): Promise<AttemptResult> {
     } catch {
       throw new Error('The signing secret cannot be read (was the session secret changed?). Roll the secret.');
     }
-    const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
+    // The receiver checks it against its own clock: the system clock as it is, not bpay's steady one (lib/clock.ts).
+    const timestamp = Math.floor(systemNow(deps.clock).getTime() / 1000);
     const res = await sendToTarget(deps.webhooks.fetch, target, {
       method: 'POST',
       headers: {
