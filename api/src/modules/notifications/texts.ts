@@ -60,6 +60,8 @@ const DECLINE_WORDS: Record<string, Record<Lang, string>> = {
   currency_mismatch: { en: 'the charge was not in US dollars', ar: 'لم تكن العملية بالدولار الأمريكي' },
   card_declined: { en: "the card's bank declined it", ar: 'رفضها البنك المصدر للبطاقة' },
   processing_error: { en: 'the card could not be charged just now', ar: 'تعذّر الخصم من البطاقة في ذلك الوقت' },
+  // A plan renewal bpay itself never finished (a crash, a lost answer), every attempt until the grace ran out.
+  interrupted: { en: 'the payment was interrupted before it completed (nothing was charged)', ar: 'انقطعت عملية الدفع قبل أن تكتمل (لم يُخصم شيء)' },
   test_mode_live_card: {
     en: "a merchant's test payment cannot take a real bcard (nothing was charged)",
     ar: 'لا تقبل دفعة تجريبية لدى تاجر بطاقة bcard حقيقية (لم يُخصم شيء)',

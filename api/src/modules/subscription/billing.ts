@@ -31,6 +31,8 @@ import { prorate, prorationQuote } from './proration';
  * stays. A downgrade or cancellation credits nothing and waits for the period's end (pendingTierId). At a period's end the renewal sweep charges the next period (its plan: the pending one
  * if any) to the source the user paid with; a failed renewal keeps the plan, past due, retried daily for
  * RENEWAL_GRACE_MS, then the user moves to Free, with a plan_notice e-mail at the first failure and at the move.
+ * A renewal attempt bpay itself did not finish (interrupted: undone by the sweep) is not a failure of the card: no
+ * past due, no notice, the next attempt at once; the grace still ends RENEWAL_GRACE_MS after the period (issue 27).
  */
 
 type TierRow = typeof schema.subscriptionTiers.$inferSelect;
@@ -347,16 +349,45 @@ async function reload(deps: AppDeps, chargeId: string): Promise<ChargeRow> {
   return row;
 }
 
-/** Records a charge failed; for a renewal, in the same transaction, the subscription goes past due (or to Free). */
+/**
+ * Records a charge failed; for a renewal, in the same transaction, the subscription goes past due (or to Free), unless
+ * bpay itself was interrupted (renewalInterrupted).
+ */
 async function failCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeRow, code: string, message: string): Promise<ChargeRow> {
   await deps.db.transaction(async (tx) => {
     await settleChargeRow(tx, deps, lease, { status: 'failed', failureCode: code, failureMessage: message });
     if (charge.kind === 'renewal' && charge.subscriptionId) {
       const sub = await firstRow(tx, schema.userSubscriptions, eq(schema.userSubscriptions.id, charge.subscriptionId));
-      if (sub?.status === 'active' && sub.currentPeriodEnd?.getTime() === renewedPeriodEnd(charge)) await renewalFailed(tx, deps, sub, message, code);
+      if (sub?.status === 'active' && sub.currentPeriodEnd?.getTime() === renewedPeriodEnd(charge)) {
+        if (code === INTERRUPTED) await renewalInterrupted(tx, deps, sub, message);
+        else await renewalFailed(tx, deps, sub, message, code);
+      }
     }
   });
   return reload(deps, charge.id);
+}
+
+/** The failure code of a charge the money sweep ended because its worker died: nothing was charged (recoverPlanCharges). */
+const INTERRUPTED = 'interrupted';
+
+/**
+ * A renewal attempt bpay itself did not finish (the process died, the processor's answer was lost) and the sweep
+ * undid: nothing was charged and the card did not refuse, so the user is not told their card failed and the plan does
+ * not go past due for it (issue 27: a crash at every processor call of a renewal). The attempt is counted (the next one
+ * has its own processor key) and the next is due at once, at the sweep's next pass. Bounded: once the period has been
+ * over for RENEWAL_GRACE_MS it counts as a failure from the period's end, so a plan never stays unpaid past the grace.
+ */
+async function renewalInterrupted(tx: DbOrTx, deps: AppDeps, sub: SubRow, message: string): Promise<void> {
+  const at = deps.clock.now();
+  const since = sub.pastDueSince ?? sub.currentPeriodEnd;
+  if (since && at.getTime() - since.getTime() >= RENEWAL_GRACE_MS) {
+    await renewalFailed(tx, deps, { ...sub, pastDueSince: since }, message, INTERRUPTED);
+    return;
+  }
+  await tx
+    .update(schema.userSubscriptions)
+    .set({ renewalAttempts: sub.renewalAttempts + 1, nextRenewalAttemptAt: null })
+    .where(eq(schema.userSubscriptions.id, sub.id));
 }
 
 /**
@@ -627,7 +658,7 @@ export async function recoverPlanCharges(deps: AppDeps): Promise<number> {
         continue; // the hold may exist and not be searchable yet: asked again at a later sweep
       } else {
         if (found?.status === 'held') await vendor.voidHold(found.holdId);
-        await failCharge(deps, lease, charge, 'interrupted', 'The payment was interrupted before it completed.');
+        await failCharge(deps, lease, charge, INTERRUPTED, 'The payment was interrupted before it completed.');
       }
       settled++;
     } catch (error) {
