@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Languages } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '../../../components/ui/card';
@@ -12,6 +12,7 @@ import { ApiError } from '../../../lib/api';
 import { authErrorText } from '../../../lib/auth-errors';
 import { useDocumentTitle } from '../../../lib/document-title';
 import { USER_QUERY_KEY } from '../../auth/api';
+import { useAuth } from '../../auth/auth-context';
 import { signInWithLinkRequest } from '../api';
 
 /** A link that can no longer be used here: the person must sign in again (or open it where it was asked). */
@@ -61,10 +62,10 @@ export function SignInLinkPage() {
   const [totpCode, setTotpCode] = useState('');
   const mutation = useMutation({
     mutationFn: signInWithLinkRequest,
-    onSuccess: (user) => {
+    onSuccess: async (user) => {
+      // A session probe sent before the cookie existed (the page had just loaded) must not answer "signed out" after.
+      await qc.cancelQueries({ queryKey: USER_QUERY_KEY });
       qc.setQueryData(USER_QUERY_KEY, user);
-      toast({ title: t('signInLink.page.done') });
-      navigate('/');
     },
     onError: (error) => {
       if (error instanceof ApiError && error.code === 'two_factor_required') setNeedsCode(true);
@@ -76,6 +77,15 @@ export function SignInLinkPage() {
     if (!token) return;
     mutation.mutate({ token, ...(needsCode && /^\d{6}$/.test(totpCode) ? { totpCode } : {}) });
   }
+
+  // To the dashboard once the session state has the user: `/` before that renders the landing (which sends an
+  // Arabic reader on to /ar).
+  const { user } = useAuth();
+  useEffect(() => {
+    if (!mutation.isSuccess || !user) return;
+    toast({ title: t('signInLink.page.done') });
+    navigate('/');
+  }, [mutation.isSuccess, user, navigate, t]);
 
   const failed = mutation.isError && !(mutation.error instanceof ApiError && mutation.error.code === 'two_factor_required');
   const dead = failed && mutation.error instanceof ApiError && !!mutation.error.code && mutation.error.code in LINK_TEXT;
