@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { MONEY_SWEEP_MS, sweepMoney } from './boot';
 import { CATCH_UP_SLOWDOWN } from './lib/clock';
 import { call, interceptVendor, makeTestApp, merchantCall, type TestContext, type VendorMethod } from '../test-support/app';
-import { addCard, bcardCard, CARDS_OK, merchantWorld, registerUser, type MerchantWorld, type TestCardDetails } from '../test-support/world';
+import { addCard, bcardCard, CARDS_OK, createMerchant, login, merchantWorld, registerUser, type MerchantWorld, type TestCardDetails } from '../test-support/world';
+import { totp } from './lib/totp';
+import { SIGNATURE_HEADER } from './modules/webhooks/signature';
+import { deliverDueWebhooks } from './modules/webhooks/worker';
 import { ledgerBalance, moneyReport, moneyViolations } from '../test-support/money-invariants';
 import { addCalendarMonth, RENEWAL_RETRY_MS } from './modules/subscription/billing';
 
@@ -277,6 +280,47 @@ describe('a plan period while the system clock jumps', () => {
       const report = await moneyReport(c);
       expect(moneyViolations(report)).toEqual([]);
       expect(report.heldHolds).toBe(0);
+    } finally {
+      c.close();
+    }
+  });
+});
+
+/*
+ * What must agree with another party's clock is read from the system clock as it is (Clock.system): bpay's own time
+ * stays ahead of it after a step back, and an authenticator app or a merchant's server would disagree by that much.
+ */
+describe('agreeing with other clocks after a step back', () => {
+  test("the authenticator's code (the system clock's) signs in; the webhook signature carries the system clock's time", async () => {
+    const c = await makeTestApp();
+    try {
+      const u = await registerUser(c, { password: 'correct horse battery' });
+      const setup = await call(c, '/api/auth/2fa/setup', { method: 'POST', cookie: u.cookie });
+      const secret: string = setup.body.secret;
+      const confirm = await call(c, '/api/auth/2fa/confirm', { method: 'POST', cookie: u.cookie, body: { code: totp(secret, c.clock.now().getTime()) } });
+      expect(confirm.status).toBe(200);
+
+      c.clock.advance(2 * HOUR);
+      c.clock.stepSystemClock(-HOUR);
+      const system = c.clock.system().getTime();
+      expect(c.clock.now().getTime() - system).toBe(HOUR);
+      // A code of bpay's own time is not what the phone shows; the phone's is accepted.
+      const ahead = await login(c, u.email, 'correct horse battery', { totpCode: totp(secret, c.clock.now().getTime()) });
+      expect(ahead.status).toBe(400);
+      const phone = await login(c, u.email, 'correct horse battery', { totpCode: totp(secret, system) });
+      expect(phone.status).toBe(200);
+
+      const m = await createMerchant(c, u.cookie, 'sandbox');
+      const seen: string[] = [];
+      c.deps.webhooks.fetch = async (_url, init) => {
+        seen.push(new Headers(init.headers).get(SIGNATURE_HEADER) ?? '');
+        return new Response('ok');
+      };
+      const ep = await merchantCall(c, m.secretKey, '/webhook_endpoints', { method: 'POST', body: { url: 'http://127.0.0.1:9/hooks', enabled_events: ['*'] } });
+      expect(ep.status).toBe(200);
+      expect((await merchantCall(c, m.secretKey, '/payment_intents', { method: 'POST', body: { amount: 1000, currency: 'usd' } })).status).toBe(200);
+      expect((await deliverDueWebhooks(c.deps)).succeeded).toBe(1);
+      expect(seen).toEqual([expect.stringMatching(new RegExp(`^t=${Math.floor(c.clock.system().getTime() / 1000)},v1=`))]);
     } finally {
       c.close();
     }

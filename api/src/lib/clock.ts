@@ -43,6 +43,7 @@ export function steadyClock(
   onStepBack?: (ms: number) => void,
 ): Clock {
   let lastMs = sources.wallMs();
+  let lastWall = lastMs;
   let lastMono = sources.monoMs();
   // Whether the system clock is still behind after a step back that was told: one line per step, not one per read.
   let behind = false;
@@ -50,15 +51,18 @@ export function steadyClock(
     now() {
       const wall = sources.wallMs();
       const mono = sources.monoMs();
-      // Where bpay's time would be, had it run slow since the last reading: below the system clock unless that was
-      // set back, so following the system clock is the rule and this only counts while bpay is ahead.
-      const counted = lastMs + (mono - lastMono) * (1 - CATCH_UP_SLOWDOWN);
+      // Where bpay's time is by the real time passed since the last reading: slowed only if bpay was ahead of the
+      // system clock then (a step since is taken to have happened now). Below the system clock unless that was set
+      // back, so following the system clock is the rule and this only counts while bpay is ahead.
+      const rate = lastMs > lastWall ? 1 - CATCH_UP_SLOWDOWN : 1;
+      const counted = lastMs + (mono - lastMono) * rate;
       const t = Math.max(wall, counted);
       if (wall < counted - STEP_BACK_WORTH_TELLING_MS) {
         if (!behind) onStepBack?.(Math.round(counted - wall));
         behind = true;
       } else if (wall >= counted) behind = false;
       lastMs = t;
+      lastWall = wall;
       lastMono = mono;
       return new Date(t);
     },
