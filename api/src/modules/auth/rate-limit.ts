@@ -22,8 +22,10 @@ import {
  * - Per account and address: 5 failures free, then growing delays between tries (1, 2, 4 … minutes, at most 60),
  *   forgotten after a day or at a success from that address. Slows a guesser aiming at one account.
  * - Per account, from everywhere: past 100 failures in a day, addresses the account has not signed in from within
- *   30 days are not checked at all unless the request carries a two-factor code, and any failure of theirs gets the
- *   same 429: a distributed guesser learns nothing, while the owner, on a known device or with the code, gets in.
+ *   30 days do not get in by the password alone. With a two-factor code, any failure of theirs gets the same 429;
+ *   without one, right or wrong, the same 401 sign_in_link_sent, a right password mailing a one-time link
+ *   (sign-in-link.ts): a distributed guesser learns nothing, while the owner, on a known device, with the code or
+ *   with the link, gets in.
  * - Wrong two-factor codes per account (sign-in, confirm, disable) and wrong current passwords per account (changing
  *   e-mail, password or turning two-factor off): 5 free, then the same growing delays.
  * - Registrations per address: 5 an hour by default (AppDeps.registrationLimit).
