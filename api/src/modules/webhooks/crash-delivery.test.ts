@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { sweepMoney } from '../../boot';
 import { TestClock } from '../../lib/clock';
-import { makeTestApp, type TestContext } from '../../../test-support/app';
+import { interceptVendor, makeTestApp, type TestContext, type VendorMethod } from '../../../test-support/app';
+import { LEASE_MS } from '../bcards/saga';
 import { countRows, createIntent, HOUR, nowSeconds, Receiver, setup, testBcard, v1 } from '../../../test-support/modules/webhooks';
 import { deliverDueWebhooks, lockMs, startWebhookWorker } from './worker';
 
@@ -125,6 +127,60 @@ describe('a crash after the state change, before the worker runs', () => {
     clock.advance(HOUR);
     expect((await deliverDueWebhooks(second.deps, { limit: 100 })).claimed).toBe(0);
     for (const r of s.receivers) expect(r.received).toHaveLength(events.length);
+  });
+});
+
+describe('a crash at the first processor call after a payment commits', () => {
+  test("the intent's succeeded event, committed with the payment, reaches each endpoint once after restart and the sweep", async () => {
+    const clock = new TestClock();
+    const state = { armed: false, crashed: false, calls: [] as VendorMethod[] };
+    let victim: TestContext | null = null;
+    const first = await makeTestApp({
+      clock,
+      wrapVendor: (v) => ({
+        ...interceptVendor(v, async <T,>(method: VendorMethod, _a: unknown[], run: () => Promise<T>): Promise<T> => {
+          if (state.crashed) throw new CrashError('the process is gone');
+          if (!state.armed) return run();
+          state.calls.push(method);
+          state.crashed = true;
+          victim!.handle.close();
+          throw new CrashError(`crashed before ${method}`);
+        }),
+        // A test bcard is found by its number through the simulator (no processor call).
+        ...(v.checkIssuedCard ? { checkIssuedCard: v.checkIssuedCard.bind(v) } : {}),
+      }),
+    });
+    victim = first;
+    const s = await twoEndpoints(first);
+    const pi = await createIntent(first, s.merchant, 2500);
+    const { card } = await testBcard(first, s.merchant, 2500);
+    state.armed = true;
+    // The payment commits (the intent succeeded, its event queued); settling the used bcard at the processor comes
+    // after, and the process dies there.
+    await v1(first, s.merchant.key, `/payment_intents/${pi}/confirm`, { method: 'POST', body: { payment_method_data: { type: 'card', card } } }).catch(
+      () => null,
+    );
+    for (let i = 0; i < 200 && !state.crashed; i++) await Bun.sleep(10);
+    expect(state.calls).toEqual(['deactivateCard']);
+    for (const r of s.receivers) expect(r.received).toHaveLength(0);
+
+    const second = await makeTestApp({ dir: first.dir, clock });
+    cleanup.push(() => second.close());
+    clock.advance(LEASE_MS + 1);
+    for (let i = 0; i < 5; i++) if ((await sweepMoney(second.deps)).recovered === 0) break;
+    await runWorkerUntilQuiet(second);
+
+    const events = await storedEvents(second, s.merchant.id);
+    expect(events.map((e) => e.type).sort()).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
+    for (const r of s.receivers) {
+      expect(r.rejected).toHaveLength(0);
+      expect(r.eventIds().sort()).toEqual(events.map((e) => e.id).sort());
+    }
+    const succeeded = s.receivers[0]!.received.find((r) => r.event.type === 'payment_intent.succeeded')!;
+    expect(succeeded.event.data.object).toMatchObject({ id: pi, status: 'succeeded', amount_received: 2500 });
+    clock.advance(HOUR);
+    await sweepMoney(second.deps);
+    expect((await deliverDueWebhooks(second.deps, { limit: 100 })).claimed).toBe(0);
   });
 });
 
