@@ -2,7 +2,7 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx } from '@bpay/db';
 import { AppError } from '../../errors';
 import { addressKey } from '../../lib/address-key';
-import type { Clock } from '../../lib/clock';
+import { systemNow, type Clock } from '../../lib/clock';
 import { hmacHex } from '../../lib/crypto';
 import { newId, newToken } from '../../lib/ids';
 import { hitThrottle, releaseThrottle, type ThrottleRule } from '../../lib/throttle';
@@ -160,7 +160,7 @@ export async function signInWithLink(
   if (user.totpSecret) {
     if (!input.totpCode) throw new AppError('two_factor_required', undefined, 'totpCode');
     const [attempt] = await countVerification(db, clock, user.id, ['two_factor']);
-    const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, clock.now().getTime());
+    const step = verifyTotp(unseal(deps.totpKey, user.totpSecret), input.totpCode, systemNow(clock).getTime());
     if (step === null) throw new AppError('invalid_two_factor_code', undefined, 'totpCode');
     code = { sealedSecret: user.totpSecret, step, attempt: attempt! };
   }
