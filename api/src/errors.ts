@@ -40,6 +40,7 @@ export const CATALOGUE = {
     type: 'invalid_request_error',
     message: 'The request headers are too large: at most 16 KB in all.',
   },
+  uri_too_long: { status: 414, type: 'invalid_request_error', message: 'The request URL is too long: at most 8 KB.' },
   route_not_found: { status: 404, type: 'invalid_request_error', message: 'No such API route.' },
   resource_not_found: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },

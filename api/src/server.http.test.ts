@@ -96,6 +96,29 @@ test('headers over 16 KB: 431 in the error shape, on the API and on a web page',
   }
 });
 
+test('a URL over 8 KB: 414 in the error shape, on the API and on a web page (Bun would take up to 256 KiB)', async () => {
+  for (const path of ['/api/subscription/tiers', '/', '/swagger']) {
+    await expectShaped(await fetch(`${base}${path}?${'a=1&'.repeat(25_000)}`, alone), 414, 'uri_too_long');
+  }
+});
+
+test('a request without a usable Host: 400 in the error shape, not a 500', async () => {
+  const { connect } = await import('node:net');
+  const port = Number(new URL(base).port);
+  for (const head of ['GET /api/subscription/tiers HTTP/1.0\r\n\r\n', 'GET / HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n']) {
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => (text += d.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('connect', () => socket.write(head));
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: Record<string, unknown> };
+    expect(body.error).toMatchObject({ code: 'validation_error', param: 'host', message: 'The request has no valid Host header.' });
+  }
+});
+
 test('a body over the route limit: 413 in the error shape, whatever its size or framing', async () => {
   await expectShaped(await fetch(`${base}/api/auth/login`, { ...alone, method: 'POST', headers: json, body: 'x'.repeat(40 * 1024) }), 413, 'payload_too_large');
   // Over the 12 MB Bun used to be given, which it answered with an empty 413.

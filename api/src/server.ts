@@ -9,7 +9,7 @@ import { generatedFile, serveGenerated, serveWebApp, type GeneratedFile } from '
 import { robotsTxt, sitemapXml } from './site-files';
 import { compressJsonResponse } from './http-encoding';
 import { errorBody, AppError } from './errors';
-import { headerBytes, MAX_HEADER_BYTES } from './plugins/http';
+import { headerBytes, MAX_HEADER_BYTES, MAX_URL_BYTES, requestTargetBytes } from './plugins/http';
 import { EVENT_STREAM_PATH } from './modules/events/stream';
 import { isStripePath, MERCHANT_PREFIX, STRIPE_PREFIX } from './app';
 import { readSessionToken } from './modules/auth/sessions';
@@ -86,6 +86,11 @@ const headersTooLarge = (req: Request) => errorResponse(req, new AppError('heade
 
 async function handle(req: Request, server: Bun.Server<unknown>): Promise<Response> {
   if (headerBytes(req) > MAX_HEADER_BYTES) return headersTooLarge(req);
+  // Without a usable Host (HTTP/1.0 without one, or `Host: a b`) Bun's req.url is not a URL: 400, not a 500 and an
+  // error log line per request.
+  const target = requestTargetBytes(req);
+  if (target === null) return errorResponse(req, new AppError('validation_error', 'The request has no valid Host header.', 'host'), { connection: 'close' });
+  if (target > MAX_URL_BYTES) return errorResponse(req, new AppError('uri_too_long'), { connection: 'close' });
   const ip = server.requestIP(req);
   if (ip) setPeerAddress(req, ip.address);
   const path = new URL(req.url).pathname;
