@@ -119,6 +119,30 @@ test('a request without a usable Host: 400 in the error shape, not a 500', async
   }
 });
 
+test("the consumer's notice stream outlives Bun's 10 s idle limit, as the merchant event stream does", async () => {
+  const origin = 'https://pay.example.com';
+  const email = `stream-${Date.now()}@example.com`;
+  const registered = await fetch(`${base}/api/auth/register`, {
+    method: 'POST',
+    headers: { ...json, origin },
+    body: JSON.stringify({ email, password: 'correct horse battery staple', firstName: 'Ada', lastName: 'Lovelace' }),
+  });
+  expect(registered.status).toBe(201);
+  const cookie = /((?:__Host-)?bpay_session=[^;]*)/.exec(registered.headers.get('set-cookie') ?? '')![1]!;
+  const stream = await fetch(`${base}/api/notifications/stream`, { headers: { cookie, origin } });
+  expect(stream.status).toBe(200);
+  const reader = stream.body!.getReader();
+  let ended = false;
+  void (async () => {
+    for (;;) if ((await reader.read()).done) break;
+    ended = true;
+  })().catch(() => (ended = true));
+  // Bun's idle timer is checked every 4 s: a connection it cuts at 10 s is gone by 14 s. The first ping is at 15 s.
+  await Bun.sleep(14_500);
+  expect(ended).toBe(false);
+  await reader.cancel();
+}, 30_000);
+
 test('a body over the route limit: 413 in the error shape, whatever its size or framing', async () => {
   await expectShaped(await fetch(`${base}/api/auth/login`, { ...alone, method: 'POST', headers: json, body: 'x'.repeat(40 * 1024) }), 413, 'payload_too_large');
   // Over the 12 MB Bun used to be given, which it answered with an empty 413.

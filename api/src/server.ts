@@ -84,6 +84,9 @@ function errorResponse(req: Request, error: AppError, extra: Record<string, stri
 
 const headersTooLarge = (req: Request) => errorResponse(req, new AppError('headers_too_large'), { connection: 'close' });
 
+/** The long-lived streams: the merchant event stream (and its /v1 twin) and the consumer's notice stream. */
+const STREAM_PATHS = new Set([EVENT_STREAM_PATH, EVENT_STREAM_PATH.replace(MERCHANT_PREFIX, STRIPE_PREFIX), '/api/notifications/stream']);
+
 async function handle(req: Request, server: Bun.Server<unknown>): Promise<Response> {
   if (headerBytes(req) > MAX_HEADER_BYTES) return headersTooLarge(req);
   // Without a usable Host (HTTP/1.0 without one, or `Host: a b`) Bun's req.url is not a URL: 400, not a 500 and an
@@ -98,9 +101,9 @@ async function handle(req: Request, server: Bun.Server<unknown>): Promise<Respon
   if (path === '/swagger/') return Response.redirect('/swagger', 308);
   const asset = SWAGGER_FILES[path];
   if (asset) return serveGenerated(req, swaggerAsset(asset));
-  // Bun closes a connection idle for 10 s by default; the events stream pings only every 15 s and may wait longer
-  // for an event, so it gets no idle limit (it ends when the client goes away).
-  if (path === EVENT_STREAM_PATH || path === EVENT_STREAM_PATH.replace(MERCHANT_PREFIX, STRIPE_PREFIX)) server.timeout(req, 0);
+  // Bun closes a connection idle for 10 s by default; the event and notice streams ping only every 15 s and may wait
+  // longer for a message, so they get no idle limit (they end when the client goes away).
+  if (STREAM_PATHS.has(path)) server.timeout(req, 0);
   // JSON answers are compressed here, around the app, so in-process tests (app.handle) read plain bodies.
   if (isApiPath(path)) return compressJsonResponse(req, await app.handle(req));
   const siteFile = SITE_FILES[path];
