@@ -35,9 +35,29 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: 10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last (429 account_network_limited: this account from this network), until a success from that address; past 100 failures in a day for one account, an address it has not signed in from within 30 days is answered 429 account_sign_in_limited without a check unless the request carries totpCode, and then gets in only with the right password and code. Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). Every 429 has Retry-After.
+         * @description Unknown e-mail and wrong password get the same answer. With two-factor enabled, a request without totpCode is answered 401 two_factor_required. Failures are throttled, never locking the owner out: 10 failures in 15 minutes from one address (all accounts) get 429 rate_limited; for one account from one address, 5 failures are free and then each try waits 1, 2, 4 … up to 60 minutes after the last (429 account_network_limited: this account from this network), until a success from that address. Past 100 failures in a day for one account, an address it has not signed in from within 30 days does not get in by the password alone: without totpCode the answer is 401 sign_in_link_sent whether the password is right or wrong, and a right one mails the account a one-time link to /sign-in-link (POST /api/auth/sign-in-link), valid 15 minutes and only from this address; such attempts are at most 5 an hour per address (429 sign_in_link_rate_limited) and at most 3 links an hour are mailed per account (past that, the same answer and no mail). With totpCode it gets in only with the right password and code, and any failure is 429 account_sign_in_limited. Wrong codes for one account: 5 free, then the same growing delays (429 verification_rate_limited). Every 429 has Retry-After.
          */
         post: operations["postApiAuthLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sign-in-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a one-time sign-in link
+         * @description The link mailed when the right password came from a new address past the account's daily cap of failed sign-ins (see POST /api/auth/login). It works once, within 15 minutes, and only from the address (IPv4 address or IPv6 /64) that asked: from another it is 403 sign_in_link_other_network and stays usable. With two-factor on, totpCode is required as at sign-in (401 two_factor_required, 400 invalid_two_factor_code, 429 verification_rate_limited; the link is not used up). 400 sign_in_link_invalid (unknown, or the password changed since), sign_in_link_used or sign_in_link_expired (param token). Success is a normal sign-in: the session cookie, the sign-in notices, and the address becomes one the account signs in from.
+         */
+        post: operations["postApiAuthSign-in-link"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1420,7 +1440,7 @@ export interface paths {
         };
         /**
          * Stream events as they happen (server-sent events)
-         * @description Answers `text/event-stream` (Cache-Control: no-cache) and stays open. Only events recorded after the connection opened are sent (no backlog; with `Last-Event-ID`, also those since that event, up to an hour back), of this key's merchant and mode; `POST /api/v1/events/{id}/resend` without endpoint_id sends an event again. Each event is one message:
+         * @description Answers `text/event-stream` (Cache-Control: no-store) and stays open. Only events recorded after the connection opened are sent (no backlog; with `Last-Event-ID`, also those since that event, up to an hour back), of this key's merchant and mode; `POST /api/v1/events/{id}/resend` without endpoint_id sends an event again. Each event is one message:
          *
          *     ```
          *     id: evt_…
@@ -2187,7 +2207,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an identity verification (multipart/form-data)
-         * @description Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A file of another type, or whose name extension or part Content-Type says another type than its content, is refused with 415 unsupported_media_type naming it; a kept file is named with its detected type's extension. A body over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it has arrived. The applicant must be 18 or older. At most 5 verifications may wait for review at once (409 kyc_pending_limit_reached).
+         * @description Files must really be JPEG, PNG or PDF (checked by content), at most 10 MB each, 1 to 5 files. A file of another type, or whose name extension or part Content-Type says another type than its content, is refused with 415 unsupported_media_type naming it; a kept file is named with its detected type's extension. A body over 5 × 10 MB is refused with 413 before it is read, and a file over 10 MB as soon as that much of it has arrived. A body of more than 32 form parts, or with a part of more than 16 header lines or 8 KB of headers, is refused with 413 as soon as that part arrives, before anything is parsed. The applicant must be 18 or older. At most 5 verifications may wait for review at once (409 kyc_pending_limit_reached).
          */
         post: operations["postApiKycSubmit"];
         delete?: never;
@@ -2739,6 +2759,104 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     password: string;
+                    totpCode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
+                        id: string;
+                        email: string;
+                        firstName: string | null;
+                        lastName: string | null;
+                        phoneNumber: string | null;
+                        profileImageUrl: string | null;
+                        country: string | null;
+                        address: {
+                            line1: string | null;
+                            city: string | null;
+                            state: string | null;
+                            postal_code: string | null;
+                            /** @default US */
+                            country: string;
+                        };
+                        /** @enum {string} */
+                        role: "user" | "merchant" | "admin";
+                        isKycVerified: boolean;
+                        twoFactorEnabled: boolean;
+                        loginNotifications: boolean;
+                        /** @enum {string} */
+                        language: "en" | "ar";
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "postApiAuthSign-in-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
                     totpCode?: string;
                 };
             };
@@ -10146,7 +10264,7 @@ export interface operations {
                              * @default password_reset
                              * @enum {string}
                              */
-                            kind: "password_reset" | "sign_in_notice" | "email_changed" | "plan_receipt" | "plan_notice" | "notice" | "email_change_confirm";
+                            kind: "password_reset" | "sign_in_notice" | "email_changed" | "plan_receipt" | "plan_notice" | "notice" | "email_change_confirm" | "sign_in_link";
                             to: string;
                             subject: string;
                             /** @enum {string} */
