@@ -97,7 +97,11 @@ function Home() {
   return <Lazy page={DashboardPage} fallback={<DashboardFrame />} />;
 }
 
-/** Pages only for signed-out visitors: signed-in users go to a checked same-site `next`, else to /. */
+/**
+ * Pages only for signed-out visitors: signed-in users go to a checked same-site `next`, else to /. This is also what
+ * moves a person on after signing in or registering here (the forms do not navigate): only once the session state
+ * holds the user, so `/` shows the dashboard and never the landing (which sends an Arabic reader to `/ar`).
+ */
 function AuthRoute() {
   const { user, isLoading } = useAuth();
   const [next] = useState(nextFromLocation);

@@ -17,14 +17,14 @@ const AuthContext = createContext<AuthContextValue | null>(null);
 export function AuthProvider({ children }: { children: ReactNode }) {
   const qc = useQueryClient();
   const query = useQuery(userQuery());
-  const loginMutation = useMutation({
-    mutationFn: loginRequest,
-    onSuccess: (user) => qc.setQueryData(USER_QUERY_KEY, user),
-  });
-  const registerMutation = useMutation({
-    mutationFn: registerRequest,
-    onSuccess: (user) => qc.setQueryData(USER_QUERY_KEY, user),
-  });
+  // Signed in or registered: the user is the session state. A probe sent before the cookie existed (the page had just
+  // loaded) must not answer "signed out" after. The sign-in page moves on when this state has the user (AuthRoute).
+  const signedIn = async (user: User) => {
+    await qc.cancelQueries({ queryKey: USER_QUERY_KEY });
+    qc.setQueryData(USER_QUERY_KEY, user);
+  };
+  const loginMutation = useMutation({ mutationFn: loginRequest, onSuccess: signedIn });
+  const registerMutation = useMutation({ mutationFn: registerRequest, onSuccess: signedIn });
   const logoutMutation = useMutation({
     mutationFn: logoutRequest,
     onSuccess: () => {

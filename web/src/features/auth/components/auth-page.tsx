@@ -1,6 +1,6 @@
 import { CreditCard, Languages, PieChart, ShieldCheck } from 'lucide-react';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link } from 'wouter';
 import { Button } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
 import { Input } from '../../../components/ui/input';
@@ -12,7 +12,6 @@ import { ApiError } from '../../../lib/api';
 import { authErrorText, waitText, weakPasswordText } from '../../../lib/auth-errors';
 import { isEmail } from '../../../lib/validation';
 import { useAuth } from '../auth-context';
-import { nextFromLocation } from '../next-path';
 import { useDocumentTitle } from '../../../lib/document-title';
 import { useHydrated } from '../../../lib/use-hydrated';
 
@@ -29,13 +28,16 @@ function FieldError({ id, error, text }: { id: string; error?: MessageKey; text?
   );
 }
 
+/*
+ * Neither form navigates when its request succeeds. The route around this page (AuthRoute in
+ * app/router.tsx) sends a signed-in person on, to the checked `next` or to `/`, as soon as the session state holds the
+ * user. Navigating from the request's success callback ran before that state did (React Query tells React on a later
+ * tick), so `/` still saw a signed-out visitor, showed the landing, and the landing sent an Arabic reader on to `/ar`.
+ */
 function SignInForm() {
   const t = useT();
   const { loginMutation } = useAuth();
   const hydrated = useHydrated();
-  const [, navigate] = useLocation();
-  // Read once: where to go after signing in (a checked same-site `next`, e.g. back to the checkout popup).
-  const [nextPath] = useState(nextFromLocation);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [totpCode, setTotpCode] = useState('');
@@ -59,7 +61,7 @@ function SignInForm() {
       {
         onSuccess: () => {
           toast({ title: t('auth.toast.loginSuccess'), description: t('auth.toast.loginSuccessBody') });
-          navigate(nextPath ?? '/');
+          // No navigation here: see the note above SignInForm.
         },
         onError: (error) => {
           if (error instanceof ApiError && error.code === 'two_factor_required') {
@@ -155,8 +157,6 @@ function RegisterForm() {
   const { t, lang } = useLanguage();
   const { registerMutation } = useAuth();
   const hydrated = useHydrated();
-  const [, navigate] = useLocation();
-  const [nextPath] = useState(nextFromLocation);
   const [form, setForm] = useState({ email: '', password: '', firstName: '', lastName: '' });
   const [errors, setErrors] = useState<Errors>({});
   const [weakPassword, setWeakPassword] = useState<string | undefined>();
@@ -180,7 +180,7 @@ function RegisterForm() {
       {
         onSuccess: () => {
           toast({ title: t('auth.toast.registerSuccess'), description: t('auth.toast.registerSuccessBody') });
-          navigate(nextPath ?? '/');
+          // No navigation here: see the note above SignInForm.
         },
         onError: (error) => {
           setWeakPassword(weakPasswordText(t, error));
