@@ -94,6 +94,14 @@ export const paymentIntents = sqliteTable(
     canceledAt: integer('canceled_at', { mode: 'timestamp_ms' }),
     /** When a manual-capture intent's bcard was authorized; uncaptured for 7 days, the intent is canceled (automatic). */
     authorizedAt: integer('authorized_at', { mode: 'timestamp_ms' }),
+    /** The merchant's Customer (customers.id) the intent names, if any; kept when the customer is deleted, as Stripe does. */
+    customerId: text('customer_id'),
+    /** Stripe's create parameters kept as given (issue 28): where to send a receipt, and what the consumer's bcard shows. */
+    receiptEmail: text('receipt_email'),
+    statementDescriptor: text('statement_descriptor'),
+    statementDescriptorSuffix: text('statement_descriptor_suffix'),
+    /** automatic_payment_methods[enabled] as given (null when not sent): bcards are the one method either way. */
+    automaticPaymentMethods: integer('automatic_payment_methods', { mode: 'boolean' }),
     /** Monotonic per merchant, for stable list ordering and cursors. */
     seq: integer('seq').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
@@ -107,6 +115,36 @@ export const paymentIntents = sqliteTable(
     check('payment_intents_amount_check', sql`${t.amount} >= 50 AND ${t.amount} <= 99999999`),
     check('payment_intents_received_check', sql`${t.amountReceived} >= 0 AND ${t.amountReceived} <= ${t.amount}`),
     check('payment_intents_refunded_check', sql`${t.amountRefunded} >= 0 AND ${t.amountRefunded} <= ${t.amountReceived}`),
+  ],
+);
+
+/**
+ * A merchant's Customer (Stripe's object, issue 28): contact details and metadata an intent can name. Scoped to the
+ * merchant and the mode. Deleting one keeps the row (intents still name its id; retrieve answers `deleted: true`) and
+ * clears its personal details.
+ */
+export const customers = sqliteTable(
+  'customers',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    email: text('email'),
+    name: text('name'),
+    phone: text('phone'),
+    description: text('description'),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    /** Monotonic per merchant, for stable list ordering and cursors. */
+    seq: integer('seq').notNull(),
+    deletedAt: integer('deleted_at', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    index('customers_merchant_idx').on(t.merchantId, t.livemode, t.seq),
+    index('customers_email_idx').on(t.merchantId, t.livemode, t.email),
   ],
 );
 
