@@ -370,12 +370,19 @@ async function failCharge(deps: AppDeps, lease: ChargeLease, charge: ChargeRow, 
 /** The failure code of a charge the money sweep ended because its worker died: nothing was charged (recoverPlanCharges). */
 const INTERRUPTED = 'interrupted';
 
+/** The wait before the second attempt after an interrupted one; it doubles with each attempt, up to RENEWAL_RETRY_MS. */
+export const INTERRUPTED_RETRY_MS = 15 * 60_000;
+
 /**
  * A renewal attempt bpay itself did not finish (the process died, the processor's answer was lost) and the sweep
  * undid: nothing was charged and the card did not refuse, so the user is not told their card failed and the plan does
  * not go past due for it (issue 27: a crash at every processor call of a renewal). The attempt is counted (the next one
- * has its own processor key) and the next is due at once, at the sweep's next pass. Bounded: once the period has been
- * over for RENEWAL_GRACE_MS it counts as a failure from the period's end, so a plan never stays unpaid past the grace.
+ * has its own processor key). An attempt interrupted after one that was not is tried again at once (the sweep's next
+ * pass); when attempts are interrupted in a row the wait doubles from INTERRUPTED_RETRY_MS up to RENEWAL_RETRY_MS, so an attempt that keeps
+ * being interrupted (a processor whose answers are lost, each attempt placing and voiding a hold on the card) does not
+ * touch the card at every sweep for the whole grace (hostile review of issue 27: thousands of authorizations).
+ * Bounded: once the period has been over for RENEWAL_GRACE_MS it counts as a failure from the period's end, so a plan
+ * never stays unpaid past the grace.
  */
 async function renewalInterrupted(tx: DbOrTx, deps: AppDeps, sub: SubRow, message: string): Promise<void> {
   const at = deps.clock.now();
@@ -386,8 +393,26 @@ async function renewalInterrupted(tx: DbOrTx, deps: AppDeps, sub: SubRow, messag
   }
   await tx
     .update(schema.userSubscriptions)
-    .set({ renewalAttempts: sub.renewalAttempts + 1, nextRenewalAttemptAt: null })
+    .set({ renewalAttempts: sub.renewalAttempts + 1, nextRenewalAttemptAt: interruptedRetryAt(at, await interruptedInARow(tx, sub.id)) })
     .where(eq(schema.userSubscriptions.id, sub.id));
+}
+
+/** How many of the subscription's latest renewal attempts in a row were interrupted (the one just ended included). */
+async function interruptedInARow(tx: DbOrTx, subscriptionId: string): Promise<number> {
+  const latest = await tx
+    .select({ failureCode: schema.subscriptionCharges.failureCode })
+    .from(schema.subscriptionCharges)
+    .where(and(eq(schema.subscriptionCharges.subscriptionId, subscriptionId), eq(schema.subscriptionCharges.kind, 'renewal')))
+    .orderBy(desc(schema.subscriptionCharges.createdAt))
+    .limit(20);
+  const other = latest.findIndex((c) => c.failureCode !== INTERRUPTED);
+  return other === -1 ? latest.length : other;
+}
+
+/** When the attempt after an interrupted one is due, `inARow` attempts having been interrupted in a row. */
+function interruptedRetryAt(at: Date, inARow: number): Date | null {
+  if (inARow <= 1) return null;
+  return new Date(at.getTime() + Math.min(RENEWAL_RETRY_MS, INTERRUPTED_RETRY_MS * 2 ** Math.min(inARow - 2, 16)));
 }
 
 /**

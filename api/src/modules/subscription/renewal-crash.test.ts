@@ -5,7 +5,7 @@ import { call, forkTestApp, interceptVendor, makeTestApp, type TestContext, type
 import { addCard, CARD_DECLINES_CHARGES, CARDS_OK, registerUser } from '../../../test-support/world';
 import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
-import { addCalendarMonth, freeTier, PLAN_CHARGE_LEASE_MS, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS, replaceSubscription, userOf } from './billing';
+import { addCalendarMonth, freeTier, INTERRUPTED_RETRY_MS, PLAN_CHARGE_LEASE_MS, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS, replaceSubscription, userOf } from './billing';
 import { retryRenewal } from './payment-card';
 
 /*
@@ -373,12 +373,14 @@ test('a renewal bpay never finishes (every hold placed, its answer lost): no not
     const notices = async () =>
       (await rows(ctx, 'SELECT kind FROM notifications WHERE user_id = ? AND seq > ? ORDER BY seq', [user.id, armedSeq])).map((n) => n.kind);
     await sweepMoney(ctx.deps);
-    // Each sweep (its lease over) undoes the last attempt and makes the next: the card never refused, so the plan is
-    // not past due and the user is not told it failed.
+    // A sweep (the lease over) undoes the attempt and makes the next at once; the one after waits (INTERRUPTED_RETRY_MS,
+    // doubling): the card never refused, so the plan is not past due and the user is not told it failed.
     for (let i = 0; i < 3; i++) {
       ctx.clock.advance(PLAN_CHARGE_LEASE_MS + 1);
       await sweepMoney(ctx.deps);
     }
+    ctx.clock.advance(INTERRUPTED_RETRY_MS);
+    await sweepMoney(ctx.deps);
     expect((await sub()).tier_id).toBe('tier_premium');
     expect((await sub()).past_due_since).toBeNull();
     expect(await notices()).toEqual([]);
@@ -398,6 +400,39 @@ test('a renewal bpay never finishes (every hold placed, its answer lost): no not
     expect(moneyViolations(report)).toEqual([]);
     expect(report.heldHolds).toBe(0);
     expect(await rows(ctx, "SELECT count(*) AS n FROM subscription_charges WHERE user_id = ? AND status != 'failed' AND kind = 'renewal'", [user.id])).toEqual([{ n: 0 }]);
+  } finally {
+    ctx.close();
+  }
+});
+
+test('a renewal interrupted again and again is not retried at every sweep: the card sees a bounded number of holds (hostile review of issue 27)', async () => {
+  let holds = 0;
+  const ctx = await forkTestApp(template, {
+    wrapVendor: (v) =>
+      interceptVendor(v, async <T,>(method: VendorMethod, _args: unknown[], run: () => Promise<T>): Promise<T> => {
+        const out = await run();
+        if (method === 'hold') {
+          holds++;
+          throw new VendorUnavailableError('the answer was lost');
+        }
+        return out;
+      }),
+  });
+  try {
+    toPeriodEnd(ctx);
+    await sweepMoney(ctx.deps);
+    // Six hours of sweeps, each after the last attempt's lease ran out. Retrying at once every time placed (and
+    // voided) a hold on the user's card at every pass: 73 authorizations here, about 10,000 over the grace period.
+    for (let i = 0; i < 72; i++) {
+      ctx.clock.advance(5 * 60_000);
+      await sweepMoney(ctx.deps);
+    }
+    expect(holds).toBeLessThanOrEqual(8);
+    const sub = (await rows(ctx, "SELECT * FROM user_subscriptions WHERE user_id = ? AND status = 'active'", [user.id]))[0]!;
+    expect(sub.tier_id).toBe('tier_premium');
+    expect(sub.past_due_since).toBeNull();
+    expect(moneyViolations(await moneyReport(ctx))).toEqual([]);
+    expect((await moneyReport(ctx)).heldHolds).toBe(0);
   } finally {
     ctx.close();
   }
