@@ -15,7 +15,7 @@ import { notify } from '../notifications/service';
 import { heldForRevert } from './email-change';
 import { assertStrongPassword } from './password-strength';
 import { createSession, type NewSession, type SessionClient, type SessionConfig } from './sessions';
-import { countSignInLinkRequest, sendSignInLink, signInLinkSent } from './sign-in-link';
+import { countSignInLinkRequest, mailSignInLinkAfterAnswer, signInLinkSent } from './sign-in-link';
 import {
   accountSignInLimited,
   countRegistration,
@@ -199,7 +199,7 @@ export async function login(
 /**
  * Past the account's cap, from an address new to it, without a two-factor code (see sign-in-link.ts): counted
  * against the address's link allowance (a refusal there releases the attempt: nothing was checked), then the
- * password is checked; a right one mails a sign-in link. Right or wrong, the answer is the same 401 sign_in_link_sent
+ * password is checked; a right one mails a sign-in link once the answer has gone. Right or wrong, the answer is the same 401 sign_in_link_sent
  * and the attempt stays a counted failure (the address's and the pair's limits, which bound this work), so neither
  * the answer nor a later limit tells a guesser which it was.
  */
@@ -216,7 +216,8 @@ async function linkInstead(
     throw e;
   });
   const ok = await Bun.password.verify(password, user?.passwordHash ?? (await getDummyHash()));
-  if (user && ok) await sendSignInLink(deps, user, client);
+  // Not awaited: the answer must not wait for the link's writes (its time would tell a right password).
+  if (user && ok) mailSignInLinkAfterAnswer(deps, user, client);
   throw signInLinkSent();
 }
 

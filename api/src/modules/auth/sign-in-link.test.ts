@@ -6,7 +6,7 @@ import { hotp, totp, totpStep } from '../../lib/totp';
 import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { login, me, registerUser } from '../../../test-support/world';
 import { SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ACCOUNT_ADDRESS, SIGN_IN_PER_ADDRESS } from './rate-limit';
-import { SIGN_IN_LINK_PER_ACCOUNT, SIGN_IN_LINK_PER_ADDRESS, SIGN_IN_LINK_TTL_MS } from './sign-in-link';
+import { SIGN_IN_LINK_PER_ACCOUNT, SIGN_IN_LINK_PER_ADDRESS, SIGN_IN_LINK_TTL_MS, signInLinksMailed } from './sign-in-link';
 
 /*
  * Issue 27 §2: past an account's daily cap of failed sign-ins, the right password from an address new to the account
@@ -17,7 +17,9 @@ import { SIGN_IN_LINK_PER_ACCOUNT, SIGN_IN_LINK_PER_ADDRESS, SIGN_IN_LINK_TTL_MS
 const PASSWORD = 'correct horse battery';
 const OWNER_IP = '192.0.2.200';
 
-const links = (ctx: TestContext, to: string) => {
+/** The sign-in link mails to `to`, newest first, once those mailed after their answer are written. */
+const links = async (ctx: TestContext, to: string) => {
+  await signInLinksMailed();
   const o = schema.emailOutbox;
   return ctx.handle.db
     .select()
@@ -256,6 +258,31 @@ describe('sign-in link past the account cap', () => {
       expect((await login(ctx, a.email, 'x', { ip: '198.51.100.71' })).body.error.code).toBe('sign_in_link_sent');
       ctx.clock.advance(3600_000);
       expect((await login(ctx, a.email, 'y', { ip })).body.error.code).toBe('sign_in_link_sent');
+      await signInLinksMailed();
+    } finally {
+      ctx.close();
+    }
+  });
+
+  test('a right password is answered before its link is written: the answer costs the database what a wrong one does', async () => {
+    // A right password mailing its link before answering took two more commits (each an fsync) than a wrong one: a
+    // guesser past the cap could tell a right password by the answer's time alone.
+    const ctx = await makeTestApp();
+    try {
+      const { email } = await registerUser(ctx, { password: PASSWORD });
+      await fillCap(ctx, email);
+      const cost = async (password: string, ip: string) => {
+        const before = { ...ctx.handle.stats };
+        const res = await login(ctx, email, password, { ip });
+        const after = { ...ctx.handle.stats };
+        expect(res.body.error.code).toBe('sign_in_link_sent');
+        return { commits: after.commits - before.commits, units: after.units - before.units, statements: after.statements - before.statements };
+      };
+      const wrong = await cost('a wrong guess', '198.51.100.90');
+      const right = await cost(PASSWORD, '198.51.100.91');
+      expect(right).toEqual(wrong);
+      // The link is mailed all the same, just after the answer.
+      expect(await links(ctx, email)).toHaveLength(1);
     } finally {
       ctx.close();
     }

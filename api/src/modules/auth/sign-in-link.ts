@@ -122,6 +122,27 @@ export async function sendSignInLink(
   deps.log.info('sign-in link sent', { userId: user.id });
 }
 
+/** Links being mailed after their answer (mailSignInLinkAfterAnswer). */
+const mailing = new Set<Promise<void>>();
+
+/**
+ * Mails the link once the answer has gone: answering only after its writes (two commits, each an fsync) would make a
+ * right password's 401 measurably slower than a wrong one's, telling a guesser past the cap what the same answer
+ * hides. A failure is logged; the owner asks again.
+ */
+export function mailSignInLinkAfterAnswer(deps: SignInLinkDeps, user: Parameters<typeof sendSignInLink>[1], client: SessionClient): void {
+  const job: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
+    .then(() => sendSignInLink(deps, user, client))
+    .catch((error: unknown) => deps.log.error('sign-in link not sent', { userId: user.id, error }))
+    .finally(() => mailing.delete(job));
+  mailing.add(job);
+}
+
+/** Resolves once every link being mailed after its answer is written (tests read the outbox after it). */
+export async function signInLinksMailed(): Promise<void> {
+  while (mailing.size > 0) await Promise.all([...mailing]);
+}
+
 type LinkRow = typeof schema.signInLinks.$inferSelect;
 
 /** The link's row, or why it cannot be used. Fails with: sign_in_link_invalid, sign_in_link_used, sign_in_link_expired. */
