@@ -570,20 +570,22 @@ export const STORAGE_RETRY_AFTER_S = 30;
 
 /*
  * SQLite's result codes for storage that cannot take a write: SQLITE_FULL (13, "database or disk is full": the disk,
- * a quota or max_page_count) and SQLITE_IOERR (10, "disk I/O error", with its extended codes such as
- * SQLITE_IOERR_WRITE). libSQL gives them as `code` (the local driver also as `rawCode`, extended codes in the upper
- * bits); Drizzle wraps what the driver threw in a DrizzleQueryError whose `cause` it is, and a remote libSQL server's
- * answer may carry only the words. The chain of causes is followed a few steps.
+ * a quota or max_page_count), SQLITE_IOERR (10, "disk I/O error", with its extended codes such as
+ * SQLITE_IOERR_WRITE) and SQLITE_READONLY (8, "attempt to write a readonly database": Linux remounts a filesystem
+ * read-only after I/O errors, so a failing disk often ends as this; hostile review of issue 27). libSQL gives them as
+ * `code` (the local driver also as `rawCode`, extended codes in the upper bits); Drizzle wraps what the driver threw
+ * in a DrizzleQueryError whose `cause` it is, and a remote libSQL server's answer may carry only the words. The chain
+ * of causes is followed a few steps.
  */
-const STORAGE_PRIMARY_CODES = new Set([10, 13]);
-const STORAGE_WORDS = /database or disk is full|disk I\/O error|SQLITE_FULL|SQLITE_IOERR/i;
+const STORAGE_PRIMARY_CODES = new Set([8, 10, 13]);
+const STORAGE_WORDS = /database or disk is full|disk I\/O error|attempt to write a readonly database|SQLITE_FULL|SQLITE_IOERR|SQLITE_READONLY/i;
 
 /** Whether `error` (or what caused it) says the database cannot be written: a full disk or a failing one. */
 export function isStorageFailure(error: unknown): boolean {
   let e: unknown = error;
   for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
     const { code, rawCode, message } = e as { code?: unknown; rawCode?: unknown; message?: unknown };
-    if (typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'))) return true;
+    if (typeof code === 'string' && (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY'))) return true;
     if (typeof rawCode === 'number' && STORAGE_PRIMARY_CODES.has(rawCode & 0xff)) return true;
     if (typeof message === 'string' && STORAGE_WORDS.test(message)) return true;
     e = (e as { cause?: unknown }).cause;

@@ -35,7 +35,7 @@ import {
   type TestCardDetails,
   type TestMerchant,
 } from '../test-support/world';
-import { fillDisk, freeDisk, installFullDisk } from '../test-support/full-disk';
+import { fillDisk, freeDisk, installFullDisk, readOnlyDisk } from '../test-support/full-disk';
 import { moneyReport, moneyViolations } from '../test-support/money-invariants';
 
 /*
@@ -430,6 +430,19 @@ describe('beside the money', () => {
     }
   });
 
+  test('a disk remounted read-only (a failing disk, SQLITE_READONLY) is a storage failure too: 503, not 500 (hostile review of issue 27)', async () => {
+    const { ctx } = await fork();
+    try {
+      readOnlyDisk();
+      expectStorageUnavailable(await login(ctx, consumer.email, consumer.password));
+      freeDisk();
+      const res = await login(ctx, consumer.email, consumer.password);
+      expect(res.status, res.text).toBe(200);
+    } finally {
+      ctx.close();
+    }
+  });
+
   test('a renewal due while the disk is full is not charged twice: the sweep renews it once space returns', async () => {
     const { ctx } = await fork();
     try {
@@ -467,6 +480,10 @@ test('storage failures are told from other database errors, wrapped or not', () 
     new Error('SQLite error: database or disk is full'),
     drizzle(libsql('SQLITE_FULL', 13, 'database or disk is full')),
     drizzle(drizzle(new Error('disk I/O error'))),
+    // A filesystem remounted read-only after I/O errors (and its extended codes, such as SQLITE_READONLY_DBMOVED).
+    libsql('SQLITE_READONLY', 8, 'attempt to write a readonly database'),
+    drizzle(libsql('SQLITE_READONLY_DBMOVED', (4 << 8) | 8, 'attempt to write a readonly database')),
+    new Error('SQLite error: attempt to write a readonly database'),
   ];
   const others = [
     libsql('SQLITE_CONSTRAINT_UNIQUE', 2067, 'UNIQUE constraint failed: bcards.id'),

@@ -33,10 +33,14 @@ interface Conn {
   exec(sql: string): unknown;
 }
 
-const state = { limit: null as number | null, seen: new Set<Conn>() };
+const state = { limit: null as number | null, readOnly: false, seen: new Set<Conn>() };
 
 function setLimit(conn: Conn, limit: number): void {
   if (conn.open) conn.exec(`PRAGMA max_page_count = ${limit}`);
+}
+
+function setReadOnly(conn: Conn, on: boolean): void {
+  if (conn.open) conn.exec(`PRAGMA query_only = ${on ? 1 : 0}`);
 }
 
 type AcquireSync = (this: ConnectionPool, forTransaction?: boolean) => Conn;
@@ -47,6 +51,7 @@ if (!proto.__bpayFullDisk) {
     const conn = original.call(this, forTransaction);
     state.seen.add(conn);
     if (state.limit !== null) setLimit(conn, state.limit);
+    if (state.readOnly) setReadOnly(conn, true);
     return conn;
   };
   proto.__bpayFullDisk = true;
@@ -88,12 +93,25 @@ export async function fillDisk(ctx: TestContext): Promise<void> {
   for (const c of state.seen) setLimit(c, state.limit);
 }
 
-/** Space returns: the limit is lifted on every connection. */
+/**
+ * The disk under the database went read-only (Linux remounts a filesystem read-only after I/O errors): every write,
+ * the simulated processor's included, fails with SQLITE_READONLY ("attempt to write a readonly database").
+ */
+export function readOnlyDisk(): void {
+  state.readOnly = true;
+  for (const c of state.seen) setReadOnly(c, true);
+}
+
+/** Space returns (and the disk is writable again): the limit is lifted on every connection. */
 export function freeDisk(): void {
+  const wasReadOnly = state.readOnly;
   state.limit = null;
+  state.readOnly = false;
   for (const c of [...state.seen]) {
-    if (c.open) setLimit(c, NO_LIMIT);
-    else state.seen.delete(c);
+    if (c.open) {
+      setLimit(c, NO_LIMIT);
+      if (wasReadOnly) setReadOnly(c, false);
+    } else state.seen.delete(c);
   }
 }
 
