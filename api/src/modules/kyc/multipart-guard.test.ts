@@ -221,7 +221,10 @@ describe('part headers', () => {
 
 test('multipartBoundary reads quoted and bare boundaries, only for multipart/form-data', () => {
   expect(multipartBoundary('multipart/form-data; boundary=abc')).toBe('abc');
-  expect(multipartBoundary('Multipart/Form-Data; charset=utf-8; boundary="a b;c"')).toBe('a b;c');
+  expect(multipartBoundary('Multipart/Form-Data; charset=utf-8; boundary="a b:c"')).toBe('a b:c');
+  // Only RFC 2046's boundary characters, no space at either end: the body is parsed by the boundary read here, and
+  // these read differently in Bun's parser (which cannot use a ';' in a boundary at all).
+  for (const odd of ['"a b;c"', '""', 'a"', 'a\\b', '" a"', '"a "']) expect(multipartBoundary(`multipart/form-data; boundary=${odd}`)).toBeNull();
   expect(multipartBoundary('application/json; boundary=abc')).toBeNull();
   expect(multipartBoundary('multipart/form-data')).toBeNull();
   expect(multipartBoundary(null)).toBeNull();

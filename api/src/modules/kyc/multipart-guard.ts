@@ -62,12 +62,27 @@ const CRLFCRLF = Buffer.from('\r\n\r\n');
 const LF = 0x0a;
 const DASH = 0x2d;
 
-/** The boundary parameter of a multipart Content-Type, or null. */
+/**
+ * RFC 2046's boundary characters, not ending with a space. Anything else (a quote, a backslash, a space at either end)
+ * is refused: the body is parsed with the boundary read here (formDataType), and a boundary that reads differently
+ * in another parser must not decide which delimiters were counted.
+ */
+const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=?][0-9A-Za-z'()+_,\-./:=? ]{0,198}[0-9A-Za-z'()+_,\-./:=?]$|^[0-9A-Za-z'()+_,\-./:=?]$/;
+
+/** The boundary parameter of a multipart Content-Type, or null (none, or not one we accept: see BOUNDARY). */
 export function multipartBoundary(contentType: string | null): string | null {
   if (!contentType || !/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return null;
   const m = /;\s*boundary\s*=\s*(?:"([^"]{1,200})"|([^;\s]{1,200}))/i.exec(contentType);
-  return m ? (m[1] ?? m[2] ?? null) : null;
+  const boundary = m ? (m[1] ?? m[2] ?? null) : null;
+  return boundary !== null && BOUNDARY.test(boundary) ? boundary : null;
 }
+
+/**
+ * The Content-Type the body is parsed under: exactly the boundary the guard counted, so that no second reading of the
+ * client's header (Bun's, which differs: a parameter inside another's quotes, a space after '=', an empty boundary)
+ * can parse parts by a delimiter the guard never looked for.
+ */
+export const formDataType = (boundary: string) => `multipart/form-data; boundary="${boundary}"`;
 
 /** A parameter (name or filename) of the Content-Disposition in a part's headers, or null. */
 export function headerParam(headers: string, name: 'name' | 'filename'): string | null {

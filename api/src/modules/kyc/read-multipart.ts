@@ -1,5 +1,5 @@
 import { AppError } from '../../errors';
-import { createMultipartGuard, MAX_PART_HEADER_BYTES, MAX_PART_HEADER_LINES, multipartBoundary, type MultipartRefusal } from './multipart-guard';
+import { createMultipartGuard, formDataType, MAX_PART_HEADER_BYTES, MAX_PART_HEADER_LINES, multipartBoundary, type MultipartRefusal } from './multipart-guard';
 import { multipartPartHeaders, type PartHeader } from './part-headers';
 import { MAX_BODY_BYTES, MAX_FILE_BYTES, MAX_FILES, sanitiseFileName } from './validation';
 
@@ -96,7 +96,8 @@ export async function readMultipart(request: Request, maxBytes = MAX_BODY_BYTES,
   const headers = multipartPartHeaders(body, boundary, MAX_PARTS);
   let form: FormData;
   try {
-    form = await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
+    // Parsed by the boundary the guard counted, never by Bun's own reading of the client's header.
+    form = await new Response(body, { headers: { 'content-type': formDataType(boundary) } }).formData();
   } catch {
     throw notMultipart();
   }
