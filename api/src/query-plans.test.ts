@@ -139,6 +139,24 @@ const CASES: PlanCase[] = [
     ],
   },
   {
+    // Issue 28: every filter (status, amount, metadata, OR) is checked on the rows of one walk down the merchant and
+    // mode's intents, newest first: never the status index (the status would have to be sorted by seq) nor a table scan.
+    name: 'payment intents search: a filter, its next page, OR, metadata and created',
+    async run(w) {
+      const q = (query: string, extra = '') => w.v1(w.live.secretKey, `/payment_intents/search?query=${encodeURIComponent(query)}&limit=1${extra}`);
+      const first = expectOk(await q("status:'requires_payment_method'"));
+      if (!first.body.next_page) throw new Error('no second page to read');
+      expectOk(await q("status:'requires_payment_method'", `&page=${encodeURIComponent(first.body.next_page)}`));
+      expectOk(await q("status:'succeeded' OR amount>=1002"));
+      expectOk(await q("metadata['order']:'42' -metadata['gift']:null currency:'usd' created>0"));
+      expectOk(await q("metadata['note']~'gift'"));
+    },
+    uses: [
+      'payment_intents_merchant_idx (merchant_id=? AND livemode=?)',
+      'payment_intents_merchant_idx (merchant_id=? AND livemode=? AND seq<?)',
+    ],
+  },
+  {
     name: "payment intents count: the dashboard card's include[]=total_count counts from the index, never the table",
     run: async (w) => {
       const res = expectOk(await w.http(`/api/merchants/${w.live.id}/payment_intents?limit=1&include[]=total_count`, { cookie: w.owner.cookie }));

@@ -186,6 +186,62 @@ describe('payment intents through stripe-node', () => {
   });
 });
 
+describe('payment intent search through stripe-node', () => {
+  // A merchant of its own, so the other tests' intents are not in its results.
+  let searcher: Stripe;
+  let paidOrder42: string[] = [];
+
+  beforeAll(async () => {
+    const owner = await registerUser(ctx);
+    const shop = await createMerchant(ctx, owner.cookie, 'sandbox');
+    searcher = new Stripe(shop.secretKey, { host: '127.0.0.1', port: server.port, protocol: 'http', maxNetworkRetries: 0 });
+    const pay = async (metadata: Record<string, string>) => {
+      const made = await searcher.paymentIntents.create({ amount: 1500, currency: 'usd', metadata });
+      const { card } = await testBcardCard(ctx, shop.secretKey, 1500);
+      const paid = await searcher.paymentIntents.confirm(made.id, { payment_method_data: { type: 'card', card } } as unknown as Stripe.PaymentIntentConfirmParams);
+      expect(paid.status).toBe('succeeded');
+      return paid.id;
+    };
+    for (let i = 0; i < 5; i++) {
+      paidOrder42.push(await pay({ order: '42' }));
+      if (i === 1) await pay({ order: '43' }); // succeeded, another order
+      if (i === 3) await searcher.paymentIntents.create({ amount: 1500, currency: 'usd', metadata: { order: '42' } }); // order 42, unpaid
+    }
+    paidOrder42 = paidOrder42.toReversed(); // newest first
+  });
+
+  test("search({ query: \"status:'succeeded' AND metadata['order']:'42'\" }) answers Stripe's search_result", async () => {
+    const page = await searcher.paymentIntents.search({ query: "status:'succeeded' AND metadata['order']:'42'", limit: 2 });
+    expect(page.object).toBe('search_result');
+    expect(page.url).toBe('/v1/payment_intents/search');
+    expect(page.data.map((p) => p.id)).toEqual(paidOrder42.slice(0, 2));
+    expect(page.has_more).toBe(true);
+    expect(page.next_page).toBeString();
+    const next = await searcher.paymentIntents.search({ query: "status:'succeeded' AND metadata['order']:'42'", limit: 2, page: page.next_page! });
+    expect(next.data.map((p) => p.id)).toEqual(paidOrder42.slice(2, 4));
+  });
+
+  test('autoPagingToArray and autoPagingEach walk every page (next_page) once, newest first', async () => {
+    const query = "status:'succeeded' AND metadata['order']:'42'";
+    const all = await searcher.paymentIntents.search({ query, limit: 2 }).autoPagingToArray({ limit: 100 });
+    expect(all.map((p) => p.id)).toEqual(paidOrder42);
+    const seen: string[] = [];
+    await searcher.paymentIntents.search({ query, limit: 2 }).autoPagingEach((p) => {
+      seen.push(p.id);
+    });
+    expect(seen).toEqual(paidOrder42);
+  });
+
+  test('a query bpay cannot read is StripeInvalidRequestError naming query, saying where', async () => {
+    const error = (await searcher.paymentIntents
+      .search({ query: "status:'succeeded' OR metadata['order']:'42' AND amount>10" })
+      .catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect({ status: error.statusCode, param: error.param }).toEqual({ status: 400, param: 'query' });
+    expect(error.message).toContain('at character 46 ("AND"): AND and OR cannot be mixed');
+  });
+});
+
 describe('refunds through stripe-node', () => {
   /** An intent paid with a sandbox test bcard, all through stripe-node. */
   async function paidIntent(amount: number) {

@@ -45,3 +45,10 @@ export const UsageModel = t.Object({
   totalRequestsThisMonth: t.Integer(),
 });
 
+export const PaymentIntentSearchResult = t.Object({
+  object: t.Literal('search_result'),
+  url: t.String({ examples: ['/v1/payment_intents/search'] }),
+  has_more: t.Boolean(),
+  next_page: t.Union([t.String(), t.Null()], { description: 'Give it as page, with the same query, for the next page; null on the last' }),
+  data: t.Array(t.Ref(PaymentIntentModel)),
+});

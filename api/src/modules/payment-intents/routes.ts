@@ -2,7 +2,8 @@ import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../../deps';
 import { invalid } from '../../errors';
 import { errors, sharedModels } from '../../models';
-import { PaymentIntentList, UsageModel } from './model';
+import { PaymentIntentList, PaymentIntentSearchResult, UsageModel } from './model';
+import { searchIntents } from './search';
 import { updateIntent } from './update';
 import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
@@ -76,6 +77,35 @@ export function paymentIntentRoutes(deps: AppDeps) {
         detail: {
           summary: 'List payment intents, newest first',
           description: 'created (Unix seconds) or created[gte|gt|lte|lt] keeps only intents created then.',
+          security: [{ secretKey: [] }],
+        },
+      },
+    )
+    // Before /payment_intents/:id, so "search" is never read as an intent's id.
+    .get(
+      '/payment_intents/search',
+      ({ merchant, livemode, query }) => searchIntents(deps, merchant, livemode, { query: query.query, limit: query.limit ?? 10, page: query.page }),
+      {
+        merchant: true,
+        query: t.Object({
+          // Checked by searchIntents, which names query when it is missing (the validator's error would not).
+          query: t.Optional(
+            t.String({
+              description: "Required. Stripe's search query language: status, amount, currency, created and metadata['key'], e.g. status:'succeeded' AND metadata['order']:'42'",
+            }),
+          ),
+          limit: t.Optional(t.Numeric({ description: 'An integer from 1 to 100 (10 if left out)', error: 'limit must be an integer from 1 to 100.' })),
+          page: t.Optional(t.String({ maxLength: 200, description: "The previous answer's next_page", error: 'page is not a page of this search: give the next_page of the previous answer.' })),
+        }),
+        response: { 200: PaymentIntentSearchResult, ...errors(400, 401, 403, 429) },
+        detail: {
+          summary: "Search payment intents with Stripe's query language",
+          description:
+            "Clauses field:value joined by spaces or AND, or by OR (not both). status and currency take ':' (equals); amount " +
+            "and created (Unix seconds) take ':', '=', '>', '<', '>=', '<='; metadata['key'] takes ':' (equals), '~' (contains, " +
+            "3 characters or more) and :null (no such key). A leading - negates a clause; values are quoted with ' or \" " +
+            '(a backslash escapes a quote). At most 10 clauses. Newest first; pass next_page as page for the next page. ' +
+            'Unlike Stripe, results are up to date at once (no indexing delay).',
           security: [{ secretKey: [] }],
         },
       },

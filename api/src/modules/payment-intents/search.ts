@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { and, desc, eq, gt, gte, lt, lte, not, or, sql, type SQL } from 'drizzle-orm';
+import { schema } from '@bpay/db';
+import type { AppDeps } from '../../deps';
+import { invalid } from '../../errors';
+import { createdCondition, type CreatedRange } from '../../lib/created-filter';
+import { parseSearchQuery, type SearchClause, type SearchQuery } from './search-query';
+import { toIntentObject } from './service';
+
+/*
+ * GET /v1/payment_intents/search: Stripe's search over the merchant's intents in its mode. The query is read by
+ * search-query.ts; here its clauses become one WHERE whose every value is a bound parameter, ANDed with the
+ * merchant and mode, so no query reaches another merchant's intents or the other mode.
+ *
+ * Order and pages: newest first by seq, the per-merchant-and-mode creation counter the list orders by. It is
+ * created's order (seq is taken in the insert, and bpay's clock never runs backwards) with no ties, and it is the
+ * order of payment_intents_merchant_idx (merchant_id, livemode, seq): a page is one walk down that index from the
+ * page token's seq, filtering rows as it goes and stopping at limit + 1. The page token is opaque to clients: the
+ * last seq shown, with a tag of the merchant, mode and query, so a token given with another query is refused
+ * instead of silently skipping results.
+ */
+
+type MerchantRow = typeof schema.merchants.$inferSelect;
+const pi = schema.paymentIntents;
+
+export const SEARCH_URL = '/v1/payment_intents/search';
+
+const COMPARE = { eq, gt, lt, gte, lte } as const;
+
+/** One clause as SQL; values are bound parameters (drizzle's sql template and operators), never SQL text. */
+export function clauseCondition(c: SearchClause): SQL {
+  let cond: SQL;
+  switch (c.field) {
+    case 'status':
+      cond = eq(pi.status, c.value);
+      break;
+    case 'currency':
+      cond = eq(pi.currency, c.value);
+      break;
+    case 'amount':
+      cond = COMPARE[c.compare](pi.amount, c.value);
+      break;
+    case 'created': {
+      // In whole seconds, as `created` is shown and as the list's created filter reads them.
+      const at = new Date(c.value * 1000);
+      const range: CreatedRange = c.compare === 'eq' ? { gte: at, lte: at } : { [c.compare]: at };
+      cond = createdCondition(pi.createdAt, range)!;
+      break;
+    }
+    case 'metadata':
+      // json_each over the intent's own metadata (at most 50 keys): the key is compared as data, never made into a
+      // JSON path, so a key with quotes, dots or brackets means itself.
+      if (c.match === 'absent') cond = sql`not exists (select 1 from json_each(${pi.metadata}) as m where m.key = ${c.key})`;
+      else if (c.match === 'equals') cond = sql`exists (select 1 from json_each(${pi.metadata}) as m where m.key = ${c.key} and m.value = ${c.value})`;
+      else cond = sql`exists (select 1 from json_each(${pi.metadata}) as m where m.key = ${c.key} and instr(m.value, ${c.value}) > 0)`;
+      break;
+  }
+  return c.negated ? not(cond) : cond;
+}
+
+/** The whole query as one condition. */
+export function searchCondition(q: SearchQuery): SQL {
+  const conds = q.clauses.map(clauseCondition);
+  return (q.join === 'or' ? or(...conds) : and(...conds))!;
+}
+
+function pageTag(merchantId: string, livemode: boolean, query: string): string {
+  return createHash('sha256').update(`${merchantId}\n${livemode}\n${query}`).digest('base64url').slice(0, 16);
+}
+
+function pageToken(seq: number, tag: string): string {
+  return Buffer.from(`${seq}.${tag}`).toString('base64url');
+}
+
+function readPageToken(token: string, tag: string): number {
+  const [seq, t] = Buffer.from(token, 'base64url').toString('utf8').split('.');
+  const n = /^\d{1,15}$/.test(seq ?? '') ? Number(seq) : Number.NaN;
+  if (!Number.isSafeInteger(n) || t !== tag) {
+    throw invalid('page', 'page is not a page of this search: give the next_page of the previous answer, with the same query.');
+  }
+  return n;
+}
+
+export interface SearchInput {
+  query: string | undefined;
+  limit: number;
+  page?: string;
+}
+
+/**
+ * A page of the merchant's intents in its mode that match a Stripe search query, newest first, with the token of the
+ * next page. Fails with: validation_error naming query (missing, or not valid: search-query.ts says where and why),
+ * limit (outside 1–100) or page (not a token of this search).
+ */
+export async function searchIntents(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: SearchInput) {
+  if (input.query === undefined) throw invalid('query', "query is required: a search query such as status:'succeeded' AND metadata['order']:'42'.");
+  if (!Number.isSafeInteger(input.limit) || input.limit < 1 || input.limit > 100) throw invalid('limit', 'limit must be an integer from 1 to 100.');
+  const parsed = parseSearchQuery(input.query);
+  const tag = pageTag(merchant.id, livemode, input.query);
+  const after = input.page === undefined ? undefined : readPageToken(input.page, tag);
+  const rows = await deps.db
+    .select()
+    .from(pi)
+    .where(
+      and(
+        eq(pi.merchantId, merchant.id),
+        eq(pi.livemode, livemode),
+        after === undefined ? undefined : lt(pi.seq, after),
+        searchCondition(parsed),
+      ),
+    )
+    .orderBy(desc(pi.seq))
+    .limit(input.limit + 1);
+  const hasMore = rows.length > input.limit;
+  const page = rows.slice(0, input.limit);
+  return {
+    object: 'search_result' as const,
+    url: SEARCH_URL,
+    has_more: hasMore,
+    next_page: hasMore ? pageToken(page.at(-1)!.seq, tag) : null,
+    data: page.map(toIntentObject),
+  };
+}
