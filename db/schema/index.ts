@@ -9,3 +9,4 @@ export * from './issuing';
 export * from './notifications';
 export * from './receivables';
 export * from './refund-failures';
+export * from './clock';
