@@ -84,7 +84,13 @@ export function paymentIntentRoutes(deps: AppDeps) {
     // Before /payment_intents/:id, so "search" is never read as an intent's id.
     .get(
       '/payment_intents/search',
-      ({ merchant, livemode, query }) => searchIntents(deps, merchant, livemode, { query: query.query, limit: query.limit ?? 10, page: query.page }),
+      ({ merchant, livemode, query, request }) =>
+        searchIntents(deps, merchant, livemode, {
+          // Every query given (the validator keeps the last of a repeated one): more than one is refused.
+          query: new URL(request.url).searchParams.getAll('query'),
+          limit: query.limit ?? 10,
+          page: query.page,
+        }),
       {
         merchant: true,
         query: t.Object({

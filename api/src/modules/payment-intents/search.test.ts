@@ -34,7 +34,7 @@ const search = (m: TestMerchant, query: string | null, extra = '') =>
 /** The ids a query finds (one page of up to 100). */
 const ids = async (m: TestMerchant, query: string) => {
   const res = await search(m, query, '&limit=100');
-  expect(res.status).toBe(200);
+  expect(res.status, res.text).toBe(200);
   return (res.body.data as Intent[]).map((p) => p.id);
 };
 
@@ -247,6 +247,8 @@ describe('the route', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'validation_error', param: 'query' });
     expect(missing.body.error.message).toStartWith('query is required');
+    const twice = await search(a, "status:'succeeded'", `&query=${encodeURIComponent("status:'canceled'")}`);
+    expect(twice.body.error).toMatchObject({ code: 'validation_error', param: 'query', message: 'query was given more than once: give one query (join clauses with AND or OR).' });
     const unknown = await search(a, "email:'amy@example.com'");
     expect(unknown.body.error.message).toContain('email is not a field bpay searches');
   });

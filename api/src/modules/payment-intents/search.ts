@@ -82,21 +82,24 @@ function readPageToken(token: string, tag: string): number {
 }
 
 export interface SearchInput {
-  query: string | undefined;
+  /** Every `query` parameter given: exactly one is wanted. */
+  query: string[];
   limit: number;
   page?: string;
 }
 
 /**
  * A page of the merchant's intents in its mode that match a Stripe search query, newest first, with the token of the
- * next page. Fails with: validation_error naming query (missing, or not valid: search-query.ts says where and why),
+ * next page. Fails with: validation_error naming query (missing, given twice, or not valid: search-query.ts says where and why),
  * limit (outside 1–100) or page (not a token of this search).
  */
 export async function searchIntents(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: SearchInput) {
-  if (input.query === undefined) throw invalid('query', "query is required: a search query such as status:'succeeded' AND metadata['order']:'42'.");
+  const [query, ...more] = input.query;
+  if (query === undefined) throw invalid('query', "query is required: a search query such as status:'succeeded' AND metadata['order']:'42'.");
+  if (more.length > 0) throw invalid('query', 'query was given more than once: give one query (join clauses with AND or OR).');
   if (!Number.isSafeInteger(input.limit) || input.limit < 1 || input.limit > 100) throw invalid('limit', 'limit must be an integer from 1 to 100.');
-  const parsed = parseSearchQuery(input.query);
-  const tag = pageTag(merchant.id, livemode, input.query);
+  const parsed = parseSearchQuery(query);
+  const tag = pageTag(merchant.id, livemode, query);
   const after = input.page === undefined ? undefined : readPageToken(input.page, tag);
   const rows = await deps.db
     .select()
