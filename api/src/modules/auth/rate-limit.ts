@@ -52,6 +52,18 @@ export const KNOWN_SIGN_IN_ADDRESS: ThrottleRule = { scope: 'sign_in:known_addre
 export const TWO_FACTOR_FAILURES: ThrottleRule = { scope: 'two_factor:account', limit: 5, windowMs: DAY, backoff: GROWING };
 export const REAUTH_FAILURES: ThrottleRule = { scope: 'reauth:account', limit: 5, windowMs: DAY, backoff: GROWING };
 
+/**
+ * Not a limit: past an account's cap, a sign-in with a two-factor code whose password (or account) was wrong is
+ * recorded here, one write shaped as the code's counted check that a right password goes on to (see login), so the
+ * time of the same 429 does not tell a right password from a wrong one.
+ */
+export const STRICT_SIGN_IN_CHECK: ThrottleRule = { scope: 'sign_in:strict_check', limit: Number.MAX_SAFE_INTEGER, windowMs: DAY };
+
+/** Past the cap, a failed sign-in with a code that never reached the code's check: the same write as that check. */
+export async function recordStrictSignInFailure(db: Db, clock: Clock, address: string): Promise<void> {
+  await hitThrottle(db, clock, [{ rule: STRICT_SIGN_IN_CHECK, key: address }]);
+}
+
 /** Events pruneThrottle must keep longer than its general retention. */
 export const AUTH_THROTTLE_KEEP_LONGER: ThrottleRule[] = [KNOWN_SIGN_IN_ADDRESS];
 

@@ -22,6 +22,7 @@ import {
   countSignInAttempt,
   countVerification,
   isKnownSignInAddress,
+  recordStrictSignInFailure,
   rememberSignInAddress,
   signInSucceeded,
   type RegistrationLimit,
@@ -171,8 +172,12 @@ export async function login(
   const fail = (e: AppError) => (strict ? accountSignInLimited(attempt.cappedFor ?? 1) : e);
 
   const ok = await Bun.password.verify(input.password, user?.passwordHash ?? (await getDummyHash()));
-  if (!user || !ok) throw fail(new AppError('invalid_credentials'));
-  if (strict && !user.totpSecret) throw fail(new AppError('invalid_credentials'));
+  if (!user || !ok || (strict && !user.totpSecret)) {
+    // Past the cap a right password with two-factor on goes on to the code's counted check (a commit): a failure here
+    // writes as much, so the same 429's time does not say the password was right.
+    if (strict) await recordStrictSignInFailure(db, clock, keys.address);
+    throw fail(new AppError('invalid_credentials'));
+  }
   let code: { sealedSecret: string; step: number; attempt: number } | null = null;
   if (user.totpSecret) {
     if (!input.totpCode) {

@@ -288,6 +288,33 @@ describe('sign-in link past the account cap', () => {
     }
   });
 
+  test('past the cap with a two-factor code, a right password costs the database what a wrong one does', async () => {
+    // The right password of an account with two-factor on went on to the code's counted check (one commit, an fsync)
+    // before the same 429 a wrong one got at once: its time said the password was right.
+    const ctx = await makeTestApp();
+    try {
+      const u = await registerUser(ctx, { password: PASSWORD });
+      const setup = await call(ctx, '/api/auth/2fa/setup', { method: 'POST', cookie: u.cookie });
+      const secret: string = setup.body.secret;
+      expect((await call(ctx, '/api/auth/2fa/confirm', { method: 'POST', cookie: u.cookie, body: { code: totp(secret, ctx.clock.now().getTime()) } })).status).toBe(200);
+      await fillCap(ctx, u.email);
+      const wrongCode = String((Number(totp(secret, ctx.clock.now().getTime())) + 500_000) % 1_000_000).padStart(6, '0');
+      const cost = async (email: string, password: string, ip: string) => {
+        const before = { ...ctx.handle.stats };
+        const res = await login(ctx, email, password, { ip, totpCode: wrongCode });
+        const after = { ...ctx.handle.stats };
+        expect(res.status).toBe(429);
+        expect(res.body.error.code).toBe('account_sign_in_limited');
+        return { commits: after.commits - before.commits, units: after.units - before.units, statements: after.statements - before.statements };
+      };
+      const wrong = await cost(u.email, 'a wrong guess', '198.51.100.92');
+      const right = await cost(u.email, PASSWORD, '198.51.100.93');
+      expect(right).toEqual(wrong);
+    } finally {
+      ctx.close();
+    }
+  });
+
   test('links mailed per account: at most 3 an hour, also at once from many addresses; past that the same answer and no mail', async () => {
     const ctx = await makeTestApp();
     try {
