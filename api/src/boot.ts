@@ -1,4 +1,5 @@
-import { migrateDb, openDb, type DbHandle } from '@bpay/db';
+import { migrateDb, openDb, schema, type Db, type DbHandle } from '@bpay/db';
+import { eq, sql } from 'drizzle-orm';
 import { databaseFiles, folderOf, localDatabasePath, tightenModes } from '@bpay/db/file-modes';
 import { seedDb } from '@bpay/db/seed';
 import { createApp } from './app';
@@ -58,6 +59,8 @@ export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; ex
       return 0;
     }
   };
+  // The latest time read, for a process started after the system clock was set back (holdClockAtMark at boot).
+  await step('clock mark', () => writeClockMark(deps.db, deps.clock));
   const recovered =
     (await step('collections', () => recoverCollections(deps, deps.bcardTtlMs))) +
     (await step('payment intents', () => recoverStuckIntents(deps))) +
@@ -77,6 +80,43 @@ export async function sweepMoney(deps: AppDeps): Promise<{ recovered: number; ex
     deps.log.info('money sweep', { recovered, expired, canceled, bankDebits, renewed, planRefunds });
   }
   return { recovered: recovered + planRefunds, expired, canceled, bankDebits };
+}
+
+/**
+ * Records the time bpay's clock reads now as the latest mark (never lowering it: with several processes the greatest
+ * wins). Answers 0 so it can run as a sweep step.
+ */
+export async function writeClockMark(db: Db, clock: Clock): Promise<number> {
+  const atMs = clock.now().getTime();
+  await db
+    .insert(schema.clockMarks)
+    .values({ id: 'bpay', atMs })
+    .onConflictDoUpdate({ target: schema.clockMarks.id, set: { atMs: sql`max(${schema.clockMarks.atMs}, excluded.at_ms)` } });
+  return 0;
+}
+
+/** How far ahead of the system clock a mark may hold bpay's clock at start; past it the mark is taken for a mistake. */
+export const CLOCK_MARK_MAX_AHEAD_MS = 24 * 60 * 60_000;
+
+/**
+ * Starts bpay's clock no earlier than the last mark a process left (issue 27, a clock that jumps): after a restart
+ * on a system clock that was set back, no bcard, lease or link lives longer by the step than the sweep interval
+ * between marks. A mark more than a day ahead of the system clock is not followed (a clock once set a year ahead by
+ * mistake must not hold bpay's time for good): logged, and the system clock is taken. Answers the mark followed.
+ */
+export async function holdClockAtMark(db: Db, clock: Clock, log: Logger): Promise<number | null> {
+  const row = await db.query.clockMarks.findFirst({ where: eq(schema.clockMarks.id, 'bpay') });
+  if (!row) return null;
+  const aheadMs = row.atMs - clock.now().getTime();
+  if (aheadMs > CLOCK_MARK_MAX_AHEAD_MS) {
+    log.error('the last clock mark is more than a day ahead of the system clock: not followed; check the system time', {
+      mark: new Date(row.atMs).toISOString(),
+      aheadMs,
+    });
+    return null;
+  }
+  clock.holdAtLeast?.(row.atMs);
+  return row.atMs;
 }
 
 /**
@@ -124,6 +164,7 @@ export async function boot(
   await migrateDb(handle.db);
   // After the migrations: the database, its -wal and -shm exist by now.
   tightenDataModes(env, log);
+  await holdClockAtMark(handle.db, clock, log);
   await seedDb(handle.db, clock.now());
   const vendorKey = env.vendorKey ?? deriveKey(env.sessionSecret, 'vendor-credentials');
   // Stripe keys from the environment win; otherwise the admin-configured keys of the active mode (Admin → Vendors),

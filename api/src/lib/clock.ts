@@ -7,6 +7,11 @@ export interface Clock {
    * made or checked with others). The same as now() unless the system clock was set back (steadyClock).
    */
   system?(): Date;
+  /**
+   * Never read a time before `ms` from now on (steadyClock): the latest time an earlier process recorded, read at
+   * start, so a restart after the system clock was set back carries on from there. Absent on clocks that cannot.
+   */
+  holdAtLeast?(ms: number): void;
 }
 
 /** The time to agree with other parties on: the system clock as it is (Clock.system), or bpay's own. */
@@ -35,7 +40,7 @@ const STEP_BACK_WORTH_TELLING_MS = 1000;
  * clock, and a step forward at once; when the system clock is set back, it goes on from where it was, CATCH_UP_SLOWDOWN
  * slower than real time, until the system clock meets it. So a step back cannot make an expired bcard, session or
  * link alive again, a lease that has run out look held, or any deadline an hour further away; a step forward only
- * ends things early. Across a restart it starts again from the system clock. `system()` reads the system clock as it
+ * ends things early. Across a restart it starts again from the system clock, or from the mark the last process left (holdAtLeast, read at boot from clock_marks) when that is later. `system()` reads the system clock as it
  * is. `onStepBack` hears of each step back of a second or more (how far bpay is ahead, in milliseconds).
  */
 export function steadyClock(
@@ -67,6 +72,15 @@ export function steadyClock(
       return new Date(t);
     },
     system: () => new Date(sources.wallMs()),
+    holdAtLeast(ms: number) {
+      // As if bpay had read `ms` just now: ahead of the system clock, it runs slow until the two meet.
+      if (ms <= lastMs) return;
+      if (ms - sources.wallMs() > STEP_BACK_WORTH_TELLING_MS && !behind) onStepBack?.(Math.round(ms - sources.wallMs()));
+      behind = ms - sources.wallMs() > STEP_BACK_WORTH_TELLING_MS;
+      lastMs = ms;
+      lastWall = sources.wallMs();
+      lastMono = sources.monoMs();
+    },
   };
 }
 
@@ -91,6 +105,9 @@ export class TestClock implements Clock {
   }
   system(): Date {
     return new Date(this.wall);
+  }
+  holdAtLeast(ms: number): void {
+    this.steady.holdAtLeast!(ms);
   }
   advance(ms: number): void {
     this.wall += ms;
