@@ -146,6 +146,12 @@ export const emailOutbox = sqliteTable(
     lastError: text('last_error'),
     /** Who is sending it now (a worker's lease), so two processes never send one message twice at once. */
     leaseUntil: integer('lease_until', { mode: 'timestamp_ms' }),
+    /**
+     * A one-time link's token (a reset, a sign-in link, an e-mail change), sealed (AES-GCM, a key derived from the
+     * session secret): the bodies hold a placeholder in its place, the mail worker puts it back into the message it
+     * sends, and clears this when the message is sent or fails for good. Null for mail without such a link.
+     */
+    sealedToken: text('sealed_token'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     sentAt: integer('sent_at', { mode: 'timestamp_ms' }),
   },
