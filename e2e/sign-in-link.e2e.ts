@@ -1,17 +1,22 @@
 import { createClient } from '@libsql/client';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { deriveKey, unseal } from '../api/src/lib/crypto';
 
 /*
  * Issue 27 §2 in the browser: past an account's daily cap of failed sign-ins, the right password on a device new to
  * the account says a sign-in link was e-mailed; the link opens /sign-in-link, which signs in and lands on the
  * dashboard, and says why a used or other-network link cannot be used. Every browser test comes from one loopback
  * address, so the cap and "this address is new" are set in the database (the API tests drive the cap for real:
- * api/src/modules/auth/sign-in-link.test.ts), and the link is read from the mail's outbox row.
+ * api/src/modules/auth/sign-in-link.test.ts), and the link is read from the mail's outbox row: its body holds a
+ * placeholder where the token goes, and the token is opened from sealed_token as the mail worker does when it sends
+ * (api/src/modules/email/outbox.ts; the SMTP port has no listener in this file, so the row stays unsent).
  */
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const DATA_DIR = process.env.E2E_DATA_DIR ?? (PORT === 3100 ? './data/e2e' : `./data/e2e-${PORT}`);
 const PASSWORD = 'correct horse battery';
+/** The e2e server's BPAY_SESSION_SECRET (playwright.config.ts): outbox tokens are sealed with a key from it. */
+const OUTBOX_KEY = deriveKey('e2e-session-secret-e2e-session-secret', 'email-outbox-tokens');
 const toast = (page: Page) => page.getByTestId('toast').last();
 
 async function withDb<T>(fn: (db: ReturnType<typeof createClient>) => Promise<T>): Promise<T> {
@@ -47,11 +52,12 @@ async function mailedLink(email: string): Promise<string> {
       () =>
         withDb(async (db) => {
           const rows = await db.execute({
-            sql: "SELECT text_body FROM email_outbox WHERE to_address = ? AND kind = 'sign_in_link' ORDER BY rowid DESC LIMIT 1",
+            sql: "SELECT text_body, sealed_token FROM email_outbox WHERE to_address = ? AND kind = 'sign_in_link' ORDER BY rowid DESC LIMIT 1",
             args: [email],
           });
-          const body = rows.rows[0]?.text_body;
-          link = typeof body === 'string' ? /https?:\/\/\S+\/sign-in-link\?token=[A-Za-z0-9_-]{43}/.exec(body)?.[0] : undefined;
+          const [body, sealed] = [rows.rows[0]?.text_body, rows.rows[0]?.sealed_token];
+          const base = typeof body === 'string' ? /https?:\/\/\S+\/sign-in-link\?token=/.exec(body)?.[0] : undefined;
+          link = base && typeof sealed === 'string' ? base + unseal(OUTBOX_KEY, sealed) : undefined;
           return link;
         }),
       { timeout: 15_000 },

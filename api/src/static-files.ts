@@ -179,6 +179,14 @@ export interface WebAppOptions {
 }
 
 /**
+ * The pages a mailed one-time link opens, its token in the query (a reset, a sign-in link, an e-mail change's confirm
+ * and revert): answered with Referrer-Policy: no-referrer, so no request the page makes before its script takes the
+ * token out of the address bar (its scripts, styles, a font, a link followed) names the URL. Only these pages: the
+ * rest of the site keeps the browser's default (nothing of bpay's relies on Referer; CSRF checks read Origin).
+ */
+export const ONE_TIME_LINK_PAGES: ReadonlySet<string> = new Set(['/reset-password', '/sign-in-link', '/confirm-email', '/revert-email']);
+
+/**
  * Everything outside the API: a file of the build (serveStatic), a prerendered page, else the SPA's index.html for
  * client-side routes: 200 for a path one of the router's routes matches (web/src/app/routes.ts), else 404 (issue 25
  * 6e) with the same HTML, so the SPA still renders its not-found page. A missing file under /assets/ is a 404, not the
@@ -213,6 +221,7 @@ export function serveWebApp(root: string, request: Request, options: WebAppOptio
   const status = page || isWebRoute(path) ? 200 : 404;
   const response = respond(request, fileEntity(page ?? index, page ? path : '/index.html'), status);
   if (landing) response.headers.append('vary', 'Cookie');
+  if (ONE_TIME_LINK_PAGES.has(path.replace(/\/+$/, ''))) response.headers.set('referrer-policy', 'no-referrer');
   return response;
 }
 

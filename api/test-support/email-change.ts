@@ -5,6 +5,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { call, type TestContext } from './app';
+import { mailedText } from './mailbox';
 
 /** The token of the newest link (by insertion: the test clock may stand still) of this kind (confirm-email or revert-email) mailed to `to`, or null. */
 export async function mailedToken(ctx: TestContext, to: string, page: 'confirm-email' | 'revert-email'): Promise<string | null> {
@@ -12,7 +13,7 @@ export async function mailedToken(ctx: TestContext, to: string, page: 'confirm-e
   const kind = page === 'confirm-email' ? 'email_change_confirm' : 'email_changed';
   const rows = await ctx.deps.db.select().from(o).where(and(eq(o.toAddress, to), eq(o.kind, kind))).orderBy(desc(sql`rowid`));
   for (const row of rows) {
-    const m = new RegExp(`/${page}\\?token=([A-Za-z0-9_-]{43})`).exec(row.textBody);
+    const m = new RegExp(`/${page}\\?token=([A-Za-z0-9_-]{43})`).exec(mailedText(ctx, row));
     if (m) return m[1]!;
   }
   return null;

@@ -14,7 +14,11 @@ const OutboxMessageModel = t.Object({
   status: t.Union([t.Literal('pending'), t.Literal('sent'), t.Literal('failed')]),
   attempts: t.Integer(),
   lastError: t.Union([t.String(), t.Null()]),
-  text: t.String({ description: 'The plain-text body (links included).' }),
+  text: t.String({
+    description:
+      'The plain-text body. A one-time link (reset, sign-in, e-mail change) shows "[one-time token, not kept]" in ' +
+      'place of its token, except to a local install\'s own browser while the message is not sent.',
+  }),
   createdAt: t.String({ format: 'date-time' }),
   sentAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   nextAttemptAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
@@ -30,7 +34,9 @@ export function emailOutboxRoutes(deps: AppDeps) {
       return {
         access,
         smtpConfigured: deps.mail.transport !== null,
-        messages: await listOutbox(deps.db, query.limit ?? 100),
+        // One-time tokens: never to an admin; only a local install's own browser (its outbox is its mailbox) gets the
+        // links of messages not yet sent (email/outbox.ts).
+        messages: await listOutbox(deps.db, query.limit ?? 100, access === 'local' ? { sessionSecret: deps.session.secret } : undefined),
       };
     },
     {
@@ -49,7 +55,8 @@ export function emailOutboxRoutes(deps: AppDeps) {
         summary: 'The e-mail outbox: messages bpay sent, is sending or would send',
         security: [...ADMIN_SECURITY, {}],
         description:
-          'Newest first (limit, default 100). It holds password reset links, so it answers only a signed-in admin ' +
+          'Newest first (limit, default 100). One-time links are shown without their token (bpay keeps it sealed until ' +
+          'the mail is sent, then drops it), except to a local install. It answers only a signed-in admin ' +
           '(Authorization: Bearer <admin token>; a bad token is 401 invalid_admin_token) or, on a local install, a ' +
           'request from the machine itself: no BPAY_SMTP_URL, a localhost BPAY_PUBLIC_URL, BPAY_TRUST_PROXY off, a ' +
           'loopback peer address and Host, and no forwarding header. Anyone else: 403 outbox_forbidden.',

@@ -160,6 +160,7 @@ async function storeRequest(
       link: confirmEmailLink(deps.publicUrl, token),
       expiresInHours: EMAIL_CHANGE_TTL_MS / HOUR,
     }),
+    { token, sessionSecret: deps.session.secret },
   );
 }
 
@@ -259,6 +260,7 @@ export async function confirmEmailChange(deps: EmailChangeDeps, token: string): 
           revertLink: revertEmailLink(deps.publicUrl, revertToken),
           revertDays: EMAIL_REVERT_TTL_MS / (24 * HOUR),
         }),
+        { token: revertToken, sessionSecret: deps.session.secret },
       );
       await notify(tx, deps, user.id, 'email_changed', { newEmailMasked }, now);
       return true;

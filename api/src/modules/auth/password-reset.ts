@@ -112,6 +112,7 @@ export async function issuePasswordReset(
       link: resetLink(deps.publicUrl, token),
       expiresInMinutes: RESET_TOKEN_TTL_MS / MINUTE,
     }),
+    { token, sessionSecret: deps.session.secret },
   );
 }
 

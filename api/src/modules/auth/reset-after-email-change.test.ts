@@ -4,6 +4,7 @@ import { schema } from '@bpay/db';
 import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { registerUser } from '../../../test-support/world';
 import { changeEmail } from '../../../test-support/email-change';
+import { mailedText } from '../../../test-support/mailbox';
 
 /*
  * AUDIT: a reset link mailed to the account's OLD address still works after the e-mail address is changed
@@ -20,7 +21,7 @@ afterAll(() => ctx.close());
 
 async function linkTokenFor(userId: string): Promise<string> {
   const rows = await ctx.deps.db.query.emailOutbox.findMany({ where: eq(schema.emailOutbox.userId, userId) });
-  const all = rows.map((r) => JSON.stringify(r)).join('\n');
+  const all = rows.map((r) => mailedText(ctx, r)).join('\n');
   const m = /reset-password\?token=([A-Za-z0-9_-]{43})/.exec(all);
   if (!m) throw new Error('no reset link in the outbox');
   return m[1]!;

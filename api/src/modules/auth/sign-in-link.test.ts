@@ -5,6 +5,7 @@ import { recordThrottle } from '../../lib/throttle';
 import { hotp, totp, totpStep } from '../../lib/totp';
 import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { login, me, registerUser } from '../../../test-support/world';
+import { mailedText } from '../../../test-support/mailbox';
 import { SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ACCOUNT_ADDRESS, SIGN_IN_PER_ADDRESS } from './rate-limit';
 import { SIGN_IN_LINK_PER_ACCOUNT, SIGN_IN_LINK_PER_ADDRESS, SIGN_IN_LINK_TTL_MS, signInLinksMailed } from './sign-in-link';
 
@@ -31,7 +32,7 @@ const links = async (ctx: TestContext, to: string) => {
 /** The token of the newest sign-in link mailed to `to`. */
 async function mailedLink(ctx: TestContext, to: string): Promise<string> {
   const [row] = await links(ctx, to);
-  const m = row ? /\/sign-in-link\?token=([A-Za-z0-9_-]{43})/.exec(row.textBody) : null;
+  const m = row ? /\/sign-in-link\?token=([A-Za-z0-9_-]{43})/.exec(mailedText(ctx, row)) : null;
   if (!m) throw new Error(`no sign-in link was mailed to ${to}`);
   return m[1]!;
 }

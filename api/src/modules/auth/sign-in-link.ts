@@ -117,6 +117,7 @@ export async function sendSignInLink(
         ip: client.ip,
         at: now,
       }),
+      { token, sessionSecret: deps.session.secret },
     );
   });
   deps.log.info('sign-in link sent', { userId: user.id });

@@ -1,5 +1,6 @@
 import { desc } from 'drizzle-orm';
 import { schema, type Db, type DbOrTx, type EmailKind } from '@bpay/db';
+import { deriveKey, seal, unseal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 
 /*
@@ -19,17 +20,60 @@ export interface OutgoingEmail {
   html?: string | null;
 }
 
-/** Queues one message in the caller's transaction; returns its id. */
-export async function enqueueEmail(tx: DbOrTx, at: Date, mail: OutgoingEmail): Promise<string> {
+/*
+ * One-time links (a password reset, a sign-in link, an e-mail change's confirm and revert links) are never stored
+ * usable: the bodies keep ONE_TIME_TOKEN_PLACEHOLDER where the token was, the token itself is sealed in sealed_token,
+ * the mail worker puts it back into the message only as it sends it, and the same UPDATE that marks the message sent
+ * (or failed for good) clears sealed_token. A database copy, a backup or an admin reading the outbox sees no live link.
+ */
+
+/** What the stored bodies hold in place of a one-time token (no character escapeHtml changes, never a token). */
+export const ONE_TIME_TOKEN_PLACEHOLDER = '[one-time token, not kept]';
+
+/** The key sealing outbox tokens, derived from the session secret for this purpose only. */
+export const outboxTokenKey = (sessionSecret: string) => deriveKey(sessionSecret, 'email-outbox-tokens');
+
+/** The bodies with the placeholder replaced by the token (the mail as sent). */
+export function withToken<T extends { text: string; html: string | null }>(bodies: T, token: string): T {
+  return {
+    ...bodies,
+    text: bodies.text.replaceAll(ONE_TIME_TOKEN_PLACEHOLDER, token),
+    html: bodies.html?.replaceAll(ONE_TIME_TOKEN_PLACEHOLDER, token) ?? null,
+  };
+}
+
+/** The sealed token of a row, opened. Throws when it cannot be opened (the session secret changed). */
+export const openSealedToken = (sessionSecret: string, sealed: string) => unseal(outboxTokenKey(sessionSecret), sealed);
+
+/**
+ * Queues one message in the caller's transaction; returns its id. `oneTime` (a mail carrying a one-time link): its
+ * token is taken out of the bodies and stored sealed with a key from `sessionSecret` (see above).
+ */
+export async function enqueueEmail(
+  tx: DbOrTx,
+  at: Date,
+  mail: OutgoingEmail,
+  oneTime?: { token: string; sessionSecret: string },
+): Promise<string> {
   const id = newId('em');
+  let text = mail.text;
+  let html = mail.html ?? null;
+  let sealedToken: string | null = null;
+  if (oneTime) {
+    if (oneTime.token.length < 16 || !text.includes(oneTime.token)) throw new Error('a one-time mail must carry its token');
+    text = text.replaceAll(oneTime.token, ONE_TIME_TOKEN_PLACEHOLDER);
+    html = html?.replaceAll(oneTime.token, ONE_TIME_TOKEN_PLACEHOLDER) ?? null;
+    sealedToken = seal(outboxTokenKey(oneTime.sessionSecret), oneTime.token);
+  }
   await tx.insert(schema.emailOutbox).values({
     id,
     userId: mail.userId,
     kind: mail.kind,
     toAddress: mail.to,
     subject: mail.subject,
-    textBody: mail.text,
-    htmlBody: mail.html ?? null,
+    textBody: text,
+    htmlBody: html,
+    sealedToken,
     status: 'pending',
     attempts: 0,
     nextAttemptAt: at,
@@ -52,10 +96,22 @@ export interface OutboxMessage {
   nextAttemptAt: string | null;
 }
 
-/** The newest `limit` messages, newest first (the outbox page). */
-export async function listOutbox(db: Db, limit: number): Promise<OutboxMessage[]> {
+/**
+ * The newest `limit` messages, newest first (the outbox page), one-time tokens as the placeholder. `revealTo` (only a
+ * local install's own browser: no SMTP server, so the outbox is where its mail goes) puts the tokens of messages not
+ * yet sent back into their text; an admin never gets them.
+ */
+export async function listOutbox(db: Db, limit: number, revealTo?: { sessionSecret: string }): Promise<OutboxMessage[]> {
   const o = schema.emailOutbox;
   const rows = await db.select().from(o).orderBy(desc(o.createdAt), desc(o.id)).limit(limit);
+  const textOf = (r: (typeof rows)[number]) => {
+    if (!revealTo || r.sealedToken === null) return r.textBody;
+    try {
+      return withToken({ text: r.textBody, html: null }, openSealedToken(revealTo.sessionSecret, r.sealedToken)).text;
+    } catch {
+      return r.textBody;
+    }
+  };
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,
@@ -64,7 +120,7 @@ export async function listOutbox(db: Db, limit: number): Promise<OutboxMessage[]
     status: r.status,
     attempts: r.attempts,
     lastError: r.lastError,
-    text: r.textBody,
+    text: textOf(r),
     createdAt: r.createdAt.toISOString(),
     sentAt: r.sentAt?.toISOString() ?? null,
     nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt.toISOString() : null,

@@ -3,6 +3,7 @@ import { schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { MailSendError, type MailTransport } from './transport';
 import { startPollWorker, type PollWorker } from '../../lib/poll-worker';
+import { openSealedToken, withToken } from './outbox';
 
 /*
  * The mail worker: sends the e-mail outbox after commit. A message is claimed with one guarded UPDATE of lease_until,
@@ -45,12 +46,23 @@ async function sendOne(deps: AppDeps, transport: MailTransport, id: string, leas
   if (!row) return 'skipped';
   const mine = and(eq(o.id, id), eq(o.status, 'pending'), eq(o.leaseUntil, leaseUntil));
   try {
+    // A one-time link's token goes back into the message here only (outbox.ts): the stored bodies never hold it.
+    let bodies = { text: row.textBody, html: row.htmlBody };
+    if (row.sealedToken !== null) {
+      let token: string;
+      try {
+        token = openSealedToken(deps.session.secret, row.sealedToken);
+      } catch {
+        throw new MailSendError('its one-time link could not be opened (the session secret changed): not sent', true);
+      }
+      bodies = withToken(bodies, token);
+    }
     await transport.send({
       from: deps.mail.from,
       to: row.toAddress,
       subject: row.subject,
-      text: row.textBody,
-      html: row.htmlBody,
+      text: bodies.text,
+      html: bodies.html,
       messageId: outboxMessageId(row.id, deps.publicUrl),
     });
   } catch (e) {
@@ -64,7 +76,8 @@ async function sendOne(deps: AppDeps, transport: MailTransport, id: string, leas
         attempts: sql`${o.attempts} + 1`,
         lastError: error.message,
         leaseUntil: null,
-        ...(giveUp ? { status: 'failed' as const } : { nextAttemptAt: new Date(now.getTime() + retryDelayMs(attempts)) }),
+        // A message that will never be sent keeps no token either.
+        ...(giveUp ? { status: 'failed' as const, sealedToken: null } : { nextAttemptAt: new Date(now.getTime() + retryDelayMs(attempts)) }),
       })
       .where(mine);
     deps.log.warn('e-mail not sent', { emailId: id, kind: row.kind, attempts, error: error.message, willRetry: !giveUp });
@@ -72,7 +85,8 @@ async function sendOne(deps: AppDeps, transport: MailTransport, id: string, leas
   }
   await deps.db
     .update(o)
-    .set({ status: 'sent', attempts: sql`${o.attempts} + 1`, sentAt: deps.clock.now(), lastError: null, leaseUntil: null })
+    // The one write that records the send also drops the one-time token: a sent link lives only in the recipient's mail.
+    .set({ status: 'sent', attempts: sql`${o.attempts} + 1`, sentAt: deps.clock.now(), lastError: null, leaseUntil: null, sealedToken: null })
     .where(mine);
   return 'sent';
 }
