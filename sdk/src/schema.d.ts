@@ -1106,6 +1106,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payment_intents/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search payment intents with Stripe's query language
+         * @description Clauses field:value joined by spaces or AND, or by OR (not both). status and currency take ':' (equals); amount and created (Unix seconds) take ':', '=', '>', '<', '>=', '<='; metadata['key'] takes ':' (equals), '~' (contains, 3 characters or more) and :null (no such key). A leading - negates a clause; values are quoted with ' or " (a backslash escapes a quote). At most 10 clauses. Newest first; pass next_page as page for the next page. Unlike Stripe, results are up to date at once (no indexing delay).
+         */
+        get: operations["getApiV1Payment_intentsSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payment_intents/{id}": {
         parameters: {
             query?: never;
@@ -1340,7 +1360,7 @@ export interface paths {
         };
         /**
          * The e-mail outbox: messages bpay sent, is sending or would send
-         * @description Newest first (limit, default 100). It holds password reset links, so it answers only a signed-in admin (Authorization: Bearer <admin token>; a bad token is 401 invalid_admin_token) or, on a local install, a request from the machine itself: no BPAY_SMTP_URL, a localhost BPAY_PUBLIC_URL, BPAY_TRUST_PROXY off, a loopback peer address and Host, and no forwarding header. Anyone else: 403 outbox_forbidden.
+         * @description Newest first (limit, default 100). One-time links are shown without their token (bpay keeps it sealed until the mail is sent, then drops it), except to a local install. It answers only a signed-in admin (Authorization: Bearer <admin token>; a bad token is 401 invalid_admin_token) or, on a local install, a request from the machine itself: no BPAY_SMTP_URL, a localhost BPAY_PUBLIC_URL, BPAY_TRUST_PROXY off, a loopback peer address and Host, and no forwarding header. Anyone else: 403 outbox_forbidden.
          */
         get: operations["getApiEmail-outbox"];
         put?: never;
@@ -8968,6 +8988,75 @@ export interface operations {
             };
         };
     };
+    getApiV1Payment_intentsSearch: {
+        parameters: {
+            query?: {
+                query?: string;
+                limit?: number;
+                page?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "search_result";
+                        /** @example /v1/payment_intents/search */
+                        url: string;
+                        has_more: boolean;
+                        /** @description Give it as page, with the same query, for the next page; null on the last */
+                        next_page: string | null;
+                        data: components["schemas"]["PaymentIntent"][];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1Payment_intentsById: {
         parameters: {
             query?: never;
@@ -10271,7 +10360,7 @@ export interface operations {
                             status: "pending" | "sent" | "failed";
                             attempts: number;
                             lastError: string | null;
-                            /** @description The plain-text body (links included). */
+                            /** @description The plain-text body. A one-time link (reset, sign-in, e-mail change) shows "[one-time token, not kept]" in place of its token, except to a local install's own browser while the message is not sent. */
                             text: string;
                             /** Format: date-time */
                             createdAt: string;
