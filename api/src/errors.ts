@@ -43,6 +43,15 @@ export const CATALOGUE = {
   uri_too_long: { status: 414, type: 'invalid_request_error', message: 'The request URL is too long: at most 8 KB.' },
   route_not_found: { status: 404, type: 'invalid_request_error', message: 'No such API route.' },
   resource_not_found: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
+  // Stripe's names, answered by the merchant API (/api/v1, /v1) in place of bpay's (STRIPE_CODE_NAMES below).
+  resource_missing: { status: 404, type: 'invalid_request_error', message: 'No such resource.' },
+  parameter_unknown: { status: 400, type: 'invalid_request_error', message: 'Received unknown parameter.' },
+  parameter_missing: { status: 400, type: 'invalid_request_error', message: 'A required parameter is missing.' },
+  amount_too_large: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The amount is greater than what is left (to refund, on this PaymentIntent).',
+  },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
   unauthenticated: { status: 401, type: 'authentication_error', message: 'You are not signed in.' },
   invalid_credentials: { status: 401, type: 'authentication_error', message: 'Invalid email or password.' },
@@ -554,6 +563,38 @@ export function errorBody(e: AppError, requestId?: string): ErrorBody {
 }
 
 export const invalid = (param: string, message: string) => new AppError('validation_error', message, param);
+
+/*
+ * The merchant API speaks Stripe's error names where code written for Stripe tests them (issue 28). bpay's own names
+ * stay everywhere else (the consumer API, the admin API, the dashboard's routes), where the web app and tests read
+ * them. One rendering step (plugins/http.ts) applies both tables below to every error of /api/v1 and /v1.
+ */
+
+/** bpay's code → Stripe's, on the merchant API. (Validation's parameter_unknown/_missing: validationToAppError.) */
+export const STRIPE_CODE_NAMES: Partial<Record<ErrorCode, ErrorCode>> = { resource_not_found: 'resource_missing' };
+
+/**
+ * Errors a retry can cure, told to Stripe's libraries with `Stripe-Should-Retry: true` and a Retry-After: a rate
+ * limit of seconds, a request still running under the same Idempotency-Key, storage or the processor down for a
+ * moment. Every other merchant API error says `false` (a retry answers the same: bad input, a card declined, a
+ * missing resource, a monthly quota reached), except an unexpected 500, which says nothing: the libraries then
+ * retry it with the same Idempotency-Key, and a replay answers what was stored.
+ */
+export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['api_rate_limited', 'idempotency_key_in_use', 'storage_unavailable', 'vendor_unavailable']);
+
+/** Seconds to wait before a retry when the error gives no Retry-After of its own (an Idempotency-Key in use). */
+export const DEFAULT_RETRY_AFTER_S = 1;
+
+/** An error as the merchant API answers it: Stripe's code name, and Stripe-Should-Retry (with Retry-After when true). */
+export function asMerchantApiError(e: AppError): AppError {
+  const code = STRIPE_CODE_NAMES[e.code] ?? e.code;
+  const headers: Record<string, string> = { ...(e.headers ?? {}) };
+  if (RETRYABLE_CODES.has(e.code)) {
+    headers['stripe-should-retry'] = 'true';
+    headers['retry-after'] ??= String(DEFAULT_RETRY_AFTER_S);
+  } else if (e.code !== 'internal_error') headers['stripe-should-retry'] = 'false';
+  return new AppError(code, e.message, e.param, headers, e.details);
+}
 /**
  * A missing resource. Given the id (and the param it came in), the message names it as Stripe's does
  * (`No such payment_intent: 'pi_123'`, param `intent`), so a client that mixed up ids or modes sees which one.

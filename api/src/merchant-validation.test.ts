@@ -34,6 +34,8 @@ interface Row {
   body?: Record<string, unknown>;
   /** The param the answer must name (the field, as the message must name it too). */
   param: string;
+  /** Stripe's code for a field the route does not take, or one left out; validation_error otherwise. */
+  code?: 'parameter_unknown' | 'parameter_missing';
 }
 
 const card = { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' };
@@ -61,7 +63,7 @@ const rows: Row[] = [
   { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ metadata: { a: 5 } }), param: 'metadata.a' },
   { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ metadata: { a: 'v'.repeat(501) } }), param: 'metadata.a' },
   { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ metadata: { a: { b: 'c' } } }), param: 'metadata.a' },
-  { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ customer: 'cus_1' }), param: 'customer' },
+  { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ customer: 'cus_1' }), param: 'customer', code: 'parameter_unknown' },
   // POST /payment_intents/:id (update)
   ...[{ amount: 'x' }, { amount: 0 }].map((body) => ({ route: 'update', method: 'POST' as const, path: () => `/payment_intents/${pi}`, body, param: 'amount' })),
   { route: 'update', method: 'POST', path: () => `/payment_intents/${pi}`, body: { currency: 'gbp' }, param: 'currency' },
@@ -74,13 +76,13 @@ const rows: Row[] = [
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: { payment_method: 'b'.repeat(65) }, param: 'payment_method' },
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: { payment_method_data: 'x' }, param: 'payment_method_data' },
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: { payment_method_data: { type: 'bank', card } }, param: 'payment_method_data.type' },
-  { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: { payment_method_data: { type: 'card' } }, param: 'payment_method_data.card' },
+  { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: { payment_method_data: { type: 'card' } }, param: 'payment_method_data.card', code: 'parameter_missing' },
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: pmd({ number: '12' }), param: 'payment_method_data.card.number' },
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: pmd({ exp_month: 13 }), param: 'payment_method_data.card.exp_month' },
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: pmd({ exp_month: 'x' }), param: 'payment_method_data.card.exp_month' },
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: pmd({ exp_year: 'x' }), param: 'payment_method_data.card.exp_year' },
   { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: pmd({ cvc: '1' }), param: 'payment_method_data.card.cvc' },
-  { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: pmd({ extra: 1 }), param: 'payment_method_data.card.extra' },
+  { route: 'confirm', method: 'POST', path: () => `/payment_intents/${pi}/confirm`, body: pmd({ extra: 1 }), param: 'payment_method_data.card.extra', code: 'parameter_unknown' },
   // capture and cancel
   ...[{ amount_to_capture: 'x' }, { amount_to_capture: 0 }, { amount_to_capture: 1.5 }].map((body) => ({
     route: 'capture', method: 'POST' as const, path: () => `/payment_intents/${pi}/capture`, body, param: 'amount_to_capture',
@@ -93,9 +95,10 @@ const rows: Row[] = [
   { route: 'list intents', method: 'GET', path: () => `/payment_intents?starting_after=${'x'.repeat(65)}`, param: 'starting_after' },
   { route: 'list intents', method: 'GET', path: () => `/payment_intents?ending_before=${'x'.repeat(65)}`, param: 'ending_before' },
   { route: 'list intents', method: 'GET', path: () => '/payment_intents?starting_after=pi_nope', param: 'starting_after' },
-  { route: 'list intents', method: 'GET', path: () => '/payment_intents?foo=1', param: 'foo' },
+  { route: 'list intents', method: 'GET', path: () => '/payment_intents?foo=1', param: 'foo', code: 'parameter_unknown' },
   ...['created[gte]=x', 'created[gt]=1.5', 'created[lte]=-1', 'created[lt]=', 'created=yesterday', 'created[after]=1'].map((qs) => ({
     route: 'list intents', method: 'GET' as const, path: () => `/payment_intents?${qs}`, param: qs.slice(0, qs.indexOf('=')),
+    ...(qs.startsWith('created[after]') ? { code: 'parameter_unknown' as const } : {}),
   })),
   { route: 'retrieve intent', method: 'GET', path: () => `/payment_intents/${'x'.repeat(65)}`, param: 'id' },
   ...['limit=x', 'limit=500'].map((qs) => ({ route: 'list events', method: 'GET' as const, path: () => `/events?${qs}`, param: 'limit' })),
@@ -128,9 +131,11 @@ describe('every field error names its field and what it accepts', () => {
     const sent = row.body ? JSON.stringify(row.body).slice(0, 70) : row.path.toString().replace(/^.*?`|`.*$/g, '').slice(0, 70);
     test(`${row.route} ${row.method} ${sent} -> 400 (${row.param})`, async () => {
       const res = await merchantCall(ctx, m.secretKey, row.path(), { method: row.method, body: row.body });
+      // A field sent as undefined is left out of the JSON: Stripe's parameter_missing.
+      const leftOut = row.body !== undefined && row.param in row.body && row.body[row.param] === undefined;
       expect({ status: res.status, code: res.body.error?.code, param: res.body.error?.param }).toEqual({
         status: 400,
-        code: 'validation_error',
+        code: row.code ?? (leftOut ? 'parameter_missing' : 'validation_error'),
         param: row.param,
       });
       const message: string = res.body.error.message;
@@ -206,7 +211,7 @@ describe('a missing resource: 404 naming the id and the param it came in', () =>
       const res = await merchantCall(ctx, m.secretKey, row.path, { method: row.method, body: row.body });
       expect(res.body.error).toMatchObject({
         type: 'invalid_request_error',
-        code: 'resource_not_found',
+        code: 'resource_missing',
         message: `No such ${row.what}: '${row.id}'.`,
         param: row.param,
       });

@@ -7,7 +7,32 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import Stripe from 'stripe';
 import { setPeerAddress } from './lib/request-context';
 import { signatureHeader } from './modules/webhooks/signature';
-import { resetRateWindows } from './modules/merchants/usage';
+import { REQUESTS_PER_SECOND, resetRateWindows } from './modules/merchants/usage';
+import { AppError, asMerchantApiError } from './errors';
+
+import { deliverDueWebhooks } from './modules/webhooks/worker';
+import { TestClock } from './lib/clock';
+
+/** The test kit's clock reading the real time, which a test can stop (to send a burst at one instant) and restart. */
+class RealTimeClock extends TestClock {
+  private stoppedAt: number | null = null;
+  private shift = 0;
+  override now(): Date {
+    return new Date(this.stoppedAt ?? Date.now() + this.shift);
+  }
+  override system(): Date {
+    return this.now();
+  }
+  stop(): void {
+    this.stoppedAt = this.now().getTime();
+  }
+  /** Time runs again, from `ms` after the instant it stopped at. */
+  resume(ms: number): void {
+    this.shift = this.stoppedAt! + ms - Date.now();
+    this.stoppedAt = null;
+  }
+}
+const clock = new RealTimeClock();
 import { makeTestApp, merchantCall, type TestContext } from '../test-support/app';
 import { createMerchant, registerUser, testBcardCard, type TestMerchant } from '../test-support/world';
 
@@ -16,16 +41,22 @@ let server: ReturnType<typeof Bun.serve>;
 let merchant: TestMerchant;
 let stripe: Stripe;
 let base: string;
+/** What the server answered, request by request (the library's retries included). */
+const answers: Array<{ method: string; path: string; status: number; shouldRetry: string | null }> = [];
 
 beforeAll(async () => {
-  ctx = await makeTestApp();
+  // Real time, as a merchant's server meets it: deliveries are signed at it and Stripe's verifier compares with its own
+  // clock; the per-second rate limit's window passes while stripe-node waits to retry.
+  ctx = await makeTestApp({ clock });
   server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    fetch: (req, srv) => {
+    fetch: async (req, srv) => {
       const ip = srv.requestIP(req);
       if (ip) setPeerAddress(req, ip.address);
-      return ctx.app.handle(req);
+      const res = await ctx.app.handle(req);
+      answers.push({ method: req.method, path: new URL(req.url).pathname, status: res.status, shouldRetry: res.headers.get('stripe-should-retry') });
+      return res;
     },
   });
   base = `http://127.0.0.1:${server.port}`;
@@ -146,8 +177,9 @@ describe('payment intents through stripe-node', () => {
   test('a 404 names the id and param, as Stripe does', async () => {
     const error = (await stripe.paymentIntents.retrieve('pi_doesnotexist').catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
     expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
-    expect({ status: error.statusCode, param: error.param, message: error.message }).toEqual({
+    expect({ status: error.statusCode, code: error.code, param: error.param, message: error.message }).toEqual({
       status: 404,
+      code: 'resource_missing',
       param: 'intent',
       message: "No such payment_intent: 'pi_doesnotexist'.",
     });
@@ -304,15 +336,30 @@ describe('refunds through stripe-node', () => {
     expect(json.status).toBe(400);
     expect({ status: e.statusCode, code: e.code, param: e.param, message: e.message }).toEqual({
       status: 400,
-      code: 'validation_error',
+      code: 'amount_too_large',
       param: 'amount',
       message: json.body.error.message,
     });
+    expect(json.body.error.code).toBe('amount_too_large');
     expect(e.message).toBe('Refund amount ($6.01) is greater than the amount not yet refunded on this PaymentIntent ($6.00).');
 
     await stripe.refunds.create({ payment_intent: pi.id });
     const done = await stripe.refunds.create({ payment_intent: pi.id }).catch((x: unknown) => x);
     expect(done).toMatchObject({ statusCode: 400, code: 'charge_already_refunded', param: 'payment_intent' });
+  });
+
+  test('update by POST (stripe.refunds.update) merges metadata as Stripe does; nothing else changes', async () => {
+    const pi = await paidIntent(1000);
+    const refund = await stripe.refunds.create({ payment_intent: pi.id, amount: 300, metadata: { order: '42', note: 'x' } });
+    const updated = await stripe.refunds.update(refund.id, { metadata: { note: '', ticket: 'T-7' } });
+    expect({ ...updated, lastResponse: undefined }).toEqual({ ...refund, metadata: { order: '42', ticket: 'T-7' }, lastResponse: undefined });
+    expect((await stripe.refunds.retrieve(refund.id)).metadata).toEqual({ order: '42', ticket: 'T-7' });
+    expect((await stripe.refunds.update(refund.id, { metadata: '' })).metadata).toEqual({});
+    const missing = (await stripe.refunds.update('re_doesnotexist', { metadata: { a: '1' } }).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect({ status: missing.statusCode, param: missing.param }).toEqual({ status: 404, param: 'id' });
+    const unknown = (await stripe.refunds.update(refund.id, { amount: 5 } as Stripe.RefundUpdateParams).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect({ status: unknown.statusCode, param: unknown.param }).toEqual({ status: 400, param: 'amount' });
+    expect((await stripe.refunds.retrieve(refund.id)).amount).toBe(300);
   });
 
   test('a fractional amount, an unknown reason or a field bpay does not take (charge) is refused by name', async () => {
@@ -323,17 +370,120 @@ describe('refunds through stripe-node', () => {
         headers: { authorization: `Bearer ${merchant.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
         body,
       });
-    for (const [body, param] of [
-      [`payment_intent=${pi.id}&amount=2.5`, 'amount'],
-      [`payment_intent=${pi.id}&reason=changed_mind`, 'reason'],
+    for (const [body, param, code] of [
+      [`payment_intent=${pi.id}&amount=2.5`, 'amount', 'validation_error'],
+      [`payment_intent=${pi.id}&reason=changed_mind`, 'reason', 'validation_error'],
       // bpay has no Charge objects: Stripe's `charge` parameter is refused by name, not ignored.
-      [`payment_intent=${pi.id}&charge=ch_123`, 'charge'],
+      [`payment_intent=${pi.id}&charge=ch_123`, 'charge', 'parameter_unknown'],
     ] as const) {
       const res = await post(body);
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'validation_error', param });
+      expect(((await res.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code, param });
     }
     expect(await refundedOf(pi.id)).toBe(0);
+  });
+});
+
+describe("Stripe's error codes and retry hints", () => {
+  type Raw = { code?: string; param?: string; message?: string };
+  const failure = (p: Promise<unknown>) => p.then(() => expect.unreachable('it succeeded')).catch((e: unknown) => e as Stripe.errors.StripeError);
+
+  test('resource_missing, parameter_unknown, parameter_missing and amount_too_large, each naming the parameter', async () => {
+    const missing = await failure(stripe.refunds.retrieve('re_doesnotexist'));
+    expect({ status: missing.statusCode, code: missing.code, param: missing.param }).toEqual({ status: 404, code: 'resource_missing', param: 'id' });
+    const endpointGone = await failure(stripe.webhookEndpoints.update('we_doesnotexist', { description: 'x' }));
+    expect(endpointGone.code).toBe('resource_missing');
+
+    const unknown = await failure(stripe.paymentIntents.create({ amount: 2000, currency: 'usd', colour: 'red' } as Stripe.PaymentIntentCreateParams));
+    expect(unknown).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect({ status: unknown.statusCode, code: unknown.code, param: unknown.param, message: unknown.message }).toEqual({
+      status: 400,
+      code: 'parameter_unknown',
+      param: 'colour',
+      message: 'colour is not an allowed field.',
+    });
+    const absent = await failure(stripe.paymentIntents.create({ currency: 'usd' } as Stripe.PaymentIntentCreateParams));
+    expect({ status: absent.statusCode, code: absent.code, param: absent.param }).toEqual({ status: 400, code: 'parameter_missing', param: 'amount' });
+    // A value out of range is still bpay's validation_error (Stripe has no one name for it).
+    expect((await failure(stripe.paymentIntents.create({ amount: 10, currency: 'usd' }))).code).toBe('validation_error');
+  });
+
+  test('the same requests at /api/v1 answer the same codes; the consumer API keeps bpay\'s own (resource_not_found)', async () => {
+    const json = await merchantCall(ctx, merchant.secretKey, '/payment_intents/pi_doesnotexist');
+    expect(json.body.error.code).toBe('resource_missing');
+    const unknown = await merchantCall(ctx, merchant.secretKey, '/payment_intents', { method: 'POST', body: { amount: 2000, currency: 'usd', colour: 'red' } });
+    expect(unknown.body.error).toMatchObject({ code: 'parameter_unknown', param: 'colour' });
+    const owner = await registerUser(ctx);
+    const consumer = await fetch(`${base}/api/transactions/col_doesnotexist`, { headers: { cookie: owner.cookie } });
+    expect(consumer.status).toBe(404);
+    expect(((await consumer.json()) as { error: Raw }).error.code).toBe('resource_not_found');
+    expect(consumer.headers.get('stripe-should-retry')).toBeNull();
+  });
+
+  test('Stripe-Should-Retry: false on errors a retry answers the same (400, 402, 404), true with Retry-After on a rate limit', async () => {
+    const auth = { authorization: `Bearer ${merchant.secretKey}` };
+    const notFound = await fetch(`${base}/v1/payment_intents/pi_doesnotexist`, { headers: auth });
+    expect([notFound.status, notFound.headers.get('stripe-should-retry')]).toEqual([404, 'false']);
+    const bad = await fetch(`${base}/v1/payment_intents`, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'amount=10&currency=usd' });
+    expect([bad.status, bad.headers.get('stripe-should-retry')]).toEqual([400, 'false']);
+    const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
+    const declined = await fetch(`${base}/v1/payment_intents/${made.id}/confirm`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'payment_method_data[type]=card&payment_method_data[card][number]=4000000000000002&payment_method_data[card][exp_month]=12&payment_method_data[card][exp_year]=2099&payment_method_data[card][cvc]=123',
+    });
+    expect([declined.status, declined.headers.get('stripe-should-retry')]).toEqual([402, 'false']);
+
+    resetRateWindows();
+    clock.stop(); // the burst at one instant, however slow the machine
+    const burst = await Promise.all(Array.from({ length: REQUESTS_PER_SECOND + 1 }, () => fetch(`${base}/v1/webhook_endpoints?limit=1`, { headers: auth })));
+    clock.resume(0);
+    const limited = burst.find((r) => r.status === 429)!;
+    expect(limited).toBeDefined();
+    expect(limited.headers.get('stripe-should-retry')).toBe('true');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  test('a request still running under the same Idempotency-Key (409) says retry, with Retry-After; a monthly quota says not', () => {
+    const inUse = asMerchantApiError(new AppError('idempotency_key_in_use'));
+    expect({ status: inUse.status, code: inUse.code, headers: inUse.headers }).toEqual({
+      status: 409,
+      code: 'idempotency_key_in_use',
+      headers: { 'stripe-should-retry': 'true', 'retry-after': '1' },
+    });
+    const quota = asMerchantApiError(new AppError('monthly_quota_exceeded', undefined, undefined, { 'retry-after': '86400' }));
+    expect(quota.headers).toEqual({ 'retry-after': '86400', 'stripe-should-retry': 'false' });
+    expect(asMerchantApiError(new AppError('internal_error')).headers).toEqual({});
+  });
+
+  test('stripe-node (maxNetworkRetries: 2) retries a 429 by itself and succeeds; without the hint it would not', async () => {
+    const retrying = new Stripe(merchant.secretKey, { host: '127.0.0.1', port: server.port, protocol: 'http', maxNetworkRetries: 2 });
+    resetRateWindows();
+    // The merchant's 25 requests of this second, spent at one instant, half a second ago: stripe-node's first retry
+    // waits at least 0.5 s (its initial network retry delay), so it comes after the window has passed.
+    clock.stop();
+    const burst = await Promise.all(Array.from({ length: REQUESTS_PER_SECOND }, () => fetch(`${base}/v1/webhook_endpoints?limit=1`, { headers: { authorization: `Bearer ${merchant.secretKey}` } })));
+    expect(burst.every((r) => r.status === 200)).toBe(true);
+    clock.resume(500);
+    answers.length = 0;
+    const intent = await retrying.paymentIntents.create({ amount: 2000, currency: 'usd', metadata: { retried: 'yes' } });
+    expect(intent.metadata).toEqual({ retried: 'yes' });
+    const creates = answers.filter((a) => a.method === 'POST' && a.path === '/v1/payment_intents');
+    expect(creates[0]).toEqual({ method: 'POST', path: '/v1/payment_intents', status: 429, shouldRetry: 'true' });
+    expect(creates.at(-1)!.status).toBe(200);
+    // One intent made, although the library sent the create more than once (it adds an Idempotency-Key when it retries).
+    expect((await stripe.paymentIntents.list({ limit: 100 })).data.filter((p) => p.metadata.retried === 'yes')).toHaveLength(1);
+    // stripe-node 23.1.0 retries a 429 only when told to (RequestSender._shouldRetry, not in its public types): without
+    // Stripe-Should-Retry it gives up at once.
+    const senderPath = `${import.meta.dir}/../../node_modules/stripe/esm/RequestSender.js`;
+    type Answer = { getHeaders: () => Record<string, string>; getStatusCode: () => number };
+    const { RequestSender } = (await import(senderPath)) as { RequestSender: { _shouldRetry: (res: Answer, n: number, max: number) => boolean } };
+    const answer = (headers: Record<string, string>, status: number): Answer => ({ getHeaders: () => headers, getStatusCode: () => status });
+    expect(RequestSender._shouldRetry(answer({}, 429), 0, 2)).toBe(false);
+    expect(RequestSender._shouldRetry(answer({ 'stripe-should-retry': 'true' }, 429), 0, 2)).toBe(true);
+    // ...and retries every 409 unless told not to.
+    expect(RequestSender._shouldRetry(answer({}, 409), 0, 2)).toBe(true);
+    expect(RequestSender._shouldRetry(answer({ 'stripe-should-retry': 'false' }, 409), 0, 2)).toBe(false);
   });
 });
 
@@ -347,6 +497,20 @@ describe('webhook endpoints and events through stripe-node', () => {
     const deleted = await stripe.webhookEndpoints.del(endpoint.id);
     expect(deleted).toMatchObject({ id: endpoint.id, deleted: true });
     expect((await stripe.webhookEndpoints.list()).data.map((e) => e.id)).not.toContain(endpoint.id);
+  });
+
+  test('update by POST, as stripe.webhookEndpoints.update sends it (the PATCH route answers the same)', async () => {
+    const endpoint = await stripe.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['payment_intent.succeeded'] });
+    const updated = await stripe.webhookEndpoints.update(endpoint.id, {
+      enabled_events: ['payment_intent.succeeded', 'payment_intent.payment_failed'],
+      description: 'Orders',
+      disabled: true,
+    });
+    expect(updated).toMatchObject({ id: endpoint.id, enabled_events: ['payment_intent.succeeded', 'payment_intent.payment_failed'], description: 'Orders', status: 'disabled' });
+    const enabled = await stripe.webhookEndpoints.update(endpoint.id, { disabled: false, url: 'http://127.0.0.1:9/other' });
+    expect(enabled).toMatchObject({ status: 'enabled', url: 'http://127.0.0.1:9/other', description: 'Orders' });
+    expect((await stripe.webhookEndpoints.retrieve(endpoint.id)).url).toBe('http://127.0.0.1:9/other');
+    await stripe.webhookEndpoints.del(endpoint.id);
   });
 
   test('events list answers what happened to the intents', async () => {
@@ -370,6 +534,82 @@ describe('webhook signatures and stripe-node', () => {
     expect((await stripe.webhooks.constructEventAsync(payload, header, secret)).id).toBe('evt_1');
     const tampered = await stripe.webhooks.constructEventAsync(payload.replace('pi_1', 'pi_2'), header, secret).catch((e: unknown) => e);
     expect(tampered).toBeInstanceOf(Stripe.errors.StripeSignatureVerificationError);
+  });
+});
+
+describe('webhook deliveries to a receiver written for Stripe', () => {
+  /** A merchant's receiver on a real port: it keeps each request's raw body and headers, and answers 200. */
+  function receiver() {
+    const got: Array<{ body: string; headers: Headers }> = [];
+    const srv = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => (got.push({ body: await req.text(), headers: req.headers }), new Response('ok')) });
+    return { got, url: `http://127.0.0.1:${srv.port}/hooks`, stop: () => srv.stop(true) };
+  }
+  /** Stripe's Node receiver as its docs write it, run by Node (stripe-node's Node build, whose constructEvent is synchronous). */
+  function verifyWithNode(payload: string, header: string, secret: string): { id?: string; type?: string; error?: string } {
+    const script =
+      "const stripe = require('stripe')('sk_test_unused'); const { payload, header, secret } = JSON.parse(require('fs').readFileSync(0, 'utf8'));" +
+      'try { const e = stripe.webhooks.constructEvent(payload, header, secret); console.log(JSON.stringify({ id: e.id, type: e.type })); }' +
+      ' catch (e) { console.log(JSON.stringify({ error: e.type })); }';
+    const run = Bun.spawnSync(['node', '-e', script], { cwd: import.meta.dir, stdin: Buffer.from(JSON.stringify({ payload, header, secret })) });
+    return JSON.parse(run.stdout.toString());
+  }
+
+  test('every delivery carries Stripe-Signature (= Bpay-Signature), and stripe.webhooks.constructEvent verifies it unchanged', async () => {
+    const hooks = receiver();
+    try {
+      const endpoint = await stripe.webhookEndpoints.create({ url: hooks.url, enabled_events: ['payment_intent.canceled'] });
+      const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
+      await stripe.paymentIntents.cancel(made.id);
+      await deliverDueWebhooks(ctx.deps, { limit: 50 });
+      expect(hooks.got).toHaveLength(1);
+      const { body, headers } = hooks.got[0]!;
+      const header = headers.get('stripe-signature')!;
+      expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(header).toBe(headers.get('bpay-signature')!);
+      // Node: the receiver from Stripe's docs, unchanged; it also refuses a tampered body and another secret.
+      expect(verifyWithNode(body, header, endpoint.secret!)).toMatchObject({ type: 'payment_intent.canceled' });
+      expect(verifyWithNode(body.replace(made.id, 'pi_other'), header, endpoint.secret!)).toEqual({ error: 'StripeSignatureVerificationError' });
+      expect(verifyWithNode(body, header, `whsec_${'x'.repeat(32)}`)).toEqual({ error: 'StripeSignatureVerificationError' });
+      // Bun (and other Web Crypto runtimes): the async form.
+      const event = await stripe.webhooks.constructEventAsync(body, header, endpoint.secret!);
+      expect({ type: event.type, object: (event.data.object as { id: string }).id }).toEqual({ type: 'payment_intent.canceled', object: made.id });
+      await stripe.webhookEndpoints.del(endpoint.id);
+    } finally {
+      hooks.stop();
+    }
+  });
+
+  test("a failed payment is payment_intent.payment_failed (Stripe's name) and payment_intent.failed (bpay's): each endpoint gets the name it chose", async () => {
+    const hooks = receiver();
+    const bpayHooks = receiver();
+    try {
+      const stripeStyle = await stripe.webhookEndpoints.create({ url: hooks.url, enabled_events: ['payment_intent.payment_failed'] });
+      const bpayStyle = await stripe.webhookEndpoints.create({ url: bpayHooks.url, enabled_events: ['payment_intent.failed' as Stripe.WebhookEndpointCreateParams.EnabledEvent] });
+      const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
+      const { card } = await testBcardCard(ctx, merchant.secretKey, 2000);
+      const wrongCvc = { payment_method_data: { type: 'card', card: { ...card, cvc: card.cvc === '999' ? '998' : '999' } } } as unknown as Stripe.PaymentIntentConfirmParams;
+      const declined = await stripe.paymentIntents.confirm(made.id, wrongCvc).catch((e: unknown) => e);
+      expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
+      await deliverDueWebhooks(ctx.deps, { limit: 50 });
+
+      const [stripeEvent] = await Promise.all(hooks.got.map((g) => stripe.webhooks.constructEventAsync(g.body, g.headers.get('stripe-signature')!, stripeStyle.secret!)));
+      expect(hooks.got).toHaveLength(1);
+      expect(stripeEvent!.type).toBe('payment_intent.payment_failed');
+      const pi = stripeEvent!.data.object as Stripe.PaymentIntent;
+      expect({ id: pi.id, status: pi.status, error: pi.last_payment_error?.type }).toEqual({ id: made.id, status: 'requires_payment_method', error: 'card_error' });
+      expect(bpayHooks.got.map((g) => (JSON.parse(g.body) as { type: string }).type)).toEqual(['payment_intent.failed']);
+
+      // Both are events of their own (own ids, same object), listed and retrievable; the list filters by either name.
+      const twins = (await stripe.events.list({ limit: 5 })).data.filter((e) => (e.data.object as { id?: string }).id === made.id && e.type.endsWith('failed'));
+      expect(twins.map((e) => e.type as string)).toEqual(['payment_intent.payment_failed', 'payment_intent.failed']);
+      expect(twins[0]!.data.object).toEqual(twins[1]!.data.object);
+      expect((await stripe.events.list({ type: 'payment_intent.payment_failed' })).data[0]?.id).toBe(twins[0]!.id);
+      await stripe.webhookEndpoints.del(stripeStyle.id);
+      await stripe.webhookEndpoints.del(bpayStyle.id);
+    } finally {
+      hooks.stop();
+      bpayHooks.stop();
+    }
   });
 });
 

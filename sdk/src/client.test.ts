@@ -221,7 +221,7 @@ describe('refunds', () => {
     const over = await client.refunds.create({ payment_intent: pi.id, amount: 401 }).catch((e: unknown) => e);
     expect(over).toBeInstanceOf(BpayInvalidRequestError);
     expect(over).toMatchObject({
-      code: 'validation_error',
+      code: 'amount_too_large',
       param: 'amount',
       statusCode: 400,
       message: 'Refund amount ($4.01) is greater than the amount not yet refunded on this PaymentIntent ($4.00).',
@@ -238,7 +238,7 @@ describe('refunds', () => {
 
     const missing = await client.refunds.retrieve('re_000000000000000000000000').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(BpayInvalidRequestError);
-    expect(missing).toMatchObject({ code: 'resource_not_found', statusCode: 404 });
+    expect(missing).toMatchObject({ code: 'resource_missing', statusCode: 404 });
   });
 });
 
@@ -316,7 +316,7 @@ describe('typed errors', () => {
 
     const missing = await bpay.paymentIntents.retrieve('pi_000000000000000000000000').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(BpayInvalidRequestError);
-    expect(missing).toMatchObject({ code: 'resource_not_found', statusCode: 404 });
+    expect(missing).toMatchObject({ code: 'resource_missing', statusCode: 404 });
   });
 
   test('the same Idempotency-Key with another body -> BpayIdempotencyError (not retried)', async () => {

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { AppError, errorBody, isStorageFailure, storageUnavailable } from '../errors';
+import { AppError, asMerchantApiError, errorBody, isStorageFailure, storageUnavailable } from '../errors';
 import { FormBodyError, parseStripeForm } from '../lib/form-body';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
@@ -264,12 +264,15 @@ export function checkWriteRequest(request: Request, url: URL, policy: HttpPolicy
  * (the schema's own `error` text where a route gives one, else lib/schema-words.ts reads it from the schema). The
  * validator's own wording ("Expected union value") never reaches a client.
  */
-export function validationToAppError(error: unknown): AppError {
+export function validationToAppError(error: unknown, stripeNames = false): AppError {
   const e = error as { valueError?: { path?: string; message?: string; schema?: SchemaLike & { error?: unknown } }; type?: string };
   const ve = e.valueError;
   const path = shownText((ve?.path ?? '').replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~'));
   const custom = ve?.schema?.error;
   const where = e.type === 'query' ? 'query parameter' : e.type === 'params' ? 'path parameter' : e.type === 'headers' ? 'header' : 'field';
+  // Stripe's codes for a parameter it does not know or one left out (the merchant API; elsewhere validation_error).
+  const kind = ve?.message?.startsWith('Unexpected property') ? 'parameter_unknown' : ve?.message === 'Expected required property' ? 'parameter_missing' : null;
+  const code = stripeNames && kind && path && (e.type === 'body' || e.type === 'query') ? kind : 'validation_error';
   let message: string;
   if (typeof custom === 'string') message = custom;
   else if (!path) message = e.type === 'body' ? 'The request body must be a JSON object of the documented fields.' : `A ${where} is invalid.`;
@@ -278,8 +281,11 @@ export function validationToAppError(error: unknown): AppError {
   } else if (ve?.message === 'Expected required property') {
     message = `${path} is required: ${describeAccepted(ve?.schema)}.`;
   } else message = `${path} must be ${describeAccepted(ve?.schema)}.`;
-  return new AppError('validation_error', message, path || undefined);
+  return new AppError(code, message, path || undefined);
 }
+
+/** The merchant API's paths (app.ts serves /v1/... as these). */
+const isMerchantApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
 
 export function httpPlugin(policy: HttpPolicy, log: Logger) {
   return new Elysia({ name: 'bpay-http' })
@@ -312,9 +318,11 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
     })
     .onError({ as: 'global' }, ({ code, error, request, set }) => {
       const requestId = requestIdOf(request);
+      // The merchant API (a /v1 request arrives here as its /api/v1 twin) answers with Stripe's names and retry hints.
+      const merchantApi = isMerchantApiPath(new URL(request.url).pathname);
       let appError: AppError;
       if (error instanceof AppError) appError = error;
-      else if (code === 'VALIDATION') appError = validationToAppError(error);
+      else if (code === 'VALIDATION') appError = validationToAppError(error, merchantApi);
       // Elysia wraps what a parser throws; parseJsonBody throws catalogue errors (413, body_too_complex, ...).
       else if (code === 'PARSE') appError = error.cause instanceof AppError ? error.cause : new AppError('invalid_json');
       else if (code === 'NOT_FOUND') appError = new AppError('route_not_found');
@@ -328,6 +336,7 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
         log.error('unhandled error', { requestId, method: request.method, path: new URL(request.url).pathname, error });
         appError = new AppError('internal_error', `Something went wrong on our side. Request id: ${requestId}.`);
       }
+      if (merchantApi) appError = asMerchantApiError(appError);
       const headers: Record<string, string> = {
         'content-type': 'application/json; charset=utf-8',
         'request-id': requestId,

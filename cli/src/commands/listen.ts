@@ -71,6 +71,7 @@ export function registerListen(program: Command, ctx: Ctx): void {
 
       const forward = async (event: StreamedEvent) => {
         const body = JSON.stringify(event);
+        const signature = Bpay.webhooks.generateTestHeader({ payload: body, secret });
         ctx.io.out(`--> ${event.type} [${event.id}]\n`);
         try {
           const res = await fetch(url, {
@@ -79,7 +80,10 @@ export function registerListen(program: Command, ctx: Ctx): void {
               'content-type': 'application/json',
               'user-agent': 'bpay-cli-listen',
               // `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: the SDK signs as the server does.
-              [Bpay.webhooks.SIGNATURE_HEADER]: Bpay.webhooks.generateTestHeader({ payload: body, secret }),
+              [Bpay.webhooks.SIGNATURE_HEADER]: signature,
+              // The same value under Stripe's name, as the server's deliveries carry it: a receiver written for Stripe
+              // verifies with stripe.webhooks.constructEvent unchanged.
+              'stripe-signature': signature,
             },
             body,
             redirect: 'manual',

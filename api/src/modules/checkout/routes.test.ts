@@ -308,7 +308,7 @@ describe('POST /api/checkout/payment_intents/:id/pay (a production intent: the c
     const [card] = await q('SELECT locked_merchant_id FROM bcards WHERE id = ?', [res.body.bcard.id]);
     expect(card!.locked_merchant_id).toBe(live.id);
     expect((await merchantCall(ctx, live.secretKey, `/payment_intents/${pi.id}`)).body).toMatchObject({ status: 'succeeded', livemode: true });
-    expectError(await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`), 404, 'resource_not_found');
+    expectError(await merchantCall(ctx, merchant.secretKey, `/payment_intents/${pi.id}`), 404, 'resource_missing');
   });
 });
 

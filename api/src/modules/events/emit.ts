@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   'payment_intent.created',
   'payment_intent.succeeded',
   'payment_intent.failed',
+  /** Stripe's name for payment_intent.failed: emitted beside it, the same object (EVENT_TWINS). */
+  'payment_intent.payment_failed',
   'payment_intent.canceled',
   'payment_intent.amount_capturable_updated',
   'refund.created',
@@ -17,6 +19,15 @@ export const EVENT_TYPES = [
   'webhook_endpoint.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Events recorded twice, under bpay's name and under Stripe's, so code written for either runs unchanged: a failed
+ * payment is `payment_intent.failed` (bpay's name since the start) and `payment_intent.payment_failed` (the name
+ * Stripe's examples switch on). Two events with their own ids, the same data object, written together; an endpoint
+ * subscribed to one name gets that one, '*' gets both. A receiver handles one of the two names
+ * (docs/DECISIONS.md, issue 28).
+ */
+export const EVENT_TWINS: Partial<Record<EventType, EventType>> = { 'payment_intent.failed': 'payment_intent.payment_failed' };
 
 /**
  * Types sent only to the endpoint they are made for (the dashboard's "send a test event"): never fanned out,
@@ -98,6 +109,13 @@ export async function emitEvent(
   tx: DbOrTx,
   e: { merchantId: string; livemode: boolean; type: EventType; object: Record<string, unknown>; at: Date },
 ): Promise<string> {
+  const id = await emitOne(tx, e);
+  const twin = EVENT_TWINS[e.type];
+  if (twin) await emitOne(tx, { ...e, type: twin });
+  return id;
+}
+
+async function emitOne(tx: DbOrTx, e: EventInput): Promise<string> {
   const id = await insertEvent(tx, e);
   const endpoints = await tx
     .select({ id: schema.webhookEndpoints.id, enabledEvents: schema.webhookEndpoints.enabledEvents })

@@ -73,12 +73,12 @@ describe('merchant B and merchant A', () => {
     expect((await act(a, manual.id, 'confirm', withCard(bcard.card))).body.status).toBe('requires_capture');
 
     for (const pi of [open, manual]) {
-      expectError(await get(b, pi.id), 404, 'resource_not_found');
-      expectError(await act(b, pi.id, 'confirm', withCard(bcard.card)), 404, 'resource_not_found');
-      expectError(await act(b, pi.id, 'confirm', { payment_method: bcard.id }), 404, 'resource_not_found');
-      expectError(await act(b, pi.id, 'capture'), 404, 'resource_not_found');
-      expectError(await act(b, pi.id, 'capture', { amount_to_capture: 100 }), 404, 'resource_not_found');
-      expectError(await act(b, pi.id, 'cancel', { cancellation_reason: 'fraudulent' }), 404, 'resource_not_found');
+      expectError(await get(b, pi.id), 404, 'resource_missing');
+      expectError(await act(b, pi.id, 'confirm', withCard(bcard.card)), 404, 'resource_missing');
+      expectError(await act(b, pi.id, 'confirm', { payment_method: bcard.id }), 404, 'resource_missing');
+      expectError(await act(b, pi.id, 'capture'), 404, 'resource_missing');
+      expectError(await act(b, pi.id, 'capture', { amount_to_capture: 100 }), 404, 'resource_missing');
+      expectError(await act(b, pi.id, 'cancel', { cancellation_reason: 'fraudulent' }), 404, 'resource_missing');
       // The 404 says nothing about the intent: it names the id B sent, exactly as for an id that never existed.
       const theirs = (await get(b, pi.id)).body.error;
       const none = (await get(b, 'pi_000000000000000000000000')).body.error;
@@ -147,18 +147,18 @@ describe('sandbox and production', () => {
     expect(sand.livemode).toBe(false);
     expect(live.secretKey).toMatch(/^sk_live_/);
 
-    expectError(await get(a, prod.id), 404, 'resource_not_found');
-    expectError(await act(a, prod.id, 'cancel'), 404, 'resource_not_found');
-    expectError(await act(a, prod.id, 'capture'), 404, 'resource_not_found');
-    expectError(await get(live, sand.id), 404, 'resource_not_found');
-    expectError(await act(live, sand.id, 'cancel'), 404, 'resource_not_found');
+    expectError(await get(a, prod.id), 404, 'resource_missing');
+    expectError(await act(a, prod.id, 'cancel'), 404, 'resource_missing');
+    expectError(await act(a, prod.id, 'capture'), 404, 'resource_missing');
+    expectError(await get(live, sand.id), 404, 'resource_missing');
+    expectError(await act(live, sand.id, 'cancel'), 404, 'resource_missing');
     expect(await listIds(a)).not.toContain(prod.id);
     expect(await listIds(live)).toEqual([prod.id]);
     expectError(await merchantCall(ctx, a.secretKey, `/payment_intents?starting_after=${prod.id}`), 400, 'validation_error', 'starting_after');
     expectError(await merchantCall(ctx, live.secretKey, `/payment_intents?ending_before=${sand.id}`), 400, 'validation_error', 'ending_before');
 
     const bcard = await bcardCard(ctx, consumer.cookie, sourceId, '25.00');
-    expectError(await act(a, prod.id, 'confirm', withCard(bcard.card)), 404, 'resource_not_found');
+    expectError(await act(a, prod.id, 'confirm', withCard(bcard.card)), 404, 'resource_missing');
     expect(await bcardRow(bcard.id)).toMatchObject({ status: 'active', spent_cents: 0 });
     expect((await get(live, prod.id)).body.status).toBe('requires_payment_method');
     expect((await get(a, sand.id)).body.status).toBe('requires_payment_method');

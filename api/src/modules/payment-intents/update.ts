@@ -24,7 +24,7 @@ export interface UpdateIntentInput {
   capture_method?: 'automatic' | 'manual';
 }
 
-function checkMetadataPatch(metadata: Record<string, unknown>): void {
+export function checkMetadataPatch(metadata: Record<string, unknown>): void {
   const keys = Object.keys(metadata);
   if (keys.length > MAX_METADATA_KEYS) throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys.`);
   for (const k of keys) {

@@ -10,6 +10,7 @@ import { merchantIdempotency } from '../webhooks/idempotent';
 import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { RefundList } from './model';
 import { createRefund, getRefund, listRefunds, type ListRefundsInput } from './service';
+import { updateRefund } from './update';
 
 /** A JSON integer (Elysia's t.Integer also takes "100", which this API refuses). */
 const int = (options: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...options });
@@ -42,6 +43,22 @@ const CreateBody = t.Object(
     additionalProperties: false,
     examples: [{ payment_intent: 'pi_3f2a9c1d0b7e6f5a4c3b2a19' }, { payment_intent: 'pi_3f2a9c1d0b7e6f5a4c3b2a19', amount: 500, reason: 'requested_by_customer' }],
   },
+);
+
+const UpdateBody = t.Optional(
+  t.Object(
+    {
+      metadata: t.Optional(
+        t.Union([t.Record(t.String(), t.String({ maxLength: 500 })), t.Literal(''), t.Null()], {
+          error:
+            'metadata must be an object of string values of at most 500 characters (a key set to "" is removed), ' +
+            'or "" (or null) to remove every key.',
+          description: 'Merged into the current metadata: a key set to "" is removed; metadata "" removes every key.',
+        }),
+      ),
+    },
+    { additionalProperties: false, examples: [{ metadata: { order_id: '42', note: '' } }] },
+  ),
 );
 
 const ListQuery = t.Object({
@@ -102,7 +119,27 @@ export function refundRoutes(deps: AppDeps) {
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       response: { 200: 'Refund', ...errors(401, 403, 404, 429) },
       detail: { summary: 'Retrieve a refund', security: [{ secretKey: [] }] },
-    });
+    })
+    .post(
+      '/refunds/:id',
+      ({ merchant, livemode, params, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body ?? {}, () => updateRefund(deps, merchant, livemode, params.id, body ?? {})),
+      {
+        merchant: true,
+        parse: 'json',
+        params: t.Object({ id: t.String({ maxLength: 64 }) }),
+        headers: IdempotencyKey,
+        body: UpdateBody,
+        response: { 200: 'Refund', ...errors(400, 401, 403, 404, 409, 415, 429) },
+        detail: {
+          summary: "Update a refund's metadata",
+          description:
+            "Stripe's refund update (stripe.refunds.update): metadata is merged into the refund's (a key set to \"\" is " +
+            'removed; metadata "" removes every key), whatever its status. Nothing else about a refund changes. Emits no event.',
+          security: [{ secretKey: [] }],
+        },
+      },
+    );
 }
 
 /** The merchant dashboard's refunds: the same service, behind the owner's session (another user's merchant is a 404). */

@@ -92,13 +92,17 @@ const money = (c: number) => `$${formatDecimal(c as Cents)}`;
 
 /**
  * The amount a refund takes: `requested`, or all that is left. Fails with: charge_already_refunded (nothing left),
- * validation_error on amount (more than is left, also when concurrent refunds took it first).
+ * amount_too_large on amount (more than is left, also when concurrent refunds took it first; Stripe's code).
  */
 function overRefund(pi: Pick<IntentRow, 'id' | 'amountReceived' | 'amountRefunded'>, requested: number | undefined): number {
   const left = pi.amountReceived - pi.amountRefunded;
   if (left <= 0) throw new AppError('charge_already_refunded', `PaymentIntent ${pi.id} has already been refunded in full.`, 'payment_intent');
   if (requested !== undefined && requested > left) {
-    throw invalid('amount', `Refund amount (${money(requested)}) is greater than the amount not yet refunded on this PaymentIntent (${money(left)}).`);
+    throw new AppError(
+      'amount_too_large',
+      `Refund amount (${money(requested)}) is greater than the amount not yet refunded on this PaymentIntent (${money(left)}).`,
+      'amount',
+    );
   }
   return requested ?? left;
 }
@@ -136,7 +140,7 @@ async function intentOf(deps: AppDeps, merchant: MerchantRow, livemode: boolean,
 
 /**
  * Starts a refund (transaction 1 of the saga) and returns it with its lease. Fails with: resource_not_found
- * (payment_intent), payment_intent_unexpected_state (not succeeded), charge_already_refunded, validation_error
+ * (payment_intent), payment_intent_unexpected_state (not succeeded), charge_already_refunded, amount_too_large
  * (amount above what is left to refund, also when a concurrent refund took it first).
  */
 async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateRefundInput, requestKey: string | null) {

@@ -92,6 +92,8 @@ describe('a crash after the state change, before the worker runs', () => {
       new Set([
         'payment_intent.created',
         'payment_intent.failed',
+        // Stripe's name for it, recorded beside it (events/emit.ts EVENT_TWINS).
+        'payment_intent.payment_failed',
         'payment_intent.succeeded',
         'refund.created',
         'refund.updated',

@@ -30,6 +30,23 @@ export function webhookEndpointRoutes(deps: AppDeps) {
   const idempotent = merchantIdempotency(deps);
   /** Create and roll answer the signing secret, which the Idempotency-Key record must not keep. */
   const withSecret = endpointSecretIdempotency(deps);
+  /** The update's hook, the same for both verbs. */
+  const updateHook = (summary: string) =>
+    ({
+      merchant: true,
+      parse: 'json',
+      params: Id,
+      headers: IdempotencyKey,
+      body: UpdateEndpointBody,
+      response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 415, 429) },
+      detail: {
+        summary,
+        description:
+          'disabled: true stops deliveries (pending ones end as failed); disabled: false enables it again, also ' +
+          'after bpay disabled it for failing.',
+        security,
+      },
+    }) as const;
   return new Elysia({ prefix: '/api/v1', tags: ['Webhook endpoints'] })
     .use(sharedModels)
     .use(merchantAuthPlugin(deps))
@@ -73,25 +90,18 @@ export function webhookEndpointRoutes(deps: AppDeps) {
         detail: { summary: 'Retrieve a webhook endpoint', security },
       },
     )
+    // Stripe's libraries update with POST (stripe.webhookEndpoints.update); PATCH is bpay's own. One handler, two verbs.
     .patch(
       '/webhook_endpoints/:id',
       ({ merchant, livemode, params, body, headers, request }) =>
         idempotent(merchant.id, request, headers['idempotency-key'], body, () => updateEndpoint(deps, merchant, livemode, params.id, body)),
-      {
-        merchant: true,
-        parse: 'json',
-        params: Id,
-        headers: IdempotencyKey,
-        body: UpdateEndpointBody,
-        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 415, 429) },
-        detail: {
-          summary: 'Update a webhook endpoint',
-          description:
-            'disabled: true stops deliveries (pending ones end as failed); disabled: false enables it again, also ' +
-            'after bpay disabled it for failing.',
-          security,
-        },
-      },
+      updateHook('Update a webhook endpoint'),
+    )
+    .post(
+      '/webhook_endpoints/:id',
+      ({ merchant, livemode, params, body, headers, request }) =>
+        idempotent(merchant.id, request, headers['idempotency-key'], body, () => updateEndpoint(deps, merchant, livemode, params.id, body)),
+      updateHook("Update a webhook endpoint (POST, as Stripe's libraries send it: the same as PATCH)"),
     )
     .delete(
       '/webhook_endpoints/:id',

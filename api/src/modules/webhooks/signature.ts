@@ -9,6 +9,11 @@ import { constantTimeEqual, hmacHex } from '../../lib/crypto';
 export const USER_AGENT = 'bpay-webhooks/1';
 
 export const SIGNATURE_HEADER = 'Bpay-Signature';
+/**
+ * The same value again under Stripe's name, on every delivery: a receiver written for Stripe reads
+ * `stripe-signature` and verifies with `stripe.webhooks.constructEvent` unchanged (issue 28).
+ */
+export const STRIPE_SIGNATURE_HEADER = 'Stripe-Signature';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 export function computeSignature(secret: string, timestamp: number, rawBody: string): string {

@@ -7,7 +7,7 @@ import { systemNow } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { eventPayload } from '../events/service';
 import { AUTO_DISABLED_REASON, failPendingDeliveries } from './service';
-import { SIGNATURE_HEADER, signatureHeader, USER_AGENT } from './signature';
+import { SIGNATURE_HEADER, signatureHeader, STRIPE_SIGNATURE_HEADER, USER_AGENT } from './signature';
 
 export { USER_AGENT };
 import { resolveWebhookTarget, type WebhookTarget } from './url-policy';
@@ -107,12 +107,14 @@ async function attempt(deps: AppDeps, row: Row): Promise<AttemptResult> {
     }
     // The receiver checks it against its own clock: the system clock as it is, not bpay's steady one (lib/clock.ts).
     const timestamp = Math.floor(systemNow(deps.clock).getTime() / 1000);
+    const signature = signatureHeader(secret, body, timestamp);
     const res = await sendToTarget(deps.webhooks.fetch, target, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
-        [SIGNATURE_HEADER]: signatureHeader(secret, body, timestamp),
+        [SIGNATURE_HEADER]: signature,
+        [STRIPE_SIGNATURE_HEADER]: signature,
       },
       body,
       // A redirect is an answer, not a success: following it could lead anywhere (an internal address, too).
