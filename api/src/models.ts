@@ -16,7 +16,13 @@ export const ErrorResponse = t.Object(
           'card_error',
           'api_error',
         ] as const),
-      code: t.String({ examples: ['validation_error'] }),
+      code: t.String({
+        examples: ['validation_error'],
+        description:
+          'A stable snake_case identifier. The merchant API (/api/v1 and /v1) uses Stripe\'s names where code written for ' +
+          'Stripe tests them: resource_missing (resource_not_found elsewhere), parameter_unknown, parameter_missing and ' +
+          'amount_too_large; its errors also carry Stripe-Should-Retry (true with Retry-After when a retry can succeed).',
+      }),
       message: t.String(),
       param: t.Optional(t.String()),
       decline_code: t.Optional(t.String({ description: 'For a card_error: why the card was declined' })),
