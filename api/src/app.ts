@@ -13,6 +13,7 @@ import { transactionRoutes } from './modules/transactions/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { merchantRoutes } from './modules/merchants/routes';
 import { paymentIntentRoutes } from './modules/payment-intents/routes';
+import { customerRoutes } from './modules/customers/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
 import { demoRoutes } from './modules/demo/routes';
 import { siteRoutes } from './modules/site/routes';
@@ -217,6 +218,7 @@ export function createApp(deps: AppDeps) {
     .use(analyticsRoutes(deps))
     .use(merchantRoutes(deps))
     .use(paymentIntentRoutes(deps))
+    .use(customerRoutes(deps))
     .use(refundRoutes(deps))
     .use(refundDashboardRoutes(deps))
     .use(checkoutRoutes(deps))

@@ -27,6 +27,14 @@ export const PaymentIntentModel = t.Object(
         'duplicate, fraudulent, requested_by_customer or abandoned (given by the merchant), or automatic: bpay canceled ' +
         'an authorization left uncaptured for 7 days',
     }),
+    customer: t.Union([t.String(), t.Null()], { description: 'The customer (cus_…) given on create' }),
+    receipt_email: t.Union([t.String(), t.Null()]),
+    statement_descriptor: t.Union([t.String(), t.Null()], { description: "Shown (in capitals) on the consumer's transaction" }),
+    statement_descriptor_suffix: t.Union([t.String(), t.Null()], { description: "Shown after your prefix on the consumer's transaction: PREFIX* SUFFIX" }),
+    automatic_payment_methods: t.Union([t.Object({ enabled: t.Boolean() }), t.Null()], {
+      description: 'As given on create (null when not sent): bcards are the one payment method either way',
+    }),
+    payment_method_types: t.Array(t.String(), { description: "Always ['bcard']: bcards are bpay's one payment method" }),
   },
   { $id: '#/components/schemas/PaymentIntent' },
 );

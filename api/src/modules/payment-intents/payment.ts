@@ -9,6 +9,7 @@ import { noticeBcardDeclined } from '../bcards/notices';
 import { countBadAttempt } from '../issuing/authorize';
 import { accounts } from '../ledger/service';
 import { assertIntentTransition, emitIntentEvent, getIntent, toIntentObject } from './service';
+import { shownDescriptor } from './parameters';
 
 /*
  * Paying a payment intent: a payment claims it (one guarded statement), confirms it with a bcard (spent, or
@@ -191,6 +192,15 @@ function declineNoticeReason(e: CardDecline, now: BcardRow | undefined): string 
   }
 }
 
+/**
+ * Whether a bcard id can be a payment method of this merchant's at all (a bcard issued for it), before anything is
+ * created for it (a create with confirm: true). Fails with: validation_error naming payment_method.
+ */
+export async function assertPaymentMethodId(deps: AppDeps, merchant: MerchantRow, bcardId: string): Promise<void> {
+  const bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, bcardId));
+  if (!bcard || bcard.lockedMerchantId !== merchant.id) throw invalid('payment_method', `No such payment method: '${bcardId}'.`);
+}
+
 /** The bcard a payment method names, checked for this payment. Throws CardDecline when it cannot pay. */
 async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow, pm: PaymentMethodInput): Promise<BcardRow> {
   let bcard: BcardRow | undefined;
@@ -307,7 +317,8 @@ export async function confirmIntent(
       deps,
       bcard,
       processing.amount,
-      { merchant: merchant.businessName, description: processing.description, account: accounts.merchant(merchant.id) },
+      // The consumer's transaction names the merchant as a card statement would: the intent's descriptor, if it has one.
+      { merchant: shownDescriptor(merchant.businessName, processing), description: processing.description, account: accounts.merchant(merchant.id) },
       async (tx) => {
         done = await transition(
           tx,
@@ -373,7 +384,7 @@ export async function captureIntent(deps: AppDeps, merchant: MerchantRow, livemo
       deps,
       bcard,
       amount,
-      { merchant: merchant.businessName, description: processing.description, account: accounts.merchant(merchant.id) },
+      { merchant: shownDescriptor(merchant.businessName, processing), description: processing.description, account: accounts.merchant(merchant.id) },
       async (tx) => {
         done = await transition(tx, deps, processing, 'processing', 'succeeded', { amountReceived: amount, amountCapturable: 0 });
         await emitIntentEvent(tx, deps, done, 'payment_intent.succeeded');

@@ -9,7 +9,9 @@ import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { usageOf } from '../merchants/service';
 import { merchantIdempotency, merchantIdempotencyAtomic } from '../webhooks/idempotent';
-import { CANCELLATION_REASONS, cancelIntent, captureIntent, confirmIntent, type PaymentMethodInput } from './payment';
+import { CANCELLATION_REASONS, cancelIntent, captureIntent, confirmIntent } from './payment';
+import { createAndConfirmIntent, paymentMethodOf } from './create';
+import { refuseUnsupportedCreateParameters } from './parameters';
 import { getIntent, insertIntent, listIntents, toIntentObject } from './service';
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -17,6 +19,28 @@ const Id = t.Object({ id: t.String({ maxLength: 64 }) });
 const int = (options: Parameters<typeof t.Number>[0] = {}) => t.Number({ multipleOf: 1, ...options });
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
 const noDefault = { default: undefined };
+/** A bcard's details as a checkout form sends them (Stripe's payment_method_data), on confirm and on create with confirm: true. */
+const CardData = t.Object(
+  {
+    type: t.Literal('card'),
+    card: t.Object(
+      {
+        number: t.String({ pattern: '^[0-9 ]{12,23}$', error: 'payment_method_data.card.number must be 12 to 19 digits.' }),
+        exp_month: int({ minimum: 1, maximum: 12 }),
+        exp_year: int({ minimum: 0, maximum: 2100 }),
+        cvc: t.String({ pattern: '^[0-9]{3,4}$', error: 'payment_method_data.card.cvc must be 3 or 4 digits.' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'A bcard as a checkout form sends it' },
+);
+/**
+ * The create's transform hook: Stripe parameters bpay does not take, refused in words before validation. A named
+ * function with its own parameter type: an inline one, inferred from the route, made the app's types too deep for
+ * the compiler (TS2589 at createApp).
+ */
+const refuseUnsupported = (ctx: { body: unknown }): void => refuseUnsupportedCreateParameters(ctx.body);
 const IdempotencyKey = t.Object({
   'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
 });
@@ -32,12 +56,17 @@ export function paymentIntentRoutes(deps: AppDeps) {
     .post(
       '/payment_intents',
       ({ merchant, livemode, body, headers, request }) =>
-        // One transaction for the intent and its Idempotency-Key's record: one commit (issue 14).
-        idempotentInOneCommit(merchant.id, request, headers['idempotency-key'], body, (tx) => insertIntent(tx, deps, merchant, livemode, body)),
+        body.confirm === true
+          ? // Created and confirmed in one call: the confirm's processor work is outside any one transaction, as confirm's.
+            idempotent(merchant.id, request, headers['idempotency-key'], body, (scopedKey) => createAndConfirmIntent(deps, merchant, livemode, body, scopedKey))
+          : // One transaction for the intent and its Idempotency-Key's record: one commit (issue 14).
+            idempotentInOneCommit(merchant.id, request, headers['idempotency-key'], body, (tx) => insertIntent(tx, deps, merchant, livemode, body)),
       {
         merchant: true,
         parse: 'json',
         headers: IdempotencyKey,
+        // Stripe's parameters bpay knows and does not take are refused in words before validation (parameters.ts).
+        transform: refuseUnsupported,
         body: t.Object(
           {
             amount: int({ minimum: 50, maximum: 99_999_999, error: 'amount must be an integer number of cents from 50 to 99999999.' }),
@@ -45,14 +74,51 @@ export function paymentIntentRoutes(deps: AppDeps) {
             description: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
             metadata: t.Optional(t.Record(t.String(), t.String({ maxLength: 500 }), { error: 'metadata must be an object of string values.' })),
             capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { ...noDefault, error: 'capture_method must be automatic or manual.' })),
+            confirm: t.Optional(t.Boolean({ description: 'true: create and confirm in one call, with payment_method or payment_method_data (a decline answers as confirm does, and the intent stays)' })),
+            payment_method: t.Optional(t.String({ maxLength: 64, description: 'With confirm: true, a bcard id issued for this merchant (as confirm takes it)' })),
+            payment_method_data: t.Optional(CardData),
+            automatic_payment_methods: t.Optional(
+              t.Object(
+                {
+                  enabled: t.Boolean({ error: 'automatic_payment_methods[enabled] must be true or false.' }),
+                  allow_redirects: t.Optional(t.UnionEnum(['always', 'never'], { ...noDefault, error: 'automatic_payment_methods[allow_redirects] must be always or never.' })),
+                },
+                { additionalProperties: false, description: 'Accepted and reflected on the intent: bcards are the one method either way, and they never redirect' },
+              ),
+            ),
+            payment_method_types: t.Optional(
+              t.Array(t.String({ maxLength: 64 }), { maxItems: 20, description: 'bcard, or card (Stripe\'s name for it): bcards are the one method; any other type is refused by name' }),
+            ),
+            receipt_email: t.Optional(t.Union([t.String({ maxLength: 512 }), t.Null()], { error: 'receipt_email must be an e-mail address of at most 512 characters.' })),
+            statement_descriptor: t.Optional(
+              t.String({ maxLength: 22, description: "5 to 22 Latin characters, at least one letter, none of < > \\ ' \" *: shown (in capitals) on the consumer's transaction", error: "statement_descriptor must be 5 to 22 Latin characters, with at least one letter and none of < > \\ ' \" *." }),
+            ),
+            statement_descriptor_suffix: t.Optional(
+              t.String({ maxLength: 22, description: "Shown after your prefix (your business name's first 10 letters): PREFIX* SUFFIX, 22 characters in all", error: "statement_descriptor_suffix must be 1 to 22 Latin characters, with at least one letter and none of < > \\ ' \" *." }),
+            ),
+            customer: t.Optional(t.String({ maxLength: 64, description: 'A customer of yours (cus_…), not deleted' })),
+            return_url: t.Optional(t.String({ maxLength: 2048, description: 'Accepted and unused: a bcard payment never redirects' })),
           },
           {
             additionalProperties: false,
-            examples: [{ amount: 5000, currency: 'usd', description: 'Order #42', metadata: { order_id: '42' } }],
+            examples: [
+              { amount: 5000, currency: 'usd', description: 'Order #42', metadata: { order_id: '42' } },
+              { amount: 5000, currency: 'usd', automatic_payment_methods: { enabled: true }, confirm: true, payment_method: 'bc_5d1f0a9e2c7b4a3f8e6d1c0b' },
+            ],
           },
         ),
-        response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 409, 415, 429) },
-        detail: { summary: 'Create a payment intent', security: [{ secretKey: [] }] },
+        response: { 200: 'PaymentIntent', ...errors(400, 401, 402, 403, 409, 415, 429) },
+        detail: {
+          summary: 'Create a payment intent',
+          description:
+            "Stripe's quickstart parameters are taken with bpay's meaning: confirm: true with payment_method (a bcard id) or " +
+            'payment_method_data.card creates and pays in one call (a decline is 402 card_error as confirm answers it, and the ' +
+            'intent stays requires_payment_method); automatic_payment_methods[enabled] is reflected; payment_method_types takes ' +
+            "only bcard or card; receipt_email, customer and the statement descriptors are kept and answered. Stripe parameters " +
+            'bpay does not take (setup_future_usage, off_session, application_fee_amount, transfer_data, on_behalf_of, shipping, ' +
+            'payment_method_options, confirmation_method, mandate, radar_options …) are refused by name, saying why.',
+          security: [{ secretKey: [] }],
+        },
       },
     )
     .get(
@@ -173,12 +239,8 @@ export function paymentIntentRoutes(deps: AppDeps) {
       '/payment_intents/:id/confirm',
       ({ merchant, livemode, params, body, headers, request }) =>
         idempotent(merchant.id, request, headers['idempotency-key'], body, () => {
-          let pm: PaymentMethodInput;
-          if (body.payment_method) pm = { kind: 'bcard', bcardId: body.payment_method };
-          else if (body.payment_method_data) {
-            const c = body.payment_method_data.card;
-            pm = { kind: 'card', number: c.number, expMonth: c.exp_month, expYear: c.exp_year < 100 ? 2000 + c.exp_year : c.exp_year, cvc: c.cvc };
-          } else throw invalid('payment_method', 'Give payment_method (a bcard id) or payment_method_data.card (number, exp_month, exp_year, cvc).');
+          const pm = paymentMethodOf(body);
+          if (!pm) throw invalid('payment_method', 'Give payment_method (a bcard id) or payment_method_data.card (number, exp_month, exp_year, cvc).');
           return confirmIntent(deps, merchant, livemode, params.id, pm);
         }),
       {
@@ -189,23 +251,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
         body: t.Object(
           {
             payment_method: t.Optional(t.String({ maxLength: 64, description: 'A bcard id issued for this merchant (the checkout widget)' })),
-            payment_method_data: t.Optional(
-              t.Object(
-                {
-                  type: t.Literal('card'),
-                  card: t.Object(
-                    {
-                      number: t.String({ pattern: '^[0-9 ]{12,23}$', error: 'payment_method_data.card.number must be 12 to 19 digits.' }),
-                      exp_month: int({ minimum: 1, maximum: 12 }),
-                      exp_year: int({ minimum: 0, maximum: 2100 }),
-                      cvc: t.String({ pattern: '^[0-9]{3,4}$', error: 'payment_method_data.card.cvc must be 3 or 4 digits.' }),
-                    },
-                    { additionalProperties: false },
-                  ),
-                },
-                { additionalProperties: false, description: 'A bcard as a checkout form sends it' },
-              ),
-            ),
+            payment_method_data: t.Optional(CardData),
           },
           {
             additionalProperties: false,

@@ -6,6 +6,8 @@ import { AppError, invalid, notFound } from '../../errors';
 import { newId } from '../../lib/ids';
 import { emitEvent, type EventType } from '../events/emit';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';
+import { assertIntentCustomer } from '../customers/service';
+import { checkCreateParameters, type IntentCreateParameters } from './parameters';
 
 /*
  * A payment intent as a record: its state machine (the one table of transitions), its limits, the object the API
@@ -58,6 +60,15 @@ export interface PaymentIntentObject {
   last_payment_error: Record<string, unknown> | null;
   canceled_at: number | null;
   cancellation_reason: string | null;
+  /** The merchant's Customer (cus_…) the intent names. */
+  customer: string | null;
+  receipt_email: string | null;
+  statement_descriptor: string | null;
+  statement_descriptor_suffix: string | null;
+  /** As given on create (null when not sent): bcards are the one method either way. */
+  automatic_payment_methods: { enabled: boolean } | null;
+  /** Always ['bcard']: bcards are bpay's one payment method (`card` is accepted on create as Stripe's name for it). */
+  payment_method_types: string[];
 }
 
 export function toIntentObject(pi: IntentRow): PaymentIntentObject {
@@ -80,10 +91,16 @@ export function toIntentObject(pi: IntentRow): PaymentIntentObject {
     last_payment_error: pi.lastPaymentError ?? null,
     canceled_at: pi.canceledAt ? Math.floor(pi.canceledAt.getTime() / 1000) : null,
     cancellation_reason: pi.cancellationReason,
+    customer: pi.customerId,
+    receipt_email: pi.receiptEmail,
+    statement_descriptor: pi.statementDescriptor,
+    statement_descriptor_suffix: pi.statementDescriptorSuffix,
+    automatic_payment_methods: pi.automaticPaymentMethods === null ? null : { enabled: pi.automaticPaymentMethods },
+    payment_method_types: ['bcard'],
   };
 }
 
-export interface CreateIntentInput {
+export interface CreateIntentInput extends IntentCreateParameters {
   amount: number;
   currency: string;
   description?: string | null;
@@ -114,15 +131,17 @@ export async function createIntent(deps: AppDeps, merchant: MerchantRow, livemod
 
 /**
  * createIntent inside the caller's transaction (the route runs it in the same transaction as its Idempotency-Key's
- * record: one commit). Fails with: validation_error.
+ * record: one commit). `id` is given by a create that confirms (create.ts), so a retry finds the intent it made.
+ * Fails with: validation_error (naming the parameter, customer included: it must be the merchant's and not deleted).
  */
-export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput) {
+export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput, id = newId('pi')) {
   if (!Number.isSafeInteger(input.amount) || input.amount < MIN_AMOUNT || input.amount > MAX_AMOUNT) {
     throw invalid('amount', `amount must be an integer number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
   }
   if (input.currency.toLowerCase() !== 'usd') throw invalid('currency', 'currency must be usd.');
   const metadata = validateMetadata(input.metadata);
-  const id = newId('pi');
+  checkCreateParameters(input);
+  if (input.customer !== undefined) await assertIntentCustomer(tx, merchant, livemode, input.customer);
   const now = deps.clock.now();
   const row = await (async () => {
     // The next seq, read in the insert itself. With the mode, max(seq) is one step down payment_intents_merchant_idx,
@@ -141,6 +160,11 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
         captureMethod: input.capture_method ?? 'automatic',
         description: input.description ?? null,
         metadata,
+        customerId: input.customer ?? null,
+        receiptEmail: input.receipt_email || null,
+        statementDescriptor: input.statement_descriptor || null,
+        statementDescriptorSuffix: input.statement_descriptor_suffix || null,
+        automaticPaymentMethods: input.automatic_payment_methods?.enabled ?? null,
         clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
         seq: next,
         createdAt: now,
