@@ -274,6 +274,81 @@ describe('payment intent search through stripe-node', () => {
   });
 });
 
+describe("Stripe's quickstart create and Customers through stripe-node", () => {
+  test('create with automatic_payment_methods and confirm: true, a sandbox bcard as payment_method: succeeded in one call', async () => {
+    const bcard = await testBcardCard(ctx, merchant.secretKey, 2000);
+    // Stripe's quickstart, as written, with a sandbox test bcard where Stripe's docs put pm_card_visa.
+    const intent = await stripe.paymentIntents.create({
+      amount: 2000,
+      currency: 'usd',
+      automatic_payment_methods: { enabled: true },
+      confirm: true,
+      payment_method: bcard.id,
+      return_url: 'https://shop.example/done',
+      receipt_email: 'jenny@example.com',
+      statement_descriptor_suffix: 'ORDER 42',
+    });
+    expect(intent).toMatchObject({ status: 'succeeded', amount_received: 2000, payment_method: bcard.id, receipt_email: 'jenny@example.com', statement_descriptor_suffix: 'ORDER 42' });
+    expect(intent.automatic_payment_methods).toEqual({ enabled: true } as Stripe.PaymentIntent.AutomaticPaymentMethods);
+  });
+
+  test('a declined create-and-confirm is a StripeCardError with decline_code, and the intent stays requires_payment_method', async () => {
+    const bcard = await testBcardCard(ctx, merchant.secretKey, 1000);
+    const error = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd', confirm: true, payment_method: bcard.id }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
+    const e = error as Stripe.errors.StripeCardError;
+    expect({ code: e.code, decline_code: e.decline_code, param: e.param }).toEqual({ code: 'card_declined', decline_code: 'insufficient_funds', param: 'payment_method' });
+    const id = e.payment_intent?.id ?? '';
+    expect((await stripe.paymentIntents.retrieve(id)).status).toBe('requires_payment_method');
+  });
+
+  test("payment_method_types other than card is refused by name; ['card'] is taken", async () => {
+    // stripe-node 23's types no longer list payment_method_types on create; it still sends what it is given.
+    const withTypes = (types: string[]) => ({ amount: 2000, currency: 'usd', payment_method_types: types }) as Stripe.PaymentIntentCreateParams;
+    const error = (await stripe.paymentIntents.create(withTypes(['card', 'klarna'])).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(error.param).toBe('payment_method_types[1]');
+    expect((await stripe.paymentIntents.create(withTypes(['card']))).payment_method_types).toEqual(['bcard']);
+  });
+
+  test('customers: create, retrieve, update, list (auto-paginated, by email), delete; an intent names one', async () => {
+    const email = `cus-${crypto.randomUUID()}@example.com`;
+    const made = await stripe.customers.create({ email, name: 'Jenny Rosen', metadata: { crm: '42' } });
+    expect(made).toMatchObject({ object: 'customer', email, name: 'Jenny Rosen', metadata: { crm: '42' } });
+    expect(made.id).toStartWith('cus_');
+    expect((await stripe.customers.retrieve(made.id)) as Stripe.Customer).toMatchObject({ id: made.id, email });
+    const updated = await stripe.customers.update(made.id, { phone: '+15555550123', metadata: { crm: '', tier: 'gold' } });
+    expect(updated).toMatchObject({ phone: '+15555550123', metadata: { tier: 'gold' } });
+    const second = await stripe.customers.create({ email });
+    const seen: string[] = [];
+    for await (const c of stripe.customers.list({ email, limit: 1 })) seen.push(c.id);
+    expect(seen).toEqual([second.id, made.id]);
+
+    const intent = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd', customer: made.id });
+    expect(intent.customer).toBe(made.id);
+
+    const deleted = await stripe.customers.del(second.id);
+    expect(deleted).toMatchObject({ id: second.id, object: 'customer', deleted: true });
+    expect(await stripe.customers.retrieve(second.id)).toMatchObject({ id: second.id, deleted: true });
+    const gone = (await stripe.paymentIntents.create({ amount: 2000, currency: 'usd', customer: second.id }).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect({ status: gone.statusCode, param: gone.param }).toEqual({ status: 400, param: 'customer' });
+  });
+
+  test("another merchant's customer is a 404 through stripe-node", async () => {
+    const other = await createMerchant(ctx, (await registerUser(ctx)).cookie, 'sandbox');
+    const theirs = await new Stripe(other.secretKey, { host: '127.0.0.1', port: server.port, protocol: 'http', maxNetworkRetries: 0 }).customers.create({ name: 'Theirs' });
+    const error = (await stripe.customers.retrieve(theirs.id).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(error.statusCode).toBe(404);
+  });
+
+  test('a Stripe parameter bpay does not take says so, naming it', async () => {
+    const error = (await stripe.paymentIntents.create({ amount: 2000, currency: 'usd', setup_future_usage: 'off_session' }).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect(error.param).toBe('setup_future_usage');
+    expect(error.message).toStartWith('setup_future_usage is not supported by bpay');
+  });
+});
+
 describe('refunds through stripe-node', () => {
   /** An intent paid with a sandbox test bcard, all through stripe-node. */
   async function paidIntent(amount: number) {
