@@ -116,6 +116,38 @@ describe('accepted, kept and answered', () => {
   });
 });
 
+describe('update takes them too', () => {
+  const update = (id: string, body: Record<string, unknown>) => merchantCall(ctx, sk, `/payment_intents/${id}`, { method: 'POST', body });
+
+  test('customer, receipt_email and a descriptor are set, then cleared with ""', async () => {
+    const cus = await merchantCall(ctx, sk, '/customers', { method: 'POST', body: { name: 'Up' } });
+    const made = (await create({ amount: 2000, currency: 'usd' })).body;
+    const up = await update(made.id, { customer: cus.body.id, receipt_email: 'r@example.com', statement_descriptor_suffix: 'ORDER 7' });
+    expect(up.body).toMatchObject({ customer: cus.body.id, receipt_email: 'r@example.com', statement_descriptor_suffix: 'ORDER 7' });
+    // Switching to a whole descriptor needs the suffix removed in the same update.
+    const both = await update(made.id, { statement_descriptor: 'ACME SHOP' });
+    expect({ status: both.status, param: both.body.error.param }).toEqual({ status: 400, param: 'statement_descriptor' });
+    const switched = await update(made.id, { statement_descriptor: 'ACME SHOP', statement_descriptor_suffix: '' });
+    expect(switched.body).toMatchObject({ statement_descriptor: 'ACME SHOP', statement_descriptor_suffix: null });
+    const cleared = await update(made.id, { receipt_email: '', statement_descriptor: '' });
+    expect(cleared.body).toMatchObject({ receipt_email: null, statement_descriptor: null });
+  });
+
+  test('refused by name, nothing changed', async () => {
+    const made = (await create({ amount: 2000, currency: 'usd', receipt_email: 'keep@example.com' })).body;
+    for (const [body, param] of [
+      [{ customer: 'cus_nothing' }, 'customer'],
+      [{ receipt_email: 'nope' }, 'receipt_email'],
+      [{ statement_descriptor: '1234567' }, 'statement_descriptor'],
+      [{ statement_descriptor_suffix: 'A*B' }, 'statement_descriptor_suffix'],
+    ] as const) {
+      const res = await update(made.id, body);
+      expect({ status: res.status, param: res.body.error.param }).toEqual({ status: 400, param });
+    }
+    expect((await merchantCall(ctx, sk, `/payment_intents/${made.id}`)).body).toMatchObject({ receipt_email: 'keep@example.com', customer: null, statement_descriptor: null });
+  });
+});
+
 describe('confirm: true creates and pays in one call', () => {
   test('with a sandbox bcard id: succeeded, created and succeeded events', async () => {
     const bcard = await testBcardCard(ctx, sk, 2000);

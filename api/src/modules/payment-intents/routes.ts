@@ -217,6 +217,10 @@ export function paymentIntentRoutes(deps: AppDeps) {
                 }),
               ),
               capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { ...noDefault, error: 'capture_method must be automatic or manual.' })),
+              customer: t.Optional(t.String({ maxLength: 64, description: 'A customer of yours (cus_…), not deleted' })),
+              receipt_email: t.Optional(t.Union([t.String({ maxLength: 512 }), t.Null()], { error: 'receipt_email must be an e-mail address of at most 512 characters; null or "" removes it.' })),
+              statement_descriptor: t.Optional(t.String({ maxLength: 22, description: '"" removes it', error: "statement_descriptor must be 5 to 22 Latin characters, with at least one letter and none of < > \\ ' \" *; \"\" removes it." })),
+              statement_descriptor_suffix: t.Optional(t.String({ maxLength: 22, description: '"" removes it', error: "statement_descriptor_suffix must be 1 to 22 Latin characters, with at least one letter and none of < > \\ ' \" *; \"\" removes it." })),
             },
             {
               additionalProperties: false,
@@ -228,7 +232,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
         detail: {
           summary: 'Update a payment intent before it is paid',
           description:
-            'Changes amount, currency (usd), description, metadata or capture_method while the intent is ' +
+            'Changes amount, currency (usd), description, metadata, capture_method, customer, receipt_email or the statement descriptors while the intent is ' +
             'requires_payment_method or requires_confirmation; otherwise 400 payment_intent_unexpected_state naming its ' +
             'status. metadata is merged as Stripe merges it. Emits no event.',
           security: [{ secretKey: [] }],

@@ -5,6 +5,8 @@ import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import { shownText } from '../../lib/text';
 import { MAX_AMOUNT, MAX_METADATA_KEYS, MIN_AMOUNT, toIntentObject } from './service';
+import { checkDescriptor } from './parameters';
+import { assertIntentCustomer, isEmailAddress } from '../customers/service';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
 
@@ -22,6 +24,13 @@ export interface UpdateIntentInput {
    */
   metadata?: Record<string, string> | '' | null;
   capture_method?: 'automatic' | 'manual';
+  /** One of the merchant's customers, not deleted. */
+  customer?: string;
+  /** An e-mail address; null or "" clears it. */
+  receipt_email?: string | null;
+  /** Stripe's rules (parameters.ts); "" clears it. The intent may not end with both. */
+  statement_descriptor?: string;
+  statement_descriptor_suffix?: string;
 }
 
 export function checkMetadataPatch(metadata: Record<string, unknown>): void {
@@ -50,7 +59,8 @@ export function cannotUpdate(id: string, status: PaymentIntentStatus): AppError 
 }
 
 /**
- * Updates amount, currency (usd only), description, metadata or capture_method of an intent that no payment has
+ * Updates amount, currency (usd only), description, metadata, capture_method, customer, receipt_email or the
+ * statement descriptors (one or the other, never both) of an intent that no payment has
  * started on. One guarded UPDATE: the status condition makes it lose cleanly to a concurrent confirm (which moves the
  * intent to processing first), and the metadata merge is done by SQLite's json_patch in the same statement, so two
  * updates at once each keep the other's keys. No event: Stripe has no payment_intent.updated, and bpay emits none.
@@ -61,8 +71,22 @@ export async function updateIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
     throw invalid('amount', `amount must be an integer number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
   }
   if (input.currency !== undefined && input.currency.toLowerCase() !== 'usd') throw invalid('currency', 'currency must be usd.');
+  if (input.receipt_email && !isEmailAddress(input.receipt_email)) {
+    throw invalid('receipt_email', `receipt_email must be an e-mail address (name@example.com); '${shownText(input.receipt_email)}' is not one.`);
+  }
+  if (input.statement_descriptor) checkDescriptor('statement_descriptor', input.statement_descriptor);
+  if (input.statement_descriptor_suffix) checkDescriptor('statement_descriptor_suffix', input.statement_descriptor_suffix);
+  if (input.customer !== undefined) await assertIntentCustomer(tx, merchant, livemode, input.customer);
   const pi = schema.paymentIntents;
   const set: SQLiteUpdateSetSource<typeof pi> = { updatedAt: deps.clock.now() };
+  if (input.customer !== undefined) set.customerId = input.customer;
+  if (input.receipt_email !== undefined) set.receiptEmail = input.receipt_email || null;
+  if (input.statement_descriptor !== undefined) set.statementDescriptor = input.statement_descriptor || null;
+  if (input.statement_descriptor_suffix !== undefined) set.statementDescriptorSuffix = input.statement_descriptor_suffix || null;
+  // The descriptors after the update, as SQL: one or the other, never both (checked in the UPDATE's own WHERE).
+  const descriptorAfter = input.statement_descriptor === undefined ? sql`${pi.statementDescriptor}` : sql`${input.statement_descriptor || null}`;
+  const suffixAfter = input.statement_descriptor_suffix === undefined ? sql`${pi.statementDescriptorSuffix}` : sql`${input.statement_descriptor_suffix || null}`;
+  const touchesDescriptors = input.statement_descriptor !== undefined || input.statement_descriptor_suffix !== undefined;
   if (input.amount !== undefined) set.amount = input.amount;
   if (input.capture_method !== undefined) set.captureMethod = input.capture_method;
   if (input.description !== undefined) set.description = input.description === '' ? null : input.description;
@@ -86,6 +110,7 @@ export async function updateIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
         scope,
         inArray(pi.status, UPDATABLE_STATUSES),
         input.metadata === undefined ? undefined : sql`(select count(*) from json_each(${metadata})) <= ${MAX_METADATA_KEYS}`,
+        touchesDescriptors ? sql`(${descriptorAfter} is null or ${suffixAfter} is null)` : undefined,
       ),
     )
     .returning();
@@ -106,6 +131,14 @@ export async function updateIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
     if (after > MAX_METADATA_KEYS) {
       throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys; this update would leave it with ${after}.`);
     }
+  }
+  const sdAfter = input.statement_descriptor === undefined ? now.statementDescriptor : input.statement_descriptor || null;
+  const suffixNow = input.statement_descriptor_suffix === undefined ? now.statementDescriptorSuffix : input.statement_descriptor_suffix || null;
+  if (sdAfter && suffixNow) {
+    throw invalid(
+      input.statement_descriptor_suffix !== undefined ? 'statement_descriptor_suffix' : 'statement_descriptor',
+      'An intent has statement_descriptor (the whole descriptor) or statement_descriptor_suffix (shown after your prefix), not both: set the other to "" in the same update.',
+    );
   }
   // Updatable again and not over the limit: the update lost to a payment that held the intent for a moment (a
   // checkout's claim, released when its collection failed). Nothing was changed; say so, with the status now.
