@@ -1098,7 +1098,10 @@ export interface paths {
          */
         get: operations["getApiV1Payment_intents"];
         put?: never;
-        /** Create a payment intent */
+        /**
+         * Create a payment intent
+         * @description Stripe's quickstart parameters are taken with bpay's meaning: confirm: true with payment_method (a bcard id) or payment_method_data.card creates and pays in one call (a decline is 402 card_error as confirm answers it, and the intent stays requires_payment_method); automatic_payment_methods[enabled] is reflected; payment_method_types takes only bcard or card; receipt_email, customer and the statement descriptors are kept and answered. Stripe parameters bpay does not take (setup_future_usage, off_session, application_fee_amount, transfer_data, on_behalf_of, shipping, payment_method_options, confirmation_method, mandate, radar_options …) are refused by name, saying why.
+         */
         post: operations["postApiV1Payment_intents"];
         delete?: never;
         options?: never;
@@ -1138,7 +1141,7 @@ export interface paths {
         put?: never;
         /**
          * Update a payment intent before it is paid
-         * @description Changes amount, currency (usd), description, metadata or capture_method while the intent is requires_payment_method or requires_confirmation; otherwise 400 payment_intent_unexpected_state naming its status. metadata is merged as Stripe merges it. Emits no event.
+         * @description Changes amount, currency (usd), description, metadata, capture_method, customer, receipt_email or the statement descriptors while the intent is requires_payment_method or requires_confirmation; otherwise 400 payment_intent_unexpected_state naming its status. metadata is merged as Stripe merges it. Emits no event.
          */
         post: operations["postApiV1Payment_intentsById"];
         delete?: never;
@@ -1218,6 +1221,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List customers, newest first
+         * @description Deleted customers are left out. email keeps only customers with that address; created (Unix seconds) or created[gte|gt|lte|lt] only those created then.
+         */
+        get: operations["getApiV1Customers"];
+        put?: never;
+        /**
+         * Create a customer
+         * @description Every field is optional. A payment intent names the customer with customer: cus_… (it must be yours and not deleted).
+         */
+        post: operations["postApiV1Customers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a customer
+         * @description A deleted customer answers { id, object: "customer", deleted: true }, as Stripe does; another merchant's id is 404.
+         */
+        get: operations["getApiV1CustomersById"];
+        put?: never;
+        /**
+         * Update a customer
+         * @description Sets the fields given (null or "" removes one); metadata is merged as Stripe merges it. A deleted customer is 404.
+         */
+        post: operations["postApiV1CustomersById"];
+        /**
+         * Delete a customer
+         * @description Its e-mail, name, phone, description and metadata are erased at once; intents that named it keep its id.
+         */
+        delete: operations["deleteApiV1CustomersById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/refunds": {
         parameters: {
             query?: never;
@@ -1249,7 +1304,11 @@ export interface paths {
         /** Retrieve a refund */
         get: operations["getApiV1RefundsById"];
         put?: never;
-        post?: never;
+        /**
+         * Update a refund's metadata
+         * @description Stripe's refund update (stripe.refunds.update): metadata is merged into the refund's (a key set to "" is removed; metadata "" removes every key), whatever its status. Nothing else about a refund changes. Emits no event.
+         */
+        post: operations["postApiV1RefundsById"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1402,7 +1461,11 @@ export interface paths {
         /** Retrieve a webhook endpoint */
         get: operations["getApiV1Webhook_endpointsById"];
         put?: never;
-        post?: never;
+        /**
+         * Update a webhook endpoint (POST, as Stripe's libraries send it: the same as PATCH)
+         * @description disabled: true stops deliveries (pending ones end as failed); disabled: false enables it again, also after bpay disabled it for failing.
+         */
+        post: operations["postApiV1Webhook_endpointsById"];
         /** Delete a webhook endpoint (and its delivery history) */
         delete: operations["deleteApiV1Webhook_endpointsById"];
         options?: never;
@@ -2500,7 +2563,10 @@ export interface components {
                  * @enum {string}
                  */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "idempotency_error" | "card_error" | "api_error";
-                /** @example validation_error */
+                /**
+                 * @description A stable snake_case identifier. The merchant API (/api/v1 and /v1) uses Stripe's names where code written for Stripe tests them: resource_missing (resource_not_found elsewhere), parameter_unknown, parameter_missing and amount_too_large; its errors also carry Stripe-Should-Retry (true with Retry-After when a retry can succeed).
+                 * @example validation_error
+                 */
                 code: string;
                 message: string;
                 param?: string;
@@ -2553,6 +2619,19 @@ export interface components {
             canceled_at: number | null;
             /** @description duplicate, fraudulent, requested_by_customer or abandoned (given by the merchant), or automatic: bpay canceled an authorization left uncaptured for 7 days */
             cancellation_reason: string | null;
+            /** @description The customer (cus_…) given on create */
+            customer: string | null;
+            receipt_email: string | null;
+            /** @description Shown (in capitals) on the consumer's transaction */
+            statement_descriptor: string | null;
+            /** @description Shown after your prefix on the consumer's transaction: PREFIX* SUFFIX */
+            statement_descriptor_suffix: string | null;
+            /** @description As given on create (null when not sent): bcards are the one payment method either way */
+            automatic_payment_methods: {
+                enabled: boolean;
+            } | null;
+            /** @description Always ['bcard']: bcards are bpay's one payment method */
+            payment_method_types: string[];
         };
         Refund: {
             /** @example re_9b1c2d3e4f5a6b7c8d9e0f1a */
@@ -8919,6 +8998,38 @@ export interface operations {
                     };
                     /** @enum {string} */
                     capture_method?: "automatic" | "manual";
+                    /** @description true: create and confirm in one call, with payment_method or payment_method_data (a decline answers as confirm does, and the intent stays) */
+                    confirm?: boolean;
+                    /** @description With confirm: true, a bcard id issued for this merchant (as confirm takes it) */
+                    payment_method?: string;
+                    /** @description A bcard as a checkout form sends it */
+                    payment_method_data?: {
+                        /** @constant */
+                        type: "card";
+                        card: {
+                            number: string;
+                            exp_month: number;
+                            exp_year: number;
+                            cvc: string;
+                        };
+                    };
+                    /** @description Accepted and reflected on the intent: bcards are the one method either way, and they never redirect */
+                    automatic_payment_methods?: {
+                        enabled: boolean;
+                        /** @enum {string} */
+                        allow_redirects?: "always" | "never";
+                    };
+                    /** @description bcard, or card (Stripe's name for it): bcards are the one method; any other type is refused by name */
+                    payment_method_types?: string[];
+                    receipt_email?: string | null;
+                    /** @description 5 to 22 Latin characters, at least one letter, none of < > \ ' " *: shown (in capitals) on the consumer's transaction */
+                    statement_descriptor?: string;
+                    /** @description Shown after your prefix (your business name's first 10 letters): PREFIX* SUFFIX, 22 characters in all */
+                    statement_descriptor_suffix?: string;
+                    /** @description A customer of yours (cus_…), not deleted */
+                    customer?: string;
+                    /** @description Accepted and unused: a bcard payment never redirects */
+                    return_url?: string;
                 };
             };
         };
@@ -8943,6 +9054,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9138,6 +9258,13 @@ export interface operations {
                     } | "" | null;
                     /** @enum {string} */
                     capture_method?: "automatic" | "manual";
+                    /** @description A customer of yours (cus_…), not deleted */
+                    customer?: string;
+                    receipt_email?: string | null;
+                    /** @description "" removes it */
+                    statement_descriptor?: string;
+                    /** @description "" removes it */
+                    statement_descriptor_suffix?: string;
                 };
             };
         };
@@ -9572,6 +9699,454 @@ export interface operations {
             };
         };
     };
+    getApiV1Customers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                email?: string;
+                created?: number;
+                "created[gte]"?: number;
+                "created[gt]"?: number;
+                "created[lte]"?: number;
+                "created[lt]"?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        url: string;
+                        has_more: boolean;
+                        data: {
+                            /** @example cus_5d1f0a9e2c7b4a3f8e6d1c0b */
+                            id: string;
+                            /** @constant */
+                            object: "customer";
+                            email: string | null;
+                            name: string | null;
+                            phone: string | null;
+                            description: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                            livemode: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Customers: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email?: string | null;
+                    name?: string | null;
+                    phone?: string | null;
+                    description?: string | null;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description A merchant's customer: contact details a payment intent can name (customer: cus_…) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cus_5d1f0a9e2c7b4a3f8e6d1c0b */
+                        id: string;
+                        /** @constant */
+                        object: "customer";
+                        email: string | null;
+                        name: string | null;
+                        phone: string | null;
+                        description: string | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description Unix seconds */
+                        created: number;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1CustomersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cus_5d1f0a9e2c7b4a3f8e6d1c0b */
+                        id: string;
+                        /** @constant */
+                        object: "customer";
+                        email: string | null;
+                        name: string | null;
+                        phone: string | null;
+                        description: string | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description Unix seconds */
+                        created: number;
+                        livemode: boolean;
+                    } | {
+                        id: string;
+                        /** @constant */
+                        object: "customer";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1CustomersById: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email?: string | null;
+                    name?: string | null;
+                    phone?: string | null;
+                    description?: string | null;
+                    /** @description Merged into the current metadata: a key set to "" is removed; metadata "" removes every key. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | "" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description A merchant's customer: contact details a payment intent can name (customer: cus_…) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cus_5d1f0a9e2c7b4a3f8e6d1c0b */
+                        id: string;
+                        /** @constant */
+                        object: "customer";
+                        email: string | null;
+                        name: string | null;
+                        phone: string | null;
+                        description: string | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description Unix seconds */
+                        created: number;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1CustomersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A deleted customer: what delete answers, and what retrieve answers afterwards, as Stripe does */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "customer";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1Refunds: {
         parameters: {
             query?: {
@@ -9781,6 +10356,102 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1RefundsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Merged into the current metadata: a key set to "" is removed; metadata "" removes every key. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | "" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10488,7 +11159,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
+                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                 };
             };
@@ -10617,6 +11288,103 @@ export interface operations {
             };
         };
     };
+    postApiV1Webhook_endpointsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
+                    description?: string | null;
+                    /** @description true disables the endpoint; false enables it again */
+                    disabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deleteApiV1Webhook_endpointsById: {
         parameters: {
             query?: never;
@@ -10696,7 +11464,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
+                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                     /** @description true disables the endpoint; false enables it again */
                     disabled?: boolean;
@@ -10861,7 +11629,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 starting_after?: string;
-                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded" | "webhook_endpoint.test";
+                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded" | "webhook_endpoint.test";
                 created?: number;
                 "created[gte]"?: number;
                 "created[gt]"?: number;
@@ -11324,7 +12092,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
+                    enabled_events: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                 };
             };
@@ -11465,7 +12233,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
+                    enabled_events?: ("*" | "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded")[];
                     description?: string | null;
                     /** @description true disables the endpoint; false enables it again */
                     disabled?: boolean;
@@ -11949,7 +12717,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 starting_after?: string;
-                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded" | "webhook_endpoint.test";
+                type?: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.payment_failed" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "refund.created" | "refund.updated" | "charge.refunded" | "webhook_endpoint.test";
             };
             header?: never;
             path: {
