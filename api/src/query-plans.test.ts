@@ -152,8 +152,10 @@ const CASES: PlanCase[] = [
       expectOk(await q("metadata['note']~'gift'"));
     },
     uses: [
-      'payment_intents_merchant_idx (merchant_id=? AND livemode=?)',
-      'payment_intents_merchant_idx (merchant_id=? AND livemode=? AND seq<?)',
+      // The newest and oldest seq (the search's window, hostile review 28-H), from the index alone.
+      'COVERING INDEX payment_intents_merchant_idx (merchant_id=? AND livemode=?)',
+      // Every page reads one bounded window of seq (at most SEARCH_SCAN_ROWS intents).
+      'payment_intents_merchant_idx (merchant_id=? AND livemode=? AND seq>? AND seq<?)',
     ],
   },
   {

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { makeTestApp, merchantCall, call, type TestContext } from '../../../test-support/app';
 import { createMerchant, registerUser, testBcardCard, type TestMerchant } from '../../../test-support/world';
 import { resetRateWindows } from '../merchants/usage';
+import { eq } from 'drizzle-orm';
+import { schema, firstRow } from '@bpay/db';
+import { SEARCH_SCAN_ROWS, searchIntents } from './search';
 
 /*
  * GET /api/v1/payment_intents/search (and /v1/…): Stripe's search query language over the merchant's intents in its
@@ -251,5 +254,42 @@ describe('the route', () => {
     expect(twice.body.error).toMatchObject({ code: 'validation_error', param: 'query', message: 'query was given more than once: give one query (join clauses with AND or OR).' });
     const unknown = await search(a, "email:'amy@example.com'");
     expect(unknown.body.error.message).toContain('email is not a field bpay searches');
+  });
+});
+
+describe('bounded work (hostile review 28-H)', () => {
+  // A merchant's search reads at most `scanRows` of its intents per request (SEARCH_SCAN_ROWS in production): a query
+  // matching nothing, over many intents with large metadata, would otherwise hold the server for seconds.
+  test('a request reads at most scanRows intents; has_more and next_page walk on to the older ones', async () => {
+    const owner = await registerUser(ctx);
+    const c = await createMerchant(ctx, owner.cookie, 'sandbox');
+    const mine: Intent[] = [];
+    mine.push(await create(c, { amount: 500, metadata: { rare: 'yes' } }));
+    for (let i = 0; i < 6; i++) mine.push(await create(c, { amount: 600 + i }));
+    const row = (await firstRow(ctx.deps.db, schema.merchants, eq(schema.merchants.id, c.id)))!;
+    const query = ["metadata['rare']:'yes'"];
+    const pages: { n: number; has_more: boolean }[] = [];
+    const found: string[] = [];
+    let page: string | undefined;
+    do {
+      const res = await searchIntents(ctx.deps, row, false, { query, limit: 10, page }, 3);
+      pages.push({ n: res.data.length, has_more: res.has_more });
+      found.push(...res.data.map((p) => p.id));
+      expect(res.has_more).toBe(res.next_page !== null);
+      page = res.next_page ?? undefined;
+    } while (page);
+    // 7 intents, 3 a request: the two newer windows match nothing and say so with has_more, the last finds the one.
+    expect(pages).toEqual([
+      { n: 0, has_more: true },
+      { n: 0, has_more: true },
+      { n: 1, has_more: false },
+    ]);
+    expect(found).toEqual([mine[0]!.id]);
+    // Matches within a window page as before: limit reached, next_page starts after the last one shown.
+    const all = await searchIntents(ctx.deps, row, false, { query: ["currency:'usd'"], limit: 2 }, 3);
+    expect(all.data.map((p) => p.id)).toEqual([mine[6]!.id, mine[5]!.id]);
+    const next = await searchIntents(ctx.deps, row, false, { query: ["currency:'usd'"], limit: 2, page: all.next_page! }, 3);
+    expect(next.data.map((p) => p.id)).toEqual([mine[4]!.id, mine[3]!.id]);
+    expect(SEARCH_SCAN_ROWS).toBeLessThanOrEqual(1000);
   });
 });
