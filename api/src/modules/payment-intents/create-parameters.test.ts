@@ -131,6 +131,9 @@ describe('update takes them too', () => {
     expect(switched.body).toMatchObject({ statement_descriptor: 'ACME SHOP', statement_descriptor_suffix: null });
     const cleared = await update(made.id, { receipt_email: '', statement_descriptor: '' });
     expect(cleared.body).toMatchObject({ receipt_email: null, statement_descriptor: null });
+    // customer too, as README says ("" removes one; hostile review 28-H: it was a 400 "No such customer: ''").
+    const unnamed = await update(made.id, { customer: '' });
+    expect({ status: unnamed.status, customer: unnamed.body.customer }).toEqual({ status: 200, customer: null });
   });
 
   test('refused by name, nothing changed', async () => {

@@ -219,7 +219,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
                 }),
               ),
               capture_method: t.Optional(t.UnionEnum(['automatic', 'manual'], { ...noDefault, error: 'capture_method must be automatic or manual.' })),
-              customer: t.Optional(t.String({ maxLength: 64, description: 'A customer of yours (cus_…), not deleted' })),
+              customer: t.Optional(t.String({ maxLength: 64, description: 'A customer of yours (cus_…), not deleted; "" removes it' })),
               receipt_email: t.Optional(t.Union([t.String({ maxLength: 512 }), t.Null()], { error: 'receipt_email must be an e-mail address of at most 512 characters; null or "" removes it.' })),
               statement_descriptor: t.Optional(t.String({ maxLength: 22, description: '"" removes it', error: "statement_descriptor must be 5 to 22 Latin characters, with at least one letter and none of < > \\ ' \" *; \"\" removes it." })),
               statement_descriptor_suffix: t.Optional(t.String({ maxLength: 22, description: '"" removes it', error: "statement_descriptor_suffix must be 1 to 22 Latin characters, with at least one letter and none of < > \\ ' \" *; \"\" removes it." })),

@@ -76,10 +76,11 @@ export async function updateIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
   }
   if (input.statement_descriptor) checkDescriptor('statement_descriptor', input.statement_descriptor);
   if (input.statement_descriptor_suffix) checkDescriptor('statement_descriptor_suffix', input.statement_descriptor_suffix);
-  if (input.customer !== undefined) await assertIntentCustomer(tx, merchant, livemode, input.customer);
+  // "" removes the customer, as it removes the other fields (README); any other value must be a customer of yours.
+  if (input.customer) await assertIntentCustomer(tx, merchant, livemode, input.customer);
   const pi = schema.paymentIntents;
   const set: SQLiteUpdateSetSource<typeof pi> = { updatedAt: deps.clock.now() };
-  if (input.customer !== undefined) set.customerId = input.customer;
+  if (input.customer !== undefined) set.customerId = input.customer || null;
   if (input.receipt_email !== undefined) set.receiptEmail = input.receipt_email || null;
   if (input.statement_descriptor !== undefined) set.statementDescriptor = input.statement_descriptor || null;
   if (input.statement_descriptor_suffix !== undefined) set.statementDescriptorSuffix = input.statement_descriptor_suffix || null;
