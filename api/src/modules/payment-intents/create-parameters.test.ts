@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { schema } from '@bpay/db';
 import { call, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
 import { bcardCard, testBcardCard, merchantWorld, type MerchantWorld } from '../../../test-support/world';
 import { resetRateWindows } from '../merchants/usage';
 import { descriptorPrefix, shownDescriptor } from './parameters';
+import { recoverStuckIntents } from './sweep';
+import { IDEMPOTENCY_LOCK_MS } from '../../plugins/idempotency';
 
 /*
  * The create parameters from Stripe's quickstarts (issue 28 §1): confirm: true with a payment method, automatic
@@ -199,6 +201,46 @@ describe('confirm: true creates and pays in one call', () => {
     expect(d1.status).toBe(402);
     expect({ ...d2.body.error, request_id: undefined }).toEqual({ ...d1.body.error, request_id: undefined });
     expect(await intentCount()).toBe(before + 2);
+  });
+});
+
+describe('a retry after the first attempt died mid-payment (hostile review 28-H)', () => {
+  test('finding the intent still processing, the retry is told to retry (409, nothing remembered), then pays it once', async () => {
+    const t = await testBcardCard(ctx, sk, 2000);
+    const body = { amount: 2000, currency: 'usd', confirm: true, payment_method_data: { type: 'card', card: t.card } };
+    const headers = { 'idempotency-key': `crash-${crypto.randomUUID()}` };
+    // The first attempt fails unexpectedly inside the confirm: its key stays in progress, for a retry to take over.
+    const vendor = ctx.deps.vendor as { checkIssuedCard?: (...a: never[]) => Promise<unknown> };
+    const real = vendor.checkIssuedCard!;
+    vendor.checkIssuedCard = async () => {
+      throw new Error('the process died here');
+    };
+    const before = await intentCount();
+    try {
+      expect((await create(body, sk, headers)).status).toBe(500);
+    } finally {
+      vendor.checkIssuedCard = real;
+    }
+    expect(await intentCount()).toBe(before + 1);
+    // As a process that died after claiming the intent leaves it: processing, until the money sweep gives it back.
+    const pi = schema.paymentIntents;
+    const [made] = await ctx.deps.db.select().from(pi).where(eq(pi.merchantId, world.sandbox.id)).orderBy(desc(pi.seq)).limit(1);
+    expect(made!.status).toBe('requires_payment_method');
+    await ctx.deps.db.update(schema.paymentIntents).set({ status: 'processing' }).where(eq(schema.paymentIntents.id, made!.id));
+
+    const early = await create(body, sk, headers);
+    expect({ status: early.status, code: early.body.error?.code, retry: early.headers.get('stripe-should-retry') }).toEqual({
+      status: 409,
+      code: 'idempotency_key_in_use',
+      retry: 'true',
+    });
+    // The sweep gives the intent back; once the retry's hold on the key runs out, the next retry pays that intent.
+    ctx.clock.advance(IDEMPOTENCY_LOCK_MS + 1000);
+    expect(await recoverStuckIntents(ctx.deps)).toBeGreaterThanOrEqual(1);
+    const paid = await create(body, sk, headers);
+    expect({ status: paid.status, id: paid.body.id, state: paid.body.status }).toEqual({ status: 200, id: made!.id, state: 'succeeded' });
+    expect(await intentCount()).toBe(before + 1);
+    expect((await create(body, sk, headers)).body.status).toBe('succeeded');
   });
 });
 

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
+import { AppError } from '../../errors';
 import { hmacHex } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { assertPaymentMethodId, confirmIntent, isClaimable, type PaymentMethodInput } from './payment';
@@ -35,7 +36,8 @@ export function paymentMethodOf(input: { payment_method?: string; payment_method
  * request that died) names the intent's id, so such a retry finds the intent the first attempt made instead of making
  * a second one, and confirms it if nothing has yet.
  * Fails with: validation_error (any parameter, before anything is made; payment_method must be a bcard issued for
- * this merchant), card_declined or expired_card (402), payment_intent_unexpected_state.
+ * this merchant), card_declined or expired_card (402), payment_intent_unexpected_state, idempotency_key_in_use (a
+ * retry that took over from an attempt that died mid-payment finds the intent still processing).
  */
 export async function createAndConfirmIntent(
   deps: AppDeps,
@@ -49,6 +51,15 @@ export async function createAndConfirmIntent(
   if (pm.kind === 'bcard') await assertPaymentMethodId(deps, merchant, pm.bcardId);
   const id = scopedKey === null ? newId('pi') : `pi_${hmacHex(deps.idempotencySecret, `create-confirm:${merchant.id}:${scopedKey}`).slice(0, 24)}`;
   const made = await firstRow(deps.db, schema.paymentIntents, eq(schema.paymentIntents.id, id));
+  // Still processing: the attempt that died left it so until the money sweep gives it back (recoverStuckIntents).
+  // Not an answer to remember (runIdempotent keeps the key in progress), or every retry would hear "processing" for
+  // 24 hours of an intent that no event will ever move on; the retry is told to come back, and then pays it.
+  if (made?.status === 'processing') {
+    throw new AppError(
+      'idempotency_key_in_use',
+      'The first attempt of this request stopped while paying; bpay is putting its payment intent back. Retry with the same Idempotency-Key after the time given in Retry-After.',
+    );
+  }
   if (made && !isClaimable(made.status)) return toIntentObject(made);
   if (!made) await deps.db.transaction((tx) => insertIntent(tx, deps, merchant, livemode, input, id));
   return confirmIntent(deps, merchant, livemode, id, pm);
