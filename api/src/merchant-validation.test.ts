@@ -63,7 +63,8 @@ const rows: Row[] = [
   { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ metadata: { a: 5 } }), param: 'metadata.a' },
   { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ metadata: { a: 'v'.repeat(501) } }), param: 'metadata.a' },
   { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ metadata: { a: { b: 'c' } } }), param: 'metadata.a' },
-  { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ customer: 'cus_1' }), param: 'customer', code: 'parameter_unknown' },
+  { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ invoice: 'in_1' }), param: 'invoice', code: 'parameter_unknown' },
+  { route: 'create', method: 'POST', path: () => '/payment_intents', body: createBody({ customer: 'cus_1' }), param: 'customer' },
   // POST /payment_intents/:id (update)
   ...[{ amount: 'x' }, { amount: 0 }].map((body) => ({ route: 'update', method: 'POST' as const, path: () => `/payment_intents/${pi}`, body, param: 'amount' })),
   { route: 'update', method: 'POST', path: () => `/payment_intents/${pi}`, body: { currency: 'gbp' }, param: 'currency' },
