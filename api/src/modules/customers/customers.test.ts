@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
 import { createMerchant, registerUser, type TestMerchant } from '../../../test-support/world';
 import { resetRateWindows } from '../merchants/usage';
+import { schema } from '@bpay/db';
 
 /* Customers (issue 28 §1): create, retrieve, update, list, delete, scoped to the merchant; every refusal by name. */
 
@@ -59,6 +60,27 @@ describe('customers', () => {
     const row = await ctx.deps.db.query.customers.findFirst({ where: (c, { eq }) => eq(c.id, made.body.id) });
     expect(row).toMatchObject({ email: null, name: null, metadata: {} });
     expect((await api('/customers?limit=100')).body.data.map((c: { id: string }) => c.id)).not.toContain(made.body.id);
+  });
+
+  test('delete erases the details from the answers kept for Idempotency-Key replays too (hostile review 28-H)', async () => {
+    const secret = { email: 'erase-me@example.com', name: 'Erase Me', phone: '+15550000001', description: 'VIP Erase' };
+    const createKey = { 'idempotency-key': `cus-${crypto.randomUUID()}` };
+    const made = await api('/customers', { method: 'POST', body: secret, headers: createKey } as never);
+    expect(made.status).toBe(200);
+    const updateKey = { 'idempotency-key': `cus-${crypto.randomUUID()}` };
+    const changed = { name: 'Still Erase Me', metadata: { crm: 'erase-crm-42' } };
+    expect((await api(`/customers/${made.body.id}`, { method: 'POST', body: changed, headers: updateKey } as never)).status).toBe(200);
+    // Another customer's kept answer is left as it was.
+    const other = await api('/customers', { method: 'POST', body: { email: 'keep-me@example.com' }, headers: { 'idempotency-key': `cus-${crypto.randomUUID()}` } } as never);
+    expect((await api(`/customers/${made.body.id}`, { method: 'DELETE' })).status).toBe(200);
+
+    const kept = JSON.stringify(await ctx.deps.db.select().from(schema.idempotencyKeys));
+    for (const v of ['erase-me@example.com', 'Erase Me', '+15550000001', 'VIP Erase', 'erase-crm-42']) expect(kept).not.toContain(v);
+    expect(kept).toContain('keep-me@example.com');
+    // A replay answers the customer as it is now: deleted.
+    const replay = await api('/customers', { method: 'POST', body: secret, headers: createKey } as never);
+    expect(replay.body).toEqual({ id: made.body.id, object: 'customer', deleted: true });
+    expect(other.status).toBe(200);
   });
 
   test('list: newest first, paginated with starting_after / ending_before, filtered by email, mine only', async () => {

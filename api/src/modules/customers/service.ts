@@ -6,6 +6,7 @@ import { invalid, notFound } from '../../errors';
 import { newId } from '../../lib/ids';
 import { shownText } from '../../lib/text';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';
+import { merchantScope } from '../webhooks/idempotent';
 
 /*
  * A merchant's Customers (Stripe's object, issue 28): contact details and metadata that a payment intent can name.
@@ -190,17 +191,36 @@ export async function updateCustomer(
 }
 
 /**
- * Deletes a customer: the row stays (intents keep naming its id) with its personal details cleared. Deleting it again
- * answers the same. Fails with: resource_not_found.
+ * Deletes a customer: the row stays (intents keep naming its id) with its personal details cleared. The answers kept
+ * for Idempotency-Key replays of its create and updates held the details too (for 24 hours): in the same transaction
+ * they become the deleted answer, so a replay answers the customer as it now is and nothing keeps the details
+ * (hostile review 28-H). Deleting it again answers the same. Fails with: resource_not_found.
  */
 export async function deleteCustomer(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<DeletedCustomerObject> {
   const at = deps.clock.now();
-  await deps.db
-    .update(schema.customers)
-    .set({ email: null, name: null, phone: null, description: null, metadata: {}, deletedAt: at, updatedAt: at })
-    .where(and(scopeOf(merchant, livemode, id), isNull(schema.customers.deletedAt)));
+  const deleted: DeletedCustomerObject = { id, object: 'customer', deleted: true };
+  const k = schema.idempotencyKeys;
+  await deps.db.transaction(async (tx) => {
+    const res = await tx
+      .update(schema.customers)
+      .set({ email: null, name: null, phone: null, description: null, metadata: {}, deletedAt: at, updatedAt: at })
+      .where(and(scopeOf(merchant, livemode, id), isNull(schema.customers.deletedAt)));
+    if (res.rowsAffected !== 1) return;
+    await tx
+      .update(k)
+      .set({ responseBody: JSON.stringify(deleted) })
+      .where(
+        and(
+          eq(k.scope, merchantScope(merchant.id)),
+          eq(k.status, 'done'),
+          eq(k.responseStatus, 200),
+          // Every stored body is JSON; the CASE keeps json_extract from ever reading one that is not.
+          sql`case when json_valid(${k.responseBody}) then json_extract(${k.responseBody}, '$.object') = 'customer' and json_extract(${k.responseBody}, '$.id') = ${id} else 0 end`,
+        ),
+      );
+  });
   await findCustomer(deps.db, merchant, livemode, id);
-  return { id, object: 'customer', deleted: true };
+  return deleted;
 }
 
 export interface CustomerListInput {

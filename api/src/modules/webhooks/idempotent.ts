@@ -43,9 +43,12 @@ export function merchantIdempotencyAtomic(deps: AppDeps) {
     );
 }
 
+/** The Idempotency-Key scope of a merchant's requests (its stored answers are found by it: customers' erasure). */
+export const merchantScope = (merchantId: string) => `merchant:${merchantId}`;
+
 /** What runIdempotent keys a merchant's request by: the merchant's scope, its key, method, path and body. */
 const merchantRequest = (merchantId: string, request: Request, key: string | undefined, body: unknown) => ({
-  scope: `merchant:${merchantId}`,
+  scope: merchantScope(merchantId),
   key: key ?? null,
   method: request.method,
   path: new URL(request.url).pathname,
