@@ -177,7 +177,8 @@ export function paymentIntentRoutes(deps: AppDeps) {
             "and created (Unix seconds) take ':', '=', '>', '<', '>=', '<='; metadata['key'] takes ':' (equals), '~' (contains, " +
             "3 characters or more) and :null (no such key). A leading - negates a clause; values are quoted with ' or \" " +
             '(a backslash escapes a quote). At most 10 clauses. Newest first; pass next_page as page for the next page. ' +
-            'Each request reads at most 1,000 of your intents: a page may hold fewer than limit (even none) with has_more ' +
+            'Each request reads at most 1,000 of your intents (1,000 divided by the number of metadata clauses, when it has ' +
+            'some): a page may hold fewer than limit (even none) with has_more ' +
             'true, and next_page goes on with the older ones (Stripe\'s libraries follow it). ' +
             'Unlike Stripe, results are up to date at once (no indexing delay).',
           security: [{ secretKey: [] }],

@@ -4,7 +4,8 @@ import { createMerchant, registerUser, testBcardCard, type TestMerchant } from '
 import { resetRateWindows } from '../merchants/usage';
 import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
-import { SEARCH_SCAN_ROWS, searchIntents } from './search';
+import { SEARCH_SCAN_ROWS, scanRowsFor, searchIntents } from './search';
+import { parseSearchQuery } from './search-query';
 
 /*
  * GET /api/v1/payment_intents/search (and /v1/…): Stripe's search query language over the merchant's intents in its
@@ -291,5 +292,10 @@ describe('bounded work (hostile review 28-H)', () => {
     const next = await searchIntents(ctx.deps, row, false, { query: ["currency:'usd'"], limit: 2, page: all.next_page! }, 3);
     expect(next.data.map((p) => p.id)).toEqual([mine[4]!.id, mine[3]!.id]);
     expect(SEARCH_SCAN_ROWS).toBeLessThanOrEqual(1000);
+    // Metadata clauses are the costly part: ten of them read 100 intents a request, one of them 1,000.
+    const tenOf = Array.from({ length: 10 }, (_, i) => `metadata['k${i}']~'zzz'`).join(' OR ');
+    expect(scanRowsFor(parseSearchQuery(tenOf))).toBe(100);
+    expect(scanRowsFor(parseSearchQuery("metadata['k']:'v' status:'succeeded'"))).toBe(1000);
+    expect(scanRowsFor(parseSearchQuery("status:'succeeded'"))).toBe(1000);
   });
 });
