@@ -258,8 +258,13 @@ describe("the consumer's transaction shows the statement descriptor", () => {
     expect(await paidWith({ statement_descriptor_suffix: 'Order 42' })).toBe('ACME SHOP* ORDER 42');
   });
 
-  test('statement_descriptor: the whole descriptor, in capitals', async () => {
-    expect(await paidWith({ statement_descriptor: 'Acme Spring Sale' })).toBe('ACME SPRING SALE');
+  test('statement_descriptor that begins with the merchant\'s prefix: the whole descriptor, in capitals', async () => {
+    expect(await paidWith({ statement_descriptor: 'Acme Shop Spring' })).toBe('ACME SHOP SPRING');
+  });
+
+  test('statement_descriptor naming someone else follows the business name: no merchant passes for another', async () => {
+    expect(await paidWith({ statement_descriptor: 'Netflix com' })).toBe('Acme Shop · NETFLIX COM');
+    expect(await paidWith({ statement_descriptor: 'Acme Spring Sale' })).toBe('Acme Shop · ACME SPRING SALE');
   });
 
   test('neither: the business name, as before', async () => {

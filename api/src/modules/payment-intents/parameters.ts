@@ -130,13 +130,18 @@ export function descriptorPrefix(businessName: string): string {
 /**
  * What the consumer's bcard shows for a payment: the intent's statement_descriptor, or the merchant's prefix and the
  * intent's suffix (PREFIX* SUFFIX, cut to 22 characters), in capitals as on a card statement; without either, the
- * business name as before.
+ * business name as before. A whole descriptor that does not begin with the merchant's own prefix follows the business
+ * name ("Acme Shop · NETFLIX COM"): merchants sign themselves up, and one must not pass itself off as another on a
+ * consumer's transaction (hostile review of issue 28).
  */
 export function shownDescriptor(
   businessName: string,
   intent: { statementDescriptor: string | null; statementDescriptorSuffix: string | null },
 ): string {
-  if (intent.statementDescriptor) return intent.statementDescriptor.toUpperCase();
+  if (intent.statementDescriptor) {
+    const whole = intent.statementDescriptor.toUpperCase();
+    return whole.startsWith(descriptorPrefix(businessName)) ? whole : `${businessName} · ${whole}`;
+  }
   if (intent.statementDescriptorSuffix) {
     return `${descriptorPrefix(businessName)}* ${intent.statementDescriptorSuffix.toUpperCase()}`.slice(0, DESCRIPTOR_MAX).trim();
   }
