@@ -1118,7 +1118,7 @@ export interface paths {
         };
         /**
          * Search payment intents with Stripe's query language
-         * @description Clauses field:value joined by spaces or AND, or by OR (not both). status and currency take ':' (equals); amount and created (Unix seconds) take ':', '=', '>', '<', '>=', '<='; metadata['key'] takes ':' (equals), '~' (contains, 3 characters or more) and :null (no such key). A leading - negates a clause; values are quoted with ' or " (a backslash escapes a quote). At most 10 clauses. Newest first; pass next_page as page for the next page. Unlike Stripe, results are up to date at once (no indexing delay).
+         * @description Clauses field:value joined by spaces or AND, or by OR (not both). status and currency take ':' (equals); amount and created (Unix seconds) take ':', '=', '>', '<', '>=', '<='; metadata['key'] takes ':' (equals), '~' (contains, 3 characters or more) and :null (no such key). A leading - negates a clause; values are quoted with ' or " (a backslash escapes a quote). At most 10 clauses. Newest first; pass next_page as page for the next page. Each request reads at most 1,000 of your intents (1,000 divided by the number of metadata clauses, when it has some): a page may hold fewer than limit (even none) with has_more true, and next_page goes on with the older ones (Stripe's libraries follow it). Unlike Stripe, results are up to date at once (no indexing delay).
          */
         get: operations["getApiV1Payment_intentsSearch"];
         put?: never;
@@ -9258,7 +9258,7 @@ export interface operations {
                     } | "" | null;
                     /** @enum {string} */
                     capture_method?: "automatic" | "manual";
-                    /** @description A customer of yours (cus_…), not deleted */
+                    /** @description A customer of yours (cus_…), not deleted; "" removes it */
                     customer?: string;
                     receipt_email?: string | null;
                     /** @description "" removes it */
