@@ -278,6 +278,13 @@ describe('descriptor rules (pure)', () => {
     expect(descriptorPrefix("Jenny's Flowers & Gifts")).toBe('JENNYS FLO');
     expect(descriptorPrefix('متجر')).toBe('BPAY');
   });
+  test('a whole descriptor stands alone only after the merchant\'s own Latin prefix, never as BPAY', () => {
+    const intent = (d: string) => ({ statementDescriptor: d, statementDescriptorSuffix: null });
+    expect(shownDescriptor('Acme Shop', intent('Acme Shop Spring'))).toBe('ACME SHOP SPRING');
+    expect(shownDescriptor('Acme Shop', intent('Netflix com'))).toBe('Acme Shop · NETFLIX COM');
+    expect(shownDescriptor('متجر', intent('BPAY REFUND'))).toBe('متجر · BPAY REFUND');
+    expect(shownDescriptor('متجر', { statementDescriptor: null, statementDescriptorSuffix: 'Order 7' })).toBe('متجر · ORDER 7');
+  });
   test('PREFIX* SUFFIX is cut to 22 characters', () => {
     const shown = shownDescriptor('Acme Shop', { statementDescriptor: null, statementDescriptorSuffix: 'SPRING SALE ORDER 4242' });
     expect(shown).toBe('ACME SHOP* SPRING SALE');

@@ -140,10 +140,16 @@ export function shownDescriptor(
 ): string {
   if (intent.statementDescriptor) {
     const whole = intent.statementDescriptor.toUpperCase();
-    return whole.startsWith(descriptorPrefix(businessName)) ? whole : `${businessName} · ${whole}`;
+    const prefix = descriptorPrefix(businessName);
+    // A name with no Latin letters has BPAY for a prefix: its descriptor never stands alone (it would pass for bpay).
+    const own = prefix !== 'BPAY' && whole.startsWith(prefix);
+    return own ? whole : `${businessName} · ${whole}`;
   }
   if (intent.statementDescriptorSuffix) {
-    return `${descriptorPrefix(businessName)}* ${intent.statementDescriptorSuffix.toUpperCase()}`.slice(0, DESCRIPTOR_MAX).trim();
+    const prefix = descriptorPrefix(businessName);
+    const suffix = intent.statementDescriptorSuffix.toUpperCase();
+    if (prefix === 'BPAY') return `${businessName} · ${suffix}`;
+    return `${prefix}* ${suffix}`.slice(0, DESCRIPTOR_MAX).trim();
   }
   return businessName;
 }
