@@ -1,27 +1,48 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { addCard, E2E_CARD_NUMBERS, E2E_CVV } from './cards';
 
+type CardFace = {
+  kind: string | null;
+  number: string | null;
+  numberDirection: string | null;
+  expiry: string | null;
+  cvv: string | null;
+  flag: string | null;
+};
+
 /**
- * The bcard face is on screen for 2 s before the merchant form takes over (spec §4): read every field in one
- * snapshot the moment it appears, so a loaded machine cannot make a later check miss the window.
+ * The bcard face is on screen for 2 s before the merchant form takes over (spec §4). A loaded machine can let
+ * those 2 s pass between Playwright seeing the card and reading it (CI did), so the page itself takes the snapshot:
+ * call this before the step that leads to the card, then await the answer. A MutationObserver in the page reads
+ * every field in the same task that puts the card on screen.
  */
-async function cardFace(scope: Page | Locator) {
-  const card = scope.getByTestId('demo-bcard');
-  await card.waitFor({ state: 'visible' });
-  return card.evaluate((el) => {
-    const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent?.trim() ?? null;
-    const number = el.querySelector('[data-testid="demo-bcard-number"]');
-    return {
-      kind: el.getAttribute('data-kind'),
-      number: text('demo-bcard-number'),
-      // The flow moves the card on by itself: if it left the page between Playwright finding it and this read, a
-      // detached element has no computed style; its direction is then the nearest dir attribute's, as it was shown.
-      numberDirection: number ? (number.isConnected ? getComputedStyle(number).direction : (number.closest('[dir]')?.getAttribute('dir') ?? '')) : null,
-      expiry: text('demo-bcard-expiry'),
-      cvv: text('demo-bcard-cvv'),
-      flag: text('demo-card-flag'),
-    };
+async function watchCardFace(page: Page): Promise<() => Promise<CardFace>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __cardFace?: Promise<unknown> };
+    w.__cardFace = new Promise((resolve) => {
+      const read = () => {
+        const el = document.querySelector('[data-testid="demo-bcard"]');
+        if (!el) return false;
+        const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent?.trim() ?? null;
+        const number = el.querySelector('[data-testid="demo-bcard-number"]');
+        resolve({
+          kind: el.getAttribute('data-kind'),
+          number: text('demo-bcard-number'),
+          numberDirection: number ? getComputedStyle(number).direction : null,
+          expiry: text('demo-bcard-expiry'),
+          cvv: text('demo-bcard-cvv'),
+          flag: text('demo-card-flag'),
+        });
+        return true;
+      };
+      if (read()) return;
+      const observer = new MutationObserver(() => {
+        if (read()) observer.disconnect();
+      });
+      observer.observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+    });
   });
+  return () => page.evaluate(() => (window as unknown as { __cardFace: Promise<CardFace> }).__cardFace);
 }
 
 /*
@@ -109,12 +130,13 @@ test('Merchant Demo signed out: the order, the one-time code rule, each source, 
   await expect(page.getByTestId('three-ds-code')).toBeFocused();
   await expect(live).toHaveText(/: Verified, \$90\.00$/);
   expect(await liveNode!.evaluate((el) => el.isConnected)).toBe(true);
+  const face = await watchCardFace(page);
   await verifyCode(page, 1, '654321');
   // 'Verify & Continue' is gone with its prompt: the focus is on bpay's heading (processing, creating, the card).
   await expect(panelHeading).toBeFocused();
 
   await expect(page.getByTestId('demo-creating')).toHaveText('Creating your bcard...');
-  expect(await cardFace(page)).toMatchObject({
+  expect(await face()).toMatchObject({
     kind: 'demo',
     number: '4242 4242 4242 4242',
     expiry: '12/28',
@@ -187,11 +209,12 @@ test('Customer Demo signed out: the dismissible Extension Mode banner, the overl
   await overlay.getByTestId('split-fixed-input').first().fill('150.00');
   await overlay.getByTestId('split-submit').click();
   await expect(overlay.getByTestId('three-ds-code')).toBeFocused();
+  const face = await watchCardFace(page);
   await verifyCode(overlay, 0);
   // Inside the overlay too, the pressed button is gone and the focus is on the overlay's title, not <body>.
   await expect(overlayTitle).toBeFocused();
   await expect(overlay.getByTestId('demo-creating')).toBeVisible();
-  expect(await cardFace(overlay)).toMatchObject({ kind: 'demo', flag: 'Demo card — not a real card' });
+  expect(await face()).toMatchObject({ kind: 'demo', flag: 'Demo card — not a real card' });
 
   // The overlay closes by itself and the merchant's page is filled in: step 4/5, its heading focused.
   await expect(overlay).toBeHidden();
@@ -279,6 +302,7 @@ test('Merchant Demo signed in: a real sandbox intent of TechStore, paid through 
   await expect(problem).toBeHidden();
   await expect(page.getByTestId('three-ds-hint')).toContainText('Sandbox: enter any 6 digits');
   await verifyCode(page, 0);
+  const face = await watchCardFace(page);
   const paid = page.waitForResponse((r) => payPath.test(new URL(r.url()).pathname));
   await verifyCode(page, 1);
   const payAnswer = await paid;
@@ -293,7 +317,7 @@ test('Merchant Demo signed in: a real sandbox intent of TechStore, paid through 
   expect(body.paymentIntent.status).toBe('succeeded');
 
   // The sandbox bcard's real details: masked number and its last four, no CVV.
-  expect(await cardFace(page)).toMatchObject({
+  expect(await face()).toMatchObject({
     kind: 'sandbox',
     number: `•••• •••• •••• ${body.bcard.last4}`,
     cvv: '•••',
@@ -401,8 +425,9 @@ test.describe('at 390 px', () => {
     await overlay.getByTestId('split-submit').click();
     await expect(overlay.getByTestId('three-ds-submit')).toHaveText('تحقّق ومتابعة');
     await verifyCode(overlay, 0);
+    const face = await watchCardFace(page);
     await verifyCode(overlay, 1);
-    expect(await cardFace(overlay)).toMatchObject({ number: '4242 4242 4242 4242', numberDirection: 'ltr' });
+    expect(await face()).toMatchObject({ number: '4242 4242 4242 4242', numberDirection: 'ltr' });
     await noHorizontalOverflow(page);
 
     await expect(step).toContainText('4/5');
