@@ -254,6 +254,12 @@ export const webhookEndpoints = sqliteTable(
     enabledEvents: text('enabled_events', { mode: 'json' }).$type<string[]>().notNull(),
     /** AES-GCM sealed whsec_… (needed to sign every delivery). */
     secretSealed: text('secret_sealed').notNull(),
+    /**
+     * The secret a roll replaced, AES-GCM sealed like the current one, while deliveries are still signed with it too
+     * (until `previous_secret_expires_at`); null when the roll stopped it at once. Cleared by the next roll.
+     */
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at', { mode: 'timestamp_ms' }),
     status: text('status', { enum: ['enabled', 'disabled'] }).notNull(),
     disabledReason: text('disabled_reason'),
     /** Since when every delivery has failed; null after a success. */
