@@ -5,6 +5,7 @@ import { sessionPlugin } from '../../plugins/session';
 import { listEvents } from '../events/service';
 import { getOwnedMerchant } from '../merchants/service';
 import { endpointSecretIdempotency, merchantIdempotency } from './idempotent';
+import { ROLL_DESCRIPTION } from './routes';
 import {
   CreateEndpointBody,
   DeliveryList,
@@ -15,6 +16,7 @@ import {
   Limit,
   ListQuery,
   ResendBody,
+  RollSecretBody,
   UpdateEndpointBody,
   WebhookDeliveryDetailModel,
   WebhookDeliveryModel,
@@ -122,18 +124,20 @@ export function webhookDashboardRoutes(deps: AppDeps) {
     )
     .post(
       '/:id/webhook_endpoints/:endpointId/roll_secret',
-      async ({ user, params, headers, request }) => {
+      async ({ user, params, body, headers, request }) => {
         const { merchant, livemode } = await owned(user.id, params.id);
-        return withSecret(merchant.id, request, headers['idempotency-key'], {}, () =>
-          rollEndpointSecret(deps, merchant, livemode, params.endpointId),
+        return withSecret(merchant.id, request, headers['idempotency-key'], body ?? {}, () =>
+          rollEndpointSecret(deps, merchant, livemode, params.endpointId, body?.expire_old_secret_in),
         );
       },
       {
         auth: true,
+        parse: 'json',
         params: EndpointIds,
         headers: IdempotencyKey,
-        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409) },
-        detail: { summary: 'Roll a webhook signing secret (dashboard; the new one is shown once)' },
+        body: RollSecretBody,
+        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 415) },
+        detail: { summary: 'Roll a webhook signing secret (dashboard; the new one is shown once)', description: ROLL_DESCRIPTION },
       },
     )
     .post(

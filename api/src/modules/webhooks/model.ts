@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../events/emit';
 import { freeText } from '../../lib/text';
+import { SECRET_GRACE_PERIOD_NAMES } from './service';
 
 const ENABLED_EVENTS = ['*', ...SUBSCRIBABLE_EVENT_TYPES] as const;
 /** Elysia's t.UnionEnum defaults to its first value: an optional field left out would silently become it. */
@@ -121,6 +122,24 @@ export const UpdateEndpointBody = t.Object(
     additionalProperties: false,
     examples: [{ enabled_events: ['payment_intent.succeeded', 'payment_intent.failed'], description: 'Orders' }, { disabled: false }],
   },
+);
+
+/** A roll's optional body: how long the replaced secret keeps signing beside the new one. */
+export const RollSecretBody = t.Optional(
+  t.Object(
+    {
+      expire_old_secret_in: t.Optional(
+        t.UnionEnum(SECRET_GRACE_PERIOD_NAMES, {
+          ...noDefault,
+          error: `expire_old_secret_in must be one of ${SECRET_GRACE_PERIOD_NAMES.join(', ')}.`,
+          description:
+            'How long the replaced secret keeps signing deliveries beside the new one (two v1= values in the signature ' +
+            'headers, the new one first): now (the default), 1h or 24h',
+        }),
+      ),
+    },
+    { additionalProperties: false, examples: [{}, { expire_old_secret_in: '24h' }] },
+  ),
 );
 
 export const ListQuery = t.Object({

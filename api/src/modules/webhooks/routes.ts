@@ -8,6 +8,7 @@ import {
   EndpointDeleted,
   IdempotencyKey,
   ListQuery,
+  RollSecretBody,
   UpdateEndpointBody,
   WebhookEndpointModel,
   listOf,
@@ -24,6 +25,14 @@ import {
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) });
 const security = [{ secretKey: [] }];
+
+/** What a roll does, for both the API route and the dashboard's. */
+export const ROLL_DESCRIPTION =
+  'expire_old_secret_in (now, 1h, 24h; now by default) keeps the replaced secret signing deliveries that long beside ' +
+  'the new one: Bpay-Signature and Stripe-Signature then carry two v1= values, the new secret\'s first, and verifiers ' +
+  '(stripe.webhooks.constructEvent, the SDK\'s) accept either, so the receiver can switch secrets at any time within ' +
+  'it. There is one previous secret only: rolling again while it is in its grace replaces it, and it stops at once. ' +
+  'With an Idempotency-Key a retry replays the first answer with the current secret.';
 
 /** The merchant API's webhook endpoints (Authorization: Bearer sk_…), scoped to the key's merchant and mode. */
 export function webhookEndpointRoutes(deps: AppDeps) {
@@ -115,15 +124,20 @@ export function webhookEndpointRoutes(deps: AppDeps) {
     )
     .post(
       '/webhook_endpoints/:id/roll_secret',
-      ({ merchant, livemode, params, headers, request }) =>
-        withSecret(merchant.id, request, headers['idempotency-key'], {}, () => rollEndpointSecret(deps, merchant, livemode, params.id)),
+      ({ merchant, livemode, params, body, headers, request }) =>
+        withSecret(merchant.id, request, headers['idempotency-key'], body ?? {}, () =>
+          rollEndpointSecret(deps, merchant, livemode, params.id, body?.expire_old_secret_in),
+        ),
       {
         merchant: true,
+        parse: 'json',
         params: Id,
         headers: IdempotencyKey,
-        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 429) },
+        body: RollSecretBody,
+        response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 415, 429) },
         detail: {
           summary: 'Roll the signing secret: the new whsec_… is shown once and signs every delivery from now on',
+          description: ROLL_DESCRIPTION,
           security,
         },
       },

@@ -206,16 +206,54 @@ export async function deleteEndpoint(deps: AppDeps, merchant: MerchantRow, livem
   return { id: row.id, object: 'webhook_endpoint' as const, deleted: true as const };
 }
 
-/** Replaces the signing secret at once (deliveries sent from now on are signed with the new one) and shows it once. */
-export async function rollEndpointSecret(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string) {
+/**
+ * How long the replaced signing secret keeps signing deliveries beside the new one after a roll (as Stripe's dashboard
+ * offers when rolling an endpoint's secret); `now` stops it at once, the default.
+ */
+export const SECRET_GRACE_PERIODS = { now: 0, '1h': 3600_000, '24h': 24 * 3600_000 } as const;
+export type SecretGracePeriod = keyof typeof SECRET_GRACE_PERIODS;
+export const SECRET_GRACE_PERIOD_NAMES = ['now', '1h', '24h'] as const satisfies readonly SecretGracePeriod[];
+
+/**
+ * Replaces the signing secret (deliveries sent from now on are signed with the new one) and shows it once. With
+ * `expireOldSecretIn` 1h or 24h the replaced secret signs every delivery too until then: the signature headers carry
+ * two `v1=` values, the new secret's first, so a receiver can switch to the new secret at any time within the grace.
+ * There is one previous secret only: a roll while an earlier one is still in its grace replaces it (it stops at once).
+ *
+ * One UPDATE moves current to previous (SQLite's SET reads the row as it was), so concurrent rolls serialize: each
+ * one's previous secret is the secret the roll before it made, never one that no answer showed. Both stay sealed.
+ * Fails with: resource_not_found.
+ */
+export async function rollEndpointSecret(
+  deps: AppDeps,
+  merchant: MerchantRow,
+  livemode: boolean,
+  id: string,
+  expireOldSecretIn: SecretGracePeriod = 'now',
+) {
   const row = await getEndpoint(deps, merchant, livemode, id);
   const secret = newWebhookSecret();
+  const now = deps.clock.now();
+  const e = schema.webhookEndpoints;
+  const grace = SECRET_GRACE_PERIODS[expireOldSecretIn];
   const [updated] = await deps.db
-    .update(schema.webhookEndpoints)
-    .set({ secretSealed: seal(deps.webhookKey, secret), updatedAt: deps.clock.now() })
-    .where(eq(schema.webhookEndpoints.id, row.id))
+    .update(e)
+    .set({
+      previousSecretSealed: grace > 0 ? sql`${e.secretSealed}` : null,
+      previousSecretExpiresAt: grace > 0 ? new Date(now.getTime() + grace) : null,
+      secretSealed: seal(deps.webhookKey, secret),
+      updatedAt: now,
+    })
+    .where(eq(e.id, row.id))
     .returning();
   return toEndpointObject(updated!, secret);
+}
+
+/** The sealed secrets that sign a delivery sent at `now`: the current one, then the replaced one while its grace lasts. */
+export function signingSecretsSealed(row: EndpointRow, now: Date): string[] {
+  const until = row.previousSecretExpiresAt;
+  const inGrace = row.previousSecretSealed !== null && until !== null && until.getTime() > now.getTime();
+  return inGrace ? [row.secretSealed, row.previousSecretSealed!] : [row.secretSealed];
 }
 
 /* ------------------------------------------------------------------------------------------------------------- *

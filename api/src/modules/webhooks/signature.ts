@@ -20,9 +20,14 @@ export function computeSignature(secret: string, timestamp: number, rawBody: str
   return hmacHex(secret, `${timestamp}.${rawBody}`);
 }
 
-/** The header value for a body sent at `timestamp` (unix seconds). */
-export function signatureHeader(secret: string, rawBody: string, timestamp: number): string {
-  return `t=${timestamp},v1=${computeSignature(secret, timestamp, rawBody)}`;
+/**
+ * The header value for a body sent at `timestamp` (unix seconds). Several secrets (the new one first, then the one a
+ * roll replaced, while its grace lasts) give one `v1=` each, as Stripe's header does during a roll: a receiver that
+ * holds either secret finds its match, since verifiers accept any of the `v1` values.
+ */
+export function signatureHeader(secret: string | readonly string[], rawBody: string, timestamp: number): string {
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  return [`t=${timestamp}`, ...secrets.map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`)].join(',');
 }
 
 export function parseSignatureHeader(header: string): { timestamp: number | null; signatures: string[] } {

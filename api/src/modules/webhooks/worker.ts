@@ -6,7 +6,7 @@ import { unseal } from '../../lib/crypto';
 import { systemNow } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { eventPayload } from '../events/service';
-import { AUTO_DISABLED_REASON, failPendingDeliveries } from './service';
+import { AUTO_DISABLED_REASON, failPendingDeliveries, signingSecretsSealed } from './service';
 import { SIGNATURE_HEADER, signatureHeader, STRIPE_SIGNATURE_HEADER, USER_AGENT } from './signature';
 
 export { USER_AGENT };
@@ -99,15 +99,16 @@ async function attempt(deps: AppDeps, row: Row): Promise<AttemptResult> {
           })
         : { url: row.endpoint.url, addresses: [] };
     const body = eventPayload(row.event);
-    let secret: string;
+    let secrets: string[];
     try {
-      secret = unseal(deps.webhookKey, row.endpoint.secretSealed);
+      // The current secret, and the one a roll replaced while its grace lasts: one v1= each, the new one first.
+      secrets = signingSecretsSealed(row.endpoint, deps.clock.now()).map((sealed) => unseal(deps.webhookKey, sealed));
     } catch {
       throw new Error('The signing secret cannot be read (was the session secret changed?). Roll the secret.');
     }
     // The receiver checks it against its own clock: the system clock as it is, not bpay's steady one (lib/clock.ts).
     const timestamp = Math.floor(systemNow(deps.clock).getTime() / 1000);
-    const signature = signatureHeader(secret, body, timestamp);
+    const signature = signatureHeader(secrets, body, timestamp);
     const res = await sendToTarget(deps.webhooks.fetch, target, {
       method: 'POST',
       headers: {
