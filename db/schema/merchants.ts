@@ -241,6 +241,26 @@ export const merchantUsage = sqliteTable(
   (t) => [primaryKey({ columns: [t.merchantId, t.day] })],
 );
 
+/**
+ * Secret keys that no longer work because a roll replaced them and their grace (if any) is over or was cut short by a
+ * later roll: only their HMAC (like merchants.secret_key_hash), kept so that using one is answered api_key_expired
+ * ("replaced by a roll at …, stopped working at …") rather than a generic invalid key. Rows leave with the merchant.
+ */
+export const retiredSecretKeys = sqliteTable(
+  'retired_secret_keys',
+  {
+    keyHash: text('key_hash').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    /** When the roll that made it the previous key happened (null when that is not known). */
+    replacedAt: integer('replaced_at', { mode: 'timestamp_ms' }),
+    /** When it stopped working: its grace's end, or the later roll that replaced it early. */
+    stoppedAt: integer('stopped_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('retired_secret_keys_merchant_idx').on(t.merchantId)],
+);
+
 export const webhookEndpoints = sqliteTable(
   'webhook_endpoints',
   {
