@@ -6,11 +6,14 @@
  */
 import { BpayConnectionError, errorFromResponse } from './errors';
 import { BpayEventStream } from './event-stream';
+import type { Client } from 'openapi-fetch';
 import { createHttp, unwrap, type ClientOptions, type Http } from './http';
 import { BpayList } from './list';
 import { send, type RequestOptions } from './transport';
 import type {
   BpayEvent,
+  Charge,
+  ChargeListParams,
   DeletedWebhookEndpoint,
   EventListParams,
   EventResendParams,
@@ -96,6 +99,46 @@ export class RefundsResource {
   /** Newest first; `payment_intent` keeps one intent's refunds. Iterate for every refund across pages, or `.firstPage()`. */
   list(params: RefundListParams = {}, opts?: RequestOptions): BpayList<Refund, RefundListParams> {
     return new BpayList(params, (query) => unwrap(this.http.api.GET('/api/v1/refunds', { params: { query }, ...this.http.via(opts) })));
+  }
+}
+
+/**
+ * The charge routes as openapi-fetch reads paths, for as long as the generated schema lacks them (issue 28 §2; the
+ * answers are typed by `Charge`, which is the generated shape once it exists).
+ */
+interface ChargePaths {
+  '/api/v1/charges/{id}': {
+    get: {
+      parameters: { path: { id: string } };
+      responses: { 200: { content: { 'application/json': Charge } } };
+    };
+  };
+  '/api/v1/charges': {
+    get: {
+      parameters: { query?: ChargeListParams };
+      responses: { 200: { content: { 'application/json': { object: 'list'; url: string; has_more: boolean; data: Charge[] } } } };
+    };
+  };
+}
+
+export class ChargesResource {
+  private readonly api: Client<ChargePaths>;
+  constructor(private readonly http: Http) {
+    this.api = http.api as unknown as Client<ChargePaths>;
+  }
+
+  /**
+   * A paid payment intent's charge (ch_…, its `latest_charge`): amounts, status and `allocations`, one per funding
+   * share of the consumer's bcard (funding type, brand, last 4, amount, amount refunded, status). Another merchant's
+   * id: BpayInvalidRequestError with code resource_missing (404).
+   */
+  retrieve(id: string, opts?: RequestOptions): Promise<Charge> {
+    return unwrap(this.api.GET('/api/v1/charges/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+  }
+
+  /** Newest first; `payment_intent` keeps that intent's charge. Iterate for every charge across pages, or `.firstPage()`. */
+  list(params: ChargeListParams = {}, opts?: RequestOptions): BpayList<Charge, ChargeListParams> {
+    return new BpayList(params, (query) => unwrap(this.api.GET('/api/v1/charges', { params: { query }, ...this.http.via(opts) })));
   }
 }
 
@@ -209,6 +252,8 @@ export class Bpay {
 
   readonly paymentIntents: PaymentIntentsResource;
   readonly refunds: RefundsResource;
+  /** Paid intents' charges, with the split that funded each (allocations). */
+  readonly charges: ChargesResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly events: EventsResource;
   readonly usage: UsageResource;
@@ -222,6 +267,7 @@ export class Bpay {
     this.baseUrl = http.baseUrl;
     this.paymentIntents = new PaymentIntentsResource(http);
     this.refunds = new RefundsResource(http);
+    this.charges = new ChargesResource(http);
     this.webhookEndpoints = new WebhookEndpointsResource(http);
     this.events = new EventsResource(http);
     this.usage = new UsageResource(http);

@@ -2,7 +2,7 @@
  * @bpay/sdk — the bpay merchant API (and the admin API) for TypeScript, thin over openapi-fetch and the types
  * generated from the API's own OpenAPI document. See sdk/README.md.
  */
-export { Bpay, EventsResource, PaymentIntentsResource, RefundsResource, TestBcardsResource, UsageResource, WebhookEndpointsResource } from './client';
+export { Bpay, ChargesResource, EventsResource, PaymentIntentsResource, RefundsResource, TestBcardsResource, UsageResource, WebhookEndpointsResource } from './client';
 export type { BpayOptions, EventStreamParams } from './client';
 export { BpayAdmin, AdminKycResource, AdminTiersResource, AdminUsersResource } from './admin';
 export type { BpayAdminLoginParams, BpayAdminOptions } from './admin';
