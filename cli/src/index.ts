@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { BpayConnectionError, BpayError } from '@bpay/sdk';
 import { registerAdmin } from './commands/admin';
+import { registerCharges } from './commands/charges';
 import { registerCompletion } from './commands/completion';
 import { registerEvents } from './commands/events';
 import { registerListen } from './commands/listen';
@@ -61,6 +62,7 @@ export function buildProgram(ctx: Ctx): Command {
   registerAuth(program, ctx);
   registerPaymentIntents(program, ctx);
   registerRefunds(program, ctx);
+  registerCharges(program, ctx);
   registerWebhooks(program, ctx);
   registerEvents(program, ctx);
   registerUsage(program, ctx);

@@ -17,6 +17,10 @@ import {
 
 const row = (k: string, v: Detail[1]): Detail => [k, v];
 import { collectList, listOptions, type ListFlags } from './list';
+import { printRefundSplits, printSplit } from './charges';
+
+/** An intent a bcard paid or authorized: it has a charge, with the split that funded it. */
+const PAID_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'requires_capture']);
 
 /** The fields the tables show; the SDK's PaymentIntent type has these and more (structural typing). */
 export interface IntentView {
@@ -152,13 +156,21 @@ export function registerPaymentIntents(program: Command, ctx: Ctx): void {
   pis
     .command('get')
     .alias('retrieve')
-    .summary('Show one payment intent')
+    .summary('Show one payment intent; when paid, how it was funded and how each refund went back')
     .argument('<id>', 'Payment intent id (pi_…)')
     .action(async (id: string, _opts: Record<string, never>, cmd: Command) => {
       const { bpay } = merchantClient(ctx, cmd);
       const pi = await spin(ctx, cmd, 'Loading', () => bpay.paymentIntents.retrieve(id));
-      if (isJson(cmd)) printJson(ctx.io, pi);
-      else printIntent(ctx.io, pi);
+      if (isJson(cmd)) return printJson(ctx.io, pi);
+      printIntent(ctx.io, pi);
+      if (!PAID_STATUSES.has(pi.status)) return;
+      // The split (issue 28 §2): the intent's charge and its refunds, each with its allocations.
+      const [charge, refunds] = await spin(ctx, cmd, 'Loading the split', () =>
+        Promise.all([bpay.charges.list({ payment_intent: pi.id, limit: 1 }).firstPage(), bpay.refunds.list({ payment_intent: pi.id }).toArray(100)]),
+      );
+      const ch = charge.data[0];
+      if (ch) printSplit(ctx.io, ch.allocations, ch.currency);
+      printRefundSplits(ctx.io, refunds);
     });
 
   listOptions(pis.command('list').summary('List payment intents, newest first')).action(async (opts: ListFlags, cmd: Command) => {
