@@ -101,7 +101,8 @@ describe('events.stream', () => {
     await fresh.paymentIntents.create({ amount: 700, currency: 'usd' });
     const err = await take(stream, 1).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BpayAuthenticationError);
-    expect(err).toMatchObject({ code: 'api_key_expired' });
+    // The status a request with the key gets, not the 200 the stream was opened with.
+    expect(err).toMatchObject({ code: 'api_key_expired', statusCode: 401 });
   });
 
   test('a connection that breaks mid-stream throws BpayConnectionError; a clean end ends the loop', async () => {

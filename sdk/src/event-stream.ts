@@ -64,7 +64,8 @@ export class BpayEventStream implements AsyncIterable<BpayEvent> {
         } catch {
           throw new BpayAPIError({ message: `The event stream sent a message that is not JSON (event ${msg.event})`, type: 'api_error', raw: msg.data });
         }
-        if (errorObjectOf(parsed)) throw errorFromResponse(res.response.status, res.response.headers, parsed);
+        // The stream's own answer was 200; the server says which status a request with this key now gets (401, 403).
+        if (errorObjectOf(parsed)) throw errorFromResponse(statusOf(parsed) ?? res.response.status, res.response.headers, parsed);
         yield parsed as BpayEvent;
       }
     } catch (e) {
@@ -75,4 +76,10 @@ export class BpayEventStream implements AsyncIterable<BpayEvent> {
       this.controller.abort();
     }
   }
+}
+
+/** The HTTP status an `event: error` message carries beside its error (`{"error":{…},"status":401}`), if any. */
+function statusOf(message: unknown): number | undefined {
+  const status = (message as { status?: unknown }).status;
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined;
 }

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import { schema, type Db, firstRow } from '@bpay/db';
 import type { AppDeps } from '../deps';
 import { AppError } from '../errors';
-import { refuseExpand } from '../lib/expand';
+import { expandableAt, refuseExpand } from '../lib/expand';
 import { secretKeyHash } from '../modules/merchants/service';
 import { recordApiRequest } from '../modules/merchants/usage';
 
@@ -78,16 +78,29 @@ function keyRefusal(m: MerchantRow | undefined, key: string, hash: string, now: 
   if (m.secretKeyHash === hash) return null;
   const until = m.previousSecretKeyExpiresAt;
   if (until && until.getTime() > now.getTime()) return null;
-  return new AppError(
-    'api_key_expired',
-    `Expired API key provided: ${maskedKey(key)}. It was replaced by a roll${until ? ` and stopped working at ${until.toISOString()}` : ''}; use the current secret key.`,
-  );
+  return expiredKey(key, m.secretKeyRolledAt, until);
+}
+
+/** api_key_expired for a key a roll replaced: says so, and when (the roll, and the end of its grace). */
+function expiredKey(key: string, replacedAt: Date | null, stoppedAt: Date | null): AppError {
+  const when = [replacedAt ? ` at ${replacedAt.toISOString()}` : '', stoppedAt ? ` and stopped working at ${stoppedAt.toISOString()}` : ''].join('');
+  return new AppError('api_key_expired', `Expired API key provided: ${maskedKey(key)}. It was replaced by a roll${when}; use the current secret key.`);
+}
+
+/**
+ * A key that is neither a merchant's current nor its previous one may still be one a roll replaced earlier (pushed out
+ * of the previous slot by a later roll): retired_secret_keys remembers its hash, and it is answered api_key_expired.
+ */
+async function retiredKeyRefusal(db: Db, key: string, hash: string): Promise<AppError | null> {
+  const r = await firstRow(db, schema.retiredSecretKeys, eq(schema.retiredSecretKeys.keyHash, hash));
+  return r ? expiredKey(key, r.replacedAt, r.stoppedAt) : null;
 }
 
 /**
  * The merchant a secret key belongs to: its current key, or the key it replaced while that one's grace period after
  * a roll lasts (previous_secret_key_expires_at, strictly later than now). Fails with: invalid_api_key (no such key, or
- * a publishable key: 403 secret_key_required), api_key_expired (a rolled key whose grace is over).
+ * a publishable key: 403 secret_key_required), api_key_expired (a rolled key whose grace is over, or that a later
+ * roll replaced).
  */
 export async function merchantForSecretKey(db: Db, secret: string, key: string, now: Date): Promise<MerchantRow> {
   if (PUBLISHABLE_KEY_RE.test(key)) {
@@ -99,6 +112,7 @@ export async function merchantForSecretKey(db: Db, secret: string, key: string, 
   const hash = secretKeyHash(secret, key);
   const m = await firstRow(db, schema.merchants, or(eq(schema.merchants.secretKeyHash, hash), eq(schema.merchants.previousSecretKeyHash, hash)));
   const refusal = keyRefusal(m, key, hash, now);
+  if (refusal?.code === 'invalid_api_key') throw (await retiredKeyRefusal(db, key, hash)) ?? refusal;
   if (refusal || !m) throw refusal ?? new AppError('invalid_api_key');
   return m;
 }
@@ -121,6 +135,7 @@ export function secretKeyRecheck(
   return async () => {
     const m = await firstRow(deps.db, schema.merchants, eq(schema.merchants.id, merchantId));
     const refusal = keyRefusal(m, key, hash, deps.clock.now());
+    if (refusal?.code === 'invalid_api_key') return (await retiredKeyRefusal(deps.db, key, hash)) ?? refusal;
     if (refusal) return refusal;
     return m?.isActive ? null : new AppError('merchant_inactive');
   };
@@ -149,7 +164,7 @@ export function merchantAuthPlugin(deps: AppDeps) {
         if (!merchant.isActive) throw new AppError('merchant_inactive');
         await recordApiRequest(deps, merchant);
         authenticated.set(request, merchant);
-        refuseExpand(query, body);
+        refuseExpand(query, body, expandableAt(request.method, new URL(request.url).pathname));
       },
       resolve({ request }) {
         const merchant = authenticated.get(request);

@@ -73,7 +73,7 @@ async function openStream(key: string): Promise<Stream> {
 }
 
 /** The `event: error` message's data, parsed; undefined when the stream sent none. */
-function errorFrame(text: string): { error: { type: string; code: string; message: string } } | undefined {
+function errorFrame(text: string): { error: { type: string; code: string; message: string }; status: number } | undefined {
   const m = /event: error\ndata: (.*)\n\n/.exec(text);
   return m ? JSON.parse(m[1]!) : undefined;
 }
@@ -160,7 +160,7 @@ describe('a stream opened with a key that then stops working ends, saying why, a
     await again.stop();
   });
 
-  test('rolled twice: the first key is no key at all any more (invalid_api_key)', async () => {
+  test('rolled twice: the first key answers api_key_expired (a later roll replaced it), with the status a request gets', async () => {
     const m = await createMerchant(ctx, owner.cookie);
     const s = await openStream(m.secretKey);
     try {
@@ -171,7 +171,7 @@ describe('a stream opened with a key that then stops working ends, saying why, a
       const pi = await createIntent(second.body.secretApiKey);
       await s.until(() => s.state.done, 'the stream to end');
       expect(s.state.text).not.toContain(pi.id);
-      expect(errorFrame(s.state.text)?.error.code).toBe('invalid_api_key');
+      expect(errorFrame(s.state.text)).toMatchObject({ error: { code: 'api_key_expired' }, status: 401 });
     } finally {
       await s.stop();
     }
@@ -254,6 +254,6 @@ describe('the check itself failing', () => {
       recheck: async () => new AppError('merchant_inactive'),
     });
     const text = await res.text();
-    expect(text).toBe(': connected\n\nevent: error\ndata: {"error":{"type":"invalid_request_error","code":"merchant_inactive","message":"This merchant account is not active."}}\n\n');
+    expect(text).toBe(': connected\n\nevent: error\ndata: {"error":{"type":"invalid_request_error","code":"merchant_inactive","message":"This merchant account is not active."},"status":403}\n\n');
   });
 });

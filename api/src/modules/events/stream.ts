@@ -32,9 +32,13 @@ export function sseFrame(e: EventRow): string {
 
 export const EVENT_STREAM_PATH = '/api/v1/events/stream';
 
-/** The last message of a stream whose key stopped authenticating: the error a new request would get, then the end. */
+/**
+ * The last message of a stream whose key stopped authenticating: the error a new request would get, then the end.
+ * `status` beside it is the HTTP status that request would get (401, 403): the stream itself was answered 200 when
+ * it opened, so a client (the SDK, `bpay listen`) reports this one instead.
+ */
 export function sseErrorFrame(error: AppError): string {
-  return `event: error\ndata: ${JSON.stringify(errorBody(error))}\n\n`;
+  return `event: error\ndata: ${JSON.stringify({ ...errorBody(error), status: error.status })}\n\n`;
 }
 
 /**
@@ -81,8 +85,8 @@ export interface EventStreamOptions {
  *
  * The key is checked again before every batch of events is sent and every `recheckMs` while idle: once it no
  * longer authenticates (rolled "now", its grace over, rolled again, the merchant deactivated), the stream sends one
- * `event: error` message whose data is the error a new request would get ({"error":{...}}, as the API's JSON
- * errors) and ends. Nothing more is sent to it.
+ * `event: error` message whose data is the error a new request would get ({"error":{...},"status":401}: the API's
+ * JSON error and that request's HTTP status) and ends. Nothing more is sent to it.
  */
 export async function openEventStream(
   deps: Pick<AppDeps, 'db' | 'log' | 'eventStream'>,

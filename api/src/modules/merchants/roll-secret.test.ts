@@ -89,13 +89,22 @@ describe('expire_old_key_in', () => {
 });
 
 describe('one previous key', () => {
-  test('rolling again during a grace replaces the previous key: it stops at once, the key just replaced takes the grace', async () => {
+  test('rolling again during a grace replaces the previous key: it stops at once (api_key_expired, saying when), the key just replaced takes the grace', async () => {
     const m = await createMerchant(ctx, owner.cookie);
+    const firstRollAt = ctx.clock.now().toISOString();
     const first = (await roll(m, { expire_old_key_in: '7d' })).body.secretApiKey as string;
     ctx.clock.advance(HOUR);
+    const secondRollAt = ctx.clock.now().toISOString();
     const second = await roll(m, { expire_old_key_in: '24h' });
     const latest: string = second.body.secretApiKey;
-    expect(await codeFor(m.secretKey)).toBe('invalid_api_key');
+    // Not a generic invalid key: the answer says it was replaced by a roll, and when it stopped (the second roll).
+    const old = await merchantCall(ctx, m.secretKey, '/payment_intents?limit=1');
+    expect({ status: old.status, code: old.body.error.code }).toEqual({ status: 401, code: 'api_key_expired' });
+    expect(old.body.error.message).toBe(
+      `Expired API key provided: sk_test_••••${m.secretKey.slice(-4)}. It was replaced by a roll at ${firstRollAt} and stopped working at ${secondRollAt}; use the current secret key.`,
+    );
+    // A key that was never anyone's is still just invalid.
+    expect(await codeFor(`sk_test_${'Q'.repeat(32)}`)).toBe('invalid_api_key');
     expect(await works(first)).toBe(true);
     expect(await works(latest)).toBe(true);
     expect(second.body).toMatchObject({
@@ -124,6 +133,11 @@ describe('one previous key', () => {
     expect(current).not.toBe(previous);
     // The previous key is one a roll showed (the roll before the last), never the key the rolls started from.
     expect(keys).toContain(previous!);
+    // Every other key was replaced by one of the rolls: each answers api_key_expired, none a generic invalid key.
+    for (const k of [m.secretKey, ...keys].filter((k) => !working.includes(k))) {
+      resetRateWindows();
+      expect(await codeFor(k)).toBe('api_key_expired');
+    }
   });
 });
 

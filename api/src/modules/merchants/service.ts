@@ -160,7 +160,8 @@ export const KEY_GRACE_PERIOD_NAMES = ['now', '1h', '24h', '7d'] as const satisf
  *
  * One UPDATE moves current to previous (SQLite's SET reads the row as it was), so concurrent rolls serialize: each
  * one's previous key is the key the roll before it made, and no key that was shown to anyone is silently lost.
- * An expired previous key is kept (until the next roll) only so that using it is answered api_key_expired.
+ * An expired previous key is kept (until the next roll) only so that using it is answered api_key_expired; the next
+ * roll moves its hash to retired_secret_keys, which answers the same for every key a roll ever replaced.
  * Fails with: resource_not_found.
  */
 export async function rollSecretKey(deps: AppDeps, userId: string, id: string, expireOldKeyIn: KeyGracePeriod = 'now') {
@@ -168,18 +169,27 @@ export async function rollSecretKey(deps: AppDeps, userId: string, id: string, e
   const secret = newSecretKey(m.environment);
   const now = deps.clock.now();
   const c = schema.merchants;
-  await deps.db
-    .update(c)
-    .set({
-      previousSecretKeyHash: sql`${c.secretKeyHash}`,
-      previousSecretKeyLast4: sql`${c.secretKeyLast4}`,
-      previousSecretKeyExpiresAt: new Date(now.getTime() + KEY_GRACE_PERIODS[expireOldKeyIn]),
-      secretKeyHash: secretKeyHash(deps.session.secret, secret),
-      secretKeyLast4: secret.slice(-4),
-      secretKeyRolledAt: now,
-      updatedAt: now,
-    })
-    .where(eq(c.id, id));
+  await deps.db.transaction(async (tx) => {
+    // The previous key this roll pushes out is remembered (its hash only) so that using it answers api_key_expired:
+    // it stops now, or stopped at its own expiry if that came first. Read and written by one statement, before the
+    // UPDATE in the same transaction, so parallel rolls each retire the previous key the roll before them left.
+    await tx.run(sql`
+      INSERT OR IGNORE INTO retired_secret_keys (key_hash, merchant_id, replaced_at, stopped_at)
+      SELECT ${c.previousSecretKeyHash}, ${c.id}, ${c.secretKeyRolledAt}, min(coalesce(${c.previousSecretKeyExpiresAt}, ${now.getTime()}), ${now.getTime()})
+      FROM ${c} WHERE ${c.id} = ${id} AND ${c.previousSecretKeyHash} IS NOT NULL`);
+    await tx
+      .update(c)
+      .set({
+        previousSecretKeyHash: sql`${c.secretKeyHash}`,
+        previousSecretKeyLast4: sql`${c.secretKeyLast4}`,
+        previousSecretKeyExpiresAt: new Date(now.getTime() + KEY_GRACE_PERIODS[expireOldKeyIn]),
+        secretKeyHash: secretKeyHash(deps.session.secret, secret),
+        secretKeyLast4: secret.slice(-4),
+        secretKeyRolledAt: now,
+        updatedAt: now,
+      })
+      .where(eq(c.id, id));
+  });
   return { ...ownerView(await getOwnedMerchant(deps, userId, id), now), secretApiKey: secret };
 }
 

@@ -104,7 +104,8 @@ export function eventRoutes(deps: AppDeps) {
             'the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts ' +
             'once against the rate limits, however long it stays open. The key is checked again while the stream ' +
             'lasts: once it no longer works (rolled, its grace period over, the merchant deactivated) the stream sends ' +
-            'one last message, `event: error` with `data: {"error":{…}}` (the error a new request with the key gets), ' +
+            'one last message, `event: error` with `data: {"error":{…},"status":401}` (the error a new request with the key ' +
+            'gets, and its HTTP status), ' +
             'and ends. `bpay listen` uses it.',
           security,
         },
