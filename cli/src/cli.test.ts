@@ -15,9 +15,16 @@ import { kycForm } from '../../api/test-support/modules/kyc';
 import { call, makeTestApp, type TestContext } from '../../api/test-support/app';
 import { createMerchant, registerUser } from '../../api/test-support/world';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';
+import { buildCli } from './build-support';
 
 const CLI = join(import.meta.dir, 'index.ts');
 const WAIT_MS = 10_000;
+/**
+ * What runs `bpay`: the compiled executable, as `bun run build:cli` makes it (built into a folder of this test's own
+ * in beforeAll), so every command here is checked as users run it; BPAY_CLI_FROM_SOURCE=1 runs index.ts with bun.
+ */
+const FROM_SOURCE = process.env.BPAY_CLI_FROM_SOURCE === '1';
+let bpayCommand: string[] = ['bun', CLI];
 
 let ctx: TestContext;
 let server: Server<undefined>;
@@ -37,6 +44,13 @@ const received: Delivery[] = [];
 let listenSecret = '';
 
 beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'bpay-cli-home-'));
+  if (!FROM_SOURCE) {
+    const out = join(home, 'bin', 'bpay');
+    const build = buildCli(out);
+    if (build.exitCode !== 0) throw new Error(`build:cli failed: ${build.stderr.toString()}`);
+    bpayCommand = [out];
+  }
   ctx = await makeTestApp();
   server = Bun.serve({
     port: 0,
@@ -72,8 +86,7 @@ beforeAll(async () => {
   const user = await registerUser(ctx);
   key = (await createMerchant(ctx, user.cookie, 'sandbox')).secretKey;
   await makeAdmin(ctx);
-  home = mkdtempSync(join(tmpdir(), 'bpay-cli-home-'));
-});
+}, 120_000);
 
 afterAll(async () => {
   for (const p of listeners) p.kill('SIGKILL');
@@ -95,7 +108,7 @@ const cliEnv = (over: Record<string, string> = {}) => ({
 
 /** Runs one CLI command to the end; `stdin` is piped in (and closed). */
 async function bpay(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn(['bun', CLI, ...args], {
+  const proc = Bun.spawn([...bpayCommand, ...args], {
     env: cliEnv(opts.env),
     stdin: opts.stdin !== undefined ? new TextEncoder().encode(opts.stdin) : 'ignore',
     stdout: 'pipe',
@@ -118,8 +131,8 @@ async function until<T>(what: string, check: () => T | undefined | null | false,
 }
 
 /** A background `bpay listen`, with its stdout collected line by line. */
-function startListener(args: string[]) {
-  const proc = Bun.spawn(['bun', CLI, 'listen', ...args], { env: cliEnv(), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+function startListener(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([...bpayCommand, 'listen', ...args], { env: cliEnv(env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
   listeners.push(proc);
   const out = { text: '', err: '' };
   const collect = async (stream: ReadableStream<Uint8Array>, into: 'text' | 'err') => {
@@ -232,7 +245,7 @@ describe('bpay against a live server', () => {
 
     const charge = await until('charge.refunded', () => received.find((d) => d.event?.type === 'charge.refunded'));
     expect(charge.verified).toBe(true);
-    expect(charge.event!.data.object).toMatchObject({ object: 'payment_intent', id: out.payment_intent.id, amount_refunded: 1200 });
+    expect(charge.event!.data.object).toMatchObject({ object: 'charge', payment_intent: out.payment_intent.id, amount_refunded: 1200, refunded: true });
     for (const type of ['refund.created', 'refund.updated']) {
       const got = await until(type, () => received.find((d) => d.event?.type === type));
       expect(got.verified).toBe(true);
@@ -248,6 +261,25 @@ describe('bpay against a live server', () => {
   test('SIGINT stops the listener with exit 0', async () => {
     listener.proc.kill('SIGINT');
     expect(await listener.proc.exited).toBe(0);
+  });
+
+  test('a key that stops working while listening: exit 1 with the status a request gets (401 api_key_expired), not 200', async () => {
+    const u = await registerUser(ctx);
+    const other = await createMerchant(ctx, u.cookie, 'sandbox');
+    const own = startListener(['--forward-to', `http://127.0.0.1:${receiverServer.port}/hooks`], { BPAY_API_KEY: other.secretKey });
+    await until('the Ready line', () => own.out.text.includes('Ready!'));
+    const rolled = await call(ctx, `/api/merchants/${other.id}/roll-secret`, { method: 'POST', cookie: u.cookie, body: { expire_old_key_in: 'now' } });
+    expect(rolled.status).toBe(200);
+    // An event makes the stream check the key again before sending it.
+    const fresh = new Bpay(rolled.body.secretApiKey, { baseUrl });
+    await fresh.paymentIntents.create({ amount: 900, currency: 'usd' });
+    const code = await Promise.race([own.proc.exited, Bun.sleep(WAIT_MS).then(() => 'still running')]);
+    expect(code).toBe(1);
+    await until('stderr to be read', () => own.out.err.includes('Status:'));
+    expect(own.out.err).toContain('Type: authentication_error / api_key_expired');
+    expect(own.out.err).toContain('Status: 401');
+    expect(own.out.err).not.toContain('Status: 200');
+    expect(own.out.err).toContain('It was replaced by a roll');
   });
 
   test('admin login (answers piped) and kyc review change a verification', async () => {
