@@ -162,13 +162,13 @@ describe('every field error names its field and what it accepts', () => {
   });
 });
 
-describe('expand: bpay expands nothing, and says why', () => {
+describe('expand: bpay expands only latest_charge on retrieve, and says why for anything else', () => {
   const rows: Array<{ name: string; method: 'GET' | 'POST'; path: () => string; body?: unknown; says: RegExp }> = [
-    { name: 'latest_charge on retrieve (query expand[]=)', method: 'GET', path: () => `/payment_intents/${pi}?expand[]=latest_charge`, says: /^This property cannot be expanded \(latest_charge\): bpay has no Charge objects: a bcard pays the PaymentIntent itself/ },
-    { name: 'data.latest_charge on a list (expand[0]=)', method: 'GET', path: () => '/payment_intents?expand[0]=data.latest_charge', says: /\(data\.latest_charge\): bpay has no Charge objects/ },
-    { name: 'charges on retrieve', method: 'GET', path: () => `/payment_intents/${pi}?expand[]=charges`, says: /\(charges\): bpay has no Charge objects/ },
+    { name: 'latest_charge on update (query expand[]=)', method: 'POST', path: () => `/payment_intents/${pi}?expand[]=latest_charge`, body: { description: 'x' }, says: /^This property cannot be expanded \(latest_charge\): latest_charge is expanded only when retrieving one payment intent/ },
+    { name: 'data.latest_charge on a list (expand[0]=)', method: 'GET', path: () => '/payment_intents?expand[0]=data.latest_charge', says: /\(data\.latest_charge\): latest_charge is expanded only when retrieving one payment intent/ },
+    { name: 'charges on retrieve', method: 'GET', path: () => `/payment_intents/${pi}?expand[]=charges`, says: /\(charges\): a payment intent has one charge, its latest_charge/ },
     { name: 'payment_method in a JSON body', method: 'POST', path: () => '/payment_intents', body: { amount: 100, currency: 'usd', expand: ['payment_method'] }, says: /\(payment_method\): payment_method is the id of the bcard that paid/ },
-    { name: 'any other field', method: 'GET', path: () => '/events?expand[]=data.object', says: /\(data\.object\): bpay expands no fields/ },
+    { name: 'any other field', method: 'GET', path: () => '/events?expand[]=data.object', says: /\(data\.object\): bpay expands only latest_charge, on retrieving a payment intent/ },
     { name: 'expand not a list of names', method: 'POST', path: () => `/payment_intents/${pi}/cancel`, body: { expand: [5] }, says: /^expand must be a list of field names/ },
   ];
   for (const row of rows) {
@@ -189,7 +189,7 @@ describe('expand: bpay expands nothing, and says why', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect({ status: res.status, param: res.body.error.param }).toEqual({ status: 400, param: 'expand[0]' });
-    expect(res.body.error.message).toContain('bpay has no Charge objects');
+    expect(res.body.error.message).toContain('latest_charge is expanded only when retrieving one payment intent');
   });
 });
 

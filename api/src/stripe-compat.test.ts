@@ -166,12 +166,30 @@ describe('payment intents through stripe-node', () => {
     expect((await stripe.paymentIntents.list({ created: { gt: made.created } })).data.map((p) => p.id)).not.toContain(made.id);
   });
 
-  test('expand is refused, saying why (bpay has no Charge objects)', async () => {
-    const made = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
-    const error = (await stripe.paymentIntents.retrieve(made.id, { expand: ['latest_charge'] }).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+  test('Charges (issue 28 §2): latest_charge, expand, charges.retrieve and charges.list({ payment_intent }) unchanged; other expansions refused, saying why', async () => {
+    const paid = await stripe.paymentIntents.create({ amount: 2000, currency: 'usd' });
+    await stripe.paymentIntents.confirm(paid.id, await cardData(2000));
+    const intent = await stripe.paymentIntents.retrieve(paid.id, { expand: ['latest_charge'] });
+    const expanded = intent.latest_charge as Stripe.Charge & { allocations: Array<{ amount: number; funding: string; last4: string }> };
+    expect(expanded).toMatchObject({ object: 'charge', id: `ch_${paid.id.slice(3)}`, amount: 2000, amount_captured: 2000, payment_intent: paid.id, paid: true, captured: true });
+    expect(expanded.allocations).toEqual([expect.objectContaining({ amount: 2000, funding: 'credit', last4: '4242' })]);
+    const charge = await stripe.charges.retrieve(expanded.id);
+    expect(charge.id).toBe(expanded.id);
+    expect(charge.amount_refunded).toBe(0);
+    const listed = await stripe.charges.list({ payment_intent: paid.id });
+    expect(listed.data.map((c) => c.id)).toEqual([expanded.id]);
+    const seen: string[] = [];
+    for await (const c of stripe.charges.list({ limit: 1 })) seen.push(c.id);
+    expect(seen).toContain(expanded.id);
+    await stripe.refunds.create({ payment_intent: paid.id, amount: 500 });
+    expect((await stripe.charges.retrieve(expanded.id)).amount_refunded).toBe(500);
+    const missing = (await stripe.charges.retrieve('ch_doesnotexist').catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
+    expect({ status: missing.statusCode, code: missing.code }).toEqual({ status: 404, code: 'resource_missing' });
+
+    const error = (await stripe.paymentIntents.retrieve(paid.id, { expand: ['customer'] }).catch((e: unknown) => e)) as Stripe.errors.StripeInvalidRequestError;
     expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(error.param).toBe('expand[0]');
-    expect(error.message).toStartWith('This property cannot be expanded (latest_charge): bpay has no Charge objects');
+    expect(error.message).toStartWith('This property cannot be expanded (customer): bpay expands only latest_charge');
   });
 
   test('a 404 names the id and param, as Stripe does', async () => {

@@ -14,7 +14,7 @@ export const EVENT_TYPES = [
   'payment_intent.amount_capturable_updated',
   'refund.created',
   'refund.updated',
-  /** A refund succeeded: the payment intent, with its amount_refunded (bpay has no Charge objects: docs/DECISIONS.md). */
+  /** A refund succeeded: the payment intent's Charge (as Stripe's), with amount_refunded in all and per funding share. */
   'charge.refunded',
   'webhook_endpoint.test',
 ] as const;

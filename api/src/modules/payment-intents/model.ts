@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { PAYMENT_INTENT_STATUSES } from '@bpay/db';
+import { ChargeModel } from '../charges/model';
 
 /* The payment intent API's shapes. PaymentIntent is a shared model (api/src/models.ts): routes name it. */
 
@@ -35,6 +36,11 @@ export const PaymentIntentModel = t.Object(
       description: 'As given on create (null when not sent): bcards are the one payment method either way',
     }),
     payment_method_types: t.Array(t.String(), { description: "Always ['bcard']: bcards are bpay's one payment method" }),
+    latest_charge: t.Union([t.String(), ChargeModel, t.Null()], {
+      description:
+        "The intent's Charge (ch_…) once a bcard has paid or been authorized for it, else null; the Charge object itself with " +
+        'expand[]=latest_charge on retrieve, and in the payment_intent.succeeded event',
+    }),
   },
   { $id: '#/components/schemas/PaymentIntent' },
 );

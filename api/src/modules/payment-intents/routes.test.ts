@@ -96,6 +96,7 @@ describe('POST /api/v1/payment_intents', () => {
       statement_descriptor_suffix: null,
       automatic_payment_methods: null,
       payment_method_types: ['bcard'],
+      latest_charge: null,
     });
     expect(await eventTypes(id)).toEqual(['payment_intent.created']);
     const defaults = await create({ amount: 50 });

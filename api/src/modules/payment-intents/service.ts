@@ -8,6 +8,8 @@ import { emitEvent, type EventType } from '../events/emit';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 import { assertIntentCustomer } from '../customers/service';
 import { checkCreateParameters, type IntentCreateParameters } from './parameters';
+import { chargeIdOf } from '../charges/ids';
+import { chargeOfIntent, type ChargeObject } from '../charges/service';
 
 /*
  * A payment intent as a record: its state machine (the one table of transitions), its limits, the object the API
@@ -69,6 +71,11 @@ export interface PaymentIntentObject {
   automatic_payment_methods: { enabled: boolean } | null;
   /** Always ['bcard']: bcards are bpay's one payment method (`card` is accepted on create as Stripe's name for it). */
   payment_method_types: string[];
+  /**
+   * The intent's Charge (ch_…, GET /api/v1/charges/{id}) once a bcard has paid or been authorized for it, else null;
+   * the Charge itself when expanded (expand[]=latest_charge on retrieve, and payment_intent.succeeded's object).
+   */
+  latest_charge: string | ChargeObject | null;
 }
 
 export function toIntentObject(pi: IntentRow): PaymentIntentObject {
@@ -97,6 +104,7 @@ export function toIntentObject(pi: IntentRow): PaymentIntentObject {
     statement_descriptor_suffix: pi.statementDescriptorSuffix,
     automatic_payment_methods: pi.automaticPaymentMethods === null ? null : { enabled: pi.automaticPaymentMethods },
     payment_method_types: ['bcard'],
+    latest_charge: pi.bcardId ? chargeIdOf(pi.id) : null,
   };
 }
 
@@ -120,8 +128,15 @@ export function validateMetadata(metadata: Record<string, unknown> | undefined):
   return metadata as Record<string, string>;
 }
 
+/**
+ * Emits an intent's event in the caller's transaction. payment_intent.succeeded carries its Charge expanded in
+ * latest_charge (Stripe's libraries type it string | Charge), so a receiver sees the split without a call; it is read
+ * in the same transaction, so it is the charge as the payment left it.
+ */
 export async function emitIntentEvent(tx: DbOrTx, deps: AppDeps, pi: IntentRow, type: EventType): Promise<void> {
-  await emitEvent(tx, { merchantId: pi.merchantId, livemode: pi.livemode, type, object: { ...toIntentObject(pi) }, at: deps.clock.now() });
+  const object: PaymentIntentObject = toIntentObject(pi);
+  if (type === 'payment_intent.succeeded') object.latest_charge = await chargeOfIntent(tx, pi);
+  await emitEvent(tx, { merchantId: pi.merchantId, livemode: pi.livemode, type, object: { ...object }, at: deps.clock.now() });
 }
 
 /** Creates an intent in requires_payment_method and emits payment_intent.created. Fails with: validation_error. */

@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { REFUND_REASONS, REFUND_STATUSES } from '@bpay/db';
+import { RefundAllocationModel } from '../charges/model';
 
 /* The refunds API's shapes. Refund is a shared model (api/src/models.ts): routes name it. */
 
@@ -17,6 +18,9 @@ export const RefundModel = t.Object(
     metadata: t.Record(t.String(), t.String()),
     created: t.Integer({ description: 'Unix seconds' }),
     failure_reason: t.Union([t.String(), t.Null()]),
+    allocations: t.Array(RefundAllocationModel, {
+      description: "How much went back to each funding share of the payment (funding type, brand, last 4 digits), in the payment's order; they sum to amount",
+    }),
   },
   { $id: '#/components/schemas/Refund' },
 );

@@ -347,10 +347,11 @@ describe('events', () => {
     const events = await merchantCall(ctx, live.secretKey, '/events?limit=10');
     const types = events.body.data.map((e: { type: string }) => e.type);
     expect(types.slice(0, 3)).toEqual(['charge.refunded', 'refund.updated', 'refund.created']);
+    // charge.refunded carries the intent's Charge (issue 28), and the refund events its allocations.
     const charge = events.body.data[0];
-    expect(charge.data.object).toMatchObject({ id: pi.id, amount_refunded: 300 });
-    expect(events.body.data[1].data.object).toMatchObject({ id: r.body.id, status: 'succeeded' });
-    expect(events.body.data[2].data.object).toMatchObject({ id: r.body.id, status: 'pending' });
+    expect(charge.data.object).toMatchObject({ object: 'charge', id: `ch_${pi.id.slice(3)}`, payment_intent: pi.id, amount_refunded: 300 });
+    expect(events.body.data[1].data.object).toMatchObject({ id: r.body.id, status: 'succeeded', allocations: [expect.objectContaining({ amount: 300, status: 'succeeded' })] });
+    expect(events.body.data[2].data.object).toMatchObject({ id: r.body.id, status: 'pending', allocations: [expect.objectContaining({ amount: 300, status: 'pending' })] });
     ctx.close();
   });
 });

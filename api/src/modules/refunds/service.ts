@@ -15,7 +15,9 @@ import { emitEvent } from '../events/emit';
 import { returnedPart } from '../bcards/notices';
 import { notify } from '../notifications/service';
 import { accounts, postMovement } from '../ledger/service';
-import { toIntentObject, validateMetadata } from '../payment-intents/service';
+import { validateMetadata } from '../payment-intents/service';
+import { chargeAndRefundsOf, refundAllocationsOf } from '../charges/service';
+import type { RefundAllocation } from '../charges/allocations';
 
 /*
  * A merchant's refunds of a succeeded payment intent, Stripe-shaped, on top of the money engine.
@@ -64,9 +66,11 @@ export interface RefundObject {
   metadata: Record<string, string>;
   created: number;
   failure_reason: string | null;
+  /** How much went back to each funding share of the payment (charges/allocations.ts); they sum to amount. */
+  allocations: RefundAllocation[];
 }
 
-export function toRefundObject(r: RefundRow): RefundObject {
+export function toRefundObject(r: RefundRow, allocations: RefundAllocation[]): RefundObject {
   return {
     id: r.id,
     object: 'refund',
@@ -78,7 +82,18 @@ export function toRefundObject(r: RefundRow): RefundObject {
     metadata: r.metadata,
     created: Math.floor(r.createdAt.getTime() / 1000),
     failure_reason: r.failureReason,
+    allocations,
   };
+}
+
+/** Refund objects with their allocations (one statement for all of them). */
+export async function toRefundObjects(db: DbOrTx, rows: RefundRow[]): Promise<RefundObject[]> {
+  const allocations = await refundAllocationsOf(db, rows);
+  return rows.map((r) => toRefundObject(r, allocations.get(r.id) ?? []));
+}
+
+export async function refundObject(db: DbOrTx, row: RefundRow): Promise<RefundObject> {
+  return (await toRefundObjects(db, [row]))[0]!;
 }
 
 export interface CreateRefundInput {
@@ -254,7 +269,7 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
         }));
       if (values.length > 0) await tx.insert(schema.refundParts).values(values);
     }
-    await emitEvent(tx, { merchantId: merchant.id, livemode, type: 'refund.created', object: { ...toRefundObject(row!) }, at });
+    await emitEvent(tx, { merchantId: merchant.id, livemode, type: 'refund.created', object: { ...(await refundObject(tx, row!)) }, at });
     return row!;
   });
   return { refund, lease: { refundId: refund.id, owner } };
@@ -387,7 +402,7 @@ async function settle(deps: AppDeps, lease: RefundLease): Promise<RefundRow> {
       const row = await finish(tx, deps, lease, 'failed', { failureReason: e.reason });
       await tx.update(schema.refundParts).set({ status: 'failed', updatedAt: deps.clock.now() }).where(eq(schema.refundParts.refundId, refund.id));
       await releaseReservation(tx, deps, refund, refund.amount);
-      await emitEvent(tx, { merchantId: refund.merchantId, livemode: refund.livemode, type: 'refund.updated', object: { ...toRefundObject(row) }, at: deps.clock.now() });
+      await emitEvent(tx, { merchantId: refund.merchantId, livemode: refund.livemode, type: 'refund.updated', object: { ...(await refundObject(tx, row)) }, at: deps.clock.now() });
       return row;
     });
   }
@@ -475,8 +490,12 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
   await noticeMerchantRefund(tx, deps, loaded, went, at);
   const pi = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, refund.paymentIntentId));
   const owner = { merchantId: refund.merchantId, livemode: refund.livemode, at };
-  await emitEvent(tx, { ...owner, type: 'refund.updated', object: { ...toRefundObject(row) } });
-  if (pi) await emitEvent(tx, { ...owner, type: 'charge.refunded', object: { ...toIntentObject(pi) } });
+  // The refund with its allocations, and (as Stripe's charge.refunded) the Charge, with each share's amount_refunded:
+  // both read together (charges/service.ts chargeAndRefundsOf, two statements), as this transaction leaves them.
+  const { charge, refunds } = pi ? await chargeAndRefundsOf(tx, pi) : { charge: null, refunds: new Map<string, RefundAllocation[]>() };
+  const allocations = refunds.get(row.id);
+  await emitEvent(tx, { ...owner, type: 'refund.updated', object: { ...(allocations ? toRefundObject(row, allocations) : await refundObject(tx, row)) } });
+  if (charge) await emitEvent(tx, { ...owner, type: 'charge.refunded', object: { ...charge } });
   return row;
 }
 
@@ -520,13 +539,13 @@ async function takeOver(deps: AppDeps, id: string): Promise<RefundLease | null> 
 /** settle(), whose failure leaves the refund pending for the sweep (it is committed: never to be made again). */
 async function settleOrLeave(deps: AppDeps, lease: RefundLease): Promise<RefundObject> {
   try {
-    return toRefundObject(await settle(deps, lease));
+    return await refundObject(deps.db, await settle(deps, lease));
   } catch (error) {
     const expected = error instanceof VendorUnavailableError || error instanceof VendorDeclineError || error instanceof RefundLeaseLost;
     deps.log[expected ? 'warn' : 'error']('a refund could not be settled now; the money sweep will finish it', { refundId: lease.refundId, error });
     const now = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, lease.refundId));
     if (!now) throw error;
-    return toRefundObject(now);
+    return refundObject(deps.db, now);
   }
 }
 
@@ -550,7 +569,7 @@ export async function createRefund(
   const found = await earlier();
   if (found) {
     const lease = found.status === 'pending' ? await takeOver(deps, found.id) : null;
-    return lease ? settleOrLeave(deps, lease) : toRefundObject(found);
+    return lease ? settleOrLeave(deps, lease) : refundObject(deps.db, found);
   }
   let started: Awaited<ReturnType<typeof startRefund>>;
   try {
@@ -558,7 +577,7 @@ export async function createRefund(
   } catch (e) {
     // Two attempts of one request at once (a takeover while the first was still starting): the first one's refund.
     const raced = await earlier();
-    if (raced) return toRefundObject(raced);
+    if (raced) return refundObject(deps.db, raced);
     throw e;
   }
   return settleOrLeave(deps, started.lease);
@@ -593,7 +612,7 @@ export async function getRefund(deps: AppDeps, merchant: MerchantRow, livemode: 
     and(eq(schema.refunds.id, id), eq(schema.refunds.merchantId, merchant.id), eq(schema.refunds.livemode, livemode)),
   );
   if (!row) throw new AppError('resource_not_found', `No such refund: '${id}'`, 'id');
-  return toRefundObject(row);
+  return refundObject(deps.db, row);
 }
 
 export interface ListRefundsInput {
@@ -628,7 +647,7 @@ export async function listRefunds(deps: AppDeps, merchant: MerchantRow, livemode
     let rows = (await deps.db.select().from(r).where(and(scope, gt(r.seq, seq))).orderBy(asc(r.seq)).limit(q.limit + 1)).reverse();
     const hasMore = rows.length > q.limit;
     if (hasMore) rows = rows.slice(1);
-    return { object: 'list' as const, url, has_more: hasMore, data: rows.map(toRefundObject) };
+    return { object: 'list' as const, url, has_more: hasMore, data: await toRefundObjects(deps.db, rows) };
   }
   const after = q.starting_after ? await anchorOf('starting_after', q.starting_after) : null;
   const rows = await deps.db
@@ -637,5 +656,5 @@ export async function listRefunds(deps: AppDeps, merchant: MerchantRow, livemode
     .where(and(scope, after === null ? undefined : lt(r.seq, after)))
     .orderBy(desc(r.seq))
     .limit(q.limit + 1);
-  return { object: 'list' as const, url, has_more: rows.length > q.limit, data: rows.slice(0, q.limit).map(toRefundObject) };
+  return { object: 'list' as const, url, has_more: rows.length > q.limit, data: await toRefundObjects(deps.db, rows.slice(0, q.limit)) };
 }

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
 import { MAX_METADATA_KEYS } from '../payment-intents/service';
 import { checkMetadataPatch } from '../payment-intents/update';
-import { toRefundObject, type RefundObject } from './service';
+import { refundObject, type RefundObject } from './service';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
 
@@ -25,7 +25,7 @@ export async function updateRefund(deps: AppDeps, merchant: MerchantRow, livemod
   if (input.metadata === undefined) {
     const row = await firstRow(deps.db, r, scope);
     if (!row) throw notFound('refund', id, 'id');
-    return toRefundObject(row);
+    return refundObject(deps.db, row);
   }
   let metadata = sql`'{}'`;
   if (input.metadata !== '' && input.metadata !== null) {
@@ -38,7 +38,7 @@ export async function updateRefund(deps: AppDeps, merchant: MerchantRow, livemod
     .set({ metadata, updatedAt: deps.clock.now() })
     .where(and(scope, sql`(select count(*) from json_each(${metadata})) <= ${MAX_METADATA_KEYS}`))
     .returning();
-  if (row) return toRefundObject(row);
+  if (row) return refundObject(deps.db, row);
   const now = await firstRow(deps.db, r, scope);
   if (!now) throw notFound('refund', id, 'id');
   throw invalid('metadata', `metadata can have at most ${MAX_METADATA_KEYS} keys; this update would leave it with more.`);
