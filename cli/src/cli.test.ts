@@ -245,7 +245,7 @@ describe('bpay against a live server', () => {
 
     const charge = await until('charge.refunded', () => received.find((d) => d.event?.type === 'charge.refunded'));
     expect(charge.verified).toBe(true);
-    expect(charge.event!.data.object).toMatchObject({ object: 'payment_intent', id: out.payment_intent.id, amount_refunded: 1200 });
+    expect(charge.event!.data.object).toMatchObject({ object: 'charge', payment_intent: out.payment_intent.id, amount_refunded: 1200, refunded: true });
     for (const type of ['refund.created', 'refund.updated']) {
       const got = await until(type, () => received.find((d) => d.event?.type === type));
       expect(got.verified).toBe(true);
