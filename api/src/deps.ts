@@ -71,6 +71,11 @@ export interface AppDeps {
   vendorFor(name: VendorName): PaymentVendor;
   /** How long a bcard lives unused before it is deactivated and refunded. */
   bcardTtlMs: number;
+  /**
+   * How long the simulated processor takes for a sandbox `tok_slow` share (test-helpers/split.ts; 5 s when absent).
+   * Tests shorten it; nothing else sets it.
+   */
+  sandboxSlowMs?: number;
   /** AES key sealing webhook signing secrets at rest, derived from the session secret. */
   webhookKey: Buffer;
   webhooks: WebhookDeps;

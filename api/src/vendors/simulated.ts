@@ -32,7 +32,16 @@ type Behavior =
   | 'incorrect_cvc'
   | 'processing_error'
   | 'requires_3ds'
-  | 'declined_after_attach';
+  | 'declined_after_attach'
+  /*
+   * Sandbox only (SANDBOX_BEHAVIORS): a merchant's magic test sources (POST /v1/test_helpers/bcards `allocations`) get
+   * these through addSandboxTestCard. verifyCard never gives them: no card number, a consumer's or Stripe's test
+   * numbers, leads to them.
+   */
+  | SandboxBehavior;
+
+/** The behaviours only a sandbox test source has (see addSandboxTestCard). */
+export type SandboxBehavior = 'authentication_required' | 'capture_fails' | 'refund_refused';
 
 /**
  * Stripe's documented test numbers behave as Stripe documents them; every other Luhn-valid number is a normal
@@ -64,13 +73,45 @@ export function simulatedFundingOf(number: string): CardFunding {
   return TEST_CARD_FUNDING_BINS[number.slice(0, 6)] ?? 'credit';
 }
 
-const DECLINES: Record<Exclude<Behavior, 'normal' | 'requires_3ds' | 'declined_after_attach'>, [DeclineCode, string]> = {
+const DECLINES: Record<Exclude<Behavior, 'normal' | 'requires_3ds' | 'declined_after_attach' | SandboxBehavior>, [DeclineCode, string]> = {
   declined: ['card_declined', 'Your card was declined.'],
   insufficient_funds: ['insufficient_funds', 'Your card has insufficient funds.'],
   expired: ['expired_card', 'Your card has expired.'],
   incorrect_cvc: ['incorrect_cvc', "Your card's security code is incorrect."],
   processing_error: ['processing_error', 'An error occurred while processing your card. Try again in a little bit.'],
 };
+
+/**
+ * A refund that a merchant makes of a payment (a Refund object, `re_...`) is keyed `refund:re_...:<share>`
+ * (refunds/service.ts refundPartKey). A `refund_refused` test source refuses those; what a bcard gives back by itself
+ * (its unspent remainder, an unused bcard at expiry: `refund:<share>`) still goes back, so no sandbox collection is
+ * left refunding for ever.
+ */
+const MERCHANT_REFUND_KEY = /^refund:re_/;
+
+/**
+ * Records a sandbox test source at the simulated processor (inside the caller's transaction): a card with
+ * `behavior` and `availableCents`, never made from a card number. Answers its token (`sim_tok_...`).
+ */
+export async function addSandboxTestCard(
+  db: DbOrTx,
+  at: Date,
+  card: { behavior: Exclude<Behavior, 'requires_3ds' | 'declined_after_attach'>; brand: 'visa' | 'mastercard'; funding: 'credit' | 'debit' | 'prepaid'; last4: string; availableCents: number },
+): Promise<string> {
+  const token = newId('sim_tok');
+  await db.insert(schema.simCards).values({
+    token,
+    behavior: card.behavior,
+    brand: card.brand,
+    funding: card.funding,
+    last4: card.last4,
+    expMonth: 12,
+    expYear: at.getUTCFullYear() + 3,
+    availableCents: card.availableCents,
+    createdAt: at,
+  });
+  return token;
+}
 
 /** The challenge answer that fails 3-D Secure (any other 6 digits pass), like Stripe's test page's Fail button. */
 export const SIM_3DS_FAIL_CODE = '000000';
@@ -224,6 +265,9 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
       if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('hold amount must be positive cents');
       const placed = await placeHold(token, amountCents, opts.idempotencyKey, (card) => {
         if (card.behavior === 'declined_after_attach') throw new VendorDeclineError('card_declined', 'Your card was declined.');
+        if (card.behavior === 'authentication_required') {
+          throw new VendorDeclineError('authentication_required', 'This card requires authentication (3-D Secure) before it can be charged.');
+        }
         if (card.behavior in DECLINES) {
           const [code, message] = DECLINES[card.behavior as keyof typeof DECLINES];
           throw new VendorDeclineError(code, message);
@@ -244,11 +288,25 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async capture(holdId) {
+      // A sandbox tok_captureFail card's hold is never captured: the guard is part of the one UPDATE.
       const res = await db
         .update(schema.simHolds)
         .set({ status: 'captured' })
-        .where(and(eq(schema.simHolds.id, holdId), sql`${schema.simHolds.status} IN ('held', 'captured')`));
-      if (res.rowsAffected !== 1) throw new Error(`simulated processor: hold ${holdId} cannot be captured`);
+        .where(
+          and(
+            eq(schema.simHolds.id, holdId),
+            sql`${schema.simHolds.status} IN ('held', 'captured')`,
+            sql`NOT EXISTS (SELECT 1 FROM ${schema.simCards} WHERE ${schema.simCards.token} = ${schema.simHolds.token} AND ${schema.simCards.behavior} = 'capture_fails')`,
+          ),
+        );
+      if (res.rowsAffected === 1) return;
+      const [card] = await db
+        .select({ behavior: schema.simCards.behavior })
+        .from(schema.simHolds)
+        .innerJoin(schema.simCards, eq(schema.simCards.token, schema.simHolds.token))
+        .where(eq(schema.simHolds.id, holdId));
+      if (card?.behavior === 'capture_fails') throw new VendorDeclineError('processing_error', 'The processor could not capture this authorization.');
+      throw new Error(`simulated processor: hold ${holdId} cannot be captured`);
     },
 
     async voidHold(holdId) {
@@ -271,8 +329,17 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
       await db.transaction(async (tx) => {
         const done = await firstRow(tx, schema.simRefunds, eq(schema.simRefunds.idempotencyKey, opts.idempotencyKey));
         if (done) return;
-        const h = await firstRow(tx, schema.simHolds, eq(schema.simHolds.id, holdId));
+        // The hold and its card's behaviour in one read (a bank debit's token names no sim card: null).
+        const [found] = await tx
+          .select({ hold: schema.simHolds, behavior: schema.simCards.behavior })
+          .from(schema.simHolds)
+          .leftJoin(schema.simCards, eq(schema.simCards.token, schema.simHolds.token))
+          .where(eq(schema.simHolds.id, holdId));
+        const h = found?.hold;
         if (!h || h.status !== 'captured') throw new Error(`simulated processor: hold ${holdId} is not captured`);
+        if (found.behavior === 'refund_refused' && MERCHANT_REFUND_KEY.test(opts.idempotencyKey)) {
+          throw new VendorDeclineError('card_declined', "The card's issuer refused the refund.");
+        }
         const res = await tx
           .update(schema.simHolds)
           .set({ refundedCents: sql`${schema.simHolds.refundedCents} + ${amountCents}` })

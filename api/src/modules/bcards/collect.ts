@@ -414,6 +414,8 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
             lockedMerchantId: collection.lockedMerchantId,
             lockedDomain: collection.lockedDomain,
             extensionTokenId: collection.extensionTokenId,
+            // A merchant's split sandbox test bcard (test-helpers/split.ts) is collected here too: still play money.
+            sandbox: collection.kind === 'sandbox',
             expiresAt,
             createdAt: now(deps),
           })

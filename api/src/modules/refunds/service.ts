@@ -247,7 +247,9 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
       })
       .returning();
 
-    if (collection.kind !== 'sandbox') {
+    // A consumer's bcard, or a split sandbox test bcard (test-helpers/split.ts): back through its shares. The one-pool
+    // sandbox test bcard has none: its refund goes back to sandbox:test_funds (recordOutcome).
+    if (shares.length > 0) {
       // Back through the split: proportional to what each share can still give back, which keeps the original
       // proportions and never asks a source's charge for more than it has left.
       const refundable = await refundableByShare(tx, bcard, collection, shares);
@@ -507,7 +509,8 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
  */
 async function noticeMerchantRefund(tx: DbOrTx, deps: AppDeps, loaded: LoadedRefund, went: LoadedRefund['parts'], at: Date): Promise<void> {
   const first = loaded.parts[0];
-  if (!first || went.length === 0) return;
+  // A sandbox payment's bcard is the merchant's own test bcard (payment.ts takes no other): nobody to tell.
+  if (!first || went.length === 0 || !loaded.refund.livemode) return;
   const merchant = await firstRow(tx, schema.merchants, eq(schema.merchants.id, loaded.refund.merchantId));
   const toSources = went.filter((p) => !loaded.returned.has(p.id));
   await notify(

@@ -5,6 +5,7 @@ import { errors, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { createTestBcard, withCardDetails, type StoredTestBcard } from './service';
+import { MAX_ALLOCATIONS, MIN_ALLOCATIONS, SANDBOX_SOURCES } from './split';
 
 const security = [{ secretKey: [] }];
 
@@ -34,9 +35,25 @@ const TestBcardBody = t.Object(
       error: 'amount must be an integer number of cents from 50 to 99999999.',
     }),
     currency: t.Optional(t.String({ pattern: '^(usd|USD)$', error: 'currency must be usd.', examples: ['usd'] })),
+    // Checked by the service (split.ts parseAllocations), so that a refusal names `allocations[2][source]` as Stripe does.
+    allocations: t.Optional(
+      t.Unknown({
+        description:
+          `${MIN_ALLOCATIONS} to ${MAX_ALLOCATIONS} shares \`{ amount, source }\` whose amounts (cents) add up to \`amount\`; ` +
+          '`source` is a magic test source (see the operation\'s description).',
+        examples: [[{ amount: 1500, source: 'tok_visa' }, { amount: 1000, source: 'tok_refundFail' }]],
+      }),
+    ),
   },
-  { examples: [{ amount: 2500, currency: 'usd' }] },
+  { examples: [{ amount: 2500, currency: 'usd' }, { amount: 2500, allocations: [{ amount: 1500, source: 'tok_visa' }, { amount: 1000, source: 'tok_refundFail' }] }] },
 );
+
+/** The magic test sources as a Markdown table (the route's description; README "Sandbox" has the same). */
+const sourcesTable = [
+  '| source | what it does |',
+  '|---|---|',
+  ...Object.entries(SANDBOX_SOURCES).map(([name, s]) => `| \`${name}\` | ${s.does} |`),
+].join('\n');
 
 const IdempotencyKey = t.Object({
   'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
@@ -75,7 +92,7 @@ export function testHelperRoutes(deps: AppDeps) {
         parse: 'json',
         headers: IdempotencyKey,
         body: TestBcardBody,
-        response: { 200: TestBcardModel, ...errors(400, 401, 403, 409, 415, 429) },
+        response: { 200: TestBcardModel, ...errors(400, 401, 402, 403, 409, 415, 429, 503) },
         detail: {
           summary: 'Create a sandbox test bcard',
           description:
@@ -84,7 +101,13 @@ export function testHelperRoutes(deps: AppDeps) {
             'intent with it (`payment_method` = its id, or `payment_method_data.card` with its number, expiry and CVC) ' +
             'and it pays exactly as a consumer\'s bcard would. The number and CVC are in this answer only (and in a ' +
             'replay under the same Idempotency-Key). Unused, it expires like any bcard. It is funded from sandbox ' +
-            'test funds, never from anyone\'s cards.',
+            'test funds, never from anyone\'s cards.\n\n' +
+            `With \`allocations\` (${MIN_ALLOCATIONS} to ${MAX_ALLOCATIONS} shares \`{ amount, source }\` adding up to \`amount\`) the bcard is a ` +
+            'split collected exactly as a consumer\'s bcard is, from simulated test cards that charge nobody: every share is held, ' +
+            'then all are captured and the card issued; a failure releases every share. The payment it makes lists the shares as ' +
+            'its Charge\'s `allocations`. A refused share answers 402 naming `allocations[i][source]`. Magic test sources (sandbox ' +
+            'only: no card number, a consumer\'s or Stripe\'s test numbers, behaves like them):\n\n' +
+            sourcesTable,
           security,
         },
       },

@@ -6,6 +6,7 @@ import { newId, newToken } from '../../lib/ids';
 import { issueKey } from '../bcards/saga';
 import { accounts, postMovement } from '../ledger/service';
 import { MAX_AMOUNT, MIN_AMOUNT } from '../payment-intents/service';
+import { collectSplitTestBcard, parseAllocations } from './split';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
 
@@ -45,19 +46,27 @@ export function assertSandbox(livemode: boolean): void {
  * Issues a fresh single-use sandbox bcard with `amount` cents on it, locked to this merchant: the simulator issues
  * the card first (never inside a transaction), then the collection, the bcard and the funding movement
  * (`sandbox:test_funds` → `bcard:<id>`) commit together. If that commit fails the card is deactivated.
- * Fails with: test_mode_only, validation_error (amount, currency).
+ * With `allocations`, the bcard is a split collected from magic test sources instead (split.ts).
+ * Fails with: test_mode_only, validation_error (amount, currency, allocations), and with allocations the collection's
+ * card_declined, insufficient_funds, processing_error, vendor_unavailable (naming `allocations[i][source]`).
  */
 export async function createTestBcard(
   deps: AppDeps,
   merchant: MerchantRow,
   livemode: boolean,
-  input: { amount: number; currency?: string },
+  input: { amount: number; currency?: string; allocations?: unknown },
 ): Promise<StoredTestBcard> {
   assertSandbox(livemode);
   if (!Number.isSafeInteger(input.amount) || input.amount < MIN_AMOUNT || input.amount > MAX_AMOUNT) {
     throw invalid('amount', `amount must be an integer number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
   }
   if (input.currency !== undefined && input.currency.toLowerCase() !== 'usd') throw invalid('currency', 'currency must be usd.');
+  if (input.allocations !== undefined) {
+    // A split across magic test sources, collected as a consumer's bcard is (split.ts).
+    const allocations = parseAllocations(input.allocations, input.amount);
+    const { bcardId, expiresAt } = await collectSplitTestBcard(deps, merchant, input.amount, allocations);
+    return { id: bcardId, object: 'test_bcard', limit: input.amount, currency: 'usd', expires_at: Math.floor(expiresAt.getTime() / 1000), livemode: false };
+  }
   const vendor = deps.vendorFor('simulated');
   const at = deps.clock.now();
   const expiresAt = new Date(at.getTime() + deps.bcardTtlMs);
