@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { TestClock } from '../../lib/clock';
-import { call, forkTestApp, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { call, forkTestApp, interceptVendor, makeTestApp, merchantCall, type TestContext } from '../../../test-support/app';
+import { VendorDeclineError } from '../../vendors/types';
 import {
   addBankAccount,
   addCard,
@@ -48,6 +49,24 @@ beforeAll(async () => {
 afterAll(() => template.close());
 
 const fork = () => forkTestApp(template, { clock: new TestClock(template.clock.now().getTime()), rateLimits: false });
+
+/** A fork whose processor refuses the refunds `refuses` picks (by the call's order, from 1). */
+async function refusingFork(refuses: (n: number) => boolean) {
+  let n = 0;
+  return forkTestApp(template, {
+    clock: new TestClock(template.clock.now().getTime()),
+    rateLimits: false,
+    wrapVendor: (v) =>
+      interceptVendor(
+        v,
+        async (method, _args, run) => {
+          if (method === 'refund' && refuses(++n)) throw new VendorDeclineError('card_declined', 'The card account is closed.');
+          return run();
+        },
+        { local: true },
+      ),
+  });
+}
 
 async function bcard(ctx: TestContext, split: Array<[string, number]>, balance: string) {
   const made = await call(ctx, '/api/virtual-cards', {
@@ -169,6 +188,38 @@ describe('refunds and their allocations', () => {
     expect((await merchantCall(ctx, live.secretKey, `/refunds/${first.body.id}`)).body.allocations).toEqual(first.body.allocations);
     const list = await merchantCall(ctx, live.secretKey, `/refunds?payment_intent=${pi.id}`);
     expect(list.body.data.map((r: { allocations: unknown }) => r.allocations)).toEqual([rest.body.allocations, first.body.allocations]);
+    ctx.close();
+  });
+});
+
+describe('refused refund parts', () => {
+  test('a later share refused: the refund covers the others; its allocations show that share failed, and the charge counts only what went back', async () => {
+    const ctx = await refusingFork((n) => n === 2);
+    const b = await bcard(ctx, [[cards[0]!.id, 50], [cards[1]!.id, 50]], '40.00');
+    const pi = await pay(ctx, live, b.card, 4000);
+    const r = (await merchantCall(ctx, live.secretKey, '/refunds', { method: 'POST', body: { payment_intent: pi.id, amount: 3000 } })).body;
+    expect(r).toMatchObject({ status: 'succeeded', amount: 1500 });
+    expect(r.allocations.map((a: { amount: number; status: string }) => [a.amount, a.status])).toEqual([[1500, 'succeeded'], [1500, 'failed']]);
+    // The failure names the share by its last 4 digits; the allocations never carry more than funding, brand and last4.
+    expect(Object.keys(r.allocations[1]).sort()).toEqual(['amount', 'brand', 'funding', 'last4', 'status']);
+    const ch = (await charge(ctx, live, pi.latest_charge)).body;
+    expect(ch.amount_refunded).toBe(1500);
+    expect(ch.allocations.map((a: { amount_refunded: number }) => a.amount_refunded)).toEqual([1500, 0]);
+    ctx.close();
+  });
+
+  test('the first share refused: the refund failed, every allocation failed, nothing counted as refunded', async () => {
+    const ctx = await refusingFork(() => true);
+    const pi = await pay(ctx, live, (await bcard(ctx, [[cards[0]!.id, 50], [cards[1]!.id, 50]], '20.00')).card, 2000);
+    const r = (await merchantCall(ctx, live.secretKey, '/refunds', { method: 'POST', body: { payment_intent: pi.id, amount: 1001 } })).body;
+    expect(r.status).toBe('failed');
+    expect(r.allocations.map((a: { status: string }) => a.status)).toEqual(['failed', 'failed']);
+    expect(sum(r.allocations)).toBe(1001);
+    const events = (await merchantCall(ctx, live.secretKey, '/events?limit=10')).body.data as Array<{ type: string; data: { object: Record<string, any> } }>;
+    const updated = events.find((e) => e.type === 'refund.updated' && e.data.object.id === r.id)!;
+    expect(updated.data.object.allocations).toEqual(r.allocations);
+    const ch = (await charge(ctx, live, pi.latest_charge)).body;
+    expect({ refunded: ch.amount_refunded, shares: ch.allocations.map((a: { amount_refunded: number }) => a.amount_refunded) }).toEqual({ refunded: 0, shares: [0, 0] });
     ctx.close();
   });
 });
