@@ -258,6 +258,41 @@ describe('bpay against a live server', () => {
     expect(people.stdout).toMatch(/payment intent pi_\w+: \$7\.00 USD refunded/);
   });
 
+  test('trigger refund.updated: a split test bcard whose tok_refundFail share refuses the refund; the refund partly succeeds, naming it', async () => {
+    const r = await bpay(['trigger', 'refund.updated', '--amount', '1001', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    // tok_visa took the odd cent (501) and got it back; tok_refundFail's 500 was refused.
+    expect(out.refund).toMatchObject({ object: 'refund', status: 'succeeded', amount: 501 });
+    expect(out.refund.failure_reason).toContain('tok_refundFail');
+    expect(out.payment_intent).toMatchObject({ status: 'succeeded', amount_received: 1001, amount_refunded: 501 });
+    const updated = await until('refund.updated with failure_reason', () =>
+      received.find((d) => d.event?.type === 'refund.updated' && d.event.data.object.id === out.refund.id && d.event.data.object.status === 'succeeded'),
+    );
+    expect(updated.verified).toBe(true);
+    expect(updated.event!.data.object.failure_reason).toContain('tok_refundFail');
+
+    const people = await bpay(['trigger', 'refund.updated', '--amount', '600']);
+    expect(people.code).toBe(0);
+    expect(people.stdout).toContain('collected from tok_visa ($3.00 USD) and tok_refundFail ($3.00 USD)');
+    expect(people.stdout).toMatch(/refund re_\w+ of \$3\.00 USD: succeeded/);
+    expect(people.stdout).toContain('failure_reason: ');
+  });
+
+  test('trigger capture.failed: the capture failure is expected; nothing is paid', async () => {
+    const r = await bpay(['trigger', 'capture.failed', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.error).toMatchObject({ type: 'card_error', code: 'processing_error' });
+    expect(out.payment_intent).toMatchObject({ status: 'requires_payment_method', amount_received: 0 });
+    expect(out.test_bcard).toBeUndefined();
+    const people = await bpay(['trigger', 'capture.failed']);
+    expect(people.code).toBe(0);
+    expect(people.stdout).toContain('test bcard refused as expected: processing_error on allocations[1][source]');
+  });
+
   test('SIGINT stops the listener with exit 0', async () => {
     listener.proc.kill('SIGINT');
     expect(await listener.proc.exited).toBe(0);

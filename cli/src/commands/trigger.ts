@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import { BpayCardError, type Bpay } from '@bpay/sdk';
+import { BpayCardError, type Bpay, type TestBcardCreateParams } from '@bpay/sdk';
 import { isLiveKey } from '../config';
 import { isJson, merchantClient, type Ctx } from '../context';
 import { CliError, formatMoney, parsePaymentAmount, printJson, UsageError } from '../output';
@@ -40,6 +40,29 @@ async function payWithTestBcard(bpay: Bpay, pi: IntentView, step: Step): Promise
   const done = await bpay.paymentIntents.confirm(pi.id, { payment_method: card.id });
   step(`payment intent ${done.id} confirmed: ${done.status}`);
   return { payment_intent: done, test_bcard: card.id };
+}
+
+/** A share of a split sandbox test bcard: `source` is one of the sandbox's magic test sources (README "Sandbox"). */
+interface Allocation {
+  amount: number;
+  source: string;
+}
+
+/** `amount` in two shares (the first takes the odd cent), on these two magic test sources. */
+export function twoShares(amount: number, first: string, second: string): Allocation[] {
+  const half = Math.floor(amount / 2);
+  return [
+    { amount: amount - half, source: first },
+    { amount: half, source: second },
+  ];
+}
+
+async function splitTestBcard(bpay: Bpay, amount: number, allocations: Allocation[], step: Step) {
+  // allocations is typed by the SDK once it is regenerated from the API document; until then it passes as an extra field.
+  const params: TestBcardCreateParams & { allocations: Allocation[] } = { amount, allocations };
+  const card = await bpay.testHelpers.bcards.create(params);
+  step(`test bcard ${card.id} collected from ${allocations.map((a) => `${a.source} (${formatMoney(a.amount, 'usd')})`).join(' and ')}`);
+  return card;
 }
 
 /** The fixtures, in the order `bpay trigger --help` lists them. */
@@ -99,6 +122,42 @@ export const FIXTURES: Record<string, { about: string; run: (bpay: Bpay, amount:
       const after = await bpay.paymentIntents.retrieve(paid.payment_intent.id);
       step(`payment intent ${after.id}: ${formatMoney(after.amount_refunded, after.currency)} refunded`);
       return { ...paid, payment_intent: after, refund };
+    },
+  },
+  'refund.updated': {
+    about:
+      'pays with a test bcard split between tok_visa and tok_refundFail, then refunds in full: the refund is refused for the ' +
+      'tok_refundFail share and partly succeeds, failure_reason naming it (refund.updated; charge.refunded for what went back)',
+    run: async (bpay, amount, step) => {
+      const pi = await intent(bpay, amount, step);
+      const card = await splitTestBcard(bpay, amount, twoShares(amount, 'tok_visa', 'tok_refundFail'), step);
+      const paid = await bpay.paymentIntents.confirm(pi.id, { payment_method: card.id });
+      step(`payment intent ${paid.id} confirmed: ${paid.status}`);
+      const refund = await bpay.refunds.create({ payment_intent: paid.id, reason: 'requested_by_customer' });
+      step(`refund ${refund.id} of ${formatMoney(refund.amount, refund.currency)}: ${refund.status}`);
+      if (!refund.failure_reason) {
+        throw new CliError(`The refund ${refund.id} is ${refund.status} with no share refused; expected tok_refundFail's share to be refused.`);
+      }
+      step(`failure_reason: ${refund.failure_reason}`);
+      const after = await bpay.paymentIntents.retrieve(paid.id);
+      return { payment_intent: after, test_bcard: card.id, refund };
+    },
+  },
+  'capture.failed': {
+    about:
+      'creates a payment intent, then a test bcard split between tok_visa and tok_captureFail: the capture fails, every share ' +
+      'is released and no bcard is issued (402 processing_error; the intent stays requires_payment_method, no payment event)',
+    run: async (bpay, amount, step) => {
+      const pi = await intent(bpay, amount, step);
+      try {
+        await splitTestBcard(bpay, amount, twoShares(amount, 'tok_visa', 'tok_captureFail'), step);
+      } catch (e) {
+        if (!(e instanceof BpayCardError)) throw e;
+        step(`test bcard refused as expected: ${e.code ?? e.type} on ${e.param ?? 'the split'} (${e.message})`);
+        const after = await bpay.paymentIntents.retrieve(pi.id);
+        return { payment_intent: after, error: { type: e.type, code: e.code, decline_code: e.declineCode, message: e.message } };
+      }
+      throw new Error('The sandbox issued a bcard from tok_captureFail; expected the capture to fail.');
     },
   },
 };
