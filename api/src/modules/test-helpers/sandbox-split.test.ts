@@ -220,6 +220,13 @@ describe('magic sources that fail', () => {
     expect(refund.status).toBe(200);
     expect(refund.body).toMatchObject({ status: 'succeeded', amount: 1500 });
     expect(refund.body.failure_reason).toContain('Sandbox tok_refundFail (•••• 5126) $10.00');
+    // The payment's Charge lists the two test sources as its allocations (part A's contract), with what went back.
+    const charges = await v1(ctx, sandbox.key, `/charges?payment_intent=${pi}`);
+    expect(charges.status).toBe(200);
+    expect(charges.body.data[0].allocations).toEqual([
+      { amount: 1500, amount_refunded: 1500, funding: 'credit', brand: 'visa', last4: '4242', status: 'succeeded' },
+      { amount: 1000, amount_refunded: 0, funding: 'credit', brand: 'visa', last4: '5126', status: 'succeeded' },
+    ]);
     // What was refused is given back to the intent's refundable amount (the reservation of it is released).
     const intent = await ctx.handle.db.query.paymentIntents.findFirst({ where: eq(schema.paymentIntents.id, pi) });
     expect(intent!.amountRefunded).toBe(1500);
