@@ -6,6 +6,7 @@ import { registerUser } from '../../../test-support/world';
 import { createIntent, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { createSimulatedVendor, TEST_CARD_BEHAVIOR } from '../../vendors/simulated';
 import { accountBalance, accounts } from '../ledger/service';
+import { expireBcards } from '../bcards/sweep';
 import { SANDBOX_SOURCES } from './split';
 
 /*
@@ -286,6 +287,28 @@ describe('magic sources that fail', () => {
     } finally {
       ctx.deps.sandboxSlowMs = undefined;
     }
+  });
+});
+
+describe('an unused split test bcard', () => {
+  test('expires like any bcard: deactivated, every share (tok_refundFail too) back to its test source, nobody told', async () => {
+    const card = await makeCard(sandbox, 1800, [
+      { amount: 600, source: 'tok_visa' },
+      { amount: 600, source: 'tok_refundFail' },
+      { amount: 600, source: 'tok_visa_debit' },
+    ]);
+    expect(card.status).toBe(200);
+    const { collection, shares } = await newestCollection();
+    ctx.clock.advance(31 * 60_000);
+    expect(await expireBcards(ctx.deps)).toBeGreaterThanOrEqual(1);
+    const bcard = await ctx.handle.db.query.bcards.findFirst({ where: eq(schema.bcards.id, card.body.id) });
+    expect(bcard?.status).toBe('expired');
+    expect(await accountBalance(ctx.handle.db, accounts.bcard(card.body.id))).toBe(0);
+    const after = await ctx.handle.db.query.collections.findFirst({ where: eq(schema.collections.id, collection.id) });
+    expect(after).toMatchObject({ status: 'refunded', refundedCents: 1800 });
+    for (const s of shares) expect(await accountBalance(ctx.handle.db, accounts.fundingSource(s.fundingSourceId))).toBe(0);
+    expect(await q('SELECT count(*) AS n FROM notifications WHERE user_id = ?', [owner.user.id])).toEqual([{ n: 0 }] as any);
+    expect(await moneyAgrees()).toEqual([]);
   });
 });
 
