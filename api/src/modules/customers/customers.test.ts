@@ -32,6 +32,15 @@ describe('customers', () => {
     expect((await api('/customers', { method: 'POST' })).body).toMatchObject({ object: 'customer', email: null, metadata: {} });
   });
 
+  test('create: a metadata value "" is simply not stored (Stripe: "" means unset)', async () => {
+    const made = await api('/customers', { method: 'POST', body: { name: 'Empty', metadata: { keep: '1', skip: '' } } });
+    expect(made.status).toBe(200);
+    expect(made.body.metadata).toEqual({ keep: '1' });
+    expect((await api(`/customers/${made.body.id}`)).body.metadata).toEqual({ keep: '1' });
+    const onlyEmpty = await api('/customers', { method: 'POST', body: { metadata: { skip: '' } } });
+    expect(onlyEmpty.body.metadata).toEqual({});
+  });
+
   test('update sets fields, clears with "" or null, merges metadata', async () => {
     const made = await api('/customers', { method: 'POST', body: { email: 'a@example.com', name: 'A', metadata: { keep: '1', drop: '2' } } });
     const up = await api(`/customers/${made.body.id}`, { method: 'POST', body: { name: '', phone: '+1555', metadata: { drop: '', add: '3' } } });

@@ -47,7 +47,12 @@ export const CreateCustomerBody = t.Optional(
   t.Object(
     {
       ...fields,
-      metadata: t.Optional(t.Record(t.String(), t.String({ maxLength: 500 }), { error: 'metadata must be an object of string values of at most 500 characters.' })),
+      metadata: t.Optional(
+        t.Record(t.String(), t.String({ maxLength: 500 }), {
+          error: 'metadata must be an object of string values of at most 500 characters.',
+          description: 'Up to 50 keys; a key whose value is "" is not stored (as Stripe: "" means unset).',
+        }),
+      ),
     },
     { additionalProperties: false, examples: [{ email: 'jenny@example.com', name: 'Jenny Rosen', metadata: { crm_id: '42' } }] },
   ),

@@ -78,20 +78,24 @@ function checkFields(input: CustomerFields): Partial<Record<keyof CustomerFields
   return out;
 }
 
-function checkMetadata(metadata: Record<string, unknown>, removable: boolean): void {
+/** Metadata as given (at most MAX keys of 1-40 characters, string values of at most 500; "" means no value). */
+function checkMetadata(metadata: Record<string, unknown>): void {
   const keys = Object.keys(metadata);
   if (keys.length > MAX_CUSTOMER_METADATA_KEYS) throw invalid('metadata', `metadata can have at most ${MAX_CUSTOMER_METADATA_KEYS} keys.`);
   for (const k of keys) {
     const param = `metadata[${shownText(k)}]`;
     if (k.length === 0 || k.length > 40) throw invalid(param, 'metadata keys must be 1 to 40 characters.');
     const v = metadata[k];
-    if (typeof v !== 'string' || v.length > 500 || (!removable && v === '')) {
-      throw invalid(param, `metadata values must be strings of ${removable ? 'at most' : '1 to'} 500 characters${removable ? ' ("" removes the key)' : ''}.`);
+    if (typeof v !== 'string' || v.length > 500) {
+      throw invalid(param, 'metadata values must be strings of at most 500 characters ("" means no value: the key is not kept).');
     }
   }
 }
 
-/** Creates a customer. Fails with: validation_error. */
+/**
+ * Creates a customer. A metadata value "" is simply not stored (Stripe's rule: "" means unset, which on create is no
+ * key at all; on update it removes the key). Fails with: validation_error.
+ */
 export async function createCustomer(
   tx: DbOrTx,
   deps: AppDeps,
@@ -100,8 +104,8 @@ export async function createCustomer(
   input: CustomerFields & { metadata?: Record<string, string> },
 ): Promise<CustomerObject> {
   const fields = checkFields(input);
-  const metadata = input.metadata ?? {};
-  checkMetadata(metadata, false);
+  checkMetadata(input.metadata ?? {});
+  const metadata = Object.fromEntries(Object.entries(input.metadata ?? {}).filter(([, v]) => v !== ''));
   const now = deps.clock.now();
   const c = schema.customers;
   const next = sql<number>`(select coalesce(max(${c.seq}), 0) + 1 from ${c} where ${c.merchantId} = ${merchant.id} and ${c.livemode} = ${livemode})`;
@@ -168,7 +172,7 @@ export async function updateCustomer(
   let metadata = sql`${c.metadata}`;
   if (input.metadata === '' || input.metadata === null) metadata = sql`'{}'`;
   else if (input.metadata !== undefined) {
-    checkMetadata(input.metadata, true);
+    checkMetadata(input.metadata);
     const patch = Object.fromEntries(Object.entries(input.metadata).map(([k, v]) => [k, v === '' ? null : v]));
     metadata = sql`json_patch(${c.metadata}, ${JSON.stringify(patch)})`;
   }

@@ -118,6 +118,18 @@ describe('accepted, kept and answered', () => {
   });
 });
 
+describe('customer "" on create', () => {
+  test('means no customer (as Stripe takes the "" its libraries send for an unset parameter), through JSON and form bodies', async () => {
+    const json = await create({ amount: 2000, currency: 'usd', customer: '' });
+    expect({ status: json.status, customer: json.body.customer }).toEqual({ status: 200, customer: null });
+    const form = await merchantCall(ctx, sk, '/payment_intents', { method: 'POST', rawBody: 'amount=2000&currency=usd&customer=', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect({ status: form.status, customer: form.body.customer }).toEqual({ status: 200, customer: null });
+    // A customer that is not one still is refused by name.
+    const nobody = await create({ amount: 2000, currency: 'usd', customer: ' ' });
+    expect({ status: nobody.status, param: nobody.body.error?.param }).toEqual({ status: 400, param: 'customer' });
+  });
+});
+
 describe('update takes them too', () => {
   const update = (id: string, body: Record<string, unknown>) => merchantCall(ctx, sk, `/payment_intents/${id}`, { method: 'POST', body });
 

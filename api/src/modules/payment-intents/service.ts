@@ -156,7 +156,9 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
   if (input.currency.toLowerCase() !== 'usd') throw invalid('currency', 'currency must be usd.');
   const metadata = validateMetadata(input.metadata);
   checkCreateParameters(input);
-  if (input.customer !== undefined) await assertIntentCustomer(tx, merchant, livemode, input.customer);
+  // customer "" means none (Stripe's libraries send "" for a parameter left unset; Stripe's create takes it so).
+  const customer = input.customer === '' ? undefined : input.customer;
+  if (customer !== undefined) await assertIntentCustomer(tx, merchant, livemode, customer);
   const now = deps.clock.now();
   const row = await (async () => {
     // The next seq, read in the insert itself. With the mode, max(seq) is one step down payment_intents_merchant_idx,
@@ -175,7 +177,7 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
         captureMethod: input.capture_method ?? 'automatic',
         description: input.description ?? null,
         metadata,
-        customerId: input.customer ?? null,
+        customerId: customer ?? null,
         receiptEmail: input.receipt_email || null,
         statementDescriptor: input.statement_descriptor || null,
         statementDescriptorSuffix: input.statement_descriptor_suffix || null,
