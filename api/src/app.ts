@@ -14,6 +14,7 @@ import { analyticsRoutes } from './modules/analytics/routes';
 import { merchantRoutes } from './modules/merchants/routes';
 import { paymentIntentRoutes } from './modules/payment-intents/routes';
 import { customerRoutes } from './modules/customers/routes';
+import { chargeDashboardRoutes } from './modules/charges/dashboard-routes';
 import { chargeRoutes } from './modules/charges/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
 import { demoRoutes } from './modules/demo/routes';
@@ -221,6 +222,7 @@ export function createApp(deps: AppDeps) {
     .use(paymentIntentRoutes(deps))
     .use(customerRoutes(deps))
     .use(chargeRoutes(deps))
+    .use(chargeDashboardRoutes(deps))
     .use(refundRoutes(deps))
     .use(refundDashboardRoutes(deps))
     .use(checkoutRoutes(deps))
