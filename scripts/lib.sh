@@ -51,3 +51,19 @@ ensure_chromium() {
   echo "Chromium is missing. Install it as root: apt-get install -y chromium (or set CHROMIUM_PATH)." >&2
   exit 1
 }
+
+# Stripe's Python library for api/src/stripe-compat.python.test.ts: Debian's python3-stripe, installed when root may
+# (as Chromium is). Never fatal: without it that test skips and says why.
+ensure_python_stripe() {
+  if /usr/bin/python3 -c 'import stripe' >/dev/null 2>&1 || python3 -c 'import stripe' >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing python3-stripe from Debian (for the stripe-python compatibility test)"
+    if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-stripe >/dev/null 2>&1 \
+      || { DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-stripe >/dev/null 2>&1; }; then
+      return 0
+    fi
+  fi
+  echo "note: python3-stripe is not installed (apt-get install -y python3-stripe as root): the stripe-python test will skip." >&2
+  return 0
+}

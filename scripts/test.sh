@@ -5,6 +5,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 ensure_bun
 install_deps
+ensure_python_stripe
 echo "==> generated API types (sdk/openapi.json, sdk/src/schema.d.ts) match the API"
 bun scripts/generate-sdk.ts --check
 echo "==> typecheck"

@@ -119,6 +119,10 @@ describe('coerceFormValues', () => {
 
   test('numbers and integers from digits, booleans from true/false, by the schema', () => {
     expect(coerceFormValues(schema, { amount: '2000', count: '3', live: 'true', ids: ['1', '2'] })).toEqual({ amount: 2000, count: 3, live: true, ids: [1, 2] });
+    // stripe-python 5 sends a Python bool as "True" / "False".
+    expect(coerceFormValues(schema, { live: 'True' })).toEqual({ live: true });
+    expect(coerceFormValues(schema, { live: 'False' })).toEqual({ live: false });
+    expect(coerceFormValues(schema, { live: 'TRUE' })).toEqual({ live: 'TRUE' });
   });
 
   test('strings the schema wants as strings stay strings, however numeric they look', () => {

@@ -170,7 +170,8 @@ function memberSchema(schema: FormSchema, key: string): FormSchema | undefined {
 
 /**
  * Turns a form body's strings into what the route's schema asks for: a number or an integer from decimal digits
- * ("2000" → 2000; "20.5" → 20.5, which an integer schema then refuses by name), a boolean from "true" or "false".
+ * ("2000" → 2000; "20.5" → 20.5, which an integer schema then refuses by name), a boolean from "true" or "false"
+ * (or "True"/"False", as stripe-python sends a Python bool).
  * Anything else stays as sent, so the validator refuses it with the same message a JSON body would get.
  */
 export function coerceFormValues(schema: FormSchema | undefined, value: unknown): unknown {
@@ -185,7 +186,8 @@ export function coerceFormValues(schema: FormSchema | undefined, value: unknown)
   }
   if (typeof value === 'string') {
     if ((hasType(schema, 'number') || hasType(schema, 'integer')) && NUMBER.test(value)) return Number(value);
-    if (hasType(schema, 'boolean') && (value === 'true' || value === 'false')) return value === 'true';
+    // "True"/"False" too: stripe-python (Debian's 5.x) form-encodes a Python bool as str(True), and Stripe takes it.
+    if (hasType(schema, 'boolean') && /^(true|false|True|False)$/.test(value)) return value.toLowerCase() === 'true';
     return value;
   }
   if (Array.isArray(value)) return hasType(schema, 'array') ? value.map((v) => coerceFormValues(schema.items, v)) : value;
