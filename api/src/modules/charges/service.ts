@@ -59,7 +59,12 @@ async function fundingOf(db: DbOrTx, bcardIds: string[]) {
       deactivatedAt: schema.bcards.deactivatedAt,
       amountCents: schema.collections.amountCents,
       feeCents: schema.collections.feeCents,
-      share: { id: schema.collectionShares.id, amountCents: schema.collectionShares.amountCents, status: schema.collectionShares.status },
+      share: {
+        id: schema.collectionShares.id,
+        amountCents: schema.collectionShares.amountCents,
+        status: schema.collectionShares.status,
+        position: schema.collectionShares.position,
+      },
       source: { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 },
       debitStatus: schema.bankDebits.status,
     })
@@ -68,8 +73,9 @@ async function fundingOf(db: DbOrTx, bcardIds: string[]) {
     .leftJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
     .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
     .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
-    .where(inArray(schema.bcards.id, bcardIds))
-    .orderBy(asc(schema.collectionShares.position));
+    .where(inArray(schema.bcards.id, bcardIds));
+  // A bcard has 1–5 shares: ordered here, so the statement needs no sort (query-plans.test.ts).
+  rows.sort((a, b) => (a.share?.position ?? 0) - (b.share?.position ?? 0));
   const out = new Map<string, { bcard: (typeof rows)[number]; shares: ShareFunding[] }>();
   for (const r of rows) {
     const entry = out.get(r.bcardId) ?? { bcard: r, shares: [] };
@@ -104,14 +110,16 @@ async function refundsWithAllocations(
     .select({
       refund: schema.refunds,
       part: { shareId: schema.refundParts.shareId, amountCents: schema.refundParts.amountCents, status: schema.refundParts.status },
+      position: schema.collectionShares.position,
       source: { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 },
     })
     .from(schema.refunds)
     .leftJoin(schema.refundParts, eq(schema.refundParts.refundId, schema.refunds.id))
     .leftJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
     .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.refundParts.fundingSourceId))
-    .where('refunds' in of ? inArray(schema.refunds.id, ids) : inArray(schema.refunds.paymentIntentId, ids))
-    .orderBy(asc(schema.refunds.seq), asc(schema.collectionShares.position));
+    .where('refunds' in of ? inArray(schema.refunds.id, ids) : inArray(schema.refunds.paymentIntentId, ids));
+  // The refunds of a page or of one intent, each with a part per share (1–5): ordered here, not by a sort in SQL.
+  rows.sort((a, b) => a.refund.seq - b.refund.seq || (a.position ?? 0) - (b.position ?? 0));
   const parts = new Map<string, { refund: RefundRow; parts: Parameters<typeof refundAllocations>[1] }>();
   for (const r of rows) {
     const entry = parts.get(r.refund.id) ?? { refund: r.refund, parts: [] };
