@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import { api, unwrap, type ApiAnswer, type ApiBody } from '../../lib/api';
+import type { Client } from 'openapi-fetch';
+import { api, unwrap, type ApiAnswer, type ApiBody, type paths } from '../../lib/api';
 
 /*
  * The merchant pages read through the cookie-authenticated, owner-checked mirrors under /api/merchants/{id}/…:
@@ -212,3 +213,75 @@ export function refundsQuery(merchantId: string, paymentIntentId: string) {
 /** Refunds a payment, in full (no amount) or in part; the key is the submit's (kept across its retries). */
 export const createRefundRequest = (merchantId: string, body: CreateRefundBody, idempotencyKey: string) =>
   unwrap(api.POST('/api/merchants/{id}/refunds', { params: { path: { id: merchantId }, header: { 'idempotency-key': idempotencyKey } }, body }));
+
+/*
+ * How a payment was funded (issue 28 §2): its charge's allocations, one per funding share of the consumer's bcard, and
+ * each refund's. The shapes are the generated ones as soon as sdk/src/schema.d.ts has the dashboard's charges route
+ * (the lead regenerates it); until then they come from the shared contract below, so the page builds either way.
+ */
+type Funding = 'credit' | 'debit' | 'prepaid' | 'bank_account';
+interface ContractAllocation {
+  amount: number;
+  amount_refunded: number;
+  funding: Funding;
+  brand: string | null;
+  last4: string;
+  status: 'succeeded' | 'pending' | 'failed';
+}
+interface ContractCharge {
+  id: string;
+  object: 'charge';
+  amount: number;
+  amount_refunded: number;
+  currency: string;
+  payment_intent: string;
+  allocations: ContractAllocation[];
+}
+interface ContractRefundAllocation {
+  amount: number;
+  funding: Funding;
+  brand: string | null;
+  last4: string;
+  status: 'pending' | 'succeeded' | 'failed';
+}
+type ChargePage = { object: 'list'; url: string; has_more: boolean; data: Charge[] };
+type GeneratedChargePage = paths extends {
+  '/api/merchants/{id}/charges': { get: { responses: { 200: { content: { 'application/json': infer T } } } } };
+}
+  ? T
+  : undefined;
+/** A paid payment's charge: its allocations say which card or account paid what. */
+export type Charge = [GeneratedChargePage] extends [undefined] ? ContractCharge : GeneratedChargePage extends { data: Array<infer C> } ? C : never;
+export type ChargeAllocation = Charge['allocations'][number];
+/** How much of a refund went back to one funding share. */
+export type RefundAllocation = Refund extends { allocations: Array<infer A> } ? A : ContractRefundAllocation;
+/** A refund's split, when the server sent one. */
+export const refundAllocations = (r: Refund): RefundAllocation[] => (r as Refund & { allocations?: RefundAllocation[] }).allocations ?? [];
+
+/** The charges route as openapi-fetch reads paths, until the generated schema has it. */
+interface ChargePaths {
+  '/api/merchants/{id}/charges': {
+    get: {
+      parameters: { path: { id: string }; query?: { payment_intent?: string; limit?: number } };
+      responses: { 200: { content: { 'application/json': ChargePage } } };
+    };
+  };
+}
+const chargesApi = api as unknown as Client<ChargePaths>;
+
+/**
+ * A payment's charge (null before it is paid). Under the payment intents' key: a refund's refresh of the intents reads
+ * it again too (each share's amount refunded changed).
+ */
+export function paymentChargeQuery(merchantId: string, paymentIntentId: string) {
+  return queryOptions({
+    queryKey: [...paymentIntentsKey(merchantId), 'charge', paymentIntentId] as const,
+    queryFn: async () =>
+      (
+        await unwrap(
+          chargesApi.GET('/api/merchants/{id}/charges', { params: { path: { id: merchantId }, query: { payment_intent: paymentIntentId, limit: 1 } } }),
+        )
+      ).data[0] ?? null,
+    staleTime: 0,
+  });
+}

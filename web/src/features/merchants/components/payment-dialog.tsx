@@ -11,6 +11,7 @@ import { formatDateTime, formatIntentAmount, type Tone } from '../display';
 import { canRefund, refundableCents } from '../refunds';
 import { IntentStatusBadge } from './intent-status-badge';
 import { RefundForm } from './refund-form';
+import { hasCharge, PaymentSplit, RefundSplit } from './payment-split';
 
 export type PaymentDialogMode = 'detail' | 'refund';
 
@@ -74,6 +75,7 @@ function RefundHistory({ merchantId, intent }: { merchantId: string; intent: Pay
                     {r.failure_reason}
                   </p>
                 )}
+                <RefundSplit refund={r} />
               </li>
             );
           })}
@@ -157,6 +159,7 @@ export function PaymentDialog({
               <Figure label={t('merchants.payment.descriptionLabel')} testId="payment-description">
                 {intent.description ?? <span className="text-slate-400">{t('merchants.payment.noDescription')}</span>}
               </Figure>
+              {hasCharge(intent) && <PaymentSplit merchantId={merchantId} intent={intent} />}
               <RefundHistory merchantId={merchantId} intent={intent} />
               <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
                 <p className="text-xs text-slate-500" data-testid="payment-refund-note">
