@@ -208,6 +208,46 @@ describe('every operation of /swagger/json', () => {
     expect(ok('/api/v1/webhook_endpoints/{id}', 'get')).toEqual({ $ref: '#/components/schemas/WebhookEndpoint' });
   });
 
+  // Swagger UI (and any JSON Schema 2020-12 reader) takes an $id as a new base URI: a model that kept TypeBox's
+  // '#/components/schemas/Refund' made its own $ref unresolvable there and the UI showed "string" (openapi-tidy.ts).
+  test('no $id is left, every $ref resolves inside the document, and each shared model is one components entry', () => {
+    const text = JSON.stringify(spec);
+    expect(text).not.toContain('"$id"');
+    const refs = [...text.matchAll(/"\$ref":"([^"]*)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(100);
+    const unresolved = [...new Set(refs)].filter((ref) => {
+      if (!ref.startsWith('#/')) return true;
+      let node: unknown = spec;
+      for (const part of ref.slice(2).split('/')) {
+        const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+        node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+      }
+      return typeof node !== 'object' || node === null;
+    });
+    expect(unresolved).toEqual([]);
+    const schemas = (spec as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    // Models a route names inline (not only the ones registered with .model()) are entries too, and referenced.
+    for (const name of ['Refund', 'Error', 'User', 'Bcard', 'FundingSource', 'SubscriptionTier']) expect(schemas[name]).toBeDefined();
+    const paths = spec.paths as unknown as Record<string, Record<string, WalkedOperation>>;
+    expect(paths['/api/auth/user']!.get!.responses!['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/User' });
+    // A route's nullable, described copy of a model keeps both beside the reference.
+    const plan = schemas.Plan as { properties: Record<string, unknown> };
+    expect(plan.properties.pendingTier).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/SubscriptionTier' }, { type: 'null' }] });
+    expect((plan.properties.pendingTier as { description?: string }).description).toBeTruthy();
+  });
+
+  test('the document is tidied afresh on every request, and the same each time (Elysia\'s cached copy is left alone)', async () => {
+    const again = await call(ctx, '/swagger/json');
+    expect(again.body).toEqual(spec);
+    const { tidyOpenApi } = await import('./openapi-tidy');
+    expect(tidyOpenApi(structuredClone(spec))).toEqual(spec);
+    const raw = { components: { schemas: {} }, paths: { '/a': { get: { responses: { 200: { content: { 'application/json': { schema: { $id: '#/components/schemas/A', type: 'object' } } } } } } } } };
+    const before = JSON.stringify(raw);
+    const tidied = tidyOpenApi(raw) as unknown as { components: { schemas: Record<string, unknown> } };
+    expect(JSON.stringify(raw)).toBe(before);
+    expect(tidied.components.schemas.A).toEqual({ type: 'object' });
+  });
+
   test('binary and streaming answers are documented as such', () => {
     const paths = spec.paths as unknown as Record<string, Record<string, WalkedOperation>>;
     for (const path of ['/api/kyc/documents/{id}', '/api/admin/kyc/documents/{id}']) {
