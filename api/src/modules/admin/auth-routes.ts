@@ -50,12 +50,24 @@ export function adminAuthRoutes(deps: AppDeps) {
       {
         admin: true,
         response: { 200: SuccessModel, ...errors(401) },
-        detail: { summary: 'Revoke this admin token on the server', security },
+        detail: {
+          summary: 'Revoke this admin token on the server',
+          description:
+            'Revokes the admin token this request carries, on the server: from now on it answers 401 even before ' +
+            'it would expire. For a signed-in admin (Bearer admin token); nothing else changes.',
+          security,
+        },
       },
     )
     .get('/verify', ({ admin }) => ({ admin: { username: admin.username, loginTime: admin.issuedAt.toISOString() } }), {
       admin: true,
       response: { 200: AdminVerifyModel, ...errors(401) },
-      detail: { summary: 'Check an admin token: the admin and when the token was issued', security },
+      detail: {
+        summary: 'Check an admin token: the admin and when the token was issued',
+        description:
+          "Answers the admin's username and when this token was issued, or 401 when the token is missing, expired " +
+          'or revoked. The back office calls it to check a stored token; it changes nothing.',
+        security,
+      },
     });
 }

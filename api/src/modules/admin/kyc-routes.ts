@@ -62,7 +62,12 @@ export function adminKycRoutes(deps: AppDeps) {
     .get('/dashboard', () => kycDashboard(deps), {
       admin: true,
       response: { 200: KycDashboardModel, ...errors(401) },
-      detail: doc('KYC overview figures'),
+      detail: doc(
+        'KYC overview figures',
+        "The KYC panel's figures: verifications in total, waiting for review (pending, processing or " +
+          'requires_input), verified users, failed ones, and the average hours from submission to review. Admins ' +
+          'only; read only.',
+      ),
     })
     .get(
       '/verifications',

@@ -138,7 +138,11 @@ export function adminRoutes(deps: AppDeps) {
     .get('/subscription-tiers', () => listTiers(deps.db), {
       admin: true,
       response: { 200: t.Array(AdminTierModel), ...errors(401) },
-      detail: doc('Every tier, active or not'),
+      detail: doc(
+        'Every tier, active or not',
+        'Every subscription tier with its price, fee rate, limits and features, inactive ones included (GET ' +
+          '/api/subscription/tiers shows consumers only the active ones). Admins only; read only.',
+      ),
     })
     .post(
       '/subscription-tiers',
@@ -207,7 +211,11 @@ export function adminRoutes(deps: AppDeps) {
     .get('/user-subscriptions', () => listUserSubscriptions(deps.db, deps.clock), {
       admin: true,
       response: { 200: t.Array(UserSubscriptionModel), ...errors(401) },
-      detail: doc('Active subscriptions with their user and tier'),
+      detail: doc(
+        'Active subscriptions with their user and tier',
+        'Every active subscription with its user and tier, whether a paid period is running (billed), and the ' +
+          'tier a scheduled change moves to. Admins only; read only.',
+      ),
     })
     .get('/subscription-analytics', () => subscriptionAnalytics(deps.db, deps.clock), {
       admin: true,
