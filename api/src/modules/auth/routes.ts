@@ -221,7 +221,12 @@ export function authRoutes(deps: AppDeps) {
       },
       {
         response: { 200: t.Object({ success: t.Boolean() }), ...errors(403) },
-        detail: { summary: 'Sign out: the session is deleted on the server' },
+        detail: {
+          summary: 'Sign out: the session is deleted on the server',
+          description:
+            'Signs out: the session is deleted on the server and the cookie cleared, so the same cookie no longer ' +
+            'works anywhere. Answers 200 with or without a session.',
+        },
       },
     )
     .get(
@@ -249,7 +254,13 @@ export function authRoutes(deps: AppDeps) {
     .get('/user', ({ user }) => toPublicUser(user), {
       auth: true,
       response: { 200: UserModel, ...errors(401) },
-      detail: { summary: 'The signed-in user' },
+      detail: {
+        summary: 'The signed-in user',
+        description:
+          "The signed-in user's profile: name, e-mail, address, role, language and security settings. Needs a " +
+          'session cookie (401 without one; GET /api/auth/session answers 200 with user null instead). Changes ' +
+          'nothing.',
+      },
     })
     .patch('/user', ({ user, sessionToken, body }) => updateAccount(authDeps, user.id, sessionToken, body), {
       auth: true,
@@ -274,7 +285,12 @@ export function authRoutes(deps: AppDeps) {
     .get('/email-change', async ({ user }) => ({ pending: await pendingEmailChange(authDeps, user.id) }), {
       auth: true,
       response: { 200: PendingEmailChangeModel, ...errors(401) },
-      detail: { summary: 'The e-mail change waiting for its confirmation link, if any' },
+      detail: {
+        summary: 'The e-mail change waiting for its confirmation link, if any',
+        description:
+          'The new address waiting for its confirmation link, when the link expires and when it was sent, or ' +
+          'pending null when no change waits. For the signed-in user; read only.',
+      },
     })
     .post('/email-change/resend', async ({ user }) => ({ pending: await resendEmailChange(authDeps, user) }), {
       auth: true,
@@ -295,7 +311,13 @@ export function authRoutes(deps: AppDeps) {
       {
         auth: true,
         response: { 200: PendingEmailChangeModel, ...errors(401, 403) },
-        detail: { summary: 'Cancel the pending e-mail change (its link stops working)' },
+        detail: {
+          summary: 'Cancel the pending e-mail change (its link stops working)',
+          description:
+            'Cancels the e-mail change waiting for its confirmation link: the link stops working and the account ' +
+            'keeps its current address. For the signed-in user; answers pending null, also when nothing was ' +
+            'pending.',
+        },
       },
     )
     .post('/email-change/confirm', ({ body }) => confirmEmailChange(authDeps, body.token), {
@@ -330,7 +352,13 @@ export function authRoutes(deps: AppDeps) {
     .post('/2fa/setup', ({ user }) => beginTotpEnrolment(authDeps, user.id), {
       auth: true,
       response: { 200: TotpEnrolmentModel, ...errors(401, 403, 409) },
-      detail: { summary: 'Start two-factor enrolment: a TOTP secret to scan' },
+      detail: {
+        summary: 'Start two-factor enrolment: a TOTP secret to scan',
+        description:
+          'Starts two-factor enrolment for the signed-in user: answers a new TOTP secret and its otpauth:// URI ' +
+          'to show as a QR code. Two-factor sign-in is not on until POST /api/auth/2fa/confirm gets a code from ' +
+          'it; 409 when it is already on.',
+      },
     })
     .post('/2fa/confirm', ({ user, body }) => confirmTotpEnrolment(authDeps, user.id, body.code), {
       auth: true,
