@@ -141,6 +141,9 @@ export function analyticsRoutes(deps: AppDeps) {
         query: AnalyticsQuery,
         detail: {
           summary: 'The same figures as CSV, one figure a row',
+          description:
+            'The figures of GET /api/analytics for the same range, as a CSV file to download (one figure a row). ' +
+            'For the signed-in user, about their own spending only; read only.',
           responses: rawResponses(
             {
               description: 'A CSV file (RFC 4180; cells a spreadsheet would run as formulas are neutralised)',

@@ -126,7 +126,12 @@ export function bcardRoutes(deps: AppDeps) {
         auth: true,
         params: t.Object({ id: t.String() }),
         response: { 200: CheckoutDetailsModel, ...errors(401, 404, 409) },
-        detail: { summary: "The bcard's full number, expiry and CVV (each reveal is recorded)" },
+        detail: {
+          summary: "The bcard's full number, expiry and CVV (each reveal is recorded)",
+          description:
+            "The full card number, expiry and CVV of one of the signed-in user's bcards, to pay with at a " +
+            "merchant. Each reveal is recorded with its address and browser; another user's bcard is 404.",
+        },
       },
     )
     .post(
@@ -162,6 +167,9 @@ export function bcardRoutes(deps: AppDeps) {
         response: { 200: PaymentResultModel, ...errors(400, 401, 402, 403, 404, 409, 415, 503) },
         detail: {
           summary: 'Pay a merchant: with the given bcard, or by collecting the splits into a new one',
+          description:
+            'Pays a merchant for the signed-in user: with the bcard named, or by first collecting the splits from ' +
+            "the user's funding sources into a new bcard. Moves money; honours an Idempotency-Key.",
         },
       },
     );

@@ -40,7 +40,14 @@ export function checkoutRoutes(deps: AppDeps) {
           }),
           ...errors(400, 404),
         },
-        detail: { summary: 'A payment intent as the checkout widget shows it (by client secret; CORS, no credentials)', security: [] },
+        detail: {
+          summary: 'A payment intent as the checkout widget shows it (by client secret; CORS, no credentials)',
+          description:
+            'What the checkout widget shows a shopper about a payment intent: amount, currency, status, mode, ' +
+            "description and the merchant's name and website. Needs the intent's client secret, not a key; " +
+            'callable from any origin (CORS); read only.',
+          security: [],
+        },
       },
     )
     .post(

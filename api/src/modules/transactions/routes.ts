@@ -106,6 +106,9 @@ export function transactionRoutes(deps: AppDeps) {
         query: t.Object({ status: ListQuery.properties.status }),
         detail: {
           summary: 'Your transactions as CSV, with the same filter',
+          description:
+            "The signed-in user's transactions as a CSV file to download, filtered by status as GET " +
+            '/api/transactions is. Read only.',
           responses: rawResponses(
             {
               description: 'A CSV file (RFC 4180; cells a spreadsheet would run as formulas are neutralised)',
@@ -161,6 +164,11 @@ export function transactionRoutes(deps: AppDeps) {
       auth: true,
       params: t.Object({ id: t.String() }),
       response: { 200: t.Composite([TransactionModel, t.Object({ shares: t.Array(ShareModel), refunds: t.Array(MerchantRefundModel) })]), ...errors(401, 404) },
-      detail: { summary: 'One transaction with its shares and their sources' },
+      detail: {
+        summary: 'One transaction with its shares and their sources',
+        description:
+          "One of the signed-in user's transactions with each share of its split, the funding source that paid " +
+          "it, and any merchant refunds. Another user's transaction is 404; read only.",
+      },
     });
 }
