@@ -75,7 +75,13 @@ export function extensionRoutes(deps: AppDeps) {
       .get('/api/extension/tokens', ({ user }) => listExtensionTokens(deps, user.id), {
         auth: true,
         response: { 200: t.Array(ExtensionTokenModel), ...errors(401) },
-        detail: { summary: 'Your connected browsers (active extension tokens), newest first', security: SESSION_SECURITY },
+        detail: {
+          summary: 'Your connected browsers (active extension tokens), newest first',
+          description:
+            'The browsers connected to the signed-in account (active extension tokens), newest first, with their ' +
+            'labels and expiry; the tokens themselves are never shown again. Read only; Settings revokes them.',
+          security: SESSION_SECURITY,
+        },
       })
       .delete('/api/extension/tokens/:id', ({ user, params }) => revokeExtensionToken(deps, user.id, params.id), {
         auth: true,
@@ -117,12 +123,22 @@ export function extensionRoutes(deps: AppDeps) {
       }), {
         extension: true,
         response: { 200: ExtensionMeModel, ...errors(401, 403) },
-        detail: { summary: 'Which connected browser this token is, and whose account it acts for' },
+        detail: {
+          summary: 'Which connected browser this token is, and whose account it acts for',
+          description:
+            'Which connected browser this token is (its label and expiry), the account it acts for, and the plan ' +
+            "fee the popup's split must add. Needs the extension's token (bpx_); read only.",
+        },
       })
       .get('/api/extension/funding-sources', ({ user }) => listFundingSources(deps, user.id), {
         extension: true,
         response: { 200: t.Array(FundingSourceModel), ...errors(401, 403) },
-        detail: { summary: 'Your funding sources, as GET /api/funding-sources gives them' },
+        detail: {
+          summary: 'Your funding sources, as GET /api/funding-sources gives them',
+          description:
+            "The account's funding sources with what is available on each, exactly as GET /api/funding-sources " +
+            "gives them, for the extension popup's split. Needs the extension's token (bpx_); read only.",
+        },
       })
       .post(
         '/api/extension/bcards',

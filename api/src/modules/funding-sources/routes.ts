@@ -39,7 +39,12 @@ export function fundingSourceRoutes(deps: AppDeps) {
     .get('', ({ user }) => listFundingSources(deps, user.id), {
       auth: true,
       response: { 200: t.Array(FundingSourceModel), ...errors(401) },
-      detail: { summary: 'Your funding sources, with what is available on each' },
+      detail: {
+        summary: 'Your funding sources, with what is available on each',
+        description:
+          "The signed-in user's funding sources (cards and bank accounts, by token and last 4 digits only), with " +
+          'what is available on each. Read only.',
+      },
     })
     .get('/bank-standing', ({ user }) => getBankStanding(deps, user.id), {
       auth: true,
@@ -140,7 +145,13 @@ export function fundingSourceRoutes(deps: AppDeps) {
         body: VerificationCodeBody,
         params: t.Object({ id: t.String() }),
         response: { 201: FundingSourceModel, ...errors(400, 401, 402, 404, 409, 415, 429, 503) },
-        detail: { summary: 'Answer the 3-D Secure challenge of a card being added' },
+        detail: {
+          summary: 'Answer the 3-D Secure challenge of a card being added',
+          description:
+            'Completes adding a card that asked for 3-D Secure: the code answers the challenge and, when it is ' +
+            'right, the card is added (201). Only the signed-in user who started it; wrong attempts are rate ' +
+            'limited (429).',
+        },
       },
     )
     .patch('/:id', ({ user, body, params }) => updateFundingSource(deps, user, params.id, body), {
@@ -149,12 +160,22 @@ export function fundingSourceRoutes(deps: AppDeps) {
       body: UpdateFundingSourceBody,
       params: t.Object({ id: t.String() }),
       response: { 200: FundingSourceModel, ...errors(400, 401, 404, 415) },
-      detail: { summary: 'Rename, change the default split, or pause a funding source' },
+      detail: {
+        summary: 'Rename, change the default split, or pause a funding source',
+        description:
+          "Renames one of the signed-in user's funding sources, changes its share of the default split, or pauses " +
+          "it. No money moves; another user's is 404.",
+      },
     })
     .delete('/:id', ({ user, params }) => deleteFundingSource(deps, user, params.id), {
       auth: true,
       params: t.Object({ id: t.String() }),
       response: { 200: t.Object({ id: t.String(), deleted: t.Literal(true) }), ...errors(401, 404, 409) },
-      detail: { summary: 'Remove a funding source (refused while it backs an unexpired bcard)' },
+      detail: {
+        summary: 'Remove a funding source (refused while it backs an unexpired bcard)',
+        description:
+          "Removes one of the signed-in user's funding sources. Refused with 409 while it backs an unexpired " +
+          "bcard; another user's is 404.",
+      },
     });
 }

@@ -15,7 +15,11 @@ export function kycRoutes(deps: AppDeps) {
     .get('/status', async ({ user }) => ({ verifications: await listOwnVerifications(deps, user.id) }), {
       auth: true,
       response: { 200: KycStatusModel, ...errors(401) },
-      detail: { summary: 'Your identity verifications, newest first' },
+      detail: {
+        summary: 'Your identity verifications, newest first',
+        description:
+          "The signed-in user's identity verifications, newest first, with their status. Read only.",
+      },
     })
     .post(
       '/submit',
@@ -64,7 +68,13 @@ export function kycRoutes(deps: AppDeps) {
       {
         auth: true,
         params: t.Object({ id: t.String() }),
-        detail: { summary: 'One of your uploaded documents (its bytes)', responses: rawResponses(BINARY_DOCUMENT, 401, 404) as never },
+        detail: {
+          summary: 'One of your uploaded documents (its bytes)',
+          description:
+            'The bytes of a document the signed-in user uploaded for identity verification (PDF, JPEG or PNG), ' +
+            "sent so a browser never runs it. Another user's document is 404; read only.",
+          responses: rawResponses(BINARY_DOCUMENT, 401, 404) as never,
+        },
       },
     );
 }
