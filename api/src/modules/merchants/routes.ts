@@ -99,13 +99,23 @@ export function merchantRoutes(deps: AppDeps) {
           },
         ),
         response: { 201: WithSecret, ...errors(400, 401, 403, 415) },
-        detail: { summary: 'Create a merchant account with its API keys (the secret key is shown only here)' },
+        detail: {
+          summary: 'Create a merchant account with its API keys (the secret key is shown only here)',
+          description:
+            'Creates a merchant account for the signed-in user, in sandbox or production, with a publishable key ' +
+            'and a secret key. The secret key is in this answer only; no money moves.',
+        },
       },
     )
     .get('', ({ user }) => listMerchants(deps, user.id), {
       auth: true,
       response: { 200: t.Array(MerchantModel), ...errors(401) },
-      detail: { summary: 'Your merchant accounts' },
+      detail: {
+        summary: 'Your merchant accounts',
+        description:
+          "The signed-in user's merchant accounts with their mode (sandbox or production), publishable key and a " +
+          'hint of the secret key (its last 4 characters). Read only.',
+      },
     })
     .patch('/:id', ({ user, params, body }) => updateMerchant(deps, user.id, params.id, body), {
       auth: true,
@@ -126,7 +136,12 @@ export function merchantRoutes(deps: AppDeps) {
         },
       ),
       response: { 200: MerchantModel, ...errors(400, 401, 403, 404, 415) },
-      detail: { summary: 'Edit a merchant account' },
+      detail: {
+        summary: 'Edit a merchant account',
+        description:
+          "Changes a merchant account's business name, e-mail, website or platform, or turns it off and on " +
+          '(isActive). Only its owner; the mode (sandbox or production) never changes. No money moves.',
+      },
     })
     .post(
       '/:id/roll-secret',
@@ -179,7 +194,12 @@ export function merchantRoutes(deps: AppDeps) {
       auth: true,
       params: t.Object({ id: t.String() }),
       response: { 200: UsageModel, ...errors(401, 404) },
-      detail: { summary: "A merchant's API requests today and this month (for the dashboard)" },
+      detail: {
+        summary: "A merchant's API requests today and this month (for the dashboard)",
+        description:
+          "How many API requests one of the signed-in user's merchant accounts made today (UTC) and this month, " +
+          'for the dashboard. Read only.',
+      },
     })
     .get(
       '/:id/payment_intents',
@@ -207,7 +227,13 @@ export function merchantRoutes(deps: AppDeps) {
           ),
         }),
         response: { 200: DashboardIntentList, ...errors(400, 401, 404) },
-        detail: { summary: "A merchant's payment intents (for the dashboard; the same list as GET /api/v1/payment_intents)" },
+        detail: {
+          summary: "A merchant's payment intents (for the dashboard; the same list as GET /api/v1/payment_intents)",
+          description:
+            "The payment intents of one of the signed-in user's merchant accounts, newest first: the same list " +
+            'and paging as GET /api/v1/payment_intents, for the dashboard (session cookie instead of a secret ' +
+            'key). Read only.',
+        },
       },
     );
 }

@@ -310,7 +310,14 @@ export function paymentIntentRoutes(deps: AppDeps) {
           t.Object({ amount_to_capture: t.Optional(int({ minimum: 1 })) }, { additionalProperties: false, examples: [{}, { amount_to_capture: 1500 }] }),
         ),
         response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 404, 409, 415, 429) },
-        detail: { summary: 'Capture an authorized payment intent (capture_method manual)', security: [{ secretKey: [] }] },
+        detail: {
+          summary: 'Capture an authorized payment intent (capture_method manual)',
+          description:
+            'Captures a payment intent authorized with capture_method manual: the whole amount, or a smaller ' +
+            'amount_to_capture. Needs a secret key; honours an Idempotency-Key; 409 when the intent is not ' +
+            'waiting for capture.',
+          security: [{ secretKey: [] }],
+        },
       },
     )
     .post(
@@ -331,12 +338,24 @@ export function paymentIntentRoutes(deps: AppDeps) {
           ),
         ),
         response: { 200: 'PaymentIntent', ...errors(400, 401, 403, 404, 409, 415, 429) },
-        detail: { summary: 'Cancel a payment intent (an authorized bcard is refunded)', security: [{ secretKey: [] }] },
+        detail: {
+          summary: 'Cancel a payment intent (an authorized bcard is refunded)',
+          description:
+            'Cancels a payment intent that is not paid yet; for one authorized and not captured (capture_method ' +
+            "manual), the consumer's bcard is refunded. Needs a secret key; honours an Idempotency-Key; 409 in a " +
+            'status that cannot be canceled.',
+          security: [{ secretKey: [] }],
+        },
       },
     )
     .get('/merchant/usage', ({ merchant }) => usageOf(deps, merchant), {
       merchant: true,
       response: { 200: UsageModel, ...errors(401, 403, 429) },
-      detail: { summary: "This merchant's API requests today and this month", security: [{ secretKey: [] }] },
+      detail: {
+        summary: "This merchant's API requests today and this month",
+        description:
+          'How many API requests this merchant made today (UTC) and this month. Needs a secret key; read only.',
+        security: [{ secretKey: [] }],
+      },
     });
 }

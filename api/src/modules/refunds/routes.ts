@@ -112,13 +112,25 @@ export function refundRoutes(deps: AppDeps) {
       merchant: true,
       query: ListQuery,
       response: { 200: RefundList, ...errors(400, 401, 403, 429) },
-      detail: { summary: 'List refunds, newest first', security: [{ secretKey: [] }] },
+      detail: {
+        summary: 'List refunds, newest first',
+        description:
+          "This merchant's refunds in the key's mode, newest first, with Stripe's list paging (limit, " +
+          'starting_after, ending_before). Needs a secret key; read only.',
+        security: [{ secretKey: [] }],
+      },
     })
     .get('/refunds/:id', ({ merchant, livemode, params }) => getRefund(deps, merchant, livemode, params.id), {
       merchant: true,
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       response: { 200: 'Refund', ...errors(401, 403, 404, 429) },
-      detail: { summary: 'Retrieve a refund', security: [{ secretKey: [] }] },
+      detail: {
+        summary: 'Retrieve a refund',
+        description:
+          "One of this merchant's refunds (re_), with its status and failure_reason. Needs a secret key; another " +
+          "merchant's or the other mode's refund is 404.",
+        security: [{ secretKey: [] }],
+      },
     })
     .post(
       '/refunds/:id',
@@ -178,7 +190,12 @@ export function refundDashboardRoutes(deps: AppDeps) {
         params: t.Object({ id: t.String() }),
         query: ListQuery,
         response: { 200: RefundList, ...errors(400, 401, 404) },
-        detail: { summary: "A merchant's refunds (the dashboard; the same list as GET /api/v1/refunds)" },
+        detail: {
+          summary: "A merchant's refunds (the dashboard; the same list as GET /api/v1/refunds)",
+          description:
+            "The refunds of one of the signed-in user's merchant accounts, newest first: the same list and paging " +
+            'as GET /api/v1/refunds, for the dashboard (session cookie instead of a secret key). Read only.',
+        },
       },
     );
 }
