@@ -73,17 +73,31 @@ export function notificationRoutes(deps: AppDeps) {
     .get('/unread-count', async ({ user }) => ({ unread: await unreadCount(deps.db, user.id) }), {
       auth: true,
       response: { 200: t.Object({ unread: t.Integer() }), ...errors(401) },
-      detail: { summary: 'How many of your notices are unread (the bell\'s badge)' },
+      detail: {
+        summary: 'How many of your notices are unread (the bell\'s badge)',
+        description:
+          "How many of the signed-in user's notices are unread: the number on the bell. Read only.",
+      },
     })
     .post('/read-all', async ({ user }) => ({ marked: await markAllNoticesRead(deps.db, user.id, deps.clock.now()) }), {
       auth: true,
       response: { 200: t.Object({ marked: t.Integer({ description: 'How many were unread' }) }), ...errors(401) },
-      detail: { summary: 'Mark all your notices read' },
+      detail: {
+        summary: 'Mark all your notices read',
+        description:
+          'Marks every unread notice of the signed-in user read and answers how many were unread. Nothing else ' +
+          'changes.',
+      },
     })
     .get('/preferences', ({ user }) => getNoticePreferences(deps.db, user.id), {
       auth: true,
       response: { 200: t.Array(PreferenceModel), ...errors(401) },
-      detail: { summary: 'Which notices you get by e-mail, per kind' },
+      detail: {
+        summary: 'Which notices you get by e-mail, per kind',
+        description:
+          'For each kind of notice: its group, whether it also comes by e-mail, and whether it is locked on ' +
+          '(security notices and plan receipts). For the signed-in user; read only.',
+      },
     })
     .put('/preferences', ({ user, body }) => updateNoticePreferences(deps.db, user.id, body.email, deps.clock.now()), {
       auth: true,
@@ -94,7 +108,13 @@ export function notificationRoutes(deps: AppDeps) {
         }),
       }, { examples: [{ email: { bcard_spent: false, merchant_refund: true } }] }),
       response: { 200: t.Array(PreferenceModel), ...errors(400, 401) },
-      detail: { summary: 'Choose which notices you get by e-mail' },
+      detail: {
+        summary: 'Choose which notices you get by e-mail',
+        description:
+          'Turns e-mail on or off per kind of notice for the signed-in user; kinds left out keep their setting, ' +
+          "and locked kinds (security notices, plan receipts) stay on. Answers every kind's setting after the " +
+          'change.',
+      },
     })
     .get(
       '/stream',
@@ -139,6 +159,11 @@ export function notificationRoutes(deps: AppDeps) {
       // Any text: an id that is none (malformed, too long, another user's) is 404 like an unknown one.
       params: t.Object({ id: t.String() }),
       response: { 200: NoticeModel, ...errors(401, 404) },
-      detail: { summary: 'Mark one of your notices read' },
+      detail: {
+        summary: 'Mark one of your notices read',
+        description:
+          "Marks one of the signed-in user's notices read and answers it. Another user's notice, or an id that is " +
+          'none, is 404.',
+      },
     });
 }

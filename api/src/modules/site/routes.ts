@@ -16,7 +16,13 @@ export function siteRoutes(deps: AppDeps) {
         200: t.Object({ investorEmail: t.String({ format: 'email' }), investorPhone: t.String() }),
         ...errors(500),
       },
-      detail: { summary: "The investor pages' contact e-mail and phone (public)", security: [] },
+      detail: {
+        summary: "The investor pages' contact e-mail and phone (public)",
+        description:
+          'The contact e-mail and phone number the investor pages show, as the operator configured them. Public: ' +
+          'no credentials; read only.',
+        security: [],
+      },
     },
   );
 }

@@ -117,22 +117,44 @@ export function subscriptionRoutes(deps: AppDeps) {
     .get('/tiers', async () => ({ tiers: await listActiveTiers(deps.db) }), {
       // Public and input-free, so its only failure is ours: documented so clients know the error shape here too.
       response: { 200: t.Object({ tiers: t.Array(TierModel) }), ...errors(500) },
-      detail: { summary: 'The plans on offer (public, no credentials)', security: [] },
+      detail: {
+        summary: 'The plans on offer (public, no credentials)',
+        description:
+          'The active subscription plans with their monthly price, fee rate, limits and features, for the pricing ' +
+          'pages. Public: no credentials; read only.',
+        security: [],
+      },
     })
     .get('/benefits', ({ user }) => getBenefits(deps.db, user), {
       auth: true,
       response: { 200: BenefitsModel, ...errors(401) },
-      detail: { summary: "The signed-in user's plan benefits" },
+      detail: {
+        summary: "The signed-in user's plan benefits",
+        description:
+          "The signed-in user's current tier and what it allows: how many funding sources, the fee percentage, " +
+          'its features, and whether identity verification is done. Read only.',
+      },
     })
     .get('/plan', ({ user }) => getPlan(deps, user), {
       auth: true,
       response: { 200: PlanModel, ...errors(401) },
-      detail: { summary: 'Your plan, its billing period, scheduled change and usage against its limits' },
+      detail: {
+        summary: 'Your plan, its billing period, scheduled change and usage against its limits',
+        description:
+          "The signed-in user's plan: its tier, the current billing period, the card renewals are charged to, a " +
+          "scheduled downgrade or cancellation, any past-due state, and usage against the tier's limits. Read " +
+          'only.',
+      },
     })
     .get('/charges', ({ user }) => listPlanCharges(deps.db, user.id), {
       auth: true,
       response: { 200: t.Array(PlanChargeModel), ...errors(401) },
-      detail: { summary: `Your plan payments (receipts and failed attempts), newest first: the last ${PLAN_CHARGES_LIMIT}` },
+      detail: {
+        summary: `Your plan payments (receipts and failed attempts), newest first: the last ${PLAN_CHARGES_LIMIT}`,
+        description:
+          "The signed-in user's plan payments, newest first (the last 100): upgrades, renewals and prorations, " +
+          'with their status, amount and period, for receipts. Read only.',
+      },
     })
     .get(
       '/charges/export.csv',
@@ -270,6 +292,11 @@ export function subscriptionRoutes(deps: AppDeps) {
     .post('/keep', ({ user }) => keepPlan(deps, user), {
       auth: true,
       response: { 200: PlanModel, ...errors(401, 409) },
-      detail: { summary: 'Undo a scheduled downgrade or cancellation' },
+      detail: {
+        summary: 'Undo a scheduled downgrade or cancellation',
+        description:
+          'Cancels a scheduled downgrade or cancellation, so the current plan renews at the period end as before. ' +
+          'For the signed-in user; no money moves now; 409 when nothing is scheduled.',
+      },
     });
 }
