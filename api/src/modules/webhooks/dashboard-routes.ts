@@ -68,7 +68,12 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         params: MerchantId,
         query: ListQuery,
         response: { 200: listOf(WebhookEndpointModel), ...errors(400, 401, 404) },
-        detail: { summary: "A merchant's webhook endpoints (dashboard)" },
+        detail: {
+          summary: "A merchant's webhook endpoints (dashboard)",
+          description:
+            "The webhook endpoints of one of the signed-in user's merchant accounts, with Stripe's list paging, " +
+            'for the dashboard. Signing secrets are not shown. Read only.',
+        },
       },
     )
     .post(
@@ -91,7 +96,13 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         headers: IdempotencyKey,
         body: CreateEndpointBody,
         response: { 201: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 409, 415) },
-        detail: { summary: 'Add a webhook endpoint (dashboard; the answer holds the signing secret, shown only here)' },
+        detail: {
+          summary: 'Add a webhook endpoint (dashboard; the answer holds the signing secret, shown only here)',
+          description:
+            "Adds a webhook endpoint to one of the signed-in user's merchant accounts, as POST " +
+            '/api/v1/webhook_endpoints does. The answer holds its signing secret (whsec_), shown only here; ' +
+            'honours an Idempotency-Key.',
+        },
       },
     )
     .patch(
@@ -106,7 +117,12 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         params: EndpointIds,
         body: UpdateEndpointBody,
         response: { 200: 'WebhookEndpoint', ...errors(400, 401, 403, 404, 415) },
-        detail: { summary: 'Edit, disable or enable again a webhook endpoint (dashboard)' },
+        detail: {
+          summary: 'Edit, disable or enable again a webhook endpoint (dashboard)',
+          description:
+            "Changes a webhook endpoint's URL, events or description, or disables it and enables it again, as " +
+            "POST /api/v1/webhook_endpoints/{id} does. Only the merchant account's owner.",
+        },
       },
     )
     .delete(
@@ -119,7 +135,12 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         auth: true,
         params: EndpointIds,
         response: { 200: EndpointDeleted, ...errors(401, 403, 404) },
-        detail: { summary: 'Delete a webhook endpoint (dashboard)' },
+        detail: {
+          summary: 'Delete a webhook endpoint (dashboard)',
+          description:
+            "Deletes a webhook endpoint of one of the signed-in user's merchant accounts: no more events are sent " +
+            "to it. Only the account's owner; another's endpoint is 404.",
+        },
       },
     )
     .post(
@@ -155,6 +176,10 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         response: { 200: WebhookDeliveryModel, ...errors(400, 401, 403, 404, 409) },
         detail: {
           summary: 'Send a test event (type webhook_endpoint.test, its object the endpoint) to this endpoint only',
+          description:
+            'Sends one signed test event (type webhook_endpoint.test, its object the endpoint) to this endpoint ' +
+            "only, and answers its delivery. Only the merchant account's owner; honours an Idempotency-Key; no " +
+            'money moves.',
         },
       },
     )
@@ -172,7 +197,12 @@ export function webhookDashboardRoutes(deps: AppDeps) {
           limit: Limit,
         }),
         response: { 200: DeliveryList, ...errors(400, 401, 404) },
-        detail: { summary: 'Recent webhook deliveries, newest first, with their last attempt (dashboard)' },
+        detail: {
+          summary: 'Recent webhook deliveries, newest first, with their last attempt (dashboard)',
+          description:
+            "Recent webhook deliveries of one of the signed-in user's merchant accounts, newest first, each with " +
+            "its last attempt; endpoint_id keeps one endpoint's. Read only.",
+        },
       },
     )
     .get(
@@ -187,6 +217,9 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         response: { 200: WebhookDeliveryDetailModel, ...errors(401, 404) },
         detail: {
           summary: 'One webhook delivery: the request body as sent, and every attempt with its answer (dashboard)',
+          description:
+            "One webhook delivery of one of the signed-in user's merchant accounts: the request body exactly as " +
+            'sent, and every attempt with the status and answer it got. Read only.',
         },
       },
     )
@@ -224,7 +257,12 @@ export function webhookDashboardRoutes(deps: AppDeps) {
         params: MerchantId,
         query: EventListQuery,
         response: { 200: listOf(EventModel), ...errors(400, 401, 404) },
-        detail: { summary: "A merchant's events, newest first (dashboard; the same list as GET /api/v1/events)" },
+        detail: {
+          summary: "A merchant's events, newest first (dashboard; the same list as GET /api/v1/events)",
+          description:
+            "The events of one of the signed-in user's merchant accounts, newest first: the same list, paging and " +
+            'type filter as GET /api/v1/events, for the dashboard. Read only.',
+        },
       },
     );
 }

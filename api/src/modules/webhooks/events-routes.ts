@@ -115,7 +115,13 @@ export function eventRoutes(deps: AppDeps) {
       merchant: true,
       params: Id,
       response: { 200: 'Event', ...errors(401, 403, 404, 429) },
-      detail: { summary: 'Retrieve an event', security },
+      detail: {
+        summary: 'Retrieve an event',
+        description:
+          "One of this merchant's events (evt_) with the object it carries, as webhook deliveries send it. Needs " +
+          "a secret key; another merchant's or the other mode's event is 404.",
+        security,
+      },
     })
     .post(
       '/events/:id/resend',

@@ -86,7 +86,13 @@ export function webhookEndpointRoutes(deps: AppDeps) {
         merchant: true,
         query: ListQuery,
         response: { 200: listOf(WebhookEndpointModel), ...errors(400, 401, 403, 429) },
-        detail: { summary: 'List webhook endpoints, newest first', security },
+        detail: {
+          summary: 'List webhook endpoints, newest first',
+          description:
+            "This merchant's webhook endpoints in the key's mode, with Stripe's list paging. Signing secrets are " +
+            'not shown. Needs a secret key; read only.',
+          security,
+        },
       },
     )
     .get(
@@ -96,7 +102,13 @@ export function webhookEndpointRoutes(deps: AppDeps) {
         merchant: true,
         params: Id,
         response: { 200: 'WebhookEndpoint', ...errors(401, 403, 404, 429) },
-        detail: { summary: 'Retrieve a webhook endpoint', security },
+        detail: {
+          summary: 'Retrieve a webhook endpoint',
+          description:
+            "One of this merchant's webhook endpoints: its URL, events, status and description; the signing " +
+            "secret is not shown. Needs a secret key; another merchant's is 404.",
+          security,
+        },
       },
     )
     // Stripe's libraries update with POST (stripe.webhookEndpoints.update); PATCH is bpay's own. One handler, two verbs.
@@ -119,7 +131,13 @@ export function webhookEndpointRoutes(deps: AppDeps) {
         merchant: true,
         params: Id,
         response: { 200: EndpointDeleted, ...errors(401, 403, 404, 429) },
-        detail: { summary: 'Delete a webhook endpoint (and its delivery history)', security },
+        detail: {
+          summary: 'Delete a webhook endpoint (and its delivery history)',
+          description:
+            "Deletes one of this merchant's webhook endpoints and its delivery history: no more events are sent " +
+            "to it. Needs a secret key; another merchant's is 404.",
+          security,
+        },
       },
     )
     .post(
