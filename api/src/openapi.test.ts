@@ -195,6 +195,17 @@ describe('every operation of /swagger/json', () => {
     expect(problems).toEqual([]);
   });
 
+  // The summary is the one line a list shows; the description says what the call does, who may make it and what it
+  // costs or changes (issue 28): Swagger UI and the SDK's doc comments show it.
+  test('every operation has a description of its own, not only a summary', () => {
+    const missing: string[] = [];
+    for (const { key, op } of operations()) {
+      const description = (op as { description?: string }).description?.trim() ?? '';
+      if (!description || description === op.summary?.trim()) missing.push(key);
+    }
+    expect(missing).toEqual([]);
+  });
+
   test('shared models are registered once and referenced; the error model keeps its shape', () => {
     const schemas = (spec as unknown as { components: { schemas: Record<string, { properties?: Record<string, { properties?: object }> }> } })
       .components.schemas;
