@@ -202,6 +202,9 @@ describe('refused refund parts', () => {
     expect(r.allocations.map((a: { amount: number; status: string }) => [a.amount, a.status])).toEqual([[1500, 'succeeded'], [1500, 'failed']]);
     // The failure names the share by its last 4 digits; the allocations never carry more than funding, brand and last4.
     expect(Object.keys(r.allocations[1]).sort()).toEqual(['amount', 'brand', 'funding', 'last4', 'status']);
+    // failure_reason goes to the merchant: the share's number, brand and last 4, never the consumer's name for it.
+    expect(r.failure_reason).toContain(`share 2 (Visa •••• ${cards[1]!.last4})`);
+    for (const secret of [consumer.email, 'Ada', 'Lovelace', cards[1]!.id]) expect(r.failure_reason).not.toContain(secret);
     const ch = (await charge(ctx, live, pi.latest_charge)).body;
     expect(ch.amount_refunded).toBe(1500);
     expect(ch.allocations.map((a: { amount_refunded: number }) => a.amount_refunded)).toEqual([1500, 0]);

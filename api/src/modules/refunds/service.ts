@@ -307,7 +307,7 @@ async function finish(tx: DbOrTx, deps: AppDeps, lease: RefundLease, to: 'succee
 
 interface LoadedRefund {
   refund: RefundRow;
-  parts: Array<PartRow & { share: ShareRow; source: { name: string; last4: string; userId: string } }>;
+  parts: Array<PartRow & { share: ShareRow; source: { name: string; type: string; brand: string; last4: string; userId: string } }>;
   /** Parts whose bank debit came back unpaid: nothing goes to the bank; the part reduces what the consumer owes. */
   returned: Set<string>;
   vendor: PaymentVendor | null;
@@ -321,7 +321,13 @@ async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund
       part: schema.refundParts,
       share: schema.collectionShares,
       vendor: schema.collections.vendor,
-      source: { name: schema.fundingSources.name, last4: schema.fundingSources.last4, userId: schema.fundingSources.userId },
+      source: {
+        name: schema.fundingSources.name,
+        type: schema.fundingSources.type,
+        brand: schema.fundingSources.brand,
+        last4: schema.fundingSources.last4,
+        userId: schema.fundingSources.userId,
+      },
     })
     .from(schema.refundParts)
     .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
@@ -419,6 +425,15 @@ async function releaseReservation(tx: DbOrTx, deps: AppDeps, refund: RefundRow, 
     .where(eq(schema.paymentIntents.id, refund.paymentIntentId));
 }
 
+/**
+ * A share as the merchant may see it (as the Charge's allocations show it): brand or "bank account" and the last
+ * four. failure_reason goes to the merchant, so never the consumer's own name for the source.
+ */
+function merchantFace(source: { type: string; brand: string; last4: string }): string {
+  const kind = source.type === 'bank_account' ? 'bank account' : source.brand ? source.brand[0]!.toUpperCase() + source.brand.slice(1) : 'card';
+  return `${kind} •••• ${source.last4.slice(-4)}`;
+}
+
 class FirstPartRefused extends Error {
   readonly reason: string;
   constructor(override readonly cause: VendorDeclineError) {
@@ -455,7 +470,7 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
   if (refused.length > 0) {
     settled = splitMoved(went.reduce((a, p) => a + p.amountCents, 0), refund.amount, refund.feeCents);
     failureReason = refused
-      .map(({ p, o }) => `The processor refused to refund ${p.source.name} (•••• ${p.source.last4}) ${money(p.amountCents)}: ${o && !o.ok ? o.reason : ''}`)
+      .map(({ p, o }) => `The processor refused to refund share ${p.share.position + 1} (${merchantFace(p.source)}) ${money(p.amountCents)}: ${o && !o.ok ? o.reason : ''}`)
       .concat('The refund covers what went back to the other sources.')
       .join(' ');
     deps.log.error('a refund went back only in part: the processor refused a source', { refundId: refund.id, refused: refused.map((r) => r.p.id) });

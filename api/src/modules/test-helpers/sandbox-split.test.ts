@@ -220,7 +220,7 @@ describe('magic sources that fail', () => {
     const refund = await v1(ctx, sandbox.key, '/refunds', { method: 'POST', body: { payment_intent: pi } });
     expect(refund.status).toBe(200);
     expect(refund.body).toMatchObject({ status: 'succeeded', amount: 1500 });
-    expect(refund.body.failure_reason).toContain('Sandbox tok_refundFail (•••• 5126) $10.00');
+    expect(refund.body.failure_reason).toContain('share 2 (Visa •••• 5126) $10.00');
     // The payment's Charge lists the two test sources as its allocations (part A's contract), with what went back.
     const charges = await v1(ctx, sandbox.key, `/charges?payment_intent=${pi}`);
     expect(charges.status).toBe(200);
