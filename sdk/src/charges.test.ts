@@ -1,5 +1,6 @@
-import { describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Bpay, BpayInvalidRequestError, type Charge, type ChargeAllocation } from './index';
+import { newMerchantAccount, startLiveServer, type LiveServer } from '../test-support/live-server';
 
 /*
  * charges.retrieve and charges.list (issue 28 §2): the requests they send and the answers they type, against an
@@ -88,6 +89,49 @@ describe('charges', () => {
       json(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such charge: ch_x', param: 'id' } }),
     );
     const refused = await bpay.charges.retrieve('ch_x').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BpayInvalidRequestError);
+    expect(refused).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+  });
+});
+
+describe('charges against the real API', () => {
+  let live: LiveServer;
+  beforeAll(async () => {
+    live = await startLiveServer();
+  });
+  afterAll(() => live.close());
+
+  test("a split sandbox payment's charge, by id and by intent; a refund's split; another merchant's charge is a typed 404", async () => {
+    const bpay = new Bpay((await newMerchantAccount(live.ctx)).secretKey, { baseUrl: live.baseUrl });
+    const card = await bpay.testHelpers.bcards.create({
+      amount: 3000,
+      allocations: [
+        { amount: 2000, source: 'tok_visa' },
+        { amount: 1000, source: 'tok_visa_debit' },
+      ],
+    } as Parameters<typeof bpay.testHelpers.bcards.create>[0]);
+    const pi = await bpay.paymentIntents.create({ amount: 3000, currency: 'usd' });
+    await bpay.paymentIntents.confirm(pi.id, { payment_method: card.id });
+    const [listed] = await bpay.charges.list({ payment_intent: pi.id }).toArray();
+    expect(listed).toBeDefined();
+    const ch = await bpay.charges.retrieve(listed!.id);
+    expect(ch).toEqual(listed!);
+    expect(ch).toMatchObject({ object: 'charge', payment_intent: pi.id, amount: 3000, amount_captured: 3000 });
+    expect(ch.allocations.map((a) => [a.amount, a.funding, a.brand, a.last4, a.status])).toEqual([
+      [2000, 'credit', 'visa', '4242', 'succeeded'],
+      [1000, 'debit', 'visa', '5556', 'succeeded'],
+    ]);
+
+    const refund = await bpay.refunds.create({ payment_intent: pi.id, amount: 600 });
+    const split = (refund as typeof refund & { allocations?: Array<{ amount: number; last4: string }> }).allocations;
+    expect(split?.map((a) => [a.amount, a.last4])).toEqual([
+      [400, '4242'],
+      [200, '5556'],
+    ]);
+    expect((await bpay.charges.retrieve(ch.id)).allocations.map((a) => a.amount_refunded)).toEqual([400, 200]);
+
+    const stranger = new Bpay((await newMerchantAccount(live.ctx)).secretKey, { baseUrl: live.baseUrl });
+    const refused = await stranger.charges.retrieve(ch.id).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BpayInvalidRequestError);
     expect(refused).toMatchObject({ statusCode: 404, code: 'resource_missing' });
   });
