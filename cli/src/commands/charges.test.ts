@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'bun';
+import { Bpay } from '@bpay/sdk';
+import { newMerchantAccount, startLiveServer } from '../../../sdk/test-support/live-server';
 import type { Ctx } from '../context';
 import { run } from '../index';
 import { allocationTable, refundAllocationTable, sourceLabel } from './charges';
@@ -99,11 +101,11 @@ beforeAll(() => {
 });
 afterAll(() => server.stop(true));
 
-async function bpay(argv: string[]) {
+async function bpay(argv: string[], baseUrl = `http://127.0.0.1:${server.port}`, key = 'sk_test_x') {
   const dir = mkdtempSync(join(tmpdir(), 'bpay-cli-charges-'));
   const io = { stdout: '', stderr: '' };
   const ctx: Ctx = {
-    env: { XDG_CONFIG_HOME: dir, HOME: dir, BPAY_API_KEY: 'sk_test_x', BPAY_BASE_URL: `http://127.0.0.1:${server.port}` },
+    env: { XDG_CONFIG_HOME: dir, HOME: dir, BPAY_API_KEY: key, BPAY_BASE_URL: baseUrl },
     io: { out: (s) => void (io.stdout += s), err: (s) => void (io.stderr += s), errIsTTY: false },
   };
   try {
@@ -195,3 +197,34 @@ test('labels and tables: brand capitalised, a bank named Bank, a returned debit 
   );
   expect(refundAllocationTable([{ amount: 100, funding: 'prepaid', brand: 'visa', last4: '1', status: 'failed' }], 'usd')).toContain('Refused');
 });
+
+test('against the real API: pi get of a split sandbox payment after a partial refund', async () => {
+  const live = await startLiveServer();
+  try {
+    const key = (await newMerchantAccount(live.ctx)).secretKey;
+    const sdk = new Bpay(key, { baseUrl: live.baseUrl });
+    const card = await sdk.testHelpers.bcards.create({
+      amount: 3000,
+      allocations: [
+        { amount: 2000, source: 'tok_visa' },
+        { amount: 1000, source: 'tok_visa_debit' },
+      ],
+    } as Parameters<typeof sdk.testHelpers.bcards.create>[0]);
+    const pi = await sdk.paymentIntents.create({ amount: 3000, currency: 'usd' });
+    await sdk.paymentIntents.confirm(pi.id, { payment_method: card.id });
+    const refund = await sdk.refunds.create({ payment_intent: pi.id, amount: 600 });
+    const r = await bpay(['pi', 'get', pi.id], live.baseUrl, key);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Funded by (2 sources):');
+    expect(cells(r.stdout, 'SOURCE  ')).toEqual([
+      ['Visa •••• 4242', 'Credit card', '$20.00 USD', '$4.00 USD', 'Succeeded'],
+      ['Visa •••• 5556', 'Debit card', '$10.00 USD', '$2.00 USD', 'Succeeded'],
+    ]);
+    expect(cells(r.stdout.slice(r.stdout.indexOf(`Refund ${refund.id}`)), 'SOURCE  ')).toEqual([
+      ['Visa •••• 4242', 'Credit card', '$4.00 USD', 'Refunded'],
+      ['Visa •••• 5556', 'Debit card', '$2.00 USD', 'Refunded'],
+    ]);
+  } finally {
+    live.close();
+  }
+}, 30_000);
