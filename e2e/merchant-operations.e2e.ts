@@ -39,11 +39,13 @@ async function startReceiver(): Promise<{ url: (path: string) => string; receive
 
 /** Bpay-Signature (t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>) checked as a merchant's server would. */
 function signedWith(secret: string, header: string, body: string): boolean {
-  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
-  if (!parts.t || !parts.v1) return false;
-  const expected = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest();
-  const given = Buffer.from(parts.v1, 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  const parts = header.split(',').map((p) => p.split('=') as [string, string]);
+  const t = parts.find(([k]) => k === 't')?.[1];
+  // Any of the v1= values (two while a rolled secret's grace lasts, as Stripe's header has).
+  const v1s = parts.filter(([k]) => k === 'v1').map(([, v]) => Buffer.from(v, 'hex'));
+  if (!t || v1s.length === 0) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
+  return v1s.some((given) => given.length === expected.length && timingSafeEqual(given, expected));
 }
 
 /** A signed-in user with a sandbox merchant account; answers its id and secret key. */
@@ -130,13 +132,27 @@ test('webhook endpoints: edit URL, events and description, disable and enable, r
     await expect(page.getByRole('dialog').getByTestId('webhook-rolled-secret')).toHaveCount(0);
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
 
-    // A test event the receiver refuses once: signed with the new secret only, at the new URL.
+    // Roll again, keeping the old secret signing for 24 hours: deliveries then carry a signature for each.
+    await endpoint.getByTestId('webhook-roll-secret').click();
+    dialog = page.getByRole('dialog');
+    await dialog.getByTestId('webhook-roll-expire').selectOption('24h');
+    await dialog.getByTestId('webhook-roll-confirm').click();
+    await expect(toast(page)).toContainText('signed with both secrets for 24 hours');
+    const rolledAgain = (await dialog.getByTestId('webhook-rolled-secret-value').textContent())!.trim();
+    expect(rolledAgain).toMatch(/^whsec_/);
+    expect(rolledAgain).not.toBe(rolled);
+    await dialog.getByTestId('webhook-rolled-secret-done').click();
+    await expect(page.getByRole('dialog')).toBeHidden();
+
+    // A test event the receiver refuses once, at the new URL: signed with the two latest secrets, never the first.
     receiver.status.next = [503];
     await endpoint.getByTestId('webhook-send-test').click();
     await expect(toast(page)).toContainText('Test event sent');
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
     const first = receiver.received[0]!;
     expect(first.path).toBe('/second');
+    expect(first.signature.split(',').filter((p) => p.startsWith('v1='))).toHaveLength(2);
+    expect(signedWith(rolledAgain, first.signature, first.body)).toBe(true);
     expect(signedWith(rolled, first.signature, first.body)).toBe(true);
     expect(signedWith(firstSecret, first.signature, first.body)).toBe(false);
     const eventId: string = JSON.parse(first.body).id;

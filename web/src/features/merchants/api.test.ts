@@ -5,6 +5,7 @@ import {
   recentIntentsQuery,
   refundsQuery,
   rollSecretRequest,
+  rollWebhookSecretRequest,
   sendTestEventRequest,
   webhookDeliveriesQuery,
   webhookEndpointsQuery,
@@ -55,5 +56,17 @@ describe("the merchant pages' calls", () => {
       ['POST', '/api/merchants/m_1/webhook_endpoints/we_1/test', null],
     ]);
     expect(await seen[0]!.json()).toEqual({ expire_old_key_in: '24h' });
+  });
+
+  test("a webhook secret's roll sends the grace chosen and its Idempotency-Key", async () => {
+    const seen = answering(() => Response.json({}));
+    await rollWebhookSecretRequest('m_1', 'we_1', '24h', 'k_whroll');
+    await rollWebhookSecretRequest('m_1', 'we_1', 'now', 'k_whroll2');
+    expect(seen.map((r) => [r.method, pathOf(r), r.headers.get('idempotency-key')])).toEqual([
+      ['POST', '/api/merchants/m_1/webhook_endpoints/we_1/roll_secret', 'k_whroll'],
+      ['POST', '/api/merchants/m_1/webhook_endpoints/we_1/roll_secret', 'k_whroll2'],
+    ]);
+    expect(await seen[0]!.json()).toEqual({ expire_old_secret_in: '24h' });
+    expect(await seen[1]!.json()).toEqual({ expire_old_secret_in: 'now' });
   });
 });

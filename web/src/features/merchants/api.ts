@@ -161,11 +161,20 @@ export function updateWebhookEndpointRequest(merchantId: string, endpointId: str
   return unwrap(api.PATCH('/api/merchants/{id}/webhook_endpoints/{endpointId}', { params: endpointPath(merchantId, endpointId), body }));
 }
 
-/** A new signing secret, in force at once; the answer carries it, the only time it is shown. */
-export const rollWebhookSecretRequest = (merchantId: string, endpointId: string, idempotencyKey: string) =>
+/** How long a rolled webhook secret keeps signing beside the new one (the API's expire_old_secret_in). */
+export const SECRET_GRACE_PERIODS = ['now', '1h', '24h'] as const;
+export type SecretGracePeriod = (typeof SECRET_GRACE_PERIODS)[number];
+
+/**
+ * A new signing secret, in force at once; the answer carries it, the only time it is shown. With a grace the old
+ * secret signs deliveries too until it ends (two v1= in the signature headers).
+ */
+export const rollWebhookSecretRequest = (merchantId: string, endpointId: string, expireOldSecretIn: SecretGracePeriod, idempotencyKey: string) =>
   unwrap(
     api.POST('/api/merchants/{id}/webhook_endpoints/{endpointId}/roll_secret', {
       params: { ...endpointPath(merchantId, endpointId), header: { 'idempotency-key': idempotencyKey } },
+      // The body is typed once sdk/src/schema.d.ts is regenerated with it (issue 28 §4); until then, as the API takes it.
+      body: { expire_old_secret_in: expireOldSecretIn } as never,
     }),
   );
 

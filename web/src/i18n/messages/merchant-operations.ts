@@ -19,7 +19,10 @@ export const en = {
   'merchants.webhookRoll.title': 'Roll the signing secret?',
   'merchants.webhookRoll.description': 'bpay makes a new signing secret for this endpoint and shows it once.',
   'merchants.webhookRoll.warning':
-    'The current secret stops working immediately: every delivery from now on is signed with the new one. Update your server before you roll, or expect signature failures until you do.',
+    'With no time, the current secret stops working immediately: every delivery from now on is signed with the new one only. Update your server before you roll, or keep the old secret signing for a while.',
+  'merchants.webhookRoll.expireOldLabel': 'Keep the old secret signing for',
+  'merchants.webhookRoll.expireOldHint': 'Until then every delivery carries a signature made with each secret, so your server can switch at any time.',
+  'merchants.webhookRoll.rolledToastBodyGrace': 'Deliveries are signed with both secrets for {period}, then with the new one only.',
   'merchants.webhookRoll.confirm': 'Roll secret',
   'merchants.webhookRoll.rolledTitle': 'New signing secret',
   'merchants.webhookRoll.rolledToast': 'Signing secret rolled',
@@ -146,7 +149,10 @@ export const ar: Record<keyof typeof en, string> = {
   'merchants.webhookRoll.title': 'تدوير سر التوقيع؟',
   'merchants.webhookRoll.description': 'ينشئ bpay سر توقيع جديدًا لنقطة النهاية هذه ويعرضه مرة واحدة.',
   'merchants.webhookRoll.warning':
-    'يتوقف السر الحالي عن العمل فورًا: كل عملية تسليم من الآن فصاعدًا تُوقَّع بالسر الجديد. حدّث خادمك قبل التدوير، وإلا فتوقّع إخفاقات في التحقق من التوقيع حتى تفعل.',
+    'بلا مهلة، يتوقف السر الحالي عن العمل فورًا: كل عملية تسليم من الآن فصاعدًا تُوقَّع بالسر الجديد وحده. حدّث خادمك قبل التدوير، أو أبقِ السر القديم يوقّع مدةً.',
+  'merchants.webhookRoll.expireOldLabel': 'إبقاء السر القديم يوقّع لمدة',
+  'merchants.webhookRoll.expireOldHint': 'حتى ذلك الحين تحمل كل عملية تسليم توقيعًا بكل سر، فيمكن لخادمك التبديل في أي وقت.',
+  'merchants.webhookRoll.rolledToastBodyGrace': 'تُوقَّع عمليات التسليم بالسرّين كليهما لمدة {period}، ثم بالسر الجديد وحده.',
   'merchants.webhookRoll.confirm': 'تدوير السر',
   'merchants.webhookRoll.rolledTitle': 'سر توقيع جديد',
   'merchants.webhookRoll.rolledToast': 'تم تدوير سر التوقيع',

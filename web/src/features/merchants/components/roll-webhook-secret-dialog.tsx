@@ -7,12 +7,17 @@ import { toast } from '../../../components/ui/use-toast';
 import { useT } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { useIdempotencyKeys } from '../../../lib/idempotency';
-import { rollWebhookSecretRequest, type RolledWebhookEndpoint, type WebhookEndpoint } from '../api';
+import { Label } from '../../../components/ui/label';
+import { rollWebhookSecretRequest, SECRET_GRACE_PERIODS, type RolledWebhookEndpoint, type SecretGracePeriod, type WebhookEndpoint } from '../api';
 import { SecretReveal } from './secret-reveal';
 
+/** The API keys tab's words for the same periods. */
+const PERIOD_LABEL = { now: 'merchants.keys.expire.now', '1h': 'merchants.keys.expire.1h', '24h': 'merchants.keys.expire.24h' } as const;
+
 /**
- * Roll an endpoint's signing secret: a confirmation (the old secret stops signing at once: bpay keeps no grace
- * period for webhook secrets), then the new secret shown once, in this dialog's state only.
+ * Roll an endpoint's signing secret: a confirmation with how long the old secret keeps signing beside the new one
+ * (none by default, else 1 or 24 hours: deliveries then carry both signatures), then the new secret shown once, in
+ * this dialog's state only.
  */
 export function RollWebhookSecretDialog({
   merchantId,
@@ -26,11 +31,12 @@ export function RollWebhookSecretDialog({
   const t = useT();
   const keys = useIdempotencyKeys();
   const [rolled, setRolled] = useState<RolledWebhookEndpoint | null>(null);
+  const [period, setPeriod] = useState<SecretGracePeriod>('now');
   const roll = useMutation({
     mutationFn: async (id: string) => {
-      const attempt = keys.begin({ roll: id });
+      const attempt = keys.begin({ roll: id, expire_old_secret_in: period });
       try {
-        const answer = await rollWebhookSecretRequest(merchantId, id, attempt.key);
+        const answer = await rollWebhookSecretRequest(merchantId, id, period, attempt.key);
         keys.settle(attempt);
         return answer;
       } catch (error) {
@@ -40,7 +46,11 @@ export function RollWebhookSecretDialog({
     },
     onSuccess: (answer) => {
       setRolled(answer);
-      toast({ title: t('merchants.webhookRoll.rolledToast'), description: t('merchants.webhookRoll.rolledToastBody') });
+      toast({
+        title: t('merchants.webhookRoll.rolledToast'),
+        description:
+          period === 'now' ? t('merchants.webhookRoll.rolledToastBody') : t('merchants.webhookRoll.rolledToastBodyGrace', { period: t(PERIOD_LABEL[period]) }),
+      });
     },
     onError: (e) => toast({ title: t('merchants.webhookRoll.failed'), description: messageOf(e), variant: 'destructive' }),
   });
@@ -48,6 +58,7 @@ export function RollWebhookSecretDialog({
   const close = () => {
     if (roll.isPending) return;
     setRolled(null);
+    setPeriod('now');
     roll.reset();
     keys.reset();
     onClose();
@@ -94,6 +105,27 @@ export function RollWebhookSecretDialog({
         </div>
       ) : (
         <div className="space-y-4">
+          <div className="space-y-1.5">
+            <Label htmlFor="webhook-roll-expire">{t('merchants.webhookRoll.expireOldLabel')}</Label>
+            <select
+              id="webhook-roll-expire"
+              data-testid="webhook-roll-expire"
+              aria-describedby="webhook-roll-expire-hint"
+              className="h-10 w-full rounded-md border border-slate-300 bg-white px-3 text-sm text-slate-900"
+              value={period}
+              disabled={roll.isPending}
+              onChange={(e) => setPeriod(SECRET_GRACE_PERIODS.find((p) => p === e.target.value) ?? 'now')}
+            >
+              {SECRET_GRACE_PERIODS.map((p) => (
+                <option key={p} value={p}>
+                  {t(PERIOD_LABEL[p])}
+                </option>
+              ))}
+            </select>
+            <p id="webhook-roll-expire-hint" className="text-xs text-slate-500">
+              {t('merchants.webhookRoll.expireOldHint')}
+            </p>
+          </div>
           <p className="flex items-start gap-2 rounded-md bg-red-50 p-3 text-sm text-red-800" role="note">
             <ShieldAlert className="mt-0.5 h-4 w-4 shrink-0" aria-hidden />
             {t('merchants.webhookRoll.warning')}
