@@ -13,7 +13,7 @@ export interface MoneyReport {
   /** Movements whose postings do not sum to zero, or that have fewer than two postings: must be none. */
   badMovements: Array<{ movementId: string; sum: number; n: number }>;
   /** Every funding source: the processor's available balance and the ledger balance of its account. */
-  sources: Array<{ id: string; available: number; ledger: number; inPendingCollection: boolean }>;
+  sources: Array<{ id: string; available: number; ledger: number; inPendingCollection: boolean; sandboxStart?: number }>;
   /** Holds still placed at the processor: none once every collection has settled. */
   heldHolds: number;
   bcards: Array<{ id: string; status: string; limit: number; spent: number; ledger: number }>;
@@ -34,9 +34,13 @@ export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
     `SELECT f.id AS id, s.available_cents AS available,
             (SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings WHERE account = 'funding_source:' || f.id) AS ledger,
             EXISTS (SELECT 1 FROM collection_shares cs JOIN collections c ON c.id = cs.collection_id
-                     WHERE cs.funding_source_id = f.id AND c.status IN ('holding', 'capturing', 'refunding')) AS pending
+                     WHERE cs.funding_source_id = f.id AND c.status IN ('holding', 'capturing', 'refunding')) AS pending,
+            -- A split sandbox test bcard's test source (test-helpers/split.ts) starts with its share, or nothing.
+            (SELECT CASE WHEN s.behavior = 'insufficient_funds' THEN 0 ELSE cs.amount_cents END
+               FROM collection_shares cs JOIN collections c ON c.id = cs.collection_id
+              WHERE cs.funding_source_id = f.id AND c.kind = 'sandbox') AS sandbox_start
        FROM funding_sources f
-       JOIN (SELECT token, available_cents FROM sim_cards UNION ALL SELECT token, available_cents FROM sim_bank_accounts) s
+       JOIN (SELECT token, available_cents, behavior FROM sim_cards UNION ALL SELECT token, available_cents, NULL FROM sim_bank_accounts) s
          ON s.token = f.vendor_token`,
   );
   const [held] = await q("SELECT count(*) AS n FROM sim_holds WHERE status = 'held'");
@@ -50,7 +54,14 @@ export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
   return {
     ledgerTotal: num(total?.s),
     badMovements: bad.map((r) => ({ movementId: String(r.id), sum: num(r.s), n: num(r.n) })),
-    sources: sources.map((r) => ({ id: String(r.id), available: num(r.available), ledger: num(r.ledger), inPendingCollection: num(r.pending) === 1 })),
+    sources: sources.map((r) => ({
+      id: String(r.id),
+      available: num(r.available),
+      ledger: num(r.ledger),
+      inPendingCollection: num(r.pending) === 1,
+      // Only a split sandbox test bcard's test source has one (what it started with).
+      ...(r.sandbox_start === null || r.sandbox_start === undefined ? {} : { sandboxStart: num(r.sandbox_start) }),
+    })),
     heldHolds: num(held?.n),
     bcards: bcards.map((r) => ({ id: String(r.id), status: String(r.status), limit: num(r.lim), spent: num(r.spent), ledger: num(r.ledger) })),
     unsettledCollections: num(unsettled?.n),
@@ -61,7 +72,8 @@ export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
 /**
  * The invariants every settled state keeps, as a list of violations (empty when all hold): the ledger sums to
  * zero and so does every movement; money leaves or returns to a card only through the ledger (processor balance =
- * $10,000.00 + ledger balance, for sources not in a collection still under way); nothing stays held; a bcard's
+ * $10,000.00 + ledger balance, a split sandbox test source's share + ledger balance, for sources not in a collection
+ * still under way); nothing stays held; a bcard's
  * account is never negative and is empty once the card is used, expired or canceled.
  */
 export function moneyViolations(r: MoneyReport, startingCents = 1_000_000): string[] {
@@ -69,8 +81,9 @@ export function moneyViolations(r: MoneyReport, startingCents = 1_000_000): stri
   if (r.ledgerTotal !== 0) out.push(`ledger total is ${r.ledgerTotal}`);
   for (const m of r.badMovements) out.push(`movement ${m.movementId} sums to ${m.sum} over ${m.n} postings`);
   for (const s of r.sources) {
-    if (!s.inPendingCollection && s.available !== startingCents + s.ledger) {
-      out.push(`source ${s.id}: processor has ${s.available}, ledger says ${startingCents + s.ledger}`);
+    const start = s.sandboxStart ?? startingCents;
+    if (!s.inPendingCollection && s.available !== start + s.ledger) {
+      out.push(`source ${s.id}: processor has ${s.available}, ledger says ${start + s.ledger}`);
     }
   }
   if (r.unsettledCollections === 0 && r.heldHolds !== 0) out.push(`${r.heldHolds} holds left placed`);

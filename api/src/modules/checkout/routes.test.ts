@@ -5,6 +5,7 @@ import { call, makeTestApp, merchantCall, type CallResult, type TestContext } fr
 import { addCard, CARDS_OK, createMerchant, makePremium, registerUser, type TestMerchant } from '../../../test-support/world';
 import { moneyReport, moneyViolations, ledgerBalance } from '../../../test-support/money-invariants';
 import { resetRateWindows } from '../merchants/usage';
+import { sandboxMirror } from './service';
 
 /*
  * The checkout widget's calls. GET /api/checkout/payment_intents/:id?client_secret=… is public (CORS for any
@@ -27,10 +28,12 @@ let sources: { a: string; b: string; strangers: string };
 /** A sandbox merchant (test payments) and a production one (the consumer's money). */
 let merchant: TestMerchant;
 let live: TestMerchant;
+let ownerCookie: string;
 
 beforeAll(async () => {
   ctx = await makeTestApp();
   const owner = await registerUser(ctx);
+  ownerCookie = owner.cookie;
   const c = await registerUser(ctx);
   const s = await registerUser(ctx);
   consumer = { cookie: c.cookie, id: c.user.id };
@@ -313,7 +316,7 @@ describe('POST /api/checkout/payment_intents/:id/pay (a production intent: the c
 });
 
 describe('POST /api/checkout/payment_intents/:id/pay (a sandbox intent: a test payment)', () => {
-  test("200 testMode: a sandbox test bcard pays; the consumer's cards, bcards, transactions and plan are untouched", async () => {
+  test("200 testMode: a split test bcard standing for the consumer's shares pays; the consumer's cards, bcards, transactions and plan are untouched", async () => {
     const pi = await create({ amount: 3000 });
     const merchantBefore = await ledger(`merchant:${merchant.id}`);
     const testFundsBefore = await ledger('sandbox:test_funds');
@@ -327,8 +330,14 @@ describe('POST /api/checkout/payment_intents/:id/pay (a sandbox intent: a test p
     expect(res.status).toBe(200);
     expect(res.body.testMode).toBe(true);
     expect(res.body.paymentIntent).toEqual({ id: pi.id, status: 'succeeded', amount: 3000 });
-    // The bcard that paid is a sandbox test bcard: the amount only (no fee), funded by no source of anyone's.
-    expect(res.body.bcard).toMatchObject({ status: 'used', amount: '30.00', fee: '0.00', totalCharged: '30.00', fundingSources: [] });
+    // The bcard that paid is a sandbox test bcard: the amount only (no fee), in the consumer's proportions (60/40),
+    // each share on tok_visa (issue 28 §3: collected by the live collection code, from test sources only).
+    expect(res.body.bcard).toMatchObject({ status: 'used', amount: '30.00', fee: '0.00', totalCharged: '30.00' });
+    expect(res.body.bcard.fundingSources.map((s: { amount: string; last4: string; status: string }) => [s.amount, s.last4, s.status])).toEqual([
+      ['18.00', '4242', 'captured'],
+      ['12.00', '4242', 'captured'],
+    ]);
+    expect(res.body.bcard.fundingSources.map((s: { fundingSourceId: string }) => s.fundingSourceId)).not.toContain(sources.a);
     const [card] = await q('SELECT sandbox, locked_merchant_id, status, spent_cents, user_id FROM bcards WHERE id = ?', [res.body.bcard.id]);
     expect(card).toMatchObject({ sandbox: 1, locked_merchant_id: merchant.id, status: 'used', spent_cents: 3000 });
     expect(card!.user_id).not.toBe(consumer.id);
@@ -339,9 +348,11 @@ describe('POST /api/checkout/payment_intents/:id/pay (a sandbox intent: a test p
       payment_method: res.body.bcard.id,
     });
     expect(await eventTypes(pi.id)).toEqual(['payment_intent.created', 'payment_intent.succeeded']);
-    // Play money: sandbox:test_funds paid the merchant.
+    // Play money: the test sources paid the merchant (sandbox:test_funds is the one-pool test bcard's, untouched).
     expect((await ledger(`merchant:${merchant.id}`)) - merchantBefore).toBe(3000);
-    expect((await ledger('sandbox:test_funds')) - testFundsBefore).toBe(-3000);
+    expect(await ledger('sandbox:test_funds')).toBe(testFundsBefore);
+    const testShares = res.body.bcard.fundingSources as { fundingSourceId: string }[];
+    expect(await Promise.all(testShares.map((s) => ledger(`funding_source:${s.fundingSourceId}`)))).toEqual([-1800, -1200]);
 
     // Nothing of the consumer's moved or was recorded.
     expect(await available()).toEqual(cardsBefore);
@@ -380,17 +391,72 @@ describe('POST /api/checkout/payment_intents/:id/pay (a sandbox intent: a test p
     expect(await ledger(`bcard:${res.body.bcard.id}`)).toBe(0);
   });
 
-  test('if the confirmation fails, the test bcard is canceled and its money goes back to the sandbox', async () => {
+  test('if the confirmation fails, the test bcard is canceled and its money goes back to its test sources', async () => {
     const pi = await create({ amount: 1000 });
-    const testFundsBefore = await ledger('sandbox:test_funds');
+    const merchantBefore = await ledger(`merchant:${merchant.id}`);
     const results = await Promise.all(
       Array.from({ length: 3 }, () => pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 100]) })),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) expectError(r, 400, 'payment_intent_unexpected_state');
-    expect((await ledger('sandbox:test_funds')) - testFundsBefore).toBe(-1000);
+    expect((await ledger(`merchant:${merchant.id}`)) - merchantBefore).toBe(1000);
     const report = await moneyReport(ctx);
     expect(moneyViolations(report)).toEqual([]);
     expect(report.unsettledCollections).toBe(0);
+  });
+});
+
+describe("a sandbox payment's progress (issue 28 §3: the payment demo polls it)", () => {
+  const progress = (cookie: string, key: string) => call(ctx, `/api/virtual-cards/collection-progress?key=${encodeURIComponent(key)}`, { cookie });
+  type Share = { fundingSourceId: string; last4: string; amount: string; status: string };
+
+  test("the consumer who paid follows the test bcard's shares, in their split's order, under their Idempotency-Key", async () => {
+    const pi = await create({ amount: 5000 });
+    const key = `sandbox-progress-${crypto.randomUUID()}`;
+    expect((await progress(consumer.cookie, key)).body).toEqual({ stage: 'not_started', shares: [] });
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.b, 30], [sources.a, 70]) }, { headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(200);
+    const p = await progress(consumer.cookie, key);
+    expect(p.status).toBe(200);
+    expect(p.body.stage).toBe('completed');
+    // One share per consumer share, in the order they chose, each the intent's amount in their proportion, on tok_visa.
+    expect((p.body.shares as Share[]).map((s) => [s.amount, s.last4, s.status])).toEqual([
+      ['15.00', '4242', 'captured'],
+      ['35.00', '4242', 'captured'],
+    ]);
+    expect((p.body.shares as Share[]).map((s) => s.fundingSourceId)).toEqual(
+      (res.body.bcard.fundingSources as Share[]).map((s) => s.fundingSourceId),
+    );
+    expect((p.body.shares as Share[]).map((s) => s.fundingSourceId)).not.toContain(sources.a);
+  });
+
+  test("only that consumer: another user, and the merchant's owner whose test bcard it is, read it as not started", async () => {
+    const pi = await create({ amount: 2500 });
+    const key = `sandbox-progress-owner-${crypto.randomUUID()}`;
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.b, 50]) }, { headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(200);
+    expect((await progress(consumer.cookie, key)).body.stage).toBe('completed');
+    for (const cookie of [stranger.cookie, ownerCookie]) {
+      const other = await progress(cookie, key);
+      expect(other.status).toBe(200);
+      expect(other.body).toEqual({ stage: 'not_started', shares: [] });
+    }
+  });
+
+  test('a refused split collects nothing: the progress stays not started', async () => {
+    const pi = await create({ amount: 2500 });
+    const key = `sandbox-progress-refused-${crypto.randomUUID()}`;
+    const res = await pay(pi.id, { client_secret: pi.client_secret, splits: split([sources.a, 50], [sources.strangers, 50]) }, { headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(404);
+    expect((await progress(consumer.cookie, key)).body).toEqual({ stage: 'not_started', shares: [] });
+  });
+
+  test("sandboxMirror: the intent's amount in the shares' proportions; null when a share would be under a cent", () => {
+    expect(sandboxMirror(3000, [9261, 6174])).toEqual([
+      { amount: 1800, source: 'tok_visa' },
+      { amount: 1200, source: 'tok_visa' },
+    ]);
+    expect(sandboxMirror(100, [1, 99_999])).toBeNull();
+    expect(sandboxMirror(100, [103])).toEqual([{ amount: 100, source: 'tok_visa' }]);
   });
 });

@@ -9,6 +9,8 @@ import { refundUnusedBcard } from '../bcards/refund';
 import { claimIntent, confirmIntent, isClaimable, releaseClaim, type IntentClaim } from '../payment-intents/payment';
 import { toIntentObject } from '../payment-intents/service';
 import { createTestBcard } from '../test-helpers/service';
+import { collectSplitTestBcard, type AllocationInput } from '../test-helpers/split';
+import { allocate } from '../../lib/split';
 
 type UserRow = typeof schema.users.$inferSelect;
 type BcardRow = typeof schema.bcards.$inferSelect;
@@ -69,7 +71,8 @@ type PurchaseInput = { splits: SplitInput[]; idempotencyKey: string | null };
 
 /**
  * The bcard that will pay: for a production intent, the consumer's split collected into a bcard locked to the
- * merchant; for a sandbox one, the split only checked and a sandbox test bcard issued instead.
+ * merchant; for a sandbox one, the split checked, then a sandbox test bcard collected from test sources standing for
+ * the consumer's shares (sandboxMirror), charging nobody.
  */
 async function fundPayment(deps: AppDeps, user: UserRow, pi: IntentRow, merchant: MerchantRow, input: PurchaseInput): Promise<BcardRow> {
   const purchase = {
@@ -84,10 +87,28 @@ async function fundPayment(deps: AppDeps, user: UserRow, pi: IntentRow, merchant
     lockedMerchantId: merchant.id,
   };
   if (pi.livemode) return collectAndIssue(deps, user, purchase);
-  // The split is validated (sources are the consumer's, active, add up to 100 %) but nothing is collected.
-  await planCollection(deps, user, purchase);
-  const test = await createTestBcard(deps, merchant, pi.livemode, { amount: pi.amount });
-  return (await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, test.id)))!;
+  // The split is validated (sources are the consumer's, active, add up to 100 %) but nothing is collected from them.
+  const { plan } = await planCollection(deps, user, purchase);
+  const mirror = sandboxMirror(pi.amount, plan.shares.map((s) => s.amountCents));
+  if (!mirror) {
+    const test = await createTestBcard(deps, merchant, pi.livemode, { amount: pi.amount });
+    return (await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, test.id)))!;
+  }
+  // A split test bcard whose shares stand for the consumer's, in their order, collected by the live collection code
+  // under the consumer's key: their page follows it share by share (bcards/progress.ts).
+  const { bcardId } = await collectSplitTestBcard(deps, merchant, pi.amount, mirror, { idempotencyKey: input.idempotencyKey });
+  return (await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, bcardId)))!;
+}
+
+/**
+ * The shares of a sandbox payment's test bcard (issue 28 §3): the intent's amount split in the proportions of the
+ * consumer's shares (their fee is not charged in the sandbox), each on `tok_visa` whatever the consumer's source is,
+ * so the merchant's Charge shows nothing of their cards beyond the split's proportions. Null when a share would come
+ * to less than a cent: the one-pool test bcard pays instead.
+ */
+export function sandboxMirror(amount: number, shareCents: number[]): AllocationInput[] | null {
+  const amounts = allocate(amount, shareCents);
+  return amounts.every((a) => a >= 1) ? amounts.map((a) => ({ amount: a, source: 'tok_visa' })) : null;
 }
 
 /**
@@ -100,8 +121,9 @@ async function fundPayment(deps: AppDeps, user: UserRow, pi: IntentRow, merchant
  *
  * A sandbox intent never charges the consumer's sources (nor would it take a real bcard: test_mode_live_card). The
  * consumer's split is still checked exactly as for a real payment, so the flow is exercised, but the intent is paid
- * with a fresh sandbox test bcard funded from `sandbox:test_funds` (the test helpers' own), and the answer says
- * `testMode: true`.
+ * with a split sandbox test bcard of the merchant's owner whose shares are test sources standing for the consumer's
+ * (test-helpers/split.ts), collected under the consumer's Idempotency-Key so their page can poll its progress; the
+ * answer says `testMode: true`.
  * Fails with: resource_not_found, payment_intent_unexpected_state, everything a bcard fails with.
  */
 export async function payIntent(

@@ -141,7 +141,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * Collects a split sandbox test bcard: records the collection, its shares and their test sources in one transaction
  * (status holding), waits for a `tok_slow` share, then runs the live collection (holds, capture, card). Answers the
- * bcard's id and expiry.
+ * bcard's id and expiry. `opts.idempotencyKey`: the consumer's scoped key when a checkout's sandbox payment mirrors
+ * their split (bcards/progress.ts finds the collection by it).
  * Fails with: card_declined (a decline, or authentication_required: 402 with decline_code), insufficient_funds,
  * processing_error (capture failed; everything was released), vendor_unavailable; each naming the share's
  * `allocations[i][source]`.
@@ -151,6 +152,7 @@ export async function collectSplitTestBcard(
   merchant: MerchantRow,
   amount: number,
   allocations: AllocationInput[],
+  opts: { idempotencyKey?: string | null } = {},
 ): Promise<{ bcardId: string; expiresAt: Date }> {
   const sim = deps.vendorFor('simulated');
   const at = deps.clock.now();
@@ -173,6 +175,8 @@ export async function collectSplitTestBcard(
       description: null,
       lockedMerchantId: merchant.id,
       vendor: 'simulated',
+      // The checkout's sandbox payment (checkout/service.ts): the consumer's key, so they can follow its progress.
+      idempotencyKey: opts.idempotencyKey ?? null,
       leaseOwner: owner,
       leaseUntil: new Date(at.getTime() + LEASE_MS),
       createdAt: at,
