@@ -436,4 +436,13 @@ test('at 390 px in Arabic: the refund dialog and a delivery opened are right to 
   await page.getByTestId('webhook-delivery-open').first().click();
   await expect(page.getByRole('dialog').getByTestId('delivery-detail-request-body')).toContainText('"object":"event"');
   await fits();
+  await page.getByRole('dialog').getByRole('button', { name: 'إغلاق', exact: true }).last().click();
+  await expect(page.getByRole('dialog')).toBeHidden();
+
+  // Rolling the signing secret: how long the old one keeps signing, in Arabic, on screen.
+  await page.getByTestId('webhook-roll-secret').first().click();
+  await expect(page.getByRole('dialog')).toContainText('إبقاء السر القديم يوقّع لمدة');
+  await expect(page.getByRole('dialog').getByTestId('webhook-roll-expire')).toBeVisible();
+  await expect(page.getByRole('dialog').getByTestId('webhook-roll-expire').locator('option')).toHaveText(['لا وقت: يتوقف الآن', 'ساعة واحدة', '24 ساعة']);
+  await fits();
 });
