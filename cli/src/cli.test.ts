@@ -16,6 +16,9 @@ import { call, makeTestApp, type TestContext } from '../../api/test-support/app'
 import { createMerchant, registerUser } from '../../api/test-support/world';
 import { resetRateWindows } from '../../api/src/modules/merchants/usage';
 import { buildCli } from './build-support';
+import { eq } from 'drizzle-orm';
+import { schema } from '@bpay/db';
+import { unseal } from '../../api/src/lib/crypto';
 
 const CLI = join(import.meta.dir, 'index.ts');
 const WAIT_MS = 10_000;
@@ -445,6 +448,15 @@ describe('bpay against a live server', () => {
     const rolled = JSON.parse((await bpay(['webhooks', 'roll-secret', ep.id, '--json'])).stdout);
     expect(rolled.secret).toStartWith('whsec_');
     expect(rolled.secret).not.toBe(ep.secret);
+    // With a grace: the secret it replaced keeps signing for 24 hours (kept sealed beside the new one).
+    const graced = JSON.parse((await bpay(['webhooks', 'roll-secret', ep.id, '--expire-old-secret-in', '24h', '--json'])).stdout);
+    const [row] = await ctx.handle.db.select().from(schema.webhookEndpoints).where(eq(schema.webhookEndpoints.id, ep.id));
+    expect(unseal(ctx.deps.webhookKey, row!.secretSealed)).toBe(graced.secret);
+    expect(unseal(ctx.deps.webhookKey, row!.previousSecretSealed!)).toBe(rolled.secret);
+    expect(row!.previousSecretExpiresAt!.getTime() - ctx.clock.now().getTime()).toBeGreaterThan(23 * 3600_000);
+    const badGrace = await bpay(['webhooks', 'roll-secret', ep.id, '--expire-old-secret-in', '7d']);
+    expect(badGrace.code).toBe(2);
+    expect(badGrace.stderr).toContain('Allowed choices are now, 1h, 24h');
     const deleted = await bpay(['webhooks', 'delete', ep.id]);
     expect(deleted.code).toBe(0);
     expect((await bpay(['webhooks', 'get', ep.id])).code).toBe(1);

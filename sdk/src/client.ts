@@ -142,6 +142,11 @@ export class ChargesResource {
   }
 }
 
+/** How long a rolled signing secret keeps signing beside the new one. */
+export interface WebhookEndpointRollSecretParams {
+  expire_old_secret_in?: 'now' | '1h' | '24h';
+}
+
 export class WebhookEndpointsResource {
   constructor(private readonly http: Http) {}
 
@@ -167,9 +172,20 @@ export class WebhookEndpointsResource {
     return unwrap(this.http.api.DELETE('/api/v1/webhook_endpoints/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
   }
 
-  /** A new signing secret, effective at once (no overlap); the answer holds it. */
-  rollSecret(id: string, opts?: RequestOptions): Promise<WebhookEndpoint> {
-    return unwrap(this.http.api.POST('/api/v1/webhook_endpoints/{id}/roll_secret', { params: { path: { id } }, ...this.http.via(opts) }));
+  /**
+   * A new signing secret, effective at once; the answer holds it. `expire_old_secret_in` '1h' or '24h' keeps the old
+   * secret signing deliveries beside the new one until then (two v1= in the signature headers); 'now' (the default)
+   * stops it at once.
+   */
+  rollSecret(id: string, params: WebhookEndpointRollSecretParams = {}, opts?: RequestOptions): Promise<WebhookEndpoint> {
+    return unwrap(
+      this.http.api.POST('/api/v1/webhook_endpoints/{id}/roll_secret', {
+        params: { path: { id } },
+        // Typed by the generated schema once it is regenerated with this body (issue 28 §4).
+        ...(params.expire_old_secret_in !== undefined ? { body: { expire_old_secret_in: params.expire_old_secret_in } as never } : {}),
+        ...this.http.via(opts),
+      }),
+    );
   }
 }
 

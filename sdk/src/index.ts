@@ -3,7 +3,7 @@
  * generated from the API's own OpenAPI document. See sdk/README.md.
  */
 export { Bpay, ChargesResource, EventsResource, PaymentIntentsResource, RefundsResource, TestBcardsResource, UsageResource, WebhookEndpointsResource } from './client';
-export type { BpayOptions, EventStreamParams } from './client';
+export type { BpayOptions, EventStreamParams, WebhookEndpointRollSecretParams } from './client';
 export { BpayAdmin, AdminKycResource, AdminTiersResource, AdminUsersResource } from './admin';
 export type { BpayAdminLoginParams, BpayAdminOptions } from './admin';
 export {

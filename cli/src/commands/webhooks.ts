@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { isJson, merchantClient, spin, type Ctx } from '../context';
 import { formatDetails, formatTable, formatTime, printJson, UsageError, type Int, type Io } from '../output';
 import { parseEventList } from './events';
@@ -121,11 +121,19 @@ export function registerWebhooks(program: Command, ctx: Ctx): void {
 
   hooks
     .command('roll-secret')
-    .summary("Replace an endpoint's signing secret (the old one stops working at once)")
+    .summary("Replace an endpoint's signing secret (the old one stops at once, or signs beside it for 1h / 24h)")
     .argument('<id>', 'Endpoint id')
-    .action(async (id: string, _opts: Record<string, never>, cmd: Command) => {
+    .addOption(
+      new Option('--expire-old-secret-in <period>', 'Keep the old secret signing deliveries beside the new one this long').choices([
+        'now',
+        '1h',
+        '24h',
+      ]),
+    )
+    .action(async (id: string, opts: { expireOldSecretIn?: 'now' | '1h' | '24h' }, cmd: Command) => {
       const { bpay } = merchantClient(ctx, cmd);
-      const ep = await spin(ctx, cmd, 'Rolling the secret', () => bpay.webhookEndpoints.rollSecret(id));
+      const params = opts.expireOldSecretIn ? { expire_old_secret_in: opts.expireOldSecretIn } : {};
+      const ep = await spin(ctx, cmd, 'Rolling the secret', () => bpay.webhookEndpoints.rollSecret(id, params));
       if (isJson(cmd)) printJson(ctx.io, ep);
       else printEndpoint(ctx.io, ep);
     });
