@@ -268,13 +268,13 @@ describe('bpay against a live server', () => {
     const out = JSON.parse(r.stdout);
     // tok_visa took the odd cent (501) and got it back; tok_refundFail's 500 was refused.
     expect(out.refund).toMatchObject({ object: 'refund', status: 'succeeded', amount: 501 });
-    expect(out.refund.failure_reason).toContain('tok_refundFail');
+    expect(out.refund.failure_reason).toContain('share 2 (Visa •••• 5126)');
     expect(out.payment_intent).toMatchObject({ status: 'succeeded', amount_received: 1001, amount_refunded: 501 });
     const updated = await until('refund.updated with failure_reason', () =>
       received.find((d) => d.event?.type === 'refund.updated' && d.event.data.object.id === out.refund.id && d.event.data.object.status === 'succeeded'),
     );
     expect(updated.verified).toBe(true);
-    expect(updated.event!.data.object.failure_reason).toContain('tok_refundFail');
+    expect(updated.event!.data.object.failure_reason).toContain('share 2 (Visa •••• 5126)');
 
     const people = await bpay(['trigger', 'refund.updated', '--amount', '600']);
     expect(people.code).toBe(0);
