@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Route } from '@playwright/test';
 import { addCard, E2E_CARD_NUMBERS, E2E_CVV } from './cards';
 
 const toast = (page: Page) => page.getByTestId('toast').last();
@@ -261,10 +261,28 @@ test('signed in: the split is checked against your own cards, then TechStore\'s 
   await page.getByTestId('pd-pay').click();
   await expect(page.getByTestId('split-row')).toHaveCount(2);
   await expect(page.getByTestId('split-total')).toContainText('$154.35');
+  // The pay answer is held back once the server has answered it: what the page shows meanwhile can only come from
+  // its polls of the collection's progress (issue 28 §3), not from the answer.
+  const held = holdPayAnswers(page);
+  await page.route('**/api/checkout/payment_intents/*/pay', held.handler);
+  const progressKeys: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/api/virtual-cards/collection-progress')) progressKeys.push(new URL(r.url()).searchParams.get('key') ?? '');
+  });
   await page.getByTestId('split-submit').click();
   await expect(page.getByTestId('pd-bcard')).toHaveAttribute('data-kind', 'real');
   await expect(page.getByTestId('pd-share')).toHaveCount(2);
-  for (const share of await page.getByTestId('pd-share').all()) await expect(share).toContainText('Not charged');
+  await expect(page.getByTestId('pd-shares-done')).toHaveText('2 of 2 shares collected', { timeout: 15_000 });
+  for (const share of await page.getByTestId('pd-share').all()) {
+    await expect(share).toHaveAttribute('data-status', 'captured');
+    await expect(share).toContainText('Not charged: a test card is collected in its place');
+  }
+  // Still before the answer: the card is being created, the step has not moved on.
+  await expect(page.getByTestId('pd-card-step')).toHaveAttribute('data-status', 'processing');
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'bcard');
+  expect(held.payKeys).toHaveLength(1);
+  expect(progressKeys).toContain(held.payKeys[0]);
+  held.release();
 
   // The merchant step shows the sandbox test bcard, masked; there is no bcard of the consumer's to cancel.
   await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'merchant', { timeout: 15_000 });
@@ -297,7 +315,41 @@ test('signed in: the split is checked against your own cards, then TechStore\'s 
   await page.reload();
   await expect(page.getByTestId('pd-mode-banner')).toContainText('دفعة اختبارية: لن تُخصم أي مبالغ من بطاقاتك');
   await expectNoHorizontalOverflow(page, 390);
+  // The progress in Arabic at 390 px, again while the answer is held back.
+  const heldAr = holdPayAnswers(page);
+  await page.unroute('**/api/checkout/payment_intents/*/pay');
+  await page.route('**/api/checkout/payment_intents/*/pay', heldAr.handler);
+  await page.getByTestId('pd-pay').click();
+  await page.getByTestId('split-submit').click();
+  await expect(page.getByTestId('pd-shares-done')).toHaveText('حُصِّلت 2 من 2 حصص', { timeout: 15_000 });
+  await expect(page.getByTestId('pd-share').first()).toContainText('لم يُخصم منها: تُحصَّل بطاقة اختبارية بدلًا منها');
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'bcard');
+  await expectNoHorizontalOverflow(page, 390);
+  heldAr.release();
+  await expect(page.getByTestId('pd-step')).toHaveAttribute('data-step', 'merchant', { timeout: 15_000 });
+  const afterAr: Source[] = await (await page.request.get('/api/funding-sources')).json();
+  expect(afterAr.map((a) => [a.id, a.balance])).toEqual(before.map((b) => [b.id, b.balance]));
 });
+
+/**
+ * Lets each pay request reach the server, then holds its answer back until release(): meanwhile the page knows only
+ * what it polls. payKeys: the Idempotency-Key each pay carried.
+ */
+function holdPayAnswers(page: Page) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const payKeys: string[] = [];
+  return {
+    payKeys,
+    release: () => release(),
+    handler: async (route: Route) => {
+      payKeys.push(route.request().headers()['idempotency-key'] ?? '');
+      const response = await route.fetch();
+      await released;
+      await route.fulfill({ response }).catch(() => undefined);
+    },
+  };
+}
 
 async function signUpWithOneCard(page: Page, tag: string) {
   const email = `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;

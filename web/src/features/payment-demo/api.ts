@@ -48,9 +48,17 @@ export type PayIntentAnswer = ApiAnswer<'/api/checkout/payment_intents/{id}/pay'
 export const createDemoPaymentIntentRequest = (body: DemoIntentBody, idempotencyKey: string): Promise<DemoIntent> =>
   unwrap(api.POST('/api/demo/checkout-intent', { body, params: { header: { 'idempotency-key': idempotencyKey } } }));
 
-/** Pays it through the checkout widget's endpoint: a sandbox intent is paid with a test bcard, nothing collected. */
+/**
+ * Pays it through the checkout widget's endpoint: a sandbox intent is paid with a test bcard collected from test
+ * sources standing for the split's shares, nothing collected from the consumer's (its progress: collectionProgressRequest).
+ */
 export const payDemoPaymentIntentRequest = (id: string, body: PayIntentBody, idempotencyKey: string): Promise<PayIntentAnswer> =>
   unwrap(api.POST('/api/checkout/payment_intents/{id}/pay', { body, params: { path: { id }, header: { 'idempotency-key': idempotencyKey } } }));
+
+/** GET /api/virtual-cards/collection-progress: how far the collection started with this Idempotency-Key has got. */
+export type CollectionProgress = ApiAnswer<'/api/virtual-cards/collection-progress'>;
+export const collectionProgressRequest = (idempotencyKey: string): Promise<CollectionProgress> =>
+  unwrap(api.GET('/api/virtual-cards/collection-progress', { params: { query: { key: idempotencyKey } } }));
 
 /** After money may have moved: balances, bcards and the transaction history are re-read. */
 export function useRefreshMoney(): () => void {

@@ -166,6 +166,41 @@ describe('progress: N+1 equal steps, collected and remaining', () => {
   });
 });
 
+describe("the signed-in run follows the server's progress (issue 28 §3)", () => {
+  const progress = (runId: number, stage: string, statuses: string[]): FlowAction => ({ type: 'realProgress', runId, stage, statuses });
+
+  test('share i takes the status of the test share i as it advances: being held, held, then captured; the bar never goes back', () => {
+    let s = run([{ type: 'toSplit' }, start('real')]);
+    const runId = s.generation!.runId;
+    s = run([progress(runId, 'not_started', [])], s);
+    expect(s.generation!.shares.map((x) => x.status)).toEqual(['pending', 'pending']);
+    s = run([progress(runId, 'holding', ['held', 'pending'])], s);
+    expect(s.generation!.shares.map((x) => x.status)).toEqual(['held', 'processing']);
+    expect(progressOf(s.generation!)).toMatchObject({ stepsDone: 1, stepsTotal: 3 });
+    s = run([progress(runId, 'capturing', ['held', 'held'])], s);
+    expect(progressOf(s.generation!).stepsDone).toBe(2);
+    expect(s.generation!.card).toBe('pending');
+    s = run([progress(runId, 'completed', ['captured', 'captured'])], s);
+    expect(s.generation!.shares.map((x) => x.status)).toEqual(['captured', 'captured']);
+    expect(s.generation!.card).toBe('processing');
+    // A late poll of an earlier moment moves no share back on the bar.
+    s = run([progress(runId, 'holding', ['pending', 'pending'])], s);
+    expect(progressOf(s.generation!).stepsDone).toBe(2);
+  });
+
+  test('ignored: another run, another number of shares, a failed stage, or once the answer came', () => {
+    let s = run([{ type: 'toSplit' }, start('real')]);
+    const runId = s.generation!.runId;
+    const before = s.generation;
+    expect(run([progress(runId + 100, 'completed', ['captured', 'captured'])], s).generation).toBe(before);
+    expect(run([progress(runId, 'completed', ['captured'])], s).generation).toBe(before);
+    expect(run([progress(runId, 'failed', ['voided', 'declined'])], s).generation).toBe(before);
+    s = run([{ type: 'realIssued', runId, bcardId: 'bc_1', statuses: [] }], s);
+    const issued = s.generation;
+    expect(run([progress(runId, 'holding', ['held', 'pending'])], s).generation).toBe(issued);
+  });
+});
+
 describe('the failure scenario', () => {
   test('fails the second share, releases the first, stops the bar, then offers retry', () => {
     let s = run([{ type: 'toSplit' }, start('simulated', 'failure')]);

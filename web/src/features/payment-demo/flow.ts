@@ -13,6 +13,8 @@ export const CARD_STEP_MS = 1000;
 export const RETRY_DELAY_MS = 2000;
 /** How long the finished progress (100 %, every share's outcome) stays before the merchant step. */
 export const RESULT_SHOWN_MS = 800;
+/** How often the signed-in run asks how far its collection has got (as the Create bcard dialog does). */
+export const PROGRESS_POLL_MS = 400;
 
 /**
  * A real bcard request that gets no answer may still have gone through: it is resent, same body and same
@@ -227,6 +229,11 @@ export type FlowAction =
   | { type: 'simCardIssued'; runId: number }
   /** Real: the server answered the bcard; each share as it reports it. */
   | { type: 'realIssued'; runId: number; bcardId: string; statuses: { fundingSourceId: string; status: string }[] }
+  /**
+   * Real (TechStore's sandbox payment): what the server has recorded of the test bcard collected for the split (GET
+   * /api/virtual-cards/collection-progress), its share i standing for the consumer's share i.
+   */
+  | { type: 'realProgress'; runId: number; stage: string; statuses: string[] }
   /** Real: the server refused; each share's outcome as the error details tell it. */
   | { type: 'realFailed'; runId: number; failure: Failure; outcomes: Map<string, { status: ShareStatus; reason: ShareReason | null }> }
   /** Real: no answer; request `attempt` of `of` goes out after a short wait, same body and key. */
@@ -340,6 +347,19 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
           return { ...s, status: status ? shareStatusFromServer(status) : s.status };
         });
         return { ...g, shares, card: 'issued', reached: g.shares.length + 1, bcardId: action.bcardId, resend: null };
+      });
+    case 'realProgress':
+      return updateRun(state, action.runId, (g) => {
+        // The answer (issued or refused) says the last word; a list of another length stands for other shares.
+        if (g.failure || g.bcardId || action.statuses.length !== g.shares.length) return g;
+        if (action.stage !== 'holding' && action.stage !== 'capturing' && action.stage !== 'completed') return g;
+        const shares = g.shares.map((s, i): ProgressShare => {
+          const status = shareStatusFromServer(action.statuses[i] ?? 'pending');
+          // Holding: a share the processor has not answered for yet is being held right now.
+          return { ...s, status: status === 'pending' && action.stage === 'holding' ? 'processing' : status };
+        });
+        const done = shares.filter((s) => s.status === 'held' || s.status === 'captured').length;
+        return { ...g, shares, reached: Math.max(g.reached, done), card: action.stage === 'completed' ? 'processing' : g.card };
       });
     case 'realFailed':
       return updateRun(state, action.runId, (g) => {

@@ -59,6 +59,8 @@ export const en = {
   'paymentDemo.bcard.remaining': 'Remaining',
   'paymentDemo.bcard.cardStep': 'Create bcard',
   'paymentDemo.bcard.cardAmount': 'Loaded with {amount}',
+  'paymentDemo.bcard.sharesDone': '{done} of {total} shares collected',
+  'paymentDemo.bcard.testStandIn': 'Not charged: a test card is collected in its place',
 
   'paymentDemo.status.pending': 'Waiting',
   'paymentDemo.status.processing': 'Collecting…',
@@ -231,6 +233,8 @@ export const ar: Record<keyof typeof en, string> = {
   'paymentDemo.bcard.remaining': 'المتبقي',
   'paymentDemo.bcard.cardStep': 'إنشاء bcard',
   'paymentDemo.bcard.cardAmount': 'محمّلة بمبلغ {amount}',
+  'paymentDemo.bcard.sharesDone': 'حُصِّلت {done} من {total} حصص',
+  'paymentDemo.bcard.testStandIn': 'لم يُخصم منها: تُحصَّل بطاقة اختبارية بدلًا منها',
 
   'paymentDemo.status.pending': 'بالانتظار',
   'paymentDemo.status.processing': 'جارٍ التحصيل…',

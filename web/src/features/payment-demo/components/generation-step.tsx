@@ -150,6 +150,11 @@ export function GenerationStep({ generation: g, onRetry, onCancel }: { generatio
               style={{ width: `${p.percent}%` }}
             />
           </div>
+          {!simulated && (
+            <p className="text-sm text-slate-600" data-testid="pd-shares-done">
+              {t('paymentDemo.bcard.sharesDone', { done: g.shares.filter((s) => s.status === 'captured').length, total: g.shares.length })}
+            </p>
+          )}
           <dl className="grid grid-cols-2 gap-3 pt-1 text-sm">
             <div className="rounded-lg bg-slate-50 p-3">
               <dt className="text-slate-500">{t('paymentDemo.bcard.collected')}</dt>
@@ -191,6 +196,11 @@ export function GenerationStep({ generation: g, onRetry, onCancel }: { generatio
                 <p className="text-sm tabular-nums text-slate-600">
                   <span dir="ltr">{formatCents(s.cents)}</span>
                 </p>
+                {!simulated && s.status !== 'skipped' && (
+                  <p className="text-xs text-slate-500" data-testid="pd-share-test">
+                    {t('paymentDemo.bcard.testStandIn')}
+                  </p>
+                )}
                 {reason && (
                   <p className="text-xs text-red-700" data-testid="pd-share-reason">
                     {reason}

@@ -8,6 +8,7 @@ import { isolateFor } from '../../../lib/card-display';
 import { centsToDecimal, formatCents, parseCents } from '../../../lib/money';
 import {
   cancelDemoBcardRequest,
+  collectionProgressRequest,
   createDemoPaymentIntentRequest,
   payDemoPaymentIntentRequest,
   processPaymentRequest,
@@ -20,6 +21,7 @@ import {
   flowReducer,
   initialFlowState,
   maskedCardDetails,
+  PROGRESS_POLL_MS,
   RESEND_BACKOFF_MS,
   RESULT_SHOWN_MS,
   RETRY_DELAY_MS,
@@ -213,10 +215,35 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
   }
 
   /**
+   * Follows the collection the pay request under `key` started, as the server records it, until stopped (the answer
+   * came) or the run ends: one poll at a time, PROGRESS_POLL_MS apart. A poll without an answer is skipped; the next
+   * one, or the pay answer, says.
+   */
+  function followProgress(runId: number, key: string): () => void {
+    let on = true;
+    const poll = async () => {
+      if (!on || !isCurrent(runId)) return;
+      try {
+        const p = await collectionProgressRequest(key);
+        if (on && isCurrent(runId)) dispatch({ type: 'realProgress', runId, stage: p.stage, statuses: p.shares.map((x) => x.status) });
+      } catch {
+        // Nothing to show from this poll.
+      }
+      if (on) later(PROGRESS_POLL_MS, () => void poll());
+    };
+    later(PROGRESS_POLL_MS, () => void poll());
+    return () => {
+      on = false;
+    };
+  }
+
+  /**
    * The signed-in run (issue 25 item 7): never a charge of the merchant the user typed. It pays bpay's demo merchant
    * TechStore's sandbox, as the checkout demos do: a sandbox intent for the amount, labelled with the typed name, paid
    * through the checkout widget's endpoint with the split (checked against the consumer's own sources, then paid
-   * with a sandbox test bcard: nothing is collected from them). Each request is resent under its key without answer.
+   * with a sandbox test bcard collected from test sources standing for their shares: nothing is collected from
+   * them). Meanwhile the page polls that collection's progress, share by share (issue 28 §3). Each request is
+   * resent under its key without answer.
    */
   async function runReal(runId: number, o: Order, shares: ShareInput[]) {
     const ev = o.evaluation;
@@ -227,15 +254,19 @@ export function usePaymentFlow(who: { signedIn: boolean; demoMode: boolean }) {
     const payBody = { client_secret: intent.clientSecret, amount: intent.amount, splits: checkoutPaySplits(ev) };
     const attempt = nextAttempt(payAttempt.current, JSON.stringify({ id: intent.id, payBody }), () => crypto.randomUUID());
     payAttempt.current = attempt;
+    const stopFollowing = followProgress(runId, attempt.key);
     const paid = await withResends(runId, attempt, shares, () => payDemoPaymentIntentRequest(intent.id, payBody, attempt.key));
+    stopFollowing();
     if (!paid || !isCurrent(runId)) return;
     sandboxPayment.current = { runId, intentId: intent.id };
-    // No share was charged: each source says so ("Not charged"); the test bcard paid TechStore's sandbox.
+    // The test bcard's shares as collected, share i standing for the consumer's share i (none of theirs was charged:
+    // each row says so). A test bcard without shares (a share under a cent) leaves every row "Not charged".
+    const test = paid.bcard.fundingSources;
     dispatch({
       type: 'realIssued',
       runId,
       bcardId: paid.bcard.id,
-      statuses: shares.map((s) => ({ fundingSourceId: s.sourceId, status: 'skipped' })),
+      statuses: shares.map((s, i) => ({ fundingSourceId: s.sourceId, status: test.length === shares.length ? (test[i]?.status ?? 'skipped') : 'skipped' })),
     });
     // The test bcard as the pay answer shows it (masked). No bcard of the consumer's: nothing to cancel or spend.
     const card = { ...maskedCardDetails(paid.bcard, ev.amountCents), bcardId: null };
