@@ -196,6 +196,30 @@ describe('hostile parameters: a 400 naming the parameter, never a 500', () => {
   });
 });
 
+describe('no N+1', () => {
+  test("a page of charges, and of intents with latest_charge, reads as many statements for 2 items as for 8 (refunds among them)", async () => {
+    const ctx = await fork();
+    for (let i = 0; i < 8; i++) {
+      const pi = await pay(ctx, live, await bcard(ctx, [[cards[0]!.id, 50], [cards[1]!.id, 30], [cards[2]!.id, 20]], '30.00'), 1001 + i);
+      if (i % 2 === 0) expect((await merchantCall(ctx, live.secretKey, '/refunds', { method: 'POST', body: { payment_intent: pi.id, amount: 101 } })).status).toBe(200);
+    }
+    const cost = async (path: string) => {
+      const before = ctx.handle.stats.statements;
+      const res = await merchantCall(ctx, live.secretKey, path);
+      expect(res.status, res.text).toBe(200);
+      return { n: res.body.data.length as number, statements: ctx.handle.stats.statements - before };
+    };
+    for (const list of ['/charges', '/payment_intents']) {
+      await cost(`${list}?limit=2`); // warm (a first request may read what later ones cache)
+      const one = await cost(`${list}?limit=2`); // the newest two: one with a refund
+      const all = await cost(`${list}?limit=100`);
+      expect({ list, n: all.n }).toEqual({ list, n: 8 });
+      expect({ list, statements: all.statements }).toEqual({ list, statements: one.statements });
+    }
+    ctx.close();
+  });
+});
+
 describe('privacy', () => {
   test("nothing the merchant reads of a charge, its refunds or its events names the consumer, their sources or their fee", async () => {
     const ctx = await fork();
