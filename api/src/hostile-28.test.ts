@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { makeTestApp, type TestContext } from '../test-support/app';
 import { registerUser } from '../test-support/world';
-import { newMerchant, v1, type Merchant } from '../test-support/modules/webhooks';
+import { createIntent, newMerchant, testBcard, v1, type Merchant } from '../test-support/modules/webhooks';
 
 /*
  * A hostile merchant against issue 28 §4's small items (audit): form booleans take exactly true/false and
@@ -79,5 +79,27 @@ describe('keys that never existed', () => {
     const res = await v1(ctx, key, '/payment_intents?limit=1');
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('invalid_api_key');
+  });
+});
+
+describe('"" on create means unset (Stripe libraries send "" for a parameter left empty), as update already reads it', () => {
+  test('a PaymentIntent: description "" is null, so a consumer’s checkout transaction says "Checkout at …", not nothing; a metadata key with "" is not kept', async () => {
+    const made = await form('/payment_intents', 'amount=1000&currency=usd&description=&metadata[keep]=1&metadata[skip]=');
+    expect(made.status).toBe(200);
+    expect(made.body.description).toBeNull();
+    expect(made.body.metadata).toEqual({ keep: '1' });
+    const read = await v1(ctx, m.key, `/payment_intents/${made.body.id}`);
+    expect(read.body).toMatchObject({ description: null, metadata: { keep: '1' } });
+    const json = await v1(ctx, m.key, '/payment_intents', { method: 'POST', body: { amount: 1000, currency: 'usd', description: '', metadata: { skip: '' } } });
+    expect(json.body).toMatchObject({ description: null, metadata: {} });
+  });
+
+  test('a Refund: a metadata key with "" is not kept', async () => {
+    const card = await testBcard(ctx, m, 1500);
+    const pi = await createIntent(ctx, m, 1500);
+    expect((await v1(ctx, m.key, `/payment_intents/${pi}/confirm`, { method: 'POST', body: { payment_method: card.id } })).body.status).toBe('succeeded');
+    const refund = await form('/refunds', `payment_intent=${pi}&amount=500&metadata[keep]=1&metadata[skip]=`);
+    expect(refund.status).toBe(200);
+    expect(refund.body.metadata).toEqual({ keep: '1' });
   });
 });

@@ -116,6 +116,10 @@ export interface CreateIntentInput extends IntentCreateParameters {
   capture_method?: 'automatic' | 'manual';
 }
 
+/**
+ * A create's metadata (PaymentIntent, Refund), checked; a key whose value is "" is not kept (Stripe's rule: "" means
+ * unset, which on create is no key at all; update already removes such a key, update.ts), as customers' create does.
+ */
 export function validateMetadata(metadata: Record<string, unknown> | undefined): Record<string, string> {
   if (!metadata) return {};
   const keys = Object.keys(metadata);
@@ -125,7 +129,7 @@ export function validateMetadata(metadata: Record<string, unknown> | undefined):
     const v = metadata[k];
     if (typeof v !== 'string' || v.length > 500) throw invalid(`metadata[${k}]`, 'metadata values must be strings of at most 500 characters.');
   }
-  return metadata as Record<string, string>;
+  return Object.fromEntries(Object.entries(metadata as Record<string, string>).filter(([, v]) => v !== ''));
 }
 
 /**
@@ -175,7 +179,8 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
         currency: 'usd',
         status: 'requires_payment_method',
         captureMethod: input.capture_method ?? 'automatic',
-        description: input.description ?? null,
+        // "" means unset, as update reads it: null, so a checkout's transaction is described in words ("Checkout at …").
+        description: input.description || null,
         metadata,
         customerId: customer ?? null,
         receiptEmail: input.receipt_email || null,
