@@ -181,8 +181,7 @@ export class WebhookEndpointsResource {
     return unwrap(
       this.http.api.POST('/api/v1/webhook_endpoints/{id}/roll_secret', {
         params: { path: { id } },
-        // Typed by the generated schema once it is regenerated with this body (issue 28 §4).
-        ...(params.expire_old_secret_in !== undefined ? { body: { expire_old_secret_in: params.expire_old_secret_in } as never } : {}),
+        body: params.expire_old_secret_in !== undefined ? { expire_old_secret_in: params.expire_old_secret_in } : {},
         ...this.http.via(opts),
       }),
     );

@@ -133,7 +133,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out: the session is deleted on the server */
+        /**
+         * Sign out: the session is deleted on the server
+         * @description Signs out: the session is deleted on the server and the cookie cleared, so the same cookie no longer works anywhere. Answers 200 with or without a session.
+         */
         post: operations["postApiAuthLogout"];
         delete?: never;
         options?: never;
@@ -168,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user */
+        /**
+         * The signed-in user
+         * @description The signed-in user's profile: name, e-mail, address, role, language and security settings. Needs a session cookie (401 without one; GET /api/auth/session answers 200 with user null instead). Changes nothing.
+         */
         get: operations["getApiAuthUser"];
         put?: never;
         post?: never;
@@ -189,11 +195,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The e-mail change waiting for its confirmation link, if any */
+        /**
+         * The e-mail change waiting for its confirmation link, if any
+         * @description The new address waiting for its confirmation link, when the link expires and when it was sent, or pending null when no change waits. For the signed-in user; read only.
+         */
         get: operations["getApiAuthEmail-change"];
         put?: never;
         post?: never;
-        /** Cancel the pending e-mail change (its link stops working) */
+        /**
+         * Cancel the pending e-mail change (its link stops working)
+         * @description Cancels the e-mail change waiting for its confirmation link: the link stops working and the account keeps its current address. For the signed-in user; answers pending null, also when nothing was pending.
+         */
         delete: operations["deleteApiAuthEmail-change"];
         options?: never;
         head?: never;
@@ -269,7 +281,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start two-factor enrolment: a TOTP secret to scan */
+        /**
+         * Start two-factor enrolment: a TOTP secret to scan
+         * @description Starts two-factor enrolment for the signed-in user: answers a new TOTP secret and its otpauth:// URI to show as a QR code. Two-factor sign-in is not on until POST /api/auth/2fa/confirm gets a code from it; 409 when it is already on.
+         */
         post: operations["postApiAuth2faSetup"];
         delete?: never;
         options?: never;
@@ -324,7 +339,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The plans on offer (public, no credentials) */
+        /**
+         * The plans on offer (public, no credentials)
+         * @description The active subscription plans with their monthly price, fee rate, limits and features, for the pricing pages. Public: no credentials; read only.
+         */
         get: operations["getApiSubscriptionTiers"];
         put?: never;
         post?: never;
@@ -341,7 +359,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user's plan benefits */
+        /**
+         * The signed-in user's plan benefits
+         * @description The signed-in user's current tier and what it allows: how many funding sources, the fee percentage, its features, and whether identity verification is done. Read only.
+         */
         get: operations["getApiSubscriptionBenefits"];
         put?: never;
         post?: never;
@@ -358,7 +379,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your plan, its billing period, scheduled change and usage against its limits */
+        /**
+         * Your plan, its billing period, scheduled change and usage against its limits
+         * @description The signed-in user's plan: its tier, the current billing period, the card renewals are charged to, a scheduled downgrade or cancellation, any past-due state, and usage against the tier's limits. Read only.
+         */
         get: operations["getApiSubscriptionPlan"];
         put?: never;
         post?: never;
@@ -375,7 +399,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your plan payments (receipts and failed attempts), newest first: the last 100 */
+        /**
+         * Your plan payments (receipts and failed attempts), newest first: the last 100
+         * @description The signed-in user's plan payments, newest first (the last 100): upgrades, renewals and prorations, with their status, amount and period, for receipts. Read only.
+         */
         get: operations["getApiSubscriptionCharges"];
         put?: never;
         post?: never;
@@ -494,7 +521,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Undo a scheduled downgrade or cancellation */
+        /**
+         * Undo a scheduled downgrade or cancellation
+         * @description Cancels a scheduled downgrade or cancellation, so the current plan renews at the period end as before. For the signed-in user; no money moves now; 409 when nothing is scheduled.
+         */
         post: operations["postApiSubscriptionKeep"];
         delete?: never;
         options?: never;
@@ -509,7 +539,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your funding sources, with what is available on each */
+        /**
+         * Your funding sources, with what is available on each
+         * @description The signed-in user's funding sources (cards and bank accounts, by token and last 4 digits only), with what is available on each. Read only.
+         */
         get: operations["getApiFunding-sources"];
         put?: never;
         /**
@@ -592,7 +625,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer the 3-D Secure challenge of a card being added */
+        /**
+         * Answer the 3-D Secure challenge of a card being added
+         * @description Completes adding a card that asked for 3-D Secure: the code answers the challenge and, when it is right, the card is added (201). Only the signed-in user who started it; wrong attempts are rate limited (429).
+         */
         post: operations["postApiFunding-sourcesVerificationsById"];
         delete?: never;
         options?: never;
@@ -610,11 +646,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a funding source (refused while it backs an unexpired bcard) */
+        /**
+         * Remove a funding source (refused while it backs an unexpired bcard)
+         * @description Removes one of the signed-in user's funding sources. Refused with 409 while it backs an unexpired bcard; another user's is 404.
+         */
         delete: operations["deleteApiFunding-sourcesById"];
         options?: never;
         head?: never;
-        /** Rename, change the default split, or pause a funding source */
+        /**
+         * Rename, change the default split, or pause a funding source
+         * @description Renames one of the signed-in user's funding sources, changes its share of the default split, or pauses it. No money moves; another user's is 404.
+         */
         patch: operations["patchApiFunding-sourcesById"];
         trace?: never;
     };
@@ -729,7 +771,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bcard's full number, expiry and CVV (each reveal is recorded) */
+        /**
+         * The bcard's full number, expiry and CVV (each reveal is recorded)
+         * @description The full card number, expiry and CVV of one of the signed-in user's bcards, to pay with at a merchant. Each reveal is recorded with its address and browser; another user's bcard is 404.
+         */
         get: operations["getApiVirtual-cardsByIdCheckout-details"];
         put?: never;
         post?: never;
@@ -748,7 +793,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay a merchant: with the given bcard, or by collecting the splits into a new one */
+        /**
+         * Pay a merchant: with the given bcard, or by collecting the splits into a new one
+         * @description Pays a merchant for the signed-in user: with the bcard named, or by first collecting the splits from the user's funding sources into a new bcard. Moves money; honours an Idempotency-Key.
+         */
         post: operations["postApiProcess-payment"];
         delete?: never;
         options?: never;
@@ -783,7 +831,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your transactions as CSV, with the same filter */
+        /**
+         * Your transactions as CSV, with the same filter
+         * @description The signed-in user's transactions as a CSV file to download, filtered by status as GET /api/transactions is. Read only.
+         */
         get: operations["getApiTransactionsExport.csv"];
         put?: never;
         post?: never;
@@ -820,7 +871,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One transaction with its shares and their sources */
+        /**
+         * One transaction with its shares and their sources
+         * @description One of the signed-in user's transactions with each share of its split, the funding source that paid it, and any merchant refunds. Another user's transaction is 404; read only.
+         */
         get: operations["getApiTransactionsById"];
         put?: never;
         post?: never;
@@ -857,7 +911,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many of your notices are unread (the bell's badge) */
+        /**
+         * How many of your notices are unread (the bell's badge)
+         * @description How many of the signed-in user's notices are unread: the number on the bell. Read only.
+         */
         get: operations["getApiNotificationsUnread-count"];
         put?: never;
         post?: never;
@@ -876,7 +933,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark all your notices read */
+        /**
+         * Mark all your notices read
+         * @description Marks every unread notice of the signed-in user read and answers how many were unread. Nothing else changes.
+         */
         post: operations["postApiNotificationsRead-all"];
         delete?: never;
         options?: never;
@@ -891,9 +951,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Which notices you get by e-mail, per kind */
+        /**
+         * Which notices you get by e-mail, per kind
+         * @description For each kind of notice: its group, whether it also comes by e-mail, and whether it is locked on (security notices and plan receipts). For the signed-in user; read only.
+         */
         get: operations["getApiNotificationsPreferences"];
-        /** Choose which notices you get by e-mail */
+        /**
+         * Choose which notices you get by e-mail
+         * @description Turns e-mail on or off per kind of notice for the signed-in user; kinds left out keep their setting, and locked kinds (security notices, plan receipts) stay on. Answers every kind's setting after the change.
+         */
         put: operations["putApiNotificationsPreferences"];
         post?: never;
         delete?: never;
@@ -931,7 +997,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark one of your notices read */
+        /**
+         * Mark one of your notices read
+         * @description Marks one of the signed-in user's notices read and answers it. Another user's notice, or an id that is none, is 404.
+         */
         post: operations["postApiNotificationsByIdRead"];
         delete?: never;
         options?: never;
@@ -986,7 +1055,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The same figures as CSV, one figure a row */
+        /**
+         * The same figures as CSV, one figure a row
+         * @description The figures of GET /api/analytics for the same range, as a CSV file to download (one figure a row). For the signed-in user, about their own spending only; read only.
+         */
         get: operations["getApiAnalytics.csv"];
         put?: never;
         post?: never;
@@ -1003,10 +1075,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your merchant accounts */
+        /**
+         * Your merchant accounts
+         * @description The signed-in user's merchant accounts with their mode (sandbox or production), publishable key and a hint of the secret key (its last 4 characters). Read only.
+         */
         get: operations["getApiMerchants"];
         put?: never;
-        /** Create a merchant account with its API keys (the secret key is shown only here) */
+        /**
+         * Create a merchant account with its API keys (the secret key is shown only here)
+         * @description Creates a merchant account for the signed-in user, in sandbox or production, with a publishable key and a secret key. The secret key is in this answer only; no money moves.
+         */
         post: operations["postApiMerchants"];
         delete?: never;
         options?: never;
@@ -1027,7 +1105,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Edit a merchant account */
+        /**
+         * Edit a merchant account
+         * @description Changes a merchant account's business name, e-mail, website or platform, or turns it off and on (isActive). Only its owner; the mode (sandbox or production) never changes. No money moves.
+         */
         patch: operations["patchApiMerchantsById"];
         trace?: never;
     };
@@ -1058,7 +1139,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant's API requests today and this month (for the dashboard) */
+        /**
+         * A merchant's API requests today and this month (for the dashboard)
+         * @description How many API requests one of the signed-in user's merchant accounts made today (UTC) and this month, for the dashboard. Read only.
+         */
         get: operations["getApiMerchantsByIdUsage"];
         put?: never;
         post?: never;
@@ -1075,7 +1159,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant's payment intents (for the dashboard; the same list as GET /api/v1/payment_intents) */
+        /**
+         * A merchant's payment intents (for the dashboard; the same list as GET /api/v1/payment_intents)
+         * @description The payment intents of one of the signed-in user's merchant accounts, newest first: the same list and paging as GET /api/v1/payment_intents, for the dashboard (session cookie instead of a secret key). Read only.
+         */
         get: operations["getApiMerchantsByIdPayment_intents"];
         put?: never;
         post?: never;
@@ -1136,7 +1223,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a payment intent */
+        /**
+         * Retrieve a payment intent
+         * @description expand[]=latest_charge answers the Charge object in latest_charge (with its allocations: how the bcard was funded) instead of its id, as Stripe does; any other expand is a 400 naming expand[i].
+         */
         get: operations["getApiV1Payment_intentsById"];
         put?: never;
         /**
@@ -1179,7 +1269,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Capture an authorized payment intent (capture_method manual) */
+        /**
+         * Capture an authorized payment intent (capture_method manual)
+         * @description Captures a payment intent authorized with capture_method manual: the whole amount, or a smaller amount_to_capture. Needs a secret key; honours an Idempotency-Key; 409 when the intent is not waiting for capture.
+         */
         post: operations["postApiV1Payment_intentsByIdCapture"];
         delete?: never;
         options?: never;
@@ -1196,7 +1289,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a payment intent (an authorized bcard is refunded) */
+        /**
+         * Cancel a payment intent (an authorized bcard is refunded)
+         * @description Cancels a payment intent that is not paid yet; for one authorized and not captured (capture_method manual), the consumer's bcard is refunded. Needs a secret key; honours an Idempotency-Key; 409 in a status that cannot be canceled.
+         */
         post: operations["postApiV1Payment_intentsByIdCancel"];
         delete?: never;
         options?: never;
@@ -1211,7 +1307,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This merchant's API requests today and this month */
+        /**
+         * This merchant's API requests today and this month
+         * @description How many API requests this merchant made today (UTC) and this month. Needs a secret key; read only.
+         */
         get: operations["getApiV1MerchantUsage"];
         put?: never;
         post?: never;
@@ -1273,6 +1372,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List charges, newest first
+         * @description One charge per payment intent a bcard has paid or authorized, newest intent first, each with its allocations (how the consumer's bcard was funded). payment_intent keeps that intent's charge (an empty list before it is paid; another merchant's intent is 404).
+         */
+        get: operations["getApiV1Charges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/charges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a charge
+         * @description A paid (or authorized) payment intent's charge: ch_ plus the intent id's tail. allocations lists each funding share of the consumer's bcard (funding type, brand, last 4 digits, amount, amount refunded, status: pending while a bank debit settles, failed when the bank returned it); they sum to amount_captured (amount before capture). Another merchant's or the other mode's charge is 404.
+         */
+        get: operations["getApiV1ChargesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchants/{id}/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A merchant's charges (the dashboard; the same list as GET /api/v1/charges)
+         * @description The payment detail reads a payment's charge here (payment_intent=pi_…): its allocations, one per funding share of the consumer's bcard. An empty list before the payment is paid; another merchant's intent is 404.
+         */
+        get: operations["getApiMerchantsByIdCharges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchants/{id}/charges/{chargeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of a merchant's charges (the dashboard; the same as GET /api/v1/charges/{id})
+         * @description A paid payment's charge with its allocations. Another merchant's charge is 404.
+         */
+        get: operations["getApiMerchantsByIdChargesByChargeId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/refunds": {
         parameters: {
             query?: never;
@@ -1280,7 +1459,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List refunds, newest first */
+        /**
+         * List refunds, newest first
+         * @description This merchant's refunds in the key's mode, newest first, with Stripe's list paging (limit, starting_after, ending_before). Needs a secret key; read only.
+         */
         get: operations["getApiV1Refunds"];
         put?: never;
         /**
@@ -1301,7 +1483,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a refund */
+        /**
+         * Retrieve a refund
+         * @description One of this merchant's refunds (re_), with its status and failure_reason. Needs a secret key; another merchant's or the other mode's refund is 404.
+         */
         get: operations["getApiV1RefundsById"];
         put?: never;
         /**
@@ -1322,7 +1507,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant's refunds (the dashboard; the same list as GET /api/v1/refunds) */
+        /**
+         * A merchant's refunds (the dashboard; the same list as GET /api/v1/refunds)
+         * @description The refunds of one of the signed-in user's merchant accounts, newest first: the same list and paging as GET /api/v1/refunds, for the dashboard (session cookie instead of a secret key). Read only.
+         */
         get: operations["getApiMerchantsByIdRefunds"];
         put?: never;
         /**
@@ -1343,7 +1531,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A payment intent as the checkout widget shows it (by client secret; CORS, no credentials) */
+        /**
+         * A payment intent as the checkout widget shows it (by client secret; CORS, no credentials)
+         * @description What the checkout widget shows a shopper about a payment intent: amount, currency, status, mode, description and the merchant's name and website. Needs the intent's client secret, not a key; callable from any origin (CORS); read only.
+         */
         get: operations["getApiCheckoutPayment_intentsById"];
         put?: never;
         post?: never;
@@ -1400,7 +1591,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The investor pages' contact e-mail and phone (public) */
+        /**
+         * The investor pages' contact e-mail and phone (public)
+         * @description The contact e-mail and phone number the investor pages show, as the operator configured them. Public: no credentials; read only.
+         */
         get: operations["getApiSiteContact"];
         put?: never;
         post?: never;
@@ -1437,7 +1631,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints, newest first */
+        /**
+         * List webhook endpoints, newest first
+         * @description This merchant's webhook endpoints in the key's mode, with Stripe's list paging. Signing secrets are not shown. Needs a secret key; read only.
+         */
         get: operations["getApiV1Webhook_endpoints"];
         put?: never;
         /**
@@ -1458,7 +1655,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a webhook endpoint */
+        /**
+         * Retrieve a webhook endpoint
+         * @description One of this merchant's webhook endpoints: its URL, events, status and description; the signing secret is not shown. Needs a secret key; another merchant's is 404.
+         */
         get: operations["getApiV1Webhook_endpointsById"];
         put?: never;
         /**
@@ -1466,7 +1666,10 @@ export interface paths {
          * @description disabled: true stops deliveries (pending ones end as failed); disabled: false enables it again, also after bpay disabled it for failing.
          */
         post: operations["postApiV1Webhook_endpointsById"];
-        /** Delete a webhook endpoint (and its delivery history) */
+        /**
+         * Delete a webhook endpoint (and its delivery history)
+         * @description Deletes one of this merchant's webhook endpoints and its delivery history: no more events are sent to it. Needs a secret key; another merchant's is 404.
+         */
         delete: operations["deleteApiV1Webhook_endpointsById"];
         options?: never;
         head?: never;
@@ -1486,7 +1689,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Roll the signing secret: the new whsec_… is shown once and signs every delivery from now on */
+        /**
+         * Roll the signing secret: the new whsec_… is shown once and signs every delivery from now on
+         * @description expire_old_secret_in (now, 1h, 24h; now by default) keeps the replaced secret signing deliveries that long beside the new one: Bpay-Signature and Stripe-Signature then carry two v1= values, the new secret's first, and verifiers (stripe.webhooks.constructEvent, the SDK's) accept either, so the receiver can switch secrets at any time within it. There is one previous secret only: rolling again while it is in its grace replaces it, and it stops at once. With an Idempotency-Key a retry replays the first answer with the current secret.
+         */
         post: operations["postApiV1Webhook_endpointsByIdRoll_secret"];
         delete?: never;
         options?: never;
@@ -1532,7 +1738,7 @@ export interface paths {
          *
          *     ```
          *
-         *     `data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts once against the rate limits, however long it stays open. The key is checked again while the stream lasts: once it no longer works (rolled, its grace period over, the merchant deactivated) the stream sends one last message, `event: error` with `data: {"error":{…}}` (the error a new request with the key gets), and ends. `bpay listen` uses it.
+         *     `data` is the event JSON exactly as `GET /api/v1/events/{id}` returns it. Comment lines (`: connected` at the start, `: ping` every 15 seconds) keep the connection alive and are to be ignored. The request counts once against the rate limits, however long it stays open. The key is checked again while the stream lasts: once it no longer works (rolled, its grace period over, the merchant deactivated) the stream sends one last message, `event: error` with `data: {"error":{…},"status":401}` (the error a new request with the key gets, and its HTTP status), and ends. `bpay listen` uses it.
          */
         get: operations["getApiV1EventsStream"];
         put?: never;
@@ -1550,7 +1756,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description One of this merchant's events (evt_) with the object it carries, as webhook deliveries send it. Needs a secret key; another merchant's or the other mode's event is 404.
+         */
         get: operations["getApiV1EventsById"];
         put?: never;
         post?: never;
@@ -1592,6 +1801,19 @@ export interface paths {
         /**
          * Create a sandbox test bcard
          * @description Sandbox keys only (a production key answers 400 `test_mode_only`). Issues a fresh single-use bcard of the built-in simulated processor with `amount` cents on it, locked to your merchant account. Confirm a payment intent with it (`payment_method` = its id, or `payment_method_data.card` with its number, expiry and CVC) and it pays exactly as a consumer's bcard would. The number and CVC are in this answer only (and in a replay under the same Idempotency-Key). Unused, it expires like any bcard. It is funded from sandbox test funds, never from anyone's cards.
+         *
+         *     With `allocations` (2 to 5 shares `{ amount, source }` adding up to `amount`) the bcard is a split collected exactly as a consumer's bcard is, from simulated test cards that charge nobody: every share is held, then all are captured and the card issued; a failure releases every share. The payment it makes lists the shares as its Charge's `allocations`. A refused share answers 402 naming `allocations[i][source]`. Magic test sources (sandbox only: no card number, a consumer's or Stripe's test numbers, behaves like them):
+         *
+         *     | source | what it does |
+         *     |---|---|
+         *     | `tok_visa` | Visa credit: succeeds. |
+         *     | `tok_visa_debit` | Visa debit: succeeds. |
+         *     | `tok_chargeDeclined` | Declined at authorization (card_declined): no bcard; every other share is released. |
+         *     | `tok_chargeDeclinedInsufficientFunds` | Declined at authorization for insufficient funds (402 insufficient_funds, $0.00 available): no bcard; every other share is released. |
+         *     | `tok_threeDSecure2Required` | Needs 3-D Secure: the processor refuses the hold with authentication_required, as it does for a live card that needs authentication at charge time. A test bcard has no cardholder to answer a challenge, so the call answers 402 card_declined with decline_code authentication_required: no bcard; every other share is released. |
+         *     | `tok_captureFail` | Authorizes, then fails at capture: the whole collection is undone (every hold voided, nothing captured, no bcard, no ledger movement) and the call answers 402 processing_error. |
+         *     | `tok_refundFail` | Pays; a merchant's later refund of the payment is refused for this share: the refund succeeds for what went back to the other shares, with failure_reason naming this one (if this share is the first one of the split, nothing went back and the refund fails, as the live path's does). The bcard's unspent remainder still goes back to it. |
+         *     | `tok_slow` | Succeeds, but the processor answers after 5 seconds: the collection stays holding meanwhile. |
          */
         post: operations["postApiV1Test_helpersBcards"];
         delete?: never;
@@ -1607,10 +1829,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant's webhook endpoints (dashboard) */
+        /**
+         * A merchant's webhook endpoints (dashboard)
+         * @description The webhook endpoints of one of the signed-in user's merchant accounts, with Stripe's list paging, for the dashboard. Signing secrets are not shown. Read only.
+         */
         get: operations["getApiMerchantsByIdWebhook_endpoints"];
         put?: never;
-        /** Add a webhook endpoint (dashboard; the answer holds the signing secret, shown only here) */
+        /**
+         * Add a webhook endpoint (dashboard; the answer holds the signing secret, shown only here)
+         * @description Adds a webhook endpoint to one of the signed-in user's merchant accounts, as POST /api/v1/webhook_endpoints does. The answer holds its signing secret (whsec_), shown only here; honours an Idempotency-Key.
+         */
         post: operations["postApiMerchantsByIdWebhook_endpoints"];
         delete?: never;
         options?: never;
@@ -1628,11 +1856,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint (dashboard) */
+        /**
+         * Delete a webhook endpoint (dashboard)
+         * @description Deletes a webhook endpoint of one of the signed-in user's merchant accounts: no more events are sent to it. Only the account's owner; another's endpoint is 404.
+         */
         delete: operations["deleteApiMerchantsByIdWebhook_endpointsByEndpointId"];
         options?: never;
         head?: never;
-        /** Edit, disable or enable again a webhook endpoint (dashboard) */
+        /**
+         * Edit, disable or enable again a webhook endpoint (dashboard)
+         * @description Changes a webhook endpoint's URL, events or description, or disables it and enables it again, as POST /api/v1/webhook_endpoints/{id} does. Only the merchant account's owner.
+         */
         patch: operations["patchApiMerchantsByIdWebhook_endpointsByEndpointId"];
         trace?: never;
     };
@@ -1645,7 +1879,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Roll a webhook signing secret (dashboard; the new one is shown once) */
+        /**
+         * Roll a webhook signing secret (dashboard; the new one is shown once)
+         * @description expire_old_secret_in (now, 1h, 24h; now by default) keeps the replaced secret signing deliveries that long beside the new one: Bpay-Signature and Stripe-Signature then carry two v1= values, the new secret's first, and verifiers (stripe.webhooks.constructEvent, the SDK's) accept either, so the receiver can switch secrets at any time within it. There is one previous secret only: rolling again while it is in its grace replaces it, and it stops at once. With an Idempotency-Key a retry replays the first answer with the current secret.
+         */
         post: operations["postApiMerchantsByIdWebhook_endpointsByEndpointIdRoll_secret"];
         delete?: never;
         options?: never;
@@ -1662,7 +1899,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a test event (type webhook_endpoint.test, its object the endpoint) to this endpoint only */
+        /**
+         * Send a test event (type webhook_endpoint.test, its object the endpoint) to this endpoint only
+         * @description Sends one signed test event (type webhook_endpoint.test, its object the endpoint) to this endpoint only, and answers its delivery. Only the merchant account's owner; honours an Idempotency-Key; no money moves.
+         */
         post: operations["postApiMerchantsByIdWebhook_endpointsByEndpointIdTest"];
         delete?: never;
         options?: never;
@@ -1677,7 +1917,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent webhook deliveries, newest first, with their last attempt (dashboard) */
+        /**
+         * Recent webhook deliveries, newest first, with their last attempt (dashboard)
+         * @description Recent webhook deliveries of one of the signed-in user's merchant accounts, newest first, each with its last attempt; endpoint_id keeps one endpoint's. Read only.
+         */
         get: operations["getApiMerchantsByIdWebhook_deliveries"];
         put?: never;
         post?: never;
@@ -1694,7 +1937,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook delivery: the request body as sent, and every attempt with its answer (dashboard) */
+        /**
+         * One webhook delivery: the request body as sent, and every attempt with its answer (dashboard)
+         * @description One webhook delivery of one of the signed-in user's merchant accounts: the request body exactly as sent, and every attempt with the status and answer it got. Read only.
+         */
         get: operations["getApiMerchantsByIdWebhook_deliveriesByDeliveryId"];
         put?: never;
         post?: never;
@@ -1731,7 +1977,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant's events, newest first (dashboard; the same list as GET /api/v1/events) */
+        /**
+         * A merchant's events, newest first (dashboard; the same list as GET /api/v1/events)
+         * @description The events of one of the signed-in user's merchant accounts, newest first: the same list, paging and type filter as GET /api/v1/events, for the dashboard. Read only.
+         */
         get: operations["getApiMerchantsByIdEvents"];
         put?: never;
         post?: never;
@@ -1770,7 +2019,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke this admin token on the server */
+        /**
+         * Revoke this admin token on the server
+         * @description Revokes the admin token this request carries, on the server: from now on it answers 401 even before it would expire. For a signed-in admin (Bearer admin token); nothing else changes.
+         */
         post: operations["postApiAdminAuthLogout"];
         delete?: never;
         options?: never;
@@ -1785,7 +2037,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Check an admin token: the admin and when the token was issued */
+        /**
+         * Check an admin token: the admin and when the token was issued
+         * @description Answers the admin's username and when this token was issued, or 401 when the token is missing, expired or revoked. The back office calls it to check a stored token; it changes nothing.
+         */
         get: operations["getApiAdminAuthVerify"];
         put?: never;
         post?: never;
@@ -1902,7 +2157,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every tier, active or not */
+        /**
+         * Every tier, active or not
+         * @description Every subscription tier with its price, fee rate, limits and features, inactive ones included (GET /api/subscription/tiers shows consumers only the active ones). Admins only; read only.
+         */
         get: operations["getApiAdminSubscription-tiers"];
         put?: never;
         /**
@@ -1967,7 +2225,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active subscriptions with their user and tier */
+        /**
+         * Active subscriptions with their user and tier
+         * @description Every active subscription with its user and tier, whether a paid period is running (billed), and the tier a scheduled change moves to. Admins only; read only.
+         */
         get: operations["getApiAdminUser-subscriptions"];
         put?: never;
         post?: never;
@@ -2088,7 +2349,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** KYC overview figures */
+        /**
+         * KYC overview figures
+         * @description The KYC panel's figures: verifications in total, waiting for review (pending, processing or requires_input), verified users, failed ones, and the average hours from submission to review. Admins only; read only.
+         */
         get: operations["getApiAdminKycDashboard"];
         put?: never;
         post?: never;
@@ -2269,7 +2533,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your identity verifications, newest first */
+        /**
+         * Your identity verifications, newest first
+         * @description The signed-in user's identity verifications, newest first, with their status. Read only.
+         */
         get: operations["getApiKycStatus"];
         put?: never;
         post?: never;
@@ -2306,7 +2573,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of your uploaded documents (its bytes) */
+        /**
+         * One of your uploaded documents (its bytes)
+         * @description The bytes of a document the signed-in user uploaded for identity verification (PDF, JPEG or PNG), sent so a browser never runs it. Another user's document is 404; read only.
+         */
         get: operations["getApiKycDocumentsById"];
         put?: never;
         post?: never;
@@ -2343,7 +2613,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your connected browsers (active extension tokens), newest first */
+        /**
+         * Your connected browsers (active extension tokens), newest first
+         * @description The browsers connected to the signed-in account (active extension tokens), newest first, with their labels and expiry; the tokens themselves are never shown again. Read only; Settings revokes them.
+         */
         get: operations["getApiExtensionTokens"];
         put?: never;
         /**
@@ -2384,7 +2657,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Which connected browser this token is, and whose account it acts for */
+        /**
+         * Which connected browser this token is, and whose account it acts for
+         * @description Which connected browser this token is (its label and expiry), the account it acts for, and the plan fee the popup's split must add. Needs the extension's token (bpx_); read only.
+         */
         get: operations["getApiExtensionMe"];
         put?: never;
         post?: never;
@@ -2401,7 +2677,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your funding sources, as GET /api/funding-sources gives them */
+        /**
+         * Your funding sources, as GET /api/funding-sources gives them
+         * @description The account's funding sources with what is available on each, exactly as GET /api/funding-sources gives them, for the extension popup's split. Needs the extension's token (bpx_); read only.
+         */
         get: operations["getApiExtensionFunding-sources"];
         put?: never;
         post?: never;
@@ -2632,6 +2911,82 @@ export interface components {
             } | null;
             /** @description Always ['bcard']: bcards are bpay's one payment method */
             payment_method_types: string[];
+            /** @description The intent's Charge (ch_…) once a bcard has paid or been authorized for it, else null; the Charge object itself with expand[]=latest_charge on retrieve, and in the payment_intent.succeeded event */
+            latest_charge: string | {
+                /**
+                 * @description The payment intent's id with ch_ for pi_: stable, one per paid intent
+                 * @example ch_3f2a9c1d0b7e6f5a4c3b2a19
+                 */
+                id: string;
+                /** @constant */
+                object: "charge";
+                /** @description In cents: the amount authorized (the payment intent's amount) */
+                amount: number;
+                /** @description In cents: 0 until captured (capture_method manual) */
+                amount_captured: number;
+                /** @description In cents: refunded so far, pending refunds included; the whole amount for a canceled authorization */
+                amount_refunded: number;
+                /** @example usd */
+                currency: string;
+                /** @description Unix seconds: when the bcard paid or was authorized */
+                created: number;
+                livemode: boolean;
+                /** @description true: the bcard paid or was authorized */
+                paid: boolean;
+                captured: boolean;
+                /** @description true when all that was captured has been refunded (or the authorization was canceled) */
+                refunded: boolean;
+                /**
+                 * @description pending while a capture is under way; succeeded otherwise
+                 * @default succeeded
+                 * @enum {string}
+                 */
+                status: "succeeded" | "pending" | "failed";
+                payment_intent: string;
+                description: string | null;
+                /** @description The payment intent's metadata */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description The bcard that paid */
+                payment_method_details: {
+                    /** @constant */
+                    type: "bcard";
+                    bcard: {
+                        /** @description The bcard's last 4 digits */
+                        last4: string;
+                    };
+                };
+                /** @description How the consumer's bcard was funded: one entry per funding share */
+                allocations: {
+                    /** @description In cents: this share's part of the payment (the allocations sum to amount_captured, or to amount before capture) */
+                    amount: number;
+                    /** @description In cents: refunded to this share so far, pending refunds included (for a canceled authorization, all of it) */
+                    amount_refunded: number;
+                    /**
+                     * @description The share's funding type: a credit, debit or prepaid card, or a bank account (ACH debit)
+                     * @default credit
+                     * @enum {string}
+                     */
+                    funding: "credit" | "debit" | "prepaid" | "bank_account";
+                    /**
+                     * @description The card brand (visa, mastercard, amex, unknown); null for a bank account
+                     * @example visa
+                     */
+                    brand: string | null;
+                    /**
+                     * @description The last 4 digits of the card or account number (never more)
+                     * @example 4242
+                     */
+                    last4: string;
+                    /**
+                     * @description pending while a bank debit settles; failed when the bank returned it (bpay has paid you all the same); succeeded otherwise
+                     * @default succeeded
+                     * @enum {string}
+                     */
+                    status: "succeeded" | "pending" | "failed";
+                }[];
+            } | null;
         };
         Refund: {
             /** @example re_9b1c2d3e4f5a6b7c8d9e0f1a */
@@ -2660,6 +3015,33 @@ export interface components {
             /** @description Unix seconds */
             created: number;
             failure_reason: string | null;
+            /** @description How much went back to each funding share of the payment (funding type, brand, last 4 digits), in the payment's order; they sum to amount */
+            allocations: {
+                /** @description In cents: this share's part of the refund (the allocations sum to the refund's amount) */
+                amount: number;
+                /**
+                 * @description The share's funding type: a credit, debit or prepaid card, or a bank account (ACH debit)
+                 * @default credit
+                 * @enum {string}
+                 */
+                funding: "credit" | "debit" | "prepaid" | "bank_account";
+                /**
+                 * @description The card brand (visa, mastercard, amex, unknown); null for a bank account
+                 * @example visa
+                 */
+                brand: string | null;
+                /**
+                 * @description The last 4 digits of the card or account number (never more)
+                 * @example 4242
+                 */
+                last4: string;
+                /**
+                 * @description pending until it has gone back, succeeded when it has, failed when the processor refused it (the refund then covers the other shares)
+                 * @default pending
+                 * @enum {string}
+                 */
+                status: "pending" | "succeeded" | "failed";
+            }[];
         };
         Event: {
             /** @example evt_3f2a9c1d0b7e6f5a4c3b2a19 */
@@ -2733,6 +3115,1141 @@ export interface components {
                 error: string | null;
             } | null;
         };
+        User: {
+            /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
+            id: string;
+            email: string;
+            firstName: string | null;
+            lastName: string | null;
+            phoneNumber: string | null;
+            profileImageUrl: string | null;
+            country: string | null;
+            address: {
+                line1: string | null;
+                city: string | null;
+                state: string | null;
+                postal_code: string | null;
+                /** @default US */
+                country: string;
+            };
+            /** @enum {string} */
+            role: "user" | "merchant" | "admin";
+            isKycVerified: boolean;
+            twoFactorEnabled: boolean;
+            loginNotifications: boolean;
+            /** @enum {string} */
+            language: "en" | "ar";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SubscriptionTier: {
+            id: string;
+            /**
+             * @example free
+             * @example pro
+             * @example premium
+             */
+            name: string;
+            displayName: string;
+            /**
+             * @description Dollars per month
+             * @example 9.99
+             */
+            monthlyPrice: number;
+            /**
+             * @description Fraction of the amount
+             * @example 0.029
+             */
+            transactionFeeRate: number;
+            limits: {
+                /** @description -1 means unlimited */
+                fundingSources: number;
+                monthlyTransactions: number;
+                bcardGenerationLimit: number;
+                apiCallsPerMonth: number;
+            };
+            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+        };
+        Plan: {
+            tier: components["schemas"]["SubscriptionTier"];
+            /** Format: date-time */
+            currentPeriodStart: string | null;
+            /**
+             * Format: date-time
+             * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
+             */
+            currentPeriodEnd: string | null;
+            /** @description The funding source renewals are charged to */
+            paymentSource: {
+                id: string;
+                name: string;
+                last4: string;
+                brand: string;
+            } | null;
+            /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
+            pendingTier: components["schemas"]["SubscriptionTier"] | null;
+            /** Format: date-time */
+            pastDueSince: string | null;
+            /**
+             * Format: date-time
+             * @description While past due: when the account moves to Free unless a renewal succeeds first
+             */
+            graceEndsAt: string | null;
+            /** Format: date-time */
+            nextRenewalAttemptAt: string | null;
+            usage: {
+                fundingSources: {
+                    used: number;
+                    /** @description -1 means unlimited */
+                    limit: number;
+                };
+                bcardsThisMonth: {
+                    used: number;
+                    /** @description -1 means unlimited */
+                    limit: number;
+                };
+            };
+        };
+        PlanCharge: {
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description proration: an upgrade in the middle of a paid period, charged the difference for the rest of it
+             * @default upgrade
+             * @enum {string}
+             */
+            kind: "upgrade" | "renewal" | "proration";
+            /**
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * @description Dollars
+             * @example 9.99
+             */
+            amount: string;
+            planName: string;
+            /** Format: date-time */
+            periodStart: string;
+            /** Format: date-time */
+            periodEnd: string;
+            fundingSource: {
+                id: string;
+                name: string;
+                last4: string;
+                brand: string;
+            };
+            failureMessage: string | null;
+            /** @description The proration lines of kind proration (amount = remaining − credit); null otherwise */
+            proration: {
+                /** @description The plan left: its unused time from periodStart to periodEnd is credited */
+                unusedPlanName: string;
+                /**
+                 * @description Dollars credited
+                 * @example 4.99
+                 */
+                credit: string;
+                /**
+                 * @description Dollars: the new plan's price from periodStart to periodEnd
+                 * @example 14.99
+                 */
+                remaining: string;
+            } | null;
+        };
+        FundingSource: {
+            id: string;
+            name: string;
+            /**
+             * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
+             * @default credit_card
+             * @enum {string}
+             */
+            type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
+            /**
+             * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
+             * @default credit
+             * @enum {string|null}
+             */
+            funding: "credit" | "debit" | "prepaid" | "unknown" | null;
+            last4: string;
+            /**
+             * @default visa
+             * @enum {string}
+             */
+            brand: "visa" | "mastercard" | "amex" | "unknown";
+            /** @description null for a bank account */
+            expiryMonth: number | null;
+            /** @description null for a bank account */
+            expiryYear: number | null;
+            defaultSplitPercentage: number;
+            isActive: boolean;
+            /**
+             * @description Available at the processor, in dollars; null when the processor cannot tell.
+             * @example 10000.00
+             */
+            balance: string | null;
+            bankAccount: {
+                routingNumber: string;
+                /**
+                 * @default checking
+                 * @enum {string}
+                 */
+                accountType: "checking" | "savings";
+                /**
+                 * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
+                 * @default pending
+                 * @enum {string}
+                 */
+                verificationStatus: "pending" | "verified" | "failed";
+                verificationAttemptsLeft: number;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        BankStanding: {
+            /** @description Dollars owed to bpay for bank debits that came back unpaid after the bcard was used. */
+            owed: string;
+            /** @description True while anything is owed: no new bcards can be created. */
+            restricted: boolean;
+            /**
+             * @description Dollars bpay owes you (a refund the card processor failed, money due back after a debt was settled); details in GET /api/receivables.
+             * @example 0.00
+             */
+            owedToYou: string;
+            /** @description Bank debits initiated and not yet settled, in dollars. */
+            unsettledBankExposure: string;
+            /** @description The plan's cap on unsettled bank debits, in dollars. */
+            bankExposureCap: string;
+            returnedDebits: {
+                bcardName: string;
+                amount: string;
+                returnCode: string;
+                returnMessage: string;
+                fundingSourceId: string;
+                /** Format: date-time */
+                returnedAt: string;
+            }[];
+        };
+        Repayment: {
+            id: string;
+            /**
+             * @description Dollars
+             * @example 12.50
+             */
+            amount: string;
+            /**
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** Format: date-time */
+            createdAt: string;
+            fundingSource: {
+                id: string;
+                name: string;
+                last4: string;
+                brand: string;
+                type: string;
+            } | null;
+            failureCode: string | null;
+            /** @description Why it failed, in words (the processor’s decline) */
+            failureMessage: string | null;
+        };
+        Receivables: {
+            /**
+             * @description What you owe bpay in all
+             * @example 50.00
+             */
+            owed: string;
+            /**
+             * @description Of it, under open disputes: repayable once the dispute is resolved
+             * @example 0.00
+             */
+            underDispute: string;
+            /**
+             * @description What can be repaid now: owed, less open disputes, what a bcard's refund still on its way clears, and repayments still running
+             * @example 50.00
+             */
+            repayable: string;
+            /**
+             * @description Repayments still running
+             * @example 0.00
+             */
+            repaying: string;
+            /** @description True while anything is owed: no new bcards can be created */
+            restricted: boolean;
+            /** @description Bank debits returned after their bcard was used, newest first */
+            returnedDebits: {
+                /** @description The bank share */
+                id: string;
+                /**
+                 * @description The debit returned
+                 * @example 12.50
+                 */
+                amount: string;
+                /** Format: date-time */
+                returnedAt: string;
+                transactionId: string;
+                bcard: {
+                    id: string;
+                    name: string;
+                };
+                bankAccount: {
+                    id: string;
+                    name: string;
+                    last4: string;
+                    brand: string;
+                    type: string;
+                } | null;
+                /** @example R01 */
+                returnCode: string;
+                /**
+                 * @description The return code in words, in your language
+                 * @example R01: Insufficient funds
+                 */
+                reason: string;
+            }[];
+            /** @description Disputes of a funding share, open or lost, newest first */
+            disputes: {
+                id: string;
+                /**
+                 * @description The disputed share
+                 * @example 12.50
+                 */
+                amount: string;
+                /**
+                 * @description open: under dispute, not repayable yet; lost: owed
+                 * @default open
+                 * @enum {string}
+                 */
+                status: "open" | "lost";
+                /** Format: date-time */
+                openedAt: string;
+                /** Format: date-time */
+                closedAt: string | null;
+                transactionId: string;
+                bcard: {
+                    id: string | null;
+                    name: string;
+                };
+                card: {
+                    id: string;
+                    name: string;
+                    last4: string;
+                    brand: string;
+                    type: string;
+                } | null;
+                /**
+                 * @description The card issuer's reason code
+                 * @example fraudulent
+                 */
+                reason: string;
+            }[];
+            /** @description Your repayments, newest first */
+            repayments: components["schemas"]["Repayment"][];
+            /**
+             * @description What bpay owes you (the other way round): refunds the card processor failed, money due back after a debt was settled, less what bpay paid you
+             * @example 0.00
+             */
+            owedToYou: string;
+            /** @description Refunds to your cards that the card processor failed after bpay made them, newest first: bpay owes them to you */
+            failedRefunds: {
+                id: string;
+                /**
+                 * @description The refund that did not reach the card
+                 * @example 12.50
+                 */
+                amount: string;
+                /** Format: date-time */
+                failedAt: string;
+                transactionId: string;
+                card: {
+                    id: string;
+                    name: string;
+                    last4: string;
+                    brand: string;
+                    type: string;
+                } | null;
+                /**
+                 * @description The processor's failure_reason
+                 * @example expired_or_canceled_card
+                 */
+                reasonCode: string;
+                /** @description The reason in words, in your language */
+                reason: string;
+            }[];
+            /**
+             * @description Other money bpay came to owe you: a returned bank share’s part of a refund after its debt was repaid or waived
+             * @example 0.00
+             */
+            otherCredits: string;
+            /**
+             * @description What bpay has paid you of it so far, another way (such as a bank transfer)
+             * @example 0.00
+             */
+            paidToYou: string;
+            /** @description What bpay forgave, newest first */
+            waivers: {
+                id: string;
+                /**
+                 * @description Forgiven
+                 * @example 12.50
+                 */
+                amount: string;
+                reason: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+        };
+        Bcard: {
+            id: string;
+            name: string;
+            cardholderName: string;
+            /** @description Masked; the full number is only in checkout-details. */
+            cardNumber: string;
+            last4: string;
+            brand: string;
+            expiryMonth: number;
+            expiryYear: number;
+            /** @description What is left to spend, in dollars. */
+            balance: string;
+            /** @description The collected amount; never reloadable. */
+            spendingLimit: string;
+            /** @constant */
+            interval: "single_use";
+            /**
+             * @default active
+             * @enum {string}
+             */
+            status: "active" | "used" | "expired" | "canceled";
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            amount: string;
+            fee: string;
+            totalCharged: string;
+            transactionId: string;
+            fundingSources: {
+                fundingSourceId: string;
+                name: string;
+                last4: string;
+                brand: string;
+                percentage: number;
+                amount: string;
+                status: string;
+                /**
+                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
+                 * @default pending
+                 * @enum {string}
+                 */
+                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
+            }[];
+            /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
+            lockedDomain: string | null;
+            /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
+            closedReason: string | null;
+            /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+            stage: {
+                /**
+                 * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                 * @default collecting
+                 * @enum {string}
+                 */
+                code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                /** @description What the bcard holds now, in dollars (active, authorized) */
+                held: string | null;
+                /** @description What the merchant charged, in dollars (used, partly_used) */
+                spent: string | null;
+                /** @description What went (or is going) back to the sources, in dollars */
+                returned: string | null;
+                /** @description Where it was used (used, partly_used) */
+                merchant: string | null;
+            };
+        };
+        Transaction: {
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            merchant: string;
+            /** @example 100.00 */
+            amount: string;
+            fee: string;
+            totalCharged: string;
+            refunded: string;
+            /**
+             * @description Coarse, kept for old clients: pending while the bcard still holds its money unspent or a bank debit settles; refunded when an unused bcard gave its money back. `stage` and `bankDebit` say more.
+             * @default completed
+             * @enum {string}
+             */
+            status: "completed" | "pending" | "failed" | "refunded";
+            /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
+            stage: {
+                /**
+                 * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
+                 * @default collecting
+                 * @enum {string}
+                 */
+                code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
+                /** @description What the bcard holds now, in dollars (active, authorized) */
+                held: string | null;
+                /** @description What the merchant charged, in dollars (used, partly_used) */
+                spent: string | null;
+                /** @description What went (or is going) back to the sources, in dollars */
+                returned: string | null;
+                /** @description Where it was used (used, partly_used) */
+                merchant: string | null;
+            };
+            /**
+             * @description The transaction's bank debits as one word: returned if any was, else pending while any settles, else settled; null without a bank share
+             * @default pending
+             * @enum {string|null}
+             */
+            bankDebit: "pending" | "settled" | "returned" | null;
+            virtualCardId: string | null;
+            virtualCardName: string;
+            description: string;
+            failureMessage: string | null;
+        };
+        Notification: {
+            /** @example ntf_4f9c0a1b2c3d4e5f6a7b8c9d */
+            id: string;
+            /**
+             * @default bcard_issued
+             * @enum {string}
+             */
+            kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "payable_settled" | "plan_charged" | "plan_renewal_failed" | "plan_refunded" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
+            /** @description In the user's language (users.language) */
+            title: string;
+            /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
+            body: string;
+            /** @description A path in the web app this notice is about (e.g. /?tab=transactions&transaction=col_…) */
+            link: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            readAt: string | null;
+        };
+        SpendingActivityItem: {
+            /**
+             * @description purchase: a bcard spent at a merchant; returned: an unused bcard ended and its money came back; plan_charge: the plan’s price
+             * @default purchase
+             * @enum {string}
+             */
+            kind: "purchase" | "returned" | "plan_charge";
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the bcard was spent or ended, or the plan charged
+             */
+            at: string;
+            /** @description The merchant, the bcard’s name, or the plan’s name */
+            title: string;
+            /** @description purchase: spent (charged - refunded); returned: what came back, fee included; plan_charge: the price */
+            amount: string;
+            /** @description purchase: what the merchant charged */
+            charged: string;
+            /** @description purchase: what the merchant refunded of it */
+            refunded: string;
+            /** @description The transaction to open (GET /api/transactions/{id}); null for plan charges */
+            transactionId: string | null;
+        };
+        SpendingAnalytics: {
+            range: {
+                /** @description First month, YYYY-MM */
+                from: string;
+                /** @description Last month, YYYY-MM (included) */
+                to: string;
+                /** @description Minutes east of UTC at which months begin */
+                utcOffset: number;
+            };
+            /** @constant */
+            currency: "usd";
+            totals: {
+                /**
+                 * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
+                 * @example 100.00
+                 */
+                spent: string;
+                /**
+                 * @description What merchants charged your bcards, in dollars
+                 * @example 100.00
+                 */
+                charged: string;
+                /**
+                 * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
+                 * @example 100.00
+                 */
+                refunded: string;
+                /**
+                 * @description bpay fees of the bcards counted, in dollars
+                 * @example 100.00
+                 */
+                fees: string;
+                /**
+                 * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
+                 * @example 100.00
+                 */
+                feesReturned: string;
+                /**
+                 * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
+                 * @example 100.00
+                 */
+                returned: string;
+                /**
+                 * @description Plan charges, shown apart: never part of spent, in dollars
+                 * @example 100.00
+                 */
+                planCharges: string;
+                /** @description bcards spent at a merchant */
+                purchases: number;
+            };
+            months: {
+                /** @description YYYY-MM; every month of the range is listed, oldest first */
+                month: string;
+                /**
+                 * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
+                 * @example 100.00
+                 */
+                spent: string;
+                /**
+                 * @description What merchants charged your bcards, in dollars
+                 * @example 100.00
+                 */
+                charged: string;
+                /**
+                 * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
+                 * @example 100.00
+                 */
+                refunded: string;
+                /**
+                 * @description bpay fees of the bcards counted, in dollars
+                 * @example 100.00
+                 */
+                fees: string;
+                /**
+                 * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
+                 * @example 100.00
+                 */
+                feesReturned: string;
+                /**
+                 * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
+                 * @example 100.00
+                 */
+                returned: string;
+                /**
+                 * @description Plan charges, shown apart: never part of spent, in dollars
+                 * @example 100.00
+                 */
+                planCharges: string;
+                /** @description bcards spent at a merchant */
+                purchases: number;
+                sources: {
+                    fundingSourceId: string;
+                    /**
+                     * @description This source's part of the month's spending, in dollars
+                     * @example 100.00
+                     */
+                    spent: string;
+                }[];
+            }[];
+            sources: {
+                fundingSourceId: string;
+                name: string;
+                brand: string;
+                last4: string;
+                /** @description The source was removed since */
+                removed: boolean;
+                /**
+                 * @description This source's part of the spending: each spend split over its bcard's shares by their amounts, in dollars
+                 * @example 100.00
+                 */
+                spent: string;
+                /** @description Purchases it funded a part of */
+                purchases: number;
+            }[];
+            /** @description The top merchants by amount spent, largest first */
+            merchants: {
+                merchant: string;
+                /**
+                 * @description What the merchant charged, in dollars
+                 * @example 100.00
+                 */
+                charged: string;
+                /**
+                 * @description What it refunded, in dollars
+                 * @example 100.00
+                 */
+                refunded: string;
+                /**
+                 * @description charged - refunded, in dollars
+                 * @example 100.00
+                 */
+                spent: string;
+                purchases: number;
+            }[];
+            otherMerchants: {
+                /**
+                 * @description The other merchants together, in dollars
+                 * @example 100.00
+                 */
+                spent: string;
+                purchases: number;
+                merchants: number;
+            } | null;
+        };
+        Merchant: {
+            id: string;
+            businessName: string;
+            businessEmail: string;
+            website: string | null;
+            /**
+             * @default shopify
+             * @enum {string}
+             */
+            platformType: "shopify" | "wordpress" | "woocommerce" | "custom";
+            /**
+             * @default sandbox
+             * @enum {string}
+             */
+            environment: "sandbox" | "production";
+            isActive: boolean;
+            /** @description All-time received, in dollars */
+            totalVolume: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The publishable key (pk_test_… / pk_live_…) */
+            apiKey: string;
+            publicApiKey: string;
+            /** @description The secret key with only its last 4 characters */
+            secretKeyHint: string;
+            /** Format: date-time */
+            secretKeyRolledAt: string | null;
+            /** @description The key the last roll replaced, while it still works (its last 4 characters); null otherwise */
+            previousSecretKeyHint: string | null;
+            /**
+             * Format: date-time
+             * @description When that key stops working
+             */
+            previousSecretKeyExpiresAt: string | null;
+        };
+        TestBcard: {
+            /** @example bc_5d1f0a9e2c7b4a3f8e6d1c0b */
+            id: string;
+            /** @constant */
+            object: "test_bcard";
+            /**
+             * @description The full card number, shown only in this answer
+             * @example 4000009123456789
+             */
+            number: string;
+            exp_month: number;
+            exp_year: number;
+            /** @example 123 */
+            cvc: string;
+            /** @description Spending limit, in cents */
+            limit: number;
+            /** @constant */
+            currency: "usd";
+            /** @description Unix seconds; an unused card is then deactivated */
+            expires_at: number;
+            /** @constant */
+            livemode: false;
+        };
+        AdminUser: {
+            id: string;
+            firstName: string | null;
+            lastName: string | null;
+            email: string;
+            /**
+             * @default user
+             * @enum {string}
+             */
+            role: "user" | "merchant" | "admin";
+            country: string | null;
+            isKycVerified: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            tier: {
+                id: string;
+                name: string;
+                displayName: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description The end of the period the plan is paid for (null: Free, or a plan an admin gave). While it is ahead, a plan change needs a timing.
+             */
+            planPeriodEnd: string | null;
+        };
+        AdminUserSubscription: {
+            id: string;
+            userId: string;
+            tierId: string;
+            /**
+             * @default active
+             * @enum {string}
+             */
+            status: "active" | "ended";
+            /** Format: date-time */
+            currentPeriodStart: string;
+            /** Format: date-time */
+            currentPeriodEnd: string;
+            /** @description A paid period is running: a change needs a timing (PATCH /users/{id}/subscription) */
+            billed: boolean;
+            /** @description The tier the user moves to at currentPeriodEnd */
+            pendingTierId: string | null;
+            /** @description Only in the answer to a change with timing now_with_refund */
+            refund?: {
+                /**
+                 * @description Dollars refunded for the unused part of the plan left
+                 * @example 4.99
+                 */
+                amount: string;
+                /**
+                 * @description pending: the money sweep finishes it
+                 * @default pending
+                 * @enum {string}
+                 */
+                status: "pending" | "succeeded" | "failed";
+            };
+            user: {
+                id: string;
+                email: string;
+                firstName: string | null;
+                lastName: string | null;
+            };
+            tier: {
+                id: string;
+                name: string;
+                displayName: string;
+                monthlyPrice: number;
+                transactionFeeRate: number;
+                limits: {
+                    fundingSources: number;
+                    monthlyTransactions: number;
+                    bcardGenerationLimit: number;
+                    apiCallsPerMonth: number;
+                };
+                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+                isActive: boolean;
+            };
+        };
+        AdminTier: {
+            id: string;
+            name: string;
+            displayName: string;
+            /** @description Dollars */
+            monthlyPrice: number;
+            /** @description Fraction: 0.029 = 2.9 % */
+            transactionFeeRate: number;
+            /** @description -1 means unlimited */
+            limits: {
+                fundingSources: number;
+                monthlyTransactions: number;
+                bcardGenerationLimit: number;
+                apiCallsPerMonth: number;
+            };
+            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AdminMerchant: {
+            id: string;
+            businessName: string;
+            businessEmail: string;
+            website: string | null;
+            /**
+             * @default shopify
+             * @enum {string}
+             */
+            platformType: "shopify" | "wordpress" | "woocommerce" | "custom";
+            /**
+             * @default sandbox
+             * @enum {string}
+             */
+            environment: "sandbox" | "production";
+            isActive: boolean;
+            /** @description All-time received, in dollars */
+            totalVolume: string;
+            /** Format: date-time */
+            createdAt: string;
+            apiKey: string;
+            publicApiKey: string;
+            user: {
+                id: string;
+                firstName: string | null;
+                lastName: string | null;
+                email: string;
+            };
+        };
+        /** @description Secrets are write-only: never returned. */
+        AdminVendorConfig: {
+            /** @description What the running server uses now. A saved mode or key takes effect at the next start. */
+            inUse: {
+                /**
+                 * @default simulated
+                 * @enum {string}
+                 */
+                vendor: "simulated" | "stripe";
+                /**
+                 * @default test
+                 * @enum {string|null}
+                 */
+                mode: "test" | "live" | null;
+                /**
+                 * @default environment
+                 * @enum {string}
+                 */
+                source: "environment" | "admin" | "default";
+            };
+            /**
+             * @default test
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            features: {
+                paymentProcessing: boolean;
+                cardIssuing: boolean;
+                identity: boolean;
+                connect: boolean;
+            };
+            test: {
+                publishableKey: string | null;
+                secretKeySet: boolean;
+                secretKeyLast4: string | null;
+                webhookSecretSet: boolean;
+                webhookSecretLast4: string | null;
+                /** @description Both a publishable and a secret key are set */
+                configured: boolean;
+                /** Format: date-time */
+                updatedAt: string | null;
+            };
+            live: {
+                publishableKey: string | null;
+                secretKeySet: boolean;
+                secretKeyLast4: string | null;
+                webhookSecretSet: boolean;
+                webhookSecretLast4: string | null;
+                /** @description Both a publishable and a secret key are set */
+                configured: boolean;
+                /** Format: date-time */
+                updatedAt: string | null;
+            };
+        };
+        AdminKycVerification: {
+            id: string;
+            /** Format: date-time */
+            submittedAt: string;
+            /**
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "verified" | "failed" | "requires_input";
+            /**
+             * @default identity_document
+             * @enum {string}
+             */
+            verificationType: "identity_document" | "selfie" | "address";
+            /**
+             * @default passport
+             * @enum {string}
+             */
+            documentType: "passport" | "driving_license" | "id_card";
+            /**
+             * @default US
+             * @enum {string}
+             */
+            documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
+            riskScore: number | null;
+            errorMessage: string | null;
+            adminNotes: string | null;
+            documents: {
+                id: string;
+                /** @description The uploaded file name, sanitised, with the detected type's extension. */
+                name: string;
+                /**
+                 * @description Detected from the file content.
+                 * @default image/jpeg
+                 * @enum {string}
+                 */
+                contentType: "image/jpeg" | "image/png" | "application/pdf";
+                /** @description Bytes. */
+                size: number;
+            }[];
+            userId: string;
+            firstName: string;
+            lastName: string;
+            /** Format: date */
+            dateOfBirth: string;
+            documentNumber: string | null;
+            /** Format: date-time */
+            reviewedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            user: {
+                id: string;
+                email: string;
+                firstName: string | null;
+                lastName: string | null;
+            };
+        };
+        AdminRefundFailure: {
+            id: string;
+            /** @description The processor's refund (Stripe re_…) */
+            refundId: string;
+            user: {
+                id: string;
+                email: string | null;
+            };
+            fundingSource: {
+                id: string;
+                name: string;
+                last4: string;
+            };
+            /**
+             * @description Dollars that did not reach the card
+             * @example 30.90
+             */
+            amount: string;
+            currency: string;
+            /** @description Stripe's failure_reason (expired_or_canceled_card, lost_or_stolen_card, declined …) */
+            failureReason: string | null;
+            /** @description The collection (bcard) the refund belonged to */
+            transactionId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description What bpay owes this user in all now (the ledger account payable:<user>), dollars */
+            owedToUser: string;
+        };
+        AdminReceivable: {
+            userId: string;
+            email: string;
+            firstName: string | null;
+            lastName: string | null;
+            /**
+             * @description Owed in all
+             * @example 12.50
+             */
+            owed: string;
+            /**
+             * @description Of it, under open disputes
+             * @example 12.50
+             */
+            underDispute: string;
+            /**
+             * @description Owed outside open disputes and a bcard's refund still on its way: what can be repaid or waived
+             * @example 12.50
+             */
+            repayable: string;
+            openDisputes: number;
+            /**
+             * Format: date-time
+             * @description The oldest returned debit or dispute behind it
+             */
+            oldestItemAt: string | null;
+            /** Format: date-time */
+            userCreatedAt: string;
+        };
+        ReceivableWaiver: {
+            id: string;
+            userId: string;
+            /**
+             * @description Forgiven
+             * @example 12.50
+             */
+            amount: string;
+            reason: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description What the user still owes after it
+             * @example 0.00
+             */
+            owed: string;
+        };
+        AdminPayable: {
+            userId: string;
+            email: string;
+            firstName: string | null;
+            lastName: string | null;
+            /**
+             * @description What bpay owes this user (payable:<user>)
+             * @example 12.50
+             */
+            owedToUser: string;
+            /** @description Refunds to their cards the processor failed (GET /api/admin/refund-failures?userId=) */
+            failedRefunds: number;
+            /** Format: date-time */
+            userCreatedAt: string;
+        };
+        PayableSettlement: {
+            id: string;
+            userId: string;
+            /**
+             * @description Paid to the user
+             * @example 12.50
+             */
+            amount: string;
+            /**
+             * @default paid_outside
+             * @enum {string}
+             */
+            method: "paid_outside";
+            reason: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description What bpay still owes the user after it
+             * @example 0.00
+             */
+            owedToUser: string;
+        };
+        KycVerification: {
+            id: string;
+            /** Format: date-time */
+            submittedAt: string;
+            /**
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "verified" | "failed" | "requires_input";
+            /**
+             * @default identity_document
+             * @enum {string}
+             */
+            verificationType: "identity_document" | "selfie" | "address";
+            /**
+             * @default passport
+             * @enum {string}
+             */
+            documentType: "passport" | "driving_license" | "id_card";
+            /**
+             * @default US
+             * @enum {string}
+             */
+            documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
+            riskScore: number | null;
+            errorMessage: string | null;
+            adminNotes: string | null;
+            documents: {
+                id: string;
+                /** @description The uploaded file name, sanitised, with the detected type's extension. */
+                name: string;
+                /**
+                 * @description Detected from the file content.
+                 * @default image/jpeg
+                 * @enum {string}
+                 */
+                contentType: "image/jpeg" | "image/png" | "application/pdf";
+                /** @description Bytes. */
+                size: number;
+            }[];
+        };
     };
     responses: never;
     parameters: never;
@@ -2769,33 +4286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        phoneNumber: string | null;
-                        profileImageUrl: string | null;
-                        country: string | null;
-                        address: {
-                            line1: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postal_code: string | null;
-                            /** @default US */
-                            country: string;
-                        };
-                        /** @enum {string} */
-                        role: "user" | "merchant" | "admin";
-                        isKycVerified: boolean;
-                        twoFactorEnabled: boolean;
-                        loginNotifications: boolean;
-                        /** @enum {string} */
-                        language: "en" | "ar";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2869,33 +4360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        phoneNumber: string | null;
-                        profileImageUrl: string | null;
-                        country: string | null;
-                        address: {
-                            line1: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postal_code: string | null;
-                            /** @default US */
-                            country: string;
-                        };
-                        /** @enum {string} */
-                        role: "user" | "merchant" | "admin";
-                        isKycVerified: boolean;
-                        twoFactorEnabled: boolean;
-                        loginNotifications: boolean;
-                        /** @enum {string} */
-                        language: "en" | "ar";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -2967,33 +4432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        phoneNumber: string | null;
-                        profileImageUrl: string | null;
-                        country: string | null;
-                        address: {
-                            line1: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postal_code: string | null;
-                            /** @default US */
-                            country: string;
-                        };
-                        /** @enum {string} */
-                        role: "user" | "merchant" | "admin";
-                        isKycVerified: boolean;
-                        twoFactorEnabled: boolean;
-                        loginNotifications: boolean;
-                        /** @enum {string} */
-                        language: "en" | "ar";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3291,33 +4730,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        user: {
-                            /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                            id: string;
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                            phoneNumber: string | null;
-                            profileImageUrl: string | null;
-                            country: string | null;
-                            address: {
-                                line1: string | null;
-                                city: string | null;
-                                state: string | null;
-                                postal_code: string | null;
-                                /** @default US */
-                                country: string;
-                            };
-                            /** @enum {string} */
-                            role: "user" | "merchant" | "admin";
-                            isKycVerified: boolean;
-                            twoFactorEnabled: boolean;
-                            loginNotifications: boolean;
-                            /** @enum {string} */
-                            language: "en" | "ar";
-                            /** Format: date-time */
-                            createdAt: string;
-                        } | null;
+                        user: components["schemas"]["User"] | null;
                     };
                 };
             };
@@ -3347,33 +4760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        phoneNumber: string | null;
-                        profileImageUrl: string | null;
-                        country: string | null;
-                        address: {
-                            line1: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postal_code: string | null;
-                            /** @default US */
-                            country: string;
-                        };
-                        /** @enum {string} */
-                        role: "user" | "merchant" | "admin";
-                        isKycVerified: boolean;
-                        twoFactorEnabled: boolean;
-                        loginNotifications: boolean;
-                        /** @enum {string} */
-                        language: "en" | "ar";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3428,33 +4815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        phoneNumber: string | null;
-                        profileImageUrl: string | null;
-                        country: string | null;
-                        address: {
-                            line1: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postal_code: string | null;
-                            /** @default US */
-                            country: string;
-                        };
-                        /** @enum {string} */
-                        role: "user" | "merchant" | "admin";
-                        isKycVerified: boolean;
-                        twoFactorEnabled: boolean;
-                        loginNotifications: boolean;
-                        /** @enum {string} */
-                        language: "en" | "ar";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -3902,33 +5263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        phoneNumber: string | null;
-                        profileImageUrl: string | null;
-                        country: string | null;
-                        address: {
-                            line1: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postal_code: string | null;
-                            /** @default US */
-                            country: string;
-                        };
-                        /** @enum {string} */
-                        role: "user" | "merchant" | "admin";
-                        isKycVerified: boolean;
-                        twoFactorEnabled: boolean;
-                        loginNotifications: boolean;
-                        /** @enum {string} */
-                        language: "en" | "ar";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4009,33 +5344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example usr_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        phoneNumber: string | null;
-                        profileImageUrl: string | null;
-                        country: string | null;
-                        address: {
-                            line1: string | null;
-                            city: string | null;
-                            state: string | null;
-                            postal_code: string | null;
-                            /** @default US */
-                            country: string;
-                        };
-                        /** @enum {string} */
-                        role: "user" | "merchant" | "admin";
-                        isKycVerified: boolean;
-                        twoFactorEnabled: boolean;
-                        loginNotifications: boolean;
-                        /** @enum {string} */
-                        language: "en" | "ar";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4110,34 +5419,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tiers: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        }[];
+                        tiers: components["schemas"]["SubscriptionTier"][];
                     };
                 };
             };
@@ -4207,100 +5489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        };
-                        /** Format: date-time */
-                        currentPeriodStart: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
-                         */
-                        currentPeriodEnd: string | null;
-                        /** @description The funding source renewals are charged to */
-                        paymentSource: {
-                            id: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                        } | null;
-                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
-                        pendingTier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        } | null;
-                        /** Format: date-time */
-                        pastDueSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description While past due: when the account moves to Free unless a renewal succeeds first
-                         */
-                        graceEndsAt: string | null;
-                        /** Format: date-time */
-                        nextRenewalAttemptAt: string | null;
-                        usage: {
-                            fundingSources: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                            bcardsThisMonth: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Plan"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4329,54 +5518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /**
-                         * @description proration: an upgrade in the middle of a paid period, charged the difference for the rest of it
-                         * @default upgrade
-                         * @enum {string}
-                         */
-                        kind: "upgrade" | "renewal" | "proration";
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "succeeded" | "failed";
-                        /**
-                         * @description Dollars
-                         * @example 9.99
-                         */
-                        amount: string;
-                        planName: string;
-                        /** Format: date-time */
-                        periodStart: string;
-                        /** Format: date-time */
-                        periodEnd: string;
-                        fundingSource: {
-                            id: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                        };
-                        failureMessage: string | null;
-                        /** @description The proration lines of kind proration (amount = remaining − credit); null otherwise */
-                        proration: {
-                            /** @description The plan left: its unused time from periodStart to periodEnd is credited */
-                            unusedPlanName: string;
-                            /**
-                             * @description Dollars credited
-                             * @example 4.99
-                             */
-                            credit: string;
-                            /**
-                             * @description Dollars: the new plan's price from periodStart to periodEnd
-                             * @example 14.99
-                             */
-                            remaining: string;
-                        } | null;
-                    }[];
+                    "application/json": components["schemas"]["PlanCharge"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4455,148 +5597,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        plan: {
-                            tier: {
-                                id: string;
-                                /**
-                                 * @example free
-                                 * @example pro
-                                 * @example premium
-                                 */
-                                name: string;
-                                displayName: string;
-                                /**
-                                 * @description Dollars per month
-                                 * @example 9.99
-                                 */
-                                monthlyPrice: number;
-                                /**
-                                 * @description Fraction of the amount
-                                 * @example 0.029
-                                 */
-                                transactionFeeRate: number;
-                                limits: {
-                                    /** @description -1 means unlimited */
-                                    fundingSources: number;
-                                    monthlyTransactions: number;
-                                    bcardGenerationLimit: number;
-                                    apiCallsPerMonth: number;
-                                };
-                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                            };
-                            /** Format: date-time */
-                            currentPeriodStart: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
-                             */
-                            currentPeriodEnd: string | null;
-                            /** @description The funding source renewals are charged to */
-                            paymentSource: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                            } | null;
-                            /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
-                            pendingTier: {
-                                id: string;
-                                /**
-                                 * @example free
-                                 * @example pro
-                                 * @example premium
-                                 */
-                                name: string;
-                                displayName: string;
-                                /**
-                                 * @description Dollars per month
-                                 * @example 9.99
-                                 */
-                                monthlyPrice: number;
-                                /**
-                                 * @description Fraction of the amount
-                                 * @example 0.029
-                                 */
-                                transactionFeeRate: number;
-                                limits: {
-                                    /** @description -1 means unlimited */
-                                    fundingSources: number;
-                                    monthlyTransactions: number;
-                                    bcardGenerationLimit: number;
-                                    apiCallsPerMonth: number;
-                                };
-                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                            } | null;
-                            /** Format: date-time */
-                            pastDueSince: string | null;
-                            /**
-                             * Format: date-time
-                             * @description While past due: when the account moves to Free unless a renewal succeeds first
-                             */
-                            graceEndsAt: string | null;
-                            /** Format: date-time */
-                            nextRenewalAttemptAt: string | null;
-                            usage: {
-                                fundingSources: {
-                                    used: number;
-                                    /** @description -1 means unlimited */
-                                    limit: number;
-                                };
-                                bcardsThisMonth: {
-                                    used: number;
-                                    /** @description -1 means unlimited */
-                                    limit: number;
-                                };
-                            };
-                        };
-                        receipt: {
-                            id: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /**
-                             * @description proration: an upgrade in the middle of a paid period, charged the difference for the rest of it
-                             * @default upgrade
-                             * @enum {string}
-                             */
-                            kind: "upgrade" | "renewal" | "proration";
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            /**
-                             * @description Dollars
-                             * @example 9.99
-                             */
-                            amount: string;
-                            planName: string;
-                            /** Format: date-time */
-                            periodStart: string;
-                            /** Format: date-time */
-                            periodEnd: string;
-                            fundingSource: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                            };
-                            failureMessage: string | null;
-                            /** @description The proration lines of kind proration (amount = remaining − credit); null otherwise */
-                            proration: {
-                                /** @description The plan left: its unused time from periodStart to periodEnd is credited */
-                                unusedPlanName: string;
-                                /**
-                                 * @description Dollars credited
-                                 * @example 4.99
-                                 */
-                                credit: string;
-                                /**
-                                 * @description Dollars: the new plan's price from periodStart to periodEnd
-                                 * @example 14.99
-                                 */
-                                remaining: string;
-                            } | null;
-                        };
+                        plan: components["schemas"]["Plan"];
+                        receipt: components["schemas"]["PlanCharge"];
                     };
                 };
             };
@@ -4686,100 +5688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        };
-                        /** Format: date-time */
-                        currentPeriodStart: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
-                         */
-                        currentPeriodEnd: string | null;
-                        /** @description The funding source renewals are charged to */
-                        paymentSource: {
-                            id: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                        } | null;
-                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
-                        pendingTier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        } | null;
-                        /** Format: date-time */
-                        pastDueSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description While past due: when the account moves to Free unless a renewal succeeds first
-                         */
-                        graceEndsAt: string | null;
-                        /** Format: date-time */
-                        nextRenewalAttemptAt: string | null;
-                        usage: {
-                            fundingSources: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                            bcardsThisMonth: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Plan"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -4850,100 +5759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        };
-                        /** Format: date-time */
-                        currentPeriodStart: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
-                         */
-                        currentPeriodEnd: string | null;
-                        /** @description The funding source renewals are charged to */
-                        paymentSource: {
-                            id: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                        } | null;
-                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
-                        pendingTier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        } | null;
-                        /** Format: date-time */
-                        pastDueSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description While past due: when the account moves to Free unless a renewal succeeds first
-                         */
-                        graceEndsAt: string | null;
-                        /** Format: date-time */
-                        nextRenewalAttemptAt: string | null;
-                        usage: {
-                            fundingSources: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                            bcardsThisMonth: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Plan"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5011,148 +5827,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        plan: {
-                            tier: {
-                                id: string;
-                                /**
-                                 * @example free
-                                 * @example pro
-                                 * @example premium
-                                 */
-                                name: string;
-                                displayName: string;
-                                /**
-                                 * @description Dollars per month
-                                 * @example 9.99
-                                 */
-                                monthlyPrice: number;
-                                /**
-                                 * @description Fraction of the amount
-                                 * @example 0.029
-                                 */
-                                transactionFeeRate: number;
-                                limits: {
-                                    /** @description -1 means unlimited */
-                                    fundingSources: number;
-                                    monthlyTransactions: number;
-                                    bcardGenerationLimit: number;
-                                    apiCallsPerMonth: number;
-                                };
-                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                            };
-                            /** Format: date-time */
-                            currentPeriodStart: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
-                             */
-                            currentPeriodEnd: string | null;
-                            /** @description The funding source renewals are charged to */
-                            paymentSource: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                            } | null;
-                            /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
-                            pendingTier: {
-                                id: string;
-                                /**
-                                 * @example free
-                                 * @example pro
-                                 * @example premium
-                                 */
-                                name: string;
-                                displayName: string;
-                                /**
-                                 * @description Dollars per month
-                                 * @example 9.99
-                                 */
-                                monthlyPrice: number;
-                                /**
-                                 * @description Fraction of the amount
-                                 * @example 0.029
-                                 */
-                                transactionFeeRate: number;
-                                limits: {
-                                    /** @description -1 means unlimited */
-                                    fundingSources: number;
-                                    monthlyTransactions: number;
-                                    bcardGenerationLimit: number;
-                                    apiCallsPerMonth: number;
-                                };
-                                features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                            } | null;
-                            /** Format: date-time */
-                            pastDueSince: string | null;
-                            /**
-                             * Format: date-time
-                             * @description While past due: when the account moves to Free unless a renewal succeeds first
-                             */
-                            graceEndsAt: string | null;
-                            /** Format: date-time */
-                            nextRenewalAttemptAt: string | null;
-                            usage: {
-                                fundingSources: {
-                                    used: number;
-                                    /** @description -1 means unlimited */
-                                    limit: number;
-                                };
-                                bcardsThisMonth: {
-                                    used: number;
-                                    /** @description -1 means unlimited */
-                                    limit: number;
-                                };
-                            };
-                        };
-                        receipt: {
-                            id: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /**
-                             * @description proration: an upgrade in the middle of a paid period, charged the difference for the rest of it
-                             * @default upgrade
-                             * @enum {string}
-                             */
-                            kind: "upgrade" | "renewal" | "proration";
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            /**
-                             * @description Dollars
-                             * @example 9.99
-                             */
-                            amount: string;
-                            planName: string;
-                            /** Format: date-time */
-                            periodStart: string;
-                            /** Format: date-time */
-                            periodEnd: string;
-                            fundingSource: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                            };
-                            failureMessage: string | null;
-                            /** @description The proration lines of kind proration (amount = remaining − credit); null otherwise */
-                            proration: {
-                                /** @description The plan left: its unused time from periodStart to periodEnd is credited */
-                                unusedPlanName: string;
-                                /**
-                                 * @description Dollars credited
-                                 * @example 4.99
-                                 */
-                                credit: string;
-                                /**
-                                 * @description Dollars: the new plan's price from periodStart to periodEnd
-                                 * @example 14.99
-                                 */
-                                remaining: string;
-                            } | null;
-                        };
+                        plan: components["schemas"]["Plan"];
+                        receipt: components["schemas"]["PlanCharge"];
                     };
                 };
             };
@@ -5227,100 +5903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        };
-                        /** Format: date-time */
-                        currentPeriodStart: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the paid period ends and renews; null on a plan that is not billed (Free, or one an admin gave)
-                         */
-                        currentPeriodEnd: string | null;
-                        /** @description The funding source renewals are charged to */
-                        paymentSource: {
-                            id: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                        } | null;
-                        /** @description The plan a downgrade or cancellation moves to at currentPeriodEnd */
-                        pendingTier: {
-                            id: string;
-                            /**
-                             * @example free
-                             * @example pro
-                             * @example premium
-                             */
-                            name: string;
-                            displayName: string;
-                            /**
-                             * @description Dollars per month
-                             * @example 9.99
-                             */
-                            monthlyPrice: number;
-                            /**
-                             * @description Fraction of the amount
-                             * @example 0.029
-                             */
-                            transactionFeeRate: number;
-                            limits: {
-                                /** @description -1 means unlimited */
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        } | null;
-                        /** Format: date-time */
-                        pastDueSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description While past due: when the account moves to Free unless a renewal succeeds first
-                         */
-                        graceEndsAt: string | null;
-                        /** Format: date-time */
-                        nextRenewalAttemptAt: string | null;
-                        usage: {
-                            fundingSources: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                            bcardsThisMonth: {
-                                used: number;
-                                /** @description -1 means unlimited */
-                                limit: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Plan"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5358,56 +5941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /**
-                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
-                         * @default credit_card
-                         * @enum {string}
-                         */
-                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
-                        /**
-                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
-                         * @default credit
-                         * @enum {string|null}
-                         */
-                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
-                        last4: string;
-                        /**
-                         * @default visa
-                         * @enum {string}
-                         */
-                        brand: "visa" | "mastercard" | "amex" | "unknown";
-                        /** @description null for a bank account */
-                        expiryMonth: number | null;
-                        /** @description null for a bank account */
-                        expiryYear: number | null;
-                        defaultSplitPercentage: number;
-                        isActive: boolean;
-                        /**
-                         * @description Available at the processor, in dollars; null when the processor cannot tell.
-                         * @example 10000.00
-                         */
-                        balance: string | null;
-                        bankAccount: {
-                            routingNumber: string;
-                            /**
-                             * @default checking
-                             * @enum {string}
-                             */
-                            accountType: "checking" | "savings";
-                            /**
-                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
-                             * @default pending
-                             * @enum {string}
-                             */
-                            verificationStatus: "pending" | "verified" | "failed";
-                            verificationAttemptsLeft: number;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                    "application/json": components["schemas"]["FundingSource"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5457,56 +5991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /**
-                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
-                         * @default credit_card
-                         * @enum {string}
-                         */
-                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
-                        /**
-                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
-                         * @default credit
-                         * @enum {string|null}
-                         */
-                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
-                        last4: string;
-                        /**
-                         * @default visa
-                         * @enum {string}
-                         */
-                        brand: "visa" | "mastercard" | "amex" | "unknown";
-                        /** @description null for a bank account */
-                        expiryMonth: number | null;
-                        /** @description null for a bank account */
-                        expiryYear: number | null;
-                        defaultSplitPercentage: number;
-                        isActive: boolean;
-                        /**
-                         * @description Available at the processor, in dollars; null when the processor cannot tell.
-                         * @example 10000.00
-                         */
-                        balance: string | null;
-                        bankAccount: {
-                            routingNumber: string;
-                            /**
-                             * @default checking
-                             * @enum {string}
-                             */
-                            accountType: "checking" | "savings";
-                            /**
-                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
-                             * @default pending
-                             * @enum {string}
-                             */
-                            verificationStatus: "pending" | "verified" | "failed";
-                            verificationAttemptsLeft: number;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["FundingSource"];
                 };
             };
             /** @description Response for status 202 */
@@ -5612,30 +6097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Dollars owed to bpay for bank debits that came back unpaid after the bcard was used. */
-                        owed: string;
-                        /** @description True while anything is owed: no new bcards can be created. */
-                        restricted: boolean;
-                        /**
-                         * @description Dollars bpay owes you (a refund the card processor failed, money due back after a debt was settled); details in GET /api/receivables.
-                         * @example 0.00
-                         */
-                        owedToYou: string;
-                        /** @description Bank debits initiated and not yet settled, in dollars. */
-                        unsettledBankExposure: string;
-                        /** @description The plan's cap on unsettled bank debits, in dollars. */
-                        bankExposureCap: string;
-                        returnedDebits: {
-                            bcardName: string;
-                            amount: string;
-                            returnCode: string;
-                            returnMessage: string;
-                            fundingSourceId: string;
-                            /** Format: date-time */
-                            returnedAt: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["BankStanding"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5681,56 +6143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /**
-                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
-                         * @default credit_card
-                         * @enum {string}
-                         */
-                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
-                        /**
-                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
-                         * @default credit
-                         * @enum {string|null}
-                         */
-                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
-                        last4: string;
-                        /**
-                         * @default visa
-                         * @enum {string}
-                         */
-                        brand: "visa" | "mastercard" | "amex" | "unknown";
-                        /** @description null for a bank account */
-                        expiryMonth: number | null;
-                        /** @description null for a bank account */
-                        expiryYear: number | null;
-                        defaultSplitPercentage: number;
-                        isActive: boolean;
-                        /**
-                         * @description Available at the processor, in dollars; null when the processor cannot tell.
-                         * @example 10000.00
-                         */
-                        balance: string | null;
-                        bankAccount: {
-                            routingNumber: string;
-                            /**
-                             * @default checking
-                             * @enum {string}
-                             */
-                            accountType: "checking" | "savings";
-                            /**
-                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
-                             * @default pending
-                             * @enum {string}
-                             */
-                            verificationStatus: "pending" | "verified" | "failed";
-                            verificationAttemptsLeft: number;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["FundingSource"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5821,56 +6234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /**
-                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
-                         * @default credit_card
-                         * @enum {string}
-                         */
-                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
-                        /**
-                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
-                         * @default credit
-                         * @enum {string|null}
-                         */
-                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
-                        last4: string;
-                        /**
-                         * @default visa
-                         * @enum {string}
-                         */
-                        brand: "visa" | "mastercard" | "amex" | "unknown";
-                        /** @description null for a bank account */
-                        expiryMonth: number | null;
-                        /** @description null for a bank account */
-                        expiryYear: number | null;
-                        defaultSplitPercentage: number;
-                        isActive: boolean;
-                        /**
-                         * @description Available at the processor, in dollars; null when the processor cannot tell.
-                         * @example 10000.00
-                         */
-                        balance: string | null;
-                        bankAccount: {
-                            routingNumber: string;
-                            /**
-                             * @default checking
-                             * @enum {string}
-                             */
-                            accountType: "checking" | "savings";
-                            /**
-                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
-                             * @default pending
-                             * @enum {string}
-                             */
-                            verificationStatus: "pending" | "verified" | "failed";
-                            verificationAttemptsLeft: number;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["FundingSource"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -5952,56 +6316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /**
-                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
-                         * @default credit_card
-                         * @enum {string}
-                         */
-                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
-                        /**
-                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
-                         * @default credit
-                         * @enum {string|null}
-                         */
-                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
-                        last4: string;
-                        /**
-                         * @default visa
-                         * @enum {string}
-                         */
-                        brand: "visa" | "mastercard" | "amex" | "unknown";
-                        /** @description null for a bank account */
-                        expiryMonth: number | null;
-                        /** @description null for a bank account */
-                        expiryYear: number | null;
-                        defaultSplitPercentage: number;
-                        isActive: boolean;
-                        /**
-                         * @description Available at the processor, in dollars; null when the processor cannot tell.
-                         * @example 10000.00
-                         */
-                        balance: string | null;
-                        bankAccount: {
-                            routingNumber: string;
-                            /**
-                             * @default checking
-                             * @enum {string}
-                             */
-                            accountType: "checking" | "savings";
-                            /**
-                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
-                             * @default pending
-                             * @enum {string}
-                             */
-                            verificationStatus: "pending" | "verified" | "failed";
-                            verificationAttemptsLeft: number;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["FundingSource"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6156,56 +6471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /**
-                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
-                         * @default credit_card
-                         * @enum {string}
-                         */
-                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
-                        /**
-                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
-                         * @default credit
-                         * @enum {string|null}
-                         */
-                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
-                        last4: string;
-                        /**
-                         * @default visa
-                         * @enum {string}
-                         */
-                        brand: "visa" | "mastercard" | "amex" | "unknown";
-                        /** @description null for a bank account */
-                        expiryMonth: number | null;
-                        /** @description null for a bank account */
-                        expiryYear: number | null;
-                        defaultSplitPercentage: number;
-                        isActive: boolean;
-                        /**
-                         * @description Available at the processor, in dollars; null when the processor cannot tell.
-                         * @example 10000.00
-                         */
-                        balance: string | null;
-                        bankAccount: {
-                            routingNumber: string;
-                            /**
-                             * @default checking
-                             * @enum {string}
-                             */
-                            accountType: "checking" | "savings";
-                            /**
-                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
-                             * @default pending
-                             * @enum {string}
-                             */
-                            verificationStatus: "pending" | "verified" | "failed";
-                            verificationAttemptsLeft: number;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["FundingSource"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6261,176 +6527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description What you owe bpay in all
-                         * @example 50.00
-                         */
-                        owed: string;
-                        /**
-                         * @description Of it, under open disputes: repayable once the dispute is resolved
-                         * @example 0.00
-                         */
-                        underDispute: string;
-                        /**
-                         * @description What can be repaid now: owed, less open disputes, what a bcard's refund still on its way clears, and repayments still running
-                         * @example 50.00
-                         */
-                        repayable: string;
-                        /**
-                         * @description Repayments still running
-                         * @example 0.00
-                         */
-                        repaying: string;
-                        /** @description True while anything is owed: no new bcards can be created */
-                        restricted: boolean;
-                        /** @description Bank debits returned after their bcard was used, newest first */
-                        returnedDebits: {
-                            /** @description The bank share */
-                            id: string;
-                            /**
-                             * @description The debit returned
-                             * @example 12.50
-                             */
-                            amount: string;
-                            /** Format: date-time */
-                            returnedAt: string;
-                            transactionId: string;
-                            bcard: {
-                                id: string;
-                                name: string;
-                            };
-                            bankAccount: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                                type: string;
-                            } | null;
-                            /** @example R01 */
-                            returnCode: string;
-                            /**
-                             * @description The return code in words, in your language
-                             * @example R01: Insufficient funds
-                             */
-                            reason: string;
-                        }[];
-                        /** @description Disputes of a funding share, open or lost, newest first */
-                        disputes: {
-                            id: string;
-                            /**
-                             * @description The disputed share
-                             * @example 12.50
-                             */
-                            amount: string;
-                            /**
-                             * @description open: under dispute, not repayable yet; lost: owed
-                             * @default open
-                             * @enum {string}
-                             */
-                            status: "open" | "lost";
-                            /** Format: date-time */
-                            openedAt: string;
-                            /** Format: date-time */
-                            closedAt: string | null;
-                            transactionId: string;
-                            bcard: {
-                                id: string | null;
-                                name: string;
-                            };
-                            card: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                                type: string;
-                            } | null;
-                            /**
-                             * @description The card issuer's reason code
-                             * @example fraudulent
-                             */
-                            reason: string;
-                        }[];
-                        /** @description Your repayments, newest first */
-                        repayments: {
-                            id: string;
-                            /**
-                             * @description Dollars
-                             * @example 12.50
-                             */
-                            amount: string;
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            fundingSource: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                                type: string;
-                            } | null;
-                            failureCode: string | null;
-                            /** @description Why it failed, in words (the processor’s decline) */
-                            failureMessage: string | null;
-                        }[];
-                        /**
-                         * @description What bpay owes you (the other way round): refunds the card processor failed, money due back after a debt was settled, less what bpay paid you
-                         * @example 0.00
-                         */
-                        owedToYou: string;
-                        /** @description Refunds to your cards that the card processor failed after bpay made them, newest first: bpay owes them to you */
-                        failedRefunds: {
-                            id: string;
-                            /**
-                             * @description The refund that did not reach the card
-                             * @example 12.50
-                             */
-                            amount: string;
-                            /** Format: date-time */
-                            failedAt: string;
-                            transactionId: string;
-                            card: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                                type: string;
-                            } | null;
-                            /**
-                             * @description The processor's failure_reason
-                             * @example expired_or_canceled_card
-                             */
-                            reasonCode: string;
-                            /** @description The reason in words, in your language */
-                            reason: string;
-                        }[];
-                        /**
-                         * @description Other money bpay came to owe you: a returned bank share’s part of a refund after its debt was repaid or waived
-                         * @example 0.00
-                         */
-                        otherCredits: string;
-                        /**
-                         * @description What bpay has paid you of it so far, another way (such as a bank transfer)
-                         * @example 0.00
-                         */
-                        paidToYou: string;
-                        /** @description What bpay forgave, newest first */
-                        waivers: {
-                            id: string;
-                            /**
-                             * @description Forgiven
-                             * @example 12.50
-                             */
-                            amount: string;
-                            reason: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Receivables"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6470,201 +6567,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        payment: {
-                            id: string;
-                            /**
-                             * @description Dollars
-                             * @example 12.50
-                             */
-                            amount: string;
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            fundingSource: {
-                                id: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                                type: string;
-                            } | null;
-                            failureCode: string | null;
-                            /** @description Why it failed, in words (the processor’s decline) */
-                            failureMessage: string | null;
-                        };
-                        receivables: {
-                            /**
-                             * @description What you owe bpay in all
-                             * @example 50.00
-                             */
-                            owed: string;
-                            /**
-                             * @description Of it, under open disputes: repayable once the dispute is resolved
-                             * @example 0.00
-                             */
-                            underDispute: string;
-                            /**
-                             * @description What can be repaid now: owed, less open disputes, what a bcard's refund still on its way clears, and repayments still running
-                             * @example 50.00
-                             */
-                            repayable: string;
-                            /**
-                             * @description Repayments still running
-                             * @example 0.00
-                             */
-                            repaying: string;
-                            /** @description True while anything is owed: no new bcards can be created */
-                            restricted: boolean;
-                            /** @description Bank debits returned after their bcard was used, newest first */
-                            returnedDebits: {
-                                /** @description The bank share */
-                                id: string;
-                                /**
-                                 * @description The debit returned
-                                 * @example 12.50
-                                 */
-                                amount: string;
-                                /** Format: date-time */
-                                returnedAt: string;
-                                transactionId: string;
-                                bcard: {
-                                    id: string;
-                                    name: string;
-                                };
-                                bankAccount: {
-                                    id: string;
-                                    name: string;
-                                    last4: string;
-                                    brand: string;
-                                    type: string;
-                                } | null;
-                                /** @example R01 */
-                                returnCode: string;
-                                /**
-                                 * @description The return code in words, in your language
-                                 * @example R01: Insufficient funds
-                                 */
-                                reason: string;
-                            }[];
-                            /** @description Disputes of a funding share, open or lost, newest first */
-                            disputes: {
-                                id: string;
-                                /**
-                                 * @description The disputed share
-                                 * @example 12.50
-                                 */
-                                amount: string;
-                                /**
-                                 * @description open: under dispute, not repayable yet; lost: owed
-                                 * @default open
-                                 * @enum {string}
-                                 */
-                                status: "open" | "lost";
-                                /** Format: date-time */
-                                openedAt: string;
-                                /** Format: date-time */
-                                closedAt: string | null;
-                                transactionId: string;
-                                bcard: {
-                                    id: string | null;
-                                    name: string;
-                                };
-                                card: {
-                                    id: string;
-                                    name: string;
-                                    last4: string;
-                                    brand: string;
-                                    type: string;
-                                } | null;
-                                /**
-                                 * @description The card issuer's reason code
-                                 * @example fraudulent
-                                 */
-                                reason: string;
-                            }[];
-                            /** @description Your repayments, newest first */
-                            repayments: {
-                                id: string;
-                                /**
-                                 * @description Dollars
-                                 * @example 12.50
-                                 */
-                                amount: string;
-                                /**
-                                 * @default pending
-                                 * @enum {string}
-                                 */
-                                status: "pending" | "succeeded" | "failed";
-                                /** Format: date-time */
-                                createdAt: string;
-                                fundingSource: {
-                                    id: string;
-                                    name: string;
-                                    last4: string;
-                                    brand: string;
-                                    type: string;
-                                } | null;
-                                failureCode: string | null;
-                                /** @description Why it failed, in words (the processor’s decline) */
-                                failureMessage: string | null;
-                            }[];
-                            /**
-                             * @description What bpay owes you (the other way round): refunds the card processor failed, money due back after a debt was settled, less what bpay paid you
-                             * @example 0.00
-                             */
-                            owedToYou: string;
-                            /** @description Refunds to your cards that the card processor failed after bpay made them, newest first: bpay owes them to you */
-                            failedRefunds: {
-                                id: string;
-                                /**
-                                 * @description The refund that did not reach the card
-                                 * @example 12.50
-                                 */
-                                amount: string;
-                                /** Format: date-time */
-                                failedAt: string;
-                                transactionId: string;
-                                card: {
-                                    id: string;
-                                    name: string;
-                                    last4: string;
-                                    brand: string;
-                                    type: string;
-                                } | null;
-                                /**
-                                 * @description The processor's failure_reason
-                                 * @example expired_or_canceled_card
-                                 */
-                                reasonCode: string;
-                                /** @description The reason in words, in your language */
-                                reason: string;
-                            }[];
-                            /**
-                             * @description Other money bpay came to owe you: a returned bank share’s part of a refund after its debt was repaid or waived
-                             * @example 0.00
-                             */
-                            otherCredits: string;
-                            /**
-                             * @description What bpay has paid you of it so far, another way (such as a bank transfer)
-                             * @example 0.00
-                             */
-                            paidToYou: string;
-                            /** @description What bpay forgave, newest first */
-                            waivers: {
-                                id: string;
-                                /**
-                                 * @description Forgiven
-                                 * @example 12.50
-                                 */
-                                amount: string;
-                                reason: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                            }[];
-                        };
+                        payment: components["schemas"]["Repayment"];
+                        receivables: components["schemas"]["Receivables"];
                     };
                 };
             };
@@ -6751,72 +6655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        cardholderName: string;
-                        /** @description Masked; the full number is only in checkout-details. */
-                        cardNumber: string;
-                        last4: string;
-                        brand: string;
-                        expiryMonth: number;
-                        expiryYear: number;
-                        /** @description What is left to spend, in dollars. */
-                        balance: string;
-                        /** @description The collected amount; never reloadable. */
-                        spendingLimit: string;
-                        /** @constant */
-                        interval: "single_use";
-                        /**
-                         * @default active
-                         * @enum {string}
-                         */
-                        status: "active" | "used" | "expired" | "canceled";
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        amount: string;
-                        fee: string;
-                        totalCharged: string;
-                        transactionId: string;
-                        fundingSources: {
-                            fundingSourceId: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                            percentage: number;
-                            amount: string;
-                            status: string;
-                            /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
-                             * @default pending
-                             * @enum {string}
-                             */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
-                        }[];
-                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
-                        lockedDomain: string | null;
-                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
-                        closedReason: string | null;
-                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
-                        stage: {
-                            /**
-                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
-                             * @default collecting
-                             * @enum {string}
-                             */
-                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
-                            /** @description What the bcard holds now, in dollars (active, authorized) */
-                            held: string | null;
-                            /** @description What the merchant charged, in dollars (used, partly_used) */
-                            spent: string | null;
-                            /** @description What went (or is going) back to the sources, in dollars */
-                            returned: string | null;
-                            /** @description Where it was used (used, partly_used) */
-                            merchant: string | null;
-                        };
-                    }[];
+                    "application/json": components["schemas"]["Bcard"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -6872,72 +6711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        cardholderName: string;
-                        /** @description Masked; the full number is only in checkout-details. */
-                        cardNumber: string;
-                        last4: string;
-                        brand: string;
-                        expiryMonth: number;
-                        expiryYear: number;
-                        /** @description What is left to spend, in dollars. */
-                        balance: string;
-                        /** @description The collected amount; never reloadable. */
-                        spendingLimit: string;
-                        /** @constant */
-                        interval: "single_use";
-                        /**
-                         * @default active
-                         * @enum {string}
-                         */
-                        status: "active" | "used" | "expired" | "canceled";
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        amount: string;
-                        fee: string;
-                        totalCharged: string;
-                        transactionId: string;
-                        fundingSources: {
-                            fundingSourceId: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                            percentage: number;
-                            amount: string;
-                            status: string;
-                            /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
-                             * @default pending
-                             * @enum {string}
-                             */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
-                        }[];
-                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
-                        lockedDomain: string | null;
-                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
-                        closedReason: string | null;
-                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
-                        stage: {
-                            /**
-                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
-                             * @default collecting
-                             * @enum {string}
-                             */
-                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
-                            /** @description What the bcard holds now, in dollars (active, authorized) */
-                            held: string | null;
-                            /** @description What the merchant charged, in dollars (used, partly_used) */
-                            spent: string | null;
-                            /** @description What went (or is going) back to the sources, in dollars */
-                            returned: string | null;
-                            /** @description Where it was used (used, partly_used) */
-                            merchant: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Bcard"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7094,72 +6868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        cardholderName: string;
-                        /** @description Masked; the full number is only in checkout-details. */
-                        cardNumber: string;
-                        last4: string;
-                        brand: string;
-                        expiryMonth: number;
-                        expiryYear: number;
-                        /** @description What is left to spend, in dollars. */
-                        balance: string;
-                        /** @description The collected amount; never reloadable. */
-                        spendingLimit: string;
-                        /** @constant */
-                        interval: "single_use";
-                        /**
-                         * @default active
-                         * @enum {string}
-                         */
-                        status: "active" | "used" | "expired" | "canceled";
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        amount: string;
-                        fee: string;
-                        totalCharged: string;
-                        transactionId: string;
-                        fundingSources: {
-                            fundingSourceId: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                            percentage: number;
-                            amount: string;
-                            status: string;
-                            /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
-                             * @default pending
-                             * @enum {string}
-                             */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
-                        }[];
-                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
-                        lockedDomain: string | null;
-                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
-                        closedReason: string | null;
-                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
-                        stage: {
-                            /**
-                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
-                             * @default collecting
-                             * @enum {string}
-                             */
-                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
-                            /** @description What the bcard holds now, in dollars (active, authorized) */
-                            held: string | null;
-                            /** @description What the merchant charged, in dollars (used, partly_used) */
-                            spent: string | null;
-                            /** @description What went (or is going) back to the sources, in dollars */
-                            returned: string | null;
-                            /** @description Where it was used (used, partly_used) */
-                            merchant: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Bcard"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7320,72 +7029,7 @@ export interface operations {
                              */
                             stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
                         }[];
-                        virtualCard: {
-                            id: string;
-                            name: string;
-                            cardholderName: string;
-                            /** @description Masked; the full number is only in checkout-details. */
-                            cardNumber: string;
-                            last4: string;
-                            brand: string;
-                            expiryMonth: number;
-                            expiryYear: number;
-                            /** @description What is left to spend, in dollars. */
-                            balance: string;
-                            /** @description The collected amount; never reloadable. */
-                            spendingLimit: string;
-                            /** @constant */
-                            interval: "single_use";
-                            /**
-                             * @default active
-                             * @enum {string}
-                             */
-                            status: "active" | "used" | "expired" | "canceled";
-                            /** Format: date-time */
-                            expiresAt: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            amount: string;
-                            fee: string;
-                            totalCharged: string;
-                            transactionId: string;
-                            fundingSources: {
-                                fundingSourceId: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                                percentage: number;
-                                amount: string;
-                                status: string;
-                                /**
-                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
-                                 * @default pending
-                                 * @enum {string}
-                                 */
-                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
-                            }[];
-                            /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
-                            lockedDomain: string | null;
-                            /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
-                            closedReason: string | null;
-                            /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
-                            stage: {
-                                /**
-                                 * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
-                                 * @default collecting
-                                 * @enum {string}
-                                 */
-                                code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
-                                /** @description What the bcard holds now, in dollars (active, authorized) */
-                                held: string | null;
-                                /** @description What the merchant charged, in dollars (used, partly_used) */
-                                spent: string | null;
-                                /** @description What went (or is going) back to the sources, in dollars */
-                                returned: string | null;
-                                /** @description Where it was used (used, partly_used) */
-                                merchant: string | null;
-                            };
-                        };
+                        virtualCard: components["schemas"]["Bcard"];
                     };
                 };
             };
@@ -7482,50 +7126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        merchant: string;
-                        /** @example 100.00 */
-                        amount: string;
-                        fee: string;
-                        totalCharged: string;
-                        refunded: string;
-                        /**
-                         * @description Coarse, kept for old clients: pending while the bcard still holds its money unspent or a bank debit settles; refunded when an unused bcard gave its money back. `stage` and `bankDebit` say more.
-                         * @default completed
-                         * @enum {string}
-                         */
-                        status: "completed" | "pending" | "failed" | "refunded";
-                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
-                        stage: {
-                            /**
-                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
-                             * @default collecting
-                             * @enum {string}
-                             */
-                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
-                            /** @description What the bcard holds now, in dollars (active, authorized) */
-                            held: string | null;
-                            /** @description What the merchant charged, in dollars (used, partly_used) */
-                            spent: string | null;
-                            /** @description What went (or is going) back to the sources, in dollars */
-                            returned: string | null;
-                            /** @description Where it was used (used, partly_used) */
-                            merchant: string | null;
-                        };
-                        /**
-                         * @description The transaction's bank debits as one word: returned if any was, else pending while any settles, else settled; null without a bank share
-                         * @default pending
-                         * @enum {string|null}
-                         */
-                        bankDebit: "pending" | "settled" | "returned" | null;
-                        virtualCardId: string | null;
-                        virtualCardName: string;
-                        description: string;
-                        failureMessage: string | null;
-                    }[];
+                    "application/json": components["schemas"]["Transaction"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7791,25 +7392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example ntf_4f9c0a1b2c3d4e5f6a7b8c9d */
-                        id: string;
-                        /**
-                         * @default bcard_issued
-                         * @enum {string}
-                         */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "payable_settled" | "plan_charged" | "plan_renewal_failed" | "plan_refunded" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
-                        /** @description In the user's language (users.language) */
-                        title: string;
-                        /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
-                        body: string;
-                        /** @description A path in the web app this notice is about (e.g. /?tab=transactions&transaction=col_…) */
-                        link: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        readAt: string | null;
-                    }[];
+                    "application/json": components["schemas"]["Notification"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8058,25 +7641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example ntf_4f9c0a1b2c3d4e5f6a7b8c9d */
-                        id: string;
-                        /**
-                         * @default bcard_issued
-                         * @enum {string}
-                         */
-                        kind: "bcard_issued" | "bcard_spent" | "bcard_declined" | "bcard_expired" | "bcard_canceled" | "dispute_opened" | "dispute_won" | "dispute_lost" | "merchant_refund" | "refund_failed" | "bank_debit_settled" | "bank_debit_returned" | "receivable_repaid" | "receivable_waived" | "payable_settled" | "plan_charged" | "plan_renewal_failed" | "plan_refunded" | "kyc_approved" | "kyc_failed" | "sign_in" | "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "email_changed";
-                        /** @description In the user's language (users.language) */
-                        title: string;
-                        /** @description In the user's language; figures and names inside Unicode isolates in Arabic */
-                        body: string;
-                        /** @description A path in the web app this notice is about (e.g. /?tab=transactions&transaction=col_…) */
-                        link: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        readAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Notification"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8116,30 +7681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description purchase: a bcard spent at a merchant; returned: an unused bcard ended and its money came back; plan_charge: the plan’s price
-                         * @default purchase
-                         * @enum {string}
-                         */
-                        kind: "purchase" | "returned" | "plan_charge";
-                        id: string;
-                        /**
-                         * Format: date-time
-                         * @description When the bcard was spent or ended, or the plan charged
-                         */
-                        at: string;
-                        /** @description The merchant, the bcard’s name, or the plan’s name */
-                        title: string;
-                        /** @description purchase: spent (charged - refunded); returned: what came back, fee included; plan_charge: the price */
-                        amount: string;
-                        /** @description purchase: what the merchant charged */
-                        charged: string;
-                        /** @description purchase: what the merchant refunded of it */
-                        refunded: string;
-                        /** @description The transaction to open (GET /api/transactions/{id}); null for plan charges */
-                        transactionId: string | null;
-                    }[];
+                    "application/json": components["schemas"]["SpendingActivityItem"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8183,150 +7725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        range: {
-                            /** @description First month, YYYY-MM */
-                            from: string;
-                            /** @description Last month, YYYY-MM (included) */
-                            to: string;
-                            /** @description Minutes east of UTC at which months begin */
-                            utcOffset: number;
-                        };
-                        /** @constant */
-                        currency: "usd";
-                        totals: {
-                            /**
-                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
-                             * @example 100.00
-                             */
-                            spent: string;
-                            /**
-                             * @description What merchants charged your bcards, in dollars
-                             * @example 100.00
-                             */
-                            charged: string;
-                            /**
-                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
-                             * @example 100.00
-                             */
-                            refunded: string;
-                            /**
-                             * @description bpay fees of the bcards counted, in dollars
-                             * @example 100.00
-                             */
-                            fees: string;
-                            /**
-                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
-                             * @example 100.00
-                             */
-                            feesReturned: string;
-                            /**
-                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
-                             * @example 100.00
-                             */
-                            returned: string;
-                            /**
-                             * @description Plan charges, shown apart: never part of spent, in dollars
-                             * @example 100.00
-                             */
-                            planCharges: string;
-                            /** @description bcards spent at a merchant */
-                            purchases: number;
-                        };
-                        months: {
-                            /** @description YYYY-MM; every month of the range is listed, oldest first */
-                            month: string;
-                            /**
-                             * @description Spent at merchants: what they charged your bcards, less what they refunded (charged - refunded), in dollars
-                             * @example 100.00
-                             */
-                            spent: string;
-                            /**
-                             * @description What merchants charged your bcards, in dollars
-                             * @example 100.00
-                             */
-                            charged: string;
-                            /**
-                             * @description What merchants refunded of it (purchase part; issuer-side returns included), in dollars
-                             * @example 100.00
-                             */
-                            refunded: string;
-                            /**
-                             * @description bpay fees of the bcards counted, in dollars
-                             * @example 100.00
-                             */
-                            fees: string;
-                            /**
-                             * @description Fees that came back (an unused bcard, a merchant refund, an unspent remainder), in dollars
-                             * @example 100.00
-                             */
-                            feesReturned: string;
-                            /**
-                             * @description Money collected onto bcards and never spent, back with your sources (fee apart), in dollars
-                             * @example 100.00
-                             */
-                            returned: string;
-                            /**
-                             * @description Plan charges, shown apart: never part of spent, in dollars
-                             * @example 100.00
-                             */
-                            planCharges: string;
-                            /** @description bcards spent at a merchant */
-                            purchases: number;
-                            sources: {
-                                fundingSourceId: string;
-                                /**
-                                 * @description This source's part of the month's spending, in dollars
-                                 * @example 100.00
-                                 */
-                                spent: string;
-                            }[];
-                        }[];
-                        sources: {
-                            fundingSourceId: string;
-                            name: string;
-                            brand: string;
-                            last4: string;
-                            /** @description The source was removed since */
-                            removed: boolean;
-                            /**
-                             * @description This source's part of the spending: each spend split over its bcard's shares by their amounts, in dollars
-                             * @example 100.00
-                             */
-                            spent: string;
-                            /** @description Purchases it funded a part of */
-                            purchases: number;
-                        }[];
-                        /** @description The top merchants by amount spent, largest first */
-                        merchants: {
-                            merchant: string;
-                            /**
-                             * @description What the merchant charged, in dollars
-                             * @example 100.00
-                             */
-                            charged: string;
-                            /**
-                             * @description What it refunded, in dollars
-                             * @example 100.00
-                             */
-                            refunded: string;
-                            /**
-                             * @description charged - refunded, in dollars
-                             * @example 100.00
-                             */
-                            spent: string;
-                            purchases: number;
-                        }[];
-                        otherMerchants: {
-                            /**
-                             * @description The other merchants together, in dollars
-                             * @example 100.00
-                             */
-                            spent: string;
-                            purchases: number;
-                            merchants: number;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["SpendingAnalytics"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8408,41 +7807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        businessName: string;
-                        businessEmail: string;
-                        website: string | null;
-                        /**
-                         * @default shopify
-                         * @enum {string}
-                         */
-                        platformType: "shopify" | "wordpress" | "woocommerce" | "custom";
-                        /**
-                         * @default sandbox
-                         * @enum {string}
-                         */
-                        environment: "sandbox" | "production";
-                        isActive: boolean;
-                        /** @description All-time received, in dollars */
-                        totalVolume: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description The publishable key (pk_test_… / pk_live_…) */
-                        apiKey: string;
-                        publicApiKey: string;
-                        /** @description The secret key with only its last 4 characters */
-                        secretKeyHint: string;
-                        /** Format: date-time */
-                        secretKeyRolledAt: string | null;
-                        /** @description The key the last roll replaced, while it still works (its last 4 characters); null otherwise */
-                        previousSecretKeyHint: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When that key stops working
-                         */
-                        previousSecretKeyExpiresAt: string | null;
-                    }[];
+                    "application/json": components["schemas"]["Merchant"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -8591,41 +7956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        businessName: string;
-                        businessEmail: string;
-                        website: string | null;
-                        /**
-                         * @default shopify
-                         * @enum {string}
-                         */
-                        platformType: "shopify" | "wordpress" | "woocommerce" | "custom";
-                        /**
-                         * @default sandbox
-                         * @enum {string}
-                         */
-                        environment: "sandbox" | "production";
-                        isActive: boolean;
-                        /** @description All-time received, in dollars */
-                        totalVolume: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description The publishable key (pk_test_… / pk_live_…) */
-                        apiKey: string;
-                        publicApiKey: string;
-                        /** @description The secret key with only its last 4 characters */
-                        secretKeyHint: string;
-                        /** Format: date-time */
-                        secretKeyRolledAt: string | null;
-                        /** @description The key the last roll replaced, while it still works (its last 4 characters); null otherwise */
-                        previousSecretKeyHint: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When that key stops working
-                         */
-                        previousSecretKeyExpiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Merchant"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9195,6 +8526,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentIntent"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -9802,6 +9142,7 @@ export interface operations {
                     name?: string | null;
                     phone?: string | null;
                     description?: string | null;
+                    /** @description Up to 50 keys; a key whose value is "" is not stored (as Stripe: "" means unset). */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -10138,6 +9479,539 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Charges: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                payment_intent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        /** @example /v1/charges */
+                        url: string;
+                        has_more: boolean;
+                        data: {
+                            /**
+                             * @description The payment intent's id with ch_ for pi_: stable, one per paid intent
+                             * @example ch_3f2a9c1d0b7e6f5a4c3b2a19
+                             */
+                            id: string;
+                            /** @constant */
+                            object: "charge";
+                            /** @description In cents: the amount authorized (the payment intent's amount) */
+                            amount: number;
+                            /** @description In cents: 0 until captured (capture_method manual) */
+                            amount_captured: number;
+                            /** @description In cents: refunded so far, pending refunds included; the whole amount for a canceled authorization */
+                            amount_refunded: number;
+                            /** @example usd */
+                            currency: string;
+                            /** @description Unix seconds: when the bcard paid or was authorized */
+                            created: number;
+                            livemode: boolean;
+                            /** @description true: the bcard paid or was authorized */
+                            paid: boolean;
+                            captured: boolean;
+                            /** @description true when all that was captured has been refunded (or the authorization was canceled) */
+                            refunded: boolean;
+                            /**
+                             * @description pending while a capture is under way; succeeded otherwise
+                             * @default succeeded
+                             * @enum {string}
+                             */
+                            status: "succeeded" | "pending" | "failed";
+                            payment_intent: string;
+                            description: string | null;
+                            /** @description The payment intent's metadata */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description The bcard that paid */
+                            payment_method_details: {
+                                /** @constant */
+                                type: "bcard";
+                                bcard: {
+                                    /** @description The bcard's last 4 digits */
+                                    last4: string;
+                                };
+                            };
+                            /** @description How the consumer's bcard was funded: one entry per funding share */
+                            allocations: {
+                                /** @description In cents: this share's part of the payment (the allocations sum to amount_captured, or to amount before capture) */
+                                amount: number;
+                                /** @description In cents: refunded to this share so far, pending refunds included (for a canceled authorization, all of it) */
+                                amount_refunded: number;
+                                /**
+                                 * @description The share's funding type: a credit, debit or prepaid card, or a bank account (ACH debit)
+                                 * @default credit
+                                 * @enum {string}
+                                 */
+                                funding: "credit" | "debit" | "prepaid" | "bank_account";
+                                /**
+                                 * @description The card brand (visa, mastercard, amex, unknown); null for a bank account
+                                 * @example visa
+                                 */
+                                brand: string | null;
+                                /**
+                                 * @description The last 4 digits of the card or account number (never more)
+                                 * @example 4242
+                                 */
+                                last4: string;
+                                /**
+                                 * @description pending while a bank debit settles; failed when the bank returned it (bpay has paid you all the same); succeeded otherwise
+                                 * @default succeeded
+                                 * @enum {string}
+                                 */
+                                status: "succeeded" | "pending" | "failed";
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1ChargesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A paid payment intent, with the split that funded it (bpay's own field: allocations) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The payment intent's id with ch_ for pi_: stable, one per paid intent
+                         * @example ch_3f2a9c1d0b7e6f5a4c3b2a19
+                         */
+                        id: string;
+                        /** @constant */
+                        object: "charge";
+                        /** @description In cents: the amount authorized (the payment intent's amount) */
+                        amount: number;
+                        /** @description In cents: 0 until captured (capture_method manual) */
+                        amount_captured: number;
+                        /** @description In cents: refunded so far, pending refunds included; the whole amount for a canceled authorization */
+                        amount_refunded: number;
+                        /** @example usd */
+                        currency: string;
+                        /** @description Unix seconds: when the bcard paid or was authorized */
+                        created: number;
+                        livemode: boolean;
+                        /** @description true: the bcard paid or was authorized */
+                        paid: boolean;
+                        captured: boolean;
+                        /** @description true when all that was captured has been refunded (or the authorization was canceled) */
+                        refunded: boolean;
+                        /**
+                         * @description pending while a capture is under way; succeeded otherwise
+                         * @default succeeded
+                         * @enum {string}
+                         */
+                        status: "succeeded" | "pending" | "failed";
+                        payment_intent: string;
+                        description: string | null;
+                        /** @description The payment intent's metadata */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description The bcard that paid */
+                        payment_method_details: {
+                            /** @constant */
+                            type: "bcard";
+                            bcard: {
+                                /** @description The bcard's last 4 digits */
+                                last4: string;
+                            };
+                        };
+                        /** @description How the consumer's bcard was funded: one entry per funding share */
+                        allocations: {
+                            /** @description In cents: this share's part of the payment (the allocations sum to amount_captured, or to amount before capture) */
+                            amount: number;
+                            /** @description In cents: refunded to this share so far, pending refunds included (for a canceled authorization, all of it) */
+                            amount_refunded: number;
+                            /**
+                             * @description The share's funding type: a credit, debit or prepaid card, or a bank account (ACH debit)
+                             * @default credit
+                             * @enum {string}
+                             */
+                            funding: "credit" | "debit" | "prepaid" | "bank_account";
+                            /**
+                             * @description The card brand (visa, mastercard, amex, unknown); null for a bank account
+                             * @example visa
+                             */
+                            brand: string | null;
+                            /**
+                             * @description The last 4 digits of the card or account number (never more)
+                             * @example 4242
+                             */
+                            last4: string;
+                            /**
+                             * @description pending while a bank debit settles; failed when the bank returned it (bpay has paid you all the same); succeeded otherwise
+                             * @default succeeded
+                             * @enum {string}
+                             */
+                            status: "succeeded" | "pending" | "failed";
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiMerchantsByIdCharges: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                payment_intent?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        /** @example /v1/charges */
+                        url: string;
+                        has_more: boolean;
+                        data: {
+                            /**
+                             * @description The payment intent's id with ch_ for pi_: stable, one per paid intent
+                             * @example ch_3f2a9c1d0b7e6f5a4c3b2a19
+                             */
+                            id: string;
+                            /** @constant */
+                            object: "charge";
+                            /** @description In cents: the amount authorized (the payment intent's amount) */
+                            amount: number;
+                            /** @description In cents: 0 until captured (capture_method manual) */
+                            amount_captured: number;
+                            /** @description In cents: refunded so far, pending refunds included; the whole amount for a canceled authorization */
+                            amount_refunded: number;
+                            /** @example usd */
+                            currency: string;
+                            /** @description Unix seconds: when the bcard paid or was authorized */
+                            created: number;
+                            livemode: boolean;
+                            /** @description true: the bcard paid or was authorized */
+                            paid: boolean;
+                            captured: boolean;
+                            /** @description true when all that was captured has been refunded (or the authorization was canceled) */
+                            refunded: boolean;
+                            /**
+                             * @description pending while a capture is under way; succeeded otherwise
+                             * @default succeeded
+                             * @enum {string}
+                             */
+                            status: "succeeded" | "pending" | "failed";
+                            payment_intent: string;
+                            description: string | null;
+                            /** @description The payment intent's metadata */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description The bcard that paid */
+                            payment_method_details: {
+                                /** @constant */
+                                type: "bcard";
+                                bcard: {
+                                    /** @description The bcard's last 4 digits */
+                                    last4: string;
+                                };
+                            };
+                            /** @description How the consumer's bcard was funded: one entry per funding share */
+                            allocations: {
+                                /** @description In cents: this share's part of the payment (the allocations sum to amount_captured, or to amount before capture) */
+                                amount: number;
+                                /** @description In cents: refunded to this share so far, pending refunds included (for a canceled authorization, all of it) */
+                                amount_refunded: number;
+                                /**
+                                 * @description The share's funding type: a credit, debit or prepaid card, or a bank account (ACH debit)
+                                 * @default credit
+                                 * @enum {string}
+                                 */
+                                funding: "credit" | "debit" | "prepaid" | "bank_account";
+                                /**
+                                 * @description The card brand (visa, mastercard, amex, unknown); null for a bank account
+                                 * @example visa
+                                 */
+                                brand: string | null;
+                                /**
+                                 * @description The last 4 digits of the card or account number (never more)
+                                 * @example 4242
+                                 */
+                                last4: string;
+                                /**
+                                 * @description pending while a bank debit settles; failed when the bank returned it (bpay has paid you all the same); succeeded otherwise
+                                 * @default succeeded
+                                 * @enum {string}
+                                 */
+                                status: "succeeded" | "pending" | "failed";
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiMerchantsByIdChargesByChargeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A paid payment intent, with the split that funded it (bpay's own field: allocations) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The payment intent's id with ch_ for pi_: stable, one per paid intent
+                         * @example ch_3f2a9c1d0b7e6f5a4c3b2a19
+                         */
+                        id: string;
+                        /** @constant */
+                        object: "charge";
+                        /** @description In cents: the amount authorized (the payment intent's amount) */
+                        amount: number;
+                        /** @description In cents: 0 until captured (capture_method manual) */
+                        amount_captured: number;
+                        /** @description In cents: refunded so far, pending refunds included; the whole amount for a canceled authorization */
+                        amount_refunded: number;
+                        /** @example usd */
+                        currency: string;
+                        /** @description Unix seconds: when the bcard paid or was authorized */
+                        created: number;
+                        livemode: boolean;
+                        /** @description true: the bcard paid or was authorized */
+                        paid: boolean;
+                        captured: boolean;
+                        /** @description true when all that was captured has been refunded (or the authorization was canceled) */
+                        refunded: boolean;
+                        /**
+                         * @description pending while a capture is under way; succeeded otherwise
+                         * @default succeeded
+                         * @enum {string}
+                         */
+                        status: "succeeded" | "pending" | "failed";
+                        payment_intent: string;
+                        description: string | null;
+                        /** @description The payment intent's metadata */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description The bcard that paid */
+                        payment_method_details: {
+                            /** @constant */
+                            type: "bcard";
+                            bcard: {
+                                /** @description The bcard's last 4 digits */
+                                last4: string;
+                            };
+                        };
+                        /** @description How the consumer's bcard was funded: one entry per funding share */
+                        allocations: {
+                            /** @description In cents: this share's part of the payment (the allocations sum to amount_captured, or to amount before capture) */
+                            amount: number;
+                            /** @description In cents: refunded to this share so far, pending refunds included (for a canceled authorization, all of it) */
+                            amount_refunded: number;
+                            /**
+                             * @description The share's funding type: a credit, debit or prepaid card, or a bank account (ACH debit)
+                             * @default credit
+                             * @enum {string}
+                             */
+                            funding: "credit" | "debit" | "prepaid" | "bank_account";
+                            /**
+                             * @description The card brand (visa, mastercard, amex, unknown); null for a bank account
+                             * @example visa
+                             */
+                            brand: string | null;
+                            /**
+                             * @description The last 4 digits of the card or account number (never more)
+                             * @example 4242
+                             */
+                            last4: string;
+                            /**
+                             * @description pending while a bank debit settles; failed when the bank returned it (bpay has paid you all the same); succeeded otherwise
+                             * @default succeeded
+                             * @enum {string}
+                             */
+                            status: "succeeded" | "pending" | "failed";
+                        }[];
+                    };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10725,72 +10599,7 @@ export interface operations {
                             status: string;
                             amount: number;
                         };
-                        bcard: {
-                            id: string;
-                            name: string;
-                            cardholderName: string;
-                            /** @description Masked; the full number is only in checkout-details. */
-                            cardNumber: string;
-                            last4: string;
-                            brand: string;
-                            expiryMonth: number;
-                            expiryYear: number;
-                            /** @description What is left to spend, in dollars. */
-                            balance: string;
-                            /** @description The collected amount; never reloadable. */
-                            spendingLimit: string;
-                            /** @constant */
-                            interval: "single_use";
-                            /**
-                             * @default active
-                             * @enum {string}
-                             */
-                            status: "active" | "used" | "expired" | "canceled";
-                            /** Format: date-time */
-                            expiresAt: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            amount: string;
-                            fee: string;
-                            totalCharged: string;
-                            transactionId: string;
-                            fundingSources: {
-                                fundingSourceId: string;
-                                name: string;
-                                last4: string;
-                                brand: string;
-                                percentage: number;
-                                amount: string;
-                                status: string;
-                                /**
-                                 * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
-                                 * @default pending
-                                 * @enum {string}
-                                 */
-                                stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
-                            }[];
-                            /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
-                            lockedDomain: string | null;
-                            /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
-                            closedReason: string | null;
-                            /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
-                            stage: {
-                                /**
-                                 * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
-                                 * @default collecting
-                                 * @enum {string}
-                                 */
-                                code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
-                                /** @description What the bcard holds now, in dollars (active, authorized) */
-                                held: string | null;
-                                /** @description What the merchant charged, in dollars (used, partly_used) */
-                                spent: string | null;
-                                /** @description What went (or is going) back to the sources, in dollars */
-                                returned: string | null;
-                                /** @description Where it was used (used, partly_used) */
-                                merchant: string | null;
-                            };
-                        };
+                        bcard: components["schemas"]["Bcard"];
                         /** @description True for a sandbox intent: it was paid with a sandbox test bcard and the consumer's cards were not charged (the split is still checked). */
                         testMode: boolean;
                     };
@@ -11557,7 +11366,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the replaced secret keeps signing deliveries beside the new one (two v1= values in the signature headers, the new one first): now (the default), 1h or 24h
+                     * @enum {string}
+                     */
+                    expire_old_secret_in?: "now" | "1h" | "24h";
+                };
+            };
+        };
         responses: {
             /** @description Response for status 200 */
             200: {
@@ -11606,6 +11425,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11928,6 +11756,20 @@ export interface operations {
                     amount: number;
                     /** @example usd */
                     currency?: string;
+                    /**
+                     * @description 2 to 5 shares `{ amount, source }` whose amounts (cents) add up to `amount`; `source` is a magic test source (see the operation's description).
+                     * @example [
+                     *       {
+                     *         "amount": 1500,
+                     *         "source": "tok_visa"
+                     *       },
+                     *       {
+                     *         "amount": 1000,
+                     *         "source": "tok_refundFail"
+                     *       }
+                     *     ]
+                     */
+                    allocations?: unknown;
                 };
             };
         };
@@ -11938,29 +11780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example bc_5d1f0a9e2c7b4a3f8e6d1c0b */
-                        id: string;
-                        /** @constant */
-                        object: "test_bcard";
-                        /**
-                         * @description The full card number, shown only in this answer
-                         * @example 4000009123456789
-                         */
-                        number: string;
-                        exp_month: number;
-                        exp_year: number;
-                        /** @example 123 */
-                        cvc: string;
-                        /** @description Spending limit, in cents */
-                        limit: number;
-                        /** @constant */
-                        currency: "usd";
-                        /** @description Unix seconds; an unused card is then deactivated */
-                        expires_at: number;
-                        /** @constant */
-                        livemode: false;
-                    };
+                    "application/json": components["schemas"]["TestBcard"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -11974,6 +11794,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            402: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12010,6 +11839,15 @@ export interface operations {
             };
             /** @description Every failure is answered in this shape. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12309,7 +12147,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the replaced secret keeps signing deliveries beside the new one (two v1= values in the signature headers, the new one first): now (the default), 1h or 24h
+                     * @enum {string}
+                     */
+                    expire_old_secret_in?: "now" | "1h" | "24h";
+                };
+            };
+        };
         responses: {
             /** @description Response for status 200 */
             200: {
@@ -12365,6 +12213,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Every failure is answered in this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postApiMerchantsByIdWebhook_endpointsByEndpointIdTest: {
@@ -12387,39 +12244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example whd_3f2a9c1d0b7e6f5a4c3b2a19 */
-                        id: string;
-                        /** @constant */
-                        object: "webhook_delivery";
-                        /** @description The event id */
-                        event: string;
-                        event_type: string;
-                        /** @description The endpoint id */
-                        webhook_endpoint: string;
-                        url: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "succeeded" | "failed";
-                        attempts: number;
-                        /** @description Unix seconds */
-                        created: number;
-                        /** @description Unix seconds, while pending */
-                        next_attempt_at: number | null;
-                        last_attempt: {
-                            /** @description Unix seconds */
-                            at: number;
-                            /** @description The receiver's HTTP status; null when it did not answer */
-                            status_code: number | null;
-                            duration_ms: number;
-                            /** @description The first 500 characters of the answer */
-                            response_snippet: string | null;
-                            /** @description Why no answer came (timeout, network, URL rules) */
-                            error: string | null;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13055,31 +12880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        email: string;
-                        /**
-                         * @default user
-                         * @enum {string}
-                         */
-                        role: "user" | "merchant" | "admin";
-                        country: string | null;
-                        isKycVerified: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        tier: {
-                            id: string;
-                            name: string;
-                            displayName: string;
-                        } | null;
-                        /**
-                         * Format: date-time
-                         * @description The end of the period the plan is paid for (null: Free, or a plan an admin gave). While it is ahead, a plan change needs a timing.
-                         */
-                        planPeriodEnd: string | null;
-                    }[];
+                    "application/json": components["schemas"]["AdminUser"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13129,31 +12930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        email: string;
-                        /**
-                         * @default user
-                         * @enum {string}
-                         */
-                        role: "user" | "merchant" | "admin";
-                        country: string | null;
-                        isKycVerified: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        tier: {
-                            id: string;
-                            name: string;
-                            displayName: string;
-                        } | null;
-                        /**
-                         * Format: date-time
-                         * @description The end of the period the plan is paid for (null: Free, or a plan an admin gave). While it is ahead, a plan change needs a timing.
-                         */
-                        planPeriodEnd: string | null;
-                    };
+                    "application/json": components["schemas"]["AdminUser"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13219,59 +12996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        userId: string;
-                        tierId: string;
-                        /**
-                         * @default active
-                         * @enum {string}
-                         */
-                        status: "active" | "ended";
-                        /** Format: date-time */
-                        currentPeriodStart: string;
-                        /** Format: date-time */
-                        currentPeriodEnd: string;
-                        /** @description A paid period is running: a change needs a timing (PATCH /users/{id}/subscription) */
-                        billed: boolean;
-                        /** @description The tier the user moves to at currentPeriodEnd */
-                        pendingTierId: string | null;
-                        /** @description Only in the answer to a change with timing now_with_refund */
-                        refund?: {
-                            /**
-                             * @description Dollars refunded for the unused part of the plan left
-                             * @example 4.99
-                             */
-                            amount: string;
-                            /**
-                             * @description pending: the money sweep finishes it
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                        };
-                        user: {
-                            id: string;
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                        };
-                        tier: {
-                            id: string;
-                            name: string;
-                            displayName: string;
-                            monthlyPrice: number;
-                            transactionFeeRate: number;
-                            limits: {
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                            isActive: boolean;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdminUserSubscription"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13336,28 +13061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        displayName: string;
-                        /** @description Dollars */
-                        monthlyPrice: number;
-                        /** @description Fraction: 0.029 = 2.9 % */
-                        transactionFeeRate: number;
-                        /** @description -1 means unlimited */
-                        limits: {
-                            fundingSources: number;
-                            monthlyTransactions: number;
-                            bcardGenerationLimit: number;
-                            apiCallsPerMonth: number;
-                        };
-                        features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        isActive: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    }[];
+                    "application/json": components["schemas"]["AdminTier"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13410,28 +13114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        displayName: string;
-                        /** @description Dollars */
-                        monthlyPrice: number;
-                        /** @description Fraction: 0.029 = 2.9 % */
-                        transactionFeeRate: number;
-                        /** @description -1 means unlimited */
-                        limits: {
-                            fundingSources: number;
-                            monthlyTransactions: number;
-                            bcardGenerationLimit: number;
-                            apiCallsPerMonth: number;
-                        };
-                        features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        isActive: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["AdminTier"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13566,28 +13249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        displayName: string;
-                        /** @description Dollars */
-                        monthlyPrice: number;
-                        /** @description Fraction: 0.029 = 2.9 % */
-                        transactionFeeRate: number;
-                        /** @description -1 means unlimited */
-                        limits: {
-                            fundingSources: number;
-                            monthlyTransactions: number;
-                            bcardGenerationLimit: number;
-                            apiCallsPerMonth: number;
-                        };
-                        features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        isActive: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["AdminTier"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13654,28 +13316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        displayName: string;
-                        /** @description Dollars */
-                        monthlyPrice: number;
-                        /** @description Fraction: 0.029 = 2.9 % */
-                        transactionFeeRate: number;
-                        /** @description -1 means unlimited */
-                        limits: {
-                            fundingSources: number;
-                            monthlyTransactions: number;
-                            bcardGenerationLimit: number;
-                            apiCallsPerMonth: number;
-                        };
-                        features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                        isActive: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["AdminTier"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13722,59 +13363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        userId: string;
-                        tierId: string;
-                        /**
-                         * @default active
-                         * @enum {string}
-                         */
-                        status: "active" | "ended";
-                        /** Format: date-time */
-                        currentPeriodStart: string;
-                        /** Format: date-time */
-                        currentPeriodEnd: string;
-                        /** @description A paid period is running: a change needs a timing (PATCH /users/{id}/subscription) */
-                        billed: boolean;
-                        /** @description The tier the user moves to at currentPeriodEnd */
-                        pendingTierId: string | null;
-                        /** @description Only in the answer to a change with timing now_with_refund */
-                        refund?: {
-                            /**
-                             * @description Dollars refunded for the unused part of the plan left
-                             * @example 4.99
-                             */
-                            amount: string;
-                            /**
-                             * @description pending: the money sweep finishes it
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                        };
-                        user: {
-                            id: string;
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                        };
-                        tier: {
-                            id: string;
-                            name: string;
-                            displayName: string;
-                            monthlyPrice: number;
-                            transactionFeeRate: number;
-                            limits: {
-                                fundingSources: number;
-                                monthlyTransactions: number;
-                                bcardGenerationLimit: number;
-                                apiCallsPerMonth: number;
-                            };
-                            features: ("basic_funding_sources" | "unlimited_funding_sources" | "priority_support" | "api_access" | "advanced_analytics" | "custom_branding" | "white_label" | "dedicated_account_manager")[];
-                            isActive: boolean;
-                        };
-                    }[];
+                    "application/json": components["schemas"]["AdminUserSubscription"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13846,35 +13435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        businessName: string;
-                        businessEmail: string;
-                        website: string | null;
-                        /**
-                         * @default shopify
-                         * @enum {string}
-                         */
-                        platformType: "shopify" | "wordpress" | "woocommerce" | "custom";
-                        /**
-                         * @default sandbox
-                         * @enum {string}
-                         */
-                        environment: "sandbox" | "production";
-                        isActive: boolean;
-                        /** @description All-time received, in dollars */
-                        totalVolume: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        apiKey: string;
-                        publicApiKey: string;
-                        user: {
-                            id: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                            email: string;
-                        };
-                    }[];
+                    "application/json": components["schemas"]["AdminMerchant"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -13912,59 +13473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What the running server uses now. A saved mode or key takes effect at the next start. */
-                        inUse: {
-                            /**
-                             * @default simulated
-                             * @enum {string}
-                             */
-                            vendor: "simulated" | "stripe";
-                            /**
-                             * @default test
-                             * @enum {string|null}
-                             */
-                            mode: "test" | "live" | null;
-                            /**
-                             * @default environment
-                             * @enum {string}
-                             */
-                            source: "environment" | "admin" | "default";
-                        };
-                        /**
-                         * @default test
-                         * @enum {string}
-                         */
-                        mode: "test" | "live";
-                        features: {
-                            paymentProcessing: boolean;
-                            cardIssuing: boolean;
-                            identity: boolean;
-                            connect: boolean;
-                        };
-                        test: {
-                            publishableKey: string | null;
-                            secretKeySet: boolean;
-                            secretKeyLast4: string | null;
-                            webhookSecretSet: boolean;
-                            webhookSecretLast4: string | null;
-                            /** @description Both a publishable and a secret key are set */
-                            configured: boolean;
-                            /** Format: date-time */
-                            updatedAt: string | null;
-                        };
-                        live: {
-                            publishableKey: string | null;
-                            secretKeySet: boolean;
-                            secretKeyLast4: string | null;
-                            webhookSecretSet: boolean;
-                            webhookSecretLast4: string | null;
-                            /** @description Both a publishable and a secret key are set */
-                            configured: boolean;
-                            /** Format: date-time */
-                            updatedAt: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdminVendorConfig"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14006,59 +13515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What the running server uses now. A saved mode or key takes effect at the next start. */
-                        inUse: {
-                            /**
-                             * @default simulated
-                             * @enum {string}
-                             */
-                            vendor: "simulated" | "stripe";
-                            /**
-                             * @default test
-                             * @enum {string|null}
-                             */
-                            mode: "test" | "live" | null;
-                            /**
-                             * @default environment
-                             * @enum {string}
-                             */
-                            source: "environment" | "admin" | "default";
-                        };
-                        /**
-                         * @default test
-                         * @enum {string}
-                         */
-                        mode: "test" | "live";
-                        features: {
-                            paymentProcessing: boolean;
-                            cardIssuing: boolean;
-                            identity: boolean;
-                            connect: boolean;
-                        };
-                        test: {
-                            publishableKey: string | null;
-                            secretKeySet: boolean;
-                            secretKeyLast4: string | null;
-                            webhookSecretSet: boolean;
-                            webhookSecretLast4: string | null;
-                            /** @description Both a publishable and a secret key are set */
-                            configured: boolean;
-                            /** Format: date-time */
-                            updatedAt: string | null;
-                        };
-                        live: {
-                            publishableKey: string | null;
-                            secretKeySet: boolean;
-                            secretKeyLast4: string | null;
-                            webhookSecretSet: boolean;
-                            webhookSecretLast4: string | null;
-                            /** @description Both a publishable and a secret key are set */
-                            configured: boolean;
-                            /** Format: date-time */
-                            updatedAt: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdminVendorConfig"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14118,59 +13575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description What the running server uses now. A saved mode or key takes effect at the next start. */
-                        inUse: {
-                            /**
-                             * @default simulated
-                             * @enum {string}
-                             */
-                            vendor: "simulated" | "stripe";
-                            /**
-                             * @default test
-                             * @enum {string|null}
-                             */
-                            mode: "test" | "live" | null;
-                            /**
-                             * @default environment
-                             * @enum {string}
-                             */
-                            source: "environment" | "admin" | "default";
-                        };
-                        /**
-                         * @default test
-                         * @enum {string}
-                         */
-                        mode: "test" | "live";
-                        features: {
-                            paymentProcessing: boolean;
-                            cardIssuing: boolean;
-                            identity: boolean;
-                            connect: boolean;
-                        };
-                        test: {
-                            publishableKey: string | null;
-                            secretKeySet: boolean;
-                            secretKeyLast4: string | null;
-                            webhookSecretSet: boolean;
-                            webhookSecretLast4: string | null;
-                            /** @description Both a publishable and a secret key are set */
-                            configured: boolean;
-                            /** Format: date-time */
-                            updatedAt: string | null;
-                        };
-                        live: {
-                            publishableKey: string | null;
-                            secretKeySet: boolean;
-                            secretKeyLast4: string | null;
-                            webhookSecretSet: boolean;
-                            webhookSecretLast4: string | null;
-                            /** @description Both a publishable and a secret key are set */
-                            configured: boolean;
-                            /** Format: date-time */
-                            updatedAt: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdminVendorConfig"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14326,63 +13731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** Format: date-time */
-                        submittedAt: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "processing" | "verified" | "failed" | "requires_input";
-                        /**
-                         * @default identity_document
-                         * @enum {string}
-                         */
-                        verificationType: "identity_document" | "selfie" | "address";
-                        /**
-                         * @default passport
-                         * @enum {string}
-                         */
-                        documentType: "passport" | "driving_license" | "id_card";
-                        /**
-                         * @default US
-                         * @enum {string}
-                         */
-                        documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                        riskScore: number | null;
-                        errorMessage: string | null;
-                        adminNotes: string | null;
-                        documents: {
-                            id: string;
-                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
-                            name: string;
-                            /**
-                             * @description Detected from the file content.
-                             * @default image/jpeg
-                             * @enum {string}
-                             */
-                            contentType: "image/jpeg" | "image/png" | "application/pdf";
-                            /** @description Bytes. */
-                            size: number;
-                        }[];
-                        userId: string;
-                        firstName: string;
-                        lastName: string;
-                        /** Format: date */
-                        dateOfBirth: string;
-                        documentNumber: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        user: {
-                            id: string;
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                        };
-                    }[];
+                    "application/json": components["schemas"]["AdminKycVerification"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14422,63 +13771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** Format: date-time */
-                        submittedAt: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "processing" | "verified" | "failed" | "requires_input";
-                        /**
-                         * @default identity_document
-                         * @enum {string}
-                         */
-                        verificationType: "identity_document" | "selfie" | "address";
-                        /**
-                         * @default passport
-                         * @enum {string}
-                         */
-                        documentType: "passport" | "driving_license" | "id_card";
-                        /**
-                         * @default US
-                         * @enum {string}
-                         */
-                        documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                        riskScore: number | null;
-                        errorMessage: string | null;
-                        adminNotes: string | null;
-                        documents: {
-                            id: string;
-                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
-                            name: string;
-                            /**
-                             * @description Detected from the file content.
-                             * @default image/jpeg
-                             * @enum {string}
-                             */
-                            contentType: "image/jpeg" | "image/png" | "application/pdf";
-                            /** @description Bytes. */
-                            size: number;
-                        }[];
-                        userId: string;
-                        firstName: string;
-                        lastName: string;
-                        /** Format: date */
-                        dateOfBirth: string;
-                        documentNumber: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        user: {
-                            id: string;
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdminKycVerification"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14527,63 +13820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** Format: date-time */
-                        submittedAt: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "processing" | "verified" | "failed" | "requires_input";
-                        /**
-                         * @default identity_document
-                         * @enum {string}
-                         */
-                        verificationType: "identity_document" | "selfie" | "address";
-                        /**
-                         * @default passport
-                         * @enum {string}
-                         */
-                        documentType: "passport" | "driving_license" | "id_card";
-                        /**
-                         * @default US
-                         * @enum {string}
-                         */
-                        documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                        riskScore: number | null;
-                        errorMessage: string | null;
-                        adminNotes: string | null;
-                        documents: {
-                            id: string;
-                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
-                            name: string;
-                            /**
-                             * @description Detected from the file content.
-                             * @default image/jpeg
-                             * @enum {string}
-                             */
-                            contentType: "image/jpeg" | "image/png" | "application/pdf";
-                            /** @description Bytes. */
-                            size: number;
-                        }[];
-                        userId: string;
-                        firstName: string;
-                        lastName: string;
-                        /** Format: date */
-                        dateOfBirth: string;
-                        documentNumber: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        user: {
-                            id: string;
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdminKycVerification"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14683,34 +13920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @description The processor's refund (Stripe re_…) */
-                        refundId: string;
-                        user: {
-                            id: string;
-                            email: string | null;
-                        };
-                        fundingSource: {
-                            id: string;
-                            name: string;
-                            last4: string;
-                        };
-                        /**
-                         * @description Dollars that did not reach the card
-                         * @example 30.90
-                         */
-                        amount: string;
-                        currency: string;
-                        /** @description Stripe's failure_reason (expired_or_canceled_card, lost_or_stolen_card, declined …) */
-                        failureReason: string | null;
-                        /** @description The collection (bcard) the refund belonged to */
-                        transactionId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description What bpay owes this user in all now (the ledger account payable:<user>), dollars */
-                        owedToUser: string;
-                    }[];
+                    "application/json": components["schemas"]["AdminRefundFailure"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14751,35 +13961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        userId: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        /**
-                         * @description Owed in all
-                         * @example 12.50
-                         */
-                        owed: string;
-                        /**
-                         * @description Of it, under open disputes
-                         * @example 12.50
-                         */
-                        underDispute: string;
-                        /**
-                         * @description Owed outside open disputes and a bcard's refund still on its way: what can be repaid or waived
-                         * @example 12.50
-                         */
-                        repayable: string;
-                        openDisputes: number;
-                        /**
-                         * Format: date-time
-                         * @description The oldest returned debit or dispute behind it
-                         */
-                        oldestItemAt: string | null;
-                        /** Format: date-time */
-                        userCreatedAt: string;
-                    }[];
+                    "application/json": components["schemas"]["AdminReceivable"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14829,23 +14011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        userId: string;
-                        /**
-                         * @description Forgiven
-                         * @example 12.50
-                         */
-                        amount: string;
-                        reason: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /**
-                         * @description What the user still owes after it
-                         * @example 0.00
-                         */
-                        owed: string;
-                    };
+                    "application/json": components["schemas"]["ReceivableWaiver"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14913,21 +14079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        userId: string;
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        /**
-                         * @description What bpay owes this user (payable:<user>)
-                         * @example 12.50
-                         */
-                        owedToUser: string;
-                        /** @description Refunds to their cards the processor failed (GET /api/admin/refund-failures?userId=) */
-                        failedRefunds: number;
-                        /** Format: date-time */
-                        userCreatedAt: string;
-                    }[];
+                    "application/json": components["schemas"]["AdminPayable"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -14982,28 +14134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        userId: string;
-                        /**
-                         * @description Paid to the user
-                         * @example 12.50
-                         */
-                        amount: string;
-                        /**
-                         * @default paid_outside
-                         * @enum {string}
-                         */
-                        method: "paid_outside";
-                        reason: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /**
-                         * @description What bpay still owes the user after it
-                         * @example 0.00
-                         */
-                        owedToUser: string;
-                    };
+                    "application/json": components["schemas"]["PayableSettlement"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -15069,47 +14200,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        verifications: {
-                            id: string;
-                            /** Format: date-time */
-                            submittedAt: string;
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "processing" | "verified" | "failed" | "requires_input";
-                            /**
-                             * @default identity_document
-                             * @enum {string}
-                             */
-                            verificationType: "identity_document" | "selfie" | "address";
-                            /**
-                             * @default passport
-                             * @enum {string}
-                             */
-                            documentType: "passport" | "driving_license" | "id_card";
-                            /**
-                             * @default US
-                             * @enum {string}
-                             */
-                            documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                            riskScore: number | null;
-                            errorMessage: string | null;
-                            adminNotes: string | null;
-                            documents: {
-                                id: string;
-                                /** @description The uploaded file name, sanitised, with the detected type's extension. */
-                                name: string;
-                                /**
-                                 * @description Detected from the file content.
-                                 * @default image/jpeg
-                                 * @enum {string}
-                                 */
-                                contentType: "image/jpeg" | "image/png" | "application/pdf";
-                                /** @description Bytes. */
-                                size: number;
-                            }[];
-                        }[];
+                        verifications: components["schemas"]["KycVerification"][];
                     };
                 };
             };
@@ -15174,47 +14265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** Format: date-time */
-                        submittedAt: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "processing" | "verified" | "failed" | "requires_input";
-                        /**
-                         * @default identity_document
-                         * @enum {string}
-                         */
-                        verificationType: "identity_document" | "selfie" | "address";
-                        /**
-                         * @default passport
-                         * @enum {string}
-                         */
-                        documentType: "passport" | "driving_license" | "id_card";
-                        /**
-                         * @default US
-                         * @enum {string}
-                         */
-                        documentCountry: "US" | "CA" | "UK" | "DE" | "FR" | "AU";
-                        riskScore: number | null;
-                        errorMessage: string | null;
-                        adminNotes: string | null;
-                        documents: {
-                            id: string;
-                            /** @description The uploaded file name, sanitised, with the detected type's extension. */
-                            name: string;
-                            /**
-                             * @description Detected from the file content.
-                             * @default image/jpeg
-                             * @enum {string}
-                             */
-                            contentType: "image/jpeg" | "image/png" | "application/pdf";
-                            /** @description Bytes. */
-                            size: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["KycVerification"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -15616,56 +14667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /**
-                         * @description A card's type is the processor's answer (its funding), whatever type the card was added with.
-                         * @default credit_card
-                         * @enum {string}
-                         */
-                        type: "credit_card" | "debit_card" | "prepaid_card" | "bank_account";
-                        /**
-                         * @description The processor's funding of a card (Stripe's card.funding); null for bank accounts and for cards added before it was kept.
-                         * @default credit
-                         * @enum {string|null}
-                         */
-                        funding: "credit" | "debit" | "prepaid" | "unknown" | null;
-                        last4: string;
-                        /**
-                         * @default visa
-                         * @enum {string}
-                         */
-                        brand: "visa" | "mastercard" | "amex" | "unknown";
-                        /** @description null for a bank account */
-                        expiryMonth: number | null;
-                        /** @description null for a bank account */
-                        expiryYear: number | null;
-                        defaultSplitPercentage: number;
-                        isActive: boolean;
-                        /**
-                         * @description Available at the processor, in dollars; null when the processor cannot tell.
-                         * @example 10000.00
-                         */
-                        balance: string | null;
-                        bankAccount: {
-                            routingNumber: string;
-                            /**
-                             * @default checking
-                             * @enum {string}
-                             */
-                            accountType: "checking" | "savings";
-                            /**
-                             * @description pending: confirm the two micro-deposits; only a verified account can fund a bcard.
-                             * @default pending
-                             * @enum {string}
-                             */
-                            verificationStatus: "pending" | "verified" | "failed";
-                            verificationAttemptsLeft: number;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                    "application/json": components["schemas"]["FundingSource"][];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -15723,72 +14725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        cardholderName: string;
-                        /** @description Masked; the full number is only in checkout-details. */
-                        cardNumber: string;
-                        last4: string;
-                        brand: string;
-                        expiryMonth: number;
-                        expiryYear: number;
-                        /** @description What is left to spend, in dollars. */
-                        balance: string;
-                        /** @description The collected amount; never reloadable. */
-                        spendingLimit: string;
-                        /** @constant */
-                        interval: "single_use";
-                        /**
-                         * @default active
-                         * @enum {string}
-                         */
-                        status: "active" | "used" | "expired" | "canceled";
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        amount: string;
-                        fee: string;
-                        totalCharged: string;
-                        transactionId: string;
-                        fundingSources: {
-                            fundingSourceId: string;
-                            name: string;
-                            last4: string;
-                            brand: string;
-                            percentage: number;
-                            amount: string;
-                            status: string;
-                            /**
-                             * @description pending, held, charged, bank_pending (a bank debit still settling: it can still be returned), partly_refunded (charged; the part of the purchase's remainder due to it went back), released (the hold was voided), declined, refunded, returned (the bank returned the debit), disputed (the card’s issuer took it back in a dispute: owed until resolved), dispute_won (decided for bpay: the charge stands), dispute_lost (decided for the card: it stays owed)
-                             * @default pending
-                             * @enum {string}
-                             */
-                            stage: "pending" | "held" | "charged" | "bank_pending" | "partly_refunded" | "released" | "declined" | "refunded" | "returned" | "disputed" | "dispute_won" | "dispute_lost";
-                        }[];
-                        /** @description The site (registrable domain) only where the card can be charged: the one it was made for, or the first shop that charged it. */
-                        lockedDomain: string | null;
-                        /** @description Why bpay closed the card itself: too_many_incorrect_attempts after three wrong security codes or expiry dates. */
-                        closedReason: string | null;
-                        /** @description Where the bcard stands, in a stable code with the figures its words need (the web words it in the reader's language) */
-                        stage: {
-                            /**
-                             * @description collecting, not_issued, active (holds `held`), authorized (a merchant holds `held` until it captures), used (at `merchant`, `spent`), partly_used (`spent` at `merchant`, `returned` back), expiring / canceling (unused, its money on its way back), expired / canceled (unused, `returned` back)
-                             * @default collecting
-                             * @enum {string}
-                             */
-                            code: "collecting" | "not_issued" | "active" | "authorized" | "used" | "partly_used" | "expiring" | "expired" | "canceling" | "canceled";
-                            /** @description What the bcard holds now, in dollars (active, authorized) */
-                            held: string | null;
-                            /** @description What the merchant charged, in dollars (used, partly_used) */
-                            spent: string | null;
-                            /** @description What went (or is going) back to the sources, in dollars */
-                            returned: string | null;
-                            /** @description Where it was used (used, partly_used) */
-                            merchant: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Bcard"];
                 };
             };
             /** @description Every failure is answered in this shape. */
