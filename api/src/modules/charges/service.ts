@@ -8,7 +8,9 @@ import {
   publicRefundAllocation,
   refundAllocations,
   refundedByShare,
+  refundsAllocations,
   type Allocation,
+  type ChargeInput,
   type RefundAllocation,
   type ShareFunding,
 } from './allocations';
@@ -95,9 +97,26 @@ async function fundingOf(db: DbOrTx, bcardIds: string[]) {
 
 type RefundAllocationsWithShare = ReturnType<typeof refundAllocations>;
 
+/** What a Charge's allocations divide: what the intent captured (or the amount authorized) over its bcard's shares. */
+function chargeInput(
+  pi: Pick<IntentRow, 'amount' | 'amountReceived'>,
+  bcard: { bcardStatus: string; limitCents: number; spentCents: number; amountCents: number; feeCents: number },
+  shares: ShareFunding[],
+): ChargeInput {
+  return {
+    total: pi.amountReceived > 0 ? pi.amountReceived : pi.amount,
+    collection: { amountCents: bcard.amountCents, feeCents: bcard.feeCents },
+    remainderCents: bcard.bcardStatus === 'used' ? bcard.limitCents - bcard.spentCents : 0,
+    shares,
+  };
+}
+
 /**
- * Refunds with their allocations, by refund id, in one statement: the refunds given, or every refund of the intents
- * given (with their rows).
+ * Refunds with their allocations, by refund id, in one statement: every refund of the intents given, or of the intents
+ * of the refunds given (with their rows). A refund's allocations are capped by what each share still has room for after
+ * the intent's earlier refunds (allocations.ts refundsAllocations), so the statement also reads what the Charge's
+ * allocations are computed from: the intent's amounts, its bcard, collection and shares (with sources and bank debits),
+ * a row per refund and share, with the refund's part for that share if it has one.
  */
 async function refundsWithAllocations(
   db: DbOrTx,
@@ -106,27 +125,61 @@ async function refundsWithAllocations(
   const out = new Map<string, { refund: RefundRow; allocations: RefundAllocationsWithShare }>();
   const ids = 'refunds' in of ? of.refunds.map((r) => r.id) : of.intentIds;
   if (ids.length === 0) return out;
+  const r = schema.refunds;
   const rows = await db
     .select({
-      refund: schema.refunds,
-      part: { shareId: schema.refundParts.shareId, amountCents: schema.refundParts.amountCents, status: schema.refundParts.status },
-      position: schema.collectionShares.position,
+      refund: r,
+      intent: { amount: schema.paymentIntents.amount, amountReceived: schema.paymentIntents.amountReceived },
+      bcard: {
+        bcardStatus: schema.bcards.status,
+        limitCents: schema.bcards.limitCents,
+        spentCents: schema.bcards.spentCents,
+        amountCents: schema.collections.amountCents,
+        feeCents: schema.collections.feeCents,
+      },
+      share: {
+        id: schema.collectionShares.id,
+        amountCents: schema.collectionShares.amountCents,
+        status: schema.collectionShares.status,
+        position: schema.collectionShares.position,
+      },
       source: { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 },
+      debitStatus: schema.bankDebits.status,
+      part: { amountCents: schema.refundParts.amountCents, status: schema.refundParts.status },
     })
-    .from(schema.refunds)
-    .leftJoin(schema.refundParts, eq(schema.refundParts.refundId, schema.refunds.id))
-    .leftJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
-    .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.refundParts.fundingSourceId))
-    .where('refunds' in of ? inArray(schema.refunds.id, ids) : inArray(schema.refunds.paymentIntentId, ids));
-  // The refunds of a page or of one intent, each with a part per share (1–5): ordered here, not by a sort in SQL.
-  rows.sort((a, b) => a.refund.seq - b.refund.seq || (a.position ?? 0) - (b.position ?? 0));
-  const parts = new Map<string, { refund: RefundRow; parts: Parameters<typeof refundAllocations>[1] }>();
-  for (const r of rows) {
-    const entry = parts.get(r.refund.id) ?? { refund: r.refund, parts: [] };
-    parts.set(r.refund.id, entry);
-    if (r.part && r.source) entry.parts.push({ ...r.part, face: faceOf(r.source) });
+    .from(r)
+    .innerJoin(schema.paymentIntents, eq(schema.paymentIntents.id, r.paymentIntentId))
+    .innerJoin(schema.bcards, eq(schema.bcards.id, schema.paymentIntents.bcardId))
+    .innerJoin(schema.collections, eq(schema.collections.id, schema.bcards.collectionId))
+    .leftJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
+    .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
+    .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
+    .leftJoin(schema.refundParts, and(eq(schema.refundParts.refundId, r.id), eq(schema.refundParts.shareId, schema.collectionShares.id)))
+    .where(
+      'refunds' in of
+        ? inArray(r.paymentIntentId, db.select({ id: r.paymentIntentId }).from(r).where(inArray(r.id, ids)))
+        : inArray(r.paymentIntentId, ids),
+    );
+  // The refunds of a page's intents or of one intent, each with a row per share (1–5): ordered here, not by a sort in SQL.
+  rows.sort((a, b) => a.refund.seq - b.refund.seq || (a.share?.position ?? 0) - (b.share?.position ?? 0));
+  type Parts = Parameters<typeof refundAllocations>[1];
+  const intents = new Map<string, { first: (typeof rows)[number]; shares: Map<string, ShareFunding>; refunds: Map<string, { refund: RefundRow; parts: Parts }> }>();
+  for (const row of rows) {
+    const entry = intents.get(row.refund.paymentIntentId) ?? { first: row, shares: new Map(), refunds: new Map() };
+    intents.set(row.refund.paymentIntentId, entry);
+    const refund = entry.refunds.get(row.refund.id) ?? { refund: row.refund, parts: [] };
+    entry.refunds.set(row.refund.id, refund);
+    if (!row.share || !row.source) continue;
+    const face = faceOf(row.source);
+    if (!entry.shares.has(row.share.id)) {
+      entry.shares.set(row.share.id, { shareId: row.share.id, amountCents: row.share.amountCents, face, debitStatus: row.debitStatus ?? null, shareStatus: row.share.status });
+    }
+    if (row.part) refund.parts.push({ shareId: row.share.id, ...row.part, face });
   }
-  for (const [id, { refund, parts: list }] of parts) out.set(id, { refund, allocations: refundAllocations(refund, list) });
+  for (const { first, shares, refunds } of intents.values()) {
+    const allocations = refundsAllocations(chargeInput(first.intent, first.bcard, [...shares.values()]), [...refunds.values()]);
+    for (const [id, { refund }] of refunds) out.set(id, { refund, allocations: allocations.get(id) ?? [] });
+  }
   return out;
 }
 
@@ -177,15 +230,7 @@ function toChargeObject(
   const captured = pi.amountReceived > 0;
   // A canceled authorization went back whole (Stripe: refunded, amount_refunded = amount).
   const released = pi.status === 'canceled';
-  const total = captured ? pi.amountReceived : pi.amount;
-  const allocations = chargeAllocations({
-    total,
-    collection: { amountCents: bcard.amountCents, feeCents: bcard.feeCents },
-    remainderCents: bcard.bcardStatus === 'used' ? bcard.limitCents - bcard.spentCents : 0,
-    shares,
-    refunded: refunded.byShare,
-    poolRefunded: refunded.pool,
-  });
+  const allocations = chargeAllocations({ ...chargeInput(pi, bcard, shares), refunded: refunded.byShare, poolRefunded: refunded.pool });
   const at = pi.authorizedAt ?? bcard.deactivatedAt ?? pi.updatedAt;
   return {
     id: chargeIdOf(pi.id),
