@@ -6,7 +6,6 @@
  */
 import { BpayConnectionError, errorFromResponse } from './errors';
 import { BpayEventStream } from './event-stream';
-import type { Client } from 'openapi-fetch';
 import { createHttp, unwrap, type ClientOptions, type Http } from './http';
 import { BpayList } from './list';
 import { send, type RequestOptions } from './transport';
@@ -102,30 +101,8 @@ export class RefundsResource {
   }
 }
 
-/**
- * The charge routes as openapi-fetch reads paths, for as long as the generated schema lacks them (issue 28 §2; the
- * answers are typed by `Charge`, which is the generated shape once it exists).
- */
-interface ChargePaths {
-  '/api/v1/charges/{id}': {
-    get: {
-      parameters: { path: { id: string } };
-      responses: { 200: { content: { 'application/json': Charge } } };
-    };
-  };
-  '/api/v1/charges': {
-    get: {
-      parameters: { query?: ChargeListParams };
-      responses: { 200: { content: { 'application/json': { object: 'list'; url: string; has_more: boolean; data: Charge[] } } } };
-    };
-  };
-}
-
 export class ChargesResource {
-  private readonly api: Client<ChargePaths>;
-  constructor(private readonly http: Http) {
-    this.api = http.api as unknown as Client<ChargePaths>;
-  }
+  constructor(private readonly http: Http) {}
 
   /**
    * A paid payment intent's charge (ch_…, its `latest_charge`): amounts, status and `allocations`, one per funding
@@ -133,12 +110,12 @@ export class ChargesResource {
    * id: BpayInvalidRequestError with code resource_missing (404).
    */
   retrieve(id: string, opts?: RequestOptions): Promise<Charge> {
-    return unwrap(this.api.GET('/api/v1/charges/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
+    return unwrap(this.http.api.GET('/api/v1/charges/{id}', { params: { path: { id } }, ...this.http.via(opts) }));
   }
 
   /** Newest first; `payment_intent` keeps that intent's charge. Iterate for every charge across pages, or `.firstPage()`. */
   list(params: ChargeListParams = {}, opts?: RequestOptions): BpayList<Charge, ChargeListParams> {
-    return new BpayList(params, (query) => unwrap(this.api.GET('/api/v1/charges', { params: { query }, ...this.http.via(opts) })));
+    return new BpayList(params, (query) => unwrap(this.http.api.GET('/api/v1/charges', { params: { query }, ...this.http.via(opts) })));
   }
 }
 

@@ -34,65 +34,14 @@ export type RefundCreateParams = BodyOf<'/api/v1/refunds', 'post'>;
 export type RefundListParams = QueryOf<'/api/v1/refunds', 'get'> & { limit?: number };
 export type RefundList = ResponseOf<'/api/v1/refunds', 'get'>;
 
-/*
- * Charges (issue 28 §2): a paid intent's Charge, with `allocations`, how the consumer's bcard was funded. Read from the
- * generated schema once it has /api/v1/charges (`bun run sdk:generate`); until then from the shared contract below, so
- * the SDK builds before the schema is regenerated. The generated shape wins as soon as it exists.
- */
-type GeneratedJson<P extends string, M extends Method> = paths extends { [K in P]: { [N in M]: { responses: { 200: { content: { 'application/json': infer T } } } } } } ? T : undefined;
-type GeneratedQuery<P extends string> = paths extends { [K in P]: { get: { parameters: { query?: infer Q } } } } ? NonNullable<Q> : undefined;
-type Or<G, Fallback> = [G] extends [undefined] ? Fallback : G;
-
+/** A paid payment intent's Charge (ch_…), with `allocations`: how the consumer's bcard was funded (issue 28 §2). */
+export type Charge = ResponseOf<'/api/v1/charges/{id}', 'get'>;
 /** One funding share of a payment: its part, what was refunded to it, and the card or account's face (never more). */
-export interface ChargeAllocationContract {
-  /** In cents: this share's part of the payment. */
-  amount: number;
-  /** In cents: refunded to this share so far. */
-  amount_refunded: number;
-  funding: 'credit' | 'debit' | 'prepaid' | 'bank_account';
-  /** The card brand; null for a bank account. */
-  brand: string | null;
-  last4: string;
-  /** pending while a bank debit settles; failed when the bank returned it. */
-  status: 'succeeded' | 'pending' | 'failed';
-}
-/** A paid payment intent (ch_…), with the split that funded it. */
-export interface ChargeContract {
-  id: string;
-  object: 'charge';
-  amount: number;
-  amount_captured: number;
-  amount_refunded: number;
-  currency: string;
-  created: number;
-  livemode: boolean;
-  paid: boolean;
-  captured: boolean;
-  refunded: boolean;
-  status: 'succeeded' | 'pending' | 'failed';
-  payment_intent: string;
-  description: string | null;
-  metadata: Record<string, string>;
-  payment_method_details: { type: 'bcard'; bcard: { last4: string } };
-  allocations: ChargeAllocationContract[];
-}
-/** How much of a refund went back to one funding share. */
-export interface RefundAllocationContract {
-  amount: number;
-  funding: ChargeAllocationContract['funding'];
-  brand: string | null;
-  last4: string;
-  status: 'pending' | 'succeeded' | 'failed';
-}
-
-export type Charge = Or<GeneratedJson<'/api/v1/charges/{id}', 'get'>, ChargeContract>;
 export type ChargeAllocation = Charge['allocations'][number];
-export type ChargeListParams = Or<GeneratedQuery<'/api/v1/charges'>, { payment_intent?: string; starting_after?: string; ending_before?: string }> & {
-  limit?: number;
-};
-export type ChargeList = { object: 'list'; url: string; has_more: boolean; data: Charge[] };
+export type ChargeListParams = QueryOf<'/api/v1/charges', 'get'> & { limit?: number };
+export type ChargeList = ResponseOf<'/api/v1/charges', 'get'>;
 /** A refund's split: how much went back to each share (the refund's `allocations`). */
-export type RefundAllocation = Refund extends { allocations: Array<infer A> } ? A : RefundAllocationContract;
+export type RefundAllocation = Refund['allocations'][number];
 
 export type WebhookEndpoint = ResponseOf<'/api/v1/webhook_endpoints/{id}', 'get'>;
 export type WebhookEndpointCreateParams = BodyOf<'/api/v1/webhook_endpoints', 'post'>;

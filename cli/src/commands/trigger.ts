@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import { BpayCardError, type Bpay, type TestBcardCreateParams } from '@bpay/sdk';
+import { BpayCardError, type Bpay } from '@bpay/sdk';
 import { isLiveKey } from '../config';
 import { isJson, merchantClient, type Ctx } from '../context';
 import { CliError, formatMoney, parsePaymentAmount, printJson, UsageError } from '../output';
@@ -58,9 +58,7 @@ export function twoShares(amount: number, first: string, second: string): Alloca
 }
 
 async function splitTestBcard(bpay: Bpay, amount: number, allocations: Allocation[], step: Step) {
-  // allocations is typed by the SDK once it is regenerated from the API document; until then it passes as an extra field.
-  const params: TestBcardCreateParams & { allocations: Allocation[] } = { amount, allocations };
-  const card = await bpay.testHelpers.bcards.create(params);
+  const card = await bpay.testHelpers.bcards.create({ amount, allocations });
   step(`test bcard ${card.id} collected from ${allocations.map((a) => `${a.source} (${formatMoney(a.amount, 'usd')})`).join(' and ')}`);
   return card;
 }

@@ -1,6 +1,5 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import type { Client } from 'openapi-fetch';
-import { api, unwrap, type ApiAnswer, type ApiBody, type paths } from '../../lib/api';
+import { api, unwrap, type ApiAnswer, type ApiBody } from '../../lib/api';
 
 /*
  * The merchant pages read through the cookie-authenticated, owner-checked mirrors under /api/merchants/{id}/…:
@@ -173,8 +172,7 @@ export const rollWebhookSecretRequest = (merchantId: string, endpointId: string,
   unwrap(
     api.POST('/api/merchants/{id}/webhook_endpoints/{endpointId}/roll_secret', {
       params: { ...endpointPath(merchantId, endpointId), header: { 'idempotency-key': idempotencyKey } },
-      // The body is typed once sdk/src/schema.d.ts is regenerated with it (issue 28 §4); until then, as the API takes it.
-      body: { expire_old_secret_in: expireOldSecretIn } as never,
+      body: { expire_old_secret_in: expireOldSecretIn },
     }),
   );
 
@@ -225,58 +223,15 @@ export const createRefundRequest = (merchantId: string, body: CreateRefundBody, 
 
 /*
  * How a payment was funded (issue 28 §2): its charge's allocations, one per funding share of the consumer's bcard, and
- * each refund's. The shapes are the generated ones as soon as sdk/src/schema.d.ts has the dashboard's charges route
- * (the lead regenerates it); until then they come from the shared contract below, so the page builds either way.
+ * each refund's.
  */
-type Funding = 'credit' | 'debit' | 'prepaid' | 'bank_account';
-interface ContractAllocation {
-  amount: number;
-  amount_refunded: number;
-  funding: Funding;
-  brand: string | null;
-  last4: string;
-  status: 'succeeded' | 'pending' | 'failed';
-}
-interface ContractCharge {
-  id: string;
-  object: 'charge';
-  amount: number;
-  amount_refunded: number;
-  currency: string;
-  payment_intent: string;
-  allocations: ContractAllocation[];
-}
-interface ContractRefundAllocation {
-  amount: number;
-  funding: Funding;
-  brand: string | null;
-  last4: string;
-  status: 'pending' | 'succeeded' | 'failed';
-}
-type ChargePage = { object: 'list'; url: string; has_more: boolean; data: Charge[] };
-type GeneratedChargePage = paths extends {
-  '/api/merchants/{id}/charges': { get: { responses: { 200: { content: { 'application/json': infer T } } } } };
-}
-  ? T
-  : undefined;
 /** A paid payment's charge: its allocations say which card or account paid what. */
-export type Charge = [GeneratedChargePage] extends [undefined] ? ContractCharge : GeneratedChargePage extends { data: Array<infer C> } ? C : never;
+export type Charge = ApiAnswer<'/api/merchants/{id}/charges'>['data'][number];
 export type ChargeAllocation = Charge['allocations'][number];
 /** How much of a refund went back to one funding share. */
-export type RefundAllocation = Refund extends { allocations: Array<infer A> } ? A : ContractRefundAllocation;
-/** A refund's split, when the server sent one. */
-export const refundAllocations = (r: Refund): RefundAllocation[] => (r as Refund & { allocations?: RefundAllocation[] }).allocations ?? [];
-
-/** The charges route as openapi-fetch reads paths, until the generated schema has it. */
-interface ChargePaths {
-  '/api/merchants/{id}/charges': {
-    get: {
-      parameters: { path: { id: string }; query?: { payment_intent?: string; limit?: number } };
-      responses: { 200: { content: { 'application/json': ChargePage } } };
-    };
-  };
-}
-const chargesApi = api as unknown as Client<ChargePaths>;
+export type RefundAllocation = Refund['allocations'][number];
+/** A refund's split (none when the answer carries none). */
+export const refundAllocations = (r: Refund): RefundAllocation[] => r.allocations ?? [];
 
 /**
  * A payment's charge (null before it is paid). Under the payment intents' key: a refund's refresh of the intents reads
@@ -288,7 +243,7 @@ export function paymentChargeQuery(merchantId: string, paymentIntentId: string) 
     queryFn: async () =>
       (
         await unwrap(
-          chargesApi.GET('/api/merchants/{id}/charges', { params: { path: { id: merchantId }, query: { payment_intent: paymentIntentId, limit: 1 } } }),
+          api.GET('/api/merchants/{id}/charges', { params: { path: { id: merchantId }, query: { payment_intent: paymentIntentId, limit: 1 } } }),
         )
       ).data[0] ?? null,
     staleTime: 0,
