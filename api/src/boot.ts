@@ -11,7 +11,7 @@ import { deleteExpiredSessions } from './modules/auth/sessions';
 import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-limit';
 import { expireBcards, recoverCollections, sweepBankDebits } from './modules/bcards/sweep';
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/sweep';
-import { recoverRefunds } from './modules/refunds/service';
+import { recoverRefunds } from './modules/refunds/settle';
 import { recoverPlanCharges } from './modules/subscription/billing';
 import { recoverRepayments } from './modules/receivables/service';
 import { renewSubscriptions } from './modules/subscription/renewals';

@@ -5,7 +5,7 @@ import { TestClock } from './lib/clock';
 import { LEASE_MS } from './modules/bcards/saga';
 import { sweepBankDebits } from './modules/bcards/sweep';
 import { PLAN_CHARGE_LEASE_MS } from './modules/subscription/billing';
-import { REFUND_LEASE_MS } from './modules/refunds/service';
+import { REFUND_LEASE_MS } from './modules/refunds/lease';
 import { resetRateWindows } from './modules/merchants/usage';
 import { SIM_ACH_SETTLEMENT_MS } from './vendors/simulated-bank';
 import { MAX_BACKOFF_MS, startPollWorker } from './lib/poll-worker';

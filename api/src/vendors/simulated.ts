@@ -83,7 +83,7 @@ const DECLINES: Record<Exclude<Behavior, 'normal' | 'requires_3ds' | 'declined_a
 
 /**
  * A refund that a merchant makes of a payment (a Refund object, `re_...`) is keyed `refund:re_...:<share>`
- * (refunds/service.ts refundPartKey). A `refund_refused` test source refuses those; what a bcard gives back by itself
+ * (refunds/settle.ts refundPartKey). A `refund_refused` test source refuses those; what a bcard gives back by itself
  * (its unspent remainder, an unused bcard at expiry: `refund:<share>`) still goes back, so no sandbox collection is
  * left refunding for ever.
  */

@@ -255,7 +255,7 @@ async function creditedUnder(db: DbOrTx, key: string | null, share: { id: string
 }
 
 /**
- * Whether the refund under this key is a merchant refund's part that bpay recorded as refused (refunds/service.ts:
+ * Whether the refund under this key is a merchant refund's part that bpay recorded as refused (refunds/settle.ts:
  * the processor answered failed when asked, so the part is `failed` and nothing was credited to the source). Its
  * key is `refund:<refund>:<share>` (refundPartKey); the other refund keys name the share second and are not parts.
  */

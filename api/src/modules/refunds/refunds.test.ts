@@ -21,7 +21,7 @@ import {
 } from '../../../test-support/world';
 import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
-import { REFUND_LEASE_MS } from './service';
+import { REFUND_LEASE_MS } from './lease';
 
 /*
  * Refunds through the split: a merchant refunds a bcard-paid payment intent and the money goes back to the

@@ -9,7 +9,8 @@ import { getOwnedMerchant } from '../merchants/service';
 import { merchantIdempotency } from '../webhooks/idempotent';
 import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { RefundList } from './model';
-import { createRefund, getRefund, listRefunds, type ListRefundsInput } from './service';
+import { createRefund } from './service';
+import { getRefund, listRefunds, type ListRefundsInput } from './objects';
 import { updateRefund } from './update';
 
 /** A JSON integer (Elysia's t.Integer also takes "100", which this API refuses). */

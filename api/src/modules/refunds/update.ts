@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
 import { MAX_METADATA_KEYS } from '../payment-intents/service';
 import { checkMetadataPatch } from '../payment-intents/update';
-import { refundObject, type RefundObject } from './service';
+import { refundObject, type RefundObject } from './objects';
 
 type MerchantRow = typeof schema.merchants.$inferSelect;
 

@@ -3,7 +3,7 @@ import { sweepMoney } from '../../../boot';
 import { merchantCall } from '../../../../test-support/app';
 import { LEASE_MS } from '../../bcards/saga';
 import { VendorUnavailableError } from '../../../vendors/types';
-import { REFUND_LEASE_MS } from '../service';
+import { REFUND_LEASE_MS } from '../lease';
 import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /* Random partial captures, bcards bigger than the payment, a remainder refund stalled at the processor, and

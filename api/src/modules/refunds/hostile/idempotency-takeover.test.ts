@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sweepMoney } from '../../../boot';
 import { IDEMPOTENCY_LOCK_MS } from '../../../plugins/idempotency';
 import { merchantCall } from '../../../../test-support/app';
-import { REFUND_LEASE_MS } from '../service';
+import { REFUND_LEASE_MS } from '../lease';
 import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*

@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/libsql';
 import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../../deps';
-import { listRefunds } from '../service';
+import { listRefunds } from '../objects';
 import { paidIntent, prepare, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*

@@ -5,7 +5,7 @@ import { moneyReport, moneyViolations } from '../../../../test-support/money-inv
 import { createStripeVendor, StripeIntegrationError } from '../../../vendors/stripe';
 import { startStripeStub, stripeError, TEST_CARDS, type StripeStub } from '../../../../test-support/stripe-stub';
 import { VendorDeclineError, type PaymentVendor } from '../../../vendors/types';
-import { REFUND_LEASE_MS } from '../service';
+import { REFUND_LEASE_MS } from '../lease';
 import { paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /*

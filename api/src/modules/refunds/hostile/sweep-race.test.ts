@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sweepMoney } from '../../../boot';
 import { merchantCall } from '../../../../test-support/app';
-import { REFUND_LEASE_MS } from '../service';
+import { REFUND_LEASE_MS } from '../lease';
 import { expectMoneyHolds, paidIntent, prepare, q, refund, world, type Prepared } from '../../../../test-support/modules/refunds-hostile';
 
 /* Evidence (passes): a live worker whose lease runs out inside a remote processor call and the sweep that takes the
