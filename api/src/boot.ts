@@ -12,7 +12,7 @@ import { AUTH_THROTTLE_KEEP_LONGER, pruneFailures } from './modules/auth/rate-li
 import { expireBcards, recoverCollections, sweepBankDebits } from './modules/bcards/sweep';
 import { cancelStaleAuthorizations, recoverStuckIntents } from './modules/payment-intents/sweep';
 import { recoverRefunds } from './modules/refunds/settle';
-import { recoverPlanCharges } from './modules/subscription/billing';
+import { recoverPlanCharges } from './modules/subscription/plan-charge';
 import { recoverRepayments } from './modules/receivables/service';
 import { renewSubscriptions } from './modules/subscription/renewals';
 import { pruneBroadcasts } from './modules/events/broadcast';

@@ -4,7 +4,8 @@ import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId } from '../../lib/ids';
-import { activeSubscription, freeTier, paidForPeriod, tierById, unusedOfPaid } from '../subscription/billing';
+import { activeSubscription, freeTier, tierById } from '../subscription/billing';
+import { paidForPeriod, unusedOfPaid } from '../subscription/upgrade';
 import { planRefundInFlight, recordPlanRefunds, runPlanRefund, type PlanRefundRow } from '../subscription/plan-refunds';
 import { prorate } from '../subscription/proration';
 import { recordAudit } from './audit';
@@ -16,7 +17,7 @@ import { toSubscriptionView, type AdminActor, type UserSubscriptionView } from '
  *   - period_end: the move is scheduled (pendingTierId) for the period's end, no money moves; the renewal then moves
  *     the user (charging the new plan's price to the plan's card, or nothing for a free plan), as a user's own
  *     downgrade does;
- *   - now_with_refund: the move is now, and the unused part of what was paid for the current plan (billing.ts
+ *   - now_with_refund: the move is now, and the unused part of what was paid for the current plan (upgrade.ts
  *     paidForPeriod; the tier's price only when no charge gave it), price × remaining / period (in ms,
  *     rounded half up to whole cents: proration.ts), goes back to the card(s) the period was paid with
  *     (plan-refunds.ts). The new plan is not billed (a plan an admin gave), as every admin move has been.

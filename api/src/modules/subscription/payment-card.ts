@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { schema, firstRow } from '@bpay/db';
 import { AppError, invalid } from '../../errors';
 import type { AppDeps } from '../../deps';
-import { activeSubscription, chargeError, payableSource, runOrLeave, type ChargeRow } from './billing';
+import { activeSubscription, chargeError, payableSource, type ChargeRow } from './billing';
+import { runOrLeave } from './plan-charge';
 import { getPlan, type PlanView } from './plans';
 import { startRenewal } from './renewals';
 

@@ -4,7 +4,8 @@ import { call, interceptVendor, makeTestApp, type TestContext, type VendorMethod
 import { addCard, CARD_DECLINES_CHARGES, CARDS_OK, login, postCard, registerUser } from '../../../test-support/world';
 import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorUnavailableError } from '../../vendors/types';
-import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, recoverPlanCharges, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from './billing';
+import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from './billing';
+import { recoverPlanCharges } from './plan-charge';
 import { renewSubscriptions } from './renewals';
 import { PLAN_CHARGES_CSV_COLUMNS, PLAN_CHARGES_LIMIT } from './plans';
 

@@ -5,7 +5,8 @@ import { call, forkTestApp, interceptVendor, makeTestApp, type TestContext, type
 import { addCard, CARD_DECLINES_CHARGES, CARDS_OK, registerUser } from '../../../test-support/world';
 import { ledgerBalance, moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { VendorDeclineError, VendorUnavailableError } from '../../vendors/types';
-import { addCalendarMonth, freeTier, INTERRUPTED_RETRY_MS, PLAN_CHARGE_LEASE_MS, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS, replaceSubscription, userOf } from './billing';
+import { addCalendarMonth, freeTier, PLAN_CHARGE_LEASE_MS, RENEWAL_GRACE_MS, RENEWAL_RETRY_MS, replaceSubscription, userOf } from './billing';
+import { INTERRUPTED_RETRY_MS } from './renewal-failure';
 import { retryRenewal } from './payment-card';
 
 /*

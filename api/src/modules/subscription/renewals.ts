@@ -5,17 +5,9 @@ import { newId, newToken } from '../../lib/ids';
 import { VendorUnavailableError } from '../../vendors/types';
 import { mailLanguage, planEndedEmail } from '../email/messages';
 import { enqueueEmail } from '../email/outbox';
-import {
-  addCalendarMonth,
-  type ChargeLease,
-  PLAN_CHARGE_LEASE_MS,
-  renewalFailed,
-  renewalKey,
-  replaceSubscription,
-  runCharge,
-  tierById,
-  userOf,
-} from './billing';
+import { addCalendarMonth, PLAN_CHARGE_LEASE_MS, renewalKey, replaceSubscription, tierById, userOf } from './billing';
+import { runCharge, type ChargeLease } from './plan-charge';
+import { renewalFailed } from './renewal-failure';
 
 /*
  * The renewal sweep (part of the money sweep, boot.ts): at a paid period's end the next period is charged through

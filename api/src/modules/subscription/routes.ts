@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps';
 import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { getBenefits, listActiveTiers } from './service';
-import { upgradePlan } from './billing';
+import { upgradePlan } from './upgrade';
 import {
   chargeView,
   downgradePlan,
