@@ -1,5 +1,5 @@
-import { and, eq, lt } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import { schema, type Db, type DbOrTx, prepared } from '@bpay/db';
 import { AppError, errorBody } from '../errors';
 import type { Clock } from '../lib/clock';
 import { hmacHex } from '../lib/crypto';
@@ -129,6 +129,34 @@ export async function runIdempotent(
   }
 }
 
+/** A key's record, and a finished one written: runIdempotentAtomic's two statements, built once (db/prepared.ts). */
+const keyRecord = prepared((db) =>
+  db
+    .select()
+    .from(schema.idempotencyKeys)
+    .where(and(eq(schema.idempotencyKeys.scope, sql.placeholder('scope')), eq(schema.idempotencyKeys.key, sql.placeholder('key'))))
+    .limit(1)
+    .prepare(),
+);
+const insertDoneRecord = prepared((db) =>
+  db
+    .insert(schema.idempotencyKeys)
+    .values({
+      scope: sql.placeholder('scope'),
+      key: sql.placeholder('key'),
+      method: sql.placeholder('method'),
+      path: sql.placeholder('path'),
+      fieldDigests: sql.placeholder('fieldDigests'),
+      status: 'done',
+      responseStatus: sql.placeholder('responseStatus'),
+      responseBody: sql.placeholder('responseBody'),
+      lockedUntil: sql.placeholder('lockedUntil'),
+      createdAt: sql.placeholder('createdAt'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .prepare(),
+);
+
 /**
  * runIdempotent for a handler that only writes to the database (no processor call, nothing outside the transaction):
  * the key's record, the handler's writes and the stored answer commit together, one transaction and so one unit of
@@ -150,20 +178,18 @@ export async function runIdempotentAtomic(
   const key = req.key;
   const now = deps.clock.now();
   const fieldDigests = digests(deps.secret, req.body);
-  const where = and(eq(schema.idempotencyKeys.scope, req.scope), eq(schema.idempotencyKeys.key, key));
   const outcome = await deps.db.transaction(async (tx): Promise<IdempotentOutcome | { refused: AppError }> => {
-    const row = await firstRow(tx, schema.idempotencyKeys, where);
+    const row = await keyRecord(tx).get({ scope: req.scope, key });
     // A record past its 24 hours gives way to this request (the common case, no record, costs one read).
     if (row && row.expiresAt.getTime() >= now.getTime()) return replayOf(row, req, fieldDigests);
     if (row) await tx.delete(schema.idempotencyKeys).where(eq(schema.idempotencyKeys.id, row.id));
     const record = (status: number, body: unknown) =>
-      tx.insert(schema.idempotencyKeys).values({
+      insertDoneRecord(tx).run({
         scope: req.scope,
         key,
         method: req.method,
         path: req.path,
         fieldDigests,
-        status: 'done',
         responseStatus: status,
         responseBody: JSON.stringify(body),
         lockedUntil: now,

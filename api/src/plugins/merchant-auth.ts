@@ -1,6 +1,6 @@
-import { eq, or } from 'drizzle-orm';
+import { eq, or, sql } from 'drizzle-orm';
 import { Elysia } from 'elysia';
-import { schema, type Db, firstRow } from '@bpay/db';
+import { schema, type Db, firstRow, prepared } from '@bpay/db';
 import type { AppDeps } from '../deps';
 import { AppError } from '../errors';
 import { expandableAt, refuseExpand } from '../lib/expand';
@@ -96,6 +96,16 @@ async function retiredKeyRefusal(db: Db, key: string, hash: string): Promise<App
   return r ? expiredKey(key, r.replacedAt, r.stoppedAt) : null;
 }
 
+/** The merchant whose current or previous secret key has this hash (built once: db/prepared.ts). */
+const merchantByKeyHash = prepared((db) =>
+  db
+    .select()
+    .from(schema.merchants)
+    .where(or(eq(schema.merchants.secretKeyHash, sql.placeholder('hash')), eq(schema.merchants.previousSecretKeyHash, sql.placeholder('hash'))))
+    .limit(1)
+    .prepare(),
+);
+
 /**
  * The merchant a secret key belongs to: its current key, or the key it replaced while that one's grace period after
  * a roll lasts (previous_secret_key_expires_at, strictly later than now). Fails with: invalid_api_key (no such key, or
@@ -110,7 +120,7 @@ export async function merchantForSecretKey(db: Db, secret: string, key: string, 
   }
   if (!SECRET_KEY_RE.test(key)) throw new AppError('invalid_api_key', `Invalid API key provided: ${maskedKey(key)}. ${AUTH_HELP}`);
   const hash = secretKeyHash(secret, key);
-  const m = await firstRow(db, schema.merchants, or(eq(schema.merchants.secretKeyHash, hash), eq(schema.merchants.previousSecretKeyHash, hash)));
+  const m = await merchantByKeyHash(db).get({ hash });
   const refusal = keyRefusal(m, key, hash, now);
   if (refusal?.code === 'invalid_api_key') throw (await retiredKeyRefusal(db, key, hash)) ?? refusal;
   if (refusal || !m) throw refusal ?? new AppError('invalid_api_key');

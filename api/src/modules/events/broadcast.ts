@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx } from '@bpay/db';
+import { schema, type Db, type DbOrTx, prepared } from '@bpay/db';
 import type { Clock } from '../../lib/clock';
 import { wakeChannel } from '../../lib/wake';
 
@@ -22,12 +22,26 @@ export const onBroadcast = (fn: () => void): (() => void) => broadcasts.on(fn);
 /** How many streams of this process wait for wake-ups (tests check that closed streams leave none behind). */
 export const broadcastListenerCount = (): number => broadcasts.count();
 
+/** Every event's broadcast row, built once (db/prepared.ts). */
+const insertBroadcast = prepared((db) =>
+  db
+    .insert(schema.eventBroadcasts)
+    .values({
+      merchantId: sql.placeholder('merchantId'),
+      livemode: sql.placeholder('livemode'),
+      eventId: sql.placeholder('eventId'),
+      reason: sql.placeholder('reason'),
+      at: sql.placeholder('at'),
+    })
+    .prepare(),
+);
+
 /** Records one broadcast in the caller's transaction and wakes this process's open streams. */
 export async function recordBroadcast(
   tx: DbOrTx,
   b: { merchantId: string; livemode: boolean; eventId: string; reason: BroadcastReason; at: Date },
 ): Promise<void> {
-  await tx.insert(schema.eventBroadcasts).values(b);
+  await insertBroadcast(tx).run(b);
   broadcasts.wake();
 }
 

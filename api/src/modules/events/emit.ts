@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { schema, type DbOrTx } from '@bpay/db';
+import { schema, type DbOrTx, prepared } from '@bpay/db';
 import { newId } from '../../lib/ids';
 import { recordBroadcast } from './broadcast';
 
@@ -50,24 +50,49 @@ export interface EventInput {
   at: Date;
 }
 
+/*
+ * The statements every event costs, built once (db/prepared.ts): the event row, the merchant's enabled endpoints, the
+ * broadcast row.
+ */
+const insertEventRow = prepared((db) => {
+  // The next seq is read in the insert itself: one statement.
+  const next = sql<number>`(select coalesce(max(${schema.events.seq}), 0) + 1 from ${schema.events}
+    where ${schema.events.merchantId} = ${sql.placeholder('merchantId')} and ${schema.events.livemode} = ${sql.placeholder('livemode')})`;
+  return db
+    .insert(schema.events)
+    .values({
+      id: sql.placeholder('id'),
+      merchantId: sql.placeholder('merchantId'),
+      livemode: sql.placeholder('livemode'),
+      type: sql.placeholder('type'),
+      data: sql.placeholder('data'),
+      seq: next,
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare();
+});
+const enabledEndpoints = prepared((db) =>
+  db
+    .select({ id: schema.webhookEndpoints.id, enabledEvents: schema.webhookEndpoints.enabledEvents })
+    .from(schema.webhookEndpoints)
+    .where(
+      and(
+        eq(schema.webhookEndpoints.merchantId, sql.placeholder('merchantId')),
+        eq(schema.webhookEndpoints.livemode, sql.placeholder('livemode')),
+        eq(schema.webhookEndpoints.status, 'enabled'),
+      ),
+    )
+    .prepare(),
+);
+
 /**
  * Writes the event row (the next seq of its merchant and mode) and returns its id. With the mode, max(seq) is one
  * step down events_merchant_idx (merchant_id, livemode, seq); lists never compare seqs across modes.
  */
 async function insertEvent(tx: DbOrTx, e: EventInput): Promise<string> {
   const id = newId('evt');
-  // The next seq is read in the insert itself: one statement.
-  const next = sql<number>`(select coalesce(max(${schema.events.seq}), 0) + 1 from ${schema.events}
-    where ${schema.events.merchantId} = ${e.merchantId} and ${schema.events.livemode} = ${e.livemode})`;
-  await tx.insert(schema.events).values({
-    id,
-    merchantId: e.merchantId,
-    livemode: e.livemode,
-    type: e.type,
-    data: e.object,
-    seq: next,
-    createdAt: e.at,
-  });
+  // In the seq's subquery the mode is bound raw (no column to encode it): as 0 or 1, as the column stores it.
+  await insertEventRow(tx).run({ id, merchantId: e.merchantId, livemode: e.livemode ? 1 : 0, type: e.type, data: e.object, createdAt: e.at });
   return id;
 }
 
@@ -117,16 +142,7 @@ export async function emitEvent(
 
 async function emitOne(tx: DbOrTx, e: EventInput): Promise<string> {
   const id = await insertEvent(tx, e);
-  const endpoints = await tx
-    .select({ id: schema.webhookEndpoints.id, enabledEvents: schema.webhookEndpoints.enabledEvents })
-    .from(schema.webhookEndpoints)
-    .where(
-      and(
-        eq(schema.webhookEndpoints.merchantId, e.merchantId),
-        eq(schema.webhookEndpoints.livemode, e.livemode),
-        eq(schema.webhookEndpoints.status, 'enabled'),
-      ),
-    );
+  const endpoints = await enabledEndpoints(tx).all({ merchantId: e.merchantId, livemode: e.livemode });
   const subscribed = endpoints.filter((ep) => isSubscribed(ep.enabledEvents, e.type)).map((ep) => ep.id);
   await queueDeliveries(tx, e, id, subscribed, e.at);
   // Live listeners (GET /api/v1/events/stream) get every event their filter matches, endpoints or not.

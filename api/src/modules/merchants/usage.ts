@@ -1,5 +1,5 @@
 import { and, eq, like, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow, prepared } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, isStorageFailure } from '../../errors';
 import { currentTier } from '../subscription/service';
@@ -33,15 +33,35 @@ export async function monthlyRequests(db: Db, merchantId: string, at: Date): Pro
   return Number(row?.n ?? 0);
 }
 
-/** Requests this month by every merchant account of one user: the plan's allowance is the user's, not each account's. */
-export async function ownerMonthlyRequests(db: DbOrTx, userId: string, at: Date): Promise<number> {
-  const [row] = await db
+const ownerMonthQuery = prepared((db) =>
+  db
     .select({ n: sql<number>`coalesce(sum(${schema.merchantUsage.requests}), 0)` })
     .from(schema.merchantUsage)
     .innerJoin(schema.merchants, eq(schema.merchants.id, schema.merchantUsage.merchantId))
-    .where(and(eq(schema.merchants.userId, userId), like(schema.merchantUsage.day, `${monthOf(at)}-%`)));
+    .where(and(eq(schema.merchants.userId, sql.placeholder('userId')), like(schema.merchantUsage.day, sql.placeholder('month'))))
+    .prepare(),
+);
+
+/**
+ * Requests this month by every merchant account of one user: the plan's allowance is the user's, not each account's.
+ * Built once (db/prepared.ts), as the count below: every merchant API request runs both.
+ */
+export async function ownerMonthlyRequests(db: DbOrTx, userId: string, at: Date): Promise<number> {
+  const row = await ownerMonthQuery(db).get({ userId, month: `${monthOf(at)}-%` });
   return Number(row?.n ?? 0);
 }
+
+/** One more request of a merchant on a day. */
+const countRequest = prepared((db) =>
+  db
+    .insert(schema.merchantUsage)
+    .values({ merchantId: sql.placeholder('merchantId'), day: sql.placeholder('day'), requests: 1 })
+    .onConflictDoUpdate({
+      target: [schema.merchantUsage.merchantId, schema.merchantUsage.day],
+      set: { requests: sql`${schema.merchantUsage.requests} + 1` },
+    })
+    .prepare(),
+);
 
 export async function dailyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
   const row = await firstRow(db, schema.merchantUsage, and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))));
@@ -58,14 +78,7 @@ export async function recordApiRequest(deps: AppDeps, merchant: MerchantRow): Pr
   const wait = deps.rateLimits ? allowThisSecond(merchant.id, at.getTime()) : null;
   if (wait !== null) throw new AppError('api_rate_limited', undefined, undefined, { 'retry-after': String(wait) });
   const tier = await currentTier(deps.db, merchant.userId);
-  const count = (db: DbOrTx) =>
-    db
-      .insert(schema.merchantUsage)
-      .values({ merchantId: merchant.id, day: dayOf(at), requests: 1 })
-      .onConflictDoUpdate({
-        target: [schema.merchantUsage.merchantId, schema.merchantUsage.day],
-        set: { requests: sql`${schema.merchantUsage.requests} + 1` },
-      });
+  const count = (db: DbOrTx) => countRequest(db).run({ merchantId: merchant.id, day: dayOf(at) });
   try {
     if (tier.apiCallsPerMonth === -1) return void (await count(deps.db));
     // The month's count is read and raised in one unit of work: requests at once cannot all pass on the same count.

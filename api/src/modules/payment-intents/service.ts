@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
-import { schema, type DbOrTx, type PaymentIntentStatus, firstRow } from '@bpay/db';
+import { schema, type DbOrTx, type PaymentIntentStatus, prepared } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import { newId } from '../../lib/ids';
@@ -148,6 +148,39 @@ export async function createIntent(deps: AppDeps, merchant: MerchantRow, livemod
   return deps.db.transaction((tx) => insertIntent(tx, deps, merchant, livemode, input));
 }
 
+/** A new intent, its seq the next of its merchant and mode (built once: db/prepared.ts). */
+const insertIntentRow = prepared((db) => {
+  // The next seq, read in the insert itself. With the mode, max(seq) is one step down payment_intents_merchant_idx,
+  // not a walk over all the merchant's intents. The mode is bound raw here (no column encodes it): 0 or 1.
+  const next = sql<number>`(select coalesce(max(${schema.paymentIntents.seq}), 0) + 1 from ${schema.paymentIntents}
+    where ${schema.paymentIntents.merchantId} = ${sql.placeholder('merchantId')} and ${schema.paymentIntents.livemode} = ${sql.placeholder('livemode')})`;
+  const p = sql.placeholder;
+  return db
+    .insert(schema.paymentIntents)
+    .values({
+      id: p('id'),
+      merchantId: p('merchantId'),
+      livemode: p('livemode'),
+      amount: p('amount'),
+      currency: 'usd',
+      status: 'requires_payment_method',
+      captureMethod: p('captureMethod'),
+      description: p('description'),
+      metadata: p('metadata'),
+      customerId: p('customerId'),
+      receiptEmail: p('receiptEmail'),
+      statementDescriptor: p('statementDescriptor'),
+      statementDescriptorSuffix: p('statementDescriptorSuffix'),
+      automaticPaymentMethods: p('automaticPaymentMethods'),
+      clientSecret: p('clientSecret'),
+      seq: next,
+      createdAt: p('createdAt'),
+      updatedAt: p('updatedAt'),
+    })
+    .returning()
+    .prepare();
+});
+
 /**
  * createIntent inside the caller's transaction (the route runs it in the same transaction as its Idempotency-Key's
  * record: one commit). `id` is given by a create that confirms (create.ts), so a retry finds the intent it made.
@@ -164,48 +197,47 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
   const customer = input.customer === '' ? undefined : input.customer;
   if (customer !== undefined) await assertIntentCustomer(tx, merchant, livemode, customer);
   const now = deps.clock.now();
-  const row = await (async () => {
-    // The next seq, read in the insert itself. With the mode, max(seq) is one step down payment_intents_merchant_idx,
-    // not a walk over all the merchant's intents.
-    const next = sql<number>`(select coalesce(max(${schema.paymentIntents.seq}), 0) + 1 from ${schema.paymentIntents}
-      where ${schema.paymentIntents.merchantId} = ${merchant.id} and ${schema.paymentIntents.livemode} = ${livemode})`;
-    const [inserted] = await tx
-      .insert(schema.paymentIntents)
-      .values({
-        id,
-        merchantId: merchant.id,
-        livemode,
-        amount: input.amount,
-        currency: 'usd',
-        status: 'requires_payment_method',
-        captureMethod: input.capture_method ?? 'automatic',
-        // "" means unset, as update reads it: null, so a checkout's transaction is described in words ("Checkout at …").
-        description: input.description || null,
-        metadata,
-        customerId: customer ?? null,
-        receiptEmail: input.receipt_email || null,
-        statementDescriptor: input.statement_descriptor || null,
-        statementDescriptorSuffix: input.statement_descriptor_suffix || null,
-        automaticPaymentMethods: input.automatic_payment_methods?.enabled ?? null,
-        clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
-        seq: next,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    await emitIntentEvent(tx, deps, inserted!, 'payment_intent.created');
-    return inserted!;
-  })();
+  const inserted = await insertIntentRow(tx).get({
+    id,
+    merchantId: merchant.id,
+    livemode: livemode ? 1 : 0,
+    amount: input.amount,
+    captureMethod: input.capture_method ?? 'automatic',
+    // "" means unset, as update reads it: null, so a checkout's transaction is described in words ("Checkout at …").
+    description: input.description || null,
+    metadata,
+    customerId: customer ?? null,
+    receiptEmail: input.receipt_email || null,
+    statementDescriptor: input.statement_descriptor || null,
+    statementDescriptorSuffix: input.statement_descriptor_suffix || null,
+    automaticPaymentMethods: input.automatic_payment_methods?.enabled ?? null,
+    clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const row = inserted!;
+  await emitIntentEvent(tx, deps, row, 'payment_intent.created');
   return toIntentObject(row);
 }
 
-/** The merchant's intent in its own mode; anything else is "not found". */
+const intentOfMerchant = prepared((db) =>
+  db
+    .select()
+    .from(schema.paymentIntents)
+    .where(
+      and(
+        eq(schema.paymentIntents.id, sql.placeholder('id')),
+        eq(schema.paymentIntents.merchantId, sql.placeholder('merchantId')),
+        eq(schema.paymentIntents.livemode, sql.placeholder('livemode')),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+);
+
+/** The merchant's intent in its own mode; anything else is "not found". Built once (db/prepared.ts). */
 export async function getIntent(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<IntentRow> {
-  const pi = await firstRow(deps.db, schema.paymentIntents, and(
-      eq(schema.paymentIntents.id, id),
-      eq(schema.paymentIntents.merchantId, merchant.id),
-      eq(schema.paymentIntents.livemode, livemode),
-    ));
+  const pi = await intentOfMerchant(deps.db).get({ id, merchantId: merchant.id, livemode });
   if (!pi) throw notFound('payment_intent', id, 'intent');
   return pi;
 }

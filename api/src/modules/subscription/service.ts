@@ -1,5 +1,5 @@
-import { and, asc, eq } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, UNLIMITED, type FeatureKey, firstRow } from '@bpay/db';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { schema, type Db, type DbOrTx, UNLIMITED, type FeatureKey, prepared } from '@bpay/db';
 
 type TierRow = typeof schema.subscriptionTiers.$inferSelect;
 type UserRow = typeof schema.users.$inferSelect;
@@ -42,16 +42,25 @@ export async function listActiveTiers(db: Db): Promise<TierView[]> {
   return rows.map(toTierView);
 }
 
-/** The user's current tier: the active subscription, else the free plan. */
-export async function currentTier(db: DbOrTx, userId: string): Promise<TierRow> {
-  const rows = await db
+/** The tier of the user's active subscription (built once: db/prepared.ts; every merchant API request reads it). */
+const subscribedTier = prepared((db) =>
+  db
     .select({ tier: schema.subscriptionTiers })
     .from(schema.userSubscriptions)
     .innerJoin(schema.subscriptionTiers, eq(schema.subscriptionTiers.id, schema.userSubscriptions.tierId))
-    .where(and(eq(schema.userSubscriptions.userId, userId), eq(schema.userSubscriptions.status, 'active')))
-    .limit(1);
-  if (rows[0]) return rows[0].tier;
-  const free = await firstRow(db, schema.subscriptionTiers, eq(schema.subscriptionTiers.name, 'free'));
+    .where(and(eq(schema.userSubscriptions.userId, sql.placeholder('userId')), eq(schema.userSubscriptions.status, 'active')))
+    .limit(1)
+    .prepare(),
+);
+const tierByName = prepared((db) =>
+  db.select().from(schema.subscriptionTiers).where(eq(schema.subscriptionTiers.name, sql.placeholder('name'))).limit(1).prepare(),
+);
+
+/** The user's current tier: the active subscription, else the free plan. */
+export async function currentTier(db: DbOrTx, userId: string): Promise<TierRow> {
+  const subscribed = await subscribedTier(db).get({ userId });
+  if (subscribed) return subscribed.tier;
+  const free = await tierByName(db).get({ name: 'free' });
   if (!free) throw new Error('the free plan is missing: the database was not seeded');
   return free;
 }
