@@ -253,7 +253,7 @@ export async function runOnce(requests: number, warmup: number): Promise<CaseRes
       tape = null;
       const after = ctx.handle.stats;
       const raw = replay(copy, recorded);
-      rmSync(copy, { force: true });
+      for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
       process.stdout.write('.');
       results.push({
         name,
