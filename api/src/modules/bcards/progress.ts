@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { schema, firstRow, type CollectionStatus } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { invalid } from '../../errors';
-import { sharesOf, type ShareView } from './service';
+import { sharesOf, type ShareView } from './views';
 
 /*
  * What a Create bcard request has got to, while it runs (issue 16: the dialog shows each share's progress instead of

@@ -5,7 +5,9 @@ import { errors, IdempotencyHeader, SESSION_SECURITY, sharedModels } from '../..
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { BcardModel, CheckoutDetailsModel, CollectionProgressModel, CreateBcardBody, PaymentResultModel, ProcessPaymentBody } from './model';
-import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, cancelBcard, createBcard, createBcardInput, listBcards, parseAmount, parseFixedAmount, processPayment, revealBcard } from './service';
+import { cancelBcard, createBcard, processPayment, revealBcard } from './service';
+import { createBcardInput, parseAmount, parseFixedAmount } from './plan';
+import { BCARDS_PAGE_DEFAULT, BCARDS_PAGE_MAX, listBcards } from './views';
 import { invalid } from '../../errors';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
 import { collectionProgress } from './progress';

@@ -4,7 +4,7 @@ import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { BcardModel, fixedDecimal } from '../bcards/model';
-import { parseFixedAmount } from '../bcards/service';
+import { parseFixedAmount } from '../bcards/plan';
 import { payIntent, publicIntent } from './service';
 
 /*

@@ -7,7 +7,7 @@ import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { BcardModel, CollectionProgressModel } from '../bcards/model';
 import { collectionProgress } from '../bcards/progress';
-import { createBcardInput } from '../bcards/service';
+import { createBcardInput } from '../bcards/plan';
 import { FundingSourceModel } from '../funding-sources/model';
 import { listFundingSources } from '../funding-sources/service';
 import {

@@ -1,7 +1,9 @@
 import type { AppDeps } from '../../deps';
 import { invalid, notFound } from '../../errors';
 import { registrableDomain } from '../../lib/registrable-domain';
-import { createBcard, getOwnedBcard, revealBcard, type BcardView, type SplitInput } from '../bcards/service';
+import { createBcard, revealBcard } from '../bcards/service';
+import type { SplitInput } from '../bcards/plan';
+import { getOwnedBcard, type BcardView } from '../bcards/views';
 import type { ExtensionPrincipal } from './tokens';
 
 /*

@@ -3,7 +3,7 @@ import { schema, firstRow } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
-import { sharesOf, type ShareView } from '../bcards/service';
+import { sharesOf, type ShareView } from '../bcards/views';
 import { bankDebitSummary, bcardStageOf, type BankDebitSummary, type BcardStageView } from '../bcards/stage';
 import { filterParts, transactionStatusOf, type TransactionFilter, type TransactionStatus } from './filters';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
