@@ -1,8 +1,11 @@
 /*
  * The load generator the throughput benches share (bench/throughput.ts, bench/two-processes.ts): a closed loop of
- * clients, percentiles, a free port, waiting for a server to answer, and work spread over a few parallel loops.
+ * clients, percentiles, a free port, waiting for a server to answer, work spread over a few parallel loops, and the
+ * world of users, cards and a merchant made through the API (httpWorld; bench/profile.ts too).
  */
+import { createClient } from '@libsql/client';
 import { createServer } from 'node:net';
+import { cardBody, CARDS_OK } from '../api/test-support/world';
 
 export interface LoadResult {
   perSecond: number;
@@ -125,4 +128,46 @@ export function benchServerEnv(o: { port: number; dataDir: string; dbFile: strin
     BPAY_ADMIN_PASSWORD: 'bench admin password, throwaway database',
     BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
   };
+}
+
+/**
+ * The load benches' world, made through a running server's API: `users` consumers with three cards each (their plan
+ * moved to premium without a monthly cap, directly in `dbFile`, since no plan payment is being measured) and a
+ * sandbox merchant owned by the first. E-mails are `<tag>-<i>@example.com`.
+ */
+export async function httpWorld(base: string, dbFile: string, o: { users: number; tag: string; shop: string }) {
+  const json = { 'content-type': 'application/json', origin: base };
+  const cookies = await inParallel(Array.from({ length: o.users }, (_, i) => i), 4, async (i) => {
+    const res = await fetch(`${base}/api/auth/register`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: `${o.tag}-${i}@example.com`, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' }),
+    });
+    if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
+    const cookie = /^([^=;]+=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+    if (!cookie) throw new Error('registration set no session cookie');
+    return cookie;
+  });
+  const db = createClient({ url: `file:${dbFile}` });
+  await db.execute('PRAGMA busy_timeout = 5000');
+  await db.execute("UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active'");
+  await db.execute("UPDATE subscription_tiers SET api_calls_per_month = -1 WHERE id = 'tier_premium'");
+  db.close();
+  const sources = await inParallel(cookies, 4, async (cookie) => {
+    const ids: string[] = [];
+    for (const number of CARDS_OK.slice(0, 3)) {
+      const res = await fetch(`${base}/api/funding-sources`, { method: 'POST', headers: { ...json, cookie }, body: JSON.stringify(cardBody(number)) });
+      if (res.status !== 201) throw new Error(`adding a card answered ${res.status}: ${await res.text()}`);
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    return ids;
+  });
+  const m = await fetch(`${base}/api/merchants`, {
+    method: 'POST',
+    headers: { ...json, cookie: cookies[0]! },
+    body: JSON.stringify({ businessName: o.shop, businessEmail: 'shop@example.com', platformType: 'custom', environment: 'sandbox' }),
+  });
+  if (m.status !== 201) throw new Error(`creating the merchant answered ${m.status}: ${await m.text()}`);
+  const secretKey = ((await m.json()) as { secretApiKey: string }).secretApiKey;
+  return { json, cookies, sources, secretKey };
 }

@@ -18,14 +18,14 @@
  * Run: bun run bench:throughput [--runs=3] [--seconds=5]. Prints medians over the runs with the spread (min–max).
  * Timing targets live here, not in tests; the figures depend on the machine and on what else it is doing.
  */
-import { createClient, type Client } from '@libsql/client';
+import { createClient } from '@libsql/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONNECTION_PRAGMAS } from '../db/client';
 import { call, makeTestApp } from '../api/test-support/app';
-import { addCard, cardBody, CARDS_OK, createMerchant, makePremium, registerUser } from '../api/test-support/world';
-import { benchServerEnv, closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
+import { addCard, CARDS_OK, createMerchant, makePremium, registerUser } from '../api/test-support/world';
+import { benchServerEnv, closedLoop, freePort, httpWorld, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -223,39 +223,7 @@ async function main() {
 
     // Users, plans, cards and a merchant, through the API (the plan rows directly, see the header).
     process.stdout.write(`setting up ${USERS} users with 3 cards each through the API … `);
-    const json = { 'content-type': 'application/json', origin: base };
-    const cookies = await inParallel(Array.from({ length: USERS }, (_, i) => i), 4, async (i) => {
-      const res = await fetch(`${base}/api/auth/register`, {
-        method: 'POST',
-        headers: json,
-        body: JSON.stringify({ email: `bench-${i}@example.com`, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' }),
-      });
-      if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
-      const cookie = /^([^=;]+=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
-      if (!cookie) throw new Error('registration set no session cookie');
-      return cookie;
-    });
-    const db: Client = createClient({ url: `file:${dataDir}/bpay.db` });
-    await db.execute('PRAGMA busy_timeout = 5000');
-    await db.execute("UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active'");
-    await db.execute("UPDATE subscription_tiers SET api_calls_per_month = -1 WHERE id = 'tier_premium'");
-    db.close();
-    const sources = await inParallel(cookies, 4, async (cookie) => {
-      const ids: string[] = [];
-      for (const number of CARDS_OK.slice(0, 3)) {
-        const res = await fetch(`${base}/api/funding-sources`, { method: 'POST', headers: { ...json, cookie }, body: JSON.stringify(cardBody(number)) });
-        if (res.status !== 201) throw new Error(`adding a card answered ${res.status}: ${await res.text()}`);
-        ids.push(((await res.json()) as { id: string }).id);
-      }
-      return ids;
-    });
-    const m = await fetch(`${base}/api/merchants`, {
-      method: 'POST',
-      headers: { ...json, cookie: cookies[0]! },
-      body: JSON.stringify({ businessName: 'Bench Shop', businessEmail: 'shop@example.com', platformType: 'custom', environment: 'sandbox' }),
-    });
-    if (m.status !== 201) throw new Error(`creating the merchant answered ${m.status}: ${await m.text()}`);
-    const secretKey = ((await m.json()) as { secretApiKey: string }).secretApiKey;
+    const { json, cookies, sources, secretKey } = await httpWorld(base, `${dataDir}/bpay.db`, { users: USERS, tag: 'bench', shop: 'Bench Shop' });
     console.log('done');
 
     const bcardLoad = (clients: number) =>
