@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { compressJsonResponse, JSON_COMPRESS_MIN_BYTES, negotiateEncoding, varyOnAcceptEncoding, type Coding } from './http-encoding';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
+import { BROTLI_QUALITY, compressJsonResponse, JSON_COMPRESS_MIN_BYTES, negotiateEncoding, varyOnAcceptEncoding, type Coding } from './http-encoding';
 
 const both: Coding[] = ['br', 'gzip'];
 
@@ -70,6 +70,16 @@ test('a JSON answer of 1 KB or more is sent as brotli or gzip, with its own leng
   const gzBytes = new Uint8Array(await gz.arrayBuffer());
   expect(Number(gz.headers.get('content-length'))).toBe(gzBytes.byteLength);
   expect(gunzipSync(gzBytes).toString()).toBe(big);
+});
+
+test("brotli runs at quality 1, the cheapest setting: the bytes are quality 1's, fewer than quality 0 would send", async () => {
+  expect(BROTLI_QUALITY).toBe(1);
+  const bytes = new TextEncoder().encode(big);
+  const at = (quality: number) => brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } });
+  const sent = new Uint8Array(await (await compressJsonResponse(get('br'), json(big))).arrayBuffer());
+  expect(Buffer.from(sent).equals(at(1))).toBe(true);
+  expect(Buffer.from(sent).equals(at(5))).toBe(false);
+  expect(sent.byteLength).toBeLessThan(at(0).byteLength);
 });
 
 test('a strong ETag of the plain JSON becomes weak once compressed', async () => {
