@@ -553,4 +553,4 @@ export async function migrateDb(db: Db, attempts = 5): Promise<void> {
 }
 
 export { firstRow } from './first-row';
-export { prepared } from './prepared';
+export { prepared, preparedPerCount, slots, slotValues } from './prepared';

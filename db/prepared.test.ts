@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { openDb, prepared, schema, type DbHandle, type DbOrTx } from './client';
+import { inArray } from 'drizzle-orm';
+import { openDb, prepared, preparedPerCount, schema, slots, slotValues, type DbHandle, type DbOrTx } from './client';
 
 /*
  * prepared() (db/prepared.ts): a query built once per client, run on whichever handle the caller gives, `db` or a
@@ -145,4 +146,33 @@ test('a null is bound as null, a value through its column\'s encoding, as drizzl
   expect(await insertFlagged(handle.db).get({ id: 'l', flag: true, at })).toEqual({ flag: true, at });
   const stored = await handle.client.execute("SELECT id, flag, at FROM things WHERE id IN ('j', 'k', 'l') ORDER BY id");
   expect(stored.rows.map((r) => [r.id, r.flag, r.at])).toEqual([['j', null, null], ['k', 0, at.getTime()], ['l', 1, at.getTime()]]);
+});
+
+test('per count: a multi-row insert and an IN list are built once for each row count used, and run inside the transaction given', async () => {
+  const { db } = handle;
+  const built: number[] = [];
+  const insertMany = preparedPerCount((d: DbOrTx, n: number) => {
+    built.push(n);
+    const ids = slots('id', n);
+    const ns = slots('n', n);
+    return d.insert(things).values(ids.map((id, i) => ({ id, name: sql.placeholder('name'), n: ns[i]!, at: sql.placeholder('at') }))).prepare();
+  });
+  const namesOf = preparedPerCount((d: DbOrTx, n: number) =>
+    d.select({ id: things.id, n: things.n, at: things.at }).from(things).where(inArray(things.id, slots('id', n))).orderBy(things.id).prepare(),
+  );
+  const at = new Date(1_700_000_000_000);
+  const failure = new Error('undo');
+  await db
+    .transaction(async (tx) => {
+      await insertMany(tx, 2).run(slotValues('n', [1, 2], slotValues('id', ['a', 'b'], { name: 'x', at })));
+      expect(await namesOf(tx, 2).all(slotValues('id', ['a', 'b']))).toEqual([{ id: 'a', n: 1, at }, { id: 'b', n: 2, at }]);
+      throw failure;
+    })
+    .catch((e) => expect(e).toBe(failure));
+  expect(await namesOf(db, 2).all(slotValues('id', ['a', 'b']))).toEqual([]);
+  await insertMany(db, 3).run(slotValues('n', [3, 4, 5], slotValues('id', ['c', 'd', 'e'], { name: 'y', at })));
+  await insertMany(db, 2).run(slotValues('n', [6, 7], slotValues('id', ['f', 'g'], { name: 'z', at: null })));
+  expect(await namesOf(db, 3).all(slotValues('id', ['c', 'e', 'g']))).toEqual([{ id: 'c', n: 3, at }, { id: 'e', n: 5, at }, { id: 'g', n: 7, at: null }]);
+  expect(await namesOf(db, 1).all(slotValues('id', ['d']))).toEqual([{ id: 'd', n: 4, at }]);
+  expect(built).toEqual([2, 3]);
 });

@@ -58,3 +58,28 @@ function letNullThrough(query: object): void {
     return new Param(p.value, { mapToDriverValue: (v: unknown) => (v === null ? null : encoder.mapToDriverValue(v)) });
   });
 }
+
+/**
+ * A query whose SQL depends on a count: an IN list of n values, an insert of n rows, a CASE over n rows. Built once
+ * per count actually used (lazily, each as prepared() builds it), so a multi-row statement is still one constant text
+ * per row count; `build` names its placeholders per position (`slots('id', n)`, filled with `slotValues`).
+ */
+export function preparedPerCount<Q extends object>(build: (db: DbOrTx, n: number) => Q): (db: DbOrTx, n: number) => Q {
+  const perCount = new Map<number, (db: DbOrTx) => Q>();
+  return (db, n) => {
+    let query = perCount.get(n);
+    if (query === undefined) perCount.set(n, (query = prepared((d) => build(d, n))));
+    return query(db);
+  };
+}
+
+/** `n` placeholders named `<name>0`, `<name>1`, …: one per row or list position of a query built per count. */
+export function slots(name: string, n: number): Placeholder<string>[] {
+  return Array.from({ length: n }, (_, i) => new Placeholder(`${name}${i}`));
+}
+
+/** The values for slots(name, values.length), as the placeholder object a prepared query takes. */
+export function slotValues(name: string, values: readonly unknown[], into: Record<string, unknown> = {}): Record<string, unknown> {
+  for (let i = 0; i < values.length; i++) into[`${name}${i}`] = values[i];
+  return into;
+}

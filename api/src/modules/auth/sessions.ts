@@ -1,5 +1,5 @@
-import { and, eq, gt, isNull, lt, ne } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx } from '@bpay/db';
+import { and, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
+import { schema, type Db, type DbOrTx, prepared } from '@bpay/db';
 import type { Clock } from '../../lib/clock';
 import { hmacHex } from '../../lib/crypto';
 import { newToken } from '../../lib/ids';
@@ -58,14 +58,20 @@ export async function createSession(
   return { token, expiresAt };
 }
 
-export async function findSessionUser(db: Db, clock: Clock, cfg: SessionConfig, token: string) {
-  const rows = await db
+/** The live session with this id and its user (built once: db/prepared.ts); every session-authenticated request runs it. */
+const sessionWithUser = prepared((db) =>
+  db
     .select({ session: schema.sessions, user: schema.users })
     .from(schema.sessions)
     .innerJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
-    .where(and(eq(schema.sessions.id, sessionIdOf(cfg, token)), gt(schema.sessions.expiresAt, clock.now())))
-    .limit(1);
-  return rows[0] ?? null;
+    .where(and(eq(schema.sessions.id, sql.placeholder('id')), gt(schema.sessions.expiresAt, sql.placeholder('now'))))
+    .limit(1)
+    .prepare(),
+);
+
+export async function findSessionUser(db: Db, clock: Clock, cfg: SessionConfig, token: string) {
+  // A placeholder in a condition has no column encoder: the time goes as the column stores it (ms).
+  return (await sessionWithUser(db).get({ id: sessionIdOf(cfg, token), now: clock.now().getTime() })) ?? null;
 }
 
 export async function deleteSession(db: Db, cfg: SessionConfig, token: string): Promise<void> {
