@@ -1,10 +1,15 @@
 /*
  * The load generator the throughput benches share (bench/throughput.ts, bench/two-processes.ts): a closed loop of
  * clients, percentiles, a free port, waiting for a server to answer, work spread over a few parallel loops, and the
- * world of users, cards and a merchant made through the API (httpWorld; bench/profile.ts too).
+ * world of users, cards and a merchant made through the API (httpWorld; bench/profile.ts too), the raw durable ceiling
+ * (rawCeiling, the reference of bench/throughput.ts and bench/http.ts) and a process's CPU time (cpuMs).
  */
 import { createClient } from '@libsql/client';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONNECTION_PRAGMAS } from '../db/client';
 import { cardBody, CARDS_OK } from '../api/test-support/world';
 
 export interface LoadResult {
@@ -170,4 +175,63 @@ export async function httpWorld(base: string, dbFile: string, o: { users: number
   if (m.status !== 201) throw new Error(`creating the merchant answered ${m.status}: ${await m.text()}`);
   const secretKey = ((await m.json()) as { secretApiKey: string }).secretApiKey;
   return { json, cookies, sources, secretKey };
+}
+
+/** The raw ceiling: 6-statement write transactions, one at a time, on one connection (BEGIN IMMEDIATE … COMMIT). */
+export async function rawCeiling(seconds: number, warmupS: number): Promise<LoadResult & { synchronous: number; journal: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bpay-bench-raw-'));
+  // Plain execute() keeps to the client's one connection (client.transaction() would hand it over and open another).
+  const client = createClient({ url: `file:${join(dir, 'raw.db')}` });
+  try {
+    for (const p of CONNECTION_PRAGMAS) await client.execute(p);
+    await client.executeMultiple(`
+      CREATE TABLE accounts (id INTEGER PRIMARY KEY, balance INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0);
+      CREATE TABLE movements (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL);
+      CREATE TABLE postings (id INTEGER PRIMARY KEY, movement_id INTEGER NOT NULL REFERENCES movements(id),
+                             account INTEGER NOT NULL, amount INTEGER NOT NULL);
+      CREATE INDEX postings_account ON postings (account);
+      CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+      INSERT INTO counters VALUES (1, 0);
+      INSERT INTO accounts (id, balance)
+        WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100) SELECT i, 1000000000 FROM s;
+    `);
+    let k = 0;
+    const tx = async () => {
+      const from = (k % 100) + 1;
+      const to = ((k + 37) % 100) + 1;
+      k++;
+      // BEGIN IMMEDIATE, as the app's write transactions; each statement awaited, as the app does.
+      const t = await client.transaction('write');
+      await t.execute({ sql: 'UPDATE accounts SET balance = balance - 100, version = version + 1 WHERE id = ? AND balance >= 100', args: [from] });
+      await t.execute({ sql: 'UPDATE accounts SET balance = balance + 100, version = version + 1 WHERE id = ?', args: [to] });
+      const m = await t.execute({ sql: "INSERT INTO movements (kind, at) VALUES ('transfer', ?) RETURNING id", args: [Date.now()] });
+      const id = Number(m.rows[0]!.id);
+      await t.execute({ sql: 'INSERT INTO postings (movement_id, account, amount) VALUES (?, ?, -100)', args: [id, from] });
+      await t.execute({ sql: 'INSERT INTO postings (movement_id, account, amount) VALUES (?, ?, 100)', args: [id, to] });
+      await t.execute('UPDATE counters SET n = n + 1 WHERE id = 1');
+      await t.commit();
+    };
+    const result = await closedLoop(1, seconds, warmupS, async () => (await tx(), new Response(null, { status: 204 })), 204);
+    // Read on the connection the transactions used (the pool hands the one idle connection back every time).
+    const t = await client.transaction('read');
+    const synchronous = Number((await t.execute('PRAGMA synchronous')).rows[0]![0]);
+    const journal = String((await t.execute('PRAGMA journal_mode')).rows[0]![0]);
+    t.close();
+    return { ...result, synchronous, journal };
+  } finally {
+    client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** User plus system CPU time a process has used, in ms (Linux: fields 14 and 15 of /proc/<pid>/stat, in ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis are plain.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }

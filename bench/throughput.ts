@@ -18,64 +18,15 @@
  * Run: bun run bench:throughput [--runs=3] [--seconds=5]. Prints medians over the runs with the spread (min–max).
  * Timing targets live here, not in tests; the figures depend on the machine and on what else it is doing.
  */
-import { createClient } from '@libsql/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CONNECTION_PRAGMAS } from '../db/client';
 import { call, makeTestApp } from '../api/test-support/app';
 import { addCard, CARDS_OK, createMerchant, makePremium, registerUser } from '../api/test-support/world';
-import { benchServerEnv, closedLoop, freePort, httpWorld, waitFor, type LoadResult } from './load';
+import { benchServerEnv, closedLoop, freePort, httpWorld, rawCeiling, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-
-/** The raw ceiling: 6-statement write transactions, one at a time, on one connection (BEGIN IMMEDIATE … COMMIT). */
-async function rawCeiling(seconds: number, warmupS: number): Promise<LoadResult & { synchronous: number; journal: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bpay-bench-raw-'));
-  // Plain execute() keeps to the client's one connection (client.transaction() would hand it over and open another).
-  const client = createClient({ url: `file:${join(dir, 'raw.db')}` });
-  try {
-    for (const p of CONNECTION_PRAGMAS) await client.execute(p);
-    await client.executeMultiple(`
-      CREATE TABLE accounts (id INTEGER PRIMARY KEY, balance INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0);
-      CREATE TABLE movements (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL);
-      CREATE TABLE postings (id INTEGER PRIMARY KEY, movement_id INTEGER NOT NULL REFERENCES movements(id),
-                             account INTEGER NOT NULL, amount INTEGER NOT NULL);
-      CREATE INDEX postings_account ON postings (account);
-      CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
-      INSERT INTO counters VALUES (1, 0);
-      INSERT INTO accounts (id, balance)
-        WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100) SELECT i, 1000000000 FROM s;
-    `);
-    let k = 0;
-    const tx = async () => {
-      const from = (k % 100) + 1;
-      const to = ((k + 37) % 100) + 1;
-      k++;
-      // BEGIN IMMEDIATE, as the app's write transactions; each statement awaited, as the app does.
-      const t = await client.transaction('write');
-      await t.execute({ sql: 'UPDATE accounts SET balance = balance - 100, version = version + 1 WHERE id = ? AND balance >= 100', args: [from] });
-      await t.execute({ sql: 'UPDATE accounts SET balance = balance + 100, version = version + 1 WHERE id = ?', args: [to] });
-      const m = await t.execute({ sql: "INSERT INTO movements (kind, at) VALUES ('transfer', ?) RETURNING id", args: [Date.now()] });
-      const id = Number(m.rows[0]!.id);
-      await t.execute({ sql: 'INSERT INTO postings (movement_id, account, amount) VALUES (?, ?, -100)', args: [id, from] });
-      await t.execute({ sql: 'INSERT INTO postings (movement_id, account, amount) VALUES (?, ?, 100)', args: [id, to] });
-      await t.execute('UPDATE counters SET n = n + 1 WHERE id = 1');
-      await t.commit();
-    };
-    const result = await closedLoop(1, seconds, warmupS, async () => (await tx(), new Response(null, { status: 204 })), 204);
-    // Read on the connection the transactions used (the pool hands the one idle connection back every time).
-    const t = await client.transaction('read');
-    const synchronous = Number((await t.execute('PRAGMA synchronous')).rows[0]![0]);
-    const journal = String((await t.execute('PRAGMA journal_mode')).rows[0]![0]);
-    t.close();
-    return { ...result, synchronous, journal };
-  } finally {
-    client.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 interface WriteCounts {
   commits: number;

@@ -17,26 +17,14 @@
  * process waiting for the file's write lock waits inside its busy handler, synchronously, its event loop stopped.
  */
 import { createClient } from '@libsql/client';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cardBody, CARDS_OK } from '../api/test-support/world';
-import { benchServerEnv, closedLoop, freePort, inParallel, waitFor, type LoadResult } from './load';
+import { benchServerEnv, closedLoop, cpuMs, freePort, inParallel, waitFor, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-
-/** User plus system CPU time a process has used, in ms (Linux: fields 14 and 15 of /proc/<pid>/stat, in ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis are plain.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 interface Server {
   proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;

@@ -67,3 +67,20 @@ ensure_python_stripe() {
   echo "note: python3-stripe is not installed (apt-get install -y python3-stripe as root): the stripe-python test will skip." >&2
   return 0
 }
+
+# wrk, the HTTP load generator of bench:http: Debian's package, installed when root may (as Chromium is). Never fatal:
+# without it the bench loads with its own Bun client and says so in its first lines. Called by scripts/bench.sh (the
+# bench scripts' entry), never by the test command.
+ensure_wrk() {
+  if command -v wrk >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing wrk from Debian (the HTTP bench's load generator)"
+    if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null 2>&1 \
+      || { DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null 2>&1; }; then
+      return 0
+    fi
+  fi
+  echo "note: wrk is not installed (apt-get install -y wrk as root): the bench falls back to its Bun client." >&2
+  return 0
+}
