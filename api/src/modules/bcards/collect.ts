@@ -1,5 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, firstRow } from '@bpay/db';
+import { schema, type DbOrTx, slotValues } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, isStorageFailure, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -9,6 +8,19 @@ import { accounts, postMovement } from '../ledger/service';
 import { assertBankStanding } from './bank-debits';
 import { noticeBcardIssued } from './notices';
 import { releaseHolds, settleRefund } from './refund';
+import {
+  collectionByKey,
+  collectionsThisMonth,
+  insertBcard,
+  insertBcardArgs,
+  insertCollection,
+  insertCollectionArgs,
+  insertShares,
+  insertSharesArgs,
+  liveSources,
+  setSharesArgs,
+  setSharesHeldOrCaptured,
+} from './statements';
 import {
   holdKey,
   issueKey,
@@ -73,30 +85,19 @@ export async function recordCollection(
   userId: string,
   plan: CollectionPlan,
   limits: { monthlyTransactions: number; bcardGenerationLimit: number; planName: string; tierName: string },
-): Promise<{ lease: Lease; existing: boolean }> {
+): Promise<{ lease: Lease; existing: boolean; recorded?: Loaded }> {
   const owner = newToken();
   const at = now(deps);
   const id = newId('col');
   return deps.db.transaction(async (tx) => {
     if (plan.idempotencyKey) {
-      const prior = await firstRow(tx, schema.collections, and(eq(schema.collections.userId, userId), eq(schema.collections.idempotencyKey, plan.idempotencyKey)));
+      const prior = await collectionByKey(tx).get({ userId, key: plan.idempotencyKey });
       if (prior) return { lease: { collectionId: prior.id, owner: prior.leaseOwner }, existing: true };
     }
     await assertSourcesStillUsable(tx, userId, plan.shares);
     const bankCents = plan.shares.filter((s) => s.source.type === 'bank_account').reduce((a, s) => a + s.amountCents, 0);
     await assertBankStanding(tx, userId, bankCents, { name: limits.tierName, displayName: limits.planName });
-    const [row] = await tx
-      .select({ n: sql<number>`count(*)` })
-      .from(schema.collections)
-      .where(
-        and(
-          eq(schema.collections.userId, userId),
-          sql`${schema.collections.status} != 'failed'`,
-          // A merchant's sandbox test bcards do not use the owner's consumer plan.
-          sql`${schema.collections.kind} != 'sandbox'`,
-          sql`${schema.collections.createdAt} >= ${startOfMonth(at).getTime()}`,
-        ),
-      );
+    const row = await collectionsThisMonth(tx).get({ userId, since: startOfMonth(at).getTime() });
     const thisMonth = Number(row?.n ?? 0);
     const cap = Math.min(
       ...[limits.monthlyTransactions, limits.bcardGenerationLimit].filter((l) => l !== -1),
@@ -109,41 +110,44 @@ export async function recordCollection(
           'Upgrade your plan or wait for next month.',
       );
     }
-    await tx.insert(schema.collections).values({
-      id,
-      userId,
-      kind: plan.kind,
-      status: 'holding',
-      amountCents: plan.amountCents,
-      feeCents: plan.feeCents,
-      totalCents: plan.amountCents + plan.feeCents,
-      name: plan.name,
-      cardholderName: plan.cardholderName,
-      merchant: plan.merchant,
-      description: plan.description,
-      lockedMerchantId: plan.lockedMerchantId,
-      lockedDomain: plan.lockedDomain,
-      extensionTokenId: plan.extensionTokenId,
-      vendor: deps.vendor.name,
-      idempotencyKey: plan.idempotencyKey,
-      leaseOwner: owner,
-      leaseUntil: new Date(at.getTime() + LEASE_MS),
-      createdAt: at,
-      updatedAt: at,
-    });
-    await tx.insert(schema.collectionShares).values(
-      plan.shares.map((s, position) => ({
-        id: newId('shr'),
-        collectionId: id,
-        fundingSourceId: s.source.id,
-        position,
-        percentageBps: s.percentageBps,
-        amountCents: s.amountCents,
-        status: 'pending' as const,
+    const [collection] = await insertCollection(tx).all(
+      insertCollectionArgs({
+        id,
+        userId,
+        kind: plan.kind,
+        status: 'holding',
+        amountCents: plan.amountCents,
+        feeCents: plan.feeCents,
+        totalCents: plan.amountCents + plan.feeCents,
+        name: plan.name,
+        cardholderName: plan.cardholderName,
+        merchant: plan.merchant,
+        description: plan.description,
+        lockedMerchantId: plan.lockedMerchantId,
+        lockedDomain: plan.lockedDomain,
+        extensionTokenId: plan.extensionTokenId,
+        vendor: deps.vendor.name,
+        idempotencyKey: plan.idempotencyKey,
+        leaseOwner: owner,
+        leaseUntil: new Date(at.getTime() + LEASE_MS),
+        createdAt: at,
         updatedAt: at,
-      })),
+      }),
     );
-    return { lease: { collectionId: id, owner }, existing: false };
+    // One multi-row insert (built once per share count), returned whole: with the collection's row and the sources the
+    // plan read (checked again just above), the saga's next phase starts from what was recorded without reading it back.
+    const shares = await insertShares(tx, plan.shares.length).all(
+      insertSharesArgs(
+        id,
+        'pending',
+        at,
+        plan.shares.map((s, position) => ({ id: newId('shr'), fundingSourceId: s.source.id, position, percentageBps: s.percentageBps, amountCents: s.amountCents })),
+      ),
+    );
+    // RETURNING's order is not promised: each share goes back to its place by position.
+    const byPosition = shares.sort((a, b) => a.position - b.position);
+    const recorded: Loaded = { collection: collection!, shares: byPosition.map((share) => ({ ...share, source: plan.shares[share.position]!.source })) };
+    return { lease: { collectionId: id, owner }, existing: false, recorded };
   });
 }
 
@@ -154,16 +158,7 @@ export async function recordCollection(
  */
 async function assertSourcesStillUsable(tx: DbOrTx, userId: string, shares: PlannedShare[]): Promise<void> {
   if (shares.length === 0) return;
-  const rows = await tx
-    .select({ id: schema.fundingSources.id, isActive: schema.fundingSources.isActive })
-    .from(schema.fundingSources)
-    .where(
-      and(
-        inArray(schema.fundingSources.id, shares.map((s) => s.source.id)),
-        eq(schema.fundingSources.userId, userId),
-        isNull(schema.fundingSources.deletedAt),
-      ),
-    );
+  const rows = await liveSources(tx, shares.length).all(slotValues('id', shares.map((s) => s.source.id), { userId }));
   const now = new Map(rows.map((r) => [r.id, r.isActive]));
   for (const [i, { source }] of shares.entries()) {
     if (!now.has(source.id)) throw notFound('funding source');
@@ -243,9 +238,9 @@ interface HoldOutcome {
  * is what the caller answers.
  * Fails with: insufficient_funds (with details), card_declined (each share's decline), vendor_unavailable.
  */
-export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: number): Promise<BcardRow> {
+export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: number, recorded?: Loaded): Promise<BcardRow> {
   const vendor = deps.vendor;
-  const loaded = await load(deps.db, lease.collectionId);
+  const loaded = recorded ?? (await load(deps.db, lease.collectionId));
   const outcome = await phase(
     deps,
     vendor,
@@ -286,7 +281,10 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
       return { held, declined: null, unanswered: null, unavailable: false };
     },
     async (tx, answered) => {
-      for (const [shareId, holdId] of answered.held) await setShare(tx, deps, shareId, { status: 'held', vendorHoldId: holdId });
+      // Every held share in one statement (built once per count).
+      if (answered.held.size > 0) {
+        await setSharesHeldOrCaptured(tx, answered.held.size).run(setSharesArgs('held', now(deps), [...answered.held]));
+      }
       const d = answered.declined;
       if (d) await setShare(tx, deps, d.shareId, { status: 'declined', declineCode: d.code, declineMessage: d.message });
       if (d || answered.unavailable) await renewLease(tx, deps, lease);
@@ -374,9 +372,11 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
         return { holdIds, card, expiresAt };
       },
       async (tx, { holdIds, card, expiresAt }) => {
+        // Every share captured in one statement (built once per count), each with its hold's or debit's id.
+        const captured = loaded.shares.map((share): [string, string | null] => [share.id, holdIds.get(share.id) ?? null]);
+        await setSharesHeldOrCaptured(tx, captured.length).run(setSharesArgs('captured', now(deps), captured));
         for (const share of loaded.shares) {
           const vendorHoldId = holdIds.get(share.id) ?? null;
-          await setShare(tx, deps, share.id, { status: 'captured', vendorHoldId });
           if (share.source.type === 'bank_account' && vendorHoldId) {
             await tx
               .insert(schema.bankDebits)
@@ -395,9 +395,8 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
         }
         await setStatus(tx, deps, lease, 'capturing', 'completed');
         const bcardId = newId('bc');
-        const [bcard] = await tx
-          .insert(schema.bcards)
-          .values({
+        const [bcard] = await insertBcard(tx).all(
+          insertBcardArgs({
             id: bcardId,
             userId: collection.userId,
             collectionId: collection.id,
@@ -418,8 +417,8 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
             sandbox: collection.kind === 'sandbox',
             expiresAt,
             createdAt: now(deps),
-          })
-          .returning();
+          }),
+        );
         await postMovement(tx, {
           kind: 'collection.captured',
           referenceId: collection.id,

@@ -1,7 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
-import { schema, type CollectionStatus, type DbOrTx, firstRow } from '@bpay/db';
+import { eq } from 'drizzle-orm';
+import { schema, type CollectionStatus, type DbOrTx } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import type { PaymentVendor } from '../../vendors/types';
+import { collectionById, leaseRenewal, sharesWithSources, statusChange } from './statements';
 
 /*
  * The collection saga's shared parts: its state machine (the one table of transitions and assertTransition), the
@@ -53,16 +54,11 @@ export async function setStatus(
   extra: Partial<typeof schema.collections.$inferInsert> = {},
 ): Promise<void> {
   assertTransition(from, to);
-  const res = await db
-    .update(schema.collections)
-    .set({ status: to, updatedAt: now(deps), ...extra })
-    .where(
-      and(
-        eq(schema.collections.id, lease.collectionId),
-        eq(schema.collections.status, from),
-        eq(schema.collections.leaseOwner, lease.owner),
-      ),
-    );
+  // Built once per set of columns written (statements.ts); an undefined value is not written, as drizzle's set() skips it.
+  const columns = Object.keys(extra).filter((k) => extra[k as keyof typeof extra] !== undefined);
+  const values: Record<string, unknown> = { to, updatedAt: now(deps), id: lease.collectionId, from, owner: lease.owner };
+  for (const k of columns) values[`x_${k}`] = extra[k as keyof typeof extra];
+  const res = await statusChange(columns)(db).run(values);
   if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
 }
 
@@ -74,10 +70,7 @@ export class LeaseLostError extends Error {
 }
 
 export async function renewLease(db: DbOrTx, deps: AppDeps, lease: Lease): Promise<void> {
-  const res = await db
-    .update(schema.collections)
-    .set({ leaseUntil: new Date(now(deps).getTime() + LEASE_MS) })
-    .where(and(eq(schema.collections.id, lease.collectionId), eq(schema.collections.leaseOwner, lease.owner)));
+  const res = await leaseRenewal(db).run({ leaseUntil: new Date(now(deps).getTime() + LEASE_MS), id: lease.collectionId, owner: lease.owner });
   if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
 }
 
@@ -87,14 +80,9 @@ export interface Loaded {
 }
 
 export async function load(db: DbOrTx, collectionId: string): Promise<Loaded> {
-  const collection = await firstRow(db, schema.collections, eq(schema.collections.id, collectionId));
+  const collection = await collectionById(db).get({ id: collectionId });
   if (!collection) throw new Error(`no collection ${collectionId}`);
-  const rows = await db
-    .select({ share: schema.collectionShares, source: schema.fundingSources })
-    .from(schema.collectionShares)
-    .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
-    .where(eq(schema.collectionShares.collectionId, collectionId))
-    .orderBy(asc(schema.collectionShares.position));
+  const rows = await sharesWithSources(db).all({ collectionId });
   return { collection, shares: rows.map((r) => ({ ...r.share, source: r.source })) };
 }
 

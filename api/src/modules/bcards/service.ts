@@ -51,14 +51,14 @@ export async function createBcard(
 
 export async function collectAndIssue(deps: AppDeps, user: UserRow, input: PlanInput): Promise<BcardRow> {
   const { plan, tier } = await planCollection(deps, user, input);
-  const { lease, existing } = await recordCollection(deps, user.id, plan, {
+  const { lease, existing, recorded } = await recordCollection(deps, user.id, plan, {
     monthlyTransactions: tier.monthlyTransactions,
     bcardGenerationLimit: tier.bcardGenerationLimit,
     planName: tier.displayName,
     tierName: tier.name,
   });
   if (existing) return outcomeOfExisting(deps, user.id, lease.collectionId);
-  return runCollection(deps, lease, deps.bcardTtlMs);
+  return runCollection(deps, lease, deps.bcardTtlMs, recorded);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
+import { schema, type Db, type DbOrTx, firstRow, preparedPerCount, slots, slotValues } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -419,18 +419,16 @@ export async function deleteFundingSource(deps: AppDeps, user: UserRow, id: stri
 }
 
 /** The caller's sources by id, for a split; any id that is not theirs (or removed) is "not found". */
+/** The user's live sources among these ids: one build per count of ids (db/prepared.ts), the Create bcard's read. */
+const ownedSources = preparedPerCount((db, n) =>
+  db
+    .select()
+    .from(schema.fundingSources)
+    .where(and(inArray(schema.fundingSources.id, slots('id', n)), eq(schema.fundingSources.userId, sql.placeholder('userId')), isNull(schema.fundingSources.deletedAt)))
+    .prepare(),
+);
+
 export async function getOwnedSources(db: Db, userId: string, ids: string[]): Promise<Map<string, SourceRow>> {
-  const rows = ids.length
-    ? await db
-        .select()
-        .from(schema.fundingSources)
-        .where(
-          and(
-            inArray(schema.fundingSources.id, ids),
-            eq(schema.fundingSources.userId, userId),
-            isNull(schema.fundingSources.deletedAt),
-          ),
-        )
-    : [];
+  const rows = ids.length ? await ownedSources(db, ids.length).all(slotValues('id', ids, { userId })) : [];
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { schema, type DbOrTx } from '@bpay/db';
+import { schema, type DbOrTx, prepared, preparedPerCount, slots, slotValues } from '@bpay/db';
 import { newId } from '../../lib/ids';
 
 export interface Posting {
@@ -56,16 +56,39 @@ export async function postMovement(
     throw new UnbalancedMovementError(`movement ${movement.kind} ${movement.referenceId} does not balance (sum ${sum})`);
   }
   const id = newId('mv');
-  await tx.insert(schema.ledgerMovements).values({ id, kind: movement.kind, referenceId: movement.referenceId, createdAt: movement.at });
-  await tx.insert(schema.ledgerPostings).values(nonZero.map((p) => ({ movementId: id, account: p.account, amountCents: p.amountCents })));
+  await insertMovement(tx).run({ id, kind: movement.kind, referenceId: movement.referenceId, createdAt: movement.at });
+  // One multi-row insert, built once per posting count (2 for most movements, one per share more for a split).
+  const args: Record<string, unknown> = { movementId: id };
+  slotValues('account', nonZero.map((p) => p.account), args);
+  slotValues('amount', nonZero.map((p) => p.amountCents), args);
+  await insertPostings(tx, nonZero.length).run(args);
   return id;
 }
 
-export async function accountBalance(db: DbOrTx, account: string): Promise<number> {
-  const [row] = await db
+/* Built once (db/prepared.ts): every money path writes these two. */
+const insertMovement = prepared((db) =>
+  db
+    .insert(schema.ledgerMovements)
+    .values({ id: sql.placeholder('id'), kind: sql.placeholder('kind'), referenceId: sql.placeholder('referenceId'), createdAt: sql.placeholder('createdAt') })
+    .prepare(),
+);
+const insertPostings = preparedPerCount((db, n) => {
+  const amounts = slots('amount', n);
+  return db
+    .insert(schema.ledgerPostings)
+    .values(slots('account', n).map((account, i) => ({ movementId: sql.placeholder('movementId'), account, amountCents: amounts[i]! })))
+    .prepare();
+});
+const balanceOf = prepared((db) =>
+  db
     .select({ sum: sql<number>`coalesce(sum(${schema.ledgerPostings.amountCents}), 0)` })
     .from(schema.ledgerPostings)
-    .where(eq(schema.ledgerPostings.account, account));
+    .where(eq(schema.ledgerPostings.account, sql.placeholder('account')))
+    .prepare(),
+);
+
+export async function accountBalance(db: DbOrTx, account: string): Promise<number> {
+  const row = await balanceOf(db).get({ account });
   return Number(row?.sum ?? 0);
 }
 
