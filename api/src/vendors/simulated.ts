@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, firstRow } from '@bpay/db';
+import { schema, type DbOrTx, firstRow, prepared } from '@bpay/db';
 import type { Clock } from '../lib/clock';
 import { brandOf, luhnCheckDigit } from '../lib/cards';
 import { constantTimeEqual as timingSafeEqualStr, hmacHex, sha256Hex } from '../lib/crypto';
@@ -121,6 +121,49 @@ export const SIM_3DS_FAIL_CODE = '000000';
  * It stores no card number: a tokenized card keeps its behaviour, brand and last 4; an issued card's number and
  * CVC are derived from a keyed hash of its id whenever they are needed, and only an HMAC fingerprint is kept.
  */
+/* A refund's statements, built once (db/prepared.ts): a refund through a split runs them once per share. */
+const refundSubject = prepared((db) =>
+  db
+    .select({ hold: schema.simHolds, behavior: schema.simCards.behavior, done: schema.simRefunds.idempotencyKey })
+    .from(schema.simHolds)
+    .leftJoin(schema.simCards, eq(schema.simCards.token, schema.simHolds.token))
+    .leftJoin(schema.simRefunds, eq(schema.simRefunds.idempotencyKey, sql.placeholder('key')))
+    .where(eq(schema.simHolds.id, sql.placeholder('holdId')))
+    .prepare(),
+);
+const refundFromHold = prepared((db) =>
+  db
+    .update(schema.simHolds)
+    .set({ refundedCents: sql`${schema.simHolds.refundedCents} + ${sql.placeholder('amount')}` })
+    .where(and(eq(schema.simHolds.id, sql.placeholder('holdId')), sql`${schema.simHolds.refundedCents} + ${sql.placeholder('amount')} <= ${schema.simHolds.amountCents}`))
+    .prepare(),
+);
+const creditCard = prepared((db) =>
+  db
+    .update(schema.simCards)
+    .set({ availableCents: sql`${schema.simCards.availableCents} + ${sql.placeholder('amount')}` })
+    .where(eq(schema.simCards.token, sql.placeholder('token')))
+    .prepare(),
+);
+const creditBankAccount = prepared((db) =>
+  db
+    .update(schema.simBankAccounts)
+    .set({ availableCents: sql`${schema.simBankAccounts.availableCents} + ${sql.placeholder('amount')}` })
+    .where(eq(schema.simBankAccounts.token, sql.placeholder('token')))
+    .prepare(),
+);
+const insertSimRefund = prepared((db) =>
+  db
+    .insert(schema.simRefunds)
+    .values({
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      holdId: sql.placeholder('holdId'),
+      amountCents: sql.placeholder('amountCents'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+);
+
 export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string): PaymentVendor {
   const keyed = (purpose: string, value: string) => hmacHex(secret, `sim:${purpose}:${value}`);
 
@@ -327,39 +370,21 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
       // The refund's id follows from its key, so a repeated refund answers the first one's id.
       const refundId = `sim_re_${sha256Hex(`refund:${opts.idempotencyKey}`).slice(0, 24)}`;
       await db.transaction(async (tx) => {
-        const done = await firstRow(tx, schema.simRefunds, eq(schema.simRefunds.idempotencyKey, opts.idempotencyKey));
-        if (done) return;
-        // The hold and its card's behaviour in one read (a bank debit's token names no sim card: null).
-        const [found] = await tx
-          .select({ hold: schema.simHolds, behavior: schema.simCards.behavior })
-          .from(schema.simHolds)
-          .leftJoin(schema.simCards, eq(schema.simCards.token, schema.simHolds.token))
-          .where(eq(schema.simHolds.id, holdId));
+        // The hold, its card's behaviour (a bank debit's token names no sim card: null) and the refund already made
+        // under this key, if any, in one read (statements built once: db/prepared.ts).
+        const found = await refundSubject(tx).get({ holdId, key: opts.idempotencyKey });
+        // (Without the hold, the key alone is looked up: a repeated refund answers even so, as before.)
+        if (found ? found.done !== null : await firstRow(tx, schema.simRefunds, eq(schema.simRefunds.idempotencyKey, opts.idempotencyKey))) return;
         const h = found?.hold;
         if (!h || h.status !== 'captured') throw new Error(`simulated processor: hold ${holdId} is not captured`);
         if (found.behavior === 'refund_refused' && MERCHANT_REFUND_KEY.test(opts.idempotencyKey)) {
           throw new VendorDeclineError('card_declined', "The card's issuer refused the refund.");
         }
-        const res = await tx
-          .update(schema.simHolds)
-          .set({ refundedCents: sql`${schema.simHolds.refundedCents} + ${amountCents}` })
-          .where(and(eq(schema.simHolds.id, holdId), sql`${schema.simHolds.refundedCents} + ${amountCents} <= ${schema.simHolds.amountCents}`));
+        const res = await refundFromHold(tx).run({ holdId, amount: amountCents });
         if (res.rowsAffected !== 1) throw new Error(`simulated processor: refund exceeds hold ${holdId}`);
-        await tx
-          .update(schema.simCards)
-          .set({ availableCents: sql`${schema.simCards.availableCents} + ${amountCents}` })
-          .where(eq(schema.simCards.token, h.token));
-        // A refund of a bank debit goes back to the bank account (the token names one or the other).
-        await tx
-          .update(schema.simBankAccounts)
-          .set({ availableCents: sql`${schema.simBankAccounts.availableCents} + ${amountCents}` })
-          .where(eq(schema.simBankAccounts.token, h.token));
-        await tx.insert(schema.simRefunds).values({
-          idempotencyKey: opts.idempotencyKey,
-          holdId,
-          amountCents,
-          createdAt: clock.now(),
-        });
+        // Back to the card the hold is on, or (a refund of a bank debit) to the bank account its token names.
+        await (found.behavior === null ? creditBankAccount : creditCard)(tx).run({ token: h.token, amount: amountCents });
+        await insertSimRefund(tx).run({ idempotencyKey: opts.idempotencyKey, holdId, amountCents, createdAt: clock.now() });
       });
       return { refundId };
     },

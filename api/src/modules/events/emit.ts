@@ -140,14 +140,44 @@ export async function emitEvent(
   return id;
 }
 
+/**
+ * Several events of one merchant and mode, in order, in the caller's transaction: each exactly as emitEvent records it,
+ * with the merchant's endpoints read once for all of them (a refund's settlement tells refund.updated and
+ * charge.refunded together).
+ */
+export async function emitEvents(
+  tx: DbOrTx,
+  owner: { merchantId: string; livemode: boolean; at: Date },
+  events: Array<{ type: EventType; object: Record<string, unknown> }>,
+): Promise<string[]> {
+  let endpoints: Endpoint[] | undefined;
+  const ids: string[] = [];
+  for (const { type, object } of events) {
+    for (const t of EVENT_TWINS[type] ? [type, EVENT_TWINS[type]!] : [type]) {
+      const id = await insertEvent(tx, { ...owner, type: t, object });
+      endpoints ??= await enabledEndpoints(tx).all({ merchantId: owner.merchantId, livemode: owner.livemode });
+      await fanOut(tx, { ...owner, type: t, object }, id, endpoints);
+      if (t === type) ids.push(id);
+    }
+  }
+  return ids;
+}
+
+type Endpoint = { id: string; enabledEvents: string[] };
+
 async function emitOne(tx: DbOrTx, e: EventInput): Promise<string> {
   const id = await insertEvent(tx, e);
   const endpoints = await enabledEndpoints(tx).all({ merchantId: e.merchantId, livemode: e.livemode });
+  await fanOut(tx, e, id, endpoints);
+  return id;
+}
+
+/** The event's deliveries to the endpoints subscribed to it, and its broadcast row. */
+async function fanOut(tx: DbOrTx, e: EventInput, id: string, endpoints: Endpoint[]): Promise<void> {
   const subscribed = endpoints.filter((ep) => isSubscribed(ep.enabledEvents, e.type)).map((ep) => ep.id);
   await queueDeliveries(tx, e, id, subscribed, e.at);
   // Live listeners (GET /api/v1/events/stream) get every event their filter matches, endpoints or not.
   await recordBroadcast(tx, { merchantId: e.merchantId, livemode: e.livemode, eventId: id, reason: 'created', at: e.at });
-  return id;
 }
 
 /** Records an event meant for one endpoint only (a test event) and queues its one delivery. */

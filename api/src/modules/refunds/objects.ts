@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
-import { schema, type DbOrTx, type RefundReason, type RefundStatus, firstRow } from '@bpay/db';
+import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import { schema, type DbOrTx, type RefundReason, type RefundStatus, firstRow, prepared } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid } from '../../errors';
@@ -59,13 +59,28 @@ export async function refundObject(db: DbOrTx, row: RefundRow): Promise<RefundOb
 
 export const money = (c: number) => `$${formatDecimal(c as Cents)}`;
 
+/** A payment intent by id (the refund's saga reads it again under the write lock), built once (db/prepared.ts). */
+export const intentById = prepared((db) =>
+  db.select().from(schema.paymentIntents).where(eq(schema.paymentIntents.id, sql.placeholder('id'))).limit(1).prepare(),
+);
+const intentOfMerchant = prepared((db) =>
+  db
+    .select()
+    .from(schema.paymentIntents)
+    .where(
+      and(
+        eq(schema.paymentIntents.id, sql.placeholder('id')),
+        eq(schema.paymentIntents.merchantId, sql.placeholder('merchantId')),
+        eq(schema.paymentIntents.livemode, sql.placeholder('livemode')),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+);
+
 /** A merchant's payment intent in this mode. Fails with: resource_not_found (payment_intent). */
 export async function intentOf(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<IntentRow> {
-  const pi = await firstRow(
-    deps.db,
-    schema.paymentIntents,
-    and(eq(schema.paymentIntents.id, id), eq(schema.paymentIntents.merchantId, merchant.id), eq(schema.paymentIntents.livemode, livemode)),
-  );
+  const pi = await intentOfMerchant(deps.db).get({ id, merchantId: merchant.id, livemode });
   if (!pi) throw new AppError('resource_not_found', `No such payment_intent: '${id}'`, 'payment_intent');
   return pi;
 }

@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, type RefundReason, firstRow } from '@bpay/db';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { setPlaceholder } from '../../lib/set-placeholder';
+import { schema, type DbOrTx, type RefundReason, prepared, preparedPerCount } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid } from '../../errors';
 import { newId, newToken } from '../../lib/ids';
@@ -7,7 +8,7 @@ import { allocate } from '../../lib/split';
 import { remainderBack, spentFee } from '../bcards/remainder';
 import { emitEvent } from '../events/emit';
 import { validateMetadata } from '../payment-intents/service';
-import { intentOf, money, refundObject, type RefundObject } from './objects';
+import { intentById, intentOf, money, refundObject, type RefundObject } from './objects';
 import { REFUND_LEASE_MS, takeOver } from './lease';
 import { settleOrLeave } from './settle';
 
@@ -43,6 +44,117 @@ export interface CreateRefundInput {
   metadata?: Record<string, string>;
 }
 
+/*
+ * The statements of transaction 1 and the reads before it, built once (db/prepared.ts): only their values change from
+ * one refund to the next. The mode in the seq's subquery is bound raw (no column to encode it): 0 or 1, as stored.
+ */
+const refundByRequestKey = prepared((db) =>
+  db
+    .select()
+    .from(schema.refunds)
+    .where(and(eq(schema.refunds.merchantId, sql.placeholder('merchantId')), eq(schema.refunds.requestKey, sql.placeholder('requestKey'))))
+    .limit(1)
+    .prepare(),
+);
+/** The bcard that paid, its collection and the collection's shares (none for a one-pool sandbox test bcard): one read. */
+const paidWith = prepared((db) =>
+  db
+    .select({ bcard: schema.bcards, collection: schema.collections, share: schema.collectionShares })
+    .from(schema.bcards)
+    .innerJoin(schema.collections, eq(schema.collections.id, schema.bcards.collectionId))
+    .leftJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
+    .where(eq(schema.bcards.id, sql.placeholder('bcardId')))
+    .prepare(),
+);
+const reserveOnIntent = prepared((db) =>
+  db
+    .update(schema.paymentIntents)
+    .set({ amountRefunded: sql`${schema.paymentIntents.amountRefunded} + ${sql.placeholder('amount')}`, updatedAt: setPlaceholder<Date>('at') })
+    .where(
+      and(
+        eq(schema.paymentIntents.id, sql.placeholder('id')),
+        eq(schema.paymentIntents.status, 'succeeded'),
+        sql`${schema.paymentIntents.amountRefunded} + ${sql.placeholder('amount')} <= ${schema.paymentIntents.amountReceived}`,
+      ),
+    )
+    .returning()
+    .prepare(),
+);
+const feeRefunded = prepared((db) =>
+  db
+    .select({ sum: sql<number>`coalesce(sum(${schema.refunds.feeCents}), 0)` })
+    .from(schema.refunds)
+    .where(and(eq(schema.refunds.paymentIntentId, sql.placeholder('paymentIntentId')), ne(schema.refunds.status, 'failed')))
+    .prepare(),
+);
+const insertRefund = prepared((db) => {
+  const seq = sql<number>`(select coalesce(max(${schema.refunds.seq}), 0) + 1 from ${schema.refunds}
+    where ${schema.refunds.merchantId} = ${sql.placeholder('merchantId')} and ${schema.refunds.livemode} = ${sql.placeholder('livemodeRaw')})`;
+  return db
+    .insert(schema.refunds)
+    .values({
+      id: sql.placeholder('id'),
+      merchantId: sql.placeholder('merchantId'),
+      paymentIntentId: sql.placeholder('paymentIntentId'),
+      livemode: sql.placeholder('livemode'),
+      amount: sql.placeholder('amount'),
+      feeCents: sql.placeholder('feeCents'),
+      currency: sql.placeholder('currency'),
+      status: 'pending',
+      reason: sql.placeholder('reason'),
+      metadata: sql.placeholder('metadata'),
+      failureReason: null,
+      requestKey: sql.placeholder('requestKey'),
+      leaseOwner: sql.placeholder('leaseOwner'),
+      leaseUntil: sql.placeholder('leaseUntil'),
+      seq,
+      createdAt: sql.placeholder('at'),
+      updatedAt: sql.placeholder('at'),
+    })
+    .returning()
+    .prepare();
+});
+/**
+ * A refund's parts (one per share that gives back, 1–5) in one multi-row insert, built once for each number of rows
+ * (db/prepared.ts preparedPerCount): row i's placeholders are `<column>i`.
+ */
+type PartValues = Array<{ id: string; refundId: string; shareId: string; fundingSourceId: string; amountCents: number; updatedAt: Date }>;
+const insertParts = preparedPerCount((db, n) =>
+  db
+    .insert(schema.refundParts)
+    .values(
+      Array.from({ length: n }, (_, i) => ({
+        id: sql.placeholder(`id${i}`),
+        refundId: sql.placeholder(`refundId${i}`),
+        shareId: sql.placeholder(`shareId${i}`),
+        fundingSourceId: sql.placeholder(`fundingSourceId${i}`),
+        amountCents: sql.placeholder(`amountCents${i}`),
+        status: 'pending' as const,
+        vendorRefundId: null,
+        updatedAt: sql.placeholder(`updatedAt${i}`),
+      })),
+    )
+    .prepare(),
+);
+function partValues(rows: PartValues): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  rows.forEach((r, i) => {
+    for (const [k, v] of Object.entries(r)) out[`${k}${i}`] = v;
+  });
+  return out;
+}
+
+/** What earlier refunds (not failed) took from each share of a collection. */
+const takenByShare = prepared((db) =>
+  db
+    .select({ shareId: schema.refundParts.shareId, sum: sql<number>`sum(${schema.refundParts.amountCents})` })
+    .from(schema.refundParts)
+    .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
+    .where(and(eq(schema.collectionShares.collectionId, sql.placeholder('collectionId')), ne(schema.refundParts.status, 'failed')))
+    .groupBy(schema.refundParts.shareId)
+    .prepare(),
+);
+
 /**
  * The amount a refund takes: `requested`, or all that is left. Fails with: charge_already_refunded (nothing left),
  * amount_too_large on amount (more than is left, also when concurrent refunds took it first; Stripe's code).
@@ -67,16 +179,12 @@ const usedRemainder = (bcard: typeof schema.bcards.$inferSelect) => (bcard.statu
 async function refundableByShare(
   tx: DbOrTx,
   bcard: typeof schema.bcards.$inferSelect,
-  collection: { amountCents: number; feeCents: number },
+  collection: { id: string; amountCents: number; feeCents: number },
   shares: ShareRow[],
 ): Promise<number[]> {
   // What the purchase left on the bcard went back pro rata with its part of the fee, exactly as settleRefund gives it.
   const back = remainderBack(collection, usedRemainder(bcard), shares.map((s) => s.amountCents)).parts;
-  const earlier = await tx
-    .select({ shareId: schema.refundParts.shareId, sum: sql<number>`sum(${schema.refundParts.amountCents})` })
-    .from(schema.refundParts)
-    .where(and(inArray(schema.refundParts.shareId, shares.map((s) => s.id)), ne(schema.refundParts.status, 'failed')))
-    .groupBy(schema.refundParts.shareId);
+  const earlier = await takenByShare(tx).all({ collectionId: collection.id });
   const taken = new Map(earlier.map((r) => [r.shareId, Number(r.sum)]));
   return shares.map((s, i) => Math.max(0, s.amountCents - (back[i] ?? 0) - (taken.get(s.id) ?? 0)));
 }
@@ -102,15 +210,11 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
   const metadata = validateMetadata(input.metadata);
   // Checked again, under the write lock, in the transaction below: these are the early answers.
   overRefund(pi, input.amount);
-  const bcard = pi.bcardId ? await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, pi.bcardId)) : undefined;
-  if (!bcard) throw new Error(`succeeded payment intent ${pi.id} has no bcard`);
-  const collection = await firstRow(deps.db, schema.collections, eq(schema.collections.id, bcard.collectionId));
-  if (!collection) throw new Error(`bcard ${bcard.id} has no collection`);
-  const shares = await deps.db
-    .select()
-    .from(schema.collectionShares)
-    .where(eq(schema.collectionShares.collectionId, collection.id))
-    .orderBy(asc(schema.collectionShares.position));
+  const paid = pi.bcardId ? await paidWith(deps.db).all({ bcardId: pi.bcardId }) : [];
+  if (paid.length === 0) throw new Error(`succeeded payment intent ${pi.id} has no bcard with a collection`);
+  const { bcard, collection } = paid[0]!;
+  // A collection has 1–5 shares: ordered here, so the statement needs no sort.
+  const shares = paid.flatMap((r) => (r.share ? [r.share] : [])).sort((a, b) => a.position - b.position);
 
   const at = deps.clock.now();
   const owner = newToken();
@@ -119,31 +223,18 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
     // What is left is read under the write lock (this transaction's first statement is a read of the row the
     // reservation then moves), so "refund the rest" takes exactly what concurrent refunds left; the guarded UPDATE
     // and the CHECK on amount_refunded back it up.
-    const current = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
+    const current = await intentById(tx).get({ id: pi.id });
     const amount = overRefund(current ?? pi, input.amount);
-    const [reserved] = await tx
-      .update(schema.paymentIntents)
-      .set({ amountRefunded: sql`${schema.paymentIntents.amountRefunded} + ${amount}`, updatedAt: at })
-      .where(
-        and(
-          eq(schema.paymentIntents.id, pi.id),
-          eq(schema.paymentIntents.status, 'succeeded'),
-          sql`${schema.paymentIntents.amountRefunded} + ${amount} <= ${schema.paymentIntents.amountReceived}`,
-        ),
-      )
-      .returning();
+    const reserved = await reserveOnIntent(tx).get({ id: pi.id, amount, at });
     if (!reserved) {
-      overRefund((await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id))) ?? pi, amount);
+      overRefund((await intentById(tx).get({ id: pi.id })) ?? pi, amount);
       throw new Error(`refund of ${pi.id}: the reservation of ${amount} failed`);
     }
 
     // The fee follows the refund: its share of the fee now, the rest of it with the refund that completes the payment.
     let feeCents = 0;
     if (collection.kind !== 'sandbox' && collection.feeCents > 0) {
-      const [prior] = await tx
-        .select({ sum: sql<number>`coalesce(sum(${schema.refunds.feeCents}), 0)` })
-        .from(schema.refunds)
-        .where(and(eq(schema.refunds.paymentIntentId, pi.id), ne(schema.refunds.status, 'failed')));
+      const prior = await feeRefunded(tx).get({ paymentIntentId: pi.id });
       // The fee that stayed with what was spent: the remainder took its own part back (bcards/remainder.ts).
       const fee = spentFee(collection, usedRemainder(bcard));
       const feeLeft = fee - Number(prior?.sum ?? 0);
@@ -151,29 +242,22 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
       feeCents = Math.max(0, reserved.amountRefunded === reserved.amountReceived ? feeLeft : Math.min(proportional, feeLeft));
     }
 
-    const seq = sql<number>`(select coalesce(max(${schema.refunds.seq}), 0) + 1 from ${schema.refunds}
-      where ${schema.refunds.merchantId} = ${merchant.id} and ${schema.refunds.livemode} = ${livemode})`;
-    const [row] = await tx
-      .insert(schema.refunds)
-      .values({
-        id,
-        merchantId: merchant.id,
-        paymentIntentId: pi.id,
-        livemode,
-        amount,
-        feeCents,
-        currency: pi.currency,
-        status: 'pending',
-        reason: input.reason ?? null,
-        metadata,
-        requestKey,
-        leaseOwner: owner,
-        leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS),
-        seq,
-        createdAt: at,
-        updatedAt: at,
-      })
-      .returning();
+    const row = await insertRefund(tx).get({
+      id,
+      merchantId: merchant.id,
+      paymentIntentId: pi.id,
+      livemode,
+      livemodeRaw: livemode ? 1 : 0,
+      amount,
+      feeCents,
+      currency: pi.currency,
+      reason: input.reason ?? null,
+      metadata,
+      requestKey,
+      leaseOwner: owner,
+      leaseUntil: new Date(at.getTime() + REFUND_LEASE_MS),
+      at,
+    });
 
     // A consumer's bcard, or a split sandbox test bcard (test-helpers/split.ts): back through its shares. The one-pool
     // sandbox test bcard has none: its refund goes back to sandbox:test_funds (recordOutcome).
@@ -194,13 +278,13 @@ async function startRefund(deps: AppDeps, merchant: MerchantRow, livemode: boole
           shareId: p.share.id,
           fundingSourceId: p.share.fundingSourceId,
           amountCents: p.amountCents,
-          status: 'pending' as const,
           updatedAt: at,
         }));
-      if (values.length > 0) await tx.insert(schema.refundParts).values(values);
+      if (values.length > 0) await insertParts(tx, values.length).run(partValues(values));
     }
-    await emitEvent(tx, { merchantId: merchant.id, livemode, type: 'refund.created', object: { ...(await refundObject(tx, row!)) }, at });
-    return row!;
+    if (!row) throw new Error(`refund ${id} was not written`);
+    await emitEvent(tx, { merchantId: merchant.id, livemode, type: 'refund.created', object: { ...(await refundObject(tx, row)) }, at });
+    return row;
   });
   return { refund, lease: { refundId: refund.id, owner } };
 }
@@ -221,7 +305,7 @@ export async function createRefund(
   const earlier = async () =>
     requestKey === null
       ? undefined
-      : firstRow(deps.db, schema.refunds, and(eq(schema.refunds.merchantId, merchant.id), eq(schema.refunds.requestKey, requestKey)));
+      : refundByRequestKey(deps.db).get({ merchantId: merchant.id, requestKey });
   const found = await earlier();
   if (found) {
     const lease = found.status === 'pending' ? await takeOver(deps, found.id) : null;
@@ -236,5 +320,6 @@ export async function createRefund(
     if (raced) return refundObject(deps.db, raced);
     throw e;
   }
-  return settleOrLeave(deps, started.lease);
+  // The refund as transaction 1 wrote it, and the merchant's name for the consumer's notice: not read again.
+  return settleOrLeave(deps, started.lease, { refund: started.refund, merchantName: merchant.businessName });
 }

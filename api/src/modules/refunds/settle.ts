@@ -1,18 +1,19 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, firstRow } from '@bpay/db';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import { setPlaceholder } from '../../lib/set-placeholder';
+import { schema, type DbOrTx, firstRow, prepared } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../../deps';
 import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
 import { holdKey } from '../bcards/saga';
-import { BankDebitPendingError, bankDebitsOf, refreshBankDebit } from '../bcards/bank-debits';
+import { BankDebitPendingError, refreshBankDebit } from '../bcards/bank-debits';
 import { creditOwed } from '../funding-sources/bank-standing';
-import { emitEvent } from '../events/emit';
+import { emitEvent, emitEvents } from '../events/emit';
 import { returnedPart } from '../bcards/notices';
 import { notify } from '../notifications/service';
 import { accounts, postMovement } from '../ledger/service';
 import { chargeAndRefundsOf } from '../charges/service';
 import type { RefundAllocation } from '../charges/allocations';
-import { money, refundObject, toRefundObject, type RefundObject } from './objects';
+import { intentById, money, refundObject, toRefundObject, type RefundObject } from './objects';
 import { finish, renewRefundLease, RefundLeaseLost, takeOver, type RefundLease } from './lease';
 
 /*
@@ -30,16 +31,22 @@ export const refundPartKey = (refundId: string, shareId: string) => `refund:${re
 
 interface LoadedRefund {
   refund: RefundRow;
+  /** The merchant's business name for the consumer's notice, when the caller has it (else read with the notice). */
+  merchantName: string | null;
   parts: Array<PartRow & { share: ShareRow; source: { name: string; type: string; brand: string; last4: string; userId: string } }>;
   /** Parts whose bank debit came back unpaid: nothing goes to the bank; the part reduces what the consumer owes. */
   returned: Set<string>;
   vendor: PaymentVendor | null;
 }
 
-async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund> {
-  const refund = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, refundId));
-  if (!refund) throw new Error(`no refund ${refundId}`);
-  const rows = await deps.db
+/*
+ * The statements of a refund's settlement, built once (db/prepared.ts): only their values change from one refund to
+ * the next.
+ */
+const refundById = prepared((db) => db.select().from(schema.refunds).where(eq(schema.refunds.id, sql.placeholder('id'))).limit(1).prepare());
+/** A refund's parts with their shares, sources and (for a bank share) its debit: one read. */
+const partsOf = prepared((db) =>
+  db
     .select({
       part: schema.refundParts,
       share: schema.collectionShares,
@@ -51,20 +58,50 @@ async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund
         last4: schema.fundingSources.last4,
         userId: schema.fundingSources.userId,
       },
+      debit: schema.bankDebits,
     })
     .from(schema.refundParts)
     .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
     .innerJoin(schema.collections, eq(schema.collections.id, schema.collectionShares.collectionId))
     .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.refundParts.fundingSourceId))
-    .where(eq(schema.refundParts.refundId, refundId))
-    .orderBy(asc(schema.collectionShares.position));
+    .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
+    .where(eq(schema.refundParts.refundId, sql.placeholder('refundId')))
+    .prepare(),
+);
+/**
+ * Every part of a refund recorded in one statement: `outcomes` is a JSON object from each part's id to its status and
+ * the processor's refund id (null for a refused part). A part missing from it would be set to a null status, which
+ * the column refuses: the statement fails rather than leave a part unrecorded.
+ */
+const recordParts = prepared((db) =>
+  db
+    .update(schema.refundParts)
+    .set({
+      status: sql`json_extract(${sql.placeholder('outcomes')}, '$."' || ${schema.refundParts.id} || '".status')`,
+      vendorRefundId: sql`json_extract(${sql.placeholder('outcomes')}, '$."' || ${schema.refundParts.id} || '".vendor')`,
+      updatedAt: setPlaceholder<Date>('at'),
+    })
+    .where(eq(schema.refundParts.refundId, sql.placeholder('refundId')))
+    .prepare(),
+);
+
+/** What transaction 1 wrote and the caller already holds: the refund's row and its merchant's business name. */
+export interface KnownRefund {
+  refund: RefundRow;
+  merchantName: string;
+}
+
+async function loadRefund(deps: AppDeps, refundId: string, known?: KnownRefund): Promise<LoadedRefund> {
+  const refund = known?.refund ?? (await refundById(deps.db).get({ id: refundId }));
+  if (!refund) throw new Error(`no refund ${refundId}`);
+  // A refund has 1–5 parts: ordered here by their shares' position, so the statement needs no sort.
+  const rows = (await partsOf(deps.db).all({ refundId })).sort((a, b) => a.share.position - b.share.position);
   const vendorName = rows[0]?.vendor;
   // A bank share's debit must have settled before money goes back to it (it may never arrive): until then the refund
   // stays pending and the sweep comes back. One that came back unpaid offsets what the consumer owes instead.
-  const debits = await bankDebitsOf(deps.db, rows.map((r) => r.share.id));
   const returned = new Set<string>();
   for (const r of rows) {
-    const debit = debits.get(r.share.id);
+    const debit = r.debit;
     if (!debit) continue;
     const status = await refreshBankDebit(deps, debit);
     if (status === 'pending') throw new BankDebitPendingError(r.share.id);
@@ -73,6 +110,7 @@ async function loadRefund(deps: AppDeps, refundId: string): Promise<LoadedRefund
   return {
     returned,
     refund,
+    merchantName: known?.merchantName ?? null,
     parts: rows.map((r) => ({ ...r.part, share: r.share, source: r.source })),
     vendor: vendorName ? deps.vendorFor(vendorName) : null,
   };
@@ -94,8 +132,8 @@ type PartOutcome = { ok: true; refundId: string } | { ok: false; reason: string 
  *   source): no state is left that nothing will ever finish.
  * - It does not answer: the refund stays pending for the sweep, which repeats every call with its key.
  */
-async function settle(deps: AppDeps, lease: RefundLease): Promise<RefundRow> {
-  const loaded = await loadRefund(deps, lease.refundId);
+async function settle(deps: AppDeps, lease: RefundLease, known?: KnownRefund): Promise<Settled> {
+  const loaded = await loadRefund(deps, lease.refundId, known);
   const { refund, parts, vendor, returned } = loaded;
   const refundAll = async (v: PaymentVendor, beforeCall: () => Promise<void>) => {
     const outcomes: PartOutcome[] = [];
@@ -133,8 +171,9 @@ async function settle(deps: AppDeps, lease: RefundLease): Promise<RefundRow> {
       const row = await finish(tx, deps, lease, 'failed', { failureReason: e.reason });
       await tx.update(schema.refundParts).set({ status: 'failed', updatedAt: deps.clock.now() }).where(eq(schema.refundParts.refundId, refund.id));
       await releaseReservation(tx, deps, refund, refund.amount);
-      await emitEvent(tx, { merchantId: refund.merchantId, livemode: refund.livemode, type: 'refund.updated', object: { ...(await refundObject(tx, row)) }, at: deps.clock.now() });
-      return row;
+      const object = await refundObject(tx, row);
+      await emitEvent(tx, { merchantId: refund.merchantId, livemode: refund.livemode, type: 'refund.updated', object: { ...object }, at: deps.clock.now() });
+      return { row, object };
     });
   }
 }
@@ -183,7 +222,13 @@ export function splitMoved(moved: number, amount: number, fee: number): { amount
   return { amount: amountPart, fee: feePart };
 }
 
-async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, loaded: LoadedRefund, outcomes: PartOutcome[]): Promise<RefundRow> {
+/** A settled refund: its row, and its Refund object as the transaction that settled it left it (the answer). */
+interface Settled {
+  row: RefundRow;
+  object: RefundObject;
+}
+
+async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, loaded: LoadedRefund, outcomes: PartOutcome[]): Promise<Settled> {
   const { refund, parts } = loaded;
   const at = deps.clock.now();
   const went = parts.filter((_, i) => outcomes[i]?.ok);
@@ -199,12 +244,13 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
     deps.log.error('a refund went back only in part: the processor refused a source', { refundId: refund.id, refused: refused.map((r) => r.p.id) });
   }
   const row = await finish(tx, deps, lease, 'succeeded', refused.length > 0 ? { amount: settled.amount, feeCents: settled.fee, failureReason } : {});
-  for (const [i, part] of parts.entries()) {
-    const o = outcomes[i];
-    await tx
-      .update(schema.refundParts)
-      .set(o && !o.ok ? { status: 'failed', updatedAt: at } : { status: 'succeeded', vendorRefundId: o?.ok ? o.refundId : null, updatedAt: at })
-      .where(eq(schema.refundParts.id, part.id));
+  if (parts.length > 0) {
+    const recorded: Record<string, { status: 'succeeded' | 'failed'; vendor: string | null }> = {};
+    for (const [i, part] of parts.entries()) {
+      const o = outcomes[i];
+      recorded[part.id] = o && !o.ok ? { status: 'failed', vendor: part.vendorRefundId } : { status: 'succeeded', vendor: o?.ok ? o.refundId : null };
+    }
+    await recordParts(tx).run({ outcomes: JSON.stringify(recorded), at, refundId: refund.id });
   }
   await releaseReservation(tx, deps, refund, refund.amount - settled.amount);
   const merchant = accounts.merchant(refund.merchantId);
@@ -228,15 +274,15 @@ async function recordOutcome(tx: DbOrTx, deps: AppDeps, lease: RefundLease, load
           ]),
   });
   await noticeMerchantRefund(tx, deps, loaded, went, at);
-  const pi = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, refund.paymentIntentId));
+  const pi = await intentById(tx).get({ id: refund.paymentIntentId });
   const owner = { merchantId: refund.merchantId, livemode: refund.livemode, at };
   // The refund with its allocations, and (as Stripe's charge.refunded) the Charge, with each share's amount_refunded:
   // both read together (charges/service.ts chargeAndRefundsOf, two statements), as this transaction leaves them.
   const { charge, refunds } = pi ? await chargeAndRefundsOf(tx, pi) : { charge: null, refunds: new Map<string, RefundAllocation[]>() };
   const allocations = refunds.get(row.id);
-  await emitEvent(tx, { ...owner, type: 'refund.updated', object: { ...(allocations ? toRefundObject(row, allocations) : await refundObject(tx, row)) } });
-  if (charge) await emitEvent(tx, { ...owner, type: 'charge.refunded', object: { ...charge } });
-  return row;
+  const object = allocations ? toRefundObject(row, allocations) : await refundObject(tx, row);
+  await emitEvents(tx, owner, [{ type: 'refund.updated', object: { ...object } }, ...(charge ? [{ type: 'charge.refunded' as const, object: { ...charge } }] : [])]);
+  return { row, object };
 }
 
 /**
@@ -249,7 +295,8 @@ async function noticeMerchantRefund(tx: DbOrTx, deps: AppDeps, loaded: LoadedRef
   const first = loaded.parts[0];
   // A sandbox payment's bcard is the merchant's own test bcard (payment.ts takes no other): nobody to tell.
   if (!first || went.length === 0 || !loaded.refund.livemode) return;
-  const merchant = await firstRow(tx, schema.merchants, eq(schema.merchants.id, loaded.refund.merchantId));
+  const merchantName =
+    loaded.merchantName ?? (await firstRow(tx, schema.merchants, eq(schema.merchants.id, loaded.refund.merchantId)))?.businessName ?? '';
   const toSources = went.filter((p) => !loaded.returned.has(p.id));
   await notify(
     tx,
@@ -257,7 +304,7 @@ async function noticeMerchantRefund(tx: DbOrTx, deps: AppDeps, loaded: LoadedRef
     first.source.userId,
     'merchant_refund',
     {
-      merchant: merchant?.businessName ?? '',
+      merchant: merchantName,
       amount: formatDecimal(went.reduce((a, p) => a + p.amountCents, 0) as Cents),
       parts: toSources.map((p) => returnedPart(p.source, p.amountCents)),
       transactionId: first.share.collectionId,
@@ -266,14 +313,17 @@ async function noticeMerchantRefund(tx: DbOrTx, deps: AppDeps, loaded: LoadedRef
   );
 }
 
-/** settle(), whose failure leaves the refund pending for the sweep (it is committed: never to be made again). */
-export async function settleOrLeave(deps: AppDeps, lease: RefundLease): Promise<RefundObject> {
+/**
+ * settle(), whose failure leaves the refund pending for the sweep (it is committed: never to be made again). Answers
+ * the Refund object the settling transaction recorded (what it told in refund.updated), not read again after commit.
+ */
+export async function settleOrLeave(deps: AppDeps, lease: RefundLease, known?: KnownRefund): Promise<RefundObject> {
   try {
-    return await refundObject(deps.db, await settle(deps, lease));
+    return (await settle(deps, lease, known)).object;
   } catch (error) {
     const expected = error instanceof VendorUnavailableError || error instanceof VendorDeclineError || error instanceof RefundLeaseLost;
     deps.log[expected ? 'warn' : 'error']('a refund could not be settled now; the money sweep will finish it', { refundId: lease.refundId, error });
-    const now = await firstRow(deps.db, schema.refunds, eq(schema.refunds.id, lease.refundId));
+    const now = await refundById(deps.db).get({ id: lease.refundId });
     if (!now) throw error;
     return refundObject(deps.db, now);
   }
