@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { call, makeTestApp, merchantCall, type TestContext } from '../test-support/app';
 import { addCard, CARDS_OK, createMerchant, makePremium, registerUser } from '../test-support/world';
+import { LEASE_MAX_CALLS, resetRateWindows, settleApiLeases } from './modules/merchants/usage';
 
 /*
  * Issue 14: what one request costs the database, counted through the handle's group-commit writer (db/client.ts):
@@ -146,4 +147,22 @@ test('a refund through a three-way split, with an Idempotency-Key', async () => 
   // part reads its key, hold and card in one statement and credits only the card or the bank account its token names.
   expect(spent.commits).toBeLessThanOrEqual(5);
   expect(spent.statements).toBeLessThanOrEqual(54);
+});
+
+test('GET one intent through the merchant API, 20 times: the usage count is leased, not committed per request', async () => {
+  resetRateWindows();
+  const pi = await merchantCall(ctx, secretKey, '/payment_intents', { method: 'POST', body: { amount: 1200, currency: 'usd' } });
+  // Its block spent (the owner's plan has a limit, so the block is LEASE_MAX_CALLS calls or fewer): the next request leases.
+  await settleApiLeases(ctx.deps.db);
+  const spent = await cost(async () => {
+    for (let i = 0; i < 20; i++) expect((await merchantCall(ctx, secretKey, `/payment_intents/${pi.body.id}`)).status).toBe(200);
+  });
+  console.log('GET intent x 20:', spent);
+  // Was one commit and five statements per GET (the merchant by key, the plan, the usage counter's month read and
+  // raise in their own unit, the intent): 20 commits and 100 statements here. Since issue 29 part 4 one unit reserves
+  // a block of up to LEASE_MAX_CALLS (100) calls for the process and the requests count against it in memory: three
+  // statements per GET and one commit (the month read, the block added) for all 20.
+  expect(LEASE_MAX_CALLS).toBeGreaterThanOrEqual(20);
+  expect(spent.commits).toBeLessThanOrEqual(1);
+  expect(spent.statements).toBeLessThanOrEqual(62);
 });

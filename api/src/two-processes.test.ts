@@ -385,3 +385,56 @@ test('the sweep in both processes at once: every half-done collection, expired b
     rmSync(sweepDir, { recursive: true, force: true });
   }
 }, 60_000);
+
+/*
+ * Issue 29 part 4: the merchant API's usage is leased in blocks (merchants/usage.ts). A free owner's merchant (1,000
+ * calls a month, blocks of at most 10) starts at 900 this month. A third process takes a block for one call and is
+ * stopped with SIGTERM: its 9 unused calls go back. A fourth takes a block and is killed (SIGKILL): its 9 unused calls
+ * stay counted as used. Then 200 calls at once, half through each of the two servers: exactly what is left passes,
+ * every other call is 429 monthly_quota_exceeded, and the month ends at 1,000.
+ */
+test("the plan's monthly API allowance across two processes, a lease given back at shutdown, one lost in a crash", async () => {
+  const email = 'quota-two-processes@example.com';
+  const reg = await post(bases[0]!, '/api/auth/register', { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
+  expect(reg.status).toBe(201);
+  const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
+  const made = await post(bases[0]!, '/api/merchants', { businessName: 'Quota Shop', businessEmail: 'shop@example.com', platformType: 'custom', environment: 'sandbox' }, { cookie });
+  expect(made.status).toBe(201);
+  const merchant = (await made.json()) as { id: string; secretApiKey: string };
+  const day = new Date().toISOString().slice(0, 10);
+  await db.execute({ sql: 'INSERT INTO merchant_usage (merchant_id, day, requests) VALUES (?, ?, 900)', args: [merchant.id, day] });
+  const month = () => one(`SELECT sum(requests) FROM merchant_usage WHERE merchant_id = '${merchant.id}' AND day LIKE '${day.slice(0, 7)}-%'`);
+  const read = (base: string) =>
+    fetch(`${base}/api/v1/payment_intents?limit=1`, { headers: { authorization: `Bearer ${merchant.secretApiKey}` } }).then(async (r) => ({
+      status: r.status,
+      code: r.status === 200 ? null : ((await r.json()) as { error: { code: string } }).error.code,
+    }));
+
+  const stopped = startServer(join(dir, 'bpay.db'));
+  const killed = startServer(join(dir, 'bpay.db'));
+  try {
+    await answering(stopped, 'the server stopped with SIGTERM');
+    await answering(killed, 'the server killed');
+    expect((await read(stopped.base)).status).toBe(200);
+    expect(await month()).toBe(910); // a block of min(10, 100 / 4)
+    stopped.proc.kill('SIGTERM');
+    await stopped.proc.exited;
+    expect(await month()).toBe(901); // the 9 unused given back
+
+    expect((await read(killed.base)).status).toBe(200);
+    expect(await month()).toBe(911);
+    killed.proc.kill('SIGKILL');
+    await killed.proc.exited;
+    expect(await month()).toBe(911); // counted as used: 89 calls are left, not 98
+  } finally {
+    for (const s of [stopped, killed]) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGKILL');
+  }
+
+  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => read(bases[i % 2]!)));
+  const passed = results.filter((r) => r.status === 200).length;
+  expect(passed).toBe(89);
+  expect(results.filter((r) => r.status === 429 && r.code === 'monthly_quota_exceeded')).toHaveLength(200 - 89);
+  // Each process sent 100, more than was left, so each was refused at least once, and a process is refused only with
+  // its block spent and nothing left to lease: neither holds unused calls at the end, so every call left was made.
+  expect(await month()).toBe(1000);
+}, 60_000);

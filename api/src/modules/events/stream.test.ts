@@ -4,7 +4,7 @@ import { schema } from '@bpay/db';
 import { openDb } from '@bpay/db';
 import { makeTestApp, type TestContext } from '../../../test-support/app';
 import { registerUser } from '../../../test-support/world';
-import { resetRateWindows } from '../merchants/usage';
+import { resetRateWindows, settleApiLeases } from '../merchants/usage';
 import { createIntent, newMerchant, v1, type Merchant } from '../../../test-support/modules/webhooks';
 import { broadcastListenerCount, pruneBroadcasts } from './broadcast';
 import { StreamReader } from '../../../test-support/sse';
@@ -209,7 +209,7 @@ describe('GET /api/v1/events/stream', () => {
     try {
       const owner = await registerUser(quick);
       const m = await newMerchant(quick, owner.cookie, 'sandbox');
-      const usage = async () => (await quick.handle.db.select().from(schema.merchantUsage).where(eq(schema.merchantUsage.merchantId, m.id)))[0]?.requests ?? 0;
+      const usage = async () => (await settleApiLeases(quick.deps.db)) ?? (await quick.handle.db.select().from(schema.merchantUsage).where(eq(schema.merchantUsage.merchantId, m.id)))[0]?.requests ?? 0;
       const before = await usage();
       const listeners = broadcastListenerCount();
       const s = (await open(quick, m.key)) as StreamReader;

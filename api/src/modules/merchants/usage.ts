@@ -25,12 +25,14 @@ function allowThisSecond(merchantId: string, nowMs: number): number | null {
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 
+/** The merchant's requests this month, as its dashboard shows them: this process's unused leased calls are not requests. */
 export async function monthlyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`coalesce(sum(${schema.merchantUsage.requests}), 0)` })
     .from(schema.merchantUsage)
     .where(and(eq(schema.merchantUsage.merchantId, merchantId), like(schema.merchantUsage.day, `${monthOf(at)}-%`)));
-  return Number(row?.n ?? 0);
+  const lease = leasesOf(db).held.get(merchantId);
+  return Number(row?.n ?? 0) - (lease && lease.day.startsWith(monthOf(at)) ? lease.left : 0);
 }
 
 const ownerMonthQuery = prepared((db) =>
@@ -51,21 +53,126 @@ export async function ownerMonthlyRequests(db: DbOrTx, userId: string, at: Date)
   return Number(row?.n ?? 0);
 }
 
-/** One more request of a merchant on a day. */
-const countRequest = prepared((db) =>
+/** `n` more requests of a merchant on a day (a lease taken). */
+const countRequests = prepared((db) =>
   db
     .insert(schema.merchantUsage)
-    .values({ merchantId: sql.placeholder('merchantId'), day: sql.placeholder('day'), requests: 1 })
+    .values({ merchantId: sql.placeholder('merchantId'), day: sql.placeholder('day'), requests: sql.placeholder('n') })
     .onConflictDoUpdate({
       target: [schema.merchantUsage.merchantId, schema.merchantUsage.day],
-      set: { requests: sql`${schema.merchantUsage.requests} + 1` },
+      set: { requests: sql`${schema.merchantUsage.requests} + excluded.requests` },
     })
     .prepare(),
 );
 
+/** A lease's `n` unused calls given back: its day's row lowered (the lease raised it, so the row is there). */
+const uncountRequests = prepared((db) =>
+  db
+    .update(schema.merchantUsage)
+    .set({ requests: sql`${schema.merchantUsage.requests} - ${sql.placeholder('n')}` })
+    .where(and(eq(schema.merchantUsage.merchantId, sql.placeholder('merchantId')), eq(schema.merchantUsage.day, sql.placeholder('day'))))
+    .prepare(),
+);
+
+/** The merchant's requests today, as its dashboard shows them (less this process's unused leased calls). */
 export async function dailyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
   const row = await firstRow(db, schema.merchantUsage, and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))));
-  return row?.requests ?? 0;
+  const lease = leasesOf(db).held.get(merchantId);
+  return (row?.requests ?? 0) - (lease?.day === dayOf(at) ? lease.left : 0);
+}
+
+/*
+ * Leases (issue 29 part 4). Counting each request in its own unit of work cost every merchant GET a commit (an fsync).
+ * Instead one unit reserves a block of calls for this process: it reads the owner's month (every process's leases
+ * included, as used), refuses if the plan is used up, and adds the block to the merchant's row for the day, as if
+ * those calls were made. Requests then count against the block in memory, one at a time on the one thread. A block
+ * left unused is given back (its row lowered) when the day or the plan changes, and at shutdown (settleApiLeases); a
+ * process that dies with a block out leaves it counted as used: conservative, never over the limit. Near the limit
+ * blocks shrink with what is left (at most a quarter of it, at least one call), so the limit is reached exactly, and
+ * a block is at most 1 % of the plan's month so a crash costs a merchant little. The dashboard subtracts this
+ * process's unused calls, so in one process it is exact; with several, each other process's unused block shows as
+ * used until it is spent or given back.
+ */
+
+/** The largest block of calls one lease reserves. */
+export const LEASE_MAX_CALLS = 100;
+/** A lease takes at most 1/LEASE_SHARE of what is left of the month, so other processes still find calls near the end. */
+export const LEASE_SHARE = 4;
+
+/** How many calls one lease reserves for a plan of `limit` calls a month (-1: unlimited) with `remaining` left. */
+export function leaseSize(limit: number, remaining: number): number {
+  if (limit === -1) return LEASE_MAX_CALLS;
+  return Math.max(1, Math.min(LEASE_MAX_CALLS, Math.floor(limit / 100), Math.floor(remaining / LEASE_SHARE)));
+}
+
+interface Lease {
+  /** The UTC day whose row holds the block. */
+  day: string;
+  /** The plan's monthly allowance the block was taken under (-1 unlimited): another plan takes a new block. */
+  limit: number;
+  /** Calls of the block not yet made. */
+  left: number;
+}
+
+interface Leases {
+  held: Map<string, Lease>;
+  /** A lease being taken, per merchant: the requests meanwhile wait for it rather than taking their own. */
+  taking: Map<string, Promise<unknown>>;
+}
+
+/** This process's leases on one database (per handle: tests open many databases in one process). */
+const leasesByDb = new WeakMap<object, Leases>();
+function leasesOf(db: Db): Leases {
+  let leases = leasesByDb.get(db);
+  if (!leases) leasesByDb.set(db, (leases = { held: new Map(), taking: new Map() }));
+  return leases;
+}
+
+/** Gives a block's unused calls back, in the caller's unit; the lease is emptied at once so no request spends them. */
+async function giveBack(tx: DbOrTx, merchantId: string, lease: Lease, unused: number): Promise<void> {
+  if (unused > 0) await uncountRequests(tx).run({ merchantId, day: lease.day, n: unused });
+}
+
+/**
+ * Takes a new lease for the merchant (giving back what `stale` has left in the same unit). Returns false, with nothing
+ * reserved, when the owner's plan is used up this month.
+ */
+async function takeLease(deps: AppDeps, merchant: MerchantRow, limit: number, at: Date, stale: Lease | undefined): Promise<boolean> {
+  const unused = stale?.left ?? 0;
+  if (stale) stale.left = 0;
+  const day = dayOf(at);
+  // The month's count is read and raised in one unit of work: requests at once, in this process or another, cannot
+  // all lease on the same count.
+  const size = await deps.db.transaction(async (tx) => {
+    if (stale) await giveBack(tx, merchant.id, stale, unused);
+    const remaining = limit === -1 ? Infinity : limit - (await ownerMonthlyRequests(tx, merchant.userId, at));
+    if (remaining <= 0) return 0;
+    const n = leaseSize(limit, remaining);
+    await countRequests(tx).run({ merchantId: merchant.id, day, n });
+    return n;
+  });
+  const { held } = leasesOf(deps.db);
+  if (size === 0) {
+    held.delete(merchant.id);
+    return false;
+  }
+  held.set(merchant.id, { day, limit, left: size });
+  return true;
+}
+
+/**
+ * Gives back every unused leased call of this process on `db`, in one unit of work, and forgets the leases (at
+ * shutdown; tests, before they read the usage rows). A failure leaves those calls counted as used.
+ */
+export async function settleApiLeases(db: Db): Promise<void> {
+  const { held } = leasesOf(db);
+  const out = [...held].map(([merchantId, lease]) => ({ merchantId, lease, unused: lease.left }));
+  held.clear();
+  for (const o of out) o.lease.left = 0;
+  if (out.every((o) => o.unused === 0)) return;
+  await db.transaction(async (tx) => {
+    for (const o of out) await giveBack(tx, o.merchantId, o.lease, o.unused);
+  });
 }
 
 /**
@@ -78,22 +185,39 @@ export async function recordApiRequest(deps: AppDeps, merchant: MerchantRow): Pr
   const wait = deps.rateLimits ? allowThisSecond(merchant.id, at.getTime()) : null;
   if (wait !== null) throw new AppError('api_rate_limited', undefined, undefined, { 'retry-after': String(wait) });
   const tier = await currentTier(deps.db, merchant.userId);
-  const count = (db: DbOrTx) => countRequest(db).run({ merchantId: merchant.id, day: dayOf(at) });
+  const limit = tier.apiCallsPerMonth;
+  const day = dayOf(at);
+  const { held, taking } = leasesOf(deps.db);
   try {
-    if (tier.apiCallsPerMonth === -1) return void (await count(deps.db));
-    // The month's count is read and raised in one unit of work: requests at once cannot all pass on the same count.
-    await deps.db.transaction(async (tx) => {
-      if ((await ownerMonthlyRequests(tx, merchant.userId, at)) >= tier.apiCallsPerMonth) {
+    for (;;) {
+      const lease = held.get(merchant.id);
+      if (lease && lease.left > 0 && lease.day === day && lease.limit === limit) {
+        lease.left--;
+        return;
+      }
+      const pending = taking.get(merchant.id);
+      if (pending) {
+        await pending.catch(() => undefined);
+        continue;
+      }
+      const take = takeLease(deps, merchant, limit, at, lease);
+      taking.set(merchant.id, take);
+      let leased: boolean;
+      try {
+        leased = await take;
+      } finally {
+        taking.delete(merchant.id);
+      }
+      if (!leased) {
         const nextMonth = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
         throw new AppError(
           'monthly_quota_exceeded',
-          `The ${tier.displayName} plan allows ${tier.apiCallsPerMonth} API requests a month across all of its owner's merchant accounts.`,
+          `The ${tier.displayName} plan allows ${limit} API requests a month across all of its owner's merchant accounts.`,
           undefined,
           { 'retry-after': String(Math.ceil((nextMonth - at.getTime()) / 1000)) },
         );
       }
-      await count(tx);
-    });
+    }
   } catch (e) {
     // A full or failing disk (issue 27): the count cannot be written, and refusing every request for it would stop
     // the merchant's reads too. The request goes on uncounted (its own writes, if any, meet the same disk and answer
