@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { TransactionMode } from '@libsql/client';
 import { call, forkTestApp, interceptVendor, makeTestApp, type TestContext } from '../../../test-support/app';
 import { moneyReport, moneyViolations } from '../../../test-support/money-invariants';
 import { addCard, CARDS_OK, makePremium, registerUser } from '../../../test-support/world';
@@ -43,7 +44,7 @@ function pairTransactions(ctx: TestContext, pairs: number): void {
   const original = client.transaction.bind(client);
   let waiting: (() => void) | null = null;
   let seen = 0;
-  client.transaction = (async (mode?: Parameters<typeof original>[0]) => {
+  client.transaction = (async (mode?: TransactionMode) => {
     if (mode === 'read' || seen >= pairs * 2) return original(mode);
     seen++;
     if (waiting === null) {
