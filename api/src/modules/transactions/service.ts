@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { schema, firstRow } from '@bpay/db';
+import { schema, firstRow, prepared, preparedPerCount, slots, slotValues } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -85,44 +85,86 @@ function toView(
   };
 }
 
-async function views(deps: AppDeps, rows: CollectionRow[], lang: WordsLanguage): Promise<TransactionView[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id);
-  const cards = await deps.db.select().from(schema.bcards).where(inArray(schema.bcards.collectionId, ids));
-  const shares = await deps.db
-    .select({ id: schema.collectionShares.id, collectionId: schema.collectionShares.collectionId })
+/*
+ * A page's statements, built once (db/prepared.ts): the page itself (first or after a cursor, every status), and
+ * what its views read, one build per number of collections (or spent bcards) on the page.
+ */
+const pageOfAll = prepared((db) =>
+  db
+    .select()
+    .from(schema.collections)
+    .where(and(eq(schema.collections.userId, sql.placeholder('userId')), ne(schema.collections.kind, 'sandbox')))
+    .orderBy(desc(schema.collections.createdAt), desc(schema.collections.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+const pageOfAllAfter = prepared((db) =>
+  db
+    .select()
+    .from(schema.collections)
+    .where(
+      and(
+        eq(schema.collections.userId, sql.placeholder('userId')),
+        ne(schema.collections.kind, 'sandbox'),
+        // A row value, not an OR of two conditions: SQLite seeks the index's (created_at, id) to it.
+        sql`(${schema.collections.createdAt}, ${schema.collections.id}) < (${sql.placeholder('t')}, ${sql.placeholder('id')})`,
+      ),
+    )
+    .orderBy(desc(schema.collections.createdAt), desc(schema.collections.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+const bcardsOfCollections = preparedPerCount((db, n) =>
+  db.select().from(schema.bcards).where(inArray(schema.bcards.collectionId, slots('c', n))).prepare(),
+);
+/** The collections' shares, each with its bank debit if it is a bank share (by its share, the debit's primary key). */
+const sharesWithDebits = preparedPerCount((db, n) =>
+  db
+    .select({
+      id: schema.collectionShares.id,
+      collectionId: schema.collectionShares.collectionId,
+      debit: {
+        status: schema.bankDebits.status,
+        amountCents: schema.bankDebits.amountCents,
+        returnCode: schema.bankDebits.returnCode,
+        returnMessage: schema.bankDebits.returnMessage,
+      },
+    })
     .from(schema.collectionShares)
-    .where(inArray(schema.collectionShares.collectionId, ids));
-  // A bank share's debit, by its share (the primary key): pending, settled or returned.
-  const debits =
-    shares.length === 0
-      ? []
-      : await deps.db
-          .select({
-            collectionId: schema.bankDebits.collectionId,
-            status: schema.bankDebits.status,
-            amountCents: schema.bankDebits.amountCents,
-            returnCode: schema.bankDebits.returnCode,
-            returnMessage: schema.bankDebits.returnMessage,
-          })
-          .from(schema.bankDebits)
-          .where(inArray(schema.bankDebits.shareId, shares.map((s) => s.id)));
-  // What merchants' refunds have sent back to this collection's sources (parts of succeeded refunds).
-  const refunded = await deps.db
+    .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
+    .where(inArray(schema.collectionShares.collectionId, slots('c', n)))
+    .prepare(),
+);
+const refundedToCollections = preparedPerCount((db, n) =>
+  db
     .select({ collectionId: schema.collectionShares.collectionId, sum: sql<number>`sum(${schema.refundParts.amountCents})` })
     .from(schema.refundParts)
     .innerJoin(schema.collectionShares, eq(schema.collectionShares.id, schema.refundParts.shareId))
-    .where(and(inArray(schema.collectionShares.collectionId, ids), eq(schema.refundParts.status, 'succeeded')))
-    .groupBy(schema.collectionShares.collectionId);
+    .where(and(inArray(schema.collectionShares.collectionId, slots('c', n)), eq(schema.refundParts.status, 'succeeded')))
+    .groupBy(schema.collectionShares.collectionId)
+    .prepare(),
+);
+const placesOfBcards = preparedPerCount((db, n) =>
+  db
+    .select({ bcardId: schema.issuerAuthorizations.bcardId, city: schema.issuerAuthorizations.merchantCity, category: schema.issuerAuthorizations.merchantCategory })
+    .from(schema.issuerAuthorizations)
+    .where(and(inArray(schema.issuerAuthorizations.bcardId, slots('b', n)), eq(schema.issuerAuthorizations.decision, 'approved')))
+    .prepare(),
+);
+
+async function views(deps: AppDeps, rows: CollectionRow[], lang: WordsLanguage): Promise<TransactionView[]> {
+  if (rows.length === 0) return [];
+  const ids = slotValues('c', rows.map((r) => r.id));
+  const n = rows.length;
+  const cards = await bcardsOfCollections(deps.db, n).all(ids);
+  const shares = await sharesWithDebits(deps.db, n).all(ids);
+  // A bank share's debit: pending, settled or returned.
+  const debits = shares.flatMap((s) => (s.debit ? [{ collectionId: s.collectionId, ...s.debit }] : []));
+  // What merchants' refunds have sent back to this collection's sources (parts of succeeded refunds).
+  const refunded = await refundedToCollections(deps.db, n).all(ids);
   // A spend through a card network: the approved authorization says where the shop is.
   const spentCards = cards.filter((c) => c.spentCents > 0).map((c) => c.id);
-  const places =
-    spentCards.length === 0
-      ? []
-      : await deps.db
-          .select({ bcardId: schema.issuerAuthorizations.bcardId, city: schema.issuerAuthorizations.merchantCity, category: schema.issuerAuthorizations.merchantCategory })
-          .from(schema.issuerAuthorizations)
-          .where(and(inArray(schema.issuerAuthorizations.bcardId, spentCards), eq(schema.issuerAuthorizations.decision, 'approved')));
+  const places = spentCards.length === 0 ? [] : await placesOfBcards(deps.db, spentCards.length).all(slotValues('b', spentCards));
   const placeOf = new Map(places.map((p) => [p.bcardId, { city: p.city, category: p.category }]));
   const cardOf = new Map(cards.map((c) => [c.collectionId, c]));
   const returnOf = new Map<string, Related['bankReturn']>();
@@ -167,8 +209,9 @@ export async function listTransactions(
   // A part read by id (filters.ts): `+user_id` keeps SQLite off the user's indexes, so it reads the few ids and
   // sorts them instead of walking the user's whole history in order to test each row against them.
   const byIdConds: SQL[] = [sql`+${schema.collections.userId} = ${userId}`, ne(schema.collections.kind, 'sandbox')];
-  if (q.cursor) {
-    const c = decodeCursor(q.cursor);
+  const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+  if (cursor) {
+    const c = cursor;
     // A row value, not an OR of two conditions: SQLite seeks the index's (created_at, id) to it.
     const after = sql`(${schema.collections.createdAt}, ${schema.collections.id}) < (${c.t}, ${c.id})`;
     conds.push(after);
@@ -186,7 +229,9 @@ export async function listTransactions(
   // statuses in created_at order, and walking the user's every row to find a rare one costs what the whole history costs.
   const rows =
     q.status === 'all'
-      ? await newestFirst(conds)
+      ? cursor
+        ? await pageOfAllAfter(deps.db).all({ userId, limit: q.limit + 1, t: cursor.t, id: cursor.id })
+        : await pageOfAll(deps.db).all({ userId, limit: q.limit + 1 })
       : [
           ...new Map(
             (await Promise.all(filterParts(q.status, userId, deps.clock.now()).map((p) => newestFirst([...(p.byId ? byIdConds : conds), p.where]))))
