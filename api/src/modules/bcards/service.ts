@@ -9,7 +9,7 @@ import { noticeBcardSpent } from './notices';
 import { refundUnusedBcard, settleAfterCommit } from './refund';
 import { LEASE_MS } from './saga';
 import { money, planCollection, type PlanInput, type SplitInput } from './plan';
-import { getBcardView, getOwnedBcard, type BcardView } from './views';
+import { getBcardView, getOwnedBcard, viewOfBcard, type BcardView } from './views';
 
 /*
  * A consumer's bcards: made (createBcard, collectAndIssue: the split planned in plan.ts, collected in collect.ts),
@@ -46,7 +46,8 @@ export async function createBcard(
   input: Omit<PlanInput, 'kind' | 'merchant' | 'description'>,
 ): Promise<BcardView> {
   const card = await collectAndIssue(deps, user, { ...input, kind: 'bcard', merchant: null, description: null });
-  return getBcardView(deps, user.id, card.id);
+  // The row just issued (or, for a retried key, the one read back for this user): not read a third time.
+  return viewOfBcard(deps, card);
 }
 
 export async function collectAndIssue(deps: AppDeps, user: UserRow, input: PlanInput): Promise<BcardRow> {

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, firstRow } from '@bpay/db';
+import { schema, type Db, type DbOrTx, prepared } from '@bpay/db';
 import { notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { maskedNumber } from '../../lib/cards';
@@ -63,10 +63,9 @@ const publicStatus = (b: BcardRow, now: Date): BcardView['status'] => {
   return s === 'expiring' ? 'expired' : s === 'canceling' ? 'canceled' : s === 'authorized' ? 'used' : s;
 };
 
-export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map<string, ShareView[]>> {
-  const out = new Map<string, ShareView[]>();
-  if (collectionIds.length === 0) return out;
-  const rows = await db
+/** The shares of the collections `where` picks, in position order, with what their stages need. */
+const sharesQuery = (db: DbOrTx, where: SQL | undefined) =>
+  db
     .select({
       share: schema.collectionShares,
       source: schema.fundingSources,
@@ -79,8 +78,20 @@ export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map
     .innerJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
     .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
     .leftJoin(schema.bcards, eq(schema.bcards.collectionId, schema.collectionShares.collectionId))
-    .where(inArray(schema.collectionShares.collectionId, collectionIds))
+    .where(where)
     .orderBy(asc(schema.collectionShares.position));
+
+/** One collection's shares (a bcard's view, a transaction's detail, a collection's progress): built once. */
+const sharesOfOne = prepared((db) => sharesQuery(db, eq(schema.collectionShares.collectionId, sql.placeholder('id'))).prepare());
+
+export async function sharesOf(db: DbOrTx, collectionIds: string[]): Promise<Map<string, ShareView[]>> {
+  const out = new Map<string, ShareView[]>();
+  if (collectionIds.length === 0) return out;
+  // A list's page has any number of collections: built per call (one build per page size would keep up to 100).
+  const rows =
+    collectionIds.length === 1
+      ? await sharesOfOne(db).all({ id: collectionIds[0] })
+      : await sharesQuery(db, inArray(schema.collectionShares.collectionId, collectionIds));
   for (const { share, source, debit, bcardStatus, dispute } of rows) {
     const list = out.get(share.collectionId) ?? [];
     list.push({
@@ -127,9 +138,14 @@ function toBcardView(b: BcardRow, c: CollectionRow, shares: ShareView[], now: Da
   };
 }
 
+const collectionById = prepared((db) => db.select().from(schema.collections).where(eq(schema.collections.id, sql.placeholder('id'))).prepare());
+
 async function bcardViews(db: Db, cards: BcardRow[], now: Date): Promise<BcardView[]> {
   if (cards.length === 0) return [];
-  const cols = await db.select().from(schema.collections).where(inArray(schema.collections.id, cards.map((b) => b.collectionId)));
+  const cols =
+    cards.length === 1
+      ? await collectionById(db).all({ id: cards[0]!.collectionId })
+      : await db.select().from(schema.collections).where(inArray(schema.collections.id, cards.map((b) => b.collectionId)));
   const byId = new Map(cols.map((c) => [c.id, c]));
   const shares = await sharesOf(db, cols.map((c) => c.id));
   return cards.map((b) => toBcardView(b, byId.get(b.collectionId)!, shares.get(b.collectionId) ?? [], now));
@@ -170,8 +186,18 @@ export async function listBcards(
   };
 }
 
+const ownedBcard = prepared((db) =>
+  db
+    .select()
+    .from(schema.bcards)
+    // sandbox = false is a constant of the build, encoded once (0).
+    .where(and(eq(schema.bcards.id, sql.placeholder('id')), eq(schema.bcards.userId, sql.placeholder('userId')), eq(schema.bcards.sandbox, false)))
+    .limit(1)
+    .prepare(),
+);
+
 export async function getOwnedBcard(db: Db, userId: string, id: string): Promise<BcardRow> {
-  const b = await firstRow(db, schema.bcards, and(eq(schema.bcards.id, id), eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)));
+  const b = await ownedBcard(db).get({ id, userId });
   if (!b) throw notFound('bcard');
   return b;
 }

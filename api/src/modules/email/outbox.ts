@@ -1,5 +1,5 @@
-import { desc } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, type EmailKind } from '@bpay/db';
+import { desc, sql } from 'drizzle-orm';
+import { schema, prepared, type Db, type DbOrTx, type EmailKind } from '@bpay/db';
 import { deriveKey, seal, unseal } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 
@@ -49,6 +49,28 @@ export const openSealedToken = (sessionSecret: string, sealed: string) => unseal
  * Queues one message in the caller's transaction; returns its id. `oneTime` (a mail carrying a one-time link): its
  * token is taken out of the bodies and stored sealed with a key from `sessionSecret` (see above).
  */
+/** The outbox's one insert, built once (db/prepared.ts): every notice mailed and every account mail runs it. */
+const insertMessage = prepared((db) => {
+  const ph = sql.placeholder;
+  return db
+    .insert(schema.emailOutbox)
+    .values({
+      id: ph('id'),
+      userId: ph('userId'),
+      kind: ph('kind'),
+      toAddress: ph('toAddress'),
+      subject: ph('subject'),
+      textBody: ph('textBody'),
+      htmlBody: ph('htmlBody'),
+      sealedToken: ph('sealedToken'),
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: ph('nextAttemptAt'),
+      createdAt: ph('createdAt'),
+    })
+    .prepare();
+});
+
 export async function enqueueEmail(
   tx: DbOrTx,
   at: Date,
@@ -65,7 +87,7 @@ export async function enqueueEmail(
     html = html?.replaceAll(oneTime.token, ONE_TIME_TOKEN_PLACEHOLDER) ?? null;
     sealedToken = seal(outboxTokenKey(oneTime.sessionSecret), oneTime.token);
   }
-  await tx.insert(schema.emailOutbox).values({
+  await insertMessage(tx).run({
     id,
     userId: mail.userId,
     kind: mail.kind,
@@ -74,8 +96,6 @@ export async function enqueueEmail(
     textBody: text,
     htmlBody: html,
     sealedToken,
-    status: 'pending',
-    attempts: 0,
     nextAttemptAt: at,
     createdAt: at,
   });

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, type NoticeKind } from '@bpay/db';
+import { schema, prepared, type Db, type DbOrTx, type NoticeKind } from '@bpay/db';
 import { AppError, notFound } from '../../errors';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { newId } from '../../lib/ids';
@@ -34,6 +34,36 @@ export const onNotice = (fn: () => void) => notices.on(fn);
 /** Open notice streams of this process (tests check that closed streams leave none behind). */
 export const noticeListenerCount = () => notices.count();
 
+/* Built once (db/prepared.ts): every money path's notice runs these two. */
+const recipient = prepared((db) =>
+  db
+    .select({
+      id: schema.users.id,
+      email: schema.users.email,
+      firstName: schema.users.firstName,
+      language: schema.users.language,
+      loginNotifications: schema.users.loginNotifications,
+      prefs: schema.users.noticeEmailPrefs,
+    })
+    .from(schema.users)
+    .where(eq(schema.users.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare(),
+);
+const insertNotice = prepared((db) =>
+  db
+    .insert(schema.notifications)
+    .values({
+      id: sql.placeholder('id'),
+      userId: sql.placeholder('userId'),
+      kind: sql.placeholder('kind'),
+      params: sql.placeholder('params'),
+      link: sql.placeholder('link'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+);
+
 /**
  * Records one notice for a user, and queues its mail in the user's language when they want this kind by mail
  * (preferences.ts: security kinds always, sign_in as Login Notifications says, the others as chosen). Wakes this
@@ -47,22 +77,11 @@ export async function notify<K extends NoticeKind>(
   facts: NoticeFacts[K],
   at: Date,
 ): Promise<string | null> {
-  const [user] = await tx
-    .select({
-      id: schema.users.id,
-      email: schema.users.email,
-      firstName: schema.users.firstName,
-      language: schema.users.language,
-      loginNotifications: schema.users.loginNotifications,
-      prefs: schema.users.noticeEmailPrefs,
-    })
-    .from(schema.users)
-    .where(eq(schema.users.id, userId))
-    .limit(1);
+  const user = await recipient(tx).get({ id: userId });
   if (!user) return null;
   const id = newId('ntf');
   const link = noticeLink(kind, facts);
-  await tx.insert(schema.notifications).values({ id, userId, kind, params: facts as never, link, createdAt: at });
+  await insertNotice(tx).run({ id, userId, kind, params: facts, link, createdAt: at });
   if (notifyMails(kind, user.prefs, user.loginNotifications)) {
     const lang = languageOf(user.language);
     await enqueueEmail(
