@@ -113,7 +113,9 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
   const back = remainderBack(collection, bcard.limitCents - bcard.spentCents, loaded.shares.map((s) => s.amountCents));
   const refunds = used ? back.parts : loaded.shares.map((s) => s.amountCents);
   await vendor.deactivateCard(bcard.vendorCardId);
-  const debits = await bankDebitsOf(deps.db, loaded.shares.map((s) => s.id));
+  // A purchase that spent the bcard exactly gives nothing back: no share's debit is asked about (a statement fewer on
+  // every such payment).
+  const debits = refunds.some((a) => a > 0) ? await bankDebitsOf(deps.db, loaded.shares.map((s) => s.id)) : new Map<string, never>();
   /** Shares whose bank debit came back: what is due to them reduces what the consumer owes instead. */
   const returned = new Set<string>();
   // Card shares first, whatever their place in the split: a bank share whose debit is still settling stops this pass,

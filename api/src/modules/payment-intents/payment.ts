@@ -1,5 +1,5 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, type PaymentIntentStatus, firstRow } from '@bpay/db';
+import { schema, type DbOrTx, type PaymentIntentStatus, firstRow, prepared } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid } from '../../errors';
 import { digitsOnly } from '../../lib/cards';
@@ -10,6 +10,7 @@ import { countBadAttempt } from '../issuing/authorize';
 import { accounts } from '../ledger/service';
 import { assertIntentTransition, emitIntentEvent, getIntent, toIntentObject } from './service';
 import { shownDescriptor } from './parameters';
+import { setPlaceholder } from '../../lib/set-placeholder';
 
 /*
  * Paying a payment intent: a payment claims it (one guarded statement), confirms it with a bcard (spent, or
@@ -40,24 +41,13 @@ async function transition(
   const froms = Array.isArray(from) ? from : [from];
   for (const f of froms) assertIntentTransition(f, to);
   const received = set.amountReceived === undefined ? 0 : set.amountReceived - pi.amountReceived;
-  const [row] = await tx
-    .update(schema.paymentIntents)
-    .set({ ...set, status: to, updatedAt: deps.clock.now() })
-    .where(
-      and(
-        eq(schema.paymentIntents.id, pi.id),
-        inArray(schema.paymentIntents.status, froms),
-        set.amountReceived === undefined ? undefined : eq(schema.paymentIntents.amountReceived, pi.amountReceived),
-        claim ? stillClaimed(claim) : undefined,
-      ),
-    )
-    .returning();
-  if (row && received !== 0) {
-    await tx
-      .update(schema.merchants)
-      .set({ amountReceivedTotal: sql`${schema.merchants.amountReceivedTotal} + ${received}` })
-      .where(eq(schema.merchants.id, pi.merchantId));
-  }
+  const keys = (Object.keys(set) as Array<keyof typeof set>).filter((k) => set[k] !== undefined);
+  const values: Record<string, unknown> = { id: pi.id, updatedAt: deps.clock.now() };
+  for (const k of keys) values[`set_${k}`] = set[k];
+  if (set.amountReceived !== undefined) values.amountReceivedBefore = pi.amountReceived;
+  if (claim) Object.assign(values, { claimId: claim.intent.id, claimedAt: claim.intent.updatedAt.getTime() });
+  const row = await transitionQuery(froms, to, keys, set.amountReceived !== undefined, !!claim)(tx).get(values);
+  if (row && received !== 0) await addReceived(tx).run({ received, merchantId: pi.merchantId });
   if (!row) {
     const now = await firstRow(tx, schema.paymentIntents, eq(schema.paymentIntents.id, pi.id));
     throw new AppError(
@@ -103,6 +93,53 @@ function stillClaimed(claim: IntentClaim) {
     eq(schema.paymentIntents.updatedAt, claim.intent.updatedAt),
   );
 }
+
+/**
+ * transition()'s guarded UPDATE, built once per shape (db/prepared.ts): the statuses it moves from and to, the columns
+ * it sets (each a placeholder), whether it guards amount_received and whether a claim guards it. A claim is still
+ * its holder's while the intent is processing since the claim's updated_at (compared as stored, in ms: a placeholder
+ * in a condition has no column encoder).
+ */
+type IntentSet = Partial<typeof schema.paymentIntents.$inferInsert>;
+const transitionQueries = new Map<string, ReturnType<typeof buildTransition>>();
+function buildTransition(froms: PaymentIntentStatus[], to: PaymentIntentStatus, keys: Array<keyof IntentSet>, guardReceived: boolean, claimed: boolean) {
+  const p = sql.placeholder;
+  return prepared((db) =>
+    db
+      .update(schema.paymentIntents)
+      .set({ ...Object.fromEntries(keys.map((k) => [k, setPlaceholder(`set_${k}`)])), status: to, updatedAt: setPlaceholder<Date>('updatedAt') })
+      .where(
+        and(
+          eq(schema.paymentIntents.id, p('id')),
+          inArray(schema.paymentIntents.status, froms),
+          guardReceived ? eq(schema.paymentIntents.amountReceived, p('amountReceivedBefore')) : undefined,
+          claimed
+            ? and(
+                eq(schema.paymentIntents.id, p('claimId')),
+                eq(schema.paymentIntents.status, 'processing'),
+                sql`${schema.paymentIntents.updatedAt} = ${p('claimedAt')}`,
+              )
+            : undefined,
+        ),
+      )
+      .returning()
+      .prepare(),
+  );
+}
+function transitionQuery(froms: PaymentIntentStatus[], to: PaymentIntentStatus, keys: Array<keyof IntentSet>, guardReceived: boolean, claimed: boolean) {
+  const shape = `${froms.join(',')}>${to}|${keys.join(',')}|${guardReceived}|${claimed}`;
+  let query = transitionQueries.get(shape);
+  if (!query) transitionQueries.set(shape, (query = buildTransition(froms, to, keys, guardReceived, claimed)));
+  return query;
+}
+const addReceived = prepared((db) =>
+  db
+    .update(schema.merchants)
+    .set({ amountReceivedTotal: sql`${schema.merchants.amountReceivedTotal} + ${sql.placeholder('received')}` })
+    .where(eq(schema.merchants.id, sql.placeholder('merchantId')))
+    .prepare(),
+);
+const bcardById = prepared((db) => db.select().from(schema.bcards).where(eq(schema.bcards.id, sql.placeholder('id'))).limit(1).prepare());
 
 /**
  * Moves an intent from the status it was read in to processing, in one guarded statement.
@@ -205,7 +242,7 @@ export async function assertPaymentMethodId(deps: AppDeps, merchant: MerchantRow
 async function resolveBcard(deps: AppDeps, merchant: MerchantRow, pi: IntentRow, pm: PaymentMethodInput): Promise<BcardRow> {
   let bcard: BcardRow | undefined;
   if (pm.kind === 'bcard') {
-    bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.id, pm.bcardId));
+    bcard = await bcardById(deps.db).get({ id: pm.bcardId });
     // By id, only a bcard issued for this merchant (the checkout widget's): an id alone is no card credential.
     if (!bcard || bcard.lockedMerchantId !== merchant.id) {
       throw invalid('payment_method', `No such payment method: '${pm.bcardId}'.`);
