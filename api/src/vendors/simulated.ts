@@ -164,6 +164,71 @@ const insertSimRefund = prepared((db) =>
     .prepare(),
 );
 
+/* A bcard's statements, built once (db/prepared.ts): a split runs the hold's and the capture's once per share. */
+const holdByKey = prepared((db) =>
+  db.select().from(schema.simHolds).where(eq(schema.simHolds.idempotencyKey, sql.placeholder('key'))).limit(1).prepare(),
+);
+const cardByToken = prepared((db) =>
+  db.select().from(schema.simCards).where(eq(schema.simCards.token, sql.placeholder('token'))).limit(1).prepare(),
+);
+const debitCard = prepared((db) =>
+  db
+    .update(schema.simCards)
+    .set({ availableCents: sql`${schema.simCards.availableCents} - ${sql.placeholder('amount')}` })
+    .where(and(eq(schema.simCards.token, sql.placeholder('token')), sql`${schema.simCards.availableCents} >= ${sql.placeholder('amount')}`))
+    .prepare(),
+);
+const insertHold = prepared((db) =>
+  db
+    .insert(schema.simHolds)
+    .values({
+      id: sql.placeholder('id'),
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      token: sql.placeholder('token'),
+      amountCents: sql.placeholder('amountCents'),
+      status: 'held',
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+);
+const captureHold = prepared((db) =>
+  db
+    .update(schema.simHolds)
+    .set({ status: 'captured' })
+    .where(
+      and(
+        eq(schema.simHolds.id, sql.placeholder('holdId')),
+        sql`${schema.simHolds.status} IN ('held', 'captured')`,
+        sql`NOT EXISTS (SELECT 1 FROM ${schema.simCards} WHERE ${schema.simCards.token} = ${schema.simHolds.token} AND ${schema.simCards.behavior} = 'capture_fails')`,
+      ),
+    )
+    .prepare(),
+);
+const issuedById = prepared((db) =>
+  db.select().from(schema.simIssuedCards).where(eq(schema.simIssuedCards.id, sql.placeholder('id'))).limit(1).prepare(),
+);
+const insertIssued = prepared((db) =>
+  db
+    .insert(schema.simIssuedCards)
+    .values({
+      id: sql.placeholder('id'),
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      numberFingerprint: sql.placeholder('numberFingerprint'),
+      numberNonce: sql.placeholder('numberNonce'),
+      last4: sql.placeholder('last4'),
+      expMonth: sql.placeholder('expMonth'),
+      expYear: sql.placeholder('expYear'),
+      limitCents: sql.placeholder('limitCents'),
+      singleUse: true,
+      status: 'active',
+      expiresAt: sql.placeholder('expiresAt'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .prepare(),
+);
+
 export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string): PaymentVendor {
   const keyed = (purpose: string, value: string) => hmacHex(secret, `sim:${purpose}:${value}`);
 
@@ -176,7 +241,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
   }
 
   async function getCard(token: string, on: DbOrTx = db) {
-    const card = await firstRow(on, schema.simCards, eq(schema.simCards.token, token));
+    const card = await cardByToken(on).get({ token });
     if (!card) throw new VendorDeclineError('card_declined', 'No such payment method.');
     return card;
   }
@@ -217,15 +282,12 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     const id = newId('sim_hold');
     // The balance check and the debit are one guarded statement: concurrent holds can never overdraw.
     return db.transaction(async (tx) => {
-      const again = await firstRow(tx, schema.simHolds, eq(schema.simHolds.idempotencyKey, idempotencyKey));
+      const again = await holdByKey(tx).get({ key: idempotencyKey });
       if (again) return again.id;
       refuse?.(await getCard(token, tx));
-      const debit = await tx
-        .update(schema.simCards)
-        .set({ availableCents: sql`${schema.simCards.availableCents} - ${amountCents}` })
-        .where(and(eq(schema.simCards.token, token), sql`${schema.simCards.availableCents} >= ${amountCents}`));
+      const debit = await debitCard(tx).run({ amount: amountCents, token });
       if (debit.rowsAffected !== 1) return null;
-      await tx.insert(schema.simHolds).values({ id, idempotencyKey, token, amountCents, status: 'held', createdAt: clock.now() });
+      await insertHold(tx).run({ id, idempotencyKey, token, amountCents, createdAt: clock.now() });
       return id;
     });
   }
@@ -332,16 +394,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async capture(holdId) {
       // A sandbox tok_captureFail card's hold is never captured: the guard is part of the one UPDATE.
-      const res = await db
-        .update(schema.simHolds)
-        .set({ status: 'captured' })
-        .where(
-          and(
-            eq(schema.simHolds.id, holdId),
-            sql`${schema.simHolds.status} IN ('held', 'captured')`,
-            sql`NOT EXISTS (SELECT 1 FROM ${schema.simCards} WHERE ${schema.simCards.token} = ${schema.simHolds.token} AND ${schema.simCards.behavior} = 'capture_fails')`,
-          ),
-        );
+      const res = await captureHold(db).run({ holdId });
       if (res.rowsAffected === 1) return;
       const [card] = await db
         .select({ behavior: schema.simCards.behavior })
@@ -391,31 +444,25 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async issueCard(input: IssueCardInput): Promise<IssuedCard> {
       const id = `sim_ic_${sha256Hex(`issue:${input.idempotencyKey}`).slice(0, 24)}`;
-      const existing = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.id, id));
+      const existing = await issuedById(db).get({ id });
       if (existing) return toIssued(existing);
       const now = clock.now();
       // Card expiry a year out; the bcard's short session is enforced by its own expiresAt.
       const exp = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), 1));
       for (let nonce = 0; nonce < 20; nonce++) {
         const { number } = issuedNumber(id, nonce);
-        const inserted = await db
-          .insert(schema.simIssuedCards)
-          .values({
-            id,
-            idempotencyKey: input.idempotencyKey,
-            numberFingerprint: keyed('fingerprint', number),
-            numberNonce: nonce,
-            last4: number.slice(-4),
-            expMonth: exp.getUTCMonth() + 1,
-            expYear: exp.getUTCFullYear(),
-            limitCents: input.limitCents,
-            singleUse: true,
-            status: 'active',
-            expiresAt: input.expiresAt,
-            createdAt: now,
-          })
-          .onConflictDoNothing()
-          .returning();
+        const inserted = await insertIssued(db).all({
+          id,
+          idempotencyKey: input.idempotencyKey,
+          numberFingerprint: keyed('fingerprint', number),
+          numberNonce: nonce,
+          last4: number.slice(-4),
+          expMonth: exp.getUTCMonth() + 1,
+          expYear: exp.getUTCFullYear(),
+          limitCents: input.limitCents,
+          expiresAt: input.expiresAt,
+          createdAt: now,
+        });
         if (inserted[0]) return toIssued(inserted[0]);
         const raced = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.id, id));
         if (raced) return toIssued(raced);
