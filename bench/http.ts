@@ -24,7 +24,8 @@
  *   writer-2    as writer-1 with two bpay processes on one port (reusePort): HTTP, auth, validation and JSON on two
  *               processes, one process owns the database file.
  * For each figure: throughput, its ratio to the reference and to `one` in the same run, p50/p99, failed requests, and
- * the CPU time per request of the bpay processes and of the writer (/proc/<pid>/stat, 10 ms ticks).
+ * the CPU time per request of the bpay processes and of the writer (/proc/<pid>/stat, 10 ms ticks), and for the writer
+ * designs the round trips and statements the writer served per request.
  *
  * Run: bun run bench:http [--runs=3] [--seconds=5] [--designs=…] [--client=wrk|bun] [--wrk-threads=1].
  * Prints medians over the runs with [min–max]; the order of the designs alternates from run to run. Benches are not
@@ -122,6 +123,9 @@ interface Taken extends LoadResult {
   serverCpu: number;
   /** CPU ms of the writer process per request answered (NaN without a writer). */
   writerCpu: number;
+  /** Hrana round trips (HTTP requests to the writer) and statements it ran, per request answered (NaN without a writer). */
+  roundTrips: number;
+  statements: number;
 }
 
 /** One load: POSTs to `path` with per-request Idempotency-Keys; `bodies[u]` (and `cookies[u]`) for user u in turn. */
@@ -312,6 +316,21 @@ async function main() {
     const take = async (s: Setup, load: Load): Promise<Taken> => {
       const serverCpu = () => s.servers.reduce((a, c) => a + cpuMs(c.proc.pid), 0);
       const writerCpu = () => (s.writer ? cpuMs(s.writer.proc.pid) : Number.NaN);
+      const writerCounts = async (): Promise<[number, number]> => {
+        if (!s.writer) return [Number.NaN, Number.NaN];
+        await Bun.sleep(150); // the writer prints its counts every 100 ms
+        const all = [...s.writer.output.slice(-20).join('').matchAll(/^STATS (\d+) (\d+)$/gm)];
+        const m = all[all.length - 1];
+        return m ? [Number(m[1]), Number(m[2])] : [Number.NaN, Number.NaN];
+      };
+      let counts0: [number, number] = [Number.NaN, Number.NaN];
+      // Requests still in flight when the last load's window closed are finished first (an overloaded design may have
+      // a backlog of seconds): the servers' CPU must be nearly still for half a second, for at most 60 s.
+      for (let i = 0; i < 120; i++) {
+        const before = serverCpu() + (s.writer ? writerCpu() : 0);
+        await Bun.sleep(500);
+        if (serverCpu() + (s.writer ? writerCpu() : 0) - before <= 30 * s.servers.length) break;
+      }
       let result: LoadResult;
       let cpu0: [number, number];
       let cpu1: [number, number];
@@ -321,6 +340,7 @@ async function main() {
         writeFileSync(script, luaScript(load, WRK_THREADS, tag));
         await runWrk(`${s.base}${load.path}`, load.connections, WRK_THREADS, WARMUP, script);
         writeFileSync(script, luaScript(load, WRK_THREADS, `${tag}-m`));
+        counts0 = await writerCounts();
         cpu0 = [serverCpu(), writerCpu()];
         result = await runWrk(`${s.base}${load.path}`, load.connections, WRK_THREADS, SECONDS, script);
         cpu1 = [serverCpu(), writerCpu()];
@@ -348,7 +368,10 @@ async function main() {
         clearTimeout(closes);
       }
       const answered = result.ok + result.errors;
+      const counts1 = wrkPath ? await writerCounts() : counts0;
       return {
+        roundTrips: answered > 0 ? (counts1[0] - counts0[0]) / answered : Number.NaN,
+        statements: answered > 0 ? (counts1[1] - counts0[1]) / answered : Number.NaN,
         ...result,
         serverCpu: answered > 0 ? (cpu1[0] - cpu0[0]) / answered : Number.NaN,
         writerCpu: answered > 0 ? (cpu1[1] - cpu0[1]) / answered : Number.NaN,
@@ -391,10 +414,10 @@ async function main() {
     // The table: medians over the runs with [min–max]; ratios are taken within each run, then their median.
     const spread = (xs: number[]) => (xs.length > 1 ? ` [${int(Math.min(...xs))}–${int(Math.max(...xs))}]` : '');
     const rspread = (xs: number[]) => (xs.length > 1 ? ` [${ratio(Math.min(...xs))}–${ratio(Math.max(...xs))}]` : '');
-    const W = [40, 6, 22, 26, 20, 8, 8, 7, 15];
+    const W = [40, 6, 22, 26, 20, 8, 8, 7, 15, 12];
     const row = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(W[i]!) : c.padStart(W[i]!))).join(' ');
     console.log('');
-    console.log(row(['', 'conns', 'per second [min–max]', 'ratio to ref [min–max]', 'to `one` [min–max]', 'p50 ms', 'p99 ms', 'failed', 'CPU ms/req b+w']));
+    console.log(row(['', 'conns', 'per second [min–max]', 'ratio to ref [min–max]', 'to `one` [min–max]', 'p50 ms', 'p99 ms', 'failed', 'CPU ms/req b+w', 'RT / stmts']));
     const rawTps = runs.map((x) => x.raw.perSecond);
     const helloRps = runs.map((x) => x.hello.perSecond);
     console.log(row(['REF raw libSQL 6-stmt tx, FULL, 1 conn', '1', `${int(median(rawTps))}${spread(rawTps)}`, '1 (ceiling)', '', ms(median(runs.map((x) => x.raw.p50))), ms(median(runs.map((x) => x.raw.p99))), '', '']));
@@ -420,6 +443,7 @@ async function main() {
             ms(median(ts.map((t) => t.p99))),
             String(ts.reduce((a, t) => a + t.errors, 0)),
             cpuText,
+            s.writer ? `${one(median(ts.map((t) => t.roundTrips)))} / ${one(median(ts.map((t) => t.statements)))}` : '',
           ]),
         );
       }
@@ -445,6 +469,7 @@ async function main() {
     console.log(`  - load generator: ${client}`);
     for (const s of setups) console.log(`  - ${s.design}: ${DESIGN_TEXT[s.design]}`);
     console.log('  - CPU ms/req b+w: user + system CPU of the bpay process(es) + of the writer process, per request answered in the measured window (10 ms ticks)');
+    console.log('  - RT / stmts: Hrana round trips to the writer (HTTP requests) / statements it ran, per request answered (writer designs)');
     console.log('  - failed: answers other than 201/200 plus socket errors and timeouts (30 s), summed over the runs');
     for (const [i, x] of runs.entries()) {
       for (const [k, t] of x.got) {
@@ -456,7 +481,7 @@ async function main() {
       const lines = c.output
         .join('')
         .split('\n')
-        .filter((l) => l.trim() && !l.includes('BPAY_RATE_LIMITS=off') && !l.startsWith('[bench]') && !l.startsWith('WRITER '));
+        .filter((l) => l.trim() && !l.includes('BPAY_RATE_LIMITS=off') && !l.startsWith('[bench]') && !/^(WRITER|STATS) /.test(l));
       if (lines.length > 0) console.log(`\n${c.name} output (${lines.length} lines, last 5):\n${lines.slice(-5).map((l) => l.slice(0, 400)).join('\n')}`);
     }
   } finally {
@@ -474,19 +499,30 @@ const median = (xs: number[]) => {
 };
 const int = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
 const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0)) : 'n/a');
+const one = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 const ratio = (x: number) => (Number.isFinite(x) ? (x < 0.1 ? x.toFixed(3) : x.toFixed(2)) : 'n/a');
 
 /**
  * --serve-writer: the one process that owns the database file in the writer designs, serving it over Hrana 2 (the
- * test kit's stand-in for sqld). Prints its URL; its request log is emptied every second (it would grow per round trip).
+ * test kit's stand-in for sqld). Prints its URL, then its cumulative round trips and statements every 100 ms when they
+ * changed (its request log is emptied each time: it would grow per round trip).
  */
 async function serveWriter() {
   const { startHranaServer } = await import('../api/test-support/hrana-server');
   const path = arg('path');
   if (!path) throw new Error('--serve-writer needs --path=<database file>');
   const server = startHranaServer({ path });
-  setInterval(() => server.resetStats(), 1_000);
   console.log(`WRITER ${server.url}`);
+  // Cumulative round trips and statements, printed when they change (bench/http.ts reads them around each window).
+  const total = { roundTrips: 0, statements: 0 };
+  let last = '';
+  setInterval(() => {
+    total.roundTrips += server.stats.roundTrips;
+    total.statements += server.stats.statements;
+    server.resetStats();
+    const line = `STATS ${total.roundTrips} ${total.statements}`;
+    if (line !== last) console.log((last = line));
+  }, 100);
 }
 
 if (process.argv.includes('--serve-writer')) await serveWriter();
