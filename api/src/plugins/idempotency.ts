@@ -3,6 +3,7 @@ import { schema, type Db, type DbOrTx, prepared } from '@bpay/db';
 import { AppError, errorBody } from '../errors';
 import type { Clock } from '../lib/clock';
 import { hmacHex } from '../lib/crypto';
+import { setPlaceholder } from '../lib/set-placeholder';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 /** How long an unfinished request keeps its key to itself; after a crash the key can be used again. */
@@ -39,6 +40,38 @@ function differingFields(a: Record<string, string>, b: Record<string, string>): 
   return [...keys].filter((k) => a[k] !== b[k]).sort();
 }
 
+/* runIdempotent's three statements on every keyed request (claim, and the answer stored), built once (db/prepared.ts). */
+const sameKey = () => and(eq(schema.idempotencyKeys.scope, sql.placeholder('scope')), eq(schema.idempotencyKeys.key, sql.placeholder('key')));
+const deleteExpiredKey = prepared((db) =>
+  // A placeholder in a condition has no column encoder: the time goes as the column stores it (ms).
+  db.delete(schema.idempotencyKeys).where(and(sameKey(), lt(schema.idempotencyKeys.expiresAt, sql.placeholder('now')))).prepare(),
+);
+const claimKey = prepared((db) =>
+  db
+    .insert(schema.idempotencyKeys)
+    .values({
+      scope: sql.placeholder('scope'),
+      key: sql.placeholder('key'),
+      method: sql.placeholder('method'),
+      path: sql.placeholder('path'),
+      fieldDigests: sql.placeholder('fieldDigests'),
+      status: 'in_progress',
+      lockedUntil: sql.placeholder('lockedUntil'),
+      createdAt: sql.placeholder('createdAt'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .onConflictDoNothing()
+    .returning({ id: schema.idempotencyKeys.id })
+    .prepare(),
+);
+const storeAnswer = prepared((db) =>
+  db
+    .update(schema.idempotencyKeys)
+    .set({ status: 'done', responseStatus: setPlaceholder<number>('responseStatus'), responseBody: setPlaceholder<string>('responseBody') })
+    .where(sameKey())
+    .prepare(),
+);
+
 /**
  * Runs a money-moving handler at most once per (scope, Idempotency-Key) for 24 hours. A replay answers the stored
  * status and body; the same key with a different body is an idempotency_error naming the fields that differ; a
@@ -68,22 +101,17 @@ export async function runIdempotent(
   // An expired record of this key gives way to the new one, in the same commit.
   const key = req.key;
   const inserted = await db.transaction(async (tx) => {
-    await tx.delete(schema.idempotencyKeys).where(and(where, lt(schema.idempotencyKeys.expiresAt, now)));
-    return tx
-      .insert(schema.idempotencyKeys)
-      .values({
-        scope: req.scope,
-        key,
-        method: req.method,
-        path: req.path,
-        fieldDigests,
-        status: 'in_progress',
-        lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      })
-      .onConflictDoNothing()
-      .returning({ id: schema.idempotencyKeys.id });
+    await deleteExpiredKey(tx).run({ scope: req.scope, key, now: now.getTime() });
+    return claimKey(tx).all({
+      scope: req.scope,
+      key,
+      method: req.method,
+      path: req.path,
+      fieldDigests,
+      lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    });
   });
 
   let recordId = inserted[0]?.id;
@@ -103,10 +131,7 @@ export async function runIdempotent(
   }
 
   const store = (status: number, body: unknown) =>
-    db
-      .update(schema.idempotencyKeys)
-      .set({ status: 'done', responseStatus: status, responseBody: JSON.stringify(body) })
-      .where(where);
+    storeAnswer(db).run({ responseStatus: status, responseBody: JSON.stringify(body), scope: req.scope, key });
   try {
     const result = await handler(`${req.key}#${recordId}`);
     await store(result.status, result.body);
