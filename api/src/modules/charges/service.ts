@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
-import { schema, type DbOrTx } from '@bpay/db';
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, type SQL } from 'drizzle-orm';
+import { schema, type DbOrTx, preparedPerCount, slots, slotValues } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import {
@@ -48,10 +48,9 @@ export interface ChargeObject {
   allocations: Allocation[];
 }
 
-/** Each bcard's face and funding (one statement for all of them): its collection, shares, sources and bank debits. */
-async function fundingOf(db: DbOrTx, bcardIds: string[]) {
-  if (bcardIds.length === 0) return new Map<string, never>();
-  const rows = await db
+/** Each bcard's face and funding: its collection, shares, sources and bank debits. */
+const fundingRows = preparedPerCount((db, n) =>
+  db
     .select({
       bcardId: schema.bcards.id,
       last4: schema.bcards.last4,
@@ -75,7 +74,14 @@ async function fundingOf(db: DbOrTx, bcardIds: string[]) {
     .leftJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
     .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
     .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
-    .where(inArray(schema.bcards.id, bcardIds));
+    .where(inArray(schema.bcards.id, slots('b', n)))
+    .prepare(),
+);
+
+/** Each bcard's face and funding (one statement for all of them, built once per number of bcards: db/prepared.ts). */
+async function fundingOf(db: DbOrTx, bcardIds: string[]) {
+  if (bcardIds.length === 0) return new Map<string, never>();
+  const rows = await fundingRows(db, bcardIds.length).all(slotValues('b', bcardIds));
   // A bcard has 1–5 shares: ordered here, so the statement needs no sort (query-plans.test.ts).
   rows.sort((a, b) => (a.share?.position ?? 0) - (b.share?.position ?? 0));
   const out = new Map<string, { bcard: (typeof rows)[number]; shares: ShareFunding[] }>();
@@ -111,6 +117,51 @@ function chargeInput(
   };
 }
 
+/*
+ * The statement of refundsWithAllocations, built once per number of ids (db/prepared.ts): every refund of the intents
+ * given, or of the intents of the refunds given.
+ */
+function refundRows(where: (db: DbOrTx, n: number) => SQL) {
+  const r = schema.refunds;
+  return preparedPerCount((db, n) =>
+    db
+      .select({
+        refund: r,
+        intent: { amount: schema.paymentIntents.amount, amountReceived: schema.paymentIntents.amountReceived },
+        bcard: {
+          bcardStatus: schema.bcards.status,
+          limitCents: schema.bcards.limitCents,
+          spentCents: schema.bcards.spentCents,
+          amountCents: schema.collections.amountCents,
+          feeCents: schema.collections.feeCents,
+        },
+        share: {
+          id: schema.collectionShares.id,
+          amountCents: schema.collectionShares.amountCents,
+          status: schema.collectionShares.status,
+          position: schema.collectionShares.position,
+        },
+        source: { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 },
+        debitStatus: schema.bankDebits.status,
+        part: { amountCents: schema.refundParts.amountCents, status: schema.refundParts.status },
+      })
+      .from(r)
+      .innerJoin(schema.paymentIntents, eq(schema.paymentIntents.id, r.paymentIntentId))
+      .innerJoin(schema.bcards, eq(schema.bcards.id, schema.paymentIntents.bcardId))
+      .innerJoin(schema.collections, eq(schema.collections.id, schema.bcards.collectionId))
+      .leftJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
+      .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
+      .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
+      .leftJoin(schema.refundParts, and(eq(schema.refundParts.refundId, r.id), eq(schema.refundParts.shareId, schema.collectionShares.id)))
+      .where(where(db, n))
+      .prepare(),
+  );
+}
+const refundRowsOfIntents = refundRows((_, n) => inArray(schema.refunds.paymentIntentId, slots('id', n)));
+const refundRowsOfRefunds = refundRows((db, n) =>
+  inArray(schema.refunds.paymentIntentId, db.select({ id: schema.refunds.paymentIntentId }).from(schema.refunds).where(inArray(schema.refunds.id, slots('id', n)))),
+);
+
 /**
  * Refunds with their allocations, by refund id, in one statement: every refund of the intents given, or of the intents
  * of the refunds given (with their rows). A refund's allocations are capped by what each share still has room for after
@@ -125,41 +176,7 @@ async function refundsWithAllocations(
   const out = new Map<string, { refund: RefundRow; allocations: RefundAllocationsWithShare }>();
   const ids = 'refunds' in of ? of.refunds.map((r) => r.id) : of.intentIds;
   if (ids.length === 0) return out;
-  const r = schema.refunds;
-  const rows = await db
-    .select({
-      refund: r,
-      intent: { amount: schema.paymentIntents.amount, amountReceived: schema.paymentIntents.amountReceived },
-      bcard: {
-        bcardStatus: schema.bcards.status,
-        limitCents: schema.bcards.limitCents,
-        spentCents: schema.bcards.spentCents,
-        amountCents: schema.collections.amountCents,
-        feeCents: schema.collections.feeCents,
-      },
-      share: {
-        id: schema.collectionShares.id,
-        amountCents: schema.collectionShares.amountCents,
-        status: schema.collectionShares.status,
-        position: schema.collectionShares.position,
-      },
-      source: { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 },
-      debitStatus: schema.bankDebits.status,
-      part: { amountCents: schema.refundParts.amountCents, status: schema.refundParts.status },
-    })
-    .from(r)
-    .innerJoin(schema.paymentIntents, eq(schema.paymentIntents.id, r.paymentIntentId))
-    .innerJoin(schema.bcards, eq(schema.bcards.id, schema.paymentIntents.bcardId))
-    .innerJoin(schema.collections, eq(schema.collections.id, schema.bcards.collectionId))
-    .leftJoin(schema.collectionShares, eq(schema.collectionShares.collectionId, schema.collections.id))
-    .leftJoin(schema.fundingSources, eq(schema.fundingSources.id, schema.collectionShares.fundingSourceId))
-    .leftJoin(schema.bankDebits, eq(schema.bankDebits.shareId, schema.collectionShares.id))
-    .leftJoin(schema.refundParts, and(eq(schema.refundParts.refundId, r.id), eq(schema.refundParts.shareId, schema.collectionShares.id)))
-    .where(
-      'refunds' in of
-        ? inArray(r.paymentIntentId, db.select({ id: r.paymentIntentId }).from(r).where(inArray(r.id, ids)))
-        : inArray(r.paymentIntentId, ids),
-    );
+  const rows = await ('refunds' in of ? refundRowsOfRefunds : refundRowsOfIntents)(db, ids.length).all(slotValues('id', ids));
   // The refunds of a page's intents or of one intent, each with a row per share (1–5): ordered here, not by a sort in SQL.
   rows.sort((a, b) => a.refund.seq - b.refund.seq || (a.share?.position ?? 0) - (b.share?.position ?? 0));
   type Parts = Parameters<typeof refundAllocations>[1];

@@ -1,5 +1,6 @@
-import { and, eq, lt } from 'drizzle-orm';
-import { schema, type DbOrTx, type RefundStatus } from '@bpay/db';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import { schema, type DbOrTx, type RefundStatus, prepared } from '@bpay/db';
+import { setPlaceholder } from '../../lib/set-placeholder';
 import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
 
@@ -35,14 +36,35 @@ export async function renewRefundLease(deps: AppDeps, lease: RefundLease): Promi
   if (res.rowsAffected !== 1) throw new RefundLeaseLost(`refund ${lease.refundId} is no longer this worker's`);
 }
 
+/** finish()'s guarded UPDATE, built once per status and set of columns (db/prepared.ts), each value a placeholder. */
+const finishQueries = new Map<string, ReturnType<typeof buildFinish>>();
+function buildFinish(to: 'succeeded' | 'failed', keys: Array<keyof RefundRow>) {
+  return prepared((db) =>
+    db
+      .update(schema.refunds)
+      .set({ ...Object.fromEntries(keys.map((k) => [k, setPlaceholder(`set_${k}`)])), status: to, updatedAt: setPlaceholder<Date>('updatedAt') })
+      .where(
+        and(
+          eq(schema.refunds.id, sql.placeholder('id')),
+          eq(schema.refunds.leaseOwner, sql.placeholder('owner')),
+          eq(schema.refunds.status, 'pending'),
+        ),
+      )
+      .returning()
+      .prepare(),
+  );
+}
+
 /** Moves a pending refund to `to` only while this worker holds it. */
 export async function finish(tx: DbOrTx, deps: AppDeps, lease: RefundLease, to: 'succeeded' | 'failed', set: Partial<RefundRow> = {}) {
   if (!REFUND_TRANSITIONS.pending?.includes(to)) throw new Error(`a refund cannot go from pending to ${to}`);
-  const [row] = await tx
-    .update(schema.refunds)
-    .set({ ...set, status: to, updatedAt: deps.clock.now() })
-    .where(and(eq(schema.refunds.id, lease.refundId), eq(schema.refunds.leaseOwner, lease.owner), eq(schema.refunds.status, 'pending')))
-    .returning();
+  const keys = (Object.keys(set) as Array<keyof RefundRow>).filter((k) => set[k] !== undefined);
+  const shape = `${to}|${keys.join(',')}`;
+  let query = finishQueries.get(shape);
+  if (!query) finishQueries.set(shape, (query = buildFinish(to, keys)));
+  const values: Record<string, unknown> = { id: lease.refundId, owner: lease.owner, updatedAt: deps.clock.now() };
+  for (const k of keys) values[`set_${k}`] = set[k];
+  const row = await query(tx).get(values);
   if (!row) throw new RefundLeaseLost(`refund ${lease.refundId} is no longer this worker's`);
   return row;
 }
