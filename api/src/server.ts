@@ -8,7 +8,7 @@ import { requestIdOf, setPeerAddress } from './lib/request-context';
 import { generatedFile, serveGenerated, serveWebApp, type GeneratedFile } from './static-files';
 import { robotsTxt, sitemapXml } from './site-files';
 import { compressJsonResponse } from './http-encoding';
-import { settleApiLeases } from './modules/merchants/usage';
+import { closeApiLeases } from './modules/merchants/usage';
 import { errorBody, AppError } from './errors';
 import { headerBytes, MAX_HEADER_BYTES, MAX_URL_BYTES, requestTargetBytes } from './plugins/http';
 import { EVENT_STREAM_PATH } from './modules/events/stream';
@@ -153,8 +153,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     log.info('shutting down', { signal });
     server.stop();
-    // The merchant API's unused leased calls go back to the plan's count (a crash would leave them counted as used).
-    void settleApiLeases(booted.deps.db)
+    // The merchant API's unused leased calls go back to the plan's count (a crash would leave them counted as used);
+    // requests still in flight lease only their own call from here on.
+    void closeApiLeases(booted.deps.db)
       .catch((error) => log.warn('unused API calls could not be given back; they stay counted as used', { error }))
       .finally(() => {
         booted.stop();

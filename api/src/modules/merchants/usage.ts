@@ -27,12 +27,13 @@ const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 
 /** The merchant's requests this month, as its dashboard shows them: this process's unused leased calls are not requests. */
 export async function monthlyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`coalesce(sum(${schema.merchantUsage.requests}), 0)` })
-    .from(schema.merchantUsage)
-    .where(and(eq(schema.merchantUsage.merchantId, merchantId), like(schema.merchantUsage.day, `${monthOf(at)}-%`)));
-  const lease = leasesOf(db).held.get(merchantId);
-  return Number(row?.n ?? 0) - (lease && lease.day.startsWith(monthOf(at)) ? lease.left : 0);
+  return lessUnused(db, merchantId, (lease) => lease.day.startsWith(monthOf(at)), async () => {
+    const [row] = await db
+      .select({ n: sql<number>`coalesce(sum(${schema.merchantUsage.requests}), 0)` })
+      .from(schema.merchantUsage)
+      .where(and(eq(schema.merchantUsage.merchantId, merchantId), like(schema.merchantUsage.day, `${monthOf(at)}-%`)));
+    return Number(row?.n ?? 0);
+  });
 }
 
 const ownerMonthQuery = prepared((db) =>
@@ -76,9 +77,34 @@ const uncountRequests = prepared((db) =>
 
 /** The merchant's requests today, as its dashboard shows them (less this process's unused leased calls). */
 export async function dailyRequests(db: Db, merchantId: string, at: Date): Promise<number> {
-  const row = await firstRow(db, schema.merchantUsage, and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))));
-  const lease = leasesOf(db).held.get(merchantId);
-  return (row?.requests ?? 0) - (lease?.day === dayOf(at) ? lease.left : 0);
+  return lessUnused(db, merchantId, (lease) => lease.day === dayOf(at), async () => {
+    const row = await firstRow(db, schema.merchantUsage, and(eq(schema.merchantUsage.merchantId, merchantId), eq(schema.merchantUsage.day, dayOf(at))));
+    return row?.requests ?? 0;
+  });
+}
+
+/**
+ * A count read from the rows, less this process's unused calls of the merchant's lease when `counted` says its day is
+ * in the count. The rows and the lease change apart while a block is taken, given back or reclaimed (the lease is
+ * emptied before its unit commits, the new block held after it), so the read waits for any such change of this
+ * merchant's and is made again if one began or ended meanwhile (hostile audit of issue 29 part 4: a plan change's
+ * give-back showed the whole old block as calls made).
+ */
+async function lessUnused(db: Db, merchantId: string, counted: (lease: Lease) => boolean, read: () => Promise<number>): Promise<number> {
+  const leases = leasesOf(db);
+  let n = 0;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const busy = leases.taking.get(merchantId) ?? leases.reclaiming.get(merchantId) ?? leases.settling;
+    if (busy) {
+      await busy.catch(() => undefined);
+      continue;
+    }
+    const seen = leases.changes;
+    n = await read();
+    if (leases.changes === seen) break;
+  }
+  const lease = leases.held.get(merchantId);
+  return Math.max(0, n - (lease && counted(lease) ? lease.left : 0));
 }
 
 /*
@@ -112,19 +138,29 @@ interface Lease {
   limit: number;
   /** Calls of the block not yet made. */
   left: number;
+  /** The merchant's owner: the allowance is theirs, so another of their accounts may take these calls back. */
+  userId: string;
 }
 
 interface Leases {
   held: Map<string, Lease>;
   /** A lease being taken, per merchant: the requests meanwhile wait for it rather than taking their own. */
   taking: Map<string, Promise<unknown>>;
+  /** Merchants whose unused calls another account of their owner is giving back (until its unit ends). */
+  reclaiming: Map<string, Promise<unknown>>;
+  /** settleApiLeases at work. */
+  settling: Promise<unknown> | null;
+  /** Counts every change of a lease other than a call spent (a block emptied or held): the dashboard's reads check it. */
+  changes: number;
+  /** Shutting down (closeApiLeases): a lease is then the one call of the request that takes it, nothing left unused. */
+  closing: boolean;
 }
 
 /** This process's leases on one database (per handle: tests open many databases in one process). */
 const leasesByDb = new WeakMap<object, Leases>();
 function leasesOf(db: Db): Leases {
   let leases = leasesByDb.get(db);
-  if (!leases) leasesByDb.set(db, (leases = { held: new Map(), taking: new Map() }));
+  if (!leases) leasesByDb.set(db, (leases = { held: new Map(), taking: new Map(), reclaiming: new Map(), settling: null, changes: 0, closing: false }));
   return leases;
 }
 
@@ -135,44 +171,106 @@ async function giveBack(tx: DbOrTx, merchantId: string, lease: Lease, unused: nu
 
 /**
  * Takes a new lease for the merchant (giving back what `stale` has left in the same unit). Returns false, with nothing
- * reserved, when the owner's plan is used up this month.
+ * reserved, when the owner's plan is used up this month. When the rows say it is used up, this process's unused calls
+ * of the owner's other merchant accounts are given back first, in the same unit, and leased here: the allowance is
+ * the owner's, and an account that made one call must not hold the others' last calls (hostile audit of issue 29
+ * part 4). Another process's unused calls cannot be reached: they count as used until spent or given back.
+ * If the unit fails, nothing was given back: the emptied blocks get their calls again.
  */
 async function takeLease(deps: AppDeps, merchant: MerchantRow, limit: number, at: Date, stale: Lease | undefined): Promise<boolean> {
+  const leases = leasesOf(deps.db);
+  const { held } = leases;
   const unused = stale?.left ?? 0;
   if (stale) stale.left = 0;
+  leases.changes++;
   const day = dayOf(at);
-  // The month's count is read and raised in one unit of work: requests at once, in this process or another, cannot
-  // all lease on the same count.
-  const size = await deps.db.transaction(async (tx) => {
-    if (stale) await giveBack(tx, merchant.id, stale, unused);
-    const remaining = limit === -1 ? Infinity : limit - (await ownerMonthlyRequests(tx, merchant.userId, at));
-    if (remaining <= 0) return 0;
-    const n = leaseSize(limit, remaining);
-    await countRequests(tx).run({ merchantId: merchant.id, day, n });
-    return n;
-  });
-  const { held } = leasesOf(deps.db);
+  const reclaimed: Array<{ merchantId: string; lease: Lease; unused: number }> = [];
+  let unitEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (unitEnded = resolve));
+  let size: number;
+  try {
+    // The month's count is read and raised in one unit of work: requests at once, in this process or another, cannot
+    // all lease on the same count.
+    size = await deps.db.transaction(async (tx) => {
+      if (stale) await giveBack(tx, merchant.id, stale, unused);
+      let remaining = limit === -1 ? Infinity : limit - (await ownerMonthlyRequests(tx, merchant.userId, at));
+      if (remaining <= 0) {
+        for (const [merchantId, lease] of held) {
+          if (merchantId === merchant.id || lease.userId !== merchant.userId || lease.left <= 0) continue;
+          reclaimed.push({ merchantId, lease, unused: lease.left });
+          leases.reclaiming.set(merchantId, ended);
+          lease.left = 0;
+          leases.changes++;
+        }
+        for (const r of reclaimed) {
+          await giveBack(tx, r.merchantId, r.lease, r.unused);
+          // A block of another month (held since, unused) gave nothing back to this one.
+          if (r.lease.day.startsWith(monthOf(at))) remaining += r.unused;
+        }
+      }
+      if (remaining <= 0) return 0;
+      const n = leases.closing ? 1 : leaseSize(limit, remaining);
+      await countRequests(tx).run({ merchantId: merchant.id, day, n });
+      return n;
+    });
+  } catch (e) {
+    if (stale) stale.left = unused;
+    for (const r of reclaimed) r.lease.left = r.unused;
+    throw e;
+  } finally {
+    for (const r of reclaimed) leases.reclaiming.delete(r.merchantId);
+    unitEnded();
+  }
+  leases.changes++;
   if (size === 0) {
     held.delete(merchant.id);
     return false;
   }
-  held.set(merchant.id, { day, limit, left: size });
+  held.set(merchant.id, { day, limit, left: size, userId: merchant.userId });
   return true;
 }
 
 /**
  * Gives back every unused leased call of this process on `db`, in one unit of work, and forgets the leases (at
- * shutdown; tests, before they read the usage rows). A failure leaves those calls counted as used.
+ * shutdown; tests, before they read the usage rows). Blocks being taken are waited for and given back with the
+ * others. A failure leaves those calls counted as used.
  */
 export async function settleApiLeases(db: Db): Promise<void> {
-  const { held } = leasesOf(db);
+  const leases = leasesOf(db);
+  const work = settle(leases, db);
+  leases.settling = work;
+  try {
+    await work;
+  } finally {
+    if (leases.settling === work) leases.settling = null;
+  }
+}
+
+async function settle(leases: Leases, db: Db): Promise<void> {
+  const { held, taking } = leases;
+  // A block taken while its unit is in flight would be held after the snapshot below, and never given back.
+  while (taking.size > 0) await Promise.all([...taking.values()].map((p) => p.catch(() => undefined)));
   const out = [...held].map(([merchantId, lease]) => ({ merchantId, lease, unused: lease.left }));
   held.clear();
   for (const o of out) o.lease.left = 0;
+  leases.changes++;
   if (out.every((o) => o.unused === 0)) return;
-  await db.transaction(async (tx) => {
-    for (const o of out) await giveBack(tx, o.merchantId, o.lease, o.unused);
-  });
+  try {
+    await db.transaction(async (tx) => {
+      for (const o of out) await giveBack(tx, o.merchantId, o.lease, o.unused);
+    });
+  } finally {
+    leases.changes++;
+  }
+}
+
+/**
+ * At shutdown (SIGINT/SIGTERM, server.ts): from now on a lease is the one call of the request that takes it, so a
+ * request still in flight leaves nothing leased and unmade when the process exits; then every unused call goes back.
+ */
+export async function closeApiLeases(db: Db): Promise<void> {
+  leasesOf(db).closing = true;
+  await settleApiLeases(db);
 }
 
 /**
