@@ -324,13 +324,18 @@ async function main() {
         return m ? [Number(m[1]), Number(m[2])] : [Number.NaN, Number.NaN];
       };
       let counts0: [number, number] = [Number.NaN, Number.NaN];
-      // Requests still in flight when the last load's window closed are finished first (an overloaded design may have
-      // a backlog of seconds): the servers' CPU must be nearly still for half a second, for at most 60 s.
-      for (let i = 0; i < 120; i++) {
-        const before = serverCpu() + (s.writer ? writerCpu() : 0);
-        await Bun.sleep(500);
-        if (serverCpu() + (s.writer ? writerCpu() : 0) - before <= 30 * s.servers.length) break;
-      }
+      // Waits until the requests still in flight are finished (an overloaded design may have a backlog of seconds):
+      // the processes' CPU must be nearly still for half a second, for at most 60 s. Before a load, so the last one's
+      // backlog does not fall into its window; after the warm-up and after the measured run, so the CPU counted is
+      // that of exactly the measured requests (see below).
+      const drain = async () => {
+        for (let i = 0; i < 120; i++) {
+          const before = serverCpu() + (s.writer ? writerCpu() : 0);
+          await Bun.sleep(500);
+          if (serverCpu() + (s.writer ? writerCpu() : 0) - before <= 30 * s.servers.length) break;
+        }
+      };
+      await drain();
       let result: LoadResult;
       let cpu0: [number, number];
       let cpu1: [number, number];
@@ -340,9 +345,12 @@ async function main() {
         writeFileSync(script, luaScript(load, WRK_THREADS, tag));
         await runWrk(`${s.base}${load.path}`, load.connections, WRK_THREADS, WARMUP, script);
         writeFileSync(script, luaScript(load, WRK_THREADS, `${tag}-m`));
+        await drain();
         counts0 = await writerCounts();
         cpu0 = [serverCpu(), writerCpu()];
         result = await runWrk(`${s.base}${load.path}`, load.connections, WRK_THREADS, SECONDS, script);
+        // wrk stops with one request in flight on each connection; the servers still run them to the end.
+        await drain();
         cpu1 = [serverCpu(), writerCpu()];
       } else {
         // The closed loop's window opens after the warm-up: the CPU is read then and when it closes.
@@ -367,14 +375,20 @@ async function main() {
         clearTimeout(opens);
         clearTimeout(closes);
       }
+      // With wrk, the CPU and the writer's counts run from the measured run's start to the end of the requests left in
+      // flight (one per connection), so they are divided by all the requests served: answered + connections. (Divided
+      // by the answered alone they would overstate a slow load's cost up to twice, when as many are in flight as were
+      // answered.) The closed loop's CPU is read at its window's edges instead.
+      const served = wrkPath ? result.ok + result.errors + load.connections : result.ok + result.errors;
       const answered = result.ok + result.errors;
       const counts1 = wrkPath ? await writerCounts() : counts0;
+      const per = (x: number) => (answered > 0 ? x / served : Number.NaN);
       return {
-        roundTrips: answered > 0 ? (counts1[0] - counts0[0]) / answered : Number.NaN,
-        statements: answered > 0 ? (counts1[1] - counts0[1]) / answered : Number.NaN,
+        roundTrips: per(counts1[0] - counts0[0]),
+        statements: per(counts1[1] - counts0[1]),
         ...result,
-        serverCpu: answered > 0 ? (cpu1[0] - cpu0[0]) / answered : Number.NaN,
-        writerCpu: answered > 0 ? (cpu1[1] - cpu0[1]) / answered : Number.NaN,
+        serverCpu: per(cpu1[0] - cpu0[0]),
+        writerCpu: per(cpu1[1] - cpu0[1]),
       };
     };
     const helloTake = (): Promise<LoadResult> =>
@@ -468,8 +482,10 @@ async function main() {
     console.log('\nNotes');
     console.log(`  - load generator: ${client}`);
     for (const s of setups) console.log(`  - ${s.design}: ${DESIGN_TEXT[s.design]}`);
-    console.log('  - CPU ms/req b+w: user + system CPU of the bpay process(es) + of the writer process, per request answered in the measured window (10 ms ticks)');
-    console.log('  - RT / stmts: Hrana round trips to the writer (HTTP requests) / statements it ran, per request answered (writer designs)');
+    console.log(
+      `  - CPU ms/req b+w: user + system CPU of the bpay process(es) + of the writer process, per request served (10 ms ticks; ${wrkPath ? 'with wrk: from the measured run to the end of the requests left in flight, divided by those answered + one per connection' : 'in the measured window, per request answered in it'})`,
+    );
+    console.log('  - RT / stmts: Hrana round trips to the writer (HTTP requests) / statements it ran, per request served as for the CPU (writer designs)');
     console.log('  - failed: answers other than 201/200 plus socket errors and timeouts (30 s), summed over the runs');
     for (const [i, x] of runs.entries()) {
       for (const [k, t] of x.got) {
