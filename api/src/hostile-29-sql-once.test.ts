@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { call, makeTestApp, merchantCall, type TestContext } from '../test-support/app';
 import { addCard, CARDS_OK, createMerchant, makePremium, registerUser, type TestMerchant } from '../test-support/world';
 import { moneyReport, moneyViolations } from '../test-support/money-invariants';
+import { sweepMoney } from './boot';
 
 /*
  * Hostile audit of issue 29 parts 4 and 5 (SQL built once on the bcard, confirm, refund and transactions paths): what
@@ -213,5 +214,90 @@ describe('the transactions page at its largest count', () => {
     // The one real bcard's view still has its card and its three shares' debits read by the per-count queries.
     const real = first.body.find((t: { id: string }) => t.id === made.transactionId);
     expect(real.virtualCardId).toBe(made.id);
+  });
+});
+
+/*
+ * A write that fails after the converted ones in the same unit: the built-once statements before it (the shares'
+ * one-UPDATE capture, the refund parts' JSON-keyed UPDATE, the ledger's multi-row postings) must roll back with it,
+ * and the sweep must finish the money exactly once afterwards. The failure is a trigger on a later table.
+ */
+describe('a failure after the converted writes of a unit rolls them back with it', () => {
+  const q = async (w: World, sql: string, args: (string | number)[] = []) => (await w.ctx.handle.client.execute({ sql, args })).rows;
+
+  test("the bcard's capture phase: the bcard's insert fails after every share was captured in one UPDATE; nothing of the phase stays (the holds are voided), and the sweep leaves it so", async () => {
+    const w = await world();
+    try {
+      await w.ctx.handle.client.execute("CREATE TRIGGER audit45_boom BEFORE INSERT ON bcards WHEN NEW.name = 'BOOM' BEGIN SELECT RAISE(ABORT, 'boom'); END");
+      const res = await call(w.ctx, '/api/virtual-cards', {
+        method: 'POST',
+        cookie: w.consumer.cookie,
+        body: { name: 'BOOM', balance: '20.00', fundingSources: [50, 30, 20].map((p, i) => ({ fundingSourceId: w.sources[i], percentage: p })) },
+      });
+      expect(res.status).not.toBe(201);
+      const [col] = await q(w, "SELECT id, status FROM collections WHERE name = 'BOOM'");
+      // The phase's record rolled back whole: not completed, no share captured, no captured movement, no bcard.
+      expect(col!.status).not.toBe('completed');
+      const shares = await q(w, 'SELECT status FROM collection_shares WHERE collection_id = ?', [String(col!.id)]);
+      expect(shares.length).toBe(3);
+      expect(shares.map((r) => r.status)).not.toContain('captured');
+      // The simulator's captures ran inside the phase (saga.ts `within`) and rolled back with it: the holds were voided.
+      expect(shares.map((r) => r.status)).toEqual(['voided', 'voided', 'voided']);
+      expect((await q(w, "SELECT count(*) AS n FROM ledger_movements WHERE kind = 'collection.captured' AND reference_id = ?", [String(col!.id)]))[0]!.n).toBe(0);
+      expect((await q(w, "SELECT count(*) AS n FROM bcards WHERE name = 'BOOM'"))[0]!.n).toBe(0);
+      expect(moneyViolations(await moneyReport(w.ctx))).toEqual([]);
+      await w.ctx.handle.client.execute('DROP TRIGGER audit45_boom');
+      w.ctx.clock.advance(61_000);
+      await sweepMoney(w.ctx.deps);
+      await sweepMoney(w.ctx.deps);
+      const [after] = await q(w, 'SELECT status FROM collections WHERE id = ?', [String(col!.id)]);
+      expect(['completed', 'failed', 'refunded']).toContain(String(after!.status));
+      expect((await q(w, "SELECT count(*) AS n FROM ledger_movements WHERE kind = 'collection.captured' AND reference_id = ?", [String(col!.id)]))[0]!.n).toBe(
+        after!.status === 'completed' ? 1 : 0,
+      );
+      const report = await moneyReport(w.ctx);
+      expect(moneyViolations(report)).toEqual([]);
+      expect(report.ledgerTotal).toBe(0);
+    } finally {
+      await w.ctx.close();
+    }
+  });
+
+  test("a refund's settlement: its notice fails after the parts' one UPDATE and the postings; the refund stays pending whole, the sweep settles it once", async () => {
+    const w = await world();
+    try {
+      const pi = await paidIntent(w, '30.00', 2000);
+      await w.ctx.handle.client.execute("CREATE TRIGGER audit45_boom BEFORE INSERT ON notifications WHEN NEW.kind = 'merchant_refund' BEGIN SELECT RAISE(ABORT, 'boom'); END");
+      const r = await merchantCall(w.ctx, w.live.secretKey, '/refunds', { method: 'POST', body: { payment_intent: pi.id, amount: 1500 } });
+      // Transaction 1 (the refund recorded, the amount reserved) committed; the settlement's did not.
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.status).toBe('pending');
+      const parts = await q(w, 'SELECT status, vendor_refund_id FROM refund_parts WHERE refund_id = ?', [r.body.id]);
+      expect(parts.length).toBe(3);
+      for (const p of parts) expect([p.status, p.vendor_refund_id]).toEqual(['pending', null]);
+      expect((await q(w, 'SELECT count(*) AS n FROM ledger_movements WHERE reference_id = ?', [r.body.id]))[0]!.n).toBe(0);
+      expect(moneyViolations(await moneyReport(w.ctx))).toEqual([]);
+      await w.ctx.handle.client.execute('DROP TRIGGER audit45_boom');
+      w.ctx.clock.advance(61_000);
+      await sweepMoney(w.ctx.deps);
+      const [row] = await q(w, 'SELECT status, amount, fee_cents FROM refunds WHERE id = ?', [r.body.id]);
+      expect(row!.status).toBe('succeeded');
+      const settled = await q(w, 'SELECT status, vendor_refund_id, amount_cents FROM refund_parts WHERE refund_id = ?', [r.body.id]);
+      for (const p of settled) {
+        expect(p.status).toBe('succeeded');
+        expect(String(p.vendor_refund_id)).toMatch(/^sim_re_/);
+      }
+      expect(settled.reduce((a, p) => a + Number(p.amount_cents), 0)).toBe(Number(row!.amount) + Number(row!.fee_cents));
+      // Each part refunded at the processor once (its key), and one movement.
+      expect((await q(w, 'SELECT count(*) AS n FROM sim_refunds WHERE idempotency_key LIKE ?', [`refund:${r.body.id}:%`]))[0]!.n).toBe(3);
+      expect((await q(w, 'SELECT count(*) AS n FROM ledger_movements WHERE reference_id = ?', [r.body.id]))[0]!.n).toBe(1);
+      await sweepMoney(w.ctx.deps);
+      expect((await q(w, 'SELECT count(*) AS n FROM ledger_movements WHERE reference_id = ?', [r.body.id]))[0]!.n).toBe(1);
+      const report = await moneyReport(w.ctx);
+      expect(moneyViolations(report)).toEqual([]);
+      expect(report.ledgerTotal).toBe(0);
+    } finally {
+      await w.ctx.close();
+    }
   });
 });
