@@ -20,16 +20,25 @@
  * - Connections keep libSQL's defaults (foreign keys on: libSQL is built with SQLITE_DEFAULT_FOREIGN_KEYS=1, sqld too)
  *   plus WAL and synchronous=FULL. A statement that meets another stream's write lock waits for it without blocking the
  *   server (busy_timeout 0, retried on a timer for up to BUSY_WAIT_MS), as sqld's connections wait on their own threads.
- *   Unlike sqld, a statement that waits in vain ends its stream (see runStmt), and a write transaction is never
- *   stolen from a stream that holds it too long (sqld's TXN_TIMEOUT).
+ *   Unlike sqld, a statement that waits in vain ends its stream (see runStmt).
+ * - A write transaction held longer than `txnTimeoutMs` (default TXN_TIMEOUT_MS, sqld's TXN_TIMEOUT of 5 s in
+ *   libsql-server) is taken back when another stream waits for the lock, as sqld's busy handler steals it: the holder's
+ *   transaction is rolled back, the lock freed for the waiter, and the holder's next request that runs statements
+ *   answers every statement with sqld's error (`TRANSACTION_TIMEOUT`, "Transaction timed-out"); later requests on the
+ *   stream run normally, in autocommit. A holder nobody waits for keeps its transaction, as in sqld.
  *
- * It counts what arrives (`stats`), so a test can say how many round trips a unit of work costs, and can add a
- * latency to each answer (`latencyMs`) to show what a real network's round trips would cost.
+ * It counts what arrives (`stats`): round trips, those made while a stream held the write lock, and how long the lock
+ * was held, so a test can say what a unit of work costs. `latencyMs` (settable while running) is a network's round
+ * trip: half of it is waited before a request is handled (the way there), half before its answer (the way back).
  */
 import Database from 'libsql';
 
 export const STREAM_EXPIRY_MS = 10_000;
 export const BUSY_WAIT_MS = 5_000;
+/** sqld's TXN_TIMEOUT (libsql-server: `pub const TXN_TIMEOUT: Duration = Duration::from_secs(5)`). */
+export const TXN_TIMEOUT_MS = 5_000;
+/** What sqld answers for each statement of the next request of a stream whose transaction it took back. */
+export const TXN_TIMEOUT_ERROR = { message: 'Transaction timed-out', code: 'TRANSACTION_TIMEOUT' } as const;
 
 type Db = InstanceType<typeof Database>;
 type ProtoValue =
@@ -75,6 +84,17 @@ export interface HranaStats {
   roundTrips: number;
   /** Statements executed: batch steps that ran, executes, and sequences (one each). */
   statements: number;
+  /**
+   * Round trips made while their stream held the write lock: it held it when the request arrived, or took it during
+   * the request (a round trip that opens and closes a write transaction counts once). From the statement that takes
+   * the lock (BEGIN IMMEDIATE/EXCLUSIVE, or a deferred transaction's first write) to its COMMIT/ROLLBACK, both included.
+   */
+  lockedRoundTrips: number;
+  /** Write transactions ended (committed, rolled back, or taken back), and the ms their streams held the lock in all. */
+  writeTransactions: number;
+  lockHeldMs: number;
+  /** Write transactions taken back after txnTimeoutMs (see the file's comment). */
+  timedOut: number;
   /** Each round trip's stream requests, in order: `batch(BEGIN,SAVEPOINT)`, `execute(COMMIT)`, `close`, `store_sql`. */
   log: string[][];
 }
@@ -84,6 +104,8 @@ export interface HranaServer {
   url: string;
   stats: HranaStats;
   resetStats(): void;
+  /** The round trip's latency in ms (half each way); a bench may change it between loads. */
+  latencyMs: number;
   /** Stops listening and closes every stream's connection (rolling back what is open). */
   stop(): void;
 }
@@ -97,11 +119,18 @@ interface Stream {
   failed?: unknown;
   sqls: Map<number, string>;
   lastUsed: number;
+  /** When the stream took the write lock (performance.now()); undefined while it holds none. */
+  lockedSince?: number;
+  /** Its write transaction was taken back: the next request's statements answer TXN_TIMEOUT_ERROR. */
+  timedOut?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The statement's first word, for the log (the whole text would bury the shape of a round trip). */
 const verb = (sql: string) => (sql.trim().split(/\s+/)[0] ?? '').toUpperCase();
+/** Statements that take SQLite's write lock (a deferred BEGIN takes it at the first write). */
+const takesWriteLock = (sql: string) =>
+  /^\s*(begin\s+(immediate|exclusive)|insert|update|delete|replace|create|drop|alter)\b/i.test(sql);
 
 function fromProto(v: ProtoValue): unknown {
   switch (v.type) {
@@ -143,6 +172,7 @@ function bindings(stmt: ProtoStmt): unknown[] {
 
 /** sqld reports SQLite's primary result code (SQLITE_CONSTRAINT for SQLITE_CONSTRAINT_PRIMARYKEY). */
 function toProtoError(error: unknown): ProtoError {
+  if ((error as { hrana?: unknown }).hrana) return { message: (error as Error).message, code: String((error as { code?: unknown }).code) };
   const code = String((error as { code?: unknown }).code ?? 'SQLITE_UNKNOWN');
   const primary = code.startsWith('SQLITE_') ? code.split('_').slice(0, 2).join('_') : code;
   return { message: `SQLite error: ${(error as Error).message}`, code: primary };
@@ -152,14 +182,16 @@ function toProtoError(error: unknown): ProtoError {
  * Runs `fn` (one statement), trying again on a timer while another connection holds the write lock, instead of
  * blocking the server. The retries re-run the same prepared statement: SQLite leaves a statement that met SQLITE_BUSY
  * in progress until it is reset, and a fresh one prepared beside it would meet "SQL statements in progress".
+ * `onBusy` runs before each retry (the server takes back a write transaction held past its timeout there).
  */
-async function waitingOnLocks<T>(fn: () => T): Promise<T> {
+async function waitingOnLocks<T>(fn: () => T, onBusy: () => void): Promise<T> {
   const deadline = Date.now() + BUSY_WAIT_MS;
   for (;;) {
     try {
       return fn();
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      onBusy();
       await sleep(2);
     }
   }
@@ -168,8 +200,13 @@ async function waitingOnLocks<T>(fn: () => T): Promise<T> {
 export interface HranaServerOptions {
   /** The libSQL file the server serves. */
   path: string;
-  /** Added before every answer: a network round trip's latency (loopback answers in well under a millisecond). */
+  /**
+   * A network round trip's latency in ms (loopback answers in well under a millisecond): half is waited before a
+   * request is handled, half before its answer. Default 0.
+   */
   latencyMs?: number;
+  /** How long a write transaction may hold the lock before a waiting stream takes it back. Default TXN_TIMEOUT_MS. */
+  txnTimeoutMs?: number;
 }
 
 export function startHranaServer(opts: HranaServerOptions): HranaServer {
@@ -178,7 +215,41 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
   setup.close();
 
   const streams = new Map<string, Stream>();
-  const stats: HranaStats = { roundTrips: 0, statements: 0, log: [] };
+  const stats: HranaStats = { roundTrips: 0, statements: 0, lockedRoundTrips: 0, writeTransactions: 0, lockHeldMs: 0, timedOut: 0, log: [] };
+  const txnTimeoutMs = opts.txnTimeoutMs ?? TXN_TIMEOUT_MS;
+  const control = { latencyMs: opts.latencyMs ?? 0 };
+  /** Every stream that may hold the lock (batons are replaced per request; the stream objects stay). */
+  const live = new Set<Stream>();
+  /** Stream → whether the current request saw it hold the write lock. */
+  const lockedNow = new WeakSet<Stream>();
+
+  /** After a statement (or a close): starts or ends the stream's write-lock span. */
+  const noteLock = (s: Stream, tookLock: boolean) => {
+    const inTx = s.conn?.inTransaction ?? false;
+    if (s.lockedSince === undefined && inTx && tookLock) s.lockedSince = performance.now();
+    if (s.lockedSince !== undefined) lockedNow.add(s);
+    if (s.lockedSince !== undefined && !inTx) {
+      stats.writeTransactions++;
+      stats.lockHeldMs += performance.now() - s.lockedSince;
+      s.lockedSince = undefined;
+    }
+  };
+  /** sqld's busy handler: a waiter takes the lock back from a stream that has held it longer than txnTimeoutMs. */
+  const takeBackExpired = () => {
+    const now = performance.now();
+    for (const s of live) {
+      if (s.lockedSince === undefined || now - s.lockedSince <= txnTimeoutMs || !s.conn) continue;
+      try {
+        if (s.conn.inTransaction) s.conn.exec('ROLLBACK');
+      } catch {
+        // A connection that cannot roll back is closed instead (closing rolls back).
+        closeStream(s);
+      }
+      s.timedOut = true;
+      stats.timedOut++;
+      noteLock(s, false);
+    }
+  };
 
   const connect = (): Db => {
     const conn = new Database(opts.path);
@@ -191,14 +262,16 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
   };
   const closeStream = (s: Stream) => {
     const conn = s.conn;
-    s.conn = null;
+    live.delete(s);
     if (!conn) return;
     // An abandoned stream's transaction is rolled back, as sqld does. Explicitly: the driver's close() leaves the
     // connection open, write lock included, until its statements are garbage-collected.
     try {
       if (conn.inTransaction) conn.exec('ROLLBACK');
     } finally {
+      s.conn = null;
       conn.close();
+      noteLock(s, false);
     }
   };
   const sqlOf = (s: Stream, sql: string | undefined, sqlId: number | undefined): string => {
@@ -214,6 +287,7 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
     const args = bindings(stmt);
     stats.statements++;
     const db = dbOf(s);
+    live.add(s);
     const prepared = db.prepare(sql).safeIntegers(true);
     const reader = prepared.reader;
     if (reader) prepared.raw(true);
@@ -235,7 +309,7 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
           affected_row_count: changes,
           last_insert_rowid: rowid === null ? null : String(rowid),
         };
-      });
+      }, takeBackExpired);
     } catch (error) {
       if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
         // The statement stays in progress and would fail every later one on this connection (the driver cannot reset
@@ -245,6 +319,8 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
         s.failed = error;
       }
       throw error;
+    } finally {
+      noteLock(s, takesWriteLock(sql));
     }
   }
 
@@ -266,6 +342,17 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
   }
 
   async function handle(s: Stream, req: StreamRequest, log: string[]): Promise<object> {
+    if (s.timedOut && (req.type === 'execute' || req.type === 'batch' || req.type === 'sequence')) {
+      // The transaction was taken back: this request's statements fail without running (sqld fails every step of the
+      // next program), and the stream goes on in autocommit.
+      s.timedOut = false;
+      log.push(`${req.type}(TIMED OUT)`);
+      if (req.type === 'batch') {
+        const n = req.batch.steps.length;
+        return { type: 'batch', result: { step_results: Array(n).fill(null), step_errors: Array(n).fill(TXN_TIMEOUT_ERROR) } };
+      }
+      throw Object.assign(new Error(TXN_TIMEOUT_ERROR.message), { code: TXN_TIMEOUT_ERROR.code, hrana: true });
+    }
     switch (req.type) {
       case 'close':
         log.push('close');
@@ -301,7 +388,12 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
         log.push(`sequence(${verb(sql)}…)`);
         stats.statements++;
         // Not retried on a busy lock: a retry would run the statements before the busy one twice. bpay never sends one.
-        dbOf(s).exec(sql);
+        live.add(s);
+        try {
+          dbOf(s).exec(sql);
+        } finally {
+          noteLock(s, takesWriteLock(sql));
+        }
         return { type: 'sequence' };
       }
       case 'store_sql':
@@ -333,6 +425,7 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
     const log: string[] = [];
     stats.roundTrips++;
     stats.log.push(log);
+    if (s.lockedSince !== undefined) lockedNow.add(s);
     const results: object[] = [];
     let open = true;
     for (const req of body.requests) {
@@ -347,6 +440,8 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
         results.push({ type: 'error', error: toProtoError(error) });
       }
     }
+    if (lockedNow.has(s)) stats.lockedRoundTrips++;
+    lockedNow.delete(s);
     let baton: string | null = null;
     if (open) {
       baton = crypto.randomUUID();
@@ -369,8 +464,10 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
       } catch {
         return new Response('the request body is not JSON', { status: 400 });
       }
+      const half = control.latencyMs / 2;
+      if (half > 0) await sleep(half);
       const answer = await pipeline(body);
-      if (opts.latencyMs) await sleep(opts.latencyMs);
+      if (half > 0) await sleep(half);
       return answer;
     },
   });
@@ -392,7 +489,17 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
     resetStats() {
       stats.roundTrips = 0;
       stats.statements = 0;
+      stats.lockedRoundTrips = 0;
+      stats.writeTransactions = 0;
+      stats.lockHeldMs = 0;
+      stats.timedOut = 0;
       stats.log = [];
+    },
+    get latencyMs() {
+      return control.latencyMs;
+    },
+    set latencyMs(ms: number) {
+      control.latencyMs = ms;
     },
     stop() {
       clearInterval(expiry);
