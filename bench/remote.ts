@@ -7,8 +7,10 @@
  *   embedded   one bpay process (`bun api/src/server.ts`) on an embedded libSQL file: today's default.
  *   remote     one bpay process whose BPAY_DATABASE_URL is the Hrana 2 stand-in (api/test-support/hrana-server.ts,
  *              run by this file in its own process with --serve-stand-in): synchronous=FULL, sqld's transaction
- *              timeout, and a round trip latency the bench sets before each load (half waited before a request is
- *              handled, half before its answer), at each of --latencies.
+ *              timeout, and a round trip latency the bench sets before each load (waited once per request, before
+ *              its answer: timers fire on whole ms, so two half waits would cost more than asked), at each of
+ *              --latencies. The stand-in's own cost per round trip (HTTP, JSON, a statement prepared per call, on a
+ *              shared CPU) comes on top: --latencies=0 shows it alone.
  * Loads: POST /api/virtual-cards (3 sources, $1.00, an Idempotency-Key each) and POST /api/v1/payment_intents (a
  * sandbox secret key, an Idempotency-Key each) at each of --clients: a closed loop of fetch() calls in this process,
  * each client sending its next request when its answer is read, for --seconds; then every request still in flight is
@@ -244,7 +246,7 @@ async function main() {
     `bpay's write path over a network, ${new Date().toISOString().slice(0, 16)}Z, tree ${commit}${dirty}: ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length}, bun ${Bun.version}; ` +
       `${RUNS} run${RUNS === 1 ? '' : 's'}, a ${SECONDS} s window per figure then its requests in flight; load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
-  console.log(`round trips of ${LATENCIES.join(', ')} ms (the stand-in waits half before handling a request, half before answering); clients ${CLIENTS.join(', ')}`);
+  console.log(`round trips of ${LATENCIES.join(', ')} ms (the stand-in waits that long before each answer, on top of its own cost per round trip); clients ${CLIENTS.join(', ')}`);
   if (LATENCIES.some((l) => l >= 10) && CLIENTS.some((c) => c >= 16)) {
     console.log('note: today every statement is its own round trip inside the write lock, so the high-latency, many-client figures take up to about a minute each (their window is short; the time is the requests in flight)');
   }
@@ -299,13 +301,13 @@ async function main() {
     }
 
     const spread = (xs: number[]) => (xs.filter(Number.isFinite).length > 1 ? ` [${num(Math.min(...xs))}–${num(Math.max(...xs))}]` : '');
-    const W = [20, 7, 20, 9, 11, 9, 9, 7, 8, 8, 9, 7];
+    const W = [20, 7, 20, 9, 11, 9, 9, 7, 8, 8, 9, 9, 7];
     const row = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(W[i]!) : c.padStart(W[i]!))).join(' ');
     console.log('');
     const rawTps = runs.map((x) => x.raw.perSecond);
     console.log(`REF raw libSQL 6-statement FULL transaction, 1 connection: ${num(median(rawTps))}/s${spread(rawTps)}, p50 ${num(median(runs.map((x) => x.raw.p50)))} ms`);
     console.log('');
-    console.log(row(['', 'clients', 'per second [min–max]', 'to ref', 'to embedded', 'p50 ms', 'p99 ms', 'failed', 'RT/req', 'locked', 'lock ms', 'stmts']));
+    console.log(row(['', 'clients', 'per second [min–max]', 'to ref', 'to embedded', 'p50 ms', 'p99 ms', 'failed', 'RT/req', 'locked', 'lock ms', 'ms/lockRT', 'stmts']));
     for (const load of LOADS) {
       console.log(load === 'bcards' ? 'POST /api/virtual-cards (3 sources)' : 'POST /api/v1/payment_intents');
       for (const where of ['embedded', ...LATENCIES] as Array<number | 'embedded'>) {
@@ -327,6 +329,7 @@ async function main() {
               num(median(fs.map((f) => f.roundTrips))),
               num(median(fs.map((f) => f.locked))),
               num(median(fs.map((f) => f.lockMs))),
+              num(median(fs.map((f) => f.lockMs / f.locked))),
               num(median(fs.map((f) => f.statements))),
             ]),
           );
@@ -348,6 +351,7 @@ async function main() {
     console.log('\nNotes');
     console.log('  - per second: requests answered / time from the first send to the last answer; no request is cut off at the window, so a slow figure is mostly its requests in flight');
     console.log('  - RT/req, locked, lock ms, stmts: the stand-in\'s round trips (HTTP requests), those inside the write lock, the ms the lock was held, and statements, per request (background work of the app in the span included)');
+    console.log('  - ms/lockRT: lock ms / locked round trips, what a round trip inside the lock costs in all (the latency asked, the stand-in\'s own work, bpay\'s between statements)');
     console.log('  - to ref: the raw ceiling of this run; to embedded: the same load and clients on the embedded file in this run');
     for (const [i, x] of runs.entries()) {
       for (const [k, f] of x.got) {
