@@ -13,11 +13,13 @@
  * Loads: POST /api/virtual-cards (3 sources) at 1, 16 and 64 connections, POST /api/v1/payment_intents at 1 and 64
  * (one connection shows what a request costs alone), each against every design below, all set up once (each on its own fresh database, 64 users with 3 cards each, a sandbox merchant).
  *
- * Designs (--designs=one,reuse-port,writer-1,writer-2 by default all four):
+ * Designs (--designs=one,reuse-port,reuse-port-async,writer-1,writer-2 by default all five):
  *   one         today's default: one bpay process (`bun api/src/server.ts`) on an embedded libSQL file.
  *   reuse-port  two full bpay processes on the one file, both listening on one port (Bun.serve reusePort, added by the
  *               bench-only preload bench/reuse-port.ts): the kernel shares the connections; each process has its own
  *               writer and group commit, SQLite's file lock orders them.
+ *   reuse-port-async  as reuse-port with BPAY_DB_ASYNC_LOCK_WAIT=1: a process waiting for the other's write lock
+ *               waits asynchronously (db/client.ts asyncLockWait) instead of inside SQLite's busy handler.
  *   writer-1    one bpay process whose database is a URL (BPAY_DATABASE_URL=http://…) served by ONE writer process on
  *               the file (api/test-support/hrana-server.ts, the Hrana 2 stand-in, synchronous=FULL, run by this file
  *               with --serve-writer): what moving the database out of the process costs, with no second HTTP process.
@@ -39,11 +41,12 @@ import { benchServerEnv, closedLoop, cpuMs, freePort, httpWorld, rawCeiling, wai
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 
-const DESIGNS = ['one', 'reuse-port', 'writer-1', 'writer-2'] as const;
+const DESIGNS = ['one', 'reuse-port', 'reuse-port-async', 'writer-1', 'writer-2'] as const;
 type Design = (typeof DESIGNS)[number];
 const DESIGN_TEXT: Record<Design, string> = {
   one: 'one process, embedded file (default)',
   'reuse-port': 'two processes, one file, reusePort',
+  'reuse-port-async': 'as reuse-port, BPAY_DB_ASYNC_LOCK_WAIT=1',
   'writer-1': 'one process + one writer process',
   'writer-2': 'two processes (reusePort) + one writer',
 };
@@ -107,7 +110,11 @@ async function startDesign(design: Design, dataDir: string, users: number, child
   // One after the other: the first migrates the database and makes the admin; the second finds them done.
   for (let i = 0; i < count; i++) {
     const cmd = [process.execPath, '--max-http-header-size=262144', ...(reusePort ? ['--preload', './bench/reuse-port.ts'] : []), 'api/src/server.ts'];
-    const env = { ...benchServerEnv({ port, dataDir: dir, dbFile }), BPAY_DATABASE_URL: databaseUrl };
+    const env = {
+      ...benchServerEnv({ port, dataDir: dir, dbFile }),
+      BPAY_DATABASE_URL: databaseUrl,
+      ...(design === 'reuse-port-async' ? { BPAY_DB_ASYNC_LOCK_WAIT: '1' } : {}),
+    };
     const server = spawnChild(cmd, env, `${design} server ${i + 1}`);
     children.push(server);
     servers.push(server);

@@ -26,6 +26,41 @@ export const CONNECTION_PRAGMAS = [
 ];
 
 /*
+ * Waiting for another process's write lock without stopping the event loop (issue 29 §5, opt-in:
+ * BPAY_DB_ASYNC_LOCK_WAIT=1, read when a connection opens and when a handle opens). SQLite's busy handler sleeps
+ * inside the driver call, so a process that shares the file with another stops whole while it waits. With the option
+ * on, connections have busy_timeout 0 and the group-commit writer begins its batch (BEGIN IMMEDIATE) again on
+ * SQLITE_BUSY after an asynchronous, growing pause, up to the same BUSY_TIMEOUT_MS: meanwhile the process goes on
+ * parsing, authenticating, reading and answering, and its units queue into the batch. Nothing else meets the other
+ * process's lock: inside the batch this process holds it, COMMIT in WAL needs no other lock (the automatic checkpoint
+ * is passive and skips what it cannot take), and WAL readers do not wait for writers (only a connection opened while
+ * another recovers the WAL after a crash meets SQLITE_BUSY at once, where it would have waited). A migration (one
+ * atomic batch) waits the same way; a statement that must run alone (VACUUM, executeMultiple) is not retried.
+ * docs/SCALING.md, "Issue 29: the second core", has the figures.
+ */
+export const asyncLockWait = (): boolean => process.env.BPAY_DB_ASYNC_LOCK_WAIT === '1';
+const connectionPragmas = (): string =>
+  (asyncLockWait() ? CONNECTION_PRAGMAS.map((p) => (p.startsWith('PRAGMA busy_timeout') ? 'PRAGMA busy_timeout = 0' : p)) : CONNECTION_PRAGMAS).join(';\n');
+
+const isBusy = (e: unknown): boolean => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
+
+/** Runs `attempt` again on SQLITE_BUSY after an asynchronous pause (1 ms doubling to 16), until `timeoutMs` has passed. */
+export async function retryBusyAsync<T>(attempt: () => Promise<T>, timeoutMs: number = BUSY_TIMEOUT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 16)) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!isBusy(e) || Date.now() >= deadline) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+/*
  * @libsql/client keeps a pool of connections for a local file and opens new ones lazily (for instance when a
  * transaction holds the first one). It has no hook for per-connection set-up, so we wrap the one place where a
  * connection comes into being and apply the pragmas there, once per connection. A test
@@ -67,7 +102,7 @@ if (!proto.__bpayPatched) {
     const conn = original.call(this, forTransaction);
     if (!prepared.has(conn)) {
       // exec() steps each statement to completion; run() on a row-returning PRAGMA would leave it in progress.
-      execRetryingBusy(conn, CONNECTION_PRAGMAS.join(";\n"));
+      execRetryingBusy(conn, connectionPragmas());
       reusePreparedStatements(conn as unknown as PreparingConnection);
       prepared.add(conn);
     }
@@ -102,12 +137,40 @@ interface DriverStatement {
 }
 interface PreparingConnection {
   prepare(sql: string): DriverStatement;
+  exec(sql: string): unknown;
+}
+
+/*
+ * With asyncLockWait, a BEGIN runs through exec(), which finalizes its statement even when it fails. A prepared
+ * BEGIN IMMEDIATE that fails with SQLITE_BUSY is not reset: it keeps the read snapshot it took until it runs again
+ * or is collected, so the connection, back in the pool, would read stale data and never take the write lock again
+ * (SQLITE_BUSY at every try, as the bench showed before this).
+ */
+function execStatement(conn: PreparingConnection, sql: string): DriverStatement {
+  const self: DriverStatement = {
+    safeIntegers: () => self,
+    raw: () => {
+      throw new TypeError('The statement does not return data');
+    },
+    columns: () => [],
+    all: () => {
+      conn.exec(sql);
+      return [];
+    },
+    run: () => {
+      conn.exec(sql);
+      return { changes: 0, lastInsertRowid: 0 };
+    },
+  };
+  return self;
 }
 
 function reusePreparedStatements(conn: PreparingConnection): void {
   const prepare = conn.prepare.bind(conn);
   const cache = new Map<string, { stmt: DriverStatement; epoch: number }>();
+  const beginByExec = asyncLockWait();
   conn.prepare = (sql: string) => {
+    if (beginByExec && /^\s*begin\b/i.test(sql)) return execStatement(conn, sql);
     const hit = cache.get(sql);
     if (hit && hit.epoch === schemaEpoch) {
       // Most recently used last: eviction takes the least recently used.
@@ -470,7 +533,8 @@ function groupCommitWrites(client: Client, lock: WriteLock): GroupCommitWriter {
   const migrate = client.migrate.bind(client);
   const executeMultiple = client.executeMultiple.bind(client);
   const transaction = client.transaction.bind(client);
-  const writer = new GroupCommitWriter(lock, () => transaction('write'));
+  const async = asyncLockWait();
+  const writer = new GroupCommitWriter(lock, async ? () => retryBusyAsync(() => transaction('write')) : () => transaction('write'));
   // Statements are counted here for reads and standalone ones, and by the unit's transaction for writes.
   client.execute = ((stmt: InStatement | string, args?: unknown) => {
     const sql = sqlOf(stmt);
@@ -486,7 +550,10 @@ function groupCommitWrites(client: Client, lock: WriteLock): GroupCommitWriter {
     return batch(stmts, mode);
   }) as Client['batch'];
   // Either may change the schema in ways the statement cache's check of each statement's text cannot see.
-  client.migrate = ((stmts) => writer.exclusive(() => migrate(stmts).finally(() => schemaEpoch++))) as Client['migrate'];
+  // A migration is one atomic batch: on SQLITE_BUSY nothing of it was applied, so it may simply begin again.
+  const migrateOnce = (stmts: InStatement[]) => migrate(stmts).finally(() => schemaEpoch++);
+  client.migrate = ((stmts) =>
+    writer.exclusive(() => (async ? retryBusyAsync(() => migrateOnce(stmts)) : migrateOnce(stmts)))) as Client['migrate'];
   client.executeMultiple = ((sql) =>
     writer.exclusive(() => executeMultiple(sql).finally(() => schemaEpoch++))) as Client['executeMultiple'];
   client.transaction = (async (mode?: TransactionMode) => {
