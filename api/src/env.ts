@@ -49,6 +49,7 @@ const schema = z.object({
   BPAY_WEBHOOK_WORKER: z.enum(['on', 'off']).default('on'),
   BPAY_MONEY_SWEEP: z.enum(['on', 'off']).default('on'),
   BPAY_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  BPAY_REUSE_PORT: z.enum(['0', '1']).default('0'),
   BPAY_SANDBOX_LOCAL_WEBHOOKS: z.enum(['on', 'off']).optional(),
   BPAY_STRIPE_SECRET_KEY: z
     .string()
@@ -99,6 +100,8 @@ export interface Env {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   host: string;
+  /** Listen with SO_REUSEPORT so several processes share the port (docs/SCALING.md "Issue 29: the second core"). */
+  reusePort: boolean;
   databaseUrl: string;
   databaseAuthToken: string | undefined;
   sessionSecret: string;
@@ -198,6 +201,7 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     nodeEnv: v.NODE_ENV,
     port: v.PORT,
     host: v.HOST,
+    reusePort: v.BPAY_REUSE_PORT === '1',
     databaseUrl: v.BPAY_DATABASE_URL,
     databaseAuthToken: v.BPAY_DATABASE_AUTH_TOKEN,
     sessionSecret,

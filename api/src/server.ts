@@ -33,6 +33,9 @@ try {
 }
 const dev = process.argv.includes('--dev');
 const log = createLogger(env.logLevel);
+// Several processes on one port share one database file: each must wait for the others' write lock with its event
+// loop running, or the sleeping one stops serving (docs/SCALING.md, "Issue 29: the second core").
+if (env.reusePort) process.env.BPAY_DB_ASYNC_LOCK_WAIT = '1';
 const booted = await boot(env, log);
 const { app } = booted;
 
@@ -129,6 +132,7 @@ if (dev) {
     port: env.port,
     hostname: env.host,
     fetch: handle,
+    reusePort: env.reusePort,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     // Never Bun's development error page (an HTML page with the error's text): anything thrown outside the API's
     // own error handler is logged and answered as an opaque 500 in the error shape.

@@ -34,8 +34,7 @@ interface Server {
 }
 
 /** Starts `bun api/src/server.ts` on a free port, on the database file `dbFile`, keeping what it prints. */
-function startServer(dbFile: string, over: Record<string, string> = {}): Server {
-  const port = freePort();
+function startServer(dbFile: string, over: Record<string, string> = {}, port = freePort()): Server {
   const base = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([process.execPath, '--max-http-header-size=262144', join(root, 'api/src/server.ts')], {
     cwd: root,
@@ -191,4 +190,27 @@ test('50 confirms of one intent with one bcard, half through each process: one s
   expect(await one(`SELECT count(*) FROM ledger_movements WHERE kind = 'bcard.spent' AND reference_id = '${bcardId}'`)).toBe(1);
   expect(await one(`SELECT count(*) FROM events WHERE type = 'payment_intent.succeeded' AND json_extract(data, '$.id') = '${pi.id}'`)).toBe(1);
   expect(await one('SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings')).toBe(0);
+}, 60_000);
+
+test('BPAY_REUSE_PORT=1: two processes listen on one port and one file, each serves, and one stopping leaves the other serving', async () => {
+  const shared = mkdtempSync(join(tmpdir(), 'bpay-reuse-port-'));
+  const port = freePort();
+  // Not BPAY_DB_ASYNC_LOCK_WAIT: the server turns the asynchronous lock wait on itself when it shares its port.
+  const pair = [0, 1].map(() => startServer(join(shared, 'bpay.db'), { BPAY_REUSE_PORT: '1', BPAY_DB_ASYNC_LOCK_WAIT: '0' }, port));
+  try {
+    for (const [i, s] of pair.entries()) await answering(s, `reuse-port server ${i}`);
+    expect(pair.every((s) => s.proc.exitCode === null)).toBe(true);
+    const base = pair[0]!.base;
+    const reg = await post(base, '/api/auth/register', { email: 'reuse.port@example.com', password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
+    expect(reg.status).toBe(201);
+    const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
+    const statuses = await Promise.all(Array.from({ length: 40 }, () => fetch(`${base}/api/funding-sources`, { headers: { cookie } }).then((r) => r.status)));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    // Only the second process is left: it answers on the shared port (without SO_REUSEPORT it could not have bound it).
+    await stopServers([pair[0]!.proc]);
+    expect((await fetch(`${base}/api/funding-sources`, { headers: { cookie } })).status).toBe(200);
+  } finally {
+    await stopServers(pair.map((s) => s.proc).filter((p) => p.exitCode === null));
+    rmSync(shared, { recursive: true, force: true });
+  }
 }, 60_000);
