@@ -267,7 +267,7 @@ class WriteLock {
       const timer = setTimeout(() => {
         if (granted) return;
         this.queue = this.queue.filter((w) => w.grant !== grant);
-        reject(new Error(`database write lock not acquired within ${WRITE_LOCK_TIMEOUT_MS} ms`));
+        reject(Object.assign(new Error(`database write lock not acquired within ${WRITE_LOCK_TIMEOUT_MS} ms`), { code: 'BPAY_WRITE_LOCK_TIMEOUT' }));
       }, WRITE_LOCK_TIMEOUT_MS);
       if (!this.held) grant();
       else this.queue.push({ grant, owner });

@@ -512,6 +512,13 @@ export const CATALOGUE = {
   },
   plan_not_past_due: { status: 409, type: 'invalid_request_error', message: 'Your plan renewal has not failed: there is nothing to retry.' },
   vendor_secret_missing: { status: 400, type: 'invalid_request_error', message: 'No secret key configured for current mode' },
+  database_busy: {
+    status: 503,
+    type: 'api_error',
+    message:
+      'bpay is busy saving other requests and could not save this one in time, so this request was not completed. A ' +
+      'payment already under way is finished or released by bpay. Try again after the time given in Retry-After.',
+  },
   storage_unavailable: {
     status: 503,
     type: 'api_error',
@@ -580,7 +587,7 @@ export const STRIPE_CODE_NAMES: Partial<Record<ErrorCode, ErrorCode>> = { resour
  * missing resource, a monthly quota reached), except an unexpected 500, which says nothing: the libraries then
  * retry it with the same Idempotency-Key, and a replay answers what was stored.
  */
-export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['api_rate_limited', 'idempotency_key_in_use', 'storage_unavailable', 'vendor_unavailable']);
+export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['api_rate_limited', 'database_busy', 'idempotency_key_in_use', 'storage_unavailable', 'vendor_unavailable']);
 
 /** Seconds to wait before a retry when the error gives no Retry-After of its own (an Idempotency-Key in use). */
 export const DEFAULT_RETRY_AFTER_S = 1;
@@ -633,6 +640,30 @@ export function isStorageFailure(error: unknown): boolean {
   }
   return false;
 }
+
+/** What a client is told to wait before retrying when another writer held the database too long (database_busy). */
+export const DATABASE_BUSY_RETRY_AFTER_S = 1;
+
+/*
+ * Contention, not failure: SQLITE_BUSY (5, with its extended codes such as SQLITE_BUSY_SNAPSHOT and
+ * SQLITE_BUSY_RECOVERY) once the wait for another process's write lock has passed its deadline (issue 29 §5: several
+ * processes on one file, BPAY_REUSE_PORT=1; the same with the default busy timeout), and the in-process write lock's
+ * own timeout (db/client.ts, code BPAY_WRITE_LOCK_TIMEOUT). Nothing of the unit that met it was written.
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
+    const { code, rawCode } = e as { code?: unknown; rawCode?: unknown };
+    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code === 'BPAY_WRITE_LOCK_TIMEOUT')) return true;
+    if (typeof rawCode === 'number' && (rawCode & 0xff) === 5) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The answer to a request whose write met another writer holding the database past the wait (isDatabaseBusy). */
+export const databaseBusy = () =>
+  new AppError('database_busy', undefined, undefined, { 'retry-after': String(DATABASE_BUSY_RETRY_AFTER_S) });
 
 /** The answer to a request whose writes the database refused (isStorageFailure): 503, with Retry-After. */
 export const storageUnavailable = () =>

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { AppError, asMerchantApiError, errorBody, isStorageFailure, storageUnavailable } from '../errors';
+import { AppError, asMerchantApiError, databaseBusy, errorBody, isDatabaseBusy, isStorageFailure, storageUnavailable } from '../errors';
 import { FormBodyError, parseStripeForm } from '../lib/form-body';
 import { checkJsonStructure, describeJsonProblem } from '../lib/json-guard';
 import { requestIdOf } from '../lib/request-context';
@@ -332,6 +332,10 @@ export function httpPlugin(policy: HttpPolicy, log: Logger) {
       else if (isStorageFailure(error)) {
         log.error('storage unavailable: the database refused a write', { requestId, method: request.method, path: new URL(request.url).pathname, error });
         appError = storageUnavailable();
+      } else if (isDatabaseBusy(error)) {
+        // Another process (BPAY_REUSE_PORT=1) or a long write held the database past the wait: contention, retryable.
+        log.warn('database busy: the write lock was not had in time', { requestId, method: request.method, path: new URL(request.url).pathname, error });
+        appError = databaseBusy();
       } else {
         log.error('unhandled error', { requestId, method: request.method, path: new URL(request.url).pathname, error });
         appError = new AppError('internal_error', `Something went wrong on our side. Request id: ${requestId}.`);
