@@ -54,3 +54,24 @@ test('isDatabaseBusy: SQLite\'s busy codes (also wrapped, also extended) and the
   expect(isDatabaseBusy(Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT', rawCode: 2067 }))).toBe(false);
   expect(isDatabaseBusy(new Error('boom'))).toBe(false);
 });
+
+test('the in-process queue drains after a give-up: a write queued behind the one that gave up waits afresh and commits once the other process lets go', async () => {
+  const other = new Database(join(ctx.dir, 'test.db'), { timeout: 0 });
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    const first = register();
+    // Queued behind the first in this process's write lock; the other process lets go while it waits (the timer can
+    // fire only because the wait leaves the event loop running).
+    const second = call(ctx, '/api/auth/register', {
+      method: 'POST',
+      body: { email: 'queued.behind@example.com', password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' },
+    });
+    const firstRes = await first;
+    setTimeout(() => other.exec('ROLLBACK'), 500);
+    expect(firstRes.status).toBe(503);
+    expect((await second).status).toBe(201);
+    expect((await register()).status).toBe(201);
+  } finally {
+    other.close();
+  }
+}, 20_000);
