@@ -220,7 +220,8 @@ export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: Merchant
   return toIntentObject(row);
 }
 
-const intentOfMerchant = prepared((db) =>
+/** A merchant's intent by id in one mode, built once (db/prepared.ts); refunds read it too. */
+export const intentOfMerchant = prepared((db) =>
   db
     .select()
     .from(schema.paymentIntents)

@@ -6,6 +6,7 @@ import { AppError, invalid } from '../../errors';
 import { createdCondition, type CreatedRange } from '../../lib/created-filter';
 import { refundAllocationsOf } from '../charges/service';
 import type { RefundAllocation } from '../charges/allocations';
+import { intentOfMerchant } from '../payment-intents/service';
 
 /*
  * A refund as the merchant sees it (Stripe's Refund object, with its allocations), and the reads: one refund, and the
@@ -63,21 +64,6 @@ export const money = (c: number) => `$${formatDecimal(c as Cents)}`;
 export const intentById = prepared((db) =>
   db.select().from(schema.paymentIntents).where(eq(schema.paymentIntents.id, sql.placeholder('id'))).limit(1).prepare(),
 );
-const intentOfMerchant = prepared((db) =>
-  db
-    .select()
-    .from(schema.paymentIntents)
-    .where(
-      and(
-        eq(schema.paymentIntents.id, sql.placeholder('id')),
-        eq(schema.paymentIntents.merchantId, sql.placeholder('merchantId')),
-        eq(schema.paymentIntents.livemode, sql.placeholder('livemode')),
-      ),
-    )
-    .limit(1)
-    .prepare(),
-);
-
 /** A merchant's payment intent in this mode. Fails with: resource_not_found (payment_intent). */
 export async function intentOf(deps: AppDeps, merchant: MerchantRow, livemode: boolean, id: string): Promise<IntentRow> {
   const pi = await intentOfMerchant(deps.db).get({ id, merchantId: merchant.id, livemode });
