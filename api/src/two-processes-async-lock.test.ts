@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createClient, type Client } from '@libsql/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { answering, freePort, post, premiumUser, startServer, stopServers } from '../test-support/server-process';
 import { cardBody } from '../test-support/world';
 
 /*
@@ -13,83 +14,14 @@ import { cardBody } from '../test-support/world';
  * bcard spend it once.
  */
 
-const root = resolve(import.meta.dir, '../..');
 let dir: string;
 let servers: Bun.Subprocess[] = [];
 const bases: string[] = [];
 let db: Client;
 
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
-
-interface Server {
-  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
-  base: string;
-  /** What the process wrote to stdout and stderr so far (its JSON log lines). */
-  output: string[];
-}
-
-/** Starts `bun api/src/server.ts` on a free port, on the database file `dbFile`, keeping what it prints. */
-function startServer(dbFile: string, over: Record<string, string> = {}, port = freePort()): Server {
-  const base = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([process.execPath, '--max-http-header-size=262144', join(root, 'api/src/server.ts')], {
-    cwd: root,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BPAY_DATABASE_URL: `file:${dbFile}`,
-      BPAY_UPLOADS_DIR: join(dbFile, '..', 'uploads'),
-      BPAY_WEB_DIST: join(dbFile, '..', 'no-web-build'),
-      BPAY_SESSION_SECRET: 'two-processes-secret-two-processes-secret',
-      BPAY_PUBLIC_URL: base,
-      BPAY_RATE_LIMITS: 'off',
-      BPAY_LOG_LEVEL: 'error',
-      BPAY_ADMIN_USERNAME: 'two-proc-admin',
-      BPAY_ADMIN_PASSWORD: 'two processes admin password, throwaway',
-      BPAY_ADMIN_TOTP_SECRET: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
-      BPAY_DB_ASYNC_LOCK_WAIT: '1',
-      ...over,
-    },
-  });
-  const output: string[] = [];
-  // Read continuously: a pipe nobody empties would stall the server once its buffer fills.
-  for (const stream of [proc.stdout, proc.stderr]) {
-    void (async () => {
-      const reader = stream.getReader();
-      const decoder = new TextDecoder();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
-    })();
-  }
-  return { proc, base, output };
-}
-
-/** Resolves once the server answers: boot (migrations, first admin, the start-up money sweep) is then over. */
-async function answering(s: Server, name: string): Promise<void> {
-  for (let t = 0; ; t++) {
-    if (s.proc.exitCode !== null) throw new Error(`${name} exited: ${s.output.join('')}`);
-    if (await fetch(`${s.base}/api/subscription/tiers`).then((r) => r.ok, () => false)) return;
-    if (t > 300) throw new Error(`${name} did not answer`);
-    await Bun.sleep(100);
-  }
-}
-
-async function stopServers(list: Array<{ kill(): void; exited: Promise<number> }>): Promise<void> {
-  for (const s of list) s.kill();
-  await Promise.all(list.map((s) => s.exited));
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bpay-2proc-async-'));
-  const started = [0, 1].map(() => startServer(join(dir, 'bpay.db')));
+  const started = [0, 1].map(() => startServer(join(dir, 'bpay.db'), { BPAY_DB_ASYNC_LOCK_WAIT: '1' }));
   servers = started.map((s) => s.proc);
   bases.push(...started.map((s) => s.base));
   for (const [i, s] of started.entries()) await answering(s, `server ${i}`);
@@ -103,20 +35,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base, ...headers }, body: JSON.stringify(body) });
-/** Registers through `base` and moves the user to premium (1.9 % fee, no monthly limits), as makePremium does. */
-async function premiumUser(base: string, email: string): Promise<string> {
-  const reg = await post(base, '/api/auth/register', { email, password: 'correct horse battery', firstName: 'Ada', lastName: 'Lovelace' });
-  expect(reg.status).toBe(201);
-  const cookie = /^([^=;]+=[^;]+)/.exec(reg.headers.get('set-cookie') ?? '')![1]!;
-  await db.execute({
-    sql: "UPDATE user_subscriptions SET tier_id = 'tier_premium' WHERE status = 'active' AND user_id = (SELECT id FROM users WHERE email = ?)",
-    args: [email],
-  });
-  return cookie;
-}
-
 const one = async (sql: string) => Number(Object.values((await db.execute(sql)).rows[0] ?? {})[0]);
 
 test('both started on one database: one first admin, every migration applied once', async () => {
@@ -127,7 +45,7 @@ test('both started on one database: one first admin, every migration applied onc
 
 test('200 bcards on one balance, half through each process: exactly the affordable number, no server error', async () => {
   const [a, b] = bases as [string, string];
-  const cookie = await premiumUser(a, 'two.proc@example.com');
+  const cookie = await premiumUser(db, a, 'two.proc@example.com');
   const card = await post(b, '/api/funding-sources', cardBody('4242424242424242'), { cookie });
   expect(card.status).toBe(201);
   const source = (await card.json()).id as string;
@@ -157,7 +75,7 @@ test('200 bcards on one balance, half through each process: exactly the affordab
 
 test('50 confirms of one intent with one bcard, half through each process: one succeeds, the bcard is spent once', async () => {
   const [a, b] = bases as [string, string];
-  const cookie = await premiumUser(a, 'two.proc.merchant@example.com');
+  const cookie = await premiumUser(db, a, 'two.proc.merchant@example.com');
   // Production: a consumer's bcard pays only production intents.
   const merchant = await post(a, '/api/merchants', { businessName: 'Two Shops', businessEmail: 'shop@example.com', platformType: 'custom', environment: 'production' }, { cookie });
   expect(merchant.status).toBe(201);
