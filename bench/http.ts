@@ -36,7 +36,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { benchServerEnv, closedLoop, cpuMs, freePort, httpWorld, rawCeiling, waitFor, type LoadResult } from './load';
+import { benchServerEnv, closedLoop, cpuMs, freePort, httpWorld, printed, rawCeiling, spawnChild, waitFor, type Child, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -51,35 +51,6 @@ const DESIGN_TEXT: Record<Design, string> = {
   'writer-2': 'two processes (reusePort) + one writer',
 };
 
-/** A child process whose stdout and stderr are kept (read continuously: a full pipe would stall it). */
-interface Child {
-  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
-  name: string;
-  output: string[];
-}
-function spawnChild(cmd: string[], env: Record<string, string | undefined>, name: string): Child {
-  const proc = Bun.spawn(cmd, { cwd: root, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env });
-  const output: string[] = [];
-  for (const stream of [proc.stdout, proc.stderr]) {
-    void (async () => {
-      const reader = stream.getReader();
-      const decoder = new TextDecoder();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
-    })();
-  }
-  return { proc, name, output };
-}
-
-/** Resolves with the first match of `pattern` in what the child printed. */
-async function printed(child: Child, pattern: RegExp): Promise<RegExpExecArray> {
-  for (let i = 0; i < 600; i++) {
-    const m = pattern.exec(child.output.join(''));
-    if (m) return m;
-    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited with ${child.proc.exitCode}:\n${child.output.join('')}`);
-    await Bun.sleep(100);
-  }
-  throw new Error(`${child.name} did not print ${pattern} within 60 s:\n${child.output.join('')}`);
-}
 
 interface Setup {
   design: Design;

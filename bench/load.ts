@@ -8,9 +8,41 @@ import { createClient } from '@libsql/client';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CONNECTION_PRAGMAS } from '../db/client';
 import { cardBody, CARDS_OK } from '../api/test-support/world';
+
+const ROOT = resolve(import.meta.dir, '..');
+
+/** A child process whose output is kept (read continuously: a full pipe would stall it); its stdin is a pipe the bench may drive. */
+export interface Child {
+  proc: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
+  name: string;
+  output: string[];
+}
+export function spawnChild(cmd: string[], env: Record<string, string | undefined>, name: string): Child {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env });
+  const output: string[] = [];
+  for (const stream of [proc.stdout, proc.stderr]) {
+    void (async () => {
+      const reader = stream.getReader();
+      const decoder = new TextDecoder();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
+    })();
+  }
+  return { proc, name, output };
+}
+
+/** Waits for the first match of `pattern` in what the child printed after `from` characters. */
+export async function printed(child: Child, pattern: RegExp, from = 0): Promise<RegExpExecArray> {
+  for (let i = 0; i < 6000; i++) {
+    const m = pattern.exec(child.output.join('').slice(from));
+    if (m) return m;
+    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited with ${child.proc.exitCode}:\n${child.output.join('')}`);
+    await Bun.sleep(10);
+  }
+  throw new Error(`${child.name} did not print ${pattern} within 60 s`);
+}
 
 export interface LoadResult {
   perSecond: number;

@@ -30,7 +30,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { benchServerEnv, freePort, httpWorld, percentile, rawCeiling, waitFor, type LoadResult } from './load';
+import { benchServerEnv, freePort, httpWorld, percentile, printed, rawCeiling, spawnChild, waitFor, type Child, type LoadResult } from './load';
 
 const root = resolve(import.meta.dir, '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -46,36 +46,6 @@ interface Counts {
   statements: number;
 }
 const ZERO: Counts = { roundTrips: 0, locked: 0, writeTransactions: 0, lockHeldMs: 0, timedOut: 0, statements: 0 };
-
-/** A child process whose output is kept (read continuously: a full pipe would stall it). */
-interface Child {
-  proc: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
-  name: string;
-  output: string[];
-}
-function spawnChild(cmd: string[], env: Record<string, string | undefined>, name: string): Child {
-  const proc = Bun.spawn(cmd, { cwd: root, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env });
-  const output: string[] = [];
-  for (const stream of [proc.stdout, proc.stderr]) {
-    void (async () => {
-      const reader = stream.getReader();
-      const decoder = new TextDecoder();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
-    })();
-  }
-  return { proc, name, output };
-}
-
-/** Waits for the first match of `pattern` in what the child printed after `from` characters. */
-async function printed(child: Child, pattern: RegExp, from = 0): Promise<RegExpExecArray> {
-  for (let i = 0; i < 6000; i++) {
-    const m = pattern.exec(child.output.join('').slice(from));
-    if (m) return m;
-    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited with ${child.proc.exitCode}:\n${child.output.join('')}`);
-    await Bun.sleep(10);
-  }
-  throw new Error(`${child.name} did not print ${pattern} within 60 s`);
-}
 
 /** The stand-in process, driven over its stdin: `LATENCY <ms>` and `STATS <n>`, each answered on its stdout. */
 class StandIn {
