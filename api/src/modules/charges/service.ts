@@ -48,6 +48,15 @@ export interface ChargeObject {
   allocations: Allocation[];
 }
 
+/** What both funding reads (a charge's and its refunds') take of each share and its source. */
+const SHARE_COLUMNS = {
+  id: schema.collectionShares.id,
+  amountCents: schema.collectionShares.amountCents,
+  status: schema.collectionShares.status,
+  position: schema.collectionShares.position,
+};
+const SOURCE_COLUMNS = { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 };
+
 /** Each bcard's face and funding: its collection, shares, sources and bank debits. */
 const fundingRows = preparedPerCount((db, n) =>
   db
@@ -60,13 +69,8 @@ const fundingRows = preparedPerCount((db, n) =>
       deactivatedAt: schema.bcards.deactivatedAt,
       amountCents: schema.collections.amountCents,
       feeCents: schema.collections.feeCents,
-      share: {
-        id: schema.collectionShares.id,
-        amountCents: schema.collectionShares.amountCents,
-        status: schema.collectionShares.status,
-        position: schema.collectionShares.position,
-      },
-      source: { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 },
+      share: SHARE_COLUMNS,
+      source: SOURCE_COLUMNS,
       debitStatus: schema.bankDebits.status,
     })
     .from(schema.bcards)
@@ -135,13 +139,8 @@ function refundRows(where: (db: DbOrTx, n: number) => SQL) {
           amountCents: schema.collections.amountCents,
           feeCents: schema.collections.feeCents,
         },
-        share: {
-          id: schema.collectionShares.id,
-          amountCents: schema.collectionShares.amountCents,
-          status: schema.collectionShares.status,
-          position: schema.collectionShares.position,
-        },
-        source: { type: schema.fundingSources.type, brand: schema.fundingSources.brand, last4: schema.fundingSources.last4 },
+        share: SHARE_COLUMNS,
+        source: SOURCE_COLUMNS,
         debitStatus: schema.bankDebits.status,
         part: { amountCents: schema.refundParts.amountCents, status: schema.refundParts.status },
       })
