@@ -4,7 +4,9 @@ import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { RemoteUnitSender } from './hrana-batch';
 import * as schema from './schema';
+import { registerUnitRunner, runStepsIn } from './unit';
 
 export * as schema from './schema';
 export { UNLIMITED, FEATURE_KEYS, ENVIRONMENTS, PLATFORM_TYPES, PAYMENT_INTENT_STATUSES, REFUND_STATUSES, REFUND_REASONS, type RefundStatus, type RefundReason, type FeatureKey, type CollectionStatus, type BcardStatus, type ShareStatus, type PaymentIntentStatus, type EmailKind, EMAIL_KINDS, NOTICE_KINDS, type NoticeKind, type NoticeParams, USER_LANGUAGES, type UserLanguage, type Environment, type FundingSourceType, type CardFunding as CardFundingKind, type BankDebitStatus, BANK_SENTINEL_EXP_MONTH, BANK_SENTINEL_EXP_YEAR } from './schema';
@@ -588,6 +590,14 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   if (!lock) writeLocks.set(lockKey, (lock = new WriteLock()));
   const writer = groupCommitWrites(client, lock);
   const db = drizzle(client, { schema });
+  // Units of work as data (db/unit.ts): one request per group of them to a server, a closure unit on the file.
+  const remote = !opts.url.startsWith('file:') && opts.url !== ':memory:';
+  registerUnitRunner(
+    db,
+    remote
+      ? new RemoteUnitSender(opts, (fn) => writer.exclusive(fn), writer.stats).run
+      : (steps) => writer.unit((tx) => runStepsIn(tx)(steps)),
+  );
   return {
     db,
     client,
@@ -621,3 +631,4 @@ export async function migrateDb(db: Db, attempts = 5): Promise<void> {
 
 export { firstRow } from './first-row';
 export { prepared, preparedPerCount, slots, slotValues } from './prepared';
+export { writeUnit, isUniqueViolationAt, UnitStepError, type WriteUnit } from './unit';

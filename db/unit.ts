@@ -1,0 +1,170 @@
+import type { InStatement, InValue, ResultSet } from '@libsql/client';
+import { is, SQL } from 'drizzle-orm';
+import { LibSQLSession, LibSQLTransaction } from 'drizzle-orm/libsql/session';
+import type { Db, DbOrTx } from './client';
+
+/*
+ * A unit of work as data (issue 30 §2). A closure unit (`db.transaction(async (tx) => …)`) reads, decides and writes
+ * statement by statement: over a network every statement is a round trip while the database's one write lock is held.
+ * A unit written here is a list of statements decided before it is sent, whose guards say when it must not take effect:
+ * "this statement changed exactly n rows" (an `UPDATE … WHERE available >= ?` that found the money, a claim that found
+ * the row still its own). Against a libSQL server the writer sends every unit queued meanwhile in ONE request (one
+ * Hrana batch: BEGIN, per unit SAVEPOINT, its steps, RELEASE or ROLLBACK TO, COMMIT), so the lock is held while the
+ * server runs them and never across the network (db/hrana-batch.ts). On the embedded file the same steps run as a
+ * closure unit of the group-commit writer, the guards checked from each statement's row count.
+ *
+ * Steps are recorded by running bpay's ordinary queries (prepared() ones, or drizzle's builders with `.run()`/
+ * `.all()`) on `unit.tx`, a drizzle transaction whose driver records instead of running: the same SQL text and values
+ * a closure unit would send, in the order they are called. A recorded statement answers at once with a result that
+ * cannot be read (rows, rowsAffected throw): code that decides on a result inside the unit is a mistake this makes loud.
+ * After commit(), `result(i)` has each statement's real answer.
+ *
+ * What a unit cannot do: read what it wrote to decide what to write next. Such reads go before the unit, outside the
+ * lock, and the guards re-check inside it whatever the decision rested on.
+ */
+
+/** A recorded statement and, if it is a guard, the rows it must have changed and the error its unit fails with. */
+export interface UnitStep {
+  sql: string;
+  args: unknown[];
+  expect?: { changes: number; error: () => Error };
+}
+
+/** Runs a unit's steps in one transaction (the writer's own): each step's result, or the unit's error. */
+export type UnitRunner = (steps: UnitStep[]) => Promise<ResultSet[]>;
+
+/** A step of a unit failed (not a guard): its index and the database's error, whose code and message it keeps. */
+export class UnitStepError extends Error {
+  readonly code: string | undefined;
+  constructor(
+    readonly step: number,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.code = (cause as { code?: string } | null)?.code;
+  }
+}
+
+/** Whether a unit's step `step` failed on a UNIQUE constraint (an insert whose row exists: a claim lost, a replay). */
+export const isUniqueViolationAt = (e: unknown, step: number): boolean =>
+  e instanceof UnitStepError && e.step === step && /UNIQUE constraint failed/i.test(e.message);
+
+const notYet = (): never => {
+  throw new Error('a statement recorded into a unit has no result until the unit has committed (read it with unit.result(i))');
+};
+/** What a recorded statement answers at once: nothing that can be read. */
+const UNREAD = Object.freeze(
+  Object.defineProperties({} as ResultSet, {
+    rows: { get: notYet },
+    rowsAffected: { get: notYet },
+    columns: { get: notYet },
+    columnTypes: { get: notYet },
+    lastInsertRowid: { get: notYet },
+  }),
+);
+
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release|pragma|vacuum|attach|detach)\b/i;
+
+const runners = new WeakMap<object, UnitRunner>();
+
+/** Called by openDb: units on this handle run through its writer. */
+export function registerUnitRunner(db: Db, runner: UnitRunner): void {
+  runners.set(db, runner);
+}
+
+type Stmt = { sql: string; args?: unknown[] | Record<string, unknown> } | string;
+
+export class WriteUnit {
+  readonly steps: UnitStep[] = [];
+  /** Record statements by running queries on this (never awaiting a result inside the unit). */
+  readonly tx: DbOrTx;
+  private results: ResultSet[] | null = null;
+  private readonly record: (stmt: Stmt) => ResultSet;
+  private readonly dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } };
+
+  constructor(
+    db: Db,
+    private readonly runner: UnitRunner,
+  ) {
+    const record = (stmt: Stmt): ResultSet => {
+      if (this.results) throw new Error('the unit has already been sent');
+      const s = typeof stmt === 'string' ? { sql: stmt, args: [] } : stmt;
+      if (s.args !== undefined && !Array.isArray(s.args)) throw new TypeError('a unit takes positional arguments only');
+      // The writer owns the transaction: a step that ended it would leave the steps after it to run in autocommit.
+      if (TRANSACTION_CONTROL.test(s.sql)) throw new Error(`${s.sql.trim().split(/\s+/)[0]} cannot be part of a unit`);
+      this.steps.push({ sql: s.sql, args: (s.args as unknown[] | undefined) ?? [] });
+      return UNREAD;
+    };
+    this.record = record;
+    const recorder = {
+      execute: (stmt: Stmt) => Promise.resolve(record(stmt)),
+      batch: (stmts: Stmt[]) => Promise.resolve(stmts.map(record)),
+    };
+    const session = (db as unknown as { session: { client: unknown; dialect: unknown; schema: unknown; options: object } }).session;
+    this.dialect = session.dialect as WriteUnit['dialect'];
+    const s = new LibSQLSession(session.client as never, session.dialect as never, session.schema as never, session.options as never, recorder as never);
+    this.tx = new LibSQLTransaction('async', session.dialect as never, s, session.schema as never) as unknown as DbOrTx;
+  }
+
+  /**
+   * Records a statement written with drizzle's `sql` tag or a builder (`db.insert(…).values(…)`, given unexecuted): the
+   * way for statements that are not prepared() queries (those record by running on `tx`).
+   */
+  add(query: SQL | { toSQL(): { sql: string; params: unknown[] } }): void {
+    const q = is(query, SQL) ? this.dialect.sqlToQuery(query) : (query as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+    this.record({ sql: q.sql, args: q.params });
+  }
+
+  /** How many statements are recorded: the index the next one gets. */
+  get size(): number {
+    return this.steps.length;
+  }
+
+  /** The unit fails with `error()` (and none of it takes effect) unless the statement recorded last changed exactly `changes` rows. */
+  expectChanges(changes: number, error: () => Error): void {
+    const last = this.steps[this.steps.length - 1];
+    if (!last) throw new Error('a guard needs a statement before it');
+    if (last.expect) throw new Error('a statement has one guard');
+    last.expect = { changes, error };
+  }
+
+  /** Sends the unit; resolves once it has committed. Fails with a guard's error, or UnitStepError, or the batch's error. */
+  async commit(): Promise<void> {
+    if (this.results) throw new Error('the unit has already been sent');
+    this.results = [];
+    this.results = await this.runner(this.steps);
+  }
+
+  /** Statement `i`'s answer, after commit(). */
+  result(i: number): ResultSet {
+    const r = this.results?.[i];
+    if (!r) throw new Error(`no result for step ${i}`);
+    return r;
+  }
+}
+
+/** A new unit on this handle's writer. */
+export function writeUnit(db: DbOrTx): WriteUnit {
+  const runner = runners.get(db);
+  if (!runner) throw new Error('writeUnit needs the database handle itself (openDb), not a transaction');
+  return new WriteUnit(db as Db, runner);
+}
+
+/** The embedded runner: the steps in one closure unit of the group-commit writer, guards checked from row counts. */
+export function runStepsIn(tx: { execute(stmt: InStatement): Promise<ResultSet> }) {
+  return async (steps: UnitStep[]): Promise<ResultSet[]> => {
+    const out: ResultSet[] = [];
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      let rs: ResultSet;
+      try {
+        rs = await tx.execute({ sql: step.sql, args: step.args as InValue[] });
+      } catch (e) {
+        throw new UnitStepError(i, e);
+      }
+      if (step.expect && rs.rowsAffected !== step.expect.changes) throw step.expect.error();
+      out.push(rs);
+    }
+    return out;
+  };
+}
