@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import { api, createApiClient, unwrap, unwrapWithHeaders, type ApiAnswer, type ApiBody, type ApiQuery } from '../../lib/api';
 import { clearAdminToken, getAdminToken } from './session';
 
@@ -143,6 +143,17 @@ export function adminTiersQuery() {
     queryKey: TIERS_KEY,
     queryFn: () => unwrap(adminApi.GET('/api/admin/subscription-tiers')),
   });
+}
+
+/**
+ * Puts a tier the server just answered with into the cached list (replacing the one with its id, or adding it), so
+ * the next click on its card works on what the server holds, not on the list read before the change.
+ */
+export function keepTier(qc: QueryClient, tier: AdminTier) {
+  qc.setQueryData(TIERS_KEY, (list: AdminTier[] | undefined) =>
+    list === undefined ? list : list.some((t) => t.id === tier.id) ? list.map((t) => (t.id === tier.id ? tier : t)) : [...list, tier],
+  );
+  void qc.invalidateQueries({ queryKey: TIERS_KEY });
 }
 
 export function createTier(body: TierBody) {

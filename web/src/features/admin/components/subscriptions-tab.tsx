@@ -7,7 +7,7 @@ import { ListState, listStatus } from '../../../components/ui/list-state';
 import { Switch } from '../../../components/ui/switch';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage } from '../../../i18n';
-import { adminTiersQuery, deleteTier, subscriptionAnalyticsQuery, TIERS_KEY, toggleTier, userSubscriptionsQuery, type AdminTier } from '../api';
+import { adminTiersQuery, deleteTier, keepTier, subscriptionAnalyticsQuery, TIERS_KEY, toggleTier, userSubscriptionsQuery, type AdminTier } from '../api';
 import { amountNumber, formatAmount, formatDate, fractionToPercent, isUnlimited, LIMIT_KEYS, personName, splitFeatures } from '../display';
 import { AdminTable, EmptyState, ErrorBlock, LoadingBlock, StatCard, Th } from './states';
 import { ConfirmDialog } from './confirm-dialog';
@@ -32,10 +32,9 @@ function TiersSection() {
   const [deleting, setDeleting] = useState<AdminTier | null>(null);
   const toggle = useMutation({
     mutationFn: (tier: AdminTier) => toggleTier(tier.id),
-    onSuccess: (after, tier) => {
-      void qc.invalidateQueries({ queryKey: TIERS_KEY });
-      const active = after?.isActive ?? !tier.isActive;
-      toast({ title: t(active ? 'admin.tiers.activated' : 'admin.tiers.deactivated', { displayName: tier.displayName }) });
+    onSuccess: (after) => {
+      keepTier(qc, after);
+      toast({ title: t(after.isActive ? 'admin.tiers.activated' : 'admin.tiers.deactivated', { displayName: after.displayName }) });
     },
     onError: (e) => toast({ title: t('admin.errors.toggleTier'), description: serverError(e), variant: 'destructive' }),
   });

@@ -8,7 +8,7 @@ import { Switch } from '../../../components/ui/switch';
 import { toast } from '../../../components/ui/use-toast';
 import { useLanguage, type MessageKey } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
-import { createTier, TIERS_KEY, updateTier, type AdminTier, type TierBody, type TierFeature, type TierLimits } from '../api';
+import { createTier, keepTier, updateTier, type AdminTier, type TierBody, type TierFeature, type TierLimits } from '../api';
 import {
   amountNumber,
   bpsToFraction,
@@ -148,9 +148,9 @@ function TierForm({ tier, onDone }: { tier: AdminTier | null; onDone(): void }) 
 
   const save = useMutation({
     mutationFn: (body: TierBody) => (tier ? updateTier(tier.id, body) : createTier(body)),
-    onSuccess: (_, body) => {
-      void qc.invalidateQueries({ queryKey: TIERS_KEY });
-      toast({ title: t(tier ? 'admin.tiers.updated' : 'admin.tiers.created', { displayName: body.displayName }) });
+    onSuccess: (saved) => {
+      keepTier(qc, saved);
+      toast({ title: t(tier ? 'admin.tiers.updated' : 'admin.tiers.created', { displayName: saved.displayName }) });
       onDone();
     },
     onError: (e) => {
