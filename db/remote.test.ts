@@ -237,12 +237,14 @@ describe('round trips per request against the stand-in (issue 30 §1)', () => {
       200,
     );
     // Today (2026-11-29): a bcard 62 round trips, 57 inside the lock, in 5 write transactions (the key's claim, the
-    // saga's three phases, the stored answer); an intent 13, 11 inside the lock, in 1. Issue 30 §2 lowers these.
+    // saga's three phases, the stored answer); an intent was 13, 11 inside the lock, in 1.
     expect(bcard.roundTrips).toBeLessThanOrEqual(62);
     expect(bcard.locked).toBeLessThanOrEqual(57);
     expect(bcard.writeTransactions).toBeLessThanOrEqual(5);
-    expect(intent.roundTrips).toBeLessThanOrEqual(13);
-    expect(intent.locked).toBeLessThanOrEqual(11);
+    // An intent is one unit of work as data (issue 30 §2): 4 round trips (the key's merchant, the owner's plan, the
+    // Idempotency-Key's record, the unit), ONE inside the lock.
+    expect(intent.roundTrips).toBeLessThanOrEqual(4);
+    expect(intent.locked).toBe(1);
     expect(intent.writeTransactions).toBeLessThanOrEqual(1);
     // The counters count: each request wrote, inside the lock, and not every round trip was locked.
     for (const r of [bcard, intent]) {

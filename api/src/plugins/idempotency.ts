@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
-import { schema, type Db, type DbOrTx, prepared } from '@bpay/db';
+import { schema, type Db, type DbOrTx, isUniqueViolationAt, prepared, writeUnit, type WriteUnit } from '@bpay/db';
 import { AppError, errorBody } from '../errors';
 import type { Clock } from '../lib/clock';
 import { hmacHex } from '../lib/crypto';
@@ -235,6 +235,83 @@ export async function runIdempotentAtomic(
   if ('refused' in outcome) throw outcome.refused;
   return outcome;
 }
+
+/**
+ * runIdempotentAtomic as a unit of work as data (issue 30 §2, db/unit.ts): against a libSQL server the key's record,
+ * the handler's writes and the stored answer are ONE request, with every other unit queued meanwhile; on the file, one
+ * unit of group commit as before. The key's record is read first, outside the write lock (a replay costs no write); the
+ * handler records its writes on `unit` (reading, if it must, on the database before, never inside the unit) and the
+ * answer is stored last, by an insert that fails if the key has a record by then: another request with the same key
+ * committed first, so this one rolls back whole and replays that one's answer, as a request serialised behind it would.
+ * A record past its 24 hours is deleted in the same unit. Client errors (4xx) thrown by the handler are stored (the
+ * handler's writes never sent); any other failure records nothing, so a retry runs afresh.
+ */
+export async function runIdempotentUnit(
+  deps: IdempotencyDeps,
+  req: { scope: string; key: string | null; method: string; path: string; body: unknown },
+  handler: (unit: DbOrTx) => Promise<HandlerResult>,
+): Promise<IdempotentOutcome> {
+  if (req.key === null) {
+    const unit = writeUnit(deps.db);
+    const result = await handler(unit.tx);
+    await unit.commit();
+    return { ...result, replayed: false };
+  }
+  if (req.key.length < 1 || req.key.length > 255 || !/^[\x21-\x7e]+$/.test(req.key)) {
+    throw new AppError('invalid_idempotency_key', undefined, 'Idempotency-Key');
+  }
+  const key = req.key;
+  const now = deps.clock.now();
+  const fieldDigests = digests(deps.secret, req.body);
+  const row = await keyRecord(deps.db).get({ scope: req.scope, key });
+  if (row && row.expiresAt.getTime() >= now.getTime()) return replayOf(row, req, fieldDigests);
+  /** Sends `unit` with the answer stored last; a record made meanwhile by the same key wins and is replayed. */
+  const commitWith = async (unit: WriteUnit, status: number, body: unknown): Promise<IdempotentOutcome | null> => {
+    if (row) await expiredRecord(unit.tx).run({ id: row.id, now: now.getTime() });
+    const at = unit.size;
+    await insertDoneRecord(unit.tx).run({
+      scope: req.scope,
+      key,
+      method: req.method,
+      path: req.path,
+      fieldDigests,
+      responseStatus: status,
+      responseBody: JSON.stringify(body),
+      lockedUntil: now,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    });
+    try {
+      await unit.commit();
+      return null;
+    } catch (e) {
+      if (!isUniqueViolationAt(e, at)) throw e;
+      const winner = await keyRecord(deps.db).get({ scope: req.scope, key });
+      if (!winner) throw new AppError('idempotency_key_in_use');
+      return replayOf(winner, req, fieldDigests);
+    }
+  };
+  const unit = writeUnit(deps.db);
+  let result: HandlerResult;
+  try {
+    result = await handler(unit.tx);
+  } catch (e) {
+    if (!(e instanceof AppError) || e.status >= 500 || e.type === 'rate_limit_error') throw e;
+    // The refusal is the answer: stored alone (the handler's recorded writes are never sent).
+    const replay = await commitWith(writeUnit(deps.db), e.status, errorBody(e));
+    if (replay) return replay;
+    throw e;
+  }
+  return (await commitWith(unit, result.status, result.body)) ?? { ...result, replayed: false };
+}
+
+/** A key's record past its 24 hours, by id (runIdempotentUnit deletes it with the request that replaces it). */
+const expiredRecord = prepared((db) =>
+  db
+    .delete(schema.idempotencyKeys)
+    .where(and(eq(schema.idempotencyKeys.id, sql.placeholder('id')), lt(schema.idempotencyKeys.expiresAt, sql.placeholder('now'))))
+    .prepare(),
+);
 
 type KeyRow = typeof schema.idempotencyKeys.$inferSelect;
 

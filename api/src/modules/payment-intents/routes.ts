@@ -8,11 +8,11 @@ import { updateIntent } from './update';
 import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { usageOf } from '../merchants/service';
-import { merchantIdempotency, merchantIdempotencyAtomic } from '../webhooks/idempotent';
+import { merchantIdempotency, merchantIdempotencyAtomic, merchantIdempotencyUnit } from '../webhooks/idempotent';
 import { CANCELLATION_REASONS, cancelIntent, captureIntent, confirmIntent } from './payment';
 import { createAndConfirmIntent, paymentMethodOf } from './create';
 import { refuseUnsupportedCreateParameters } from './parameters';
-import { getIntent, insertIntent, listIntents, toIntentObject } from './service';
+import { getIntent, listIntents, recordIntentUnit, toIntentObject } from './service';
 import { expandsAsked } from '../../lib/expand';
 import { chargeOfIntent } from '../charges/service';
 
@@ -51,6 +51,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
   /** Every POST runs under the merchant's Idempotency-Key scope. */
   const idempotent = merchantIdempotency(deps);
   const idempotentInOneCommit = merchantIdempotencyAtomic(deps);
+  const idempotentAsOneUnit = merchantIdempotencyUnit(deps);
 
   return new Elysia({ prefix: '/api/v1', tags: ['Payment intents'] })
     .use(sharedModels)
@@ -61,8 +62,8 @@ export function paymentIntentRoutes(deps: AppDeps) {
         body.confirm === true
           ? // Created and confirmed in one call: the confirm's processor work is outside any one transaction, as confirm's.
             idempotent(merchant.id, request, headers['idempotency-key'], body, (scopedKey) => createAndConfirmIntent(deps, merchant, livemode, body, scopedKey))
-          : // One transaction for the intent and its Idempotency-Key's record: one commit (issue 14).
-            idempotentInOneCommit(merchant.id, request, headers['idempotency-key'], body, (tx) => insertIntent(tx, deps, merchant, livemode, body)),
+          : // The intent, its event and its Idempotency-Key's record: one unit of work as data, one commit (issues 14, 30).
+            idempotentAsOneUnit(merchant.id, request, headers['idempotency-key'], body, (unit) => recordIntentUnit(unit, deps, merchant, livemode, body)),
       {
         merchant: true,
         parse: 'json',

@@ -177,7 +177,6 @@ const insertIntentRow = prepared((db) => {
       createdAt: p('createdAt'),
       updatedAt: p('updatedAt'),
     })
-    .returning()
     .prepare();
 });
 
@@ -187,35 +186,70 @@ const insertIntentRow = prepared((db) => {
  * Fails with: validation_error (naming the parameter, customer included: it must be the merchant's and not deleted).
  */
 export async function insertIntent(tx: DbOrTx, deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput, id = newId('pi')) {
+  const row = newIntentRow(deps, merchant, livemode, input, id);
+  if (row.customerId !== null) await assertIntentCustomer(tx, merchant, livemode, row.customerId);
+  return recordNewIntent(tx, deps, row);
+}
+
+/**
+ * insertIntent as a unit of work as data (issue 30, db/unit.ts): the customer, if one is named, is checked before, on
+ * the database, and `unit` (a unit's recording transaction) gets only writes. A customer deleted between the check and
+ * the commit leaves what deleting it just after the create leaves: the intent keeps naming it, as Stripe's do.
+ */
+export async function recordIntentUnit(unit: DbOrTx, deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput) {
+  const row = newIntentRow(deps, merchant, livemode, input, newId('pi'));
+  if (row.customerId !== null) await assertIntentCustomer(deps.db, merchant, livemode, row.customerId);
+  return recordNewIntent(unit, deps, row);
+}
+
+/**
+ * A new intent's row, as the insert stores it, from a checked create. Built here rather than read back, so the writes
+ * need no answer from the database: seq (the database's, read in the insert) is the one column not known, and no
+ * answer shows it. Fails with: validation_error.
+ */
+function newIntentRow(deps: AppDeps, merchant: MerchantRow, livemode: boolean, input: CreateIntentInput, id: string): IntentRow {
   if (!Number.isSafeInteger(input.amount) || input.amount < MIN_AMOUNT || input.amount > MAX_AMOUNT) {
     throw invalid('amount', `amount must be an integer number of cents from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`);
   }
   if (input.currency.toLowerCase() !== 'usd') throw invalid('currency', 'currency must be usd.');
   const metadata = validateMetadata(input.metadata);
   checkCreateParameters(input);
-  // customer "" means none (Stripe's libraries send "" for a parameter left unset; Stripe's create takes it so).
-  const customer = input.customer === '' ? undefined : input.customer;
-  if (customer !== undefined) await assertIntentCustomer(tx, merchant, livemode, customer);
   const now = deps.clock.now();
-  const inserted = await insertIntentRow(tx).get({
+  return {
     id,
     merchantId: merchant.id,
-    livemode: livemode ? 1 : 0,
+    livemode,
     amount: input.amount,
+    currency: 'usd',
+    status: 'requires_payment_method',
     captureMethod: input.capture_method ?? 'automatic',
     // "" means unset, as update reads it: null, so a checkout's transaction is described in words ("Checkout at …").
     description: input.description || null,
     metadata,
-    customerId: customer ?? null,
+    clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
+    bcardId: null,
+    amountCapturable: 0,
+    amountReceived: 0,
+    amountRefunded: 0,
+    lastPaymentError: null,
+    cancellationReason: null,
+    canceledAt: null,
+    authorizedAt: null,
+    // customer "" means none (Stripe's libraries send "" for a parameter left unset; Stripe's create takes it so).
+    customerId: input.customer || null,
     receiptEmail: input.receipt_email || null,
     statementDescriptor: input.statement_descriptor || null,
     statementDescriptorSuffix: input.statement_descriptor_suffix || null,
     automaticPaymentMethods: input.automatic_payment_methods?.enabled ?? null,
-    clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
+    seq: 0,
     createdAt: now,
     updatedAt: now,
-  });
-  const row = inserted!;
+  };
+}
+
+/** The intent's insert and its payment_intent.created: writes only, nothing read (a unit of work may record them). */
+async function recordNewIntent(tx: DbOrTx, deps: AppDeps, row: IntentRow) {
+  await insertIntentRow(tx).run({ ...row, livemode: row.livemode ? 1 : 0 });
   await emitIntentEvent(tx, deps, row, 'payment_intent.created');
   return toIntentObject(row);
 }

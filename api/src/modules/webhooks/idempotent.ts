@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { unseal } from '../../lib/crypto';
-import { idempotentResponse, runIdempotent, runIdempotentAtomic } from '../../plugins/idempotency';
+import { idempotentResponse, runIdempotent, runIdempotentAtomic, runIdempotentUnit } from '../../plugins/idempotency';
 import type { WebhookEndpointObject } from './service';
 
 /**
@@ -39,6 +39,24 @@ export function merchantIdempotencyAtomic(deps: AppDeps) {
     run: (tx: DbOrTx) => Promise<unknown>,
   ): Promise<Response> =>
     runIdempotentAtomic(idem, merchantRequest(merchantId, request, key, body), async (tx) => ({ status: 200, body: await run(tx) })).then(
+      idempotentResponse,
+    );
+}
+
+/**
+ * merchantIdempotencyAtomic for a handler written as a unit of work as data (payment-intent create, issue 30): `run`
+ * records its writes on `unit` and reads, if it must, on the database before (runIdempotentUnit).
+ */
+export function merchantIdempotencyUnit(deps: AppDeps) {
+  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
+  return (
+    merchantId: string,
+    request: Request,
+    key: string | undefined,
+    body: unknown,
+    run: (unit: DbOrTx) => Promise<unknown>,
+  ): Promise<Response> =>
+    runIdempotentUnit(idem, merchantRequest(merchantId, request, key, body), async (unit) => ({ status: 200, body: await run(unit) })).then(
       idempotentResponse,
     );
 }
