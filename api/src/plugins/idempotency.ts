@@ -98,21 +98,24 @@ export async function runIdempotent(
   const fieldDigests = digests(deps.secret, req.body);
   const where = and(eq(schema.idempotencyKeys.scope, req.scope), eq(schema.idempotencyKeys.key, req.key));
 
-  // An expired record of this key gives way to the new one, in the same commit.
+  // An expired record of this key gives way to the new one, in the same commit: one unit of work as data (issue 30),
+  // one round trip to a libSQL server. The claim's RETURNING is read once the unit has committed.
   const key = req.key;
-  const inserted = await db.transaction(async (tx) => {
-    await deleteExpiredKey(tx).run({ scope: req.scope, key, now: now.getTime() });
-    return claimKey(tx).all({
-      scope: req.scope,
-      key,
-      method: req.method,
-      path: req.path,
-      fieldDigests,
-      lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-    });
+  const claim = writeUnit(db);
+  await deleteExpiredKey(claim.tx).run({ scope: req.scope, key, now: now.getTime() });
+  const claimAt = claim.size;
+  await claimKey(claim.tx).run({
+    scope: req.scope,
+    key,
+    method: req.method,
+    path: req.path,
+    fieldDigests,
+    lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
   });
+  await claim.commit();
+  const inserted = claim.result(claimAt).rows as unknown as Array<{ id: number }>;
 
   let recordId = inserted[0]?.id;
   if (recordId === undefined) {
@@ -130,8 +133,12 @@ export async function runIdempotent(
     recordId = row.id;
   }
 
-  const store = (status: number, body: unknown) =>
-    storeAnswer(db).run({ responseStatus: status, responseBody: JSON.stringify(body), scope: req.scope, key });
+  // The answer, stored as a unit of its own (one round trip to a server, as the claim).
+  const store = async (status: number, body: unknown) => {
+    const unit = writeUnit(db);
+    await storeAnswer(unit.tx).run({ responseStatus: status, responseBody: JSON.stringify(body), scope: req.scope, key });
+    await unit.commit();
+  };
   try {
     const result = await handler(`${req.key}#${recordId}`);
     await store(result.status, result.body);
