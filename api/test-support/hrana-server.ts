@@ -108,6 +108,13 @@ export interface HranaServer {
   resetStats(): void;
   /** The round trip's latency in ms; a bench may change it between loads. */
   latencyMs: number;
+  /**
+   * Crash tests: a request that carries a COMMIT waits, before the server runs it or after it ran and before its answer
+   * goes, until releaseStalled() (a process killed meanwhile never hears what happened). `stalled` counts those waiting.
+   */
+  stallCommits: 'before' | 'after' | null;
+  readonly stalled: number;
+  releaseStalled(): void;
   /** Stops listening and closes every stream's connection (rolling back what is open). */
   stop(): void;
 }
@@ -216,7 +223,16 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
   const streams = new Map<string, Stream>();
   const stats: HranaStats = { roundTrips: 0, statements: 0, lockedRoundTrips: 0, writeTransactions: 0, lockHeldMs: 0, timedOut: 0, log: [] };
   const txnTimeoutMs = opts.txnTimeoutMs ?? TXN_TIMEOUT_MS;
-  const control = { latencyMs: opts.latencyMs ?? 0 };
+  const control: { latencyMs: number; stallCommits: 'before' | 'after' | null } = { latencyMs: opts.latencyMs ?? 0, stallCommits: null };
+  /** Requests stalled by stallCommits, waiting for releaseStalled(). */
+  let stalled: Array<() => void> = [];
+  const stall = () => new Promise<void>((resolve) => stalled.push(resolve));
+  const hasCommit = (req: StreamRequest): boolean => {
+    const isCommit = (stmt: ProtoStmt) => /^\s*(commit|end)\b/i.test(stmt.sql ?? '');
+    if (req.type === 'execute') return isCommit(req.stmt);
+    if (req.type === 'batch') return req.batch.steps.some((st) => isCommit(st.stmt));
+    return false;
+  };
   /** Every stream that may hold the lock (batons are replaced per request; the stream objects stay). */
   const live = new Set<Stream>();
   /** Stream → whether the current request saw it hold the write lock. */
@@ -463,7 +479,10 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
       } catch {
         return new Response('the request body is not JSON', { status: 400 });
       }
+      const commits = control.stallCommits !== null && body.requests.some(hasCommit);
+      if (commits && control.stallCommits === 'before') await stall();
       const answer = await pipeline(body);
+      if (commits && control.stallCommits === 'after') await stall();
       if (control.latencyMs > 0) await sleep(control.latencyMs);
       return answer;
     },
@@ -494,6 +513,20 @@ export function startHranaServer(opts: HranaServerOptions): HranaServer {
     },
     get latencyMs() {
       return control.latencyMs;
+    },
+    get stallCommits() {
+      return control.stallCommits;
+    },
+    set stallCommits(when: 'before' | 'after' | null) {
+      control.stallCommits = when;
+    },
+    get stalled() {
+      return stalled.length;
+    },
+    releaseStalled() {
+      const waiting = stalled;
+      stalled = [];
+      for (const go of waiting) go();
     },
     set latencyMs(ms: number) {
       control.latencyMs = ms;
