@@ -565,9 +565,28 @@ function groupCommitWrites(client: Client, lock: WriteLock): GroupCommitWriter {
   return writer;
 }
 
+/** A read-only handle's client: anything but a read is refused (a rejected promise) before it reaches the database. */
+function refuseWrites(client: Client): void {
+  const refused = (what: string) => Promise.reject(new Error(`a read-only database handle (BPAY_DATABASE_READ_URL) was asked to write: ${what.slice(0, 80)}`));
+  const execute = client.execute.bind(client) as (...a: unknown[]) => Promise<ResultSet>;
+  const batch = client.batch.bind(client);
+  const transaction = client.transaction.bind(client);
+  client.execute = ((stmt: InStatement | string, args?: unknown) =>
+    isReadOnlySql(sqlOf(stmt)) ? execute(stmt, args) : refused(sqlOf(stmt))) as Client['execute'];
+  client.batch = ((stmts, mode) => (mode === 'read' ? batch(stmts, mode) : refused('a write batch'))) as Client['batch'];
+  client.transaction = ((mode?: TransactionMode) => (mode === 'read' ? transaction(mode) : refused('a write transaction'))) as Client['transaction'];
+  client.migrate = (() => refused('a migration')) as Client['migrate'];
+  client.executeMultiple = (() => refused('a script')) as Client['executeMultiple'];
+}
+
 export interface OpenDbOptions {
   url: string;
   authToken?: string;
+  /**
+   * A handle for reads that may lag (BPAY_DATABASE_READ_URL, issue 30 §3): every write through it is refused with an
+   * error, so a view that wrote by mistake fails in tests instead of writing to a replica.
+   */
+  readOnly?: boolean;
 }
 
 export interface DbHandle {
@@ -589,10 +608,11 @@ export function openDb(opts: OpenDbOptions): DbHandle {
   let lock = writeLocks.get(lockKey);
   if (!lock) writeLocks.set(lockKey, (lock = new WriteLock()));
   const writer = groupCommitWrites(client, lock);
+  if (opts.readOnly) refuseWrites(client);
   const db = drizzle(client, { schema });
   // Units of work as data (db/unit.ts): one request per group of them to a server, a closure unit on the file.
   const remote = !opts.url.startsWith('file:') && opts.url !== ':memory:';
-  registerUnitRunner(
+  if (!opts.readOnly) registerUnitRunner(
     db,
     remote
       ? new RemoteUnitSender(opts, (fn) => writer.exclusive(fn), writer.stats).run

@@ -161,6 +161,8 @@ export async function boot(
   ),
 ): Promise<Booted> {
   const handle = openDb({ url: env.databaseUrl, authToken: env.databaseAuthToken });
+  // Lists, history and figures may read from a replica (issue 30 §3): a handle that refuses every write.
+  const readHandle = env.databaseRead ? openDb({ ...env.databaseRead, readOnly: true }) : null;
   await migrateDb(handle.db);
   // After the migrations: the database, its -wal and -shm exist by now.
   tightenDataModes(env, log);
@@ -179,6 +181,7 @@ export async function boot(
   const stripeOptions = env.stripe ?? (adminStripe ? { secretKey: adminStripe.secretKey } : null);
   const deps = buildDeps({
     db: handle.db,
+    ...(readHandle ? { readDb: readHandle.db } : {}),
     clock,
     log,
     sessionSecret: env.sessionSecret,
@@ -276,6 +279,7 @@ export async function boot(
       mailWorker?.stop();
       deps.mail.transport?.close();
       handle.close();
+      readHandle?.close();
     },
   };
 }

@@ -56,6 +56,11 @@ export const DEFAULT_EVENT_STREAM: EventStreamDeps = { pollMs: 300, pingMs: 15_0
 /** Everything the app needs from outside, passed in explicitly so tests can build an app on a temporary database. */
 export interface AppDeps {
   db: Db;
+  /**
+   * Where views that may lag read (issue 30 §3): a replica's handle when BPAY_DATABASE_READ_URL is set, else `db`.
+   * Only through laggingReads(deps), and only for lists, history and figures; never for a money decision.
+   */
+  readDb: Db;
   clock: Clock;
   log: Logger;
   session: SessionConfig;
@@ -139,6 +144,8 @@ export const DEFAULT_ADMIN_TOKEN_TTL_MS = 15 * 60_000;
 
 export function buildDeps(input: {
   db: Db;
+  /** A read-only handle on a replica (BPAY_DATABASE_READ_URL); `db` unless given. */
+  readDb?: Db;
   clock: Clock;
   log: Logger;
   sessionSecret: string;
@@ -175,6 +182,7 @@ export function buildDeps(input: {
   const active = vendors.stripe ?? vendors.simulated;
   return {
     db: input.db,
+    readDb: input.readDb ?? input.db,
     clock: input.clock,
     log: input.log,
     session: {
@@ -220,4 +228,18 @@ export function buildDeps(input: {
     site: input.site ?? DEFAULT_SITE,
     mail: { transport: input.mail?.transport ?? null, from: input.mail?.from ?? DEFAULT_MAIL_FROM },
   };
+}
+
+const lagging = new WeakMap<AppDeps, AppDeps>();
+
+/**
+ * The deps a view that may lag runs on: the same, with `db` the read handle (a replica when BPAY_DATABASE_READ_URL
+ * is set). For GET routes of lists, history and figures (docs/SCALING.md, "Reads beside the primary"); anything that
+ * decides about money, or reads what the caller has just written to answer it, keeps `deps`.
+ */
+export function laggingReads(deps: AppDeps): AppDeps {
+  if (deps.readDb === deps.db) return deps;
+  let found = lagging.get(deps);
+  if (!found) lagging.set(deps, (found = { ...deps, db: deps.readDb }));
+  return found;
 }

@@ -36,6 +36,11 @@ const schema = z.object({
     .regex(/^(file:|libsql:|https?:|wss?:)/, 'must start with file:, libsql:, http(s): or ws(s):')
     .default('file:./data/bpay.db'),
   BPAY_DATABASE_AUTH_TOKEN: z.string().min(1).optional(),
+  BPAY_DATABASE_READ_URL: z
+    .string()
+    .regex(/^(file:|libsql:|https?:|wss?:)/, 'must start with file:, libsql:, http(s): or ws(s):')
+    .optional(),
+  BPAY_DATABASE_READ_AUTH_TOKEN: z.string().min(1).optional(),
   BPAY_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   BPAY_SESSION_SECRET_FILE: z.string().min(1).default('./data/session-secret'),
   BPAY_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
@@ -104,6 +109,8 @@ export interface Env {
   reusePort: boolean;
   databaseUrl: string;
   databaseAuthToken: string | undefined;
+  /** A replica for reads that may lag (issue 30 §3); its token defaults to the primary's. */
+  databaseRead: { url: string; authToken: string | undefined } | null;
   sessionSecret: string;
   /** The file the session secret was read from or written to; undefined when BPAY_SESSION_SECRET gives it. */
   sessionSecretFile?: string;
@@ -204,6 +211,9 @@ export function parseEnv(source: Record<string, string | undefined>, opts: { cre
     reusePort: v.BPAY_REUSE_PORT === '1',
     databaseUrl: v.BPAY_DATABASE_URL,
     databaseAuthToken: v.BPAY_DATABASE_AUTH_TOKEN,
+    databaseRead: v.BPAY_DATABASE_READ_URL
+      ? { url: v.BPAY_DATABASE_READ_URL, authToken: v.BPAY_DATABASE_READ_AUTH_TOKEN ?? v.BPAY_DATABASE_AUTH_TOKEN }
+      : null,
     sessionSecret,
     ...(v.BPAY_SESSION_SECRET ? {} : { sessionSecretFile: v.BPAY_SESSION_SECRET_FILE }),
     publicUrl,

@@ -82,7 +82,7 @@ export function adminRoutes(deps: AppDeps) {
           'on active bcards: bpay holds no funds of its own.',
       ),
     })
-    .get('/analytics', () => adminAnalytics(deps.db, deps.clock), {
+    .get('/analytics', () => adminAnalytics(deps.readDb, deps.clock), {
       admin: true,
       response: { 200: AnalyticsModel, ...errors(401) },
       detail: doc('Analytics tab charts', 'Daily series cover the last 30 UTC days, today included, every day present.'),
@@ -90,7 +90,7 @@ export function adminRoutes(deps: AppDeps) {
     .get(
       '/users',
       async ({ query, set }) => {
-        const page = await listUsers(deps.db, { ...query, limit: adminPageLimit(query.limit) });
+        const page = await listUsers(deps.readDb, { ...query, limit: adminPageLimit(query.limit) });
         return sendPage(page, set.headers);
       },
       {
@@ -217,7 +217,7 @@ export function adminRoutes(deps: AppDeps) {
           'tier a scheduled change moves to. Admins only; read only.',
       ),
     })
-    .get('/subscription-analytics', () => subscriptionAnalytics(deps.db, deps.clock), {
+    .get('/subscription-analytics', () => subscriptionAnalytics(deps.readDb, deps.clock), {
       admin: true,
       response: { 200: SubscriptionAnalyticsModel, ...errors(401) },
       detail: doc(

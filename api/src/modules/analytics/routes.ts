@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import type { AppDeps } from '../../deps';
+import { laggingReads, type AppDeps } from '../../deps';
 import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { analyticsCsv, ANALYTICS_CSV_COLUMNS, MAX_MONTHS, MAX_TOP, MAX_UTC_OFFSET, spendingAnalytics } from './service';
@@ -92,6 +92,8 @@ const AnalyticsQuery = t.Object({
 });
 
 export function analyticsRoutes(deps: AppDeps) {
+  // Lists, history and figures read where they may lag (issue 30 §3); money decisions never do.
+  const lagging = laggingReads(deps);
   return new Elysia({ tags: ['Analytics'], detail: { security: SESSION_SECURITY } })
     .use(sharedModels)
     .use(sessionPlugin(deps))
@@ -112,7 +114,7 @@ export function analyticsRoutes(deps: AppDeps) {
         },
       },
     )
-    .get('/api/analytics', ({ user, query }) => spendingAnalytics(deps, user.id, query), {
+    .get('/api/analytics', ({ user, query }) => spendingAnalytics(lagging, user.id, query), {
       auth: true,
       query: AnalyticsQuery,
       response: { 200: AnalyticsModel, ...errors(400, 401) },
@@ -127,7 +129,7 @@ export function analyticsRoutes(deps: AppDeps) {
     .get(
       '/api/analytics.csv',
       async ({ user, query }) => {
-        const a = await spendingAnalytics(deps, user.id, query);
+        const a = await spendingAnalytics(lagging, user.id, query);
         return new Response(analyticsCsv(a), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import type { AppDeps } from '../../deps';
+import { laggingReads, type AppDeps } from '../../deps';
 import { errors, sharedModels } from '../../models';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
 import { ChargeList, ChargeModel } from './model';
@@ -9,13 +9,15 @@ const security = [{ secretKey: [] }];
 
 /** Stripe's Charges at /api/v1/charges (and /v1/charges), read-only: one per paid payment intent, with its split. */
 export function chargeRoutes(deps: AppDeps) {
+  // Lists, history and figures read where they may lag (issue 30 §3); money decisions never do.
+  const lagging = laggingReads(deps);
   return new Elysia({ prefix: '/api/v1', tags: ['Charges'] })
     .use(sharedModels)
     .use(merchantAuthPlugin(deps))
     .get(
       '/charges',
       ({ merchant, livemode, query }) =>
-        listCharges(deps, merchant, livemode, {
+        listCharges(lagging, merchant, livemode, {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
           ending_before: query.ending_before,

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import type { AppDeps } from '../../deps';
+import { laggingReads, type AppDeps } from '../../deps';
 import { errors, sharedModels } from '../../models';
 import { CREATED_QUERY, parseCreatedFilter } from '../../lib/created-filter';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
@@ -15,6 +15,8 @@ const IdempotencyKey = t.Object({
 
 /** Stripe's Customers at /api/v1/customers (and /v1/customers), scoped to the key's merchant and mode. */
 export function customerRoutes(deps: AppDeps) {
+  // Lists, history and figures read where they may lag (issue 30 §3); money decisions never do.
+  const lagging = laggingReads(deps);
   const idempotent = merchantIdempotencyAtomic(deps);
   return new Elysia({ prefix: '/api/v1', tags: ['Customers'] })
     .use(sharedModels)
@@ -39,7 +41,7 @@ export function customerRoutes(deps: AppDeps) {
     .get(
       '/customers',
       ({ merchant, livemode, query, request }) =>
-        listCustomers(deps, merchant, livemode, {
+        listCustomers(lagging, merchant, livemode, {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
           ending_before: query.ending_before,

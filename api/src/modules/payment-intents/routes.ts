@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import type { AppDeps } from '../../deps';
+import { laggingReads, type AppDeps } from '../../deps';
 import { invalid } from '../../errors';
 import { errors, sharedModels } from '../../models';
 import { PaymentIntentList, PaymentIntentSearchResult, UsageModel } from './model';
@@ -48,6 +48,8 @@ const IdempotencyKey = t.Object({
 });
 
 export function paymentIntentRoutes(deps: AppDeps) {
+  // Lists, history and figures read where they may lag (issue 30 §3); money decisions never do.
+  const lagging = laggingReads(deps);
   /** Every POST runs under the merchant's Idempotency-Key scope. */
   const idempotent = merchantIdempotency(deps);
   const idempotentInOneCommit = merchantIdempotencyAtomic(deps);
@@ -127,7 +129,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
     .get(
       '/payment_intents',
       ({ merchant, livemode, query, request }) =>
-        listIntents(deps, merchant, livemode, {
+        listIntents(lagging, merchant, livemode, {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
           ending_before: query.ending_before,
@@ -154,7 +156,7 @@ export function paymentIntentRoutes(deps: AppDeps) {
     .get(
       '/payment_intents/search',
       ({ merchant, livemode, query, request }) =>
-        searchIntents(deps, merchant, livemode, {
+        searchIntents(lagging, merchant, livemode, {
           // Every query given (the validator keeps the last of a repeated one): more than one is refused.
           query: new URL(request.url).searchParams.getAll('query'),
           limit: query.limit ?? 10,

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import { REFUND_REASONS } from '@bpay/db';
-import type { AppDeps } from '../../deps';
+import { laggingReads, type AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { errors, SESSION_SECURITY, sharedModels } from '../../models';
 import { merchantAuthPlugin } from '../../plugins/merchant-auth';
@@ -109,7 +109,7 @@ export function refundRoutes(deps: AppDeps) {
         detail: { summary: 'Refund a payment intent', description: CREATE_DESCRIPTION, security: [{ secretKey: [] }] },
       },
     )
-    .get('/refunds', ({ merchant, livemode, query, request }) => listRefunds(deps, merchant, livemode, listInput(query, request)), {
+    .get('/refunds', ({ merchant, livemode, query, request }) => listRefunds(laggingReads(deps), merchant, livemode, listInput(query, request)), {
       merchant: true,
       query: ListQuery,
       response: { 200: RefundList, ...errors(400, 401, 403, 429) },
@@ -184,7 +184,7 @@ export function refundDashboardRoutes(deps: AppDeps) {
       '/:id/refunds',
       async ({ user, params, query, request }) => {
         const m = await getOwnedMerchant(deps, user.id, params.id);
-        return listRefunds(deps, m, m.environment === 'production', listInput(query, request), `/api/merchants/${m.id}/refunds`);
+        return listRefunds(laggingReads(deps), m, m.environment === 'production', listInput(query, request), `/api/merchants/${m.id}/refunds`);
       },
       {
         auth: true,

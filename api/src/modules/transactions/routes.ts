@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import type { AppDeps } from '../../deps';
+import { laggingReads, type AppDeps } from '../../deps';
 import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
@@ -64,6 +64,8 @@ const ListQuery = t.Object({
 export { NEXT_CURSOR_HEADER };
 
 export function transactionRoutes(deps: AppDeps) {
+  // Lists, history and figures read where they may lag (issue 30 §3); money decisions never do.
+  const lagging = laggingReads(deps);
   return new Elysia({ prefix: '/api/transactions', tags: ['Transactions'], detail: { security: SESSION_SECURITY } })
     .use(sharedModels)
     .use(sessionPlugin(deps))
@@ -73,7 +75,7 @@ export function transactionRoutes(deps: AppDeps) {
         const limit = query.limit ?? 50;
         if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'limit must be between 1 and 100.');
         const page = await listTransactions(
-          deps,
+          lagging,
           user.id,
           { status: query.status ?? 'all', limit, cursor: query.cursor ?? null },
           wordsLanguage(user.language),
@@ -94,7 +96,7 @@ export function transactionRoutes(deps: AppDeps) {
     .get(
       '/export.csv',
       async ({ user, query }) =>
-        new Response(await exportTransactionsCsv(deps, user.id, query.status ?? 'all', wordsLanguage(user.language)), {
+        new Response(await exportTransactionsCsv(lagging, user.id, query.status ?? 'all', wordsLanguage(user.language)), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
             'content-disposition': `attachment; filename="bpay-transactions-${query.status ?? 'all'}.csv"`,
@@ -128,7 +130,7 @@ export function transactionRoutes(deps: AppDeps) {
           ? new Date(query.monthStart)
           : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
         if (Number.isNaN(monthStart.getTime())) throw invalid('monthStart', 'monthStart must be an ISO 8601 date-time.');
-        return transactionSummary(deps, user.id, monthStart);
+        return transactionSummary(lagging, user.id, monthStart);
       },
       {
         auth: true,

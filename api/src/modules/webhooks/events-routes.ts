@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import type { AppDeps } from '../../deps';
+import { laggingReads, type AppDeps } from '../../deps';
 import { errors, rawResponses, sharedModels } from '../../models';
 import { merchantAuthPlugin, secretKeyRecheck } from '../../plugins/merchant-auth';
 import { EVENT_TYPES } from '../events/emit';
@@ -45,6 +45,8 @@ const EventStreamBody = t.String({
  * webhooks, whose deliveries and resends they show; events/ (emit, store, broadcast, stream) imports no module above it.
  */
 export function eventRoutes(deps: AppDeps) {
+  // The events list reads where it may lag (issue 30 §3).
+  const lagging = laggingReads(deps);
   const idempotent = merchantIdempotency(deps);
   return new Elysia({ prefix: '/api/v1', tags: ['Events'] })
     .use(sharedModels)
@@ -52,7 +54,7 @@ export function eventRoutes(deps: AppDeps) {
     .get(
       '/events',
       ({ merchant, livemode, query, request }) =>
-        listEvents(deps, merchant, livemode, {
+        listEvents(lagging, merchant, livemode, {
           limit: query.limit ?? 10,
           starting_after: query.starting_after,
           type: query.type,
