@@ -1,5 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, firstRow, prepared } from '@bpay/db';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { schema, type DbOrTx, firstRow, prepared, preparedPerCount, slots, slotValues } from '@bpay/db';
 import type { Clock } from '../lib/clock';
 import { brandOf, luhnCheckDigit } from '../lib/cards';
 import { constantTimeEqual as timingSafeEqualStr, hmacHex, sha256Hex } from '../lib/crypto';
@@ -13,6 +13,7 @@ import {
   type IssueCardInput,
   type IssuedCard,
   type PaymentVendor,
+  type PreparedHold,
   type RevealedCard,
   type TokenizedCard,
   type VerifyCardResult,
@@ -162,6 +163,26 @@ const insertSimRefund = prepared((db) =>
       createdAt: sql.placeholder('createdAt'),
     })
     .prepare(),
+);
+
+/** Why a card's behaviour refuses a hold, or null (its balance is checked apart). */
+function holdRefusal(card: typeof schema.simCards.$inferSelect): VendorDeclineError | null {
+  if (card.behavior === 'declined_after_attach') return new VendorDeclineError('card_declined', 'Your card was declined.');
+  if (card.behavior === 'authentication_required') {
+    return new VendorDeclineError('authentication_required', 'This card requires authentication (3-D Secure) before it can be charged.');
+  }
+  if (card.behavior in DECLINES) {
+    const [code, message] = DECLINES[card.behavior as keyof typeof DECLINES];
+    return new VendorDeclineError(code, message);
+  }
+  return null;
+}
+const insufficient = () => new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
+
+/* prepareHolds' two reads, built once per count (db/prepared.ts). */
+const cardsByToken = preparedPerCount((db, n) => db.select().from(schema.simCards).where(inArray(schema.simCards.token, slots('t', n))).prepare());
+const holdsByKey = preparedPerCount((db, n) =>
+  db.select({ id: schema.simHolds.id, idempotencyKey: schema.simHolds.idempotencyKey }).from(schema.simHolds).where(inArray(schema.simHolds.idempotencyKey, slots('k', n))).prepare(),
 );
 
 /* A bcard's statements, built once (db/prepared.ts): a split runs the hold's and the capture's once per share. */
@@ -369,17 +390,40 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     async hold(token, amountCents, opts) {
       if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('hold amount must be positive cents');
       const placed = await placeHold(token, amountCents, opts.idempotencyKey, (card) => {
-        if (card.behavior === 'declined_after_attach') throw new VendorDeclineError('card_declined', 'Your card was declined.');
-        if (card.behavior === 'authentication_required') {
-          throw new VendorDeclineError('authentication_required', 'This card requires authentication (3-D Secure) before it can be charged.');
-        }
-        if (card.behavior in DECLINES) {
-          const [code, message] = DECLINES[card.behavior as keyof typeof DECLINES];
-          throw new VendorDeclineError(code, message);
-        }
+        const refusal = holdRefusal(card);
+        if (refusal) throw refusal;
       });
-      if (!placed) throw new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
+      if (!placed) throw insufficient();
       return { holdId: placed };
+    },
+
+    async prepareHolds(holds) {
+      for (const h of holds) {
+        if (!Number.isSafeInteger(h.amountCents) || h.amountCents <= 0) throw new RangeError('hold amount must be positive cents');
+      }
+      if (holds.length === 0) return [];
+      // One read of the cards and one of the holds already placed under these keys (a collection resumed after a crash).
+      const cards = new Map((await cardsByToken(db, holds.length).all(slotValues('t', holds.map((h) => h.token)))).map((c) => [c.token, c]));
+      const placed = new Map((await holdsByKey(db, holds.length).all(slotValues('k', holds.map((h) => h.idempotencyKey)))).map((x) => [x.idempotencyKey, x.id]));
+      return holds.map((h): PreparedHold => {
+        const again = placed.get(h.idempotencyKey);
+        if (again) return { holdId: again, placed: true };
+        const card = cards.get(h.token);
+        if (!card) return { decline: new VendorDeclineError('card_declined', 'No such payment method.') };
+        const refusal = holdRefusal(card) ?? (card.availableCents < h.amountCents ? insufficient() : null);
+        if (refusal) return { decline: refusal };
+        const holdId = newId('sim_hold');
+        return {
+          holdId,
+          placed: false,
+          // The debit guarded as hold()'s is (never below zero), then the hold: the same two writes, in the caller's unit.
+          async record(unit, short) {
+            await debitCard(unit.tx).run({ amount: h.amountCents, token: h.token });
+            unit.expectChanges(1, short);
+            await insertHold(unit.tx).run({ id: holdId, idempotencyKey: h.idempotencyKey, token: h.token, amountCents: h.amountCents, createdAt: clock.now() });
+          },
+        };
+      });
     },
 
     async findHold(idempotencyKey) {

@@ -1,4 +1,4 @@
-import type { DbOrTx } from '@bpay/db';
+import type { DbOrTx, WriteUnit } from '@bpay/db';
 /**
  * Everything bpay asks of a card processor and issuer. Two implementations: the built-in simulated processor
  * (simulated.ts, the default) and Stripe (stripe/, used when Stripe keys are configured).
@@ -122,6 +122,12 @@ export type BankDebitState =
 /** How long a remote processor's search by key may lag a hold it placed (Stripe's search: about a minute). */
 export const SEARCH_LAG_MS = 10 * 60_000;
 
+/** What prepareHolds decided for one hold. */
+export type PreparedHold =
+  | { decline: VendorDeclineError }
+  | { holdId: string; placed: true }
+  | { holdId: string; placed: false; record(unit: WriteUnit, short: () => Error): Promise<void> };
+
 export interface PaymentVendor {
   readonly name: VendorName;
 
@@ -131,6 +137,14 @@ export interface PaymentVendor {
    * remote processor (Stripe) has none: its calls are made outside any transaction, then recorded.
    */
   within?(tx: DbOrTx): PaymentVendor;
+  /**
+   * Only the simulator (a processor whose state is in bpay's database), and never a wrapped one: a collection's card
+   * holds decided from one read, then written as steps of a unit of work as data (issue 30, db/unit.ts) with bpay's
+   * record of them, one round trip to a libSQL server. Each hold answers as hold() would: declined (by the card's
+   * behaviour, or its balance as read), already placed under its key, or to be placed by `record`, whose debit is
+   * guarded (a balance spent meanwhile fails the unit with `short()`).
+   */
+  prepareHolds?(holds: Array<{ token: string; amountCents: number; idempotencyKey: string }>): Promise<PreparedHold[]>;
   /**
    * True when `findHold` may miss a hold placed moments ago (Stripe's search is eventually consistent): a share whose
    * hold call got no answer is then not called voided until the search can have caught up (SEARCH_LAG_MS).

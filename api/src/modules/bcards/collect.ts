@@ -1,4 +1,4 @@
-import { schema, type DbOrTx, slotValues } from '@bpay/db';
+import { schema, type DbOrTx, slotValues, writeUnit } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, isStorageFailure, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -29,6 +29,7 @@ import {
   load,
   now,
   phase,
+  recordStatus,
   renewLease,
   setShare,
   setStatus,
@@ -232,6 +233,64 @@ interface HoldOutcome {
   unavailable: boolean;
 }
 
+/** A card share whose debit's guard failed inside the hold unit: its balance was spent since it was read. */
+class ShareShort extends Error {
+  constructor(readonly shareId: string) {
+    super(`share ${shareId}: insufficient funds`);
+  }
+}
+
+/**
+ * The hold phase as ONE unit of work as data (issue 30 §2, db/unit.ts), for the simulator (vendor.prepareHolds): the
+ * cards and the balances of bank shares are read first, each share decided in order as hold() would decide it (the
+ * first that would decline is the decline, and nothing is held); otherwise every hold's guarded debit and row, the
+ * shares held and the collection holding -> capturing (guarded by the lease) are one unit: against a libSQL server one
+ * round trip, on the file one commit as before. A balance spent between the read and the unit fails its guard: the
+ * unit takes effect not at all, and that share is declined for insufficient funds, as hold() would have declined it.
+ */
+async function holdAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease, loaded: Loaded): Promise<HoldOutcome> {
+  const cards = loaded.shares.filter((s) => s.source.type !== 'bank_account');
+  const prepared = await vendor.prepareHolds!(cards.map((s) => ({ token: s.source.vendorToken, amountCents: s.amountCents, idempotencyKey: holdKey(s.id) })));
+  const preparedOf = new Map(cards.map((s, i) => [s.id, prepared[i]!]));
+  const declined = async (share: Loaded['shares'][number], e: VendorDeclineError): Promise<HoldOutcome> => {
+    const { id: fundingSourceId, name, last4 } = share.source;
+    const decline = { shareId: share.id, fundingSourceId, name, last4, code: e.code, message: e.message };
+    await deps.db.transaction(async (tx) => {
+      await setShare(tx, deps, share.id, { status: 'declined', declineCode: decline.code, declineMessage: decline.message });
+      await renewLease(tx, deps, lease);
+    });
+    return { held: new Map(), declined: decline, unanswered: null, unavailable: false };
+  };
+  for (const share of loaded.shares) {
+    if (share.source.type === 'bank_account') {
+      // A debit cannot be held: its balance is checked now, and the debit initiated at capture (as the phase does).
+      const available = await vendor.availableBalance(share.source.vendorToken);
+      if (available !== null && available < share.amountCents) return declined(share, new VendorDeclineError('insufficient_funds', 'The bank account has insufficient funds.'));
+      continue;
+    }
+    const p = preparedOf.get(share.id)!;
+    if ('decline' in p) return declined(share, p.decline);
+  }
+  const unit = writeUnit(deps.db);
+  const held = new Map<string, string>();
+  for (const share of cards) {
+    const p = preparedOf.get(share.id)!;
+    if ('decline' in p) continue;
+    if (!p.placed) await p.record(unit, () => new ShareShort(share.id));
+    held.set(share.id, p.holdId);
+  }
+  if (held.size > 0) await setSharesHeldOrCaptured(unit.tx, held.size).run(setSharesArgs('held', now(deps), [...held]));
+  await recordStatus(unit, deps, lease, 'holding', 'capturing', { leaseUntil: new Date(now(deps).getTime() + LEASE_MS) });
+  try {
+    await unit.commit();
+  } catch (e) {
+    if (!(e instanceof ShareShort)) throw e;
+    const share = loaded.shares.find((s) => s.id === e.shareId)!;
+    return declined(share, new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.'));
+  }
+  return { held, declined: null, unanswered: null, unavailable: false };
+}
+
 /**
  * Places every hold, then captures them all and issues the bcard: with the recording of the collection, three
  * commits (phase()). On any failure every hold is voided and the collection fails with the reason; the error thrown
@@ -241,7 +300,7 @@ interface HoldOutcome {
 export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: number, recorded?: Loaded): Promise<BcardRow> {
   const vendor = deps.vendor;
   const loaded = recorded ?? (await load(deps.db, lease.collectionId));
-  const outcome = await phase(
+  const outcome = vendor.prepareHolds && vendor.within ? await holdAsUnit(deps, vendor, lease, loaded) : await phase(
     deps,
     vendor,
     lease,

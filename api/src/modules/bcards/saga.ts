@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { schema, type CollectionStatus, type DbOrTx } from '@bpay/db';
+import { schema, type CollectionStatus, type DbOrTx, type WriteUnit } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import type { PaymentVendor } from '../../vendors/types';
 import { collectionById, leaseRenewal, sharesWithSources, statusChange } from './statements';
@@ -53,13 +53,32 @@ export async function setStatus(
   to: CollectionStatus,
   extra: Partial<typeof schema.collections.$inferInsert> = {},
 ): Promise<void> {
+  const { query, values } = statusStatement(deps, lease, from, to, extra);
+  const res = await query(db).run(values);
+  if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
+}
+
+/** setStatus as a step of a unit of work as data (db/unit.ts): guarded, the unit fails with LeaseLostError. */
+export async function recordStatus(
+  unit: WriteUnit,
+  deps: AppDeps,
+  lease: Lease,
+  from: CollectionStatus,
+  to: CollectionStatus,
+  extra: Partial<typeof schema.collections.$inferInsert> = {},
+): Promise<void> {
+  const { query, values } = statusStatement(deps, lease, from, to, extra);
+  await query(unit.tx).run(values);
+  unit.expectChanges(1, () => new LeaseLostError(lease.collectionId));
+}
+
+function statusStatement(deps: AppDeps, lease: Lease, from: CollectionStatus, to: CollectionStatus, extra: Partial<typeof schema.collections.$inferInsert>) {
   assertTransition(from, to);
   // Built once per set of columns written (statements.ts); an undefined value is not written, as drizzle's set() skips it.
   const columns = Object.keys(extra).filter((k) => extra[k as keyof typeof extra] !== undefined);
   const values: Record<string, unknown> = { to, updatedAt: now(deps), id: lease.collectionId, from, owner: lease.owner };
   for (const k of columns) values[`x_${k}`] = extra[k as keyof typeof extra];
-  const res = await statusChange(columns)(db).run(values);
-  if (res.rowsAffected !== 1) throw new LeaseLostError(lease.collectionId);
+  return { query: statusChange(columns), values };
 }
 
 /** Another worker took the collection over (our lease ran out): stop touching it. */
