@@ -1,5 +1,5 @@
 import type { ResultSet } from '@libsql/client';
-import { UnitStepError, type UnitRunner, type UnitStep } from './unit';
+import { isAssertionFailure, UnitStepError, type UnitRunner, type UnitStep } from './unit';
 
 /*
  * Units of work sent to a libSQL server (sqld, Turso) in one round trip each time (issue 30 §2, docs/SCALING.md).
@@ -259,7 +259,7 @@ export class RemoteUnitSender {
       for (let i = 0; i < l.at.length; i++) {
         const { step, guard } = l.at[i]!;
         const stepError = errorAt(step);
-        if (stepError) return u.reject(new UnitStepError(i, dbError(stepError)));
+        if (stepError) return u.reject(u.steps[i]!.assert && isAssertionFailure(stepError.message) ? u.steps[i]!.assert!() : new UnitStepError(i, dbError(stepError)));
         if (guard !== null && errorAt(guard)) return u.reject(u.steps[i]!.expect!.error());
       }
       u.reject(batchError());

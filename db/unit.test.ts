@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHranaServer, type HranaServer } from '../api/test-support/hrana-server';
 import { openDb, type DbHandle } from './client';
-import { isUniqueViolationAt, UnitStepError, writeUnit } from './unit';
+import { isUniqueViolationAt, sqlOnce, UnitStepError, writeUnit } from './unit';
 
 /*
  * Units of work as data (db/unit.ts, db/hrana-batch.ts), on both engines: the embedded file (a closure unit of the
@@ -137,6 +137,20 @@ for (const engine of ['file', 'server'] as const) {
       expect(total).toBe(100);
       await move(1, 'later').commit();
       expect(await notes()).toContain('later');
+    });
+
+    test('an assertion reads inside the unit what a decision rested on; false, the unit fails with its error', async () => {
+      const atLeast = sqlOnce(() => sql`(SELECT available FROM acct WHERE id = 'a') >= ${sql.placeholder('min')}`);
+      const guarded = (min: number, key: string) => {
+        const u = writeUnit(handle.db);
+        u.assert(atLeast(), { min }, () => new Refused(`a below ${min}`));
+        u.add(sql`INSERT INTO note (key) VALUES (${key})`);
+        return u;
+      };
+      const outcomes = await Promise.allSettled([guarded(100, 'yes').commit(), guarded(101, 'no').commit()]);
+      expect(outcomes[0]!.status).toBe('fulfilled');
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(Refused);
+      expect(await notes()).toEqual(['yes']);
     });
 
     test('a statement that would end or open a transaction cannot be part of a unit', () => {

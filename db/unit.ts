@@ -1,5 +1,6 @@
 import type { InStatement, InValue, ResultSet } from '@libsql/client';
-import { is, SQL } from 'drizzle-orm';
+import { fillPlaceholders, is, SQL } from 'drizzle-orm';
+import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { LibSQLSession, LibSQLTransaction } from 'drizzle-orm/libsql/session';
 import type { Db, DbOrTx } from './client';
 
@@ -28,7 +29,12 @@ export interface UnitStep {
   sql: string;
   args: unknown[];
   expect?: { changes: number; error: () => Error };
+  /** An assertion (unit.assert): the step errs when its condition is false, and the unit fails with this error. */
+  assert?: () => Error;
 }
+
+/** What an assertion step's failure says (json() of text that is not JSON, built at run time: never folded ahead). */
+export const isAssertionFailure = (e: unknown): boolean => /malformed JSON/i.test(String((e as Error | null)?.message ?? e));
 
 /** Runs a unit's steps in one transaction (the writer's own): each step's result, or the unit's error. */
 export type UnitRunner = (steps: UnitStep[]) => Promise<ResultSet[]>;
@@ -67,9 +73,12 @@ const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release|pr
 
 const runners = new WeakMap<object, UnitRunner>();
 
-/** Called by openDb: units on this handle run through its writer. */
+/** The libSQL client under a drizzle handle or transaction: units are found by it (any drizzle handle on it works). */
+const clientOf = (db: DbOrTx): object | undefined => (db as unknown as { session?: { client?: object } }).session?.client;
+
+/** Called by openDb: units on this handle's client run through its writer. */
 export function registerUnitRunner(db: Db, runner: UnitRunner): void {
-  runners.set(db, runner);
+  runners.set(clientOf(db)!, runner);
 }
 
 type Stmt = { sql: string; args?: unknown[] | Record<string, unknown> } | string;
@@ -115,6 +124,19 @@ export class WriteUnit {
     this.record({ sql: q.sql, args: q.params });
   }
 
+  /**
+   * Records an assertion: a condition (drizzle's `sql`, placeholders filled from `values`; build it once with
+   * sqlOnce) that must hold when the unit runs, or the unit fails with `error()`. It reads, in the unit, what a decision
+   * made before it rested on (a plan's monthly count, a source still active), so nothing can change between the two.
+   */
+  assert(condition: { sql: string; params: unknown[] }, values: Record<string, unknown>, error: () => Error): void {
+    this.record({
+      sql: `SELECT CASE WHEN (${condition.sql}) THEN 1 ELSE json('bpay assertion failed ' || random()) END`,
+      args: fillPlaceholders(condition.params as Parameters<typeof fillPlaceholders>[0], values),
+    });
+    this.steps[this.steps.length - 1]!.assert = error;
+  }
+
   /** How many statements are recorded: the index the next one gets. */
   get size(): number {
     return this.steps.length;
@@ -145,8 +167,11 @@ export class WriteUnit {
 
 /** A new unit on this handle's writer. */
 export function writeUnit(db: DbOrTx): WriteUnit {
-  const runner = runners.get(db);
-  if (!runner) throw new Error('writeUnit needs the database handle itself (openDb), not a transaction');
+  const client = clientOf(db);
+  const runner = client && runners.get(client);
+  if (!runner || (db as unknown as { session: { tx?: unknown } }).session.tx) {
+    throw new Error('writeUnit needs a database handle opened by openDb (a handle, not a transaction)');
+  }
   return new WriteUnit(db as Db, runner);
 }
 
@@ -160,6 +185,7 @@ export function runStepsIn(tx: { execute(stmt: InStatement): Promise<ResultSet> 
       try {
         rs = await tx.execute({ sql: step.sql, args: step.args as InValue[] });
       } catch (e) {
+        if (step.assert && isAssertionFailure(e)) throw step.assert();
         throw new UnitStepError(i, e);
       }
       if (step.expect && rs.rowsAffected !== step.expect.changes) throw step.expect.error();
@@ -167,4 +193,12 @@ export function runStepsIn(tx: { execute(stmt: InStatement): Promise<ResultSet> 
     }
     return out;
   };
+}
+
+const dialect = new SQLiteAsyncDialect();
+
+/** A condition for unit.assert, its SQL text built once (on first use), its values bound per call by placeholder. */
+export function sqlOnce(build: () => SQL): () => { sql: string; params: unknown[] } {
+  let built: { sql: string; params: unknown[] } | undefined;
+  return () => (built ??= dialect.sqlToQuery(build()));
 }

@@ -374,7 +374,7 @@ let explainer: Client;
 beforeAll(async () => {
   ctx = await makeTestApp();
   const db = drizzle(ctx.handle.client, { schema, logger: { logQuery: (sql, params) => void captured.push({ sql, params }) } });
-  const deps: AppDeps = { ...ctx.deps, db };
+  const deps: AppDeps = { ...ctx.deps, db, readDb: db };
   const app = createApp(deps);
   const base = await merchantWorld(ctx);
   await makeAdmin(ctx);

@@ -83,8 +83,9 @@ async function race(): Promise<Attempt> {
     // One card, $10,000.00 available: room for one $6,174.00 share, not two.
     const source = await addCard(ctx, consumer.cookie, CARDS_OK[0]);
     commitsAtHold.length = 0;
-    // No Idempotency-Key: each request's write transactions are its record, its holds, and the winner's capture.
-    pairTransactions(ctx, 2);
+    // No Idempotency-Key: each request's write transactions are its holds and the winner's capture (its record is a
+    // unit of work as data, which does not open one through the client: issue 30).
+    pairTransactions(ctx, 1);
     const body = (name: string) => ({ name, balance: '6000.00', fundingSources: [{ fundingSourceId: source.id, percentage: 100 }] });
     const [a, b] = await Promise.all([
       call(ctx, '/api/virtual-cards', { method: 'POST', cookie: consumer.cookie, body: body('A') }),

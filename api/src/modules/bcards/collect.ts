@@ -1,4 +1,5 @@
-import { schema, type DbOrTx, slotValues, writeUnit } from '@bpay/db';
+import { sql } from 'drizzle-orm';
+import { schema, type DbOrTx, isUniqueViolationAt, slots, slotValues, sqlOnce, writeUnit } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, isStorageFailure, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -85,71 +86,183 @@ export async function recordCollection(
   deps: AppDeps,
   userId: string,
   plan: CollectionPlan,
-  limits: { monthlyTransactions: number; bcardGenerationLimit: number; planName: string; tierName: string },
+  limits: RecordLimits,
 ): Promise<{ lease: Lease; existing: boolean; recorded?: Loaded }> {
   const owner = newToken();
   const at = now(deps);
   const id = newId('col');
+  const bankCents = plan.shares.filter((s) => s.source.type === 'bank_account').reduce((a, s) => a + s.amountCents, 0);
+  // Without bank shares every check is one assertion: the record is a unit of work as data (issue 30 §2).
+  if (bankCents === 0) return recordAsUnit(deps, userId, plan, limits, { id, owner, at });
   return deps.db.transaction(async (tx) => {
     if (plan.idempotencyKey) {
       const prior = await collectionByKey(tx).get({ userId, key: plan.idempotencyKey });
       if (prior) return { lease: { collectionId: prior.id, owner: prior.leaseOwner }, existing: true };
     }
-    await assertSourcesStillUsable(tx, userId, plan.shares);
-    const bankCents = plan.shares.filter((s) => s.source.type === 'bank_account').reduce((a, s) => a + s.amountCents, 0);
-    await assertBankStanding(tx, userId, bankCents, { name: limits.tierName, displayName: limits.planName });
-    const row = await collectionsThisMonth(tx).get({ userId, since: startOfMonth(at).getTime() });
-    const thisMonth = Number(row?.n ?? 0);
-    const cap = Math.min(
-      ...[limits.monthlyTransactions, limits.bcardGenerationLimit].filter((l) => l !== -1),
-      Number.POSITIVE_INFINITY,
-    );
-    if (thisMonth >= cap) {
-      throw new AppError(
-        'plan_limit_reached',
-        `Your ${limits.planName} plan allows ${cap} bcards a month, and you have used them all. ` +
-          'Upgrade your plan or wait for next month.',
-      );
-    }
-    const [collection] = await insertCollection(tx).all(
-      insertCollectionArgs({
-        id,
-        userId,
-        kind: plan.kind,
-        status: 'holding',
-        amountCents: plan.amountCents,
-        feeCents: plan.feeCents,
-        totalCents: plan.amountCents + plan.feeCents,
-        name: plan.name,
-        cardholderName: plan.cardholderName,
-        merchant: plan.merchant,
-        description: plan.description,
-        lockedMerchantId: plan.lockedMerchantId,
-        lockedDomain: plan.lockedDomain,
-        extensionTokenId: plan.extensionTokenId,
-        vendor: deps.vendor.name,
-        idempotencyKey: plan.idempotencyKey,
-        leaseOwner: owner,
-        leaseUntil: new Date(at.getTime() + LEASE_MS),
-        createdAt: at,
-        updatedAt: at,
-      }),
-    );
-    // One multi-row insert (built once per share count), returned whole: with the collection's row and the sources the
-    // plan read (checked again just above), the saga's next phase starts from what was recorded without reading it back.
-    const shares = await insertShares(tx, plan.shares.length).all(
-      insertSharesArgs(
-        id,
-        'pending',
-        at,
-        plan.shares.map((s, position) => ({ id: newId('shr'), fundingSourceId: s.source.id, position, percentageBps: s.percentageBps, amountCents: s.amountCents })),
-      ),
-    );
-    // RETURNING's order is not promised: each share goes back to its place by position.
-    const byPosition = shares.sort((a, b) => a.position - b.position);
-    const recorded: Loaded = { collection: collection!, shares: byPosition.map((share) => ({ ...share, source: plan.shares[share.position]!.source })) };
-    return { lease: { collectionId: id, owner }, existing: false, recorded };
+    await checkRecord(tx, userId, plan, limits, at, bankCents);
+    const { collection, shares } = newCollectionRows(deps, userId, plan, { id, owner, at });
+    await insertCollection(tx).run(insertCollectionArgs(collection));
+    await insertShares(tx, shares.length).run(insertSharesArgs(id, 'pending', at, shares));
+    return { lease: { collectionId: id, owner }, existing: false, recorded: loadedOf(plan, collection, shares) };
   });
+}
+
+interface RecordLimits {
+  monthlyTransactions: number;
+  bcardGenerationLimit: number;
+  planName: string;
+  tierName: string;
+}
+
+/** The plan's monthly cap on collections: the lower of its two limits (-1 is unlimited), or Infinity. */
+const monthlyCap = (limits: RecordLimits) =>
+  Math.min(...[limits.monthlyTransactions, limits.bcardGenerationLimit].filter((l) => l !== -1), Number.POSITIVE_INFINITY);
+
+/**
+ * What recording a collection rests on, checked where it is recorded, so concurrent requests cannot pass a limit
+ * together: the sources still the user's and active, nothing owed (and the bank exposure under the cap), the month's
+ * collections under the plan's cap. Fails with: resource_not_found, validation_error (a paused source),
+ * account_restricted, bank_exposure_limit_reached, plan_limit_reached.
+ */
+async function checkRecord(tx: DbOrTx, userId: string, plan: CollectionPlan, limits: RecordLimits, at: Date, bankCents: number): Promise<void> {
+  await assertSourcesStillUsable(tx, userId, plan.shares);
+  await assertBankStanding(tx, userId, bankCents, { name: limits.tierName, displayName: limits.planName });
+  const row = await collectionsThisMonth(tx).get({ userId, since: startOfMonth(at).getTime() });
+  const cap = monthlyCap(limits);
+  if (Number(row?.n ?? 0) >= cap) {
+    throw new AppError(
+      'plan_limit_reached',
+      `Your ${limits.planName} plan allows ${cap} bcards a month, and you have used them all. ` + 'Upgrade your plan or wait for next month.',
+    );
+  }
+}
+
+type ShareRow = typeof schema.collectionShares.$inferSelect;
+
+/** The collection's and its shares' rows as they are inserted (pending, holding): built here, never read back. */
+function newCollectionRows(deps: AppDeps, userId: string, plan: CollectionPlan, made: { id: string; owner: string; at: Date }) {
+  const { id, owner, at } = made;
+  const collection: CollectionRow = {
+    id,
+    userId,
+    kind: plan.kind,
+    status: 'holding',
+    amountCents: plan.amountCents,
+    feeCents: plan.feeCents,
+    totalCents: plan.amountCents + plan.feeCents,
+    currency: 'usd',
+    name: plan.name,
+    cardholderName: plan.cardholderName,
+    merchant: plan.merchant,
+    description: plan.description,
+    lockedMerchantId: plan.lockedMerchantId,
+    lockedDomain: plan.lockedDomain,
+    extensionTokenId: plan.extensionTokenId,
+    vendor: deps.vendor.name,
+    idempotencyKey: plan.idempotencyKey,
+    failureCode: null,
+    failureMessage: null,
+    failureDetails: null,
+    refundedCents: 0,
+    leaseOwner: owner,
+    leaseUntil: new Date(at.getTime() + LEASE_MS),
+    createdAt: at,
+    updatedAt: at,
+  };
+  const shares = plan.shares.map((s, position) => ({ id: newId('shr'), fundingSourceId: s.source.id, position, percentageBps: s.percentageBps, amountCents: s.amountCents }));
+  return { collection, shares };
+}
+
+/** The saga's next phase starts from what was recorded, with the sources the plan read (checked again on recording). */
+function loadedOf(plan: CollectionPlan, collection: CollectionRow, shares: ReturnType<typeof newCollectionRows>['shares']): Loaded {
+  const rows: ShareRow[] = shares.map((sh) => ({
+    ...sh,
+    collectionId: collection.id,
+    status: 'pending',
+    vendorHoldId: null,
+    declineCode: null,
+    declineMessage: null,
+    updatedAt: collection.updatedAt,
+  }));
+  return { collection, shares: rows.map((share) => ({ ...share, source: plan.shares[share.position]!.source })) };
+}
+
+/** The record's checks, read again inside its unit: one assertion per share count, its SQL built once. */
+const recordConditions = new Map<number, () => { sql: string; params: unknown[] }>();
+function recordCondition(n: number) {
+  let built = recordConditions.get(n);
+  if (!built) {
+    const fs = schema.fundingSources;
+    const lp = schema.ledgerPostings;
+    const col = schema.collections;
+    const ph = sql.placeholder;
+    built = sqlOnce(
+      () => sql`(SELECT count(*) FROM ${fs} WHERE ${fs.userId} = ${ph('userId')} AND ${fs.isActive} = 1 AND ${fs.deletedAt} IS NULL
+          AND ${fs.id} IN (${sql.join(slots('src', n), sql`, `)})) = ${ph('distinct')}
+        AND coalesce((SELECT sum(${lp.amountCents}) FROM ${lp} WHERE ${lp.account} = ${ph('receivable')}), 0) >= 0
+        AND (${ph('cap')} < 0 OR (SELECT count(*) FROM ${col} WHERE ${col.userId} = ${ph('userId')} AND ${col.status} != 'failed'
+          AND ${col.kind} != 'sandbox' AND ${col.createdAt} >= ${ph('since')}) < ${ph('cap')})`,
+    );
+    recordConditions.set(n, built);
+  }
+  return built();
+}
+
+/** The record's assertion failed: something it rested on changed since it was checked. */
+class RecordRaced extends Error {}
+
+/**
+ * recordCollection without bank shares as ONE unit of work as data: checked first on the database (for the precise
+ * error), then the collection and its shares written with an assertion that reads the same facts inside the unit. A
+ * change between the two (a source paused, the month's last bcard taken by another request) fails the assertion and
+ * the checks run again to say which; the same Idempotency-Key recorded meanwhile fails the insert (its UNIQUE index)
+ * and that collection is the answer.
+ */
+async function recordAsUnit(
+  deps: AppDeps,
+  userId: string,
+  plan: CollectionPlan,
+  limits: RecordLimits,
+  made: { id: string; owner: string; at: Date },
+): Promise<{ lease: Lease; existing: boolean; recorded?: Loaded }> {
+  const prior = async () => {
+    const row = plan.idempotencyKey ? await collectionByKey(deps.db).get({ userId, key: plan.idempotencyKey }) : undefined;
+    return row ? { lease: { collectionId: row.id, owner: row.leaseOwner }, existing: true } : null;
+  };
+  const found = await prior();
+  if (found) return found;
+  for (let attempt = 1; ; attempt++) {
+    await checkRecord(deps.db, userId, plan, limits, made.at, 0);
+    const { collection, shares } = newCollectionRows(deps, userId, plan, made);
+    const unit = writeUnit(deps.db);
+    const ids = plan.shares.map((s) => s.source.id);
+    const cap = monthlyCap(limits);
+    unit.assert(
+      recordCondition(ids.length),
+      slotValues('src', ids, {
+        userId,
+        distinct: new Set(ids).size,
+        receivable: accounts.receivable(userId),
+        cap: cap === Number.POSITIVE_INFINITY ? -1 : cap,
+        since: startOfMonth(made.at).getTime(),
+      }),
+      () => new RecordRaced(),
+    );
+    const at = unit.size;
+    await insertCollection(unit.tx).run(insertCollectionArgs(collection));
+    await insertShares(unit.tx, shares.length).run(insertSharesArgs(collection.id, 'pending', made.at, shares));
+    try {
+      await unit.commit();
+      return { lease: { collectionId: collection.id, owner: made.owner }, existing: false, recorded: loadedOf(plan, collection, shares) };
+    } catch (e) {
+      if (isUniqueViolationAt(e, at)) {
+        const raced = await prior();
+        if (raced) return raced;
+      }
+      // The checks say what changed (they throw); a change undone meanwhile is tried again, twice at most.
+      if (!(e instanceof RecordRaced) || attempt >= 3) throw e;
+    }
+  }
 }
 
 /**

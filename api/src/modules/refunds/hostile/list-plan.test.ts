@@ -22,7 +22,7 @@ test("one intent's refunds are found through refunds_intent_idx, not by filterin
   await refund(ctx, p.live.secretKey, { payment_intent: pi.id, amount: 100 });
   const captured: { sql: string; params: unknown[] }[] = [];
   const db = drizzle(ctx.handle.client, { schema, logger: { logQuery: (sql, params) => void captured.push({ sql, params }) } });
-  const deps: AppDeps = { ...ctx.deps, db };
+  const deps: AppDeps = { ...ctx.deps, db, readDb: db };
   const merchant = (await firstRow(ctx.handle.db, schema.merchants, eq(schema.merchants.id, p.live.id)))!;
   const list = await listRefunds(deps, merchant, true, { limit: 10, payment_intent: pi.id });
   expect(list.data.length).toBe(1);
