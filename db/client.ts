@@ -651,4 +651,4 @@ export async function migrateDb(db: Db, attempts = 5): Promise<void> {
 
 export { firstRow } from './first-row';
 export { prepared, preparedPerCount, slots, slotValues } from './prepared';
-export { writeUnit, isUniqueViolationAt, sqlOnce, UnitStepError, type WriteUnit } from './unit';
+export { writeUnit, isUniqueViolationAt, rowAsInserted, sqlOnce, UnitStepError, type WriteUnit } from './unit';

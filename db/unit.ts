@@ -1,5 +1,5 @@
 import type { InStatement, InValue, ResultSet } from '@libsql/client';
-import { fillPlaceholders, is, SQL } from 'drizzle-orm';
+import { fillPlaceholders, getTableColumns, is, SQL, type Table } from 'drizzle-orm';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { LibSQLSession, LibSQLTransaction } from 'drizzle-orm/libsql/session';
 import type { Db, DbOrTx } from './client';
@@ -201,4 +201,18 @@ const dialect = new SQLiteAsyncDialect();
 export function sqlOnce(build: () => SQL): () => { sql: string; params: unknown[] } {
   let built: { sql: string; params: unknown[] } | undefined;
   return () => (built ??= dialect.sqlToQuery(build()));
+}
+
+/**
+ * A row as an insert of `values` stores it: every column of the table, a column not given taking its literal default
+ * (or null). For a unit of work as data, which builds the rows it writes instead of reading them back.
+ */
+export function rowAsInserted<T extends Table>(table: T, values: Partial<T['$inferSelect']>): T['$inferSelect'] {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const given = (values as Record<string, unknown>)[key];
+    const fallback = column.default === undefined || is(column.default, SQL) ? null : column.default;
+    row[key] = given === undefined ? fallback : given;
+  }
+  return row as T['$inferSelect'];
 }

@@ -486,6 +486,52 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
       return { refundId };
     },
 
+    async prepareCapture(holdIds, input) {
+      const id = `sim_ic_${sha256Hex(`issue:${input.idempotencyKey}`).slice(0, 24)}`;
+      const existing = await issuedById(db).get({ id });
+      const now = clock.now();
+      const exp = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), 1));
+      let issue: Record<string, unknown> | null = null;
+      let card: IssuedCard;
+      if (existing) card = toIssued(existing);
+      else {
+        // The first nonce whose number no card has (read now; the insert's guard catches one taken meanwhile).
+        let nonce = 0;
+        let number = issuedNumber(id, nonce).number;
+        while (await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.numberFingerprint, keyed('fingerprint', number)))) {
+          if (++nonce >= 20) throw new Error('simulated issuer: could not derive a unique card number');
+          number = issuedNumber(id, nonce).number;
+        }
+        issue = {
+          id,
+          idempotencyKey: input.idempotencyKey,
+          numberFingerprint: keyed('fingerprint', number),
+          numberNonce: nonce,
+          last4: number.slice(-4),
+          expMonth: exp.getUTCMonth() + 1,
+          expYear: exp.getUTCFullYear(),
+          limitCents: input.limitCents,
+          expiresAt: input.expiresAt,
+          createdAt: now,
+        };
+        card = { cardId: id, brand: 'visa', last4: number.slice(-4), expMonth: exp.getUTCMonth() + 1, expYear: exp.getUTCFullYear() };
+      }
+      return {
+        card,
+        async record(unit, failed) {
+          // capture()'s guarded statement per hold (a capture_fails card's hold is never captured), then the card.
+          for (const holdId of holdIds) {
+            await captureHold(unit.tx).run({ holdId });
+            unit.expectChanges(1, failed);
+          }
+          if (issue) {
+            await insertIssued(unit.tx).run(issue);
+            unit.expectChanges(1, failed);
+          }
+        },
+      };
+    },
+
     async issueCard(input: IssueCardInput): Promise<IssuedCard> {
       const id = `sim_ic_${sha256Hex(`issue:${input.idempotencyKey}`).slice(0, 24)}`;
       const existing = await issuedById(db).get({ id });

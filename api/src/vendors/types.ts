@@ -146,6 +146,13 @@ export interface PaymentVendor {
    */
   prepareHolds?(holds: Array<{ token: string; amountCents: number; idempotencyKey: string }>): Promise<PreparedHold[]>;
   /**
+   * Only the simulator, as prepareHolds: the captures of a collection's holds and the card issued for it, decided from
+   * one read (the card already issued under its key, or the number it will get), then written by `record` as steps of
+   * the caller's unit, each guarded (a hold that cannot be captured, a card issued meanwhile: the unit fails with
+   * `failed()`, and the caller goes the way capture() and issueCard() go).
+   */
+  prepareCapture?(holdIds: string[], issue: IssueCardInput): Promise<{ card: IssuedCard; record(unit: WriteUnit, failed: () => Error): Promise<void> }>;
+  /**
    * True when `findHold` may miss a hold placed moments ago (Stripe's search is eventually consistent): a share whose
    * hold call got no answer is then not called voided until the search can have caught up (SEARCH_LAG_MS).
    */

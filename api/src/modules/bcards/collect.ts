@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { schema, type DbOrTx, isUniqueViolationAt, slots, slotValues, sqlOnce, writeUnit } from '@bpay/db';
+import { schema, type DbOrTx, isUniqueViolationAt, rowAsInserted, slots, slotValues, sqlOnce, writeUnit } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { AppError, invalid, isStorageFailure, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
@@ -8,6 +8,7 @@ import { VendorDeclineError, VendorUnavailableError, type PaymentVendor } from '
 import { accounts, postMovement } from '../ledger/service';
 import { assertBankStanding } from './bank-debits';
 import { noticeBcardIssued } from './notices';
+import { readRecipient } from '../notifications/service';
 import { releaseHolds, settleRefund } from './refund';
 import {
   collectionByKey,
@@ -495,6 +496,81 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
   return finishCapture(deps, lease, bcardTtlMs, { collection: { ...loaded.collection, status: 'capturing' }, shares });
 }
 
+/** The capture unit cannot be done as decided (a hold not capturable, a card issued meanwhile): the phase decides. */
+class CaptureFallback extends Error {}
+
+/**
+ * From capturing, for the simulator without bank shares: every capture, the card issued, the shares captured,
+ * capturing -> completed (guarded by the lease), the bcard, its postings and its notice, as ONE unit of work as data
+ * (issue 30 §2), decided from reads made first (the holds' ids, the card's number, the owner for the notice). Null when
+ * the unit took effect not at all for a reason the call-by-call phase handles (a capture refused, a race with the
+ * sweep, the database refusing the write): finishCapture then runs that phase, with the same keys.
+ */
+async function captureAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease, bcardTtlMs: number, loaded: Loaded): Promise<BcardRow | null> {
+  const { collection } = loaded;
+  const holdIds = new Map<string, string>();
+  for (const share of loaded.shares) {
+    const holdId = share.vendorHoldId ?? (await vendor.findHold(holdKey(share.id)))?.holdId;
+    if (!holdId) return null;
+    holdIds.set(share.id, holdId);
+  }
+  const at = now(deps);
+  const expiresAt = new Date(at.getTime() + bcardTtlMs);
+  const { card, record } = await vendor.prepareCapture!([...holdIds.values()], {
+    limitCents: collection.amountCents,
+    expiresAt,
+    cardholderName: collection.cardholderName,
+    singleUse: true,
+    idempotencyKey: issueKey(collection.id),
+  });
+  const owner = collection.kind === 'bcard' ? await readRecipient(deps.db, collection.userId) : null;
+  const unit = writeUnit(deps.db);
+  await record(unit, () => new CaptureFallback());
+  await setSharesHeldOrCaptured(unit.tx, holdIds.size).run(setSharesArgs('captured', at, [...holdIds]));
+  await recordStatus(unit, deps, lease, 'capturing', 'completed');
+  const bcard = rowAsInserted(schema.bcards, {
+    id: newId('bc'),
+    userId: collection.userId,
+    collectionId: collection.id,
+    name: collection.name,
+    cardholderName: collection.cardholderName,
+    vendor: collection.vendor,
+    vendorCardId: card.cardId,
+    brand: card.brand,
+    last4: card.last4,
+    expMonth: card.expMonth,
+    expYear: card.expYear,
+    limitCents: collection.amountCents,
+    status: 'active',
+    lockedMerchantId: collection.lockedMerchantId,
+    lockedDomain: collection.lockedDomain,
+    extensionTokenId: collection.extensionTokenId,
+    sandbox: collection.kind === 'sandbox',
+    expiresAt,
+    createdAt: at,
+  });
+  await insertBcard(unit.tx).run(insertBcardArgs(bcard));
+  await postMovement(unit.tx, {
+    kind: 'collection.captured',
+    referenceId: collection.id,
+    at,
+    postings: [
+      ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: -s.amountCents })),
+      { account: accounts.bcard(bcard.id), amountCents: collection.amountCents },
+      { account: accounts.fees, amountCents: collection.feeCents },
+    ],
+  });
+  await noticeBcardIssued(unit.tx, deps, bcard, collection, loaded.shares.length, at, owner);
+  try {
+    await unit.commit();
+    return bcard;
+  } catch (e) {
+    if (e instanceof LeaseLostError) throw e;
+    if (!(e instanceof CaptureFallback)) deps.log.warn('the capture unit failed; capturing call by call', { collectionId: collection.id, error: e });
+    return null;
+  }
+}
+
 /**
  * From capturing: captures every hold (again, harmlessly, after a crash), issues the bcard under the
  * collection's key and completes, all postings in the same commit as the capture's record (phase()). If that
@@ -505,6 +581,11 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
   const loaded = known ?? (await load(deps.db, lease.collectionId));
   const { collection } = loaded;
   const vendor = deps.vendorFor(collection.vendor);
+  if (vendor.prepareCapture && vendor.within && loaded.shares.every((s) => s.source.type !== 'bank_account')) {
+    const issued = await captureAsUnit(deps, vendor, lease, bcardTtlMs, loaded);
+    if (issued) return issued;
+    // The unit took effect not at all: the phase below does it call by call, and says why it cannot.
+  }
   let issueAttempted = false;
   try {
     return await phase(

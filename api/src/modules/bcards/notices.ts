@@ -2,7 +2,7 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import { schema, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { ReturnedPart } from '../notifications/kinds';
-import { notify, type NotifyDeps } from '../notifications/service';
+import { notify, type NotifyDeps, type Recipient } from '../notifications/service';
 import { remainderBack } from './remainder';
 
 /*
@@ -34,6 +34,8 @@ export async function noticeBcardIssued(
   collection: { id: string; kind: string; amountCents: number },
   sourceCount: number,
   at: Date,
+  /** The owner, read before (a unit of work as data); read here when not given. */
+  known?: Recipient | null,
 ): Promise<void> {
   if (bcard.sandbox || collection.kind !== 'bcard') return;
   await notify(
@@ -43,6 +45,7 @@ export async function noticeBcardIssued(
     'bcard_issued',
     { bcardId: bcard.id, bcardName: bcard.name, amount: money(collection.amountCents), sourceCount, transactionId: collection.id },
     at,
+    known,
   );
 }
 

@@ -35,6 +35,11 @@ export const onNotice = (fn: () => void) => notices.on(fn);
 export const noticeListenerCount = () => notices.count();
 
 /* Built once (db/prepared.ts): every money path's notice runs these two. */
+export type Recipient = NonNullable<Awaited<ReturnType<ReturnType<typeof recipient>['get']>>>;
+
+/** What notify() reads of its recipient, read before a unit of work as data (issue 30). */
+export const readRecipient = (db: DbOrTx, userId: string): Promise<Recipient | null> => recipient(db).get({ id: userId }).then((r) => r ?? null);
+
 const recipient = prepared((db) =>
   db
     .select({
@@ -76,8 +81,10 @@ export async function notify<K extends NoticeKind>(
   kind: K,
   facts: NoticeFacts[K],
   at: Date,
+  /** The recipient read before (a unit of work as data cannot read inside: issue 30); read here when not given. */
+  known?: Recipient | null,
 ): Promise<string | null> {
-  const user = await recipient(tx).get({ id: userId });
+  const user = known === undefined ? await recipient(tx).get({ id: userId }) : known;
   if (!user) return null;
   const id = newId('ntf');
   const link = noticeLink(kind, facts);
