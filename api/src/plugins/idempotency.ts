@@ -215,19 +215,7 @@ export async function runIdempotentAtomic(
     // A record past its 24 hours gives way to this request (the common case, no record, costs one read).
     if (row && row.expiresAt.getTime() >= now.getTime()) return replayOf(row, req, fieldDigests);
     if (row) await tx.delete(schema.idempotencyKeys).where(eq(schema.idempotencyKeys.id, row.id));
-    const record = (status: number, body: unknown) =>
-      insertDoneRecord(tx).run({
-        scope: req.scope,
-        key,
-        method: req.method,
-        path: req.path,
-        fieldDigests,
-        responseStatus: status,
-        responseBody: JSON.stringify(body),
-        lockedUntil: now,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      });
+    const record = (status: number, body: unknown) => insertDoneRecord(tx).run(doneRecord(req, key, fieldDigests, now, status, body));
     try {
       // A savepoint: a client error undoes the handler's writes and keeps the transaction for the record.
       const result = await tx.transaction((inner) => handler(inner));
@@ -276,18 +264,7 @@ export async function runIdempotentUnit(
   const commitWith = async (unit: WriteUnit, status: number, body: unknown): Promise<IdempotentOutcome | null> => {
     if (row) await expiredRecord(unit.tx).run({ id: row.id, now: now.getTime() });
     const at = unit.size;
-    await insertDoneRecord(unit.tx).run({
-      scope: req.scope,
-      key,
-      method: req.method,
-      path: req.path,
-      fieldDigests,
-      responseStatus: status,
-      responseBody: JSON.stringify(body),
-      lockedUntil: now,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-    });
+    await insertDoneRecord(unit.tx).run(doneRecord(req, key, fieldDigests, now, status, body));
     try {
       await unit.commit();
       return null;
@@ -310,6 +287,22 @@ export async function runIdempotentUnit(
     throw e;
   }
   return (await commitWith(unit, result.status, result.body)) ?? { ...result, replayed: false };
+}
+
+/** A finished record's values: the request's key, method, path and digests, and its answer, kept 24 hours. */
+function doneRecord(req: { scope: string; method: string; path: string }, key: string, fieldDigests: Record<string, string>, now: Date, status: number, body: unknown) {
+  return {
+    scope: req.scope,
+    key,
+    method: req.method,
+    path: req.path,
+    fieldDigests,
+    responseStatus: status,
+    responseBody: JSON.stringify(body),
+    lockedUntil: now,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+  };
 }
 
 /** A key's record past its 24 hours, by id (runIdempotentUnit deletes it with the request that replaces it). */

@@ -502,18 +502,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
           if (++nonce >= 20) throw new Error('simulated issuer: could not derive a unique card number');
           number = issuedNumber(id, nonce).number;
         }
-        issue = {
-          id,
-          idempotencyKey: input.idempotencyKey,
-          numberFingerprint: keyed('fingerprint', number),
-          numberNonce: nonce,
-          last4: number.slice(-4),
-          expMonth: exp.getUTCMonth() + 1,
-          expYear: exp.getUTCFullYear(),
-          limitCents: input.limitCents,
-          expiresAt: input.expiresAt,
-          createdAt: now,
-        };
+        issue = issuedValues(id, input, nonce, number, exp, now);
         card = { cardId: id, brand: 'visa', last4: number.slice(-4), expMonth: exp.getUTCMonth() + 1, expYear: exp.getUTCFullYear() };
       }
       return {
@@ -541,18 +530,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
       const exp = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), 1));
       for (let nonce = 0; nonce < 20; nonce++) {
         const { number } = issuedNumber(id, nonce);
-        const inserted = await insertIssued(db).all({
-          id,
-          idempotencyKey: input.idempotencyKey,
-          numberFingerprint: keyed('fingerprint', number),
-          numberNonce: nonce,
-          last4: number.slice(-4),
-          expMonth: exp.getUTCMonth() + 1,
-          expYear: exp.getUTCFullYear(),
-          limitCents: input.limitCents,
-          expiresAt: input.expiresAt,
-          createdAt: now,
-        });
+        const inserted = await insertIssued(db).all(issuedValues(id, input, nonce, number, exp, now));
         if (inserted[0]) return toIssued(inserted[0]);
         const raced = await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.id, id));
         if (raced) return toIssued(raced);
@@ -591,6 +569,22 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
       return { number, expMonth: c.expMonth, expYear: c.expYear, cvc };
     },
   };
+
+  /** An issued card's row: its number kept only as a keyed fingerprint and the nonce that derives it again. */
+  function issuedValues(id: string, input: IssueCardInput, nonce: number, number: string, exp: Date, now: Date) {
+    return {
+      id,
+      idempotencyKey: input.idempotencyKey,
+      numberFingerprint: keyed('fingerprint', number),
+      numberNonce: nonce,
+      last4: number.slice(-4),
+      expMonth: exp.getUTCMonth() + 1,
+      expYear: exp.getUTCFullYear(),
+      limitCents: input.limitCents,
+      expiresAt: input.expiresAt,
+      createdAt: now,
+    };
+  }
 
   function toIssued(c: typeof schema.simIssuedCards.$inferSelect): IssuedCard {
     return { cardId: c.id, brand: 'visa', last4: c.last4, expMonth: c.expMonth, expYear: c.expYear };

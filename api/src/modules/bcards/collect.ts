@@ -496,6 +496,46 @@ export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: num
   return finishCapture(deps, lease, bcardTtlMs, { collection: { ...loaded.collection, status: 'capturing' }, shares });
 }
 
+/** The issued bcard's row, as inserted (built, not read back: the answer's view starts from it). */
+function newBcardRow(collection: CollectionRow, card: { cardId: string; brand: string; last4: string; expMonth: number; expYear: number }, expiresAt: Date, at: Date): BcardRow {
+  return rowAsInserted(schema.bcards, {
+    id: newId('bc'),
+    userId: collection.userId,
+    collectionId: collection.id,
+    name: collection.name,
+    cardholderName: collection.cardholderName,
+    vendor: collection.vendor,
+    vendorCardId: card.cardId,
+    brand: card.brand,
+    last4: card.last4,
+    expMonth: card.expMonth,
+    expYear: card.expYear,
+    limitCents: collection.amountCents,
+    status: 'active',
+    lockedMerchantId: collection.lockedMerchantId,
+    lockedDomain: collection.lockedDomain,
+    extensionTokenId: collection.extensionTokenId,
+    // A merchant's split sandbox test bcard (test-helpers/split.ts) is collected here too: still play money.
+    sandbox: collection.kind === 'sandbox',
+    expiresAt,
+    createdAt: at,
+  });
+}
+
+/** The capture's movement: each source pays its share, the bcard holds the amount, bpay keeps the fee. */
+function captureMovement(loaded: Loaded, bcardId: string, at: Date) {
+  return {
+    kind: 'collection.captured',
+    referenceId: loaded.collection.id,
+    at,
+    postings: [
+      ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: -s.amountCents })),
+      { account: accounts.bcard(bcardId), amountCents: loaded.collection.amountCents },
+      { account: accounts.fees, amountCents: loaded.collection.feeCents },
+    ],
+  };
+}
+
 /** The capture unit cannot be done as decided (a hold not capturable, a card issued meanwhile): the phase decides. */
 class CaptureFallback extends Error {}
 
@@ -528,38 +568,9 @@ async function captureAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease,
   await record(unit, () => new CaptureFallback());
   await setSharesHeldOrCaptured(unit.tx, holdIds.size).run(setSharesArgs('captured', at, [...holdIds]));
   await recordStatus(unit, deps, lease, 'capturing', 'completed');
-  const bcard = rowAsInserted(schema.bcards, {
-    id: newId('bc'),
-    userId: collection.userId,
-    collectionId: collection.id,
-    name: collection.name,
-    cardholderName: collection.cardholderName,
-    vendor: collection.vendor,
-    vendorCardId: card.cardId,
-    brand: card.brand,
-    last4: card.last4,
-    expMonth: card.expMonth,
-    expYear: card.expYear,
-    limitCents: collection.amountCents,
-    status: 'active',
-    lockedMerchantId: collection.lockedMerchantId,
-    lockedDomain: collection.lockedDomain,
-    extensionTokenId: collection.extensionTokenId,
-    sandbox: collection.kind === 'sandbox',
-    expiresAt,
-    createdAt: at,
-  });
+  const bcard = newBcardRow(collection, card, expiresAt, at);
   await insertBcard(unit.tx).run(insertBcardArgs(bcard));
-  await postMovement(unit.tx, {
-    kind: 'collection.captured',
-    referenceId: collection.id,
-    at,
-    postings: [
-      ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: -s.amountCents })),
-      { account: accounts.bcard(bcard.id), amountCents: collection.amountCents },
-      { account: accounts.fees, amountCents: collection.feeCents },
-    ],
-  });
+  await postMovement(unit.tx, captureMovement(loaded, bcard.id, at));
   await noticeBcardIssued(unit.tx, deps, bcard, collection, loaded.shares.length, at, owner);
   try {
     await unit.commit();
@@ -647,44 +658,12 @@ export async function finishCapture(deps: AppDeps, lease: Lease, bcardTtlMs: num
           }
         }
         await setStatus(tx, deps, lease, 'capturing', 'completed');
-        const bcardId = newId('bc');
-        const [bcard] = await insertBcard(tx).all(
-          insertBcardArgs({
-            id: bcardId,
-            userId: collection.userId,
-            collectionId: collection.id,
-            name: collection.name,
-            cardholderName: collection.cardholderName,
-            vendor: collection.vendor,
-            vendorCardId: card.cardId,
-            brand: card.brand,
-            last4: card.last4,
-            expMonth: card.expMonth,
-            expYear: card.expYear,
-            limitCents: collection.amountCents,
-            status: 'active',
-            lockedMerchantId: collection.lockedMerchantId,
-            lockedDomain: collection.lockedDomain,
-            extensionTokenId: collection.extensionTokenId,
-            // A merchant's split sandbox test bcard (test-helpers/split.ts) is collected here too: still play money.
-            sandbox: collection.kind === 'sandbox',
-            expiresAt,
-            createdAt: now(deps),
-          }),
-        );
-        await postMovement(tx, {
-          kind: 'collection.captured',
-          referenceId: collection.id,
-          at: now(deps),
-          postings: [
-            ...loaded.shares.map((s) => ({ account: accounts.fundingSource(s.source.id), amountCents: -s.amountCents })),
-            { account: accounts.bcard(bcardId), amountCents: collection.amountCents },
-            { account: accounts.fees, amountCents: collection.feeCents },
-          ],
-        });
+        const bcard = newBcardRow(collection, card, expiresAt, now(deps));
+        await insertBcard(tx).run(insertBcardArgs(bcard));
+        await postMovement(tx, captureMovement(loaded, bcard.id, now(deps)));
         // With the capture's record: the guarded capturing -> completed above lets exactly one worker get here.
-        await noticeBcardIssued(tx, deps, bcard!, collection, loaded.shares.length, now(deps));
-        return bcard!;
+        await noticeBcardIssued(tx, deps, bcard, collection, loaded.shares.length, now(deps));
+        return bcard;
       },
     );
   } catch (e) {

@@ -26,10 +26,18 @@ export function merchantIdempotency(deps: AppDeps) {
 }
 
 /**
- * merchantIdempotency for a handler whose writes are all in the database (payment-intent create): the key's record
- * and the handler's writes commit in one transaction (runIdempotentAtomic).
+ * merchantIdempotency for a handler whose writes are all in the database (payment-intent update, customers): the key's
+ * record and the handler's writes commit in one transaction (runIdempotentAtomic).
  */
-export function merchantIdempotencyAtomic(deps: AppDeps) {
+export const merchantIdempotencyAtomic = (deps: AppDeps) => merchantIdempotencyIn(deps, runIdempotentAtomic);
+
+/**
+ * The same for a handler written as a unit of work as data (payment-intent create, issue 30): `run` records its writes
+ * on the unit and reads, if it must, on the database before (runIdempotentUnit).
+ */
+export const merchantIdempotencyUnit = (deps: AppDeps) => merchantIdempotencyIn(deps, runIdempotentUnit);
+
+function merchantIdempotencyIn(deps: AppDeps, runner: typeof runIdempotentAtomic) {
   const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
   return (
     merchantId: string,
@@ -38,27 +46,7 @@ export function merchantIdempotencyAtomic(deps: AppDeps) {
     body: unknown,
     run: (tx: DbOrTx) => Promise<unknown>,
   ): Promise<Response> =>
-    runIdempotentAtomic(idem, merchantRequest(merchantId, request, key, body), async (tx) => ({ status: 200, body: await run(tx) })).then(
-      idempotentResponse,
-    );
-}
-
-/**
- * merchantIdempotencyAtomic for a handler written as a unit of work as data (payment-intent create, issue 30): `run`
- * records its writes on `unit` and reads, if it must, on the database before (runIdempotentUnit).
- */
-export function merchantIdempotencyUnit(deps: AppDeps) {
-  const idem = { db: deps.db, clock: deps.clock, secret: deps.idempotencySecret };
-  return (
-    merchantId: string,
-    request: Request,
-    key: string | undefined,
-    body: unknown,
-    run: (unit: DbOrTx) => Promise<unknown>,
-  ): Promise<Response> =>
-    runIdempotentUnit(idem, merchantRequest(merchantId, request, key, body), async (unit) => ({ status: 200, body: await run(unit) })).then(
-      idempotentResponse,
-    );
+    runner(idem, merchantRequest(merchantId, request, key, body), async (tx) => ({ status: 200, body: await run(tx) })).then(idempotentResponse);
 }
 
 /** The Idempotency-Key scope of a merchant's requests (its stored answers are found by it: customers' erasure). */
