@@ -179,11 +179,8 @@ function holdRefusal(card: typeof schema.simCards.$inferSelect): VendorDeclineEr
 }
 const insufficient = () => new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
 
-/* prepareHolds' two reads, built once per count (db/prepared.ts). */
+/* prepareHolds' read, built once per count (db/prepared.ts). */
 const cardsByToken = preparedPerCount((db, n) => db.select().from(schema.simCards).where(inArray(schema.simCards.token, slots('t', n))).prepare());
-const holdsByKey = preparedPerCount((db, n) =>
-  db.select({ id: schema.simHolds.id, idempotencyKey: schema.simHolds.idempotencyKey }).from(schema.simHolds).where(inArray(schema.simHolds.idempotencyKey, slots('k', n))).prepare(),
-);
 
 /* A bcard's statements, built once (db/prepared.ts): a split runs the hold's and the capture's once per share. */
 const holdByKey = prepared((db) =>
@@ -402,12 +399,10 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
         if (!Number.isSafeInteger(h.amountCents) || h.amountCents <= 0) throw new RangeError('hold amount must be positive cents');
       }
       if (holds.length === 0) return [];
-      // One read of the cards and one of the holds already placed under these keys (a collection resumed after a crash).
+      // One read of the cards. A hold already placed under its key (a collection resumed after a crash) is not looked
+      // for: its insert fails on the key's UNIQUE index, the unit with it, and the caller holds call by call.
       const cards = new Map((await cardsByToken(db, holds.length).all(slotValues('t', holds.map((h) => h.token)))).map((c) => [c.token, c]));
-      const placed = new Map((await holdsByKey(db, holds.length).all(slotValues('k', holds.map((h) => h.idempotencyKey)))).map((x) => [x.idempotencyKey, x.id]));
       return holds.map((h): PreparedHold => {
-        const again = placed.get(h.idempotencyKey);
-        if (again) return { holdId: again, placed: true };
         const card = cards.get(h.token);
         if (!card) return { decline: new VendorDeclineError('card_declined', 'No such payment method.') };
         const refusal = holdRefusal(card) ?? (card.availableCents < h.amountCents ? insufficient() : null);
@@ -415,7 +410,6 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
         const holdId = newId('sim_hold');
         return {
           holdId,
-          placed: false,
           // The debit guarded as hold()'s is (never below zero), then the hold: the same two writes, in the caller's unit.
           async record(unit, short) {
             await debitCard(unit.tx).run({ amount: h.amountCents, token: h.token });
@@ -487,24 +481,14 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async prepareCapture(holdIds, input) {
+      // Nothing read: the card gets its first derived number. A card already issued under the key (a collection
+      // resumed after a crash), or a number another card has, fails the insert's guard, and the caller captures and
+      // issues call by call, as issueCard() finds the card or the next number.
       const id = `sim_ic_${sha256Hex(`issue:${input.idempotencyKey}`).slice(0, 24)}`;
-      const existing = await issuedById(db).get({ id });
       const now = clock.now();
       const exp = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), 1));
-      let issue: Record<string, unknown> | null = null;
-      let card: IssuedCard;
-      if (existing) card = toIssued(existing);
-      else {
-        // The first nonce whose number no card has (read now; the insert's guard catches one taken meanwhile).
-        let nonce = 0;
-        let number = issuedNumber(id, nonce).number;
-        while (await firstRow(db, schema.simIssuedCards, eq(schema.simIssuedCards.numberFingerprint, keyed('fingerprint', number)))) {
-          if (++nonce >= 20) throw new Error('simulated issuer: could not derive a unique card number');
-          number = issuedNumber(id, nonce).number;
-        }
-        issue = issuedValues(id, input, nonce, number, exp, now);
-        card = { cardId: id, brand: 'visa', last4: number.slice(-4), expMonth: exp.getUTCMonth() + 1, expYear: exp.getUTCFullYear() };
-      }
+      const { number } = issuedNumber(id, 0);
+      const card: IssuedCard = { cardId: id, brand: 'visa', last4: number.slice(-4), expMonth: exp.getUTCMonth() + 1, expYear: exp.getUTCFullYear() };
       return {
         card,
         async record(unit, failed) {
@@ -513,10 +497,8 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
             await captureHold(unit.tx).run({ holdId });
             unit.expectChanges(1, failed);
           }
-          if (issue) {
-            await insertIssued(unit.tx).run(issue);
-            unit.expectChanges(1, failed);
-          }
+          await insertIssued(unit.tx).run(issuedValues(id, input, 0, number, exp, now));
+          unit.expectChanges(1, failed);
         },
       };
     },

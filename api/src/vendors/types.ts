@@ -123,10 +123,7 @@ export type BankDebitState =
 export const SEARCH_LAG_MS = 10 * 60_000;
 
 /** What prepareHolds decided for one hold. */
-export type PreparedHold =
-  | { decline: VendorDeclineError }
-  | { holdId: string; placed: true }
-  | { holdId: string; placed: false; record(unit: WriteUnit, short: () => Error): Promise<void> };
+export type PreparedHold = { decline: VendorDeclineError } | { holdId: string; record(unit: WriteUnit, short: () => Error): Promise<void> };
 
 export interface PaymentVendor {
   readonly name: VendorName;
@@ -141,15 +138,15 @@ export interface PaymentVendor {
    * Only the simulator (a processor whose state is in bpay's database), and never a wrapped one: a collection's card
    * holds decided from one read, then written as steps of a unit of work as data (issue 30, db/unit.ts) with bpay's
    * record of them, one round trip to a libSQL server. Each hold answers as hold() would: declined (by the card's
-   * behaviour, or its balance as read), already placed under its key, or to be placed by `record`, whose debit is
-   * guarded (a balance spent meanwhile fails the unit with `short()`).
+   * behaviour, or its balance as read), or to be placed by `record`, whose debit is guarded (a balance spent meanwhile
+   * fails the unit with `short()`; a hold already under its key fails the unit on the key's UNIQUE index).
    */
   prepareHolds?(holds: Array<{ token: string; amountCents: number; idempotencyKey: string }>): Promise<PreparedHold[]>;
   /**
-   * Only the simulator, as prepareHolds: the captures of a collection's holds and the card issued for it, decided from
-   * one read (the card already issued under its key, or the number it will get), then written by `record` as steps of
-   * the caller's unit, each guarded (a hold that cannot be captured, a card issued meanwhile: the unit fails with
-   * `failed()`, and the caller goes the way capture() and issueCard() go).
+   * Only the simulator, as prepareHolds: the captures of a collection's holds and the card issued for it (its first
+   * derived number), written by `record` as steps of the caller's unit, each guarded (a hold that cannot be captured, a
+   * card already issued under the key, a number taken: the unit fails with `failed()`, and the caller goes the way
+   * capture() and issueCard() go).
    */
   prepareCapture?(holdIds: string[], issue: IssueCardInput): Promise<{ card: IssuedCard; record(unit: WriteUnit, failed: () => Error): Promise<void> }>;
   /**

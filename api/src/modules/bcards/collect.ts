@@ -202,7 +202,7 @@ function recordCondition(n: number) {
           AND ${fs.id} IN (${sql.join(slots('src', n), sql`, `)})) = ${ph('distinct')}
         AND coalesce((SELECT sum(${lp.amountCents}) FROM ${lp} WHERE ${lp.account} = ${ph('receivable')}), 0) >= 0
         AND (${ph('cap')} < 0 OR (SELECT count(*) FROM ${col} WHERE ${col.userId} = ${ph('userId')} AND ${col.status} != 'failed'
-          AND ${col.kind} != 'sandbox' AND ${col.createdAt} >= ${ph('since')}) < ${ph('cap')})`,
+          AND ${col.kind} != 'sandbox' AND ${col.createdAt} >= ${ph('since')}) <= ${ph('cap')})`,
     );
     recordConditions.set(n, built);
   }
@@ -213,11 +213,11 @@ function recordCondition(n: number) {
 class RecordRaced extends Error {}
 
 /**
- * recordCollection without bank shares as ONE unit of work as data: checked first on the database (for the precise
- * error), then the collection and its shares written with an assertion that reads the same facts inside the unit. A
- * change between the two (a source paused, the month's last bcard taken by another request) fails the assertion and
- * the checks run again to say which; the same Idempotency-Key recorded meanwhile fails the insert (its UNIQUE index)
- * and that collection is the answer.
+ * recordCollection without bank shares as ONE unit of work as data, nothing read first: the collection and its shares
+ * written, then an assertion that reads inside the unit what the record rests on (the sources still the user's and
+ * active, nothing owed, this month's count with this one within the plan's cap). When it fails, nothing was written
+ * and the checks run on the database to say which fact does not hold; the same Idempotency-Key already recorded fails
+ * the insert (its UNIQUE index) and that collection is the answer.
  */
 async function recordAsUnit(
   deps: AppDeps,
@@ -230,12 +230,13 @@ async function recordAsUnit(
     const row = plan.idempotencyKey ? await collectionByKey(deps.db).get({ userId, key: plan.idempotencyKey }) : undefined;
     return row ? { lease: { collectionId: row.id, owner: row.leaseOwner }, existing: true } : null;
   };
-  const found = await prior();
-  if (found) return found;
   for (let attempt = 1; ; attempt++) {
-    await checkRecord(deps.db, userId, plan, limits, made.at, 0);
     const { collection, shares } = newCollectionRows(deps, userId, plan, made);
     const unit = writeUnit(deps.db);
+    const at = unit.size;
+    await insertCollection(unit.tx).run(insertCollectionArgs(collection));
+    await insertShares(unit.tx, shares.length).run(insertSharesArgs(collection.id, 'pending', made.at, shares));
+    // After the insert: this month's count includes the collection just written.
     const ids = plan.shares.map((s) => s.source.id);
     const cap = monthlyCap(limits);
     unit.assert(
@@ -249,9 +250,6 @@ async function recordAsUnit(
       }),
       () => new RecordRaced(),
     );
-    const at = unit.size;
-    await insertCollection(unit.tx).run(insertCollectionArgs(collection));
-    await insertShares(unit.tx, shares.length).run(insertSharesArgs(collection.id, 'pending', made.at, shares));
     try {
       await unit.commit();
       return { lease: { collectionId: collection.id, owner: made.owner }, existing: false, recorded: loadedOf(plan, collection, shares) };
@@ -260,8 +258,10 @@ async function recordAsUnit(
         const raced = await prior();
         if (raced) return raced;
       }
-      // The checks say what changed (they throw); a change undone meanwhile is tried again, twice at most.
-      if (!(e instanceof RecordRaced) || attempt >= 3) throw e;
+      if (!(e instanceof RecordRaced)) throw e;
+      // The checks say which fact does not hold (they throw); one that changed back meanwhile is tried again.
+      await checkRecord(deps.db, userId, plan, limits, made.at, 0);
+      if (attempt >= 3) throw e;
     }
   }
 }
@@ -362,7 +362,7 @@ class ShareShort extends Error {
  * round trip, on the file one commit as before. A balance spent between the read and the unit fails its guard: the
  * unit takes effect not at all, and that share is declined for insufficient funds, as hold() would have declined it.
  */
-async function holdAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease, loaded: Loaded): Promise<HoldOutcome> {
+async function holdAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease, loaded: Loaded): Promise<HoldOutcome | null> {
   const cards = loaded.shares.filter((s) => s.source.type !== 'bank_account');
   const prepared = await vendor.prepareHolds!(cards.map((s) => ({ token: s.source.vendorToken, amountCents: s.amountCents, idempotencyKey: holdKey(s.id) })));
   const preparedOf = new Map(cards.map((s, i) => [s.id, prepared[i]!]));
@@ -390,7 +390,7 @@ async function holdAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease, lo
   for (const share of cards) {
     const p = preparedOf.get(share.id)!;
     if ('decline' in p) continue;
-    if (!p.placed) await p.record(unit, () => new ShareShort(share.id));
+    await p.record(unit, () => new ShareShort(share.id));
     held.set(share.id, p.holdId);
   }
   if (held.size > 0) await setSharesHeldOrCaptured(unit.tx, held.size).run(setSharesArgs('held', now(deps), [...held]));
@@ -398,7 +398,12 @@ async function holdAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease, lo
   try {
     await unit.commit();
   } catch (e) {
-    if (!(e instanceof ShareShort)) throw e;
+    if (e instanceof LeaseLostError) throw e;
+    if (!(e instanceof ShareShort)) {
+      // Nothing of the unit took effect (a hold already under its key after a crash, a refused write): hold call by call.
+      deps.log.warn('the hold unit failed; holding call by call', { collectionId: lease.collectionId, error: e });
+      return null;
+    }
     const share = loaded.shares.find((s) => s.id === e.shareId)!;
     return declined(share, new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.'));
   }
@@ -414,7 +419,7 @@ async function holdAsUnit(deps: AppDeps, vendor: PaymentVendor, lease: Lease, lo
 export async function runCollection(deps: AppDeps, lease: Lease, bcardTtlMs: number, recorded?: Loaded): Promise<BcardRow> {
   const vendor = deps.vendor;
   const loaded = recorded ?? (await load(deps.db, lease.collectionId));
-  const outcome = vendor.prepareHolds && vendor.within ? await holdAsUnit(deps, vendor, lease, loaded) : await phase(
+  const outcome = (vendor.prepareHolds && vendor.within ? await holdAsUnit(deps, vendor, lease, loaded) : null) ?? await phase(
     deps,
     vendor,
     lease,
