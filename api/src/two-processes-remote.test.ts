@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHranaServer, type HranaServer } from '../test-support/hrana-server';
 import { answering, post, premiumUser, startServer, stopServers, type Server } from '../test-support/server-process';
-import { cardBody } from '../test-support/world';
+import { cardBody, CARDS_OK } from '../test-support/world';
+import { SIM_STARTING_BALANCE_CENTS } from './vendors/simulated';
 
 /*
  * Issue 30, past one machine: two bpay processes against ONE libSQL server (the Hrana 2 stand-in, in this process), as
@@ -130,4 +131,69 @@ test('a process killed with keyed requests in flight: nothing half-written; each
   expect(retried.every((r) => r.status === 200)).toBe(true);
   expect(retried.filter((r) => r.replayed === 'true').length).toBe(intents);
   expect(await one("SELECT count(*) FROM payment_intents WHERE merchant_id IN (SELECT id FROM merchants WHERE business_email = 'remote.kill@example.com')")).toBe(61);
+}, 90_000);
+
+test('a process killed with bcards in flight: every collection stands at a unit boundary, the money adds up', async () => {
+  const [, b] = started.map((s) => s.base) as [string, string];
+  const victim = bpay();
+  await answering(victim, 'victim');
+  const cookie = await premiumUser(db, b, 'remote.kill.bcards@example.com');
+  const sources: string[] = [];
+  for (const number of CARDS_OK.slice(0, 3)) {
+    const res = await post(b, '/api/funding-sources', cardBody(number), { cookie });
+    expect(res.status).toBe(201);
+    sources.push((await res.json()).id);
+  }
+  const send = (base: string, i: number) =>
+    post(base, '/api/virtual-cards', { name: `Kill ${i}`, balance: '10.00', fundingSources: sources.map((id, k) => ({ fundingSourceId: id, percentage: k === 0 ? 34 : 33 })) }, {
+      cookie,
+      'idempotency-key': `kill-bcard-${i}`,
+    });
+  // Commits run and their answers held, one request at a time (the victim's writer sends the next only when it hears):
+  // a few are let through, then the kill lands after the next one ran, with the saga's phases at different units.
+  standIn.stallCommits = 'after';
+  const inFlight = Array.from({ length: 30 }, (_, i) => send(victim.base, i).then((r) => r.status, () => 'lost'));
+  const nextStall = async (): Promise<boolean> => {
+    for (let t = 0; standIn.stalled === 0; t++) {
+      if (t > 300) return false;
+      await Bun.sleep(10);
+    }
+    return true;
+  };
+  expect(await nextStall()).toBe(true);
+  for (let round = 0; round < 4; round++) {
+    standIn.releaseStalled();
+    if (!(await nextStall())) break;
+  }
+  victim.proc.kill('SIGKILL');
+  await victim.proc.exited;
+  standIn.stallCommits = null;
+  standIn.releaseStalled();
+  await Promise.all(inFlight);
+
+  const userId = "(SELECT id FROM users WHERE email = 'remote.kill.bcards@example.com')";
+  // Each unit took effect whole or not at all: a collection still holding has no hold and pending shares; one
+  // capturing has every share held with its hold; one completed has its bcard, its captured holds and its movement.
+  const rows = (await db.execute(`SELECT id, status FROM collections WHERE user_id = ${userId}`)).rows;
+  expect(rows.length).toBeGreaterThan(0);
+  for (const r of rows) {
+    const id = String(r.id);
+    const holds = await one("SELECT count(*) FROM sim_holds h JOIN collection_shares s ON h.idempotency_key = 'hold:' || s.id WHERE s.collection_id = ?", [id]);
+    const held = await one("SELECT count(*) FROM collection_shares WHERE collection_id = ? AND status = 'held'", [id]);
+    const captured = await one("SELECT count(*) FROM sim_holds h JOIN collection_shares s ON h.idempotency_key = 'hold:' || s.id WHERE s.collection_id = ? AND h.status = 'captured'", [id]);
+    const bcards = await one('SELECT count(*) FROM bcards WHERE collection_id = ?', [id]);
+    const moved = await one("SELECT count(*) FROM ledger_movements WHERE kind = 'collection.captured' AND reference_id = ?", [id]);
+    const state = { status: String(r.status), holds, held, captured, bcards, moved };
+    if (state.status === 'holding') expect(state).toEqual({ status: 'holding', holds: 0, held: 0, captured: 0, bcards: 0, moved: 0 });
+    else if (state.status === 'capturing') expect(state).toEqual({ status: 'capturing', holds: 3, held: 3, captured: 0, bcards: 0, moved: 0 });
+    else expect(state).toEqual({ status: 'completed', holds: 3, held: 0, captured: 3, bcards: 1, moved: 1 });
+  }
+  // What the cards lost is what is held or captured: nothing moved without its record.
+  const spent = await one(`SELECT sum(${SIM_STARTING_BALANCE_CENTS} - available_cents) FROM sim_cards WHERE token IN (SELECT vendor_token FROM funding_sources WHERE user_id = ${userId})`);
+  const recorded = await one(`SELECT coalesce(sum(h.amount_cents), 0) FROM sim_holds h JOIN collection_shares s ON h.idempotency_key = 'hold:' || s.id JOIN collections c ON c.id = s.collection_id WHERE c.user_id = ${userId}`);
+  expect(spent).toBe(recorded);
+  expect(await one('SELECT coalesce(sum(amount_cents), 0) FROM ledger_postings')).toBe(0);
+  // Retried through the survivor: a finished key is replayed, one whose first attempt died waits for its lock (409).
+  const retried = await Promise.all(Array.from({ length: 30 }, (_, i) => send(b, i).then((r) => r.status)));
+  expect(retried.every((s) => s === 201 || s === 409)).toBe(true);
 }, 90_000);
