@@ -14,6 +14,8 @@ echo "==> unit and API tests (bun test)"
 # --timeout is a hang guard, not a speed target: sign-in tests run dozens of argon2id checks on two shared cores, and
 # Bun's default 5 s cut one off on a loaded machine. (setDefaultTimeout in a preload reaches only the first file.)
 bun test --timeout 20000
+echo "==> the money, concurrency, crash and idempotency suites again, against a libSQL server (the Hrana stand-in)"
+bun run test:remote
 echo "==> browser end-to-end tests"
 bash scripts/e2e.sh
 echo "==> all checks passed"
