@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateDb, openDb, type DbHandle, type DbOrTx } from '@bpay/db';
+import { startHranaServer } from './hrana-server';
 import { seedDb } from '@bpay/db/seed';
 import { createApp } from '../src/app';
 import { buildDeps, type AppDeps } from '../src/deps';
@@ -30,6 +31,13 @@ export interface TestContext {
 }
 
 export const TEST_SESSION_SECRET = 'test-session-secret-test-session-secret';
+
+/**
+ * Issue 30: the money, concurrency, crash and idempotency suites run against a libSQL server too. With
+ * BPAY_TEST_DATABASE=remote every test app's database is served by the Hrana 2 stand-in (api/test-support/hrana-server.ts)
+ * and the app reaches it over HTTP, as a cluster's processes reach sqld; the tests and their assertions are the same.
+ */
+export const REMOTE = process.env.BPAY_TEST_DATABASE === 'remote';
 
 export interface TestAppOptions {
   publicUrl?: string;
@@ -79,7 +87,9 @@ function wrapped(simulated: PaymentVendor, wrap: (v: PaymentVendor) => PaymentVe
 /** A fresh app on a fresh temporary libSQL file with migrations applied and plans seeded. */
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContext> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'bpay-test-'));
-  const handle = openDb({ url: `file:${join(dir, 'test.db')}` });
+  // BPAY_TEST_DATABASE=remote (`bun run test:remote`): the same file served by the Hrana stand-in, the app on its URL.
+  const server = REMOTE ? startHranaServer({ path: join(dir, 'test.db') }) : null;
+  const handle = openDb({ url: server ? server.url : `file:${join(dir, 'test.db')}` });
   await migrateDb(handle.db);
   const clock = opts.clock ?? new TestClock();
   await seedDb(handle.db, clock.now());
@@ -111,6 +121,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestContex
     dir,
     close() {
       handle.close();
+      server?.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
