@@ -51,13 +51,18 @@ interface ProtoBatchResult {
 }
 
 export function encodeValue(v: unknown): ProtoValue {
-  if (v === null || v === undefined) return { type: 'null' };
+  if (v === null) return { type: 'null' };
+  // As both of @libsql/client's drivers: an undefined argument is a mistake, not NULL.
+  if (v === undefined) throw new TypeError('Unsupported type of value: undefined');
   if (typeof v === 'string') return { type: 'text', value: v };
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new RangeError('Only finite numbers (not Infinity or NaN) can be passed as arguments');
     return { type: 'float', value: v };
   }
-  if (typeof v === 'bigint') return { type: 'integer', value: String(v) };
+  if (typeof v === 'bigint') {
+    if (v < -9223372036854775808n || v > 9223372036854775807n) throw new RangeError('This bigint value is too large to be represented as a 64-bit integer and passed as argument');
+    return { type: 'integer', value: String(v) };
+  }
   if (typeof v === 'boolean') return { type: 'integer', value: v ? '1' : '0' };
   if (v instanceof ArrayBuffer) return { type: 'blob', base64: Buffer.from(v).toString('base64') };
   if (v instanceof Uint8Array) return { type: 'blob', base64: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
@@ -126,6 +131,8 @@ export function pipelineUrl(url: string): string {
 
 interface Pending {
   steps: UnitStep[];
+  /** Each step's arguments, encoded when the unit was queued (a bad value fails its own unit, not the request). */
+  args: ProtoValue[][];
   resolve(results: ResultSet[]): void;
   reject(error: unknown): void;
 }
@@ -150,14 +157,21 @@ export class RemoteUnitSender {
     /** Runs `fn` holding this process's write lock, with no closure batch open (the writer's exclusive()). */
     private readonly exclusive: <T>(fn: () => Promise<T>) => Promise<T>,
     private readonly stats: SenderStats,
-    private readonly authToken = target.authToken,
+    private readonly authToken = target.authToken ?? new URL(target.url).searchParams.get('authToken') ?? undefined,
   ) {
+    // A token in the URL's query (?authToken=…) counts as @libsql/client counts it; the query never goes on the wire.
     this.endpoint = pipelineUrl(target.url);
   }
 
   readonly run: UnitRunner = (steps) =>
     new Promise<ResultSet[]>((resolve, reject) => {
-      this.pending.push({ steps, resolve, reject });
+      let args: ProtoValue[][];
+      try {
+        args = steps.map((s) => s.args.map(encodeValue));
+      } catch (error) {
+        return reject(error);
+      }
+      this.pending.push({ steps, args, resolve, reject });
       if (!this.draining) {
         this.draining = true;
         void this.drain();
@@ -202,8 +216,8 @@ export class RemoteUnitSender {
   private async send(units: Pending[]): Promise<void> {
     const steps: ProtoStep[] = [];
     const ok = (step: number): ProtoCond => ({ type: 'ok', step });
-    const add = (sql: string, args: unknown[] = [], condition?: ProtoCond): number => {
-      steps.push({ stmt: { sql, args: args.map(encodeValue), want_rows: true }, ...(condition ? { condition } : {}) });
+    const add = (sql: string, args: ProtoValue[] = [], condition?: ProtoCond): number => {
+      steps.push({ stmt: { sql, args, want_rows: true }, ...(condition ? { condition } : {}) });
       return steps.length - 1;
     };
     const begin = add('BEGIN IMMEDIATE');
@@ -213,11 +227,11 @@ export class RemoteUnitSender {
       let prev = savepoint;
       /** Per unit step: its batch index, and its guard's. */
       const at: Array<{ step: number; guard: number | null }> = [];
-      for (const s of u.steps) {
-        const step = add(s.sql, s.args, ok(prev));
+      for (const [i, s] of u.steps.entries()) {
+        const step = add(s.sql, u.args[i], ok(prev));
         prev = step;
         let guard: number | null = null;
-        if (s.expect) prev = guard = add(GUARD_SQL, [s.expect.changes], ok(step));
+        if (s.expect) prev = guard = add(GUARD_SQL, [encodeValue(s.expect.changes)], ok(step));
         at.push({ step, guard });
       }
       const release = add('RELEASE bpay_unit', [], ok(prev));
@@ -253,7 +267,12 @@ export class RemoteUnitSender {
       const l = layout[n]!;
       if (committed && ran(l.release)) {
         okUnits++;
-        u.resolve(l.at.map(({ step }) => resultSet(result.step_results[step]!)));
+        // Committed whatever happens next: an answer that cannot be decoded fails this unit's caller alone.
+        try {
+          u.resolve(l.at.map(({ step }) => resultSet(result.step_results[step]!)));
+        } catch (error) {
+          u.reject(Object.assign(new Error('the unit committed, but its answer could not be read'), { cause: error }));
+        }
         return;
       }
       for (let i = 0; i < l.at.length; i++) {

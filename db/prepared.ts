@@ -37,6 +37,8 @@ export function prepared<Q extends object>(build: (db: DbOrTx) => Q): (db: DbOrT
     if (query === undefined) {
       query = build(db);
       letNullThrough(query);
+      // Kept for every later caller: not bound to the transaction (or unit of work) it happened to be built on.
+      (query as { tx?: unknown }).tx = undefined;
       built.set(session.options, query);
     }
     // Drizzle's prepared query runs on its `tx` when it has one, else on its client (drizzle-orm/libsql/session.js).

@@ -139,6 +139,26 @@ for (const engine of ['file', 'server'] as const) {
       expect(await notes()).toContain('later');
     });
 
+    test('a guard after a statement that returns rows (INSERT … RETURNING) counts its changes on both engines', async () => {
+      const u = writeUnit(handle.db);
+      u.add(sql`INSERT INTO note (key) VALUES ('ret') ON CONFLICT DO NOTHING RETURNING id`);
+      u.expectChanges(1, () => new Refused('not inserted'));
+      await u.commit();
+      const again = writeUnit(handle.db);
+      again.add(sql`INSERT INTO note (key) VALUES ('ret') ON CONFLICT DO NOTHING RETURNING id`);
+      again.expectChanges(1, () => new Refused('not inserted'));
+      await expect(again.commit()).rejects.toBeInstanceOf(Refused);
+      expect(await notes()).toEqual(['ret']);
+    });
+
+    test('a value no driver takes fails its own unit, not the others sent with it', async () => {
+      const bad = writeUnit(handle.db);
+      bad.add(sql`INSERT INTO note (key, n) VALUES ('bad', ${undefined as unknown as number})`);
+      const outcomes = await Promise.allSettled([move(1, 'good').commit(), bad.commit()]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+      expect(await notes()).toEqual(['good']);
+    });
+
     test('an assertion reads inside the unit what a decision rested on; false, the unit fails with its error', async () => {
       const atLeast = sqlOnce(() => sql`(SELECT available FROM acct WHERE id = 'a') >= ${sql.placeholder('min')}`);
       const guarded = (min: number, key: string) => {

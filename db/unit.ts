@@ -71,6 +71,16 @@ const UNREAD = Object.freeze(
 
 const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release|pragma|vacuum|attach|detach)\b/i;
 
+/** `unit.tx.query.…`: drizzle's relational queries read at once, on the client; inside a unit that is a mistake. */
+const NO_RELATIONAL_QUERIES = new Proxy(
+  {},
+  {
+    get: () => {
+      throw new Error('a unit of work records writes: read before it, on the database handle, not with unit.tx.query');
+    },
+  },
+);
+
 /** One recording session and transaction per drizzle handle, of which each unit takes a view with its own driver. */
 const bases = new WeakMap<object, { session: object; tx: object; dialect: WriteUnit['dialect'] }>();
 function recordingBase(db: Db) {
@@ -128,7 +138,7 @@ export class WriteUnit {
     // Per unit only its driver differs: a view of one transaction built per handle (a drizzle transaction's constructor
     // builds a query builder for every table, which per unit cost a keyed request about a millisecond of CPU).
     const session = Object.create(base.session, { tx: { value: recorder } }) as object;
-    this.tx = Object.create(base.tx, { session: { value: session } }) as DbOrTx;
+    this.tx = Object.create(base.tx, { session: { value: session }, query: { value: NO_RELATIONAL_QUERIES } }) as DbOrTx;
   }
 
   /**
@@ -204,7 +214,11 @@ export function runStepsIn(tx: { execute(stmt: InStatement): Promise<ResultSet> 
         if (step.assert && isAssertionFailure(e)) throw step.assert();
         throw new UnitStepError(i, e);
       }
-      if (step.expect && rs.rowsAffected !== step.expect.changes) throw step.expect.error();
+      if (step.expect) {
+        // The local driver reports 0 rows changed for a statement that returns rows (INSERT … RETURNING): ask SQLite.
+        const changed = rs.columns.length > 0 ? Number((await tx.execute('SELECT changes()')).rows[0]?.[0]) : rs.rowsAffected;
+        if (changed !== step.expect.changes) throw step.expect.error();
+      }
       out.push(rs);
     }
     return out;

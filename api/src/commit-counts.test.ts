@@ -55,11 +55,11 @@ test('a bcard split across three sources', async () => {
   // 43 since issue 29 part 4: the held shares and the captured shares each one multi-row UPDATE (3 -> 1 twice), the
   // recorded collection and shares come back from their inserts (RETURNING) instead of being read again (-2), and the
   // answer's view starts from the bcard row just inserted instead of reading it back (-1).
-  // 35 since issue 30 §2: the record, the holds and the capture are units of work as data, decided without reading
+  // 30 since issue 30 §2: the record, the holds and the capture are units of work as data, decided without reading
   // first (the record's checks one assertion inside its unit; the simulator's nested transactions, its hold-by-key and
   // card reads per share, the issued card's reads gone).
   expect(spent.commits).toBeLessThanOrEqual(3);
-  expect(spent.statements).toBeLessThanOrEqual(35);
+  expect(spent.statements).toBeLessThanOrEqual(30);
 });
 
 test('a bcard with an Idempotency-Key (as the web app sends it)', async () => {
@@ -75,9 +75,9 @@ test('a bcard with an Idempotency-Key (as the web app sends it)', async () => {
   console.log('bcard, 3 sources, idempotent:', spent);
   // The three phases, plus the key: claimed before the saga (an expired record of it replaced in the same commit),
   // its answer stored after. 54 with the issued bcard's notice (three statements, no commit).
-  // 47 since issue 29 part 4 (the same seven statements fewer as above); 38 since issue 30 §2 (as above).
+  // 47 since issue 29 part 4 (the same seven statements fewer as above); 33 since issue 30 §2 (as above).
   expect(spent.commits).toBeLessThanOrEqual(5);
-  expect(spent.statements).toBeLessThanOrEqual(38);
+  expect(spent.statements).toBeLessThanOrEqual(33);
 });
 
 test('a payment intent created with an Idempotency-Key (as the SDK sends it)', async () => {

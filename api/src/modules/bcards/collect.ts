@@ -261,7 +261,11 @@ async function recordAsUnit(
       if (!(e instanceof RecordRaced)) throw e;
       // The checks say which fact does not hold (they throw); one that changed back meanwhile is tried again.
       await checkRecord(deps.db, userId, plan, limits, made.at, 0);
-      if (attempt >= 3) throw e;
+      // Three times the month's count was at the cap inside the unit and under it outside: collections in progress
+      // that failed meanwhile count while they run. Said as the limit it is.
+      if (attempt >= 3) {
+        throw new AppError('plan_limit_reached', `Your ${limits.planName} plan's bcards for this month are all in use or being made. Try again in a moment.`);
+      }
     }
   }
 }
