@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONNECTION_PRAGMAS } from '../db/client';
+import { keepOutput } from '../api/test-support/server-process';
 import { cardBody, CARDS_OK } from '../api/test-support/world';
 
 const ROOT = resolve(import.meta.dir, '..');
@@ -22,15 +23,7 @@ export interface Child {
 }
 export function spawnChild(cmd: string[], env: Record<string, string | undefined>, name: string): Child {
   const proc = Bun.spawn(cmd, { cwd: ROOT, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env });
-  const output: string[] = [];
-  for (const stream of [proc.stdout, proc.stderr]) {
-    void (async () => {
-      const reader = stream.getReader();
-      const decoder = new TextDecoder();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
-    })();
-  }
-  return { proc, name, output };
+  return { proc, name, output: keepOutput(proc) };
 }
 
 /** Waits for the first match of `pattern` in what the child printed after `from` characters. */

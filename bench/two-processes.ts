@@ -17,6 +17,7 @@
  * process waiting for the file's write lock waits inside its busy handler, synchronously, its event loop stopped.
  */
 import { createClient } from '@libsql/client';
+import { keepOutput } from '../api/test-support/server-process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,14 +44,7 @@ async function startServer(dataDir: string, dbFile: string, name: string): Promi
     stderr: 'pipe',
     env: benchServerEnv({ port, dataDir, dbFile }),
   });
-  const output: string[] = [];
-  for (const stream of [proc.stdout, proc.stderr]) {
-    void (async () => {
-      const reader = stream.getReader();
-      const decoder = new TextDecoder();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
-    })();
-  }
+  const output = keepOutput(proc);
   const server = { proc, base, output };
   try {
     await waitFor(`${base}/api/subscription/tiers`, proc, name);

@@ -49,8 +49,15 @@ export function startServer(dbFile: string, over: Record<string, string> = {}, p
       ...over,
     },
   });
+  return { proc, base, output: keepOutput(proc) };
+}
+
+/**
+ * What a child process prints to stdout and stderr, kept as it comes. Read continuously: a pipe nobody empties would
+ * stall the child once its buffer fills.
+ */
+export function keepOutput(proc: { stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array> }): string[] {
   const output: string[] = [];
-  // Read continuously: a pipe nobody empties would stall the server once its buffer fills.
   for (const stream of [proc.stdout, proc.stderr]) {
     void (async () => {
       const reader = stream.getReader();
@@ -58,7 +65,7 @@ export function startServer(dbFile: string, over: Record<string, string> = {}, p
       for (let r = await reader.read(); !r.done; r = await reader.read()) output.push(decoder.decode(r.value));
     })();
   }
-  return { proc, base, output };
+  return output;
 }
 
 /** Resolves once the server answers: boot (migrations, first admin, the start-up money sweep) is then over. */
