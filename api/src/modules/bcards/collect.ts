@@ -138,12 +138,11 @@ async function checkRecord(tx: DbOrTx, userId: string, plan: CollectionPlan, lim
   }
 }
 
-type ShareRow = typeof schema.collectionShares.$inferSelect;
 
 /** The collection's and its shares' rows as they are inserted (pending, holding): built here, never read back. */
 function newCollectionRows(deps: AppDeps, userId: string, plan: CollectionPlan, made: { id: string; owner: string; at: Date }) {
   const { id, owner, at } = made;
-  const collection: CollectionRow = {
+  const collection = rowAsInserted(schema.collections, {
     id,
     userId,
     kind: plan.kind,
@@ -151,7 +150,6 @@ function newCollectionRows(deps: AppDeps, userId: string, plan: CollectionPlan, 
     amountCents: plan.amountCents,
     feeCents: plan.feeCents,
     totalCents: plan.amountCents + plan.feeCents,
-    currency: 'usd',
     name: plan.name,
     cardholderName: plan.cardholderName,
     merchant: plan.merchant,
@@ -161,30 +159,18 @@ function newCollectionRows(deps: AppDeps, userId: string, plan: CollectionPlan, 
     extensionTokenId: plan.extensionTokenId,
     vendor: deps.vendor.name,
     idempotencyKey: plan.idempotencyKey,
-    failureCode: null,
-    failureMessage: null,
-    failureDetails: null,
-    refundedCents: 0,
     leaseOwner: owner,
     leaseUntil: new Date(at.getTime() + LEASE_MS),
     createdAt: at,
     updatedAt: at,
-  };
+  });
   const shares = plan.shares.map((s, position) => ({ id: newId('shr'), fundingSourceId: s.source.id, position, percentageBps: s.percentageBps, amountCents: s.amountCents }));
   return { collection, shares };
 }
 
 /** The saga's next phase starts from what was recorded, with the sources the plan read (checked again on recording). */
 function loadedOf(plan: CollectionPlan, collection: CollectionRow, shares: ReturnType<typeof newCollectionRows>['shares']): Loaded {
-  const rows: ShareRow[] = shares.map((sh) => ({
-    ...sh,
-    collectionId: collection.id,
-    status: 'pending',
-    vendorHoldId: null,
-    declineCode: null,
-    declineMessage: null,
-    updatedAt: collection.updatedAt,
-  }));
+  const rows = shares.map((sh) => rowAsInserted(schema.collectionShares, { ...sh, collectionId: collection.id, status: 'pending', updatedAt: collection.updatedAt }));
   return { collection, shares: rows.map((share) => ({ ...share, source: plan.shares[share.position]!.source })) };
 }
 

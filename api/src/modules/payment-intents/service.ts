@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
-import { schema, type DbOrTx, type PaymentIntentStatus, prepared } from '@bpay/db';
+import { schema, type DbOrTx, type PaymentIntentStatus, prepared, rowAsInserted } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../errors';
 import { newId } from '../../lib/ids';
@@ -215,7 +215,7 @@ function newIntentRow(deps: AppDeps, merchant: MerchantRow, livemode: boolean, i
   const metadata = validateMetadata(input.metadata);
   checkCreateParameters(input);
   const now = deps.clock.now();
-  return {
+  return rowAsInserted(schema.paymentIntents, {
     id,
     merchantId: merchant.id,
     livemode,
@@ -227,14 +227,6 @@ function newIntentRow(deps: AppDeps, merchant: MerchantRow, livemode: boolean, i
     description: input.description || null,
     metadata,
     clientSecret: `${id}_secret_${randomBytes(18).toString('base64url')}`,
-    bcardId: null,
-    amountCapturable: 0,
-    amountReceived: 0,
-    amountRefunded: 0,
-    lastPaymentError: null,
-    cancellationReason: null,
-    canceledAt: null,
-    authorizedAt: null,
     // customer "" means none (Stripe's libraries send "" for a parameter left unset; Stripe's create takes it so).
     customerId: input.customer || null,
     receiptEmail: input.receipt_email || null,
@@ -244,7 +236,7 @@ function newIntentRow(deps: AppDeps, merchant: MerchantRow, livemode: boolean, i
     seq: 0,
     createdAt: now,
     updatedAt: now,
-  };
+  });
 }
 
 /** The intent's insert and its payment_intent.created: writes only, nothing read (a unit of work may record them). */
