@@ -139,3 +139,35 @@ test('an unused bcard never reads Completed: active holds its money, canceled sa
   await expect(page.getByTestId('transactions-no-match')).toBeVisible();
   expect(active.id).toBeTruthy();
 });
+
+test("the language switch is kept on the account, and bpay's own words follow the screen's language", async ({ page }) => {
+  test.setTimeout(60_000);
+  await register(page, 'statuses-language');
+  const card = await addCard(page);
+  await createBcard(page, 'Words', '10.00', [[card, 100]]);
+  const accountLanguage = async () => ((await (await page.request.get('/api/auth/user')).json()) as { language: string }).language;
+  expect(await accountLanguage()).toBe('en');
+
+  await page.goto('/');
+  await page.getByRole('tab', { name: 'Transactions' }).click();
+  const row = page.getByTestId('transaction-row').filter({ hasText: 'Words' });
+  await expect(row).toContainText('bcard funded from 1 source');
+
+  // The switch while signed in: the screen turns Arabic, the row is read again in Arabic, and the account keeps it
+  // (mail and notices are written in it from now on).
+  await page.getByTestId('profile-menu').click();
+  await page.getByTestId('language-switch').click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'ar');
+  await expect(row).toContainText('بطاقة bcard مموّلة من مصدر واحد');
+  await expect.poll(accountLanguage).toBe('ar');
+
+  // Elsewhere the account goes back to English; this browser remembers Arabic and keeps it on screen. bpay's words on
+  // this screen are still Arabic (the screen names its language), while the account stays English.
+  const patched = await page.request.patch('/api/auth/user', { data: { language: 'en' } });
+  expect(patched.status()).toBe(200);
+  await page.reload();
+  await page.getByRole('tab', { name: 'المعاملات' }).click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'ar');
+  await expect(page.getByTestId('transaction-row').filter({ hasText: 'Words' })).toContainText('بطاقة bcard مموّلة من مصدر واحد');
+  expect(await accountLanguage()).toBe('en');
+});

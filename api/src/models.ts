@@ -61,6 +61,19 @@ export const SESSION_SECURITY = [{ sessionCookie: [] as string[] }];
 export const PUBLIC_SECURITY: Array<Record<string, string[]>> = [];
 
 /** The optional Idempotency-Key header of the consumer's money POSTs. */
+/**
+ * `?language=`: the language of the screen asking, for the text bpay writes into the answer (descriptions, reasons,
+ * notices). Absent: the account's language. A screen's language can differ from the account's (a browser that
+ * remembers Arabic from an earlier visit while the account says English): the screen's wins for what it shows.
+ * Not UnionEnum: its first value would become a default and hide the account's language.
+ */
+export const ScreenLanguage = t.Optional(
+  t.Union([t.Literal('en'), t.Literal('ar')], {
+    error: 'language must be one of: en, ar.',
+    description: "The language to write bpay's own text in (the screen's); your account's language by default",
+  }),
+);
+
 export const IdempotencyHeader = t.Object({
   'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
 });

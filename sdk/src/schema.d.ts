@@ -6514,7 +6514,9 @@ export interface operations {
     };
     getApiReceivables: {
         parameters: {
-            query?: never;
+            query?: {
+                language?: "en" | "ar";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6528,6 +6530,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Receivables"];
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */
@@ -7113,6 +7124,7 @@ export interface operations {
                 status?: "all" | "completed" | "pending" | "failed" | "active" | "used" | "returned" | "bank_pending" | "bank_returned";
                 limit?: number;
                 cursor?: string;
+                language?: "en" | "ar";
             };
             header?: never;
             path?: never;
@@ -7153,6 +7165,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "all" | "completed" | "pending" | "failed" | "active" | "used" | "returned" | "bank_pending" | "bank_returned";
+                language?: "en" | "ar";
             };
             header?: never;
             path?: never;
@@ -7255,7 +7268,9 @@ export interface operations {
     };
     getApiTransactionsById: {
         parameters: {
-            query?: never;
+            query?: {
+                language?: "en" | "ar";
+            };
             header?: never;
             path: {
                 id: string;
@@ -7351,6 +7366,15 @@ export interface operations {
                             }[];
                         }[];
                     };
+                };
+            };
+            /** @description Every failure is answered in this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every failure is answered in this shape. */

@@ -26,6 +26,10 @@ import { sweepBankDebits } from '../bcards/sweep';
 import { RENEWAL_GRACE_MS, RENEWAL_RETRY_MS } from '../subscription/billing';
 import { renewSubscriptions } from '../subscription/renewals';
 import { mailedText } from '../../../test-support/mailbox';
+import type { NoticeKind } from '@bpay/db';
+import { hasOwnMail } from './kinds';
+import { wantsMail } from './preferences';
+import { noticeText } from './texts';
 
 /*
  * Every event of issue 25's notices, driven through the real routes and services: each writes exactly one notice of
@@ -66,7 +70,8 @@ let sandbox: TestMerchant;
 beforeAll(async () => {
   // Users are registered once (argon2 is slow on purpose); each test runs on its own copy of this database.
   template = await makeTestApp();
-  const a = await registerUser(template, { firstName: 'Ada', lastName: 'Lovelace' });
+  // Ada signed up in Arabic, Eve and Oscar in English: every notice's mail is checked in its reader's language.
+  const a = await registerUser(template, { firstName: 'Ada', lastName: 'Lovelace', language: 'ar' });
   const e = await registerUser(template, { firstName: 'Eve', lastName: 'Example' });
   const o = await registerUser(template, { firstName: 'Oscar', lastName: 'Owner' });
   ada = { cookie: a.cookie, id: a.user.id, email: a.email, password: a.password };
@@ -85,10 +90,55 @@ beforeAll(async () => {
 });
 afterAll(() => template.close());
 
+/** The mail a module writes itself for a kind it tells (kinds.ts OWN_MAIL_KINDS), by outbox kind. */
+const OWN_MAIL: Partial<Record<NoticeKind, string>> = { sign_in: 'sign_in_notice', plan_charged: 'plan_receipt', plan_renewal_failed: 'plan_notice' };
+
+/**
+ * Every notice of the test's database reached its reader by mail exactly when they want it, once, in their language:
+ * a notice mail (kind 'notice') whose subject is the notice's title in the user's language, and an HTML document in
+ * that language (Arabic: right to left); a kind whose module writes its own mail (the plan receipt, the plan notice,
+ * the sign-in notice) has as many of those, in that language, as it has notices. No notice mail is left over.
+ */
+async function expectMailsOfNotices(ctx: TestContext): Promise<void> {
+  const q = async (sql: string, args: unknown[] = []) => (await ctx.handle.client.execute({ sql, args: args as never })).rows;
+  const notices = await q(
+    `SELECT n.user_id, n.kind, n.params, u.language, u.notice_email_prefs AS prefs, u.login_notifications AS ln
+       FROM notifications n JOIN users u ON u.id = n.user_id ORDER BY n.seq`,
+  );
+  const mails = await q("SELECT user_id, kind, subject, html_body FROM email_outbox WHERE kind IN ('notice', 'sign_in_notice', 'plan_receipt', 'plan_notice')");
+  const left = mails.map((m) => ({ user: String(m.user_id), kind: String(m.kind), subject: String(m.subject), html: String(m.html_body ?? '') }));
+  const ownExpected = new Map<string, number>();
+  for (const n of notices) {
+    const kind = String(n.kind) as NoticeKind;
+    const lang = n.language === 'ar' ? 'ar' : 'en';
+    const prefs = n.prefs === null ? null : (JSON.parse(String(n.prefs)) as Record<string, boolean>);
+    if (!wantsMail(kind, prefs, Number(n.ln) === 1)) continue;
+    const head = `<html lang="${lang}" dir="${lang === 'ar' ? 'rtl' : 'ltr'}">`;
+    if (hasOwnMail(kind)) {
+      const k = `${String(n.user_id)}|${OWN_MAIL[kind]}|${lang}`;
+      ownExpected.set(k, (ownExpected.get(k) ?? 0) + 1);
+      continue;
+    }
+    const title = noticeText(lang, kind, JSON.parse(String(n.params)) as never).title;
+    const at = left.findIndex((m) => m.user === String(n.user_id) && m.kind === 'notice' && m.subject === title);
+    expect(at, `a ${lang} mail of the ${kind} notice titled "${title}"`).toBeGreaterThanOrEqual(0);
+    expect(left[at]!.html, `the ${kind} mail is a ${lang} document`).toContain(head);
+    left.splice(at, 1);
+  }
+  for (const [k, n] of ownExpected) {
+    const [user, kind, lang] = k.split('|');
+    const own = left.filter((m) => m.user === user && m.kind === kind);
+    expect(own.length, `${kind} mails of ${user}`).toBe(n);
+    for (const m of own) expect(m.html, `the ${kind} mail is a ${lang} document`).toContain(`<html lang="${lang}"`);
+  }
+  expect(left.filter((m) => m.kind === 'notice'), 'notice mails with no notice').toEqual([]);
+}
+
 async function withFork(fn: (ctx: TestContext) => Promise<void>): Promise<void> {
   const ctx = await forkTestApp(template, { clock: new TestClock(template.clock.now().getTime()) });
   try {
     await fn(ctx);
+    await expectMailsOfNotices(ctx);
   } finally {
     ctx.close();
   }
@@ -524,6 +574,11 @@ describe('plans', () => {
   /** Eve's working card: the first of her sources that is not `except` (a card added in the test may list first). */
   const eveCard = async (ctx: TestContext, except?: string) =>
     ((await call(ctx, '/api/funding-sources', { cookie: eve.cookie })).body as Array<{ id: string }>).find((s) => s.id !== except)!.id;
+  /** Eve switches to Arabic (the language switch while signed in): her plan mails from then on are Arabic. */
+  const eveInArabic = async (ctx: TestContext) => {
+    const res = await call(ctx, '/api/auth/user', { method: 'PATCH', cookie: eve.cookie, body: { language: 'ar' } });
+    expect([res.status, res.body.language]).toEqual([200, 'ar']);
+  };
 
   test('plan_charged: once per charge, a replayed key adds none; a declined card tells nothing', () =>
     withFork(async (ctx) => {
@@ -541,6 +596,7 @@ describe('plans', () => {
 
   test('renewals: charged is told; a failed renewal is told at the first failure and at the move to Free, not at each daily retry', () =>
     withFork(async (ctx) => {
+      await eveInArabic(ctx);
       const up = await upgrade(ctx, 'up-2', await eveCard(ctx));
       const end = new Date(up.body.plan.currentPeriodEnd).getTime();
       ctx.clock.advance(end - ctx.clock.now().getTime());
@@ -571,6 +627,7 @@ describe('plans', () => {
 
   test('a renewal with the paying card removed says so', () =>
     withFork(async (ctx) => {
+      await eveInArabic(ctx);
       const source = await eveCard(ctx);
       const up = await upgrade(ctx, 'up-3', source);
       await ctx.handle.client.execute({ sql: 'UPDATE funding_sources SET deleted_at = ? WHERE id = ?', args: [ctx.clock.now().getTime(), source] });

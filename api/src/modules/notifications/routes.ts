@@ -3,7 +3,7 @@ import { NOTICE_KINDS } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError, invalid } from '../../errors';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
-import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
+import { errors, rawResponses, ScreenLanguage, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { findSessionUser } from '../auth/sessions';
 import { getNoticePreferences, NOTICE_GROUP_NAMES, updateNoticePreferences } from './preferences';
@@ -55,13 +55,7 @@ export function notificationRoutes(deps: AppDeps) {
         query: t.Object({
           limit: t.Optional(t.Numeric({ error: 'limit must be between 1 and 100.' })),
           cursor: t.Optional(t.String({ maxLength: 200 })),
-          language: t.Optional(
-            // Not UnionEnum: its first value would become a default and hide the account's language.
-            t.Union([t.Literal('en'), t.Literal('ar')], {
-              error: 'language must be one of: en, ar.',
-              description: "The language to write the notices in (the screen's); your account's language by default",
-            }),
-          ),
+          language: ScreenLanguage,
         }),
         response: { 200: t.Array(NoticeModel), ...errors(400, 401) },
         detail: {

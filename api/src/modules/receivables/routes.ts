@@ -4,7 +4,7 @@ import { firstRow, schema } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { wordsLanguage } from '../../lib/server-words';
-import { errors, IdempotencyHeader, SESSION_SECURITY, sharedModels } from '../../models';
+import { errors, IdempotencyHeader, ScreenLanguage, SESSION_SECURITY, sharedModels } from '../../models';
 import { idempotentResponse, runIdempotent } from '../../plugins/idempotency';
 import { sessionPlugin } from '../../plugins/session';
 import { ReceivablesModel, RepayBody, RepaymentModel } from './model';
@@ -17,9 +17,10 @@ export function receivableRoutes(deps: AppDeps) {
   return new Elysia({ prefix: '/api/receivables', tags: ['Receivables'], detail: { security: SESSION_SECURITY } })
     .use(sharedModels)
     .use(sessionPlugin(deps))
-    .get('', ({ user }) => receivablesOf(deps.db, user.id, wordsLanguage(user.language)), {
+    .get('', ({ user, query }) => receivablesOf(deps.db, user.id, query.language ?? wordsLanguage(user.language)), {
       auth: true,
-      response: { 200: ReceivablesModel, ...errors(401) },
+      query: t.Object({ language: ScreenLanguage }),
+      response: { 200: ReceivablesModel, ...errors(400, 401) },
       detail: {
         summary: 'What you owe bpay, why, and what you have repaid',
         description:

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import { laggingReads, type AppDeps } from '../../deps';
-import { errors, rawResponses, SESSION_SECURITY, sharedModels } from '../../models';
+import { errors, rawResponses, ScreenLanguage, SESSION_SECURITY, sharedModels } from '../../models';
 import { sessionPlugin } from '../../plugins/session';
 import { ShareModel } from '../bcards/model';
 import { BankDebitSummaryModel, BcardStageModel } from '../bcards/stage-model';
@@ -59,6 +59,7 @@ const ListQuery = t.Object({
   // The range is checked in the handler: a bound failed inside t.Numeric is reported without the parameter's name.
   limit: t.Optional(t.Numeric({ error: 'limit must be between 1 and 100.' })),
   cursor: t.Optional(t.String({ maxLength: 200 })),
+  language: ScreenLanguage,
 });
 
 export { NEXT_CURSOR_HEADER };
@@ -78,7 +79,7 @@ export function transactionRoutes(deps: AppDeps) {
           lagging,
           user.id,
           { status: query.status ?? 'all', limit, cursor: query.cursor ?? null },
-          wordsLanguage(user.language),
+          query.language ?? wordsLanguage(user.language),
         );
         if (page.nextCursor) set.headers[NEXT_CURSOR_HEADER] = page.nextCursor;
         return page.data;
@@ -96,7 +97,7 @@ export function transactionRoutes(deps: AppDeps) {
     .get(
       '/export.csv',
       async ({ user, query }) =>
-        new Response(await exportTransactionsCsv(lagging, user.id, query.status ?? 'all', wordsLanguage(user.language)), {
+        new Response(await exportTransactionsCsv(lagging, user.id, query.status ?? 'all', query.language ?? wordsLanguage(user.language)), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
             'content-disposition': `attachment; filename="bpay-transactions-${query.status ?? 'all'}.csv"`,
@@ -105,7 +106,7 @@ export function transactionRoutes(deps: AppDeps) {
         }),
       {
         auth: true,
-        query: t.Object({ status: ListQuery.properties.status }),
+        query: t.Object({ status: ListQuery.properties.status, language: ScreenLanguage }),
         detail: {
           summary: 'Your transactions as CSV, with the same filter',
           description:
@@ -162,10 +163,11 @@ export function transactionRoutes(deps: AppDeps) {
         },
       },
     )
-    .get('/:id', ({ user, params }) => getTransaction(deps, user.id, params.id, wordsLanguage(user.language)), {
+    .get('/:id', ({ user, params, query }) => getTransaction(deps, user.id, params.id, query.language ?? wordsLanguage(user.language)), {
       auth: true,
       params: t.Object({ id: t.String() }),
-      response: { 200: t.Composite([TransactionModel, t.Object({ shares: t.Array(ShareModel), refunds: t.Array(MerchantRefundModel) })]), ...errors(401, 404) },
+      query: t.Object({ language: ScreenLanguage }),
+      response: { 200: t.Composite([TransactionModel, t.Object({ shares: t.Array(ShareModel), refunds: t.Array(MerchantRefundModel) })]), ...errors(400, 401, 404) },
       detail: {
         summary: 'One transaction with its shares and their sources',
         description:

@@ -45,16 +45,18 @@ describe('server-made text in the reader\'s language', () => {
     });
     expect(failed.status).toBe(402);
 
-    const read = async () => {
-      const list = (await call(ctx, '/api/transactions', { cookie: u.cookie })).body as Tx[];
+    /** Read as the account's language says, or as a screen in `screen` asks (?language=). */
+    const read = async (screen?: 'en' | 'ar') => {
+      const q = screen ? `language=${screen}` : '';
+      const list = (await call(ctx, `/api/transactions?${q}`, { cookie: u.cookie })).body as Tx[];
       const byId = (id: string) => list.find((t) => t.id === id)!;
       return {
         unused: byId(made.body.transactionId),
         spent: byId(paid.body.transaction.id),
         own: byId(own.body.transaction.id),
         failed: list.find((t) => t.failureMessage !== null)!,
-        detail: (await call(ctx, `/api/transactions/${paid.body.transaction.id}`, { cookie: u.cookie })).body as Tx,
-        csv: (await call(ctx, '/api/transactions/export.csv', { cookie: u.cookie })).text,
+        detail: (await call(ctx, `/api/transactions/${paid.body.transaction.id}?${q}`, { cookie: u.cookie })).body as Tx,
+        csv: (await call(ctx, `/api/transactions/export.csv?${q}`, { cookie: u.cookie })).text,
       };
     };
 
@@ -77,5 +79,21 @@ describe('server-made text in the reader\'s language', () => {
     expect(ar.failed.failureMessage).toMatch(/يحتاج \u2066\$[0-9.]+\u2069 ولديه \u2066\$[0-9.]+\u2069/);
     expect(ar.csv).toContain('بطاقة bcard مموّلة من مصدرين');
     expect(ar.csv).not.toContain('funded from');
+
+    // A screen in another language than the account's (a browser that remembers English while the account says
+    // Arabic, or the other way) gets bpay's words in the screen's language; the account's stays as it was.
+    expect(await read('en')).toEqual(en);
+    expect((await call(ctx, '/api/auth/user', { method: 'PATCH', cookie: u.cookie, body: { language: 'en' } })).status).toBe(200);
+    expect(await read('ar')).toEqual(ar);
+    expect((await call(ctx, '/api/auth/session', { cookie: u.cookie })).body.user.language).toBe('en');
+  });
+
+  test('an unknown screen language is a 400 naming the parameter, on every read that takes one', async () => {
+    const u = await registerUser(ctx, { language: 'en' });
+    for (const path of ['/api/transactions?language=fr', '/api/transactions/export.csv?language=AR', '/api/transactions/tx_none?language=', '/api/receivables?language=de', '/api/notifications?language=fr']) {
+      const res = await call(ctx, path, { cookie: u.cookie });
+      expect(res.status, path).toBe(400);
+      expect(res.body.error, path).toMatchObject({ code: 'validation_error', param: 'language', message: 'language must be one of: en, ar.' });
+    }
   });
 });

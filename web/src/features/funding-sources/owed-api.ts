@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import { api, unwrap, type ApiAnswer, type ApiBody } from '../../lib/api';
+import type { Lang } from '../../i18n';
 
 /*
  * What the consumer owes bpay and repaying it (issue 26): GET /api/receivables and POST /api/receivables/payments.
@@ -12,8 +13,12 @@ export type RepayAnswer = ApiAnswer<'/api/receivables/payments', 'post'>;
 
 export const RECEIVABLES_QUERY_KEY = ['/api/receivables'] as const;
 
-export function receivablesQuery() {
-  return queryOptions({ queryKey: RECEIVABLES_QUERY_KEY, queryFn: () => unwrap(api.GET('/api/receivables')) });
+/** What is owed, its reasons written in the screen's language. */
+export function receivablesQuery(language: Lang) {
+  return queryOptions({
+    queryKey: [...RECEIVABLES_QUERY_KEY, language] as const,
+    queryFn: () => unwrap(api.GET('/api/receivables', { params: { query: { language } } })),
+  });
 }
 
 /** One Idempotency-Key per attempt (the same one again for a retry of that attempt): a repayment is never made twice. */

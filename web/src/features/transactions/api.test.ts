@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, mock, test } from 'bun:test';
-import { exportCsvUrl, fetchTransactionsPage, transactionsPath, transactionsQuery } from './api';
+import { exportCsvUrl, fetchTransactionsPage, transactionQuery, transactionsPath, transactionsQuery } from './api';
 
 const realFetch = globalThis.fetch;
 afterEach(() => {
@@ -10,7 +10,8 @@ describe('transactions api', () => {
   test('paths carry the filter, the page size and the cursor', () => {
     expect(transactionsPath('all')).toBe('/api/transactions?status=all&limit=50');
     expect(transactionsPath('failed', 'c_1', 10)).toBe('/api/transactions?status=failed&limit=10&cursor=c_1');
-    expect(exportCsvUrl('completed')).toBe('/api/transactions/export.csv?status=completed');
+    expect(transactionsPath('all', null, 50, 'ar')).toBe('/api/transactions?status=all&limit=50&language=ar');
+    expect(exportCsvUrl('completed', 'ar')).toBe('/api/transactions/export.csv?status=completed&language=ar');
   });
 
   test('a page reads its next cursor from the Bpay-Next-Cursor header', async () => {
@@ -36,7 +37,21 @@ describe('transactions api', () => {
     ]);
   });
 
-  test('every list key starts with the shared prefix (one invalidation refreshes them all)', () => {
-    expect(transactionsQuery('failed').queryKey.slice(0, 1)).toEqual(['/api/transactions']);
+  test('every list key starts with the shared prefix (one invalidation refreshes them all) and names the language', () => {
+    expect([...transactionsQuery('failed', 'ar').queryKey]).toEqual(['/api/transactions', 'list', 'failed', 'ar']);
+    expect([...transactionQuery('t1', 'en').queryKey]).toEqual(['/api/transactions', 'detail', 't1', 'en']);
+  });
+
+  test("the screen's language goes with the list's pages and the detail", async () => {
+    const calls: string[] = [];
+    globalThis.fetch = mock(async (input: RequestInfo | URL) => {
+      const url = new URL((input as Request).url);
+      calls.push(url.pathname + url.search);
+      return new Response(url.pathname.endsWith('/t1') ? '{"id":"t1"}' : '[]', { status: 200 });
+    }) as unknown as typeof fetch;
+    const list = transactionsQuery('all', 'ar');
+    await list.queryFn!({ pageParam: null } as never);
+    await transactionQuery('t1', 'ar').queryFn!({} as never);
+    expect(calls).toEqual(['/api/transactions?status=all&limit=50&language=ar', '/api/transactions/t1?language=ar']);
   });
 });

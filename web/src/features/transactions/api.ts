@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { api, unwrap, unwrapWithHeaders, type ApiAnswer, type ApiQuery } from '../../lib/api';
+import type { Lang } from '../../i18n';
 
 /*
  * The transaction history's calls. Every shape is read from the OpenAPI types the server's routes generate
@@ -50,14 +51,20 @@ export const TRANSACTIONS_QUERY_KEY = ['/api/transactions'] as const;
 export const PAGE_SIZE = 50;
 export const NEXT_CURSOR_HEADER = 'Bpay-Next-Cursor';
 
-/** The query of one page (its order is the URL's: status, limit, then the cursor when there is one). */
-function pageQuery(status: TransactionFilter, cursor?: string | null, limit = PAGE_SIZE): ApiQuery<'/api/transactions'> {
-  return cursor ? { status, limit, cursor } : { status, limit };
+/*
+ * Every call names the screen's language (`language`): bpay's own words in the answer (descriptions, decline and
+ * return reasons) are written in it, whatever the account's language says, and a switch reads the rows again (the
+ * language is part of each query key).
+ */
+
+/** The query of one page (its order is the URL's: status, limit, the cursor when there is one, then the language). */
+function pageQuery(status: TransactionFilter, cursor: string | null | undefined, limit: number, language?: Lang): ApiQuery<'/api/transactions'> {
+  return { status, limit, ...(cursor ? { cursor } : {}), ...(language ? { language } : {}) };
 }
 
 /** The address of one page, as the client sends it (for reading and tests; the call itself goes through `api`). */
-export function transactionsPath(status: TransactionFilter, cursor?: string | null, limit = PAGE_SIZE): string {
-  const query = pageQuery(status, cursor, limit);
+export function transactionsPath(status: TransactionFilter, cursor?: string | null, limit = PAGE_SIZE, language?: Lang): string {
+  const query = pageQuery(status, cursor, limit, language);
   return `/api/transactions?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`;
 }
 
@@ -66,16 +73,17 @@ export async function fetchTransactionsPage(
   status: TransactionFilter,
   cursor: string | null,
   limit = PAGE_SIZE,
+  language?: Lang,
 ): Promise<TransactionPage> {
-  const { data, headers } = await unwrapWithHeaders(api.GET('/api/transactions', { params: { query: pageQuery(status, cursor, limit) } }));
+  const { data, headers } = await unwrapWithHeaders(api.GET('/api/transactions', { params: { query: pageQuery(status, cursor, limit, language) } }));
   return { items: data ?? [], nextCursor: headers.get(NEXT_CURSOR_HEADER) || null };
 }
 
-/** The history, filtered by status on the server, a page at a time ("Load more"). */
-export function transactionsQuery(status: TransactionFilter = 'all') {
+/** The history, filtered by status on the server, a page at a time ("Load more"), in the screen's language. */
+export function transactionsQuery(status: TransactionFilter, language: Lang) {
   return infiniteQueryOptions({
-    queryKey: [...TRANSACTIONS_QUERY_KEY, 'list', status] as const,
-    queryFn: ({ pageParam }) => fetchTransactionsPage(status, pageParam),
+    queryKey: [...TRANSACTIONS_QUERY_KEY, 'list', status, language] as const,
+    queryFn: ({ pageParam }) => fetchTransactionsPage(status, pageParam, PAGE_SIZE, language),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
@@ -90,15 +98,15 @@ export function transactionSummaryQuery(monthStart: Date) {
   });
 }
 
-/** One transaction with its shares and their sources. */
-export function transactionQuery(id: string) {
+/** One transaction with its shares and their sources, in the screen's language. */
+export function transactionQuery(id: string, language: Lang) {
   return queryOptions({
-    queryKey: [...TRANSACTIONS_QUERY_KEY, 'detail', id] as const,
-    queryFn: () => unwrap(api.GET('/api/transactions/{id}', { params: { path: { id } } })),
+    queryKey: [...TRANSACTIONS_QUERY_KEY, 'detail', id, language] as const,
+    queryFn: () => unwrap(api.GET('/api/transactions/{id}', { params: { path: { id }, query: { language } } })),
   });
 }
 
-/** The CSV download of the history with the same filter as the list (a link's href, not a call). */
-export function exportCsvUrl(status: TransactionFilter): string {
-  return `/api/transactions/export.csv?${new URLSearchParams({ status })}`;
+/** The CSV download of the history with the same filter as the list, in the screen's language (a link's href). */
+export function exportCsvUrl(status: TransactionFilter, language: Lang): string {
+  return `/api/transactions/export.csv?${new URLSearchParams({ status, language })}`;
 }

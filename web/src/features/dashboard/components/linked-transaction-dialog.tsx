@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { toast } from '../../../components/ui/use-toast';
-import { useT } from '../../../i18n';
+import { useLanguage } from '../../../i18n';
 import { messageOf } from '../../../lib/api';
 import { transactionQuery } from '../../transactions/api';
 import { TransactionDetailDialog } from './transaction-detail-dialog';
@@ -11,8 +11,8 @@ import { TransactionDetailDialog } from './transaction-detail-dialog';
  * Transactions tab's View. One that cannot be read (not the user's, gone) says so and closes.
  */
 export function LinkedTransactionDialog({ id, onClose }: { id: string | null; onClose(): void }) {
-  const t = useT();
-  const detail = useQuery({ ...transactionQuery(id ?? ''), enabled: id !== null, retry: false });
+  const { t, lang } = useLanguage();
+  const detail = useQuery({ ...transactionQuery(id ?? '', lang), enabled: id !== null, retry: false });
   const failed = id !== null && detail.isError;
   useEffect(() => {
     if (!failed) return;

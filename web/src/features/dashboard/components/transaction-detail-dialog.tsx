@@ -7,35 +7,11 @@ import { messageOf } from '../../../lib/api';
 import { transactionQuery, type Transaction, type TransactionDetail, type TransactionShare } from '../../transactions/api';
 import { formatAmount, parseCents } from '../transactions';
 import { formatDateTime } from './format';
+import { shareStageWords } from '../../transactions/share-stage';
 import { TransactionRefunds } from './transaction-refunds';
 import { BankDebitBadge, BcardStageBadge } from '../../bcards/components/bcard-stage';
 import { DetailDialog, DetailRow as Row } from './detail-dialog';
 
-/** The stages of a disputed share (issue 26), named here too until the generated schema lists them. */
-type ShareStage = TransactionShare['stage'] | 'disputed' | 'dispute_won' | 'dispute_lost';
-
-/** A share's stage (the API's code) in words; a bank share still settling, or returned by the bank, says so. */
-const shareStageLabel: Record<ShareStage, MessageKey> = {
-  pending: 'dashboard.share.pending',
-  held: 'dashboard.share.held',
-  charged: 'dashboard.share.captured',
-  bank_pending: 'dashboard.share.bankPending',
-  partly_refunded: 'dashboard.share.partlyRefunded',
-  released: 'dashboard.share.voided',
-  declined: 'dashboard.share.declined',
-  refunded: 'dashboard.share.refunded',
-  returned: 'dashboard.share.returned',
-  disputed: 'dashboard.share.disputed',
-  dispute_won: 'dashboard.share.disputeWon',
-  dispute_lost: 'dashboard.share.disputeLost',
-};
-const shareStageTone: Partial<Record<ShareStage, 'yellow' | 'red'>> = {
-  bank_pending: 'yellow',
-  returned: 'red',
-  declined: 'red',
-  disputed: 'yellow',
-  dispute_lost: 'red',
-};
 
 /**
  * A transaction in full (GET /api/transactions/{id}): amounts, the bcard, each funding source's share, and the
@@ -52,7 +28,7 @@ export function TransactionDetailDialog({
   onClose(): void;
 }) {
   const { t, lang } = useLanguage();
-  const detail = useQuery({ ...transactionQuery(transaction?.id ?? ''), enabled: !!transaction && !isDemo });
+  const detail = useQuery({ ...transactionQuery(transaction?.id ?? '', lang), enabled: !!transaction && !isDemo });
   const tx: Transaction | TransactionDetail | null = detail.data ?? transaction;
   const shares = detail.data?.shares;
 
@@ -119,7 +95,8 @@ export function TransactionDetailDialog({
               ) : (
                 <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200" data-testid="transaction-shares">
                   {shares.map((s) => {
-                    const label = shareStageLabel[s.stage];
+                    const words = shareStageWords(s.stage);
+                    const label = words.key;
                     return (
                       <li key={s.fundingSourceId} className="flex items-center gap-3 p-3" data-testid="transaction-share" data-stage={s.stage}>
                         <CreditCard className="h-4 w-4 shrink-0 text-slate-400" aria-hidden />
@@ -136,7 +113,7 @@ export function TransactionDetailDialog({
                           <span className="text-sm font-semibold tabular-nums" dir="ltr">
                             {formatAmount(s.amount)}
                           </span>
-                          <Badge tone={shareStageTone[s.stage] ?? 'neutral'} data-testid="transaction-share-stage">
+                          <Badge tone={words.tone} data-testid="transaction-share-stage">
                             {label ? t(label) : s.stage}
                           </Badge>
                         </div>

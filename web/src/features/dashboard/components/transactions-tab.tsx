@@ -5,7 +5,7 @@ import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { Label } from '../../../components/ui/label';
 import { EmptyState, ListState, listStatus, LoadError } from '../../../components/ui/list-state';
-import { useT, type MessageKey } from '../../../i18n';
+import { useLanguage, type MessageKey } from '../../../i18n';
 import { exportCsvUrl, transactionsQuery, type Transaction } from '../../transactions/api';
 import { demoTransactions } from '../demo-data';
 import { filterByStatus, recentTransactions, STATUS_FILTERS, type StatusFilter } from '../transactions';
@@ -34,10 +34,10 @@ const isFilter = (v: string): v is StatusFilter => (STATUS_FILTERS as readonly s
  * Below them, the plan payments (a section of their own: they are not bcard purchases and have their own list).
  */
 export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
-  const t = useT();
+  const { t, lang } = useLanguage();
   const [filter, setFilter] = useState<StatusFilter>('all');
   const [viewing, setViewing] = useState<Transaction | null>(null);
-  const query = useInfiniteQuery({ ...transactionsQuery(filter), enabled: !isDemo });
+  const query = useInfiniteQuery({ ...transactionsQuery(filter, lang), enabled: !isDemo });
   const demo = useMemo(() => (isDemo ? recentTransactions(demoTransactions(new Date()), Infinity) : []), [isDemo]);
   const rows = useMemo(
     () => (isDemo ? filterByStatus(demo, filter) : (query.data?.pages.flatMap((p) => p.items) ?? [])),
@@ -87,7 +87,7 @@ export function TransactionsTab({ isDemo }: { isDemo: boolean }) {
               </Button>
             ) : (
               <a
-                href={exportCsvUrl(filter)}
+                href={exportCsvUrl(filter, lang)}
                 download
                 data-testid="transaction-export"
                 className={buttonClasses('outline', 'sm', 'h-9')}

@@ -25,7 +25,7 @@ const sourceName = (s: Source) => (s ? iso(`${s.name} (•••• ${s.last4})`
  */
 export function OwedDetails() {
   const { t, lang } = useLanguage();
-  const owed = useQuery(receivablesQuery());
+  const owed = useQuery(receivablesQuery(lang));
   const [repaying, setRepaying] = useState(false);
   if (owed.isPending) return <p>{t('receivables.loading')}</p>;
   if (!owed.data) return <p>{t('receivables.loadFailed')}</p>;
@@ -99,7 +99,7 @@ export function OwedDetails() {
  */
 export function OwedToYou() {
   const { t, lang } = useLanguage();
-  const q = useQuery(receivablesQuery());
+  const q = useQuery(receivablesQuery(lang));
   const r = q.data;
   if (!r || (parseCents(r.owedToYou) ?? 0) <= 0) return null;
   const other = parseCents(r.otherCredits) ?? 0;

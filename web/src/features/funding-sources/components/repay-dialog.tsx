@@ -10,7 +10,7 @@ import { useIdempotencyKeys } from '../../../lib/idempotency';
 import { centsToDecimal, parseCents } from '../../../lib/money';
 import { BANK_STANDING_QUERY_KEY, FUNDING_SOURCES_QUERY_KEY, fundingSourcesQuery } from '../api';
 import '../owed-texts';
-import { RECEIVABLES_QUERY_KEY, repayRequest, type Receivables, type RepayBody } from '../owed-api';
+import { RECEIVABLES_QUERY_KEY, receivablesQuery, repayRequest, type Receivables, type RepayBody } from '../owed-api';
 
 /**
  * Repay what is owed: one of the user's active cards (never a bank account) and the amount, prefilled with what can
@@ -18,7 +18,7 @@ import { RECEIVABLES_QUERY_KEY, repayRequest, type Receivables, type RepayBody }
  * with why, more than can be repaid) is shown in the dialog and in a toast. One Idempotency-Key per attempt.
  */
 export function RepayDialog({ receivables, onClose }: { receivables: Receivables; onClose(): void }) {
-  const { t } = useLanguage();
+  const { t, lang } = useLanguage();
   const qc = useQueryClient();
   const keys = useIdempotencyKeys();
   const sources = useQuery(fundingSourcesQuery());
@@ -34,7 +34,9 @@ export function RepayDialog({ receivables, onClose }: { receivables: Receivables
   const repay = useMutation({
     mutationFn: ({ body, key }: { body: RepayBody; key: string }) => repayRequest(body, key),
     onSuccess: (answer) => {
-      qc.setQueryData(RECEIVABLES_QUERY_KEY, answer.receivables);
+      // The answer's figures at once; its reasons are in the account's language, so the screen's are read again.
+      qc.setQueryData(receivablesQuery(lang).queryKey, answer.receivables);
+      void qc.invalidateQueries({ queryKey: RECEIVABLES_QUERY_KEY });
       void qc.invalidateQueries({ queryKey: BANK_STANDING_QUERY_KEY });
       void qc.invalidateQueries({ queryKey: FUNDING_SOURCES_QUERY_KEY });
       toast({
