@@ -1,10 +1,28 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, firstRow, prepared, preparedPerCount, slots, slotValues } from '@bpay/db';
+import { eq } from 'drizzle-orm';
+import { schema, type DbOrTx, firstRow, slotValues } from '@bpay/db';
 import type { Clock } from '../lib/clock';
 import { brandOf, luhnCheckDigit } from '../lib/cards';
 import { constantTimeEqual as timingSafeEqualStr, hmacHex, sha256Hex } from '../lib/crypto';
 import { newId } from '../lib/ids';
 import { simulatedBankMethods } from './simulated-bank';
+import {
+  captureHold,
+  cardByToken,
+  cardsByToken,
+  creditBankAccount,
+  creditCard,
+  deactivateIssued,
+  debitCard,
+  holdById,
+  holdByKey,
+  insertHold,
+  insertIssued,
+  insertSimRefund,
+  issuedById,
+  refundFromHold,
+  refundSubject,
+  voidHeld,
+} from './simulated-statements';
 import {
   VendorDeclineError,
   type CardDetails,
@@ -122,49 +140,6 @@ export const SIM_3DS_FAIL_CODE = '000000';
  * It stores no card number: a tokenized card keeps its behaviour, brand and last 4; an issued card's number and
  * CVC are derived from a keyed hash of its id whenever they are needed, and only an HMAC fingerprint is kept.
  */
-/* A refund's statements, built once (db/prepared.ts): a refund through a split runs them once per share. */
-const refundSubject = prepared((db) =>
-  db
-    .select({ hold: schema.simHolds, behavior: schema.simCards.behavior, done: schema.simRefunds.idempotencyKey })
-    .from(schema.simHolds)
-    .leftJoin(schema.simCards, eq(schema.simCards.token, schema.simHolds.token))
-    .leftJoin(schema.simRefunds, eq(schema.simRefunds.idempotencyKey, sql.placeholder('key')))
-    .where(eq(schema.simHolds.id, sql.placeholder('holdId')))
-    .prepare(),
-);
-const refundFromHold = prepared((db) =>
-  db
-    .update(schema.simHolds)
-    .set({ refundedCents: sql`${schema.simHolds.refundedCents} + ${sql.placeholder('amount')}` })
-    .where(and(eq(schema.simHolds.id, sql.placeholder('holdId')), sql`${schema.simHolds.refundedCents} + ${sql.placeholder('amount')} <= ${schema.simHolds.amountCents}`))
-    .prepare(),
-);
-const creditCard = prepared((db) =>
-  db
-    .update(schema.simCards)
-    .set({ availableCents: sql`${schema.simCards.availableCents} + ${sql.placeholder('amount')}` })
-    .where(eq(schema.simCards.token, sql.placeholder('token')))
-    .prepare(),
-);
-const creditBankAccount = prepared((db) =>
-  db
-    .update(schema.simBankAccounts)
-    .set({ availableCents: sql`${schema.simBankAccounts.availableCents} + ${sql.placeholder('amount')}` })
-    .where(eq(schema.simBankAccounts.token, sql.placeholder('token')))
-    .prepare(),
-);
-const insertSimRefund = prepared((db) =>
-  db
-    .insert(schema.simRefunds)
-    .values({
-      idempotencyKey: sql.placeholder('idempotencyKey'),
-      holdId: sql.placeholder('holdId'),
-      amountCents: sql.placeholder('amountCents'),
-      createdAt: sql.placeholder('createdAt'),
-    })
-    .prepare(),
-);
-
 /** Why a card's behaviour refuses a hold, or null (its balance is checked apart). */
 function holdRefusal(card: typeof schema.simCards.$inferSelect): VendorDeclineError | null {
   if (card.behavior === 'declined_after_attach') return new VendorDeclineError('card_declined', 'Your card was declined.');
@@ -178,74 +153,6 @@ function holdRefusal(card: typeof schema.simCards.$inferSelect): VendorDeclineEr
   return null;
 }
 const insufficient = () => new VendorDeclineError('insufficient_funds', 'Your card has insufficient funds.');
-
-/* prepareHolds' read, built once per count (db/prepared.ts). */
-const cardsByToken = preparedPerCount((db, n) => db.select().from(schema.simCards).where(inArray(schema.simCards.token, slots('t', n))).prepare());
-
-/* A bcard's statements, built once (db/prepared.ts): a split runs the hold's and the capture's once per share. */
-const holdByKey = prepared((db) =>
-  db.select().from(schema.simHolds).where(eq(schema.simHolds.idempotencyKey, sql.placeholder('key'))).limit(1).prepare(),
-);
-const cardByToken = prepared((db) =>
-  db.select().from(schema.simCards).where(eq(schema.simCards.token, sql.placeholder('token'))).limit(1).prepare(),
-);
-const debitCard = prepared((db) =>
-  db
-    .update(schema.simCards)
-    .set({ availableCents: sql`${schema.simCards.availableCents} - ${sql.placeholder('amount')}` })
-    .where(and(eq(schema.simCards.token, sql.placeholder('token')), sql`${schema.simCards.availableCents} >= ${sql.placeholder('amount')}`))
-    .prepare(),
-);
-const insertHold = prepared((db) =>
-  db
-    .insert(schema.simHolds)
-    .values({
-      id: sql.placeholder('id'),
-      idempotencyKey: sql.placeholder('idempotencyKey'),
-      token: sql.placeholder('token'),
-      amountCents: sql.placeholder('amountCents'),
-      status: 'held',
-      createdAt: sql.placeholder('createdAt'),
-    })
-    .prepare(),
-);
-const captureHold = prepared((db) =>
-  db
-    .update(schema.simHolds)
-    .set({ status: 'captured' })
-    .where(
-      and(
-        eq(schema.simHolds.id, sql.placeholder('holdId')),
-        sql`${schema.simHolds.status} IN ('held', 'captured')`,
-        sql`NOT EXISTS (SELECT 1 FROM ${schema.simCards} WHERE ${schema.simCards.token} = ${schema.simHolds.token} AND ${schema.simCards.behavior} = 'capture_fails')`,
-      ),
-    )
-    .prepare(),
-);
-const issuedById = prepared((db) =>
-  db.select().from(schema.simIssuedCards).where(eq(schema.simIssuedCards.id, sql.placeholder('id'))).limit(1).prepare(),
-);
-const insertIssued = prepared((db) =>
-  db
-    .insert(schema.simIssuedCards)
-    .values({
-      id: sql.placeholder('id'),
-      idempotencyKey: sql.placeholder('idempotencyKey'),
-      numberFingerprint: sql.placeholder('numberFingerprint'),
-      numberNonce: sql.placeholder('numberNonce'),
-      last4: sql.placeholder('last4'),
-      expMonth: sql.placeholder('expMonth'),
-      expYear: sql.placeholder('expYear'),
-      limitCents: sql.placeholder('limitCents'),
-      singleUse: true,
-      status: 'active',
-      expiresAt: sql.placeholder('expiresAt'),
-      createdAt: sql.placeholder('createdAt'),
-    })
-    .onConflictDoNothing()
-    .returning()
-    .prepare(),
-);
 
 export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string): PaymentVendor {
   const keyed = (purpose: string, value: string) => hmacHex(secret, `sim:${purpose}:${value}`);
@@ -421,12 +328,12 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async findHold(idempotencyKey) {
-      const h = await firstRow(db, schema.simHolds, eq(schema.simHolds.idempotencyKey, idempotencyKey));
+      const h = await holdByKey(db).get({ key: idempotencyKey });
       return h ? { holdId: h.id, status: h.status } : null;
     },
 
     async getHold(holdId) {
-      const h = await firstRow(db, schema.simHolds, eq(schema.simHolds.id, holdId));
+      const h = await holdById(db).get({ id: holdId });
       return h ? { holdId: h.id, status: h.status } : null;
     },
 
@@ -445,15 +352,12 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
 
     async voidHold(holdId) {
       await db.transaction(async (tx) => {
-        const h = await firstRow(tx, schema.simHolds, eq(schema.simHolds.id, holdId));
+        const h = await holdById(tx).get({ id: holdId });
         if (!h) throw new Error(`simulated processor: no hold ${holdId}`);
         if (h.status === 'voided') return;
         if (h.status === 'captured') throw new Error(`simulated processor: hold ${holdId} is captured; refund it`);
-        await tx.update(schema.simHolds).set({ status: 'voided' }).where(eq(schema.simHolds.id, holdId));
-        await tx
-          .update(schema.simCards)
-          .set({ availableCents: sql`${schema.simCards.availableCents} + ${h.amountCents}` })
-          .where(eq(schema.simCards.token, h.token));
+        await voidHeld(tx).run({ id: holdId });
+        await creditCard(tx).run({ token: h.token, amount: h.amountCents });
       });
     },
 
@@ -541,7 +445,7 @@ export function createSimulatedVendor(db: DbOrTx, clock: Clock, secret: string):
     },
 
     async deactivateCard(cardId) {
-      await db.update(schema.simIssuedCards).set({ status: 'inactive' }).where(eq(schema.simIssuedCards.id, cardId));
+      await deactivateIssued(db).run({ id: cardId });
     },
 
     async revealCard(cardId): Promise<RevealedCard> {

@@ -1,5 +1,5 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
-import { schema, type DbOrTx } from '@bpay/db';
+import { prepared, schema, type DbOrTx } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { ReturnedPart } from '../notifications/kinds';
 import { notify, type NotifyDeps, type Recipient } from '../notifications/service';
@@ -53,6 +53,16 @@ export async function noticeBcardIssued(
  * The bcard was spent at a merchant; what the purchase left on it goes back to its sources, with its part of the fee
  * (remainder.ts: the figure settleRefund moves after the commit).
  */
+/** What a collection collected and its fee (the spend notice's figure of what goes back). */
+const collectionAmounts = prepared((db) =>
+  db
+    .select({ amountCents: schema.collections.amountCents, feeCents: schema.collections.feeCents })
+    .from(schema.collections)
+    .where(eq(schema.collections.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare(),
+);
+
 export async function noticeBcardSpent(
   tx: DbOrTx,
   deps: NotifyDeps,
@@ -61,11 +71,7 @@ export async function noticeBcardSpent(
   at: Date,
 ): Promise<void> {
   if (bcard.sandbox) return;
-  const [collection] = await tx
-    .select({ amountCents: schema.collections.amountCents, feeCents: schema.collections.feeCents })
-    .from(schema.collections)
-    .where(eq(schema.collections.id, bcard.collectionId))
-    .limit(1);
+  const collection = await collectionAmounts(tx).get({ id: bcard.collectionId });
   const remainder = bcard.limitCents - bcard.spentCents - spend.amountCents;
   const returned = collection ? remainderBack(collection, remainder, [1]).totalCents : Math.max(0, remainder);
   await notify(

@@ -1,5 +1,6 @@
+import { bcardOfCollection } from './statements';
 import { and, eq } from 'drizzle-orm';
-import { schema, type DbOrTx, firstRow } from '@bpay/db';
+import { schema, type DbOrTx } from '@bpay/db';
 import { AppError } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
@@ -76,7 +77,7 @@ export async function settleRefund(deps: AppDeps, lease: Lease): Promise<void> {
   const loaded = await load(deps.db, lease.collectionId);
   const { collection } = loaded;
   const vendor = deps.vendorFor(collection.vendor);
-  const bcard = await firstRow(deps.db, schema.bcards, eq(schema.bcards.collectionId, collection.id));
+  const bcard = (await bcardOfCollection(deps.db).get({ collectionId: collection.id })) ?? null;
   const at = now(deps);
 
   if (!bcard) {

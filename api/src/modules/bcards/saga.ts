@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { schema, type CollectionStatus, type DbOrTx, type WriteUnit } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import type { PaymentVendor } from '../../vendors/types';
-import { collectionById, leaseRenewal, sharesWithSources, statusChange } from './statements';
+import { collectionById, leaseRenewal, shareDeclined, sharesWithSources, shareStatus, shareStatusAndHold, statusChange } from './statements';
 
 /*
  * The collection saga's shared parts: its state machine (the one table of transitions and assertTransition), the
@@ -105,11 +105,19 @@ export async function load(db: DbOrTx, collectionId: string): Promise<Loaded> {
   return { collection, shares: rows.map((r) => ({ ...r.share, source: r.source })) };
 }
 
-export async function setShare(db: DbOrTx, deps: AppDeps, shareId: string, set: Partial<typeof schema.collectionShares.$inferInsert>) {
-  await db
-    .update(schema.collectionShares)
-    .set({ ...set, updatedAt: now(deps) })
-    .where(eq(schema.collectionShares.id, shareId));
+type ShareSet = Pick<typeof schema.collectionShares.$inferInsert, 'status'> &
+  Partial<Pick<typeof schema.collectionShares.$inferInsert, 'vendorHoldId' | 'declineCode' | 'declineMessage'>>;
+
+/** One share's new status (and, when given, its processor id or its decline), in one statement built once per shape. */
+export async function setShare(db: DbOrTx, deps: AppDeps, shareId: string, set: ShareSet) {
+  const updatedAt = now(deps);
+  if (set.declineCode !== undefined || set.declineMessage !== undefined) {
+    await shareDeclined(db).run({ id: shareId, status: set.status, declineCode: set.declineCode ?? null, declineMessage: set.declineMessage ?? null, updatedAt });
+  } else if (set.vendorHoldId !== undefined) {
+    await shareStatusAndHold(db).run({ id: shareId, status: set.status, vendorHoldId: set.vendorHoldId, updatedAt });
+  } else {
+    await shareStatus(db).run({ id: shareId, status: set.status, updatedAt });
+  }
 }
 
 /**

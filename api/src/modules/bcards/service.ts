@@ -5,6 +5,7 @@ import type { AppDeps } from '../../deps';
 import { newToken } from '../../lib/ids';
 import { accounts, postMovement } from '../ledger/service';
 import { recordCollection, runCollection } from './collect';
+import { collectionSpent, spendBcardRow } from './statements';
 import { noticeBcardSpent } from './notices';
 import { refundUnusedBcard, settleAfterCommit } from './refund';
 import { LEASE_MS } from './saga';
@@ -131,33 +132,16 @@ export async function spendBcard(
   const at = deps.clock.now();
   const owner = newToken();
   await deps.db.transaction(async (tx) => {
-    const res = await tx
-      .update(schema.bcards)
-      .set({ status: 'used', spentCents: amountCents, deactivatedAt: at })
-      .where(
-        and(
-          eq(schema.bcards.id, bcard.id),
-          // An authorized card (a manual-capture payment) is captured after its session may have ended.
-          or(
-            and(eq(schema.bcards.status, 'active'), gt(schema.bcards.expiresAt, at)),
-            eq(schema.bcards.status, 'authorized'),
-          ),
-          eq(schema.bcards.spentCents, 0),
-          sql`${schema.bcards.limitCents} >= ${amountCents}`,
-        ),
-      );
+    const res = await spendBcardRow(tx).run({ id: bcard.id, at: at.getTime(), amount: amountCents, deactivatedAt: at });
     if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
-    await tx
-      .update(schema.collections)
-      .set({
-        merchant: purchase.merchant,
-        description: purchase.description,
-        updatedAt: at,
-        status: 'refunding',
-        leaseOwner: owner,
-        leaseUntil: new Date(at.getTime() + LEASE_MS),
-      })
-      .where(eq(schema.collections.id, bcard.collectionId));
+    await collectionSpent(tx).run({
+      id: bcard.collectionId,
+      merchant: purchase.merchant,
+      description: purchase.description,
+      updatedAt: at,
+      leaseOwner: owner,
+      leaseUntil: new Date(at.getTime() + LEASE_MS),
+    });
     await postMovement(tx, {
       kind: 'bcard.spent',
       referenceId: bcard.id,

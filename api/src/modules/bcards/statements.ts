@@ -180,3 +180,60 @@ export const insertBcard = prepared((db) =>
 export function insertBcardArgs(row: Pick<typeof schema.bcards.$inferInsert, (typeof BCARD_COLUMNS)[number]>): Record<string, unknown> {
   return Object.fromEntries(BCARD_COLUMNS.map((k) => [k, row[k] ?? null]));
 }
+
+const b = schema.bcards;
+
+/**
+ * A bcard spent (issue 29 §3, the confirm path): used, with what was spent and when, only while it can be spent
+ * (active in its session, or authorized by a manual-capture payment), unspent, and holding the amount. `at` and
+ * `amount` go in the conditions as given (milliseconds, cents).
+ */
+export const spendBcardRow = prepared((db) =>
+  db
+    .update(b)
+    .set({ status: 'used', spentCents: setPh('amount'), deactivatedAt: setPh('deactivatedAt') })
+    .where(
+      and(
+        eq(b.id, ph('id')),
+        // An authorized card (a manual-capture payment) is captured after its session may have ended.
+        sql`((${b.status} = 'active' AND ${b.expiresAt} > ${ph('at')}) OR ${b.status} = 'authorized')`,
+        eq(b.spentCents, 0),
+        sql`${b.limitCents} >= ${ph('amount')}`,
+      ),
+    )
+    .prepare(),
+);
+
+/** The spent bcard's collection: the purchase named, and its remainder on its way back under the caller's lease. */
+export const collectionSpent = prepared((db) =>
+  db
+    .update(c)
+    .set({
+      merchant: setPh('merchant'),
+      description: setPh('description'),
+      updatedAt: setPh('updatedAt'),
+      status: 'refunding',
+      leaseOwner: setPh('leaseOwner'),
+      leaseUntil: setPh('leaseUntil'),
+    })
+    .where(eq(c.id, ph('id')))
+    .prepare(),
+);
+
+/** A share's status (setShare in saga.ts, by what it sets). */
+export const shareStatus = prepared((db) =>
+  db.update(s).set({ status: setPh('status'), updatedAt: setPh('updatedAt') }).where(eq(s.id, ph('id'))).prepare(),
+);
+export const shareStatusAndHold = prepared((db) =>
+  db.update(s).set({ status: setPh('status'), vendorHoldId: setPh('vendorHoldId'), updatedAt: setPh('updatedAt') }).where(eq(s.id, ph('id'))).prepare(),
+);
+export const shareDeclined = prepared((db) =>
+  db
+    .update(s)
+    .set({ status: setPh('status'), declineCode: setPh('declineCode'), declineMessage: setPh('declineMessage'), updatedAt: setPh('updatedAt') })
+    .where(eq(s.id, ph('id')))
+    .prepare(),
+);
+
+/** The bcard a collection issued, if any (one at most: bcards_collection_unique). */
+export const bcardOfCollection = prepared((db) => db.select().from(b).where(eq(b.collectionId, ph('collectionId'))).limit(1).prepare());

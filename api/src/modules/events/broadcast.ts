@@ -36,6 +36,9 @@ const insertBroadcast = prepared((db) =>
     .prepare(),
 );
 
+/** Wakes this process's open streams (a caller that wrote broadcast rows itself: emitEvents). */
+export const wakeBroadcasts = (): void => broadcasts.wake();
+
 /** Records one broadcast in the caller's transaction and wakes this process's open streams. */
 export async function recordBroadcast(
   tx: DbOrTx,

@@ -1,7 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { schema, type DbOrTx, prepared } from '@bpay/db';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { schema, type DbOrTx, prepared, preparedPerCount, slots, slotValues } from '@bpay/db';
 import { newId } from '../../lib/ids';
-import { recordBroadcast } from './broadcast';
+import { recordBroadcast, wakeBroadcasts } from './broadcast';
 
 /** Every event type bpay emits. Webhook endpoints subscribe to these (all but the targeted ones) or to '*'. */
 export const EVENT_TYPES = [
@@ -114,8 +114,8 @@ const insertDeliveries = prepared((db) => {
  * Writes the event row (the next seq of its merchant and mode) and returns its id. With the mode, max(seq) is one
  * step down events_merchant_idx (merchant_id, livemode, seq); lists never compare seqs across modes.
  */
-async function insertEvent(tx: DbOrTx, e: EventInput): Promise<string> {
-  const id = newId('evt');
+async function insertEvent(tx: DbOrTx, e: EventInput, given?: string): Promise<string> {
+  const id = given ?? newId('evt');
   // In the seq's subquery the mode is bound raw (no column to encode it): as 0 or 1, as the column stores it.
   await insertEventRow(tx).run({ id, merchantId: e.merchantId, livemode: e.livemode ? 1 : 0, type: e.type, data: e.object, createdAt: e.at });
   return id;
@@ -167,25 +167,99 @@ export async function emitEvent(
 
 /**
  * Several events of one merchant and mode, in order, in the caller's transaction: each exactly as emitEvent records it
- * (a refund's settlement tells refund.updated and charge.refunded together).
+ * (a refund's settlement tells refund.updated and charge.refunded together), in three statements whatever their
+ * number (issue 29 §3, multi-row): the events with consecutive seqs, their deliveries, their broadcast rows.
  */
 export async function emitEvents(
   tx: DbOrTx,
   owner: { merchantId: string; livemode: boolean; at: Date },
   events: Array<{ type: EventType; object: Record<string, unknown> }>,
 ): Promise<string[]> {
+  const rows: Array<{ id: string; type: EventType; data: string }> = [];
   const ids: string[] = [];
   for (const { type, object } of events) {
+    const data = JSON.stringify(object);
     for (const t of EVENT_TWINS[type] ? [type, EVENT_TWINS[type]!] : [type]) {
-      const id = await emitOne(tx, { ...owner, type: t, object });
+      const id = newId('evt');
+      rows.push({ id, type: t, data });
       if (t === type) ids.push(id);
     }
   }
+  if (rows.length === 0) return [];
+  if (rows.length === 1) {
+    await emitOne(tx, { ...owner, type: rows[0]!.type, object: events[0]!.object }, rows[0]!.id);
+    return ids;
+  }
+  if (rows.some((r) => (TARGETED_EVENT_TYPES as readonly string[]).includes(r.type))) throw new Error('a targeted event is sent by emitEventTo');
+  const args: Record<string, unknown> = { merchantId: owner.merchantId, livemode: owner.livemode ? 1 : 0, at: owner.at.getTime() };
+  slotValues('id', rows.map((r) => r.id), args);
+  slotValues('type', rows.map((r) => r.type), args);
+  slotValues('data', rows.map((r) => r.data), args);
+  await insertEventRows(tx, rows.length).run(args);
+  await insertDeliveriesOf(tx, rows.length).run(args);
+  await insertBroadcasts(tx, rows.length).run(args);
+  wakeBroadcasts();
   return ids;
 }
 
-async function emitOne(tx: DbOrTx, e: EventInput): Promise<string> {
-  const id = await insertEvent(tx, e);
+/** `(SELECT ? AS id, 1 AS k, ? AS type, ? AS data UNION ALL SELECT ?, 2, ?, ? …)`: the n events as a table, in order. */
+function eventValues(n: number): SQL {
+  const [id, type, data] = [slots('id', n), slots('type', n), slots('data', n)];
+  return sql.join(
+    id.map((_, i) => (i === 0 ? sql`SELECT ${id[0]} AS id, 1 AS k, ${type[0]} AS type, ${data[0]} AS data` : sql`SELECT ${id[i]}, ${i + 1}, ${type[i]}, ${data[i]}`)),
+    sql` UNION ALL `,
+  );
+}
+
+/*
+ * The n events with seqs next after the merchant's (and mode's) latest. The latest is read in the INSERT's own SELECT:
+ * SQLite runs an INSERT … SELECT that reads its own table to the end before it writes a row, so every row adds its
+ * k to the same latest (consecutive seqs, as n single inserts give).
+ */
+const insertEventRows = preparedPerCount((db, n) => {
+  const p = sql.placeholder;
+  // Columns in the table's order (an INSERT … SELECT of raw SQL names every column): id, merchant_id, livemode, type, data, seq, created_at.
+  return db
+    .insert(schema.events)
+    .select(
+      sql`SELECT v.id, ${p('merchantId')}, ${p('livemode')}, v.type, v.data, m.s + v.k, ${p('at')}
+        FROM (${eventValues(n)}) v,
+          (SELECT coalesce(max(${schema.events.seq}), 0) AS s FROM ${schema.events}
+            WHERE ${schema.events.merchantId} = ${p('merchantId')} AND ${schema.events.livemode} = ${p('livemode')}) m
+        ORDER BY v.k`,
+    )
+    .prepare();
+});
+
+/** Their deliveries, as insertDeliveries queues one event's: each subscribed enabled endpoint, event by event. */
+const insertDeliveriesOf = preparedPerCount((db, n) => {
+  const p = sql.placeholder;
+  const e = schema.webhookEndpoints;
+  // id, event_id, endpoint_id, merchant_id, livemode, status, attempts, next_attempt_at, locked_until, last_attempt_at, created_at.
+  return db
+    .insert(schema.webhookDeliveries)
+    .select(
+      sql`SELECT 'whd_' || lower(hex(randomblob(12))), v.id, ${e.id}, ${e.merchantId}, ${e.livemode}, 'pending', 0, ${p('at')}, NULL, NULL, ${p('at')}
+        FROM (${eventValues(n)}) v CROSS JOIN ${e}
+        WHERE ${e.merchantId} = ${p('merchantId')} AND ${e.livemode} = ${p('livemode')} AND ${e.status} = 'enabled'
+          AND exists (select 1 from json_each(${e.enabledEvents}) where value in ('*', v.type))
+        ORDER BY v.k`,
+    )
+    .prepare();
+});
+
+/** Their broadcast rows (recordBroadcast's, reason created), in order. */
+const insertBroadcasts = preparedPerCount((db, n) => {
+  const p = sql.placeholder;
+  // seq (NULL: the next rowid), merchant_id, livemode, event_id, reason, at.
+  return db
+    .insert(schema.eventBroadcasts)
+    .select(sql`SELECT NULL, ${p('merchantId')}, ${p('livemode')}, v.id, 'created', ${p('at')} FROM (${eventValues(n)}) v ORDER BY v.k`)
+    .prepare();
+});
+
+async function emitOne(tx: DbOrTx, e: EventInput, given?: string): Promise<string> {
+  const id = await insertEvent(tx, e, given);
   // Targeted types (a test event) go only where emitEventTo sends them.
   if (!(TARGETED_EVENT_TYPES as readonly string[]).includes(e.type)) {
     await insertDeliveries(tx).run({ eventId: id, at: e.at.getTime(), merchantId: e.merchantId, livemode: e.livemode, type: e.type });
