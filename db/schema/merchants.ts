@@ -383,5 +383,11 @@ export const eventBroadcasts = sqliteTable(
     reason: text('reason', { enum: BROADCAST_REASONS }).notNull(),
     at: integer('at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [index('event_broadcasts_merchant_idx').on(t.merchantId, t.livemode, t.seq), index('event_broadcasts_at_idx').on(t.at)],
+  (t) => [
+    index('event_broadcasts_merchant_idx').on(t.merchantId, t.livemode, t.seq),
+    index('event_broadcasts_at_idx').on(t.at),
+    // The foreign key's child index: an event's rows found by a seek, not a scan (a multi-row insert of events plans
+    // SQLite's check of children; deleting an event cascades here).
+    index('event_broadcasts_event_idx').on(t.eventId),
+  ],
 );

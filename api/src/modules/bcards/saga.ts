@@ -1,8 +1,16 @@
-import { eq } from 'drizzle-orm';
 import { schema, type CollectionStatus, type DbOrTx, type WriteUnit } from '@bpay/db';
 import type { AppDeps } from '../../deps';
-import type { PaymentVendor } from '../../vendors/types';
-import { collectionById, leaseRenewal, shareDeclined, sharesWithSources, shareStatus, shareStatusAndHold, statusChange } from './statements';
+import { VendorUnavailableError, type PaymentVendor } from '../../vendors/types';
+import { AppError } from '../../errors';
+import {
+  collectionById,
+  leaseRenewal,
+  shareDeclined,
+  sharesWithSources,
+  shareStatus,
+  shareStatusAndHold,
+  statusChange,
+} from './statements';
 
 /*
  * The collection saga's shared parts: its state machine (the one table of transitions and assertTransition), the
@@ -142,4 +150,14 @@ export async function phase<T, R>(
   }
   const answered = await calls(vendor, () => renewLease(deps.db, deps, lease));
   return deps.db.transaction((tx) => record(tx, answered));
+}
+
+/**
+ * The processor stopped answering while a failed collection was being undone. The collection keeps its status
+ * and our lease; once the lease runs out the recovery sweep finishes the undoing. Nothing stays charged, so the
+ * caller gets vendor_unavailable rather than an opaque 500.
+ */
+export function stillUnavailable(e: unknown): never {
+  if (e instanceof VendorUnavailableError) throw new AppError('vendor_unavailable');
+  throw e;
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt, or, sql } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
 import { schema, type DbOrTx, firstRow } from '@bpay/db';
 import { AppError, invalid, type ErrorCode } from '../../errors';
 import type { AppDeps } from '../../deps';

@@ -70,7 +70,7 @@ describe('emitEvents', () => {
     ]);
     expect(events[0]!.id).toBe(first);
     // The ids answered are bpay's names, in order; the twin carries the same object.
-    expect(ids).toEqual([events[1]!.id, events[2]!.id, events[4]!.id]);
+    expect(ids).toEqual([events[1]!.id, events[2]!.id, events[4]!.id].map(String));
     expect(JSON.parse(String(events[3]!.data))).toEqual({ id: 'pi_1', status: 'requires_payment_method' });
     expect(events.every((e) => Number(e.created_at) === at.getTime())).toBe(true);
 

@@ -1,0 +1,1 @@
+CREATE INDEX `event_broadcasts_event_idx` ON `event_broadcasts` (`event_id`);
