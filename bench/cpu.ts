@@ -39,7 +39,8 @@
  * (process.threadCpuUsage(): what the one JavaScript thread spends, the figure that bounds a single server's rate).
  *
  * Run: bun run bench:cpu [--runs=3] [--requests=2000] [--warmup=200]. No target is asserted anywhere; the figures
- * depend on the machine. The smoke test (bench/cpu.test.ts) runs it with a handful of requests.
+ * depend on the machine, and nothing runs this bench in `npm test` (bench/profile.test.ts checks the profile's
+ * grouping only).
  */
 import { ConnectionPool } from '@libsql/client/sqlite3';
 import Database from 'libsql';
