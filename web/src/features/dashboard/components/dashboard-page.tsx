@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { BarChart3, CreditCard, FlaskConical, LayoutDashboard, Receipt, Settings, Wallet } from 'lucide-react';
 import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useLocation, useSearch } from 'wouter';
@@ -14,6 +15,7 @@ import { dashboardLink, isTab, TABS, type Tab } from '../link';
 import { FundingSourcesTab } from './funding-sources-tab';
 import { OverviewTab } from './overview-tab';
 import { TransactionsTab } from './transactions-tab';
+import { analyticsTab, prefetchTab, settingsPanel, whenIdle } from '../prefetch';
 
 /**
  * The Analytics tab (its charts), Settings, the Add Funding Source and the Create bcard dialogs load when first opened: the
@@ -23,9 +25,9 @@ const AddFundingSourceDialog = lazy(() =>
   import('../../funding-sources/components/add-funding-source-dialog').then((m) => ({ default: m.AddFundingSourceDialog })),
 );
 const CreateBcardDialog = lazy(() => import('../../bcards/components/create-bcard-dialog').then((m) => ({ default: m.CreateBcardDialog })));
-const AnalyticsTab = lazy(() => import('../../analytics/components/analytics-tab').then((m) => ({ default: m.AnalyticsTab })));
+const AnalyticsTab = analyticsTab.Component;
 /** Settings, with its texts (features/settings/texts.ts), loads when first opened too. */
-const SettingsPanel = lazy(() => import('../../settings/components/settings-panel').then((m) => ({ default: m.SettingsPanel })));
+const SettingsPanel = settingsPanel.Component;
 
 /*
  * The dashboard is the page that composes the consumer features (profile, settings, funding sources, bcards,
@@ -71,9 +73,12 @@ const tabIcon: Record<Tab, ReactNode> = {
 
 /** `/` for signed-in non-admin users: header, five tabs, the profile dialog. */
 export function DashboardPage() {
-  const { t, dir } = useLanguage();
+  const { t, dir, lang } = useLanguage();
   const { user } = useAuth();
   const { fundingSources, bcards, plan, feePercentage, isDemo } = useDashboardData();
+  const qc = useQueryClient();
+  // After the first paint, while the browser is idle, the other tabs' code and first data (prefetch.ts).
+  useEffect(() => whenIdle(() => TABS.forEach((id) => prefetchTab(id, qc, lang, isDemo))), [qc, lang, isDemo]);
   const refreshMoney = useRefreshMoney();
   const [tab, setTab] = useState<Tab>('overview');
   const search = useSearch();
@@ -144,6 +149,8 @@ export function DashboardPage() {
                 value={id}
                 className="flex min-w-0 items-center justify-center gap-1.5 px-2 text-center text-xs leading-tight sm:gap-2 sm:px-3 sm:text-sm"
                 data-testid={`tab-${id}`}
+                onPointerEnter={() => prefetchTab(id, qc, lang, isDemo)}
+                onFocus={() => prefetchTab(id, qc, lang, isDemo)}
               >
                 <span className="shrink-0">{tabIcon[id]}</span>
                 {t(tabLabel[id])}

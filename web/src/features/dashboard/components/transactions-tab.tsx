@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Download, FlaskConical, Loader2, Receipt } from 'lucide-react';
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { Suspense, useMemo, useState } from 'react';
 import { Button, buttonClasses } from '../../../components/ui/button';
 import { Card, CardContent, CardDescription, CardTitle } from '../../../components/ui/card';
 import { Label } from '../../../components/ui/label';
@@ -11,9 +11,10 @@ import { demoTransactions } from '../demo-data';
 import { filterByStatus, recentTransactions, STATUS_FILTERS, type StatusFilter } from '../transactions';
 import { TransactionDetailDialog } from './transaction-detail-dialog';
 import { TransactionRow } from './transaction-row';
+import { planPaymentsSection } from '../prefetch';
 
 // Its own chunk: only the Transactions tab needs it, and the dashboard's first load has a size budget.
-const PlanPaymentsSection = lazy(() => import('./plan-payments-section').then((m) => ({ default: m.PlanPaymentsSection })));
+const PlanPaymentsSection = planPaymentsSection.Component;
 
 const filterLabel: Record<StatusFilter, MessageKey> = {
   all: 'dashboard.transactions.filter.all',

@@ -1,4 +1,6 @@
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
+import type { QueryClient } from '@tanstack/react-query';
+import { preloadable } from '../../../lib/preloadable';
 import { Card } from '../../../components/ui/card';
 import type { User } from '../../auth/api';
 import '../texts';
@@ -10,13 +12,19 @@ import { SecuritySettingsCard } from './security-settings-card';
  * dashboard composes the features' panels. It loads when Settings first shows, so the dashboard's first paint stays in
  * budget, and it registers its own texts.
  */
-const ConnectedBrowsersCard = lazy(() =>
-  import('../../extension/components/connected-browsers-card').then((m) => ({ default: m.ConnectedBrowsersCard })),
-);
+const connectedBrowsers = preloadable(() => import('../../extension/components/connected-browsers-card').then((m) => m.ConnectedBrowsersCard));
+const ConnectedBrowsersCard = connectedBrowsers.Component;
 /** Likewise the notification centre's mail choices (features/notifications). */
-const NotificationSettingsCard = lazy(() =>
-  import('../../notifications/components/notification-settings-card').then((m) => ({ default: m.NotificationSettingsCard })),
-);
+const noticeSettings = preloadable(() => import('../../notifications/components/notification-settings-card').then((m) => m.NotificationSettingsCard));
+const NotificationSettingsCard = noticeSettings.Component;
+
+/** What the Settings tab shows first, fetched ahead (dashboard/prefetch.ts): its cards' code and their data. */
+export function prefetchSettings(qc: QueryClient): void {
+  const quietly = (p: Promise<unknown>) => void p.catch(() => undefined);
+  quietly(connectedBrowsers.preload().then(() => import('../../extension/api')).then((m) => qc.prefetchQuery(m.extensionTokensQuery())));
+  quietly(noticeSettings.preload().then(() => import('../../notifications/api')).then((m) => qc.prefetchQuery(m.noticePreferencesQuery())));
+  quietly(import('../../email-change/api').then((m) => qc.prefetchQuery(m.pendingEmailChangeQuery())));
+}
 
 /** Where a link's `section` (a notice's /?tab=settings&section=security) scrolls to. */
 export const SECURITY_SETTINGS_ID = 'settings-security';
