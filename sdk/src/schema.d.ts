@@ -2098,7 +2098,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Users, newest first, a page at a time, by e-mail search and role
+         * Users, newest first, a page at a time, by search (name or e-mail) and role
          * @description 50 rows by default (limit: 1 to 200). When more exist, the bpay-next-cursor header holds the cursor for the next page; filters apply to every page.
          */
         get: operations["getApiAdminUsers"];

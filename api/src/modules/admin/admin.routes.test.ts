@@ -94,7 +94,7 @@ describe('users', () => {
     expect(found.body[0]).toMatchObject({ role: 'user', tier: { name: 'free' }, isKycVerified: false });
     expect(Object.keys(found.body[0])).not.toContain('passwordHash');
     // LIKE wildcards are taken literally.
-    expect((await api('/api/admin/users?search=%25')).body).toEqual([]);
+    expect((await api('/api/admin/users?search=%25%25%25')).body).toEqual([]);
 
     const patched = await api(`/api/admin/users/${a.user.id}`, { method: 'PATCH', body: { role: 'merchant' } });
     expect(patched.status).toBe(200);

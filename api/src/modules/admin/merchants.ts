@@ -1,31 +1,30 @@
-import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, or, type SQL } from 'drizzle-orm';
 import { schema, type Environment } from '@bpay/db';
 import type { AppDeps } from '../../deps';
 import { toMerchantView } from '../merchants/service';
-import { afterCursor, likeContains, toPage } from './users';
+import { afterCursor, toPage } from './users';
+import { searchCondition, searchMatches, searchText } from './search';
 
 /**
- * Every merchant with its owner, newest first (ties by id), a page at a time; optional business name/e-mail search
- * and environment filter. Fails with: validation_error (cursor).
+ * Every merchant with its owner, newest first (ties by id), a page at a time; optional search (a part of the business
+ * name or e-mail or of the owner's name, at least 3 characters: search.ts) and environment filter. Fails with:
+ * validation_error (cursor, search).
  */
 export async function listAllMerchants(
   deps: AppDeps,
-  q: { search?: string; environment?: Environment; limit: number; cursor?: string | null },
+  q: { search?: string; environment?: Environment; limit: number; cursor?: string | null; searchMany?: number },
 ) {
   const conds: SQL[] = [];
-  if (q.search?.trim()) {
-    const p = likeContains(q.search.trim().toLowerCase());
-    const match = or(
-      sql`lower(${schema.merchants.businessName}) LIKE ${p} ESCAPE '\\'`,
-      sql`lower(${schema.merchants.businessEmail}) LIKE ${p} ESCAPE '\\'`,
-    );
-    if (match) conds.push(match);
+  if (q.search !== undefined) {
+    const text = searchText(q.search);
+    conds.push(searchCondition('merchants', schema.merchants.id, text, await searchMatches(deps.db, 'merchants', text, q.searchMany)));
   }
   if (q.environment) conds.push(eq(schema.merchants.environment, q.environment));
   // merchants_created_idx / merchants_environment_idx end in (created_at, id): the row value seeks them.
   if (q.cursor) conds.push(afterCursor(schema.merchants.createdAt, schema.merchants.id, q.cursor));
   const rows = await deps.db
-    .select({ m: schema.merchants, u: schema.users })
+    // The owner as the list shows them: never their password hash or two-factor secrets.
+    .select({ m: schema.merchants, u: { id: schema.users.id, firstName: schema.users.firstName, lastName: schema.users.lastName, email: schema.users.email } })
     .from(schema.merchants)
     .innerJoin(schema.users, eq(schema.users.id, schema.merchants.userId))
     .where(conds.length ? and(...conds) : undefined)

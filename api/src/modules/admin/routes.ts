@@ -97,7 +97,7 @@ export function adminRoutes(deps: AppDeps) {
         admin: true,
         query: UsersQuery,
         response: { 200: t.Array(AdminUserModel), ...errors(400, 401) },
-        detail: doc('Users, newest first, a page at a time, by e-mail search and role', PAGE_DOC),
+        detail: doc('Users, newest first, a page at a time, by search (name or e-mail) and role', PAGE_DOC),
       },
     )
     .patch('/users/:id', ({ admin, request, params, body }) => setUserRole(deps.db, deps.clock, actor(admin, request), params.id, body.role), {

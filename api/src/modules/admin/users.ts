@@ -1,14 +1,14 @@
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { schema, type Db, firstRow } from '@bpay/db';
+import { schema, type Db } from '@bpay/db';
 
 type UserRole = (typeof schema.USER_ROLES)[number];
-import { AppError, invalid, notFound } from '../../errors';
+import { invalid, notFound } from '../../errors';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import type { Clock } from '../../lib/clock';
-import { newId } from '../../lib/ids';
 import { toTierView, type TierView } from '../subscription/service';
 import { recordAudit } from './audit';
+import { searchCondition, searchMatches, searchText } from './search';
 
 type UserRow = typeof schema.users.$inferSelect;
 type SubRow = typeof schema.userSubscriptions.$inferSelect;
@@ -29,7 +29,20 @@ export interface AdminUserView {
   planPeriodEnd: string | null;
 }
 
-const toUser = (u: UserRow, tier: TierRow | null, periodEnd: Date | null = null): AdminUserView => ({
+/** What an admin's view of a user reads of its row (never its password hash or two-factor secrets). */
+const USER_COLUMNS = {
+  id: schema.users.id,
+  firstName: schema.users.firstName,
+  lastName: schema.users.lastName,
+  email: schema.users.email,
+  role: schema.users.role,
+  country: schema.users.country,
+  kycStatus: schema.users.kycStatus,
+  createdAt: schema.users.createdAt,
+};
+type UserSeen = Pick<UserRow, keyof typeof USER_COLUMNS>;
+
+const toUser = (u: UserSeen, tier: TierRow | null, periodEnd: Date | null = null): AdminUserView => ({
   id: u.id,
   firstName: u.firstName,
   lastName: u.lastName,
@@ -41,9 +54,6 @@ const toUser = (u: UserRow, tier: TierRow | null, periodEnd: Date | null = null)
   tier: tier ? { id: tier.id, name: tier.name, displayName: tier.displayName } : null,
   planPeriodEnd: periodEnd && tier && tier.monthlyPriceCents > 0 ? periodEnd.toISOString() : null,
 });
-
-/** LIKE with the user's text taken literally. */
-export const likeContains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export const ADMIN_LIST_LIMIT = 500;
 
@@ -84,20 +94,22 @@ export function toPage<R extends { createdAt: Date; id: string }>(rows: R[], lim
 
 /**
  * Users newest first (ties by id, both descending: the order of a keyset cursor), a page at a time, optionally
- * filtered by an e-mail substring (case-insensitive) and a role. Fails with: validation_error (cursor).
+ * filtered by a part of the name or e-mail (search.ts: at least 3 characters) and a role. Fails with:
+ * validation_error (cursor, search).
  */
 export async function listUsers(
   db: Db,
-  q: { search?: string; role?: UserRole; limit: number; cursor?: string | null },
+  q: { search?: string; role?: UserRole; limit: number; cursor?: string | null; searchMany?: number },
 ): Promise<AdminPage<AdminUserView>> {
   const conds: SQL[] = [];
-  if (q.search?.trim()) {
-    conds.push(sql`${schema.users.emailNormalized} LIKE ${likeContains(q.search.trim().toLowerCase())} ESCAPE '\\'`);
+  if (q.search !== undefined) {
+    const text = searchText(q.search);
+    conds.push(searchCondition('users', schema.users.id, text, await searchMatches(db, 'users', text, q.searchMany)));
   }
   if (q.role) conds.push(eq(schema.users.role, q.role));
   if (q.cursor) conds.push(afterCursor(schema.users.createdAt, schema.users.id, q.cursor));
   const rows = await db
-    .select({ user: schema.users, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
+    .select({ user: USER_COLUMNS, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
     .from(schema.users)
     .leftJoin(
       schema.userSubscriptions,
@@ -113,7 +125,7 @@ export async function listUsers(
 
 async function userView(db: Db, id: string): Promise<AdminUserView> {
   const rows = await db
-    .select({ user: schema.users, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
+    .select({ user: USER_COLUMNS, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
     .from(schema.users)
     .leftJoin(
       schema.userSubscriptions,

@@ -117,11 +117,18 @@ export function adminDashboardQuery() {
 }
 
 export const USERS_KEY = [...ADMIN_KEY, 'users'] as const;
+/** The server's shortest search (api/src/modules/admin/search.ts): a shorter one is not sent, the list stays whole. */
+export const SEARCH_MIN_CHARS = 3;
+/** The search a list sends: the trimmed text when it is long enough, else none. */
+export const effectiveSearch = (search: string) => ([...search.trim()].length >= SEARCH_MIN_CHARS ? search.trim() : '');
+/** Typed, but too short to search yet. */
+export const searchTooShort = (search: string) => search.trim() !== '' && effectiveSearch(search) === '';
+
 export function adminUsersQuery(search: string, role: UserRole | 'all') {
   const filters: ApiQuery<'/api/admin/users'> = {};
-  if (search.trim()) filters.search = search.trim();
+  if (effectiveSearch(search)) filters.search = effectiveSearch(search);
   if (role !== 'all') filters.role = role;
-  return adminPagesQuery([...USERS_KEY, search.trim(), role] as const, (cursor) =>
+  return adminPagesQuery([...USERS_KEY, effectiveSearch(search), role] as const, (cursor) =>
     pageOf(adminApi.GET('/api/admin/users', { params: { query: { ...filters, ...cursorParam(cursor) } } })),
   );
 }
@@ -214,12 +221,12 @@ export function settlePayable(userId: string, body: SettlePayableBody, idempoten
   );
 }
 
-/** Merchants by business name/e-mail search and environment, filtered by the server so every page keeps them. */
+/** Merchants by search (business name or e-mail, owner's name) and environment, filtered by the server so every page keeps them. */
 export function adminMerchantsQuery(search: string, environment: 'all' | MerchantEnvironment) {
   const filters: ApiQuery<'/api/admin/merchants'> = {};
-  if (search.trim()) filters.search = search.trim();
+  if (effectiveSearch(search)) filters.search = effectiveSearch(search);
   if (environment !== 'all') filters.environment = environment;
-  return adminPagesQuery([...ADMIN_KEY, 'merchants', search.trim(), environment] as const, (cursor) =>
+  return adminPagesQuery([...ADMIN_KEY, 'merchants', effectiveSearch(search), environment] as const, (cursor) =>
     pageOf(adminApi.GET('/api/admin/merchants', { params: { query: { ...filters, ...cursorParam(cursor) } } })),
   );
 }

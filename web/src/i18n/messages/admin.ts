@@ -109,7 +109,8 @@ export const en = {
   'admin.dashboard.bcardsToday': '{count} bcards generated today',
 
   'admin.users.title': 'Users',
-  'admin.users.search': 'Search by email',
+  'admin.users.search': 'Search by name or email',
+  'admin.search.tooShort': 'Type at least 3 characters to search.',
   'admin.users.roleFilter': 'Filter by role',
   'admin.users.role.all': 'All roles',
   'admin.users.role.user': 'User',
@@ -441,7 +442,8 @@ export const ar: Record<keyof typeof en, string> = {
   'admin.dashboard.bcardsToday': 'تم إنشاء {count} بطاقة bcard اليوم',
 
   'admin.users.title': 'المستخدمون',
-  'admin.users.search': 'البحث بالبريد الإلكتروني',
+  'admin.users.search': 'البحث بالاسم أو البريد الإلكتروني',
+  'admin.search.tooShort': 'اكتب 3 أحرف على الأقل للبحث.',
   'admin.users.roleFilter': 'التصفية حسب الدور',
   'admin.users.role.all': 'جميع الأدوار',
   'admin.users.role.user': 'مستخدم',

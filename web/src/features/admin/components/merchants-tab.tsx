@@ -5,7 +5,7 @@ import { Badge } from '../../../components/ui/badge';
 import { ListState, listStatus } from '../../../components/ui/list-state';
 import { SearchField } from '../../../components/ui/search-field';
 import { useLanguage } from '../../../i18n';
-import { adminMerchantsQuery, type MerchantEnvironment } from '../api';
+import { adminMerchantsQuery, effectiveSearch, searchTooShort, type MerchantEnvironment } from '../api';
 import { formatAmount, formatDate, personName } from '../display';
 import { AdminTable, CopyValue, EmptyState, ErrorBlock, LoadingBlock, LoadMore, selectClass, Th } from './states';
 
@@ -22,7 +22,7 @@ export function MerchantsTab() {
   const all = q.data?.pages.flatMap((p) => p.items) ?? [];
   // The server has no active/inactive filter: it applies to the pages loaded so far.
   const shown = all.filter((m) => status === 'all' || (status === 'active') === m.isActive);
-  const filtered = search.trim() !== '' || env !== 'all';
+  const filtered = effectiveSearch(search) !== '' || env !== 'all';
 
   return (
     <section className="space-y-4" aria-labelledby="admin-merchants-title">
@@ -30,7 +30,13 @@ export function MerchantsTab() {
         {t('admin.merchants.title')}
       </h2>
       <div className="flex flex-col gap-3 sm:flex-row">
-        <SearchField label={t('admin.merchants.search')} value={search} onChange={setSearch} testId="admin-merchants-search" />
+        <SearchField
+          label={t('admin.merchants.search')}
+          value={search}
+          onChange={setSearch}
+          testId="admin-merchants-search"
+          hint={searchTooShort(search) ? t('admin.search.tooShort') : undefined}
+        />
         <select className={selectClass} aria-label={t('admin.merchants.statusFilter')} value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
           <option value="all">{t('admin.merchants.status.all')}</option>
           <option value="active">{t('admin.merchants.status.active')}</option>

@@ -16,6 +16,7 @@ import {
   type AdminUser,
   type AssignableRole,
   type UserRole,
+  searchTooShort,
 } from '../api';
 import { formatDate, personName } from '../display';
 import { ConfirmDialog } from './confirm-dialog';
@@ -118,7 +119,13 @@ export function UsersTab() {
         </p>
       </div>
       <div className="flex flex-col gap-3 sm:flex-row">
-        <SearchField label={t('admin.users.search')} value={search} onChange={setSearch} testId="admin-users-search" />
+        <SearchField
+          label={t('admin.users.search')}
+          value={search}
+          onChange={setSearch}
+          testId="admin-users-search"
+          hint={searchTooShort(search) ? t('admin.search.tooShort') : undefined}
+        />
         <select
           className={selectClass}
           aria-label={t('admin.users.roleFilter')}
