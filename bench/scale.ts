@@ -298,7 +298,8 @@ async function seedTransactions(client: Client, now: number, userId: string, sou
       if (fail) continue;
       const active = i >= TRANSACTIONS - 3;
       const cardStatus = active ? 'active' : status === 'refunded' ? 'canceled' : 'used';
-      cards.add(newId('bc'), userId, id, name, 'Ada Lovelace', 'simulated', newId('ic'), 'visa', String(rnd.int(1000, 9999)), rnd.int(1, 12), 2028, amount, cardStatus === 'used' ? amount : 0, cardStatus, null, 0, at + 30 * 60_000, at + 5_000, cardStatus === 'canceled' ? at + DAY : null);
+      // A bcard is deactivated when it is spent or ends (spendBcard, the refund of an unused one): only live ones have none.
+      cards.add(newId('bc'), userId, id, name, 'Ada Lovelace', 'simulated', newId('ic'), 'visa', String(rnd.int(1000, 9999)), rnd.int(1, 12), 2028, amount, cardStatus === 'used' ? amount : 0, cardStatus, null, 0, at + 30 * 60_000, at + 5_000, cardStatus === 'canceled' ? at + DAY : cardStatus === 'used' ? at + 10 * 60_000 : null);
     }
     await writeChunk(client, cols, shares, cards);
   }
