@@ -13,7 +13,8 @@
  * Run: bun run bench:tabs [--runs=5] [--idle=1500] [--dist=DIR] [--port=3191]. A benchmark: nothing is asserted.
  */
 import { chromium, type Page } from '@playwright/test';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { startWebServer } from './web-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,28 +44,8 @@ if (!arg('dist')) {
   if (built.status !== 0) throw new Error('the web build failed');
 }
 const dataDir = mkdtempSync(join(tmpdir(), 'bpay-bench-tabs-'));
-const server = spawn('bun', ['api/src/server.ts'], {
-  cwd: root,
-  stdio: ['ignore', 'ignore', 'inherit'],
-  env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(PORT),
-    BPAY_DATABASE_URL: `file:${dataDir}/bpay.db`,
-    BPAY_UPLOADS_DIR: `${dataDir}/uploads`,
-    BPAY_WEB_DIST: dist,
-    BPAY_SESSION_SECRET: 'bench-session-secret-bench-session-secret',
-    BPAY_PUBLIC_URL: base,
-    BPAY_LOG_LEVEL: 'warn',
-    BPAY_RATE_LIMITS: 'off',
-  },
-});
+const server = await startWebServer({ port: PORT, dist, dataDir, env: { BPAY_RATE_LIMITS: 'off' } });
 try {
-  for (let i = 0; ; i++) {
-    if (await fetch(`${base}/api/subscription/tiers`).then((r) => r.ok, () => false)) break;
-    if (i > 300 || server.exitCode !== null) throw new Error('the server did not start');
-    await Bun.sleep(200);
-  }
   const api = async (path: string, cookie: string | null, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method: body === undefined ? 'GET' : 'POST',

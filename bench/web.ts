@@ -14,7 +14,8 @@
  */
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Flags } from 'lighthouse';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { startWebServer } from './web-server';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -103,31 +104,7 @@ function build(): void {
   if (res.status !== 0) throw new Error('the web build failed');
 }
 
-async function startServer(dataDir: string) {
-  const server = spawn('bun', ['--max-http-header-size=262144', 'api/src/server.ts'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(PORT),
-      BPAY_DATABASE_URL: `file:${dataDir}/bpay.db`,
-      BPAY_UPLOADS_DIR: `${dataDir}/uploads`,
-      BPAY_WEB_DIST: dist,
-      BPAY_SESSION_SECRET: 'bench-session-secret-bench-session-secret',
-      BPAY_PUBLIC_URL: base,
-      BPAY_LOG_LEVEL: 'warn',
-    },
-  });
-  for (let i = 0; i < 300; i++) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
-    const ok = await fetch(`${base}/api/subscription/tiers`).then((r) => r.ok, () => false);
-    if (ok) return server;
-    await Bun.sleep(200);
-  }
-  server.kill();
-  throw new Error('the server did not answer within 60 s');
-}
+const startServer = (dataDir: string) => startWebServer({ port: PORT, dist, dataDir });
 
 /** Registers a fresh user through the API and returns its session cookie (`name=value`). */
 async function sessionCookie(): Promise<string> {

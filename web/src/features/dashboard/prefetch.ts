@@ -1,13 +1,12 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { Lang } from '../../i18n';
-import { analyticsQuery, localUtcOffset } from '../analytics/api';
 import { transactionsQuery } from '../transactions/api';
 import { preloadable } from '../../lib/preloadable';
 import type { Tab } from './link';
-import { planPaymentsQuery } from './plan-payments';
 
 /*
- * Tabs that open at once (issue 31 §4). Analytics, Settings and the Transactions tab's plan payments are chunks of
+ * Tabs that open at once (issue 31 §4). (The query factories of the lazily loaded tabs are imported here lazily too:
+ * the dashboard's first chunk has a size budget.) Analytics, Settings and the Transactions tab's plan payments are chunks of
  * their own, loaded when first shown, so the dashboard's first paint stays within its budget; without more, the
  * first switch to one waits for its chunk and then for its data. So, after the first paint, while the browser is idle,
  * the other tabs' chunks and first data are fetched; hovering or focusing a tab asks for that tab's at once (a click
@@ -23,24 +22,40 @@ export const analyticsTab = preloadable(() => import('../analytics/components/an
 export const settingsPanel = preloadable(() => import('../settings/components/settings-panel').then((m) => m.SettingsPanel));
 export const planPaymentsSection = preloadable(() => import('./components/plan-payments-section').then((m) => m.PlanPaymentsSection));
 
-/** Fetches what `tab` shows first: its code and, outside the demo (which reads no API), its first data. */
-export function prefetchTab(tab: Tab, qc: QueryClient, lang: Lang, isDemo: boolean): void {
+/** The Settings tab's own lazily loaded cards (settings-panel.tsx renders them as it shows). */
+const settingsCards = [() => import('../extension/components/connected-browsers-card'), () => import('../notifications/components/notification-settings-card')];
+
+/**
+ * Fetches what `tab` shows first: outside the demo (which reads no API) its first data, and with `code` its code too.
+ * The idle prefetch asks for data only: evaluating the other tabs' chunks is main-thread work (hundreds of
+ * milliseconds on a slow phone) that would block the page the user is reading; a tab's code is fetched when the
+ * pointer or the focus reaches it, just before the click.
+ */
+export function prefetchTab(tab: Tab, qc: QueryClient, lang: Lang, isDemo: boolean, code = true): void {
   const quietly = (p: Promise<unknown>) => void p.catch(() => undefined);
   switch (tab) {
     case 'transactions':
-      quietly(planPaymentsSection.preload());
+      if (code) quietly(planPaymentsSection.preload());
       if (!isDemo) {
         quietly(qc.prefetchInfiniteQuery(transactionsQuery('all', lang)));
-        quietly(qc.prefetchQuery(planPaymentsQuery()));
+        quietly(import('./plan-payments').then((m) => qc.prefetchQuery(m.planPaymentsQuery())));
       }
       return;
     case 'analytics':
-      quietly(analyticsTab.preload());
-      if (!isDemo) quietly(qc.prefetchQuery(analyticsQuery(12, localUtcOffset())));
+      if (code) quietly(analyticsTab.preload());
+      if (!isDemo) quietly(import('../analytics/api').then((m) => qc.prefetchQuery(m.analyticsQuery(12, m.localUtcOffset()))));
       return;
     case 'settings':
-      // Its cards' code and data are the panel's to know (settings-panel.tsx prefetchSettings).
-      quietly(settingsPanel.preload().then(() => import('../settings/components/settings-panel')).then((m) => (isDemo ? undefined : m.prefetchSettings(qc))));
+      // The panel and its two lazily loaded cards in parallel (not one after the other), and the cards' data.
+      if (code) {
+        quietly(settingsPanel.preload());
+        for (const card of settingsCards) quietly(card());
+      }
+      if (!isDemo) {
+        quietly(import('../notifications/api').then((m) => qc.prefetchQuery(m.noticePreferencesQuery())));
+        quietly(import('../extension/api').then((m) => qc.prefetchQuery(m.extensionTokensQuery())));
+        quietly(import('../email-change/api').then((m) => qc.prefetchQuery(m.pendingEmailChangeQuery())));
+      }
       return;
     default:
       // Overview, funding sources and bcards are in the dashboard's chunk and read the data its first paint reads.

@@ -77,8 +77,8 @@ export function DashboardPage() {
   const { user } = useAuth();
   const { fundingSources, bcards, plan, feePercentage, isDemo } = useDashboardData();
   const qc = useQueryClient();
-  // After the first paint, while the browser is idle, the other tabs' code and first data (prefetch.ts).
-  useEffect(() => whenIdle(() => TABS.forEach((id) => prefetchTab(id, qc, lang, isDemo))), [qc, lang, isDemo]);
+  // After the first paint, while the browser is idle, the other tabs' first data; their code on hover or focus (prefetch.ts).
+  useEffect(() => whenIdle(() => TABS.forEach((id) => prefetchTab(id, qc, lang, isDemo, false))), [qc, lang, isDemo]);
   const refreshMoney = useRefreshMoney();
   const [tab, setTab] = useState<Tab>('overview');
   const search = useSearch();
@@ -194,12 +194,12 @@ export function DashboardPage() {
           </TabsContent>
           <TabsContent value="analytics">
             <Suspense fallback={<p className="py-8 text-center text-sm text-muted-foreground" role="status">{t('common.loading')}</p>}>
-              <AnalyticsTab isDemo={isDemo} />
+              <AnalyticsTab isDemo={isDemo} fallback={<p className="py-8 text-center text-sm text-muted-foreground" role="status">{t('common.loading')}</p>} />
             </Suspense>
           </TabsContent>
           <TabsContent value="settings">
             <Suspense fallback={<p className="py-8 text-center text-sm text-muted-foreground" role="status">{t('common.loading')}</p>}>
-              <SettingsPanel user={user} />
+              <SettingsPanel user={user} fallback={<p className="py-8 text-center text-sm text-muted-foreground" role="status">{t('common.loading')}</p>} />
             </Suspense>
           </TabsContent>
         </Tabs>

@@ -1,5 +1,4 @@
 import { Suspense } from 'react';
-import type { QueryClient } from '@tanstack/react-query';
 import { preloadable } from '../../../lib/preloadable';
 import { Card } from '../../../components/ui/card';
 import type { User } from '../../auth/api';
@@ -18,13 +17,6 @@ const ConnectedBrowsersCard = connectedBrowsers.Component;
 const noticeSettings = preloadable(() => import('../../notifications/components/notification-settings-card').then((m) => m.NotificationSettingsCard));
 const NotificationSettingsCard = noticeSettings.Component;
 
-/** What the Settings tab shows first, fetched ahead (dashboard/prefetch.ts): its cards' code and their data. */
-export function prefetchSettings(qc: QueryClient): void {
-  const quietly = (p: Promise<unknown>) => void p.catch(() => undefined);
-  quietly(connectedBrowsers.preload().then(() => import('../../extension/api')).then((m) => qc.prefetchQuery(m.extensionTokensQuery())));
-  quietly(noticeSettings.preload().then(() => import('../../notifications/api')).then((m) => qc.prefetchQuery(m.noticePreferencesQuery())));
-  quietly(import('../../email-change/api').then((m) => qc.prefetchQuery(m.pendingEmailChangeQuery())));
-}
 
 /** Where a link's `section` (a notice's /?tab=settings&section=security) scrolls to. */
 export const SECURITY_SETTINGS_ID = 'settings-security';
@@ -38,10 +30,10 @@ export function SettingsPanel({ user }: { user: User }) {
         <SecuritySettingsCard user={user} />
       </div>
       <Suspense fallback={<Card className="h-40" aria-busy="true" />}>
-        <NotificationSettingsCard key={user.id} />
+        <NotificationSettingsCard key={user.id} fallback={<Card className="h-40" aria-busy="true" />} />
       </Suspense>
       <Suspense fallback={<Card className="h-40" aria-busy="true" />}>
-        <ConnectedBrowsersCard key={user.id} />
+        <ConnectedBrowsersCard key={user.id} fallback={<Card className="h-40" aria-busy="true" />} />
       </Suspense>
     </div>
   );
