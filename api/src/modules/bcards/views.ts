@@ -67,8 +67,14 @@ const publicStatus = (b: BcardRow, now: Date): BcardView['status'] => {
 const sharesQuery = (db: DbOrTx, where: SQL | undefined) =>
   db
     .select({
-      share: schema.collectionShares,
-      source: schema.fundingSources,
+      // What a share's view shows, and no more (a page carries up to 100 cards' shares).
+      share: {
+        collectionId: schema.collectionShares.collectionId,
+        percentageBps: schema.collectionShares.percentageBps,
+        amountCents: schema.collectionShares.amountCents,
+        status: schema.collectionShares.status,
+      },
+      source: { id: schema.fundingSources.id, name: schema.fundingSources.name, last4: schema.fundingSources.last4, brand: schema.fundingSources.brand },
       debit: schema.bankDebits.status,
       bcardStatus: schema.bcards.status,
       // The share's latest dispute (issue 26), if any: one row per share, unlike a join.
