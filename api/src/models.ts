@@ -60,7 +60,6 @@ export const SESSION_SECURITY = [{ sessionCookie: [] as string[] }];
 /** Routes that need no credential. */
 export const PUBLIC_SECURITY: Array<Record<string, string[]>> = [];
 
-/** The optional Idempotency-Key header of the consumer's money POSTs. */
 /**
  * `?language=`: the language of the screen asking, for the text bpay writes into the answer (descriptions, reasons,
  * notices). Absent: the account's language. A screen's language can differ from the account's (a browser that
@@ -74,6 +73,7 @@ export const ScreenLanguage = t.Optional(
   }),
 );
 
+/** The optional Idempotency-Key header of the consumer's money POSTs. */
 export const IdempotencyHeader = t.Object({
   'idempotency-key': t.Optional(t.String({ description: 'Makes a retried POST safe: the first answer is replayed for 24 hours.' })),
 });

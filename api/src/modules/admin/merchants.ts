@@ -15,8 +15,8 @@ export async function listAllMerchants(
   q: { search?: string; environment?: Environment; limit: number; cursor?: string | null; searchMany?: number },
 ) {
   const conds: SQL[] = [];
-  if (q.search !== undefined) {
-    const text = searchText(q.search);
+  const text = searchText(q.search);
+  if (text !== null) {
     conds.push(searchCondition('merchants', schema.merchants.id, text, await searchMatches(deps.db, 'merchants', text, q.searchMany)));
   }
   if (q.environment) conds.push(eq(schema.merchants.environment, q.environment));

@@ -62,7 +62,7 @@ export const PageQuery = t.Object({
 
 export const UsersQuery = t.Object({
   search: t.Optional(
-    t.String({ maxLength: 254, description: 'A part of the name or e-mail address: at least 3 characters, taken literally, ASCII-case-insensitive' }),
+    t.String({ maxLength: 254, description: 'A part of the name or e-mail address: at least 3 characters (empty: no search), taken literally, ASCII-case-insensitive' }),
   ),
   role: t.Optional(t.UnionEnum(schema.USER_ROLES, { ...noDefault, description: 'Omit for all roles' })),
   ...PageQuery.properties,
@@ -294,7 +294,7 @@ export const AnalyticsModel = t.Object({
 
 export const MerchantsQuery = t.Object({
   search: t.Optional(
-    t.String({ maxLength: 200, description: "A part of the business name or e-mail or of the owner's name: at least 3 characters, taken literally, ASCII-case-insensitive" }),
+    t.String({ maxLength: 200, description: "A part of the business name or e-mail or of the owner's name: at least 3 characters (empty: no search), taken literally, ASCII-case-insensitive" }),
   ),
   environment: t.Optional(t.UnionEnum(schema.ENVIRONMENTS, noDefault)),
   ...PageQuery.properties,

@@ -20,9 +20,13 @@ import { invalid } from '../../errors';
 export const SEARCH_MANY = 2000;
 export const SEARCH_MIN_CHARS = 3;
 
-/** The search text as the documents hold it: trimmed and lowered as SQLite's lower() lowers (ASCII only). */
-export function searchText(raw: string): string {
-  const s = raw.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+/**
+ * The search text as the documents hold it: trimmed and lowered as SQLite's lower() lowers (ASCII only); null for no
+ * search (absent, empty or only spaces: the whole list, as before). Fails with validation_error under 3 characters.
+ */
+export function searchText(raw: string | undefined): string | null {
+  const s = (raw ?? '').trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+  if (s === '') return null;
   if ([...s].length < SEARCH_MIN_CHARS) throw invalid('search', `search must be at least ${SEARCH_MIN_CHARS} characters (a part of a name or an e-mail address).`);
   return s;
 }
@@ -42,7 +46,7 @@ const INDEX = {
 
 /**
  * How a search narrows a list: the ids of its matches when there are at most SEARCH_MANY (`ids`, for `id IN (…)`), or
- * null when there are more (walk the list in order testing `matchesDocument`). One statement.
+ * null when there are more (walk the list in order: searchCondition tests each row's document). One statement.
  */
 export async function searchMatches(db: Db, index: SearchIndex, text: string, many = SEARCH_MANY): Promise<string[] | null> {
   const i = INDEX[index];

@@ -102,8 +102,8 @@ export async function listUsers(
   q: { search?: string; role?: UserRole; limit: number; cursor?: string | null; searchMany?: number },
 ): Promise<AdminPage<AdminUserView>> {
   const conds: SQL[] = [];
-  if (q.search !== undefined) {
-    const text = searchText(q.search);
+  const text = searchText(q.search);
+  if (text !== null) {
     conds.push(searchCondition('users', schema.users.id, text, await searchMatches(db, 'users', text, q.searchMany)));
   }
   if (q.role) conds.push(eq(schema.users.role, q.role));

@@ -49,10 +49,6 @@ export async function noticeBcardIssued(
   );
 }
 
-/**
- * The bcard was spent at a merchant; what the purchase left on it goes back to its sources, with its part of the fee
- * (remainder.ts: the figure settleRefund moves after the commit).
- */
 /** What a collection collected and its fee (the spend notice's figure of what goes back). */
 const collectionAmounts = prepared((db) =>
   db
@@ -63,6 +59,10 @@ const collectionAmounts = prepared((db) =>
     .prepare(),
 );
 
+/**
+ * The bcard was spent at a merchant; what the purchase left on it goes back to its sources, with its part of the fee
+ * (remainder.ts: the figure settleRefund moves after the commit).
+ */
 export async function noticeBcardSpent(
   tx: DbOrTx,
   deps: NotifyDeps,

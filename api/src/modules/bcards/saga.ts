@@ -113,15 +113,19 @@ export async function load(db: DbOrTx, collectionId: string): Promise<Loaded> {
   return { collection, shares: rows.map((r) => ({ ...r.share, source: r.source })) };
 }
 
-type ShareSet = Pick<typeof schema.collectionShares.$inferInsert, 'status'> &
-  Partial<Pick<typeof schema.collectionShares.$inferInsert, 'vendorHoldId' | 'declineCode' | 'declineMessage'>>;
+type ShareStatus = (typeof schema.collectionShares.$inferInsert)['status'];
+/** What setShare may set: a status, with the processor's hold id, or with a decline (code and message together). */
+type ShareSet =
+  | { status: ShareStatus }
+  | { status: ShareStatus; vendorHoldId: string | null }
+  | { status: ShareStatus; declineCode: string; declineMessage: string };
 
 /** One share's new status (and, when given, its processor id or its decline), in one statement built once per shape. */
 export async function setShare(db: DbOrTx, deps: AppDeps, shareId: string, set: ShareSet) {
   const updatedAt = now(deps);
-  if (set.declineCode !== undefined || set.declineMessage !== undefined) {
-    await shareDeclined(db).run({ id: shareId, status: set.status, declineCode: set.declineCode ?? null, declineMessage: set.declineMessage ?? null, updatedAt });
-  } else if (set.vendorHoldId !== undefined) {
+  if ('declineCode' in set) {
+    await shareDeclined(db).run({ id: shareId, status: set.status, declineCode: set.declineCode, declineMessage: set.declineMessage, updatedAt });
+  } else if ('vendorHoldId' in set) {
     await shareStatusAndHold(db).run({ id: shareId, status: set.status, vendorHoldId: set.vendorHoldId, updatedAt });
   } else {
     await shareStatus(db).run({ id: shareId, status: set.status, updatedAt });

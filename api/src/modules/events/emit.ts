@@ -186,11 +186,11 @@ export async function emitEvents(
     }
   }
   if (rows.length === 0) return [];
+  if (rows.some((r) => (TARGETED_EVENT_TYPES as readonly string[]).includes(r.type))) throw new Error('a targeted event is sent by emitEventTo');
   if (rows.length === 1) {
     await emitOne(tx, { ...owner, type: rows[0]!.type, object: events[0]!.object }, rows[0]!.id);
     return ids;
   }
-  if (rows.some((r) => (TARGETED_EVENT_TYPES as readonly string[]).includes(r.type))) throw new Error('a targeted event is sent by emitEventTo');
   const args: Record<string, unknown> = { merchantId: owner.merchantId, livemode: owner.livemode ? 1 : 0, at: owner.at.getTime() };
   slotValues('id', rows.map((r) => r.id), args);
   slotValues('type', rows.map((r) => r.type), args);

@@ -22,8 +22,6 @@ export const analyticsTab = preloadable(() => import('../analytics/components/an
 export const settingsPanel = preloadable(() => import('../settings/components/settings-panel').then((m) => m.SettingsPanel));
 export const planPaymentsSection = preloadable(() => import('./components/plan-payments-section').then((m) => m.PlanPaymentsSection));
 
-/** The Settings tab's own lazily loaded cards (settings-panel.tsx renders them as it shows). */
-const settingsCards = [() => import('../extension/components/connected-browsers-card'), () => import('../notifications/components/notification-settings-card')];
 
 /**
  * Fetches what `tab` shows first: outside the demo (which reads no API) its first data, and with `code` its code too.
@@ -49,7 +47,7 @@ export function prefetchTab(tab: Tab, qc: QueryClient, lang: Lang, isDemo: boole
       // The panel and its two lazily loaded cards in parallel (not one after the other), and the cards' data.
       if (code) {
         quietly(settingsPanel.preload());
-        for (const card of settingsCards) quietly(card());
+        quietly(import('../settings/cards').then((m) => Promise.all([m.connectedBrowsersCard.preload(), m.noticeSettingsCard.preload()])));
       }
       if (!isDemo) {
         quietly(import('../notifications/api').then((m) => qc.prefetchQuery(m.noticePreferencesQuery())));

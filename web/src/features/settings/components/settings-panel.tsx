@@ -1,5 +1,5 @@
 import { Suspense } from 'react';
-import { preloadable } from '../../../lib/preloadable';
+import { connectedBrowsersCard, noticeSettingsCard } from '../cards';
 import { Card } from '../../../components/ui/card';
 import type { User } from '../../auth/api';
 import '../texts';
@@ -11,12 +11,9 @@ import { SecuritySettingsCard } from './security-settings-card';
  * dashboard composes the features' panels. It loads when Settings first shows, so the dashboard's first paint stays in
  * budget, and it registers its own texts.
  */
-const connectedBrowsers = preloadable(() => import('../../extension/components/connected-browsers-card').then((m) => m.ConnectedBrowsersCard));
-const ConnectedBrowsersCard = connectedBrowsers.Component;
+const ConnectedBrowsersCard = connectedBrowsersCard.Component;
 /** Likewise the notification centre's mail choices (features/notifications). */
-const noticeSettings = preloadable(() => import('../../notifications/components/notification-settings-card').then((m) => m.NotificationSettingsCard));
-const NotificationSettingsCard = noticeSettings.Component;
-
+const NotificationSettingsCard = noticeSettingsCard.Component;
 
 /** Where a link's `section` (a notice's /?tab=settings&section=security) scrolls to. */
 export const SECURITY_SETTINGS_ID = 'settings-security';
