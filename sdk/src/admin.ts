@@ -58,7 +58,8 @@ export class AdminUsersResource {
   constructor(private readonly http: Http) {}
 
   /**
-   * `search` matches email or name; `role` filters. One page, newest first (50 by default, `limit` up to 200); the next
+   * `search` matches a part of the email or name (at least 3 characters; 1–2 are refused with a 400, empty is no
+   * search); `role` filters. One page, newest first (50 by default, `limit` up to 200); the next
    * page's `cursor` is in the `bpay-next-cursor` header, which this method does not return yet.
    */
   list(params: AdminUserListParams = {}, opts?: RequestOptions): Promise<AdminUser[]> {
