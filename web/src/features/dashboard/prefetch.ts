@@ -5,13 +5,13 @@ import { preloadable } from '../../lib/preloadable';
 import type { Tab } from './link';
 
 /*
- * Tabs that open at once (issue 31 §4). (The query factories of the lazily loaded tabs are imported here lazily too:
- * the dashboard's first chunk has a size budget.) Analytics, Settings and the Transactions tab's plan payments are chunks of
- * their own, loaded when first shown, so the dashboard's first paint stays within its budget; without more, the
- * first switch to one waits for its chunk and then for its data. So, after the first paint, while the browser is idle,
- * the other tabs' chunks and first data are fetched; hovering or focusing a tab asks for that tab's at once (a click
- * starts with a pointer over it). import() of a module already asked for is the same request, and a query already
- * cached is not asked again until it is stale, so asking twice costs nothing.
+ * Tabs that open at once (issue 31 §4). Analytics, Settings (with two cards of other features) and the Transactions
+ * tab's plan payments are chunks of their own, loaded when first shown, so the dashboard's first paint stays within
+ * its budget. So that the first switch to a tab does not wait for its chunk and then for its data: after the first
+ * paint, while the browser is idle, the other tabs' first data is fetched; hovering or focusing a tab fetches its code
+ * (a click starts with the pointer over it). The query factories of the lazily loaded tabs are imported lazily here
+ * too, for the same budget. A module already asked for is the same request, and a cached query is not asked again
+ * while fresh, so asking twice costs nothing.
  */
 
 /**
@@ -21,7 +21,6 @@ import type { Tab } from './link';
 export const analyticsTab = preloadable(() => import('../analytics/components/analytics-tab').then((m) => m.AnalyticsTab));
 export const settingsPanel = preloadable(() => import('../settings/components/settings-panel').then((m) => m.SettingsPanel));
 export const planPaymentsSection = preloadable(() => import('./components/plan-payments-section').then((m) => m.PlanPaymentsSection));
-
 
 /**
  * Fetches what `tab` shows first: outside the demo (which reads no API) its first data, and with `code` its code too.
