@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { ApiError } from '../../lib/api';
-import { adminLogin, adminUsersQuery, emailOutboxQuery, fetchKycDocument, kycVerificationsQuery, vendorsQuery } from './api';
+import { adminLogin, adminUsersQuery, effectiveSearch, emailOutboxQuery, fetchKycDocument, kycVerificationsQuery, searchTooShort, vendorsQuery } from './api';
 import { clearAdminToken, getAdminToken, setAdminToken } from './session';
 import { answering, restoreFetch } from '../../../test-support/fetch-mock';
 
@@ -92,5 +92,18 @@ describe('the admin client', () => {
     expect(getAdminToken()).toBe('tok_7');
     await run(emailOutboxQuery(null)).catch(() => undefined);
     expect(seen[2]!.headers.get('authorization')).toBeNull();
+  });
+});
+
+describe('admin search text', () => {
+  test('sent only from 3 characters on (the server refuses 1 or 2); shorter keeps the whole list and says why', () => {
+    expect(effectiveSearch('  ab ')).toBe('');
+    expect(searchTooShort('  ab ')).toBe(true);
+    expect(effectiveSearch(' abc ')).toBe('abc');
+    expect(searchTooShort(' abc ')).toBe(false);
+    expect(effectiveSearch('   ')).toBe('');
+    expect(searchTooShort('   ')).toBe(false);
+    // Characters, not UTF-16 units: two emoji are two characters.
+    expect(searchTooShort('😀😀')).toBe(true);
   });
 });
