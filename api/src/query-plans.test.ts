@@ -263,7 +263,7 @@ const CASES: PlanCase[] = [
     },
     uses: ['users_role_idx (role=?)', 'users_role_idx (role=? AND (created_at,id)<(?,?))', 'users_created_idx ((created_at,id)<(?,?))', 'SCAN user_search VIRTUAL TABLE INDEX 0:M'],
     walks: ['users_created_idx'],
-    sorts: { users: "a search's matches, at most SEARCH_MANY (2,000) rows by id (admin/search.ts); more are walked in order" },
+    sorts: { users: "a search's matches, at most SEARCH_MANY (500) rows by id (admin/search.ts); more are walked in order" },
     // Five pages, each the admin's token and the page; the search's matches one more.
     statements: 11,
   },
@@ -281,7 +281,7 @@ const CASES: PlanCase[] = [
       'SCAN merchant_search VIRTUAL TABLE INDEX 0:M',
     ],
     walks: ['merchants_created_idx'],
-    sorts: { merchants: "a search's matches, at most SEARCH_MANY (2,000) rows by id (admin/search.ts); more are walked in order" },
+    sorts: { merchants: "a search's matches, at most SEARCH_MANY (500) rows by id (admin/search.ts); more are walked in order" },
     // Five pages, each the admin's token and the page; the search's matches one more.
     statements: 11,
   },

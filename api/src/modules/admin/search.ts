@@ -7,17 +7,18 @@ import { invalid } from '../../errors';
  * owner's name: a substring, at least 3 characters, ASCII-case-insensitive. The FTS5 trigram indexes user_search and
  * merchant_search (migration 0030, kept in step by triggers) answer which rows hold it without reading every row.
  *
- * The page is then the list's own order (newest first, keyset cursor) over those rows. A search that matches few rows
- * (up to MANY) hands their ids to the page's query, which sorts them: at most MANY short rows. One that matches more
- * (a common part, "example.com") would build and sort a large set for a page of 50, so instead the list's index is
- * walked in order and each row tested against its search document (LIKE on the same lowered text the index holds):
- * with more than MANY of 100,000 rows matching, a page of 50 is found within about 50 × 100,000 ÷ MANY rows. Either
- * way a page costs two statements, and the two ways agree on what matches (the documents' text, lowered as SQLite's
- * lower() lowers it, ASCII only).
+ * The page is then the list's own order (newest first, keyset cursor) over those rows. Each match handed to the page's
+ * query by id costs a lookup and a place in its sort (a few microseconds), so only a search that matches few rows (up
+ * to SEARCH_MANY) goes that way. One that matches more walks the list's index in order and tests each row against its
+ * search document (LIKE on the same lowered text the index holds): with m of N rows matching, a page of 50 is found
+ * within about 50 × N ÷ m rows, cheap when matches are common ("example.com", a common surname: measured at 100k users,
+ * bench:scale). Either way a page costs two statements, and the two ways agree on what matches (the documents' text,
+ * lowered as SQLite's lower() lowers it, ASCII only). The weak spot is in between: just over SEARCH_MANY matches, or
+ * matches that are all old rows, make the walk read much of the index (docs/DECISIONS.md).
  */
 
 /** The most matches handed to the page's query by id; past it the list is walked in order. */
-export const SEARCH_MANY = 2000;
+export const SEARCH_MANY = 500;
 export const SEARCH_MIN_CHARS = 3;
 
 /**
