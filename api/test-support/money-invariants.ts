@@ -3,6 +3,7 @@
  * the rules every settled state keeps (moneyViolations), and one ledger account's balance.
  */
 import type { TestContext } from './app';
+import { spendingDrift } from './spending-reference';
 
 const num = (v: unknown) => Number(v ?? 0);
 
@@ -20,6 +21,8 @@ export interface MoneyReport {
   /** Collections in holding, capturing or refunding. */
   unsettledCollections: number;
   movementsByKind: Record<string, number>;
+  /** Where the spending figures kept as money moves differ from what history says (issue 31 §1): must be none. */
+  spendingDrift: string[];
 }
 
 export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
@@ -66,6 +69,7 @@ export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
     bcards: bcards.map((r) => ({ id: String(r.id), status: String(r.status), limit: num(r.lim), spent: num(r.spent), ledger: num(r.ledger) })),
     unsettledCollections: num(unsettled?.n),
     movementsByKind: Object.fromEntries(kinds.map((r) => [String(r.kind), num(r.n)])),
+    spendingDrift: await spendingDrift(ctx.deps),
   };
 }
 
@@ -74,7 +78,8 @@ export async function moneyReport(ctx: TestContext): Promise<MoneyReport> {
  * zero and so does every movement; money leaves or returns to a card only through the ledger (processor balance =
  * $10,000.00 + ledger balance, a split sandbox test source's share + ledger balance, for sources not in a collection
  * still under way); nothing stays held; a bcard's
- * account is never negative and is empty once the card is used, expired or canceled.
+ * account is never negative and is empty once the card is used, expired or canceled; the spending figures kept as
+ * money moves are what history says.
  */
 export function moneyViolations(r: MoneyReport, startingCents = 1_000_000): string[] {
   const out: string[] = [];
@@ -92,6 +97,7 @@ export function moneyViolations(r: MoneyReport, startingCents = 1_000_000): stri
     const expected = b.status === 'active' ? b.limit - b.spent : 0;
     if (b.ledger !== expected) out.push(`bcard ${b.id} (${b.status}) account is ${b.ledger}, expected ${expected}`);
   }
+  for (const d of r.spendingDrift) out.push(`spending figures: ${d}`);
   return out;
 }
 

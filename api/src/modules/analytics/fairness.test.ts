@@ -3,14 +3,18 @@ import type { InStatement } from '@libsql/client';
 import { newId } from '../../lib/ids';
 import { call, makeTestApp, type TestContext } from '../../../test-support/app';
 import { addCard, registerUser } from '../../../test-support/world';
-import { AnalyticsGate, analyticsGate, spendingAnalytics, yieldToLoop, type Analytics } from './service';
+import { AnalyticsGate, analyticsGate, resolveRange, spendingAnalytics, yieldToLoop, type Analytics } from './service';
+import { spendingOver } from '../spending/kept';
+import { analyticsFromHistory } from '../../../test-support/spending-reference';
 
 /*
- * No single request may slow the server for others (issue 16, part 3 follow-up). The embedded client runs a
- * statement synchronously, so what bounds the stall is the work per statement and giving the event loop back
- * between statements. These tests check that without timing anything: they count the statements and the pauses,
- * read each statement's plan, look at the order in which concurrent requests finish, and count the work done when
- * one user asks several times at once. (The stall itself is measured in bench/analytics.ts.)
+ * No single request may slow the server for others (issue 16, part 3 follow-up; issue 31 §1). The embedded client runs
+ * a statement synchronously, so what bounds the stall is the work per statement and giving the event loop back
+ * between statements. Analytics reads the figures kept as money moves (spending/kept.ts): a few statements whatever
+ * the history, each seeking its index range, the months in pages. These tests check that without timing anything:
+ * they count the statements and the pauses, read each statement's plan, look at the order in which concurrent
+ * requests finish, and count the work done when one user asks several times at once. (The time itself is measured in
+ * bench/analytics.ts.)
  */
 
 let ctx: TestContext;
@@ -18,10 +22,21 @@ let cookie: string;
 let userId: string;
 const MONTH_ROWS = 6;
 
-/** Every analytics slice statement executed, in order, with its month's bounds. */
-let slices: Array<{ sql: string; args: unknown[]; from: number; to: number }> = [];
-let onSlice: (() => void) | null = null;
-
+type Kind = 'months' | 'edges' | 'plans' | 'sources';
+/** Every statement the analytics path executed, in order: what it read, its SQL and arguments. */
+let statements: Array<{ kind: Kind; sql: string; args: unknown[] }> = [];
+let onStatement: ((kind: Kind) => void) | null = null;
+const kindOf = (sql: string): Kind | null =>
+  sql.includes('FROM spending_months')
+    ? 'months'
+    : sql.includes('spending_parts p')
+      ? 'edges'
+      : sql.includes('FROM subscription_charges p')
+        ? 'plans'
+        : sql.includes('from "funding_sources"')
+          ? 'sources'
+          : null;
+const kinds = () => statements.map((s) => s.kind);
 beforeAll(async () => {
   ctx = await makeTestApp();
   const u = await registerUser(ctx);
@@ -55,14 +70,14 @@ beforeAll(async () => {
   }
   await ctx.handle.client.batch(stmts, 'write');
 
-  // Every statement the app runs goes through the client's execute: note the slices (and let a test act on them).
+  // Every statement the app runs goes through the client's execute: note analytics' (and let a test act on them).
   const client = ctx.handle.client;
   const execute = client.execute.bind(client);
   client.execute = ((stmt: InStatement) => {
-    if (typeof stmt !== 'string' && stmt.sql.includes('AS part')) {
-      const args = stmt.args as unknown[];
-      slices.push({ sql: stmt.sql, args, from: Number(args[1]), to: Number(args[2]) });
-      onSlice?.();
+    const kind = typeof stmt === 'string' ? null : kindOf(stmt.sql);
+    if (kind && typeof stmt !== 'string') {
+      statements.push({ kind, sql: stmt.sql, args: stmt.args as unknown[] });
+      onStatement?.(kind);
     }
     return execute(stmt);
   }) as typeof client.execute;
@@ -71,62 +86,77 @@ afterAll(() => ctx.close());
 
 const get = (q: string) => call(ctx, `/api/analytics${q}`, { cookie });
 
-describe('analytics works in month slices, giving the event loop back between them', () => {
-  test('36 months: 36 statements, each bounded to one month at the viewer’s offset, a pause after each', async () => {
-    slices = [];
+describe('analytics reads a few statements whatever the history, giving the event loop back between them', () => {
+  test('36 months at UTC+1: the months, the bcards near their edges, the plan charges, the sources; a pause after each read', async () => {
+    statements = [];
     const order: string[] = [];
-    onSlice = () => order.push('slice');
+    onStatement = (k) => order.push(k);
     const a = await spendingAnalytics(ctx.deps, userId, { months: 36, utcOffset: 60 }, async () => {
       order.push('pause');
       await yieldToLoop();
     });
-    onSlice = null;
+    onStatement = null;
     expect(a.totals.purchases).toBe(36 * MONTH_ROWS);
     expect(a.totals.spent).toBe(`${36 * MONTH_ROWS * 10}.00`);
-    expect(order).toEqual(Array.from({ length: 36 }, () => ['slice', 'pause']).flat());
-    // The slices tile the range, month by month: each starts at local midnight on the 1st (UTC+1) and ends where
-    // the next begins.
-    const local = (ms: number) => new Date(ms + 60 * 60_000);
-    slices.forEach((s, i) => {
-      const start = local(s.from);
-      expect([start.getUTCDate(), start.getUTCHours(), start.getUTCMinutes()]).toEqual([1, 0, 0]);
-      expect(s.to).toBe(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1) - 60 * 60_000);
-      if (i > 0) expect(s.from).toBe(slices[i - 1]!.to);
-      expect(`${start.getUTCFullYear()}-${String(start.getUTCMonth() + 1).padStart(2, '0')}`).toBe(a.months[i]!.month);
-    });
+    expect(a).toEqual(await analyticsFromHistory(ctx.deps, userId, { months: 36, utcOffset: 60 }));
+    expect(order).toEqual(['months', 'pause', 'edges', 'pause', 'plans', 'pause', 'sources']);
+    // The bcards near the edges: one window an hour long before each of the 37 UTC month starts (UTC+1).
+    const edges = statements.find((s) => s.kind === 'edges')!;
+    const windows = edges.args.slice(0, 74).map(Number);
+    for (let i = 0; i < 37; i++) {
+      const [lo, hi] = [windows[2 * i]!, windows[2 * i + 1]!];
+      expect(hi - lo).toBe(60 * 60_000);
+      expect(new Date(hi).getUTCDate()).toBe(1);
+      expect(new Date(hi).getUTCHours()).toBe(0);
+    }
   });
 
-  test('each slice seeks its month’s index range: no table or index read whole, refunds found from their intent', async () => {
-    slices = [];
-    expect((await get('?months=2')).status).toBe(200);
-    expect(slices).toHaveLength(2);
-    const { rows } = await ctx.handle.client.execute({ sql: `EXPLAIN QUERY PLAN ${slices[0]!.sql}`, args: slices[0]!.args as never });
-    const plan = rows.map((r) => String(r.detail));
-    const onOwnerRows = plan.filter((d) => d.startsWith('SEARCH b '));
-    // One seek per part that reads bcards (the month's bcards with their figures, the shares of the spent ones), each
-    // the owner's bcards of the month.
-    expect(onOwnerRows).toEqual(
-      Array.from({ length: 2 }, () => 'SEARCH b USING INDEX bcards_user_deactivated_idx (user_id=? AND deactivated_at>? AND deactivated_at<?)'),
+  test('at UTC the month edges are the kept months’ own: no bcard is read', async () => {
+    statements = [];
+    await spendingAnalytics(ctx.deps, userId, { months: 36, utcOffset: 0 }, yieldToLoop);
+    expect(kinds()).toEqual(['months', 'plans', 'sources']);
+  });
+
+  test('the months are read a page at a time in key order, and the pages add up to the same figures', async () => {
+    const r = resolveRange(ctx.deps.clock.now(), { months: 36, utcOffset: 0 });
+    const first = Number(r.from.slice(0, 4)) * 12 + Number(r.from.slice(5)) - 1;
+    const edges = Array.from({ length: 37 }, (_, i) => Date.UTC(Math.floor((first + i) / 12), (first + i) % 12, 1));
+    statements = [];
+    const whole = await spendingOver(ctx.deps, userId, edges, true, yieldToLoop);
+    const rows = Number((await ctx.handle.client.execute({ sql: 'SELECT count(*) AS n FROM spending_months WHERE user_id = ?', args: [userId] })).rows[0]!.n);
+    expect(rows).toBeGreaterThan(36 * 3);
+    statements = [];
+    const paged = await spendingOver(ctx.deps, userId, edges, true, yieldToLoop, 7);
+    expect(paged).toEqual(whole);
+    expect(kinds().filter((k) => k === 'months')).toHaveLength(Math.floor(rows / 7) + 1);
+  });
+
+  test('each statement seeks its index range: no table or index read whole, no sort', async () => {
+    statements = [];
+    expect((await get('?months=36&utcOffset=180')).status).toBe(200);
+    const plan = async (kind: Kind) => {
+      const s = statements.find((x) => x.kind === kind)!;
+      const { rows } = await ctx.handle.client.execute({ sql: `EXPLAIN QUERY PLAN ${s.sql}`, args: s.args as never });
+      return rows.map((r) => String(r.detail));
+    };
+    const months = await plan('months');
+    expect(months.filter((d) => d.startsWith('SEARCH ') || d.startsWith('SCAN '))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^SEARCH spending_months USING PRIMARY KEY \(user_id=\? AND kind=\? AND month>\? AND month<\?\)$/)]),
     );
-    // The plan charges: the owner's of the month.
-    expect(plan).toContain('SEARCH p USING INDEX subscription_charges_user_idx (user_id=? AND created_at>? AND created_at<?)');
-    // The only scan is of the plan charges' one-row aggregate (the co-routine p), never of a table or an index.
-    expect(plan.filter((d) => d.startsWith('SCAN '))).toEqual(['SCAN p']);
-    // Each bcard's refunds and issuer-side returns are found from it.
-    expect(plan).toContain('SEARCH pi USING INDEX payment_intents_bcard_unique (bcard_id=?)');
-    expect(plan).toContain('SEARCH a USING INDEX issuer_authorizations_bcard_idx (bcard_id=?)');
-    expect(plan).toContain('SEARCH r USING INDEX refunds_intent_idx (payment_intent_id=?)');
-    expect(plan.some((d) => d.includes('refunds_status_idx') || d.includes('bcards_status_idx') || d.includes('subscription_charges_paid_idx'))).toBe(false);
-    expect(plan.some((d) => d.includes('AUTOMATIC'))).toBe(false);
-    // The slice is built from the owner's rows outward: the collections are the first table searched in each part.
-    expect(plan.find((d) => d.startsWith('SEARCH '))).toStartWith('SEARCH b ');
+    expect(months.some((d) => d.startsWith('SCAN ') || d.includes('TEMP B-TREE'))).toBe(false);
+    const edges = await plan('edges');
+    expect(edges).toContain('SEARCH p USING INDEX spending_parts_user_at_idx (user_id=? AND at>? AND at<?)');
+    // The only scan is of the windows' VALUES list, never of a table or an index.
+    expect(edges.filter((d) => d.startsWith('SCAN '))).toEqual(['SCAN 37 CONSTANT ROWS', expect.stringMatching(/^SCAN \(subquery-\d+\)$/)]);
+    expect(await plan('plans')).toEqual(['SEARCH p USING INDEX subscription_charges_user_idx (user_id=? AND created_at>? AND created_at<?)']);
+    expect([...months, ...edges].some((d) => d.includes('AUTOMATIC'))).toBe(false);
   });
 
-  test('a cheap request arriving during a 36-month analytics request answers first, within at most one more slice', async () => {
-    slices = [];
+  test('a cheap request arriving during a 36-month analytics request answers first, within at most one more statement', async () => {
+    statements = [];
     const events: string[] = [];
-    onSlice = () => events.push('slice');
-    const analytics = get('?months=36').then((r) => {
+    onStatement = () => events.push('statement');
+    const analytics = get('?months=36&utcOffset=180').then((r) => {
       events.push('analytics');
       return r;
     });
@@ -142,20 +172,20 @@ describe('analytics works in month slices, giving the event loop back between th
       }),
     );
     const [a, u] = await Promise.all([analytics, user]);
-    onSlice = null;
+    onStatement = null;
     expect(a.status).toBe(200);
     expect(u.status).toBe(200);
     const answered = events.indexOf('user');
     expect(answered).toBeLessThan(events.indexOf('analytics'));
     const sent = events.indexOf('user sent');
-    expect(events.slice(sent, answered).filter((e) => e === 'slice').length).toBeLessThanOrEqual(1);
-    expect(events.filter((e) => e === 'slice')).toHaveLength(36);
+    expect(events.slice(sent, answered).filter((e) => e === 'statement').length).toBeLessThanOrEqual(1);
+    expect(events.filter((e) => e === 'statement')).toHaveLength(4);
   });
 });
 
 describe('one analytics computation per user at a time', () => {
   test('the same range asked at once is computed once and shared; another range waits its turn', async () => {
-    slices = [];
+    statements = [];
     const same = await Promise.all([
       get('?months=36'),
       get('?months=36'),
@@ -164,34 +194,38 @@ describe('one analytics computation per user at a time', () => {
       get('?from=2025-01&to=2025-03'),
     ]);
     for (const r of same) expect(r.status).toBe(200);
-    // 36 slices for the four requests of the same range, 3 for the other: five requests, two computations.
-    expect(slices).toHaveLength(36 + 3);
-    // Never interleaved: a computation's slices follow each other month by month, so two computations make two
-    // runs of consecutive months (interleaved slices would break the chain at every switch).
-    const computations = slices.map((s, i) => (i > 0 && slices[i - 1]!.to === s.from ? 'next' : 'start'));
-    expect(computations.filter((c) => c === 'start')).toHaveLength(2);
+    // Five requests, two computations, never interleaved: each one's statements follow each other.
+    expect(kinds()).toEqual(['months', 'plans', 'sources', 'months', 'plans', 'sources']);
     expect(same[0]!.body).toEqual(same[1]!.body);
     expect(same[0]!.body).toEqual(same[2]!.body);
     expect((same[0]!.body as Analytics).totals.purchases).toBe(36 * MONTH_ROWS);
     expect((same[4]!.body as Analytics).range).toEqual({ from: '2025-01', to: '2025-03', utcOffset: 0 });
     expect(analyticsGate(ctx.deps).size).toBe(0);
     // Nothing is kept once answered: the next request computes afresh.
-    slices = [];
+    statements = [];
     expect((await get('?months=36')).status).toBe(200);
-    expect(slices).toHaveLength(36);
+    expect(kinds()).toEqual(['months', 'plans', 'sources']);
   });
 
   test('another user is not held up by this user’s computation', async () => {
     const other = await registerUser(ctx);
     const events: string[] = [];
-    const mine = get('?months=36').then(() => events.push('mine'));
-    // One month for the other user: under a lock shared by all users it would wait for all 36 of mine.
+    // Mine stops at its first pause until released; theirs (another user) runs meanwhile, to the end.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const mine = spendingAnalytics(ctx.deps, userId, { months: 36 }, () => held).then(() => events.push('mine'));
     const theirs = call(ctx, '/api/analytics?months=1', { cookie: other.cookie }).then((r) => {
       expect(r.status).toBe(200);
       events.push('theirs');
     });
-    await Promise.all([mine, theirs]);
-    expect(events).toEqual(['theirs', 'mine']);
+    await theirs;
+    // A second request of mine, another range, waits behind the held one: the gate is per user.
+    const mineAgain = get('?months=2').then(() => events.push('mine again'));
+    await yieldToLoop();
+    expect(events).toEqual(['theirs']);
+    release();
+    await Promise.all([mine, mineAgain]);
+    expect(events).toEqual(['theirs', 'mine', 'mine again']);
   });
 
   test('a failed computation is handed to whoever shared it and does not block the next one', async () => {

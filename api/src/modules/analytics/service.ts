@@ -1,17 +1,6 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import {
-  addBcard,
-  addFigures,
-  bcardFigures,
-  bcardsEnded,
-  figuresView,
-  planChargesIn,
-  spendBySource,
-  zeroFigures,
-  type BcardFigures,
-  type FiguresView,
-  type SpendingFigures,
-} from '../spending/service';
+import { and, eq, inArray } from 'drizzle-orm';
+import { addFigures, figuresView, zeroFigures, type FiguresView } from '../spending/service';
+import { spendingOver } from '../spending/kept';
 import { schema } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import { invalid } from '../../errors';
@@ -20,12 +9,11 @@ import { csvDocument } from '../../lib/csv';
 
 /*
  * The consumer's spending analytics (issue 16, part 3), by the one definition of spending (modules/spending/service.ts:
- * what each figure is and how it is dated). Every month is one statement over that month of the owner's bcards
- * (bcardsEnded: one row per bcard spent or ended that month, with its figures), the shares of the ones spent, and
- * the month's plan charges; the rows are added up here. A source's figure is its part of each spend (the bcard's net
- * spend split over its shares by their amounts, largest remainder: the sources add up to the spending exactly),
- * which is why the bcards come back one a row rather than grouped. Months are calendar months at the viewer's UTC
- * offset (the browser's offset now; a DST change moves a month's edge by an hour for part of the year).
+ * what each figure is and how it is dated), read from the figures kept as money moves (modules/spending/kept.ts,
+ * issue 31 §1): the range's months, each source's part of each spend (the bcard's net spend split over its shares by
+ * their amounts, largest remainder: the sources add up to the spending exactly), the merchants, and the plan charges.
+ * Months are calendar months at the viewer's UTC offset (the browser's offset now; a DST change moves a month's edge
+ * by an hour for part of the year).
  */
 
 export const MAX_MONTHS = 36;
@@ -55,7 +43,7 @@ export interface AnalyticsQuery {
 const MONTH_RE = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 /** Months since year 0 of a YYYY-MM string, or null. */
-function monthIndex(s: string): number | null {
+export function monthIndex(s: string): number | null {
   const m = MONTH_RE.exec(s);
   if (!m) return null;
   const y = Number(m[1]);
@@ -148,35 +136,13 @@ export interface Analytics {
 }
 
 /*
- * Cost and fairness (the server's rule: no single request may slow the server for others). The embedded libSQL
- * client runs a statement synchronously on the event loop, so one statement over years of rows stalls every other
- * request for as long as it runs. Hence:
- * - one month per statement (a slice), the event loop given back between slices (yieldToLoop): another request
- *   waits at most one month of one user's rows. Each slice seeks its month's range of bcards_user_deactivated_idx
- *   (user_id, deactivated_at); its month is known beforehand, so no row needs its month computed.
- * - one statement per slice answers every part (the month's bcards with their figures, the shares of the spent ones,
- *   the plan charges). Joins run from the owner's rows outward (CROSS JOIN fixes the order), and columns that are no
- *   index key are written +x (+r.status, +b.status): SQLite would otherwise start from every succeeded refund of
- *   every merchant on the platform (refunds_status_idx), or every used bcard (bcards_status_idx), a cost that grows
- *   with everyone's rows, paid again in every slice.
- * - one computation per user at a time (AnalyticsGate): the same user and range asked again meanwhile shares the
- *   answer under way; another range waits its turn. One user cannot multiply the load by sending many at once.
+ * Cost and fairness (the server's rule: no single request may slow the server for others). The figures are read from
+ * what is kept as money moves (spending/kept.ts): the range's UTC months (a row per month and kind and key, read in
+ * pages) and the bcards within hours of the month edges, whatever the number of transactions; the event loop is
+ * given back between statements. One computation per user at a time (AnalyticsGate): the same user and range asked
+ * again meanwhile shares the answer under way; another range waits its turn, so one user cannot multiply the load by
+ * sending many at once.
  */
-
-/** One month of one user's figures, in one statement (see "Cost and fairness"). Exported for the query-plan test. */
-export function sliceQuery(userId: string, fromMs: number, toMs: number): SQL {
-  return sql`SELECT 0 AS part, e.id AS id, e.merchant AS merchant, e.used AS used, e.charged AS charged, e.refunded AS refunded,
-      e.spent AS spent, e.fees AS fees, e.fees_returned AS fees_returned, e.returned AS returned, e.held AS held,
-      NULL AS source_id, NULL AS position, NULL AS amount, e.collection_id AS collection_id, e.name AS name, e.at AS at
-    FROM (${bcardsEnded(userId, fromMs, toMs)}) e
-  UNION ALL
-  SELECT 1, b.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, s.funding_source_id, s.position, s.amount_cents, NULL, NULL, NULL
-    FROM bcards b CROSS JOIN collection_shares s ON s.collection_id = b.collection_id
-    WHERE b.user_id = ${userId} AND b.deactivated_at >= ${fromMs} AND b.deactivated_at < ${toMs} AND +b.status = 'used' AND +b.sandbox = 0
-  UNION ALL
-  SELECT 2, NULL, NULL, NULL, p.n, p.x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    FROM (${planChargesIn(userId, fromMs, toMs)}) p`;
-}
 
 /** Gives the event loop back: every request waiting meanwhile runs before the next slice. */
 export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -232,7 +198,7 @@ function sqliteOrder(a: string | null, b: string | null): number {
 
 /**
  * Spending analytics of one user over a range. Fails with validation_error (range, top, utcOffset).
- * `pause` runs between slices (yieldToLoop; a test counts them).
+ * `pause` runs between statements (yieldToLoop; a test counts them).
  */
 export async function spendingAnalytics(deps: AppDeps, userId: string, q: AnalyticsQuery, pause: () => Promise<void> = yieldToLoop): Promise<Analytics> {
   const r = resolveRange(deps.clock.now(), q);
@@ -242,53 +208,37 @@ export async function spendingAnalytics(deps: AppDeps, userId: string, q: Analyt
 async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resolveRange>, pause: () => Promise<void>): Promise<Analytics> {
   const first = monthIndex(r.from)!;
   const edge = (i: number) => Date.UTC(Math.floor(i / 12), i % 12, 1) - r.utcOffset * 60_000;
+  const edges = Array.from({ length: r.monthList.length + 1 }, (_, i) => edge(first + i));
+  const intervals = await spendingOver(deps, userId, edges, true, pause);
 
   const totals = zeroFigures();
   const sourceTotals = new Map<string, { spent: number; purchases: number }>();
   const merchantTotals = new Map<string, { charged: number; refunded: number; spent: number; purchases: number }>();
-  const months: AnalyticsMonth[] = [];
-  for (let i = 0; i < r.monthList.length; i++) {
-    const rows = await deps.db.all<Record<string, unknown>>(sliceQuery(userId, edge(first + i), edge(first + i + 1)));
-    await pause();
-    const month: SpendingFigures = zeroFigures();
-    const bcards: BcardFigures[] = [];
-    const shares: Array<{ bcardId: string; fundingSourceId: string; amountCents: number; position: number }> = [];
-    for (const row of rows) {
-      const part = num(row.part);
-      if (part === 0) {
-        const b = bcardFigures(row);
-        bcards.push(b);
-        addBcard(month, b);
-        if (!b.used) continue;
-        const m = merchantTotals.get(b.merchant) ?? { charged: 0, refunded: 0, spent: 0, purchases: 0 };
-        m.charged += b.charged;
-        m.refunded += b.refunded;
-        m.spent += b.spent;
-        m.purchases += 1;
-        merchantTotals.set(b.merchant, m);
-      } else if (part === 1) {
-        shares.push({ bcardId: String(row.id), fundingSourceId: String(row.source_id), amountCents: num(row.amount), position: num(row.position) });
-      } else {
-        month.planChargeCount += num(row.charged);
-        month.planCharges += num(row.refunded);
-      }
-    }
-    const bySource = [...spendBySource(bcards, shares)];
-    for (const [id, x] of bySource) {
+  const months: AnalyticsMonth[] = intervals.map((x, i) => {
+    addFigures(totals, x.figures);
+    for (const [id, s] of x.sources) {
       const t = sourceTotals.get(id) ?? { spent: 0, purchases: 0 };
-      t.spent += x.spent;
-      t.purchases += x.purchases;
+      t.spent += s.spent;
+      t.purchases += s.purchases;
       sourceTotals.set(id, t);
     }
-    addFigures(totals, month);
-    months.push({
+    for (const [name, m] of x.merchants) {
+      const t = merchantTotals.get(name) ?? { charged: 0, refunded: 0, spent: 0, purchases: 0 };
+      t.charged += m.charged;
+      t.refunded += m.refunded;
+      t.spent += m.spent;
+      t.purchases += m.purchases;
+      merchantTotals.set(name, t);
+    }
+    return {
       month: r.monthList[i]!,
-      ...figuresView(month),
-      sources: bySource
-        .sort(([a, x], [b, y]) => y.spent - x.spent || (a < b ? -1 : 1))
-        .map(([id, x]) => ({ fundingSourceId: id, spent: money(x.spent) })),
-    });
-  }
+      ...figuresView(x.figures),
+      sources: [...x.sources]
+        .sort(([a, p], [b, q]) => q.spent - p.spent || (a < b ? -1 : 1))
+        .map(([id, s]) => ({ fundingSourceId: id, spent: money(s.spent) })),
+    };
+  });
+  await pause();
 
   // The owner's sources (a handful): one short statement.
   const ids = [...sourceTotals.keys()];

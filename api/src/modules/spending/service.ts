@@ -222,50 +222,6 @@ export function figuresView(f: SpendingFigures) {
 }
 export type FiguresView = ReturnType<typeof figuresView>;
 
-/** The figures of the owner's bcards spent or ended in [fromMs, toMs), and of plan charges made then. */
-async function figuresBetween(deps: AppDeps, userId: string, fromMs: number, toMs: number): Promise<{ figures: SpendingFigures; held: number }> {
-  const [row] = await deps.db.all<Record<string, unknown>>(sql`SELECT coalesce(sum(e.used), 0) AS purchases,
-      coalesce(sum(e.charged), 0) AS charged, coalesce(sum(e.refunded), 0) AS refunded, coalesce(sum(e.fees), 0) AS fees,
-      coalesce(sum(e.fees_returned), 0) AS fees_returned, coalesce(sum(e.returned), 0) AS returned, coalesce(sum(e.held), 0) AS held
-    FROM (${bcardsEnded(userId, fromMs, toMs)}) e`);
-  const [plan] = await deps.db.all<Record<string, unknown>>(planChargesIn(userId, fromMs, toMs));
-  const charged = num(row?.charged);
-  const refunded = num(row?.refunded);
-  return {
-    figures: {
-      charged,
-      refunded,
-      spent: charged - refunded,
-      fees: num(row?.fees),
-      feesReturned: num(row?.fees_returned),
-      returned: num(row?.returned),
-      planCharges: num(plan?.x),
-      purchases: num(row?.purchases),
-      planChargeCount: num(plan?.n),
-    },
-    held: num(row?.held),
-  };
-}
-
-export interface SpendingSummary {
-  /** Everything so far. */
-  total: SpendingFigures;
-  /** Bcards spent or ended, and plan charges made, since monthStart. */
-  thisMonth: SpendingFigures;
-  /** Money on bcards now: live bcards' amounts and remainders still on their way back. */
-  heldOnBcards: number;
-  /** Live bcards (deactivated_at NULL) holding it. */
-  liveBcards: number;
-}
-
-/** The Overview's figures: all time, since `monthStart` (the viewer's month), and what bcards hold now. */
-export async function spendingSummary(deps: AppDeps, userId: string, monthStart: Date): Promise<SpendingSummary> {
-  const all = await figuresBetween(deps, userId, ALL_TIME.fromMs, ALL_TIME.toMs);
-  const month = await figuresBetween(deps, userId, monthStart.getTime(), ALL_TIME.toMs);
-  const [live] = await deps.db.all<Record<string, unknown>>(liveBcards(userId));
-  return { total: all.figures, thisMonth: month.figures, heldOnBcards: num(live?.x) + all.held, liveBcards: num(live?.n) };
-}
-
 export type ActivityKind = 'purchase' | 'returned' | 'plan_charge';
 
 export interface ActivityItem {

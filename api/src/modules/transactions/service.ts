@@ -9,7 +9,7 @@ import { filterParts, transactionStatusOf, type TransactionFilter, type Transact
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { csvCell } from '../../lib/csv';
 import { collectionFailureText, describeCollection, type WordsLanguage } from '../../lib/server-words';
-import { spendingSummary } from '../spending/service';
+import { spendingSummary } from '../spending/kept';
 
 type CollectionRow = typeof schema.collections.$inferSelect;
 type BcardRow = typeof schema.bcards.$inferSelect;
