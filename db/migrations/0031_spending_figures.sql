@@ -86,6 +86,7 @@ CREATE TRIGGER `spending_refresh_ai` AFTER INSERT ON `spending_refresh` BEGIN
 			(b.status = 'used' AND c.status = 'refunding') AS settling
 		FROM bcards b CROSS JOIN collections c ON c.id = b.collection_id
 		WHERE b.id = new.bcard_id AND b.deactivated_at IS NOT NULL AND b.status IN ('used', 'expired', 'canceled') AND b.sandbox = 0
+		LIMIT 1 -- (one bcard; the limit keeps SQLite from flattening x, which would run each subquery once per use)
 	) x;
 	-- 3. A purchase's merchant, and each funding source's part of its spend: the net spend split over the shares by
 	--    their amounts, largest remainder, ties to the earlier position (lib/split.ts allocate).
