@@ -246,5 +246,5 @@ export async function summaryFromHistory(deps: AppDeps, userId: string, monthSta
   const all = await between(0, 8.64e15);
   const month = await between(monthStart.getTime(), 8.64e15);
   const [live] = await deps.db.all<Record<string, unknown>>(liveBcards(userId));
-  return { total: all.figures, thisMonth: month.figures, heldOnBcards: num(live?.x) + all.held, liveBcards: num(live?.n) };
+  return { total: all.figures, thisMonth: month.figures, heldOnBcards: num(live?.x) + all.held, liveBcards: num(live?.n), activeBcards: num(live?.active) };
 }

@@ -2,7 +2,9 @@
 -- every bcard of a range out again. Three tables:
 -- - spending_parts: what each spent or ended bcard adds, as rows keyed like the month totals it is counted in
 --   (kind 'total' key ''; kind 'merchant' key the merchant; kind 'source' key the funding source, its part of the
---   spend by largest remainder), with the moment it is dated by (bcards.deactivated_at) and that moment's UTC month.
+--   spend by largest remainder), with the moment it is dated by (bcards.deactivated_at) and that moment's UTC month;
+--   stored in the order reads want them (a user's parts by time: those near a month's edge are one range), and
+--   found by bcard through an index for the refresh.
 -- - spending_months: per user, kind, UTC month and key, the sum of the parts.
 -- - spending_refresh: a bcard to work out again; always empty outside a statement.
 -- The figures are THE definition of spending (api/src/modules/spending/service.ts, bcardsEnded) written once more in
@@ -26,10 +28,10 @@ CREATE TABLE `spending_parts` (
 	`returned` integer NOT NULL,
 	`held` integer NOT NULL,
 	`purchases` integer NOT NULL,
-	PRIMARY KEY (`bcard_id`, `kind`, `key`)
+	PRIMARY KEY (`user_id`, `at`, `bcard_id`, `kind`, `key`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
-CREATE INDEX `spending_parts_user_at_idx` ON `spending_parts` (`user_id`, `at`);
+CREATE INDEX `spending_parts_bcard_idx` ON `spending_parts` (`bcard_id`);
 --> statement-breakpoint
 CREATE TABLE `spending_months` (
 	`user_id` text NOT NULL,

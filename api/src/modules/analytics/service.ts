@@ -209,11 +209,10 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
   const first = monthIndex(r.from)!;
   const edge = (i: number) => Date.UTC(Math.floor(i / 12), i % 12, 1) - r.utcOffset * 60_000;
   const edges = Array.from({ length: r.monthList.length + 1 }, (_, i) => edge(first + i));
-  const intervals = await spendingOver(deps, userId, edges, true, pause);
+  const { intervals, merchants: merchantTotals } = await spendingOver(deps, userId, edges, true, pause);
 
   const totals = zeroFigures();
   const sourceTotals = new Map<string, { spent: number; purchases: number }>();
-  const merchantTotals = new Map<string, { charged: number; refunded: number; spent: number; purchases: number }>();
   const months: AnalyticsMonth[] = intervals.map((x, i) => {
     addFigures(totals, x.figures);
     for (const [id, s] of x.sources) {
@@ -221,14 +220,6 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
       t.spent += s.spent;
       t.purchases += s.purchases;
       sourceTotals.set(id, t);
-    }
-    for (const [name, m] of x.merchants) {
-      const t = merchantTotals.get(name) ?? { charged: 0, refunded: 0, spent: 0, purchases: 0 };
-      t.charged += m.charged;
-      t.refunded += m.refunded;
-      t.spent += m.spent;
-      t.purchases += m.purchases;
-      merchantTotals.set(name, t);
     }
     return {
       month: r.monthList[i]!,
@@ -238,7 +229,6 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
         .map(([id, s]) => ({ fundingSourceId: id, spent: money(s.spent) })),
     };
   });
-  await pause();
 
   // The owner's sources (a handful): one short statement.
   const ids = [...sourceTotals.keys()];

@@ -15,23 +15,31 @@ import { ALL_TIME, liveBcards, zeroFigures, type SpendingFigures } from './servi
  * - and the parts near each edge, between the edge and that UTC month start (at most half a month; 14 hours for a
  *   month at a UTC offset): each such part is moved from the interval its UTC month was counted in to the one its
  *   instant belongs to. Exact at every offset, to the millisecond.
- * So a range of 36 months reads its 36 UTC months (a row per month and kind and key) and the bcards within a few hours
- * of its edges, whatever the number of transactions. Plan charges (a handful a year) are read from
- * subscription_charges, as before.
+ * So a range of 36 months reads its UTC months' totals and sources (a row per month and kind and key), each
+ * merchant's sum over them (SQL adds them up), and the parts within hours of its edges summed per piece of window,
+ * whatever the number of transactions. Plan charges (a handful a year) are read from subscription_charges, as before.
  *
- * Cost and fairness: the months are read in pages of PAGE rows in key order (a user with thousands of merchants a
- * month does not make one long statement), the event loop given back between statements (`pause`); the parts near
- * the edges in one statement, bounded by the user's bcards within the windows (under a month's, the old per-statement bound).
+ * Cost and fairness: the months' totals and sources are read in pages of PAGE rows in key order, the event loop given
+ * back between statements (`pause`). The merchants' sums read the span's merchant-month rows of one user, and the
+ * edge parts the user's bcards within the windows (under a month's bcards: the old per-statement bound), each in
+ * one statement.
  */
 
 export const PAGE = 2_000;
 
-/** One interval's figures: the totals (with what used bcards still hold), and when asked, per source and merchant. */
+/** One interval's figures: the totals (with what used bcards still hold), and when asked, per source. */
 export interface IntervalFigures {
   figures: SpendingFigures;
   held: number;
   sources: Map<string, { spent: number; purchases: number }>;
-  merchants: Map<string, { charged: number; refunded: number; spent: number; purchases: number }>;
+}
+
+export type MerchantFigures = Map<string, { charged: number; refunded: number; spent: number; purchases: number }>;
+
+/** The figures over each interval, and when asked, each merchant's over all of them together. */
+export interface SpendingOver {
+  intervals: IntervalFigures[];
+  merchants: MerchantFigures;
 }
 
 const num = (v: unknown) => Number(v ?? 0);
@@ -63,70 +71,54 @@ function lastAtOrBelow(sorted: number[], x: number): number {
   return found;
 }
 
-interface Row {
-  kind: string;
-  key: string;
-  charged: number;
-  refunded: number;
-  spent: number;
-  fees: number;
-  feesReturned: number;
-  returned: number;
-  held: number;
-  purchases: number;
-}
+/** A row of figures as the statement hands them over: [charged, refunded, spent, fees, feesReturned, returned, held, purchases]. */
+type Figures8 = [number, number, number, number, number, number, number, number];
 
-const rowOf = (r: Record<string, unknown>): Row => ({
-  kind: String(r.kind),
-  key: String(r.key),
-  charged: num(r.charged),
-  refunded: num(r.refunded),
-  spent: num(r.spent),
-  fees: num(r.fees),
-  feesReturned: num(r.fees_returned),
-  returned: num(r.returned),
-  held: num(r.held),
-  purchases: num(r.purchases),
-});
-
-function add(into: IntervalFigures, r: Row, sign: 1 | -1): void {
-  if (r.kind === 'total') {
-    const f = into.figures;
-    f.charged += sign * r.charged;
-    f.refunded += sign * r.refunded;
-    f.spent += sign * r.spent;
-    f.fees += sign * r.fees;
-    f.feesReturned += sign * r.feesReturned;
-    f.returned += sign * r.returned;
-    f.purchases += sign * r.purchases;
-    into.held += sign * r.held;
-  } else if (r.kind === 'source') {
-    const s = into.sources.get(r.key) ?? { spent: 0, purchases: 0 };
-    s.spent += sign * r.spent;
-    s.purchases += sign * r.purchases;
-    into.sources.set(r.key, s);
-  } else if (r.kind === 'merchant') {
-    const m = into.merchants.get(r.key) ?? { charged: 0, refunded: 0, spent: 0, purchases: 0 };
-    m.charged += sign * r.charged;
-    m.refunded += sign * r.refunded;
-    m.spent += sign * r.spent;
-    m.purchases += sign * r.purchases;
-    into.merchants.set(r.key, m);
+/** Adds a total (`key` null) or a source's figures into an interval, `sign` times. */
+function add(into: IntervalFigures, key: string | null, f: Figures8, sign: 1 | -1): void {
+  if (key === null) {
+    const t = into.figures;
+    t.charged += sign * f[0];
+    t.refunded += sign * f[1];
+    t.spent += sign * f[2];
+    t.fees += sign * f[3];
+    t.feesReturned += sign * f[4];
+    t.returned += sign * f[5];
+    into.held += sign * f[6];
+    t.purchases += sign * f[7];
+    return;
   }
+  const s = into.sources.get(key) ?? { spent: 0, purchases: 0 };
+  s.spent += sign * f[2];
+  s.purchases += sign * f[7];
+  into.sources.set(key, s);
 }
 
-/** A source or merchant whose parts cancelled out (moved to a neighbouring interval) is not listed. */
-function dropEmpty(i: IntervalFigures): void {
-  for (const [k, s] of i.sources) if (s.purchases === 0 && s.spent === 0) i.sources.delete(k);
-  for (const [k, m] of i.merchants) if (m.purchases === 0 && m.charged === 0 && m.refunded === 0) i.merchants.delete(k);
+function addMerchant(into: MerchantFigures, key: string, f: Figures8, sign: 1 | -1): void {
+  const m = into.get(key) ?? { charged: 0, refunded: 0, spent: 0, purchases: 0 };
+  m.charged += sign * f[0];
+  m.refunded += sign * f[1];
+  m.spent += sign * f[2];
+  m.purchases += sign * f[7];
+  into.set(key, m);
 }
 
 const FIGURES = sql`charged, refunded, spent, fees, fees_returned, returned, held, purchases`;
+const SUMS = sql`sum(charged) AS charged, sum(refunded) AS refunded, sum(spent) AS spent, sum(fees) AS fees,
+  sum(fees_returned) AS fees_returned, sum(returned) AS returned, sum(held) AS held, sum(purchases) AS purchases`;
+/** A row's figures as a JSON array (Figures8). */
+const FIGURES_JSON = sql`json_array(charged, refunded, spent, fees, fees_returned, returned, held, purchases)`;
 
 /**
  * The owner's spending figures over each interval between consecutive `edges` (epoch ms, increasing; ALL_TIME.toMs
- * for an open end). `dims` adds the per-source and per-merchant figures. `pause` runs between statements; `page` is
- * the most month rows one statement reads.
+ * for an open end). `dims` adds each interval's per-source figures and the merchants' over the whole span. `pause`
+ * runs between statements; `page` is the most month rows one statement reads.
+ *
+ * One statement answers everything as one row of JSON documents built by SQLite (the driver's per-cell cost, not the
+ * reading, was most of the time of a row-per-figure answer): the months' totals and sources (a page of them, in
+ * primary-key order), the merchants' sums over the span, the parts near the edges summed per piece of window
+ * (merchants only where the span's own ends move them), the plan charges. Further pages of months, when there are
+ * more than `page`, take a statement each.
  */
 export async function spendingOver(
   deps: AppDeps,
@@ -135,43 +127,30 @@ export async function spendingOver(
   dims: boolean,
   pause: () => Promise<void>,
   page = PAGE,
-): Promise<IntervalFigures[]> {
+): Promise<SpendingOver> {
   if (edges.length < 2) throw new RangeError('at least two edges are needed');
   for (let i = 1; i < edges.length; i++) if (!(edges[i]! > edges[i - 1]!)) throw new RangeError('edges must increase');
-  const out: IntervalFigures[] = edges.slice(1).map(() => ({ figures: zeroFigures(), held: 0, sources: new Map(), merchants: new Map() }));
+  const intervals: IntervalFigures[] = edges.slice(1).map(() => ({ figures: zeroFigures(), held: 0, sources: new Map() }));
+  const merchants: MerchantFigures = new Map();
   const months = edges.map(nearestMonth);
   /** The interval a UTC month is counted in, or -1. */
   const monthInterval = (m: number) => {
     const i = lastAtOrBelow(months, m);
-    return i >= 0 && i < out.length && m < months[i + 1]! ? i : -1;
+    return i >= 0 && i < intervals.length && m < months[i + 1]! ? i : -1;
   };
   /** The interval an instant belongs to, or -1. */
   const instantInterval = (ms: number) => {
     const i = lastAtOrBelow(edges, ms);
-    return i < out.length ? i : -1;
+    return i < intervals.length ? i : -1;
   };
-  const kinds = dims ? sql`IN ('merchant', 'source', 'total')` : sql`= 'total'`;
   const firstMonth = months[0]!;
-  const lastMonth = Math.min(months[months.length - 1]!, monthOf(ALL_TIME.toMs) + 1);
+  const endMonth = Math.min(months[months.length - 1]!, monthOf(ALL_TIME.toMs) + 1);
+  const kinds = dims ? sql`IN ('source', 'total')` : sql`= 'total'`;
 
-  // The UTC months, a page at a time in key order (the primary key's: no sort).
-  let after: [string, number, string] | null = null;
-  for (;;) {
-    const rows: Array<Record<string, unknown>> = await deps.db.all<Record<string, unknown>>(sql`SELECT kind, month, key, ${FIGURES}
-      FROM spending_months WHERE user_id = ${userId} AND kind ${kinds} AND month >= ${firstMonth} AND month < ${lastMonth}
-      ${after ? sql`AND (kind, month, key) > (${after[0]}, ${after[1]}, ${after[2]})` : sql``}
-      ORDER BY kind, month, key LIMIT ${page}`);
-    await pause();
-    for (const r of rows) {
-      const i = monthInterval(num(r.month));
-      if (i >= 0) add(out[i]!, rowOf(r), 1);
-    }
-    if (rows.length < page) break;
-    const last = rows[rows.length - 1]!;
-    after = [String(last.kind), num(last.month), String(last.key)];
-  }
-
-  // The parts between each edge and its nearest UTC month start (windows merged where they touch).
+  // The parts between each edge and its nearest UTC month start are moved from the interval their month was counted
+  // in to the one they belong to. The windows are cut at every edge and month start inside them, so every piece has
+  // one month and one interval, and SQL sums each piece.
+  const cuts = [...new Set([...edges, ...months.filter(Number.isFinite).map(monthStart)])].sort((a, b) => a - b);
   const windows: Array<[number, number]> = [];
   edges.forEach((e, k) => {
     if (!Number.isFinite(months[k]!)) return;
@@ -182,39 +161,83 @@ export async function spendingOver(
     if (prev && w[0] <= prev[1]) prev[1] = Math.max(prev[1], w[1]);
     else windows.push(w);
   });
-  if (windows.length > 0) {
-    const ranges = sql.join(
-      windows.map(([lo, hi]) => sql`(${lo}, ${hi})`),
-      sql`, `,
-    );
-    const rows = await deps.db.all<Record<string, unknown>>(sql`SELECT p.at AS at, p.month AS month, p.kind AS kind, p.key AS key,
-        p.charged AS charged, p.refunded AS refunded, p.spent AS spent, p.fees AS fees, p.fees_returned AS fees_returned,
-        p.returned AS returned, p.held AS held, p.purchases AS purchases
-      FROM (SELECT column1 AS lo, column2 AS hi FROM (VALUES ${ranges})) w
-        CROSS JOIN spending_parts p ON p.user_id = ${userId} AND p.at >= w.lo AND p.at < w.hi
-      WHERE p.kind ${kinds}`);
-    await pause();
-    for (const r of rows) {
-      const counted = monthInterval(num(r.month));
-      const belongs = instantInterval(num(r.at));
-      if (counted === belongs) continue;
-      const row = rowOf(r);
-      if (counted >= 0) add(out[counted]!, row, -1);
-      if (belongs >= 0) add(out[belongs]!, row, 1);
+  const pieces: Array<{ lo: number; hi: number; counted: number; belongs: number }> = [];
+  for (const [lo, hi] of windows) {
+    const bounds = [lo, ...cuts.filter((c) => c > lo && c < hi), hi];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const p = { lo: bounds[i]!, hi: bounds[i + 1]!, counted: monthInterval(monthOf(bounds[i]!)), belongs: instantInterval(bounds[i]!) };
+      if (p.counted !== p.belongs) pieces.push(p);
     }
   }
 
+  const monthsPage = (after: [number, number, string] | null) => sql`(SELECT json_group_array(json_array(kind = 'total', month, key, ${FIGURES_JSON}) ORDER BY kind, month, key)
+    FROM (SELECT kind, month, key, ${FIGURES} FROM spending_months
+      WHERE user_id = ${userId} AND kind ${kinds} AND month >= ${firstMonth} AND month < ${endMonth}
+      ${after ? sql`AND (kind, month, key) > (${after[0] ? 'total' : 'source'}, ${after[1]}, ${after[2]})` : sql``}
+      ORDER BY kind, month, key LIMIT ${page}))`;
+  // Moving a merchant between two intervals of the span leaves its sum over the span as it was: only the pieces at
+  // the span's ends are read for merchants.
+  const edgeParts = pieces.length
+    ? sql`(SELECT json_group_array(json_array(piece, kind = 'total', kind = 'merchant', key, ${FIGURES_JSON})) FROM (
+        SELECT w.i AS piece, p.kind AS kind, p.key AS key, ${SUMS}
+        FROM (SELECT column1 AS i, column2 AS lo, column3 AS hi, column4 AS m FROM (VALUES ${sql.join(
+          pieces.map((p, i) => sql`(${i}, ${p.lo}, ${p.hi}, ${dims && (p.counted < 0 || p.belongs < 0) ? 1 : 0})`),
+          sql`, `,
+        )})) w
+          CROSS JOIN spending_parts p ON p.user_id = ${userId} AND p.at >= w.lo AND p.at < w.hi
+        WHERE p.kind ${kinds} OR (p.kind = 'merchant' AND w.m = 1)
+        GROUP BY w.i, p.kind, p.key))`
+    : sql`NULL`;
+  const merchantSums = dims
+    ? sql`(SELECT json_group_array(json_array(key, ${FIGURES_JSON})) FROM (
+        SELECT key, ${SUMS} FROM spending_months
+        WHERE user_id = ${userId} AND kind = 'merchant' AND month >= ${firstMonth} AND month < ${endMonth} GROUP BY key))`
+    : sql`NULL`;
   // Plan charges, dated when made (a handful a year; their own index).
-  const plans = await deps.db.all<Record<string, unknown>>(sql`SELECT p.created_at AS at, p.amount_cents AS x FROM subscription_charges p
-    WHERE p.user_id = ${userId} AND p.created_at >= ${edges[0]!} AND p.created_at < ${edges[edges.length - 1]!} AND +p.status = 'succeeded'`);
-  for (const p of plans) {
-    const i = instantInterval(num(p.at));
-    if (i < 0) continue;
-    out[i]!.figures.planCharges += num(p.x);
-    out[i]!.figures.planChargeCount += 1;
+  const plans = sql`(SELECT json_group_array(json_array(p.created_at, p.amount_cents)) FROM subscription_charges p
+    WHERE p.user_id = ${userId} AND p.created_at >= ${edges[0]!} AND p.created_at < ${edges[edges.length - 1]!} AND +p.status = 'succeeded')`;
+
+  const parse = (v: unknown) => (typeof v === 'string' ? (JSON.parse(v) as unknown[]) : []);
+  let after: [number, number, string] | null = null;
+  for (let first = true; ; first = false) {
+    const [row] = await deps.db.all<Record<string, unknown>>(
+      first
+        ? sql`SELECT ${monthsPage(null)} AS months, ${merchantSums} AS merchants, ${edgeParts} AS edges, ${plans} AS plans`
+        : sql`SELECT ${monthsPage(after)} AS months`,
+    );
+    await pause();
+    const monthRows = parse(row?.months) as Array<[number, number, string, Figures8]>;
+    for (const [total, month, key, f] of monthRows) {
+      const i = monthInterval(month);
+      if (i >= 0) add(intervals[i]!, total ? null : key, f, 1);
+    }
+    if (first) {
+      for (const [key, f] of parse(row?.merchants) as Array<[string, Figures8]>) addMerchant(merchants, key, f, 1);
+      for (const [piece, total, merchant, key, f] of parse(row?.edges) as Array<[number, number, number, string, Figures8]>) {
+        const p = pieces[piece]!;
+        if (merchant) {
+          addMerchant(merchants, key, f, p.belongs >= 0 ? 1 : -1);
+          continue;
+        }
+        if (p.counted >= 0) add(intervals[p.counted]!, total ? null : key, f, -1);
+        if (p.belongs >= 0) add(intervals[p.belongs]!, total ? null : key, f, 1);
+      }
+      for (const [at, amount] of parse(row?.plans) as Array<[number, number]>) {
+        const i = instantInterval(at);
+        if (i < 0) continue;
+        intervals[i]!.figures.planCharges += amount;
+        intervals[i]!.figures.planChargeCount += 1;
+      }
+    }
+    if (monthRows.length < page) break;
+    // The next page starts after this one's last row in key order (kind, month, key; the array is in that order).
+    const last = monthRows[monthRows.length - 1]!;
+    after = [last[0], last[1], last[2]];
   }
-  for (const i of out) dropEmpty(i);
-  return out;
+  // A source or merchant whose parts cancelled out (moved to a neighbouring interval, or out of the span) is not listed.
+  for (const i of intervals) for (const [k, x] of i.sources) if (x.purchases === 0 && x.spent === 0) i.sources.delete(k);
+  for (const [k, m] of merchants) if (m.purchases === 0 && m.charged === 0 && m.refunded === 0) merchants.delete(k);
+  return { intervals, merchants };
 }
 
 export interface SpendingSummary {
@@ -226,16 +249,18 @@ export interface SpendingSummary {
   heldOnBcards: number;
   /** Live bcards (deactivated_at NULL) holding it. */
   liveBcards: number;
+  /** Of them, the active ones (not yet authorized, expiring or canceling). */
+  activeBcards: number;
 }
 
 /** The Overview's figures: all time, since `monthStart` (the viewer's month), and what bcards hold now. */
 export async function spendingSummary(deps: AppDeps, userId: string, monthStart: Date, pause: () => Promise<void> = async () => {}): Promise<SpendingSummary> {
   const start = monthStart.getTime();
   const edges = start > ALL_TIME.fromMs && start < ALL_TIME.toMs ? [ALL_TIME.fromMs, start, ALL_TIME.toMs] : [ALL_TIME.fromMs, ALL_TIME.toMs];
-  const parts = await spendingOver(deps, userId, edges, false, pause);
+  const parts = (await spendingOver(deps, userId, edges, false, pause)).intervals;
   const total = zeroFigures();
   for (const k of Object.keys(total) as Array<keyof SpendingFigures>) total[k] = parts.reduce((a, p) => a + p.figures[k], 0);
   const thisMonth = parts.length === 2 ? parts[1]!.figures : start <= ALL_TIME.fromMs ? total : zeroFigures();
   const [live] = await deps.db.all<Record<string, unknown>>(liveBcards(userId));
-  return { total, thisMonth, heldOnBcards: num(live?.x) + parts.reduce((a, p) => a + p.held, 0), liveBcards: num(live?.n) };
+  return { total, thisMonth, heldOnBcards: num(live?.x) + parts.reduce((a, p) => a + p.held, 0), liveBcards: num(live?.n), activeBcards: num(live?.active) };
 }

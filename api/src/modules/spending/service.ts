@@ -133,9 +133,12 @@ export function planChargesIn(userId: string, fromMs: number, toMs: number): SQL
     WHERE p.user_id = ${userId} AND p.created_at >= ${fromMs} AND p.created_at < ${toMs} AND +p.status = 'succeeded'`;
 }
 
-/** Money on the owner's live bcards (deactivated_at NULL: active, authorized, expiring, canceling), as one row (n, x). */
+/**
+ * Money on the owner's live bcards (deactivated_at NULL: active, authorized, expiring, canceling), as one row (n, x,
+ * and `active`: how many of them are active; an active bcard is always live).
+ */
 export function liveBcards(userId: string): SQL {
-  return sql`SELECT count(*) AS n, coalesce(sum(b.limit_cents - b.spent_cents), 0) AS x FROM bcards b
+  return sql`SELECT count(*) AS n, coalesce(sum(b.limit_cents - b.spent_cents), 0) AS x, coalesce(sum(+b.status = 'active'), 0) AS active FROM bcards b
     WHERE b.user_id = ${userId} AND b.deactivated_at IS NULL AND +b.sandbox = 0`;
 }
 

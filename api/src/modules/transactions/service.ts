@@ -358,14 +358,10 @@ export interface TransactionSummary {
 /** The Overview's figures, from the one definition of spending (modules/spending), summed by the database. */
 export async function transactionSummary(deps: AppDeps, userId: string, monthStart: Date): Promise<TransactionSummary> {
   const s = await spendingSummary(deps, userId, monthStart);
-  const [active] = await deps.db
-    .select({ n: sql<number>`count(*)` })
-    .from(schema.bcards)
-    .where(and(eq(schema.bcards.userId, userId), eq(schema.bcards.status, 'active'), eq(schema.bcards.sandbox, false)));
   return {
     totalSpent: money(s.total.spent),
     thisMonth: money(s.thisMonth.spent),
-    activeBcards: Number(active?.n ?? 0),
+    activeBcards: s.activeBcards,
     charged: money(s.total.charged),
     refunded: money(s.total.refunded),
     heldOnBcards: money(s.heldOnBcards),
