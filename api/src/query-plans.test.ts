@@ -333,20 +333,24 @@ const CASES: PlanCase[] = [
     },
   },
   {
-    // One statement a month (a slice): each part seeks its month's range; the top merchants are ranked in JS. The
-    // Overview's summary and Recent Activity read the same definition (modules/spending).
-    name: "spending (analytics, the Overview's summary, Recent Activity): the owner's bcards spent or ended in the range, their refunds and returns, plan charges",
+    // Analytics and the Overview read the figures kept as money moves (spending/kept.ts): the owner's months, the
+    // parts near the month edges at the viewer's offset, plan charges. Recent Activity reads the definition itself
+    // (modules/spending), newest first.
+    name: "spending (analytics, the Overview's summary, Recent Activity): the owner's kept months and edge parts, the latest bcards spent or ended with their refunds and returns, plan charges",
     async run(w) {
       const pi = expectOk(await w.v1(w.live.secretKey, '/payment_intents', { amount: 1500, currency: 'usd' }));
       const card = await bcardCard(w.ctx, w.consumer.cookie, w.sourceId, '15.00');
       expectOk(await w.v1(w.live.secretKey, `/payment_intents/${pi.body.id}/confirm`, { payment_method_data: { type: 'card', card: card.card } }));
       expectOk(await w.v1(w.live.secretKey, '/refunds', { payment_intent: pi.body.id, amount: 500 }));
       expectOk(await w.http('/api/analytics?months=12', { cookie: w.consumer.cookie }));
+      expectOk(await w.http('/api/analytics?months=36&utcOffset=180', { cookie: w.consumer.cookie }));
       expectOk(await w.http('/api/analytics.csv?from=2025-01&to=2026-12&top=3', { cookie: w.consumer.cookie }));
       expectOk(await w.http('/api/transactions/summary', { cookie: w.consumer.cookie }));
       expectOk(await w.http('/api/spending/activity?limit=5', { cookie: w.consumer.cookie }));
     },
     uses: [
+      'SEARCH spending_months USING PRIMARY KEY (user_id=? AND kind=? AND month>? AND month<?)',
+      'SEARCH p USING PRIMARY KEY (user_id=? AND at>? AND at<?)',
       'bcards_user_deactivated_idx (user_id=? AND deactivated_at>? AND deactivated_at<?)',
       'payment_intents_bcard_unique (bcard_id=?)',
       'refunds_intent_idx (payment_intent_id=?)',

@@ -170,7 +170,7 @@ export async function spendingOver(
     }
   }
 
-  const monthsPage = (after: [number, number, string] | null) => sql`(SELECT json_group_array(json_array(kind = 'total', month, key, ${FIGURES_JSON}) ORDER BY kind, month, key)
+  const monthsPage = (after: [number, number, string] | null) => sql`(SELECT json_group_array(json_array(kind = 'total', month, key, ${FIGURES_JSON}))
     FROM (SELECT kind, month, key, ${FIGURES} FROM spending_months
       WHERE user_id = ${userId} AND kind ${kinds} AND month >= ${firstMonth} AND month < ${endMonth}
       ${after ? sql`AND (kind, month, key) > (${after[0] ? 'total' : 'source'}, ${after[1]}, ${after[2]})` : sql``}
@@ -230,8 +230,9 @@ export async function spendingOver(
       }
     }
     if (monthRows.length < page) break;
-    // The next page starts after this one's last row in key order (kind, month, key; the array is in that order).
-    const last = monthRows[monthRows.length - 1]!;
+    // The next page starts after this one's last row in key order (kind, month, key as SQLite orders them: 'source'
+    // before 'total', text by its bytes), whatever order the array came in.
+    const last = monthRows.reduce((a, r) => (r[0] - a[0] || r[1] - a[1] || Buffer.compare(Buffer.from(r[2]), Buffer.from(a[2]))) > 0 ? r : a);
     after = [last[0], last[1], last[2]];
   }
   // A source or merchant whose parts cancelled out (moved to a neighbouring interval, or out of the span) is not listed.
