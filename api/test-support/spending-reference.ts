@@ -146,7 +146,7 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
 }
 
 
-type Part = { user: string; month: number; figures: Record<string, number> };
+type Part = { user: string; at: number; month: number; figures: Record<string, number> };
 const PART_FIGURES = ['charged', 'refunded', 'spent', 'fees', 'fees_returned', 'returned', 'held', 'purchases'] as const;
 const utcMonth = (ms: number) => new Date(ms).getUTCFullYear() * 12 + new Date(ms).getUTCMonth();
 
@@ -167,7 +167,7 @@ export async function spendingDrift(deps: AppDeps): Promise<string[]> {
     for (const b of bcards) {
       const month = utcMonth(b.at);
       const put = (kind: string, key: string, f: Partial<Record<(typeof PART_FIGURES)[number], number>>) =>
-        expected.set(`${b.id}|${kind}|${key}`, { user, month, figures: Object.fromEntries(PART_FIGURES.map((k) => [k, f[k] ?? 0])) });
+        expected.set(`${b.id}|${kind}|${key}`, { user, at: b.at, month, figures: Object.fromEntries(PART_FIGURES.map((k) => [k, f[k] ?? 0])) });
       put('total', '', {
         charged: b.charged,
         refunded: b.refunded,
@@ -190,7 +190,7 @@ export async function spendingDrift(deps: AppDeps): Promise<string[]> {
     const k = `${r.bcard_id}|${r.kind}|${r.key}`;
     seen.add(k);
     const e = expected.get(k);
-    const got = { user: String(r.user_id), month: num(r.month), figures: figuresOf(r) };
+    const got = { user: String(r.user_id), at: num(r.at), month: num(r.month), figures: figuresOf(r) };
     if (!e) out.push(`part ${k} kept but not in history: ${JSON.stringify(got)}`);
     else if (JSON.stringify(e) !== JSON.stringify(got)) out.push(`part ${k}: kept ${JSON.stringify(got)}, history ${JSON.stringify(e)}`);
   }

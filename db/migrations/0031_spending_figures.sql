@@ -54,7 +54,8 @@ CREATE TABLE `spending_refresh` (
 );
 --> statement-breakpoint
 CREATE TRIGGER `spending_refresh_ai` AFTER INSERT ON `spending_refresh` BEGIN
-	-- 1. The bcard's old parts out of their months (a month left with nothing in it goes).
+	-- 1. The bcard's old parts out of their months (a month row left at zero stays: a bcard's keys never change once it
+	--    has ended, and readers skip a source or merchant with nothing in it).
 	UPDATE `spending_months` SET
 		charged = spending_months.charged - p.charged, refunded = spending_months.refunded - p.refunded,
 		spent = spending_months.spent - p.spent, fees = spending_months.fees - p.fees,
@@ -63,9 +64,6 @@ CREATE TRIGGER `spending_refresh_ai` AFTER INSERT ON `spending_refresh` BEGIN
 	FROM `spending_parts` p
 	WHERE p.bcard_id = new.bcard_id AND spending_months.user_id = p.user_id AND spending_months.kind = p.kind
 		AND spending_months.month = p.month AND spending_months.key = p.key;
-	DELETE FROM `spending_months`
-	WHERE (user_id, kind, month, key) IN (SELECT user_id, kind, month, key FROM spending_parts WHERE bcard_id = new.bcard_id)
-		AND purchases = 0 AND charged = 0 AND refunded = 0 AND spent = 0 AND fees = 0 AND fees_returned = 0 AND returned = 0 AND held = 0;
 	DELETE FROM `spending_parts` WHERE bcard_id = new.bcard_id;
 	-- 2. Its figures now (none unless spent or ended, and never a merchant's sandbox test card): bcardsEnded for one bcard.
 	INSERT INTO `spending_parts` (bcard_id, kind, key, user_id, at, month, charged, refunded, spent, fees, fees_returned, returned, held, purchases)
@@ -169,6 +167,10 @@ END;
 CREATE TRIGGER `spending_intents_au` AFTER UPDATE OF bcard_id ON `payment_intents`
 WHEN new.bcard_id IS NOT old.bcard_id AND EXISTS (SELECT 1 FROM refunds WHERE payment_intent_id = new.id AND +status = 'succeeded') BEGIN
 	INSERT INTO `spending_refresh` (bcard_id) SELECT DISTINCT value FROM json_each(json_array(new.bcard_id, old.bcard_id)) WHERE value IS NOT NULL;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `spending_intents_ad` AFTER DELETE ON `payment_intents` WHEN old.bcard_id IS NOT NULL BEGIN
+	INSERT INTO `spending_refresh` (bcard_id) VALUES (old.bcard_id);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `spending_issuer_ai` AFTER INSERT ON `issuer_authorizations` WHEN new.decision = 'approved' AND new.returned_cents <> 0 AND new.bcard_id IS NOT NULL BEGIN

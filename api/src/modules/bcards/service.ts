@@ -132,8 +132,9 @@ export async function spendBcard(
   const at = deps.clock.now();
   const owner = newToken();
   await deps.db.transaction(async (tx) => {
-    const res = await spendBcardRow(tx).run({ id: bcard.id, at: at.getTime(), amount: amountCents, deactivatedAt: at });
-    if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
+    // The collection first, then the bcard: the spending figures are worked out once, when the bcard is spent with its
+    // merchant already set (migration 0031's triggers refresh an ended bcard on either write). A bcard no longer
+    // active throws and takes the collection's update back with it.
     await collectionSpent(tx).run({
       id: bcard.collectionId,
       merchant: purchase.merchant,
@@ -142,6 +143,8 @@ export async function spendBcard(
       leaseOwner: owner,
       leaseUntil: new Date(at.getTime() + LEASE_MS),
     });
+    const res = await spendBcardRow(tx).run({ id: bcard.id, at: at.getTime(), amount: amountCents, deactivatedAt: at });
+    if (res.rowsAffected !== 1) throw new AppError('bcard_not_active');
     await postMovement(tx, {
       kind: 'bcard.spent',
       referenceId: bcard.id,
