@@ -1,8 +1,7 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { schema } from '@bpay/db';
+import { sql, type SQL } from 'drizzle-orm';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../src/deps';
-import { monthIndex, resolveRange, type Analytics, type AnalyticsMonth, type AnalyticsQuery, type AnalyticsSource } from '../src/modules/analytics/service';
+import { finishAnalytics, monthIndex, resolveRange, type Analytics, type AnalyticsMonth, type AnalyticsQuery } from '../src/modules/analytics/service';
 import {
   addBcard,
   addFigures,
@@ -26,7 +25,7 @@ import {
 const money = (c: number) => formatDecimal(c as Cents);
 const num = (v: unknown) => Number(v ?? 0);
 
-/** One month of one user's figures, in one statement (see "Cost and fairness"). The reference's slice. */
+/** One month of one user's figures, in one statement: its bcards with their figures, the used ones' shares, its plan charges. */
 export function sliceQuery(userId: string, fromMs: number, toMs: number): SQL {
   return sql`SELECT 0 AS part, e.id AS id, e.merchant AS merchant, e.used AS used, e.charged AS charged, e.refunded AS refunded,
       e.spent AS spent, e.fees AS fees, e.fees_returned AS fees_returned, e.returned AS returned, e.held AS held,
@@ -41,13 +40,6 @@ export function sliceQuery(userId: string, fromMs: number, toMs: number): SQL {
     FROM (${planChargesIn(userId, fromMs, toMs)}) p`;
 }
 
-/** SQLite's order for the merchant tie-break: NULL first, then text by its UTF-8 bytes (BINARY). */
-function sqliteOrder(a: string | null, b: string | null): number {
-  if (a === b) return 0;
-  if (a === null) return -1;
-  if (b === null) return 1;
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
 
 /** The analytics of one user over a range, worked out from history. */
 export async function analyticsFromHistory(deps: AppDeps, userId: string, q: AnalyticsQuery): Promise<Analytics> {
@@ -104,47 +96,8 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
     });
   }
 
-  // The owner's sources (a handful): one short statement.
-  const ids = [...sourceTotals.keys()];
-  const sourceRows = ids.length
-    ? await deps.db
-        .select({
-          id: schema.fundingSources.id,
-          name: schema.fundingSources.name,
-          brand: schema.fundingSources.brand,
-          last4: schema.fundingSources.last4,
-          deletedAt: schema.fundingSources.deletedAt,
-        })
-        .from(schema.fundingSources)
-        .where(and(inArray(schema.fundingSources.id, ids), eq(schema.fundingSources.userId, userId)))
-    : [];
-  const sources: AnalyticsSource[] = sourceRows
-    .map((s) => {
-      const t = sourceTotals.get(s.id)!;
-      return { fundingSourceId: s.id, name: s.name, brand: s.brand, last4: s.last4, removed: s.deletedAt !== null, spent: t.spent, purchases: t.purchases };
-    })
-    .sort((a, b) => b.spent - a.spent || (a.fundingSourceId < b.fundingSourceId ? -1 : 1))
-    .map((s) => ({ ...s, spent: money(s.spent) }));
-
-  // Top merchants over the whole range: largest spent first, ties in SQLite's order of the name (as ORDER BY would).
-  const ranked = [...merchantTotals].sort(([ma, a], [mb, b]) => b.spent - a.spent || sqliteOrder(ma, mb));
-  const merchants = ranked.slice(0, r.top).map(([merchant, x]) => ({ merchant, ...x }));
-  const topSpent = merchants.reduce((a, x) => a + x.spent, 0);
-  const topN = merchants.reduce((a, x) => a + x.purchases, 0);
-  const otherCount = ranked.length - merchants.length;
-
-  return {
-    range: { from: r.from, to: r.to, utcOffset: r.utcOffset },
-    currency: 'usd',
-    totals: figuresView(totals),
-    months,
-    sources,
-    merchants: merchants.map((x) => ({ merchant: x.merchant, charged: money(x.charged), refunded: money(x.refunded), spent: money(x.spent), purchases: x.purchases })),
-    otherMerchants:
-      otherCount > 0 ? { spent: money(totals.spent - topSpent), purchases: totals.purchases - topN, merchants: otherCount } : null,
-  };
+  return finishAnalytics(deps, userId, r, { totals, months, sourceTotals, merchantTotals });
 }
-
 
 type Part = { user: string; at: number; month: number; figures: Record<string, number> };
 const PART_FIGURES = ['charged', 'refunded', 'spent', 'fees', 'fees_returned', 'returned', 'held', 'purchases'] as const;

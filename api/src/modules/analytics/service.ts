@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { addFigures, figuresView, zeroFigures, type FiguresView } from '../spending/service';
+import { addFigures, figuresView, zeroFigures, type FiguresView, type SpendingFigures } from '../spending/service';
 import { spendingOver } from '../spending/kept';
 import { schema } from '@bpay/db';
 import { formatDecimal, type Cents } from '@bpay/db/money';
@@ -230,7 +230,23 @@ async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resol
     };
   });
 
-  // The owner's sources (a handful): one short statement.
+  return finishAnalytics(deps, userId, r, { totals, months, sourceTotals, merchantTotals });
+}
+
+/** A range's figures added up, before the sources are named and the merchants ranked. */
+export interface AnalyticsSums {
+  totals: SpendingFigures;
+  months: AnalyticsMonth[];
+  sourceTotals: Map<string, { spent: number; purchases: number }>;
+  merchantTotals: Map<string, { charged: number; refunded: number; spent: number; purchases: number }>;
+}
+
+/**
+ * The answer from a range's sums: the sources named (one short statement: the owner's, a handful), the top merchants
+ * ranked and the rest together. Exported for the bcard-by-bcard reference (test-support/spending-reference.ts).
+ */
+export async function finishAnalytics(deps: AppDeps, userId: string, r: ReturnType<typeof resolveRange>, sums: AnalyticsSums): Promise<Analytics> {
+  const { totals, months, sourceTotals, merchantTotals } = sums;
   const ids = [...sourceTotals.keys()];
   const sourceRows = ids.length
     ? await deps.db
