@@ -6,6 +6,7 @@ import { applyKycDecision, listVerifications, type KycDecision, type KycVerifica
 import { notFound } from '../../errors';
 import { recordAudit } from './audit';
 import { toPage, type AdminActor, type AdminPage } from './users';
+import { KYC_ADMIN_LIST } from '../kyc/service';
 
 /*
  * The admin's side of identity verification, on top of the KYC module (api/src/modules/kyc/service.ts), which owns
@@ -63,6 +64,7 @@ export async function listKycForAdmin(
   const page = toPage(
     rows.map((r) => ({ r, createdAt: new Date(r.submittedAt), id: r.id })),
     q.limit,
+    KYC_ADMIN_LIST,
   );
   return { data: await withUsers(deps, page.rows.map((p) => p.r)), nextCursor: page.nextCursor };
 }

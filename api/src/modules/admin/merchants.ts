@@ -21,7 +21,7 @@ export async function listAllMerchants(
   }
   if (q.environment) conds.push(eq(schema.merchants.environment, q.environment));
   // merchants_created_idx / merchants_environment_idx end in (created_at, id): the row value seeks them.
-  if (q.cursor) conds.push(afterCursor(schema.merchants.createdAt, schema.merchants.id, q.cursor));
+  if (q.cursor) conds.push(afterCursor(schema.merchants.createdAt, schema.merchants.id, q.cursor, 'admin.merchants'));
   const rows = await deps.db
     // The owner as the list shows them: never their password hash or two-factor secrets.
     .select({ m: schema.merchants, u: { id: schema.users.id, firstName: schema.users.firstName, lastName: schema.users.lastName, email: schema.users.email } })
@@ -30,7 +30,7 @@ export async function listAllMerchants(
     .where(conds.length ? and(...conds) : undefined)
     .orderBy(desc(schema.merchants.createdAt), desc(schema.merchants.id))
     .limit(q.limit + 1);
-  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.m.createdAt, id: r.m.id })), q.limit);
+  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.m.createdAt, id: r.m.id })), q.limit, 'admin.merchants');
   return {
     data: page.rows.map(({ m, u }) => {
       const { secretKeyHint: _hint, secretKeyRolledAt: _rolled, ...view } = toMerchantView(m);

@@ -80,16 +80,16 @@ export function adminPageLimit(limit: number | undefined): number {
  * The keyset condition after a cursor: a row value, not an OR of two conditions, so SQLite seeks the list's
  * (..., created_at, id) index to it. Fails with: validation_error (a cursor this API did not give out).
  */
-export const afterCursor = (createdAt: SQLiteColumn, id: SQLiteColumn, cursor: string): SQL => {
-  const c = decodeCursor(cursor);
+export const afterCursor = (createdAt: SQLiteColumn, id: SQLiteColumn, cursor: string, list: string): SQL => {
+  const c = decodeCursor(cursor, { list });
   return sql`(${createdAt}, ${id}) < (${c.t}, ${c.id})`;
 };
 
 /** Cuts a `limit + 1` read to the page and names the next cursor when the extra row showed there is more. */
-export function toPage<R extends { createdAt: Date; id: string }>(rows: R[], limit: number): { rows: R[]; nextCursor: string | null } {
+export function toPage<R extends { createdAt: Date; id: string }>(rows: R[], limit: number, list: string): { rows: R[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
+  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }, { list }) : null };
 }
 
 /**
@@ -107,7 +107,7 @@ export async function listUsers(
     conds.push(searchCondition('users', schema.users.id, text, await searchMatches(db, 'users', text, q.searchMany)));
   }
   if (q.role) conds.push(eq(schema.users.role, q.role));
-  if (q.cursor) conds.push(afterCursor(schema.users.createdAt, schema.users.id, q.cursor));
+  if (q.cursor) conds.push(afterCursor(schema.users.createdAt, schema.users.id, q.cursor, 'admin.users'));
   const rows = await db
     .select({ user: USER_COLUMNS, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
     .from(schema.users)
@@ -119,7 +119,7 @@ export async function listUsers(
     .where(conds.length ? and(...conds) : undefined)
     .orderBy(desc(schema.users.createdAt), desc(schema.users.id))
     .limit(q.limit + 1);
-  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit);
+  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, 'admin.users');
   return { data: page.rows.map((r) => toUser(r.user, r.tier, r.periodEnd)), nextCursor: page.nextCursor };
 }
 

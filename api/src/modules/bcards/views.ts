@@ -174,7 +174,7 @@ export async function listBcards(
   // A merchant's sandbox test bcards belong to the merchant's owner but are not the owner's cards to see or use.
   const conds: SQL[] = [eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)];
   if (q.cursor) {
-    const c = decodeCursor(q.cursor);
+    const c = decodeCursor(q.cursor, { list: 'bcards', owner: userId });
     // A row value: SQLite seeks bcards_user_idx (user_id, created_at, id) to it.
     conds.push(sql`(${schema.bcards.createdAt}, ${schema.bcards.id}) < (${c.t}, ${c.id})`);
   }
@@ -188,7 +188,7 @@ export async function listBcards(
   const last = page[page.length - 1];
   return {
     data: await bcardViews(deps.db, page, deps.clock.now()),
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }, { list: 'bcards', owner: userId }) : null,
   };
 }
 

@@ -78,9 +78,12 @@ export interface ListVerificationsFilter {
   cursor?: string | null;
 }
 
+/** The admin review queue: the one list of verifications read a page at a time (its cursors name it). */
+export const KYC_ADMIN_LIST = 'admin.kyc';
+
 /** A row value, not an OR of two conditions: SQLite seeks the (..., created_at, id) index to it. */
 function afterCursor(cursor: string) {
-  const c = decodeCursor(cursor);
+  const c = decodeCursor(cursor, { list: KYC_ADMIN_LIST });
   return sql`(${schema.kycVerifications.createdAt}, ${schema.kycVerifications.id}) < (${c.t}, ${c.id})`;
 }
 

@@ -148,7 +148,7 @@ export async function listNotices(
 ): Promise<{ data: NoticeView[]; nextCursor: string | null }> {
   const n = schema.notifications;
   const conds = [eq(n.userId, userId)];
-  if (q.cursor) conds.push(lt(n.seq, decodeCursor(q.cursor).t));
+  if (q.cursor) conds.push(lt(n.seq, decodeCursor(q.cursor, { list: 'notifications', owner: userId }).t));
   const rows = await db
     .select()
     .from(n)
@@ -159,7 +159,7 @@ export async function listNotices(
   const last = page[page.length - 1];
   return {
     data: page.map((r) => noticeView(r, lang)),
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.seq, id: last.id }) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.seq, id: last.id }, { list: 'notifications', owner: userId }) : null,
   };
 }
 

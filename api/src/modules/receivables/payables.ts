@@ -84,12 +84,12 @@ export async function listPayables(db: Db, q: { limit: number; cursor?: string |
     .select({ user: schema.users, balance })
     .from(schema.users)
     .innerJoin(schema.ledgerPostings, eq(schema.ledgerPostings.account, sql`'payable:' || ${schema.users.id}`))
-    .where(q.cursor ? afterCursor(schema.users.createdAt, schema.users.id, q.cursor) : undefined)
+    .where(q.cursor ? afterCursor(schema.users.createdAt, schema.users.id, q.cursor, 'admin.payables') : undefined)
     .groupBy(schema.users.id)
     .having(sql`${balance} > 0`)
     .orderBy(desc(schema.users.createdAt), desc(schema.users.id))
     .limit(q.limit + 1);
-  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit);
+  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, 'admin.payables');
   const data: AdminPayableView[] = [];
   for (const { user, balance: b } of page.rows) {
     const [count] = await db

@@ -209,7 +209,7 @@ export async function listTransactions(
   // A part read by id (filters.ts): `+user_id` keeps SQLite off the user's indexes, so it reads the few ids and
   // sorts them instead of walking the user's whole history in order to test each row against them.
   const byIdConds: SQL[] = [sql`+${schema.collections.userId} = ${userId}`, ne(schema.collections.kind, 'sandbox')];
-  const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+  const cursor = q.cursor ? decodeCursor(q.cursor, { list: 'transactions', owner: userId }) : null;
   if (cursor) {
     const c = cursor;
     // A row value, not an OR of two conditions: SQLite seeks the index's (created_at, id) to it.
@@ -245,7 +245,7 @@ export async function listTransactions(
   const last = page[page.length - 1];
   return {
     data: await views(deps, page, lang),
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }, { list: 'transactions', owner: userId }) : null,
   };
 }
 
