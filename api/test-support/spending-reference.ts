@@ -26,7 +26,7 @@ const money = (c: number) => formatDecimal(c as Cents);
 const num = (v: unknown) => Number(v ?? 0);
 
 /** One month of one user's figures, in one statement: its bcards with their figures, the used ones' shares, its plan charges. */
-export function sliceQuery(userId: string, fromMs: number, toMs: number): SQL {
+function sliceQuery(userId: string, fromMs: number, toMs: number): SQL {
   return sql`SELECT 0 AS part, e.id AS id, e.merchant AS merchant, e.used AS used, e.charged AS charged, e.refunded AS refunded,
       e.spent AS spent, e.fees AS fees, e.fees_returned AS fees_returned, e.returned AS returned, e.held AS held,
       NULL AS source_id, NULL AS position, NULL AS amount, e.collection_id AS collection_id, e.name AS name, e.at AS at

@@ -21,7 +21,6 @@ export const MAX_TOP = 20;
 export const MAX_UTC_OFFSET = 14 * 60;
 
 const money = (c: number) => formatDecimal(c as Cents);
-const num = (v: unknown) => Number(v ?? 0);
 
 export interface AnalyticsRange {
   /** First month, YYYY-MM. */
@@ -137,9 +136,8 @@ export interface Analytics {
 
 /*
  * Cost and fairness (the server's rule: no single request may slow the server for others). The figures are read from
- * what is kept as money moves (spending/kept.ts): the range's UTC months (a row per month and kind and key, read in
- * pages) and the bcards within hours of the month edges, whatever the number of transactions; the event loop is
- * given back between statements. One computation per user at a time (AnalyticsGate): the same user and range asked
+ * what is kept as money moves (spending/kept.ts), in one statement whatever the number of transactions: the range's
+ * UTC months, the merchants' sums, the bcards within hours of the month edges; the event loop is given back after it. One computation per user at a time (AnalyticsGate): the same user and range asked
  * again meanwhile shares the answer under way; another range waits its turn, so one user cannot multiply the load by
  * sending many at once.
  */

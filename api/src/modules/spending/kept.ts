@@ -19,10 +19,10 @@ import { ALL_TIME, liveBcards, zeroFigures, type SpendingFigures } from './servi
  * merchant's sum over them (SQL adds them up), and the parts within hours of its edges summed per piece of window,
  * whatever the number of transactions. Plan charges (a handful a year) are read from subscription_charges, as before.
  *
- * Cost and fairness: the months' totals and sources are read in pages of PAGE rows in key order, the event loop given
- * back between statements (`pause`). The merchants' sums read the span's merchant-month rows of one user, and the
- * edge parts the user's bcards within the windows (under a month's bcards: the old per-statement bound), each in
- * one statement.
+ * Cost and fairness: one statement reads it all, the event loop given back after it (`pause`). What it reads is bounded
+ * by the user's own rows: PAGE month rows of totals and sources (more take a statement each, in key order), the span's
+ * merchant-month rows (at most one per purchase), and the user's bcards within the windows near the edges (under a
+ * month's bcards: the old per-statement bound).
  */
 
 export const PAGE = 2_000;

@@ -5,8 +5,8 @@ import { allocate } from '../../lib/split';
 
 /*
  * THE definition of spending (issue 25, item 1). Overview (Total Spent, This Month, the other figures), Analytics
- * (headline, months, charts, CSV, merchants, sources) and Recent Activity all read it from here; nothing else sums
- * money "spent".
+ * (headline, months, charts, CSV, merchants, sources) and Recent Activity all read it (the first two through the
+ * figures kept from it as money moves, kept.ts); nothing else sums money "spent".
  *
  * What the figures are (cents; merchants' sandbox test bcards never count, nor other users' rows):
  * - charged: what merchants charged the user's bcards: bcards.spent_cents of the used ones. Every way a bcard is spent
@@ -40,8 +40,9 @@ import { allocate } from '../../lib/split';
  * range of it for a month, the NULL range for the live bcards; each bcard's refunds and returns are found from it by
  * unique or per-bcard indexes (payment_intents_bcard_unique, refunds_intent_idx, issuer_authorizations_bcard_idx).
  * Columns that are no index key are written +x so SQLite never starts from, say, every 'used' bcard of the
- * platform (bcards_status_idx) or every succeeded refund (refunds_status_idx). Analytics runs it one month per
- * statement (see analytics/service.ts, "Cost and fairness").
+ * platform (bcards_status_idx) or every succeeded refund (refunds_status_idx). Analytics and the Overview do not run it:
+ * they read the same figures kept as money moves (kept.ts; migration 0031 holds this definition once more, in SQL, and
+ * a test holds the two together). Recent Activity runs it for its last few bcards.
  */
 
 const money = (c: number) => formatDecimal(c as Cents);
