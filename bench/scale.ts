@@ -42,6 +42,9 @@ import { join } from 'node:path';
 import { schema } from '@bpay/db';
 import { seal } from '../api/src/lib/crypto';
 import { encodeCursor } from '../api/src/lib/cursor';
+import { ADMIN_LISTS } from '../api/src/modules/admin/users';
+import { BCARDS_LIST } from '../api/src/modules/bcards/views';
+import { TRANSACTIONS_LIST } from '../api/src/modules/transactions/service';
 import { newId } from '../api/src/lib/ids';
 import { listAudit } from '../api/src/modules/admin/audit';
 import { adminCall, adminToken, makeAdmin } from '../api/test-support/modules/admin';
@@ -279,7 +282,7 @@ async function seedTransactions(client: Client, now: number, userId: string, sou
     for (let i = start; i < Math.min(TRANSACTIONS, start + SEED_ROWS_PER_TX); i++) {
       const id = newId('col');
       const at = now - span + Math.floor((i / TRANSACTIONS) * (span - DAY));
-      if (i === TRANSACTIONS - 1 - Math.floor(TRANSACTIONS / 2)) middle = encodeCursor({ t: at, id }, { list: 'transactions', owner: userId });
+      if (i === TRANSACTIONS - 1 - Math.floor(TRANSACTIONS / 2)) middle = encodeCursor({ t: at, id }, { list: TRANSACTIONS_LIST, owner: userId });
       const amount = rnd.int(5, 500) * 100;
       const fee = Math.round((amount * 290) / 10_000);
       const total = amount + fee;
@@ -504,7 +507,7 @@ function buildCases(w: World, raw: Client): Case[] {
     { list: 'bcards', page: 'deep (middle)', judged: true, send: async () => {
       if (!middles.has('bcards')) {
         const r = await raw.execute({ sql: 'SELECT created_at AS t, id FROM bcards WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET (SELECT count(*) / 2 FROM bcards WHERE user_id = ?)', args: [w.consumer.id, w.consumer.id] });
-        middles.set('bcards', encodeCursor({ t: Number(r.rows[0]!.t), id: String(r.rows[0]!.id) }, { list: 'bcards', owner: w.consumer.id }));
+        middles.set('bcards', encodeCursor({ t: Number(r.rows[0]!.t), id: String(r.rows[0]!.id) }, { list: BCARDS_LIST, owner: w.consumer.id }));
       }
       return consumer(`/api/virtual-cards?cursor=${middles.get('bcards')}`)();
     } },
@@ -521,7 +524,7 @@ function buildCases(w: World, raw: Client): Case[] {
     { list: 'webhook deliveries (dashboard)', page: 'one endpoint, first (20)', judged: true, send: owner(`/api/merchants/${m}/webhook_deliveries?endpoint_id=${w.big.endpointId}`) },
     { list: 'admin users', page: 'first (50)', judged: true, send: admin('/api/admin/users') },
     { list: 'admin users', page: 'next (the cursor it gave)', judged: true, send: nextPage('/api/admin/users', admin, asAdmin) },
-    { list: 'admin users', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/users', 'users', 'admin.users', admin) },
+    { list: 'admin users', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/users', 'users', ADMIN_LISTS.users, admin) },
     { list: 'admin users', page: 'role=merchant, first', judged: true, send: admin('/api/admin/users?role=merchant') },
     { list: 'admin users', page: 'search, no match', judged: true, send: admin('/api/admin/users?search=nobody-has-this') },
     { list: 'admin users', page: 'search, one user (part of an e-mail)', judged: true, send: admin(`/api/admin/users?search=.${Math.floor(USERS / 2)}%40`) },
@@ -529,14 +532,14 @@ function buildCases(w: World, raw: Client): Case[] {
     { list: 'admin users', page: 'search, a common part (every user)', judged: true, send: admin('/api/admin/users?search=example.com') },
     { list: 'admin merchants', page: 'first (50)', judged: true, send: admin('/api/admin/merchants') },
     { list: 'admin merchants', page: 'next (the cursor it gave)', judged: true, send: nextPage('/api/admin/merchants', admin, asAdmin) },
-    { list: 'admin merchants', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/merchants', 'merchants', 'admin.merchants', admin) },
+    { list: 'admin merchants', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/merchants', 'merchants', ADMIN_LISTS.merchants, admin) },
     { list: 'admin merchants', page: 'environment=production, first', judged: true, send: admin('/api/admin/merchants?environment=production') },
     { list: 'admin merchants', page: 'search, no match', judged: true, send: admin('/api/admin/merchants?search=nobody-has-this') },
     { list: 'admin merchants', page: 'search, a business name part', judged: true, send: admin('/api/admin/merchants?search=coffee') },
     { list: 'admin merchants', page: "search, an owner's name", judged: true, send: admin('/api/admin/merchants?search=lovelace') },
     { list: 'KYC verifications (admin)', page: 'first (50)', judged: true, send: admin('/api/admin/kyc/verifications') },
     { list: 'KYC verifications (admin)', page: 'next (the cursor it gave)', judged: true, send: nextPage('/api/admin/kyc/verifications', admin, asAdmin) },
-    { list: 'KYC verifications (admin)', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/kyc/verifications', 'kyc_verifications', 'admin.kyc', admin) },
+    { list: 'KYC verifications (admin)', page: 'deep (middle)', judged: true, send: deepPage('/api/admin/kyc/verifications', 'kyc_verifications', ADMIN_LISTS.kyc, admin) },
     { list: 'KYC verifications (admin)', page: 'status=pending, first', judged: true, send: admin('/api/admin/kyc/verifications?status=pending') },
     { list: 'KYC verifications (consumer)', page: 'own (GET /api/kyc/status)', judged: true, send: consumer('/api/kyc/status') },
     { list: 'audit log (admin)', page: 'newest 100 (service; no route)', judged: true, note: 'listAudit has no HTTP route: the service is timed', send: async () => {

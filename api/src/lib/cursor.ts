@@ -35,6 +35,7 @@ export function decodeCursor(s: string, scope: CursorScope): Cursor {
   if (!c || !Number.isSafeInteger(c.t) || (c.t as number) < 0 || (c.t as number) > 8.64e15 || typeof c.id !== 'string') {
     throw invalid('cursor', 'cursor is not one this API gave out.');
   }
+  if (c.l === undefined) throw invalid('cursor', 'cursor is from an earlier version of this list: start again from the first page.');
   if (c.l !== scope.list || c.o !== ownerTag(scope.owner)) {
     throw invalid('cursor', 'cursor was given out for another list or another account: start again from the first page.');
   }

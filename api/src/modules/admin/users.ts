@@ -9,6 +9,7 @@ import type { Clock } from '../../lib/clock';
 import { toTierView, type TierView } from '../subscription/service';
 import { recordAudit } from './audit';
 import { searchCondition, searchMatches, searchText } from './search';
+import { KYC_ADMIN_LIST } from '../kyc/service';
 
 type UserRow = typeof schema.users.$inferSelect;
 type SubRow = typeof schema.userSubscriptions.$inferSelect;
@@ -57,6 +58,15 @@ const toUser = (u: UserSeen, tier: TierRow | null, periodEnd: Date | null = null
 
 export const ADMIN_LIST_LIMIT = 500;
 
+/** The admin lists' names, as their cursors carry them (lib/cursor.ts): a cursor is good on its own list only. */
+export const ADMIN_LISTS = {
+  users: 'admin.users',
+  merchants: 'admin.merchants',
+  kyc: KYC_ADMIN_LIST,
+  payables: 'admin.payables',
+  receivables: 'admin.receivables',
+} as const;
+
 /** The admin lists' page size: `limit` when not given, and the most one page may ask for. */
 export const ADMIN_PAGE_DEFAULT = 50;
 export const ADMIN_PAGE_MAX = 200;
@@ -101,13 +111,15 @@ export async function listUsers(
   db: Db,
   q: { search?: string; role?: UserRole; limit: number; cursor?: string | null; searchMany?: number },
 ): Promise<AdminPage<AdminUserView>> {
+  // The cursor first: one from another list is refused before anything is read (the search included).
+  const after = q.cursor ? afterCursor(schema.users.createdAt, schema.users.id, q.cursor, ADMIN_LISTS.users) : null;
   const conds: SQL[] = [];
   const text = searchText(q.search);
   if (text !== null) {
     conds.push(searchCondition('users', schema.users.id, text, await searchMatches(db, 'users', text, q.searchMany)));
   }
   if (q.role) conds.push(eq(schema.users.role, q.role));
-  if (q.cursor) conds.push(afterCursor(schema.users.createdAt, schema.users.id, q.cursor, 'admin.users'));
+  if (after) conds.push(after);
   const rows = await db
     .select({ user: USER_COLUMNS, tier: schema.subscriptionTiers, periodEnd: schema.userSubscriptions.currentPeriodEnd })
     .from(schema.users)
@@ -119,7 +131,7 @@ export async function listUsers(
     .where(conds.length ? and(...conds) : undefined)
     .orderBy(desc(schema.users.createdAt), desc(schema.users.id))
     .limit(q.limit + 1);
-  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, 'admin.users');
+  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, ADMIN_LISTS.users);
   return { data: page.rows.map((r) => toUser(r.user, r.tier, r.periodEnd)), nextCursor: page.nextCursor };
 }
 

@@ -166,6 +166,9 @@ export const BCARDS_PAGE_MAX = 100;
  * live for a short session (an authorized one until its merchant captures, 7 days at most), so the first page
  * holds the live cards unless fifty newer ones were made meanwhile; the rest is history, as in Transactions.
  */
+/** The list's name in its cursors (lib/cursor.ts). */
+export const BCARDS_LIST = 'bcards';
+
 export async function listBcards(
   deps: AppDeps,
   userId: string,
@@ -174,7 +177,7 @@ export async function listBcards(
   // A merchant's sandbox test bcards belong to the merchant's owner but are not the owner's cards to see or use.
   const conds: SQL[] = [eq(schema.bcards.userId, userId), eq(schema.bcards.sandbox, false)];
   if (q.cursor) {
-    const c = decodeCursor(q.cursor, { list: 'bcards', owner: userId });
+    const c = decodeCursor(q.cursor, { list: BCARDS_LIST, owner: userId });
     // A row value: SQLite seeks bcards_user_idx (user_id, created_at, id) to it.
     conds.push(sql`(${schema.bcards.createdAt}, ${schema.bcards.id}) < (${c.t}, ${c.id})`);
   }
@@ -188,7 +191,7 @@ export async function listBcards(
   const last = page[page.length - 1];
   return {
     data: await bcardViews(deps.db, page, deps.clock.now()),
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }, { list: 'bcards', owner: userId }) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }, { list: BCARDS_LIST, owner: userId }) : null,
   };
 }
 

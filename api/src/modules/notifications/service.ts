@@ -140,6 +140,9 @@ export function noticeView(row: NoticeRow, lang: Lang): NoticeView {
  * The user's notices, newest first, one page at a time. The cursor is the last row's place in the order notices were
  * written (its seq) and id, opaque to the client. Fails with: validation_error (cursor).
  */
+/** The list's name in its cursors (lib/cursor.ts). */
+export const NOTIFICATIONS_LIST = 'notifications';
+
 export async function listNotices(
   db: Db,
   userId: string,
@@ -148,7 +151,7 @@ export async function listNotices(
 ): Promise<{ data: NoticeView[]; nextCursor: string | null }> {
   const n = schema.notifications;
   const conds = [eq(n.userId, userId)];
-  if (q.cursor) conds.push(lt(n.seq, decodeCursor(q.cursor, { list: 'notifications', owner: userId }).t));
+  if (q.cursor) conds.push(lt(n.seq, decodeCursor(q.cursor, { list: NOTIFICATIONS_LIST, owner: userId }).t));
   const rows = await db
     .select()
     .from(n)
@@ -159,7 +162,7 @@ export async function listNotices(
   const last = page[page.length - 1];
   return {
     data: page.map((r) => noticeView(r, lang)),
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.seq, id: last.id }, { list: 'notifications', owner: userId }) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.seq, id: last.id }, { list: NOTIFICATIONS_LIST, owner: userId }) : null,
   };
 }
 

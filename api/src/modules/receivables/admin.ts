@@ -5,7 +5,7 @@ import { AppError, invalid, notFound } from '../../errors';
 import type { AppDeps } from '../../deps';
 import { newId } from '../../lib/ids';
 import { recordAudit } from '../admin/audit';
-import { afterCursor, toPage, type AdminActor, type AdminPage } from '../admin/users';
+import { ADMIN_LISTS, afterCursor, toPage, type AdminActor, type AdminPage } from '../admin/users';
 import { accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
 import { parseRepayAmount } from './service';
@@ -47,12 +47,12 @@ export async function listReceivables(db: Db, q: { limit: number; cursor?: strin
     .select({ user: schema.users, balance })
     .from(schema.users)
     .innerJoin(schema.ledgerPostings, eq(schema.ledgerPostings.account, sql`'receivable:' || ${schema.users.id}`))
-    .where(q.cursor ? afterCursor(schema.users.createdAt, schema.users.id, q.cursor, 'admin.receivables') : undefined)
+    .where(q.cursor ? afterCursor(schema.users.createdAt, schema.users.id, q.cursor, ADMIN_LISTS.receivables) : undefined)
     .groupBy(schema.users.id)
     .having(sql`${balance} < 0`)
     .orderBy(desc(schema.users.createdAt), desc(schema.users.id))
     .limit(q.limit + 1);
-  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, 'admin.receivables');
+  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, ADMIN_LISTS.receivables);
   const ids = page.rows.map((r) => r.user.id);
   const disputes = ids.length
     ? await db

@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps';
 import { newId } from '../../lib/ids';
 import type { WordsLanguage } from '../../lib/server-words';
 import { recordAudit } from '../admin/audit';
-import { afterCursor, toPage, type AdminActor, type AdminPage } from '../admin/users';
+import { ADMIN_LISTS, afterCursor, toPage, type AdminActor, type AdminPage } from '../admin/users';
 import { payableCents } from '../funding-sources/bank-standing';
 import { accountBalance, accounts, postMovement } from '../ledger/service';
 import { notify } from '../notifications/service';
@@ -84,12 +84,12 @@ export async function listPayables(db: Db, q: { limit: number; cursor?: string |
     .select({ user: schema.users, balance })
     .from(schema.users)
     .innerJoin(schema.ledgerPostings, eq(schema.ledgerPostings.account, sql`'payable:' || ${schema.users.id}`))
-    .where(q.cursor ? afterCursor(schema.users.createdAt, schema.users.id, q.cursor, 'admin.payables') : undefined)
+    .where(q.cursor ? afterCursor(schema.users.createdAt, schema.users.id, q.cursor, ADMIN_LISTS.payables) : undefined)
     .groupBy(schema.users.id)
     .having(sql`${balance} > 0`)
     .orderBy(desc(schema.users.createdAt), desc(schema.users.id))
     .limit(q.limit + 1);
-  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, 'admin.payables');
+  const page = toPage(rows.map((r) => ({ ...r, createdAt: r.user.createdAt, id: r.user.id })), q.limit, ADMIN_LISTS.payables);
   const data: AdminPayableView[] = [];
   for (const { user, balance: b } of page.rows) {
     const [count] = await db

@@ -197,6 +197,9 @@ async function views(deps: AppDeps, rows: CollectionRow[], lang: WordsLanguage):
 }
 
 /** The owner's transactions, newest first, filtered, one page at a time. */
+/** The list's name in its cursors (lib/cursor.ts). */
+export const TRANSACTIONS_LIST = 'transactions';
+
 export async function listTransactions(
   deps: AppDeps,
   userId: string,
@@ -209,7 +212,7 @@ export async function listTransactions(
   // A part read by id (filters.ts): `+user_id` keeps SQLite off the user's indexes, so it reads the few ids and
   // sorts them instead of walking the user's whole history in order to test each row against them.
   const byIdConds: SQL[] = [sql`+${schema.collections.userId} = ${userId}`, ne(schema.collections.kind, 'sandbox')];
-  const cursor = q.cursor ? decodeCursor(q.cursor, { list: 'transactions', owner: userId }) : null;
+  const cursor = q.cursor ? decodeCursor(q.cursor, { list: TRANSACTIONS_LIST, owner: userId }) : null;
   if (cursor) {
     const c = cursor;
     // A row value, not an OR of two conditions: SQLite seeks the index's (created_at, id) to it.
@@ -245,7 +248,7 @@ export async function listTransactions(
   const last = page[page.length - 1];
   return {
     data: await views(deps, page, lang),
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }, { list: 'transactions', owner: userId }) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }, { list: TRANSACTIONS_LIST, owner: userId }) : null,
   };
 }
 
