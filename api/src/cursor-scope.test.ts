@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { InStatement } from '@libsql/client';
 import { NEXT_CURSOR_HEADER, decodeCursor, encodeCursor } from './lib/cursor';
-import { call, makeTestApp, type TestContext } from '../test-support/app';
+import { call, makeTestApp, statementsDuring, type TestContext } from '../test-support/app';
 import { addCard, makePremium, registerUser } from '../test-support/world';
 
 /*
@@ -38,23 +37,6 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-/** The SQL the app ran while `fn` ran. */
-async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
-  const client = ctx.handle.client;
-  const execute = client.execute;
-  const run = execute.bind(client) as (stmt: InStatement) => ReturnType<typeof execute>;
-  const sql: string[] = [];
-  client.execute = ((stmt: InStatement) => {
-    sql.push(typeof stmt === 'string' ? stmt : stmt.sql);
-    return run(stmt);
-  }) as typeof execute;
-  try {
-    return { result: await fn(), sql };
-  } finally {
-    client.execute = execute;
-  }
-}
-
 const cursorOf = async (path: string, cookie: string) => {
   const first = await call(ctx, `${path}?limit=1`, { cookie });
   expect(first.status).toBe(200);
@@ -68,18 +50,18 @@ for (const list of LISTS) {
   test(`${list.path}: its cursor goes on for its owner, and is 400 for another consumer and on the other lists, before anything is read`, async () => {
     const [a, b] = people as [(typeof people)[0], (typeof people)[0]];
     const cursor = await cursorOf(list.path, a.cookie);
-    const own = await statementsDuring(() => call(ctx, `${list.path}?limit=1&cursor=${encodeURIComponent(cursor)}`, { cookie: a.cookie }));
+    const own = await statementsDuring(ctx, () => call(ctx, `${list.path}?limit=1&cursor=${encodeURIComponent(cursor)}`, { cookie: a.cookie }));
     expect(own.result.status).toBe(200);
     expect((own.result.body as unknown[]).length).toBe(1);
     expect(reads(own.sql, list.table).length).toBeGreaterThan(0);
 
-    const theirs = await statementsDuring(() => call(ctx, `${list.path}?cursor=${encodeURIComponent(cursor)}`, { cookie: b.cookie }));
+    const theirs = await statementsDuring(ctx, () => call(ctx, `${list.path}?cursor=${encodeURIComponent(cursor)}`, { cookie: b.cookie }));
     expect(theirs.result.status).toBe(400);
     expect(theirs.result.body.error).toMatchObject({ code: 'validation_error', param: 'cursor' });
     expect(reads(theirs.sql, list.table)).toEqual([]);
 
     for (const other of LISTS.filter((l) => l !== list)) {
-      const wrong = await statementsDuring(() => call(ctx, `${other.path}?cursor=${encodeURIComponent(cursor)}`, { cookie: a.cookie }));
+      const wrong = await statementsDuring(ctx, () => call(ctx, `${other.path}?cursor=${encodeURIComponent(cursor)}`, { cookie: a.cookie }));
       expect(wrong.result.status).toBe(400);
       expect(wrong.result.body.error).toMatchObject({ code: 'validation_error', param: 'cursor' });
       expect(reads(wrong.sql, other.table)).toEqual([]);

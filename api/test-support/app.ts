@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { InStatement } from '@libsql/client';
 import { migrateDb, openDb, type DbHandle, type DbOrTx } from '@bpay/db';
 import { startHranaServer } from './hrana-server';
 import { seedDb } from '@bpay/db/seed';
@@ -145,6 +146,23 @@ export interface CallResult<T = any> {
   text: string;
   /** `bpay_session=<token>` (`__Host-bpay_session=<token>` on an https install) from Set-Cookie, when set. */
   cookie: string | null;
+}
+
+/** The SQL the app's client ran while `fn` ran (to show what a request read, or did not). */
+export async function statementsDuring<T>(ctx: TestContext, fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
+  const client = ctx.handle.client;
+  const execute = client.execute;
+  const run = execute.bind(client) as (stmt: InStatement) => ReturnType<typeof execute>;
+  const sql: string[] = [];
+  client.execute = ((stmt: InStatement) => {
+    sql.push(typeof stmt === 'string' ? stmt : stmt.sql);
+    return run(stmt);
+  }) as typeof execute;
+  try {
+    return { result: await fn(), sql };
+  } finally {
+    client.execute = execute;
+  }
 }
 
 /** Sends one request through the app in-process, as a same-origin browser would. */

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { formatDecimal, type Cents } from '@bpay/db/money';
 import type { AppDeps } from '../src/deps';
-import { finishAnalytics, monthIndex, resolveRange, type Analytics, type AnalyticsMonth, type AnalyticsQuery } from '../src/modules/analytics/service';
+import { finishAnalytics, resolveRange, type Analytics, type AnalyticsMonth, type AnalyticsQuery } from '../src/modules/analytics/service';
 import {
   addBcard,
   addFigures,
@@ -47,15 +47,13 @@ export async function analyticsFromHistory(deps: AppDeps, userId: string, q: Ana
 }
 
 async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resolveRange>): Promise<Analytics> {
-  const first = monthIndex(r.from)!;
-  const edge = (i: number) => Date.UTC(Math.floor(i / 12), i % 12, 1) - r.utcOffset * 60_000;
 
   const totals = zeroFigures();
   const sourceTotals = new Map<string, { spent: number; purchases: number }>();
   const merchantTotals = new Map<string, { charged: number; refunded: number; spent: number; purchases: number }>();
   const months: AnalyticsMonth[] = [];
   for (let i = 0; i < r.monthList.length; i++) {
-    const rows = await deps.db.all<Record<string, unknown>>(sliceQuery(userId, edge(first + i), edge(first + i + 1)));
+    const rows = await deps.db.all<Record<string, unknown>>(sliceQuery(userId, r.edges[i]!, r.edges[i + 1]!));
     const month: SpendingFigures = zeroFigures();
     const bcards: BcardFigures[] = [];
     const shares: Array<{ bcardId: string; fundingSourceId: string; amountCents: number; position: number }> = [];

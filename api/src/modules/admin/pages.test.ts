@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { schema } from '@bpay/db';
 import { getTableName } from 'drizzle-orm';
-import type { InStatement } from '@libsql/client';
 import { NEXT_CURSOR_HEADER } from '../../lib/cursor';
-import { makeTestApp, type CallResult, type TestContext } from '../../../test-support/app';
+import { makeTestApp, statementsDuring, type CallResult, type TestContext } from '../../../test-support/app';
 import { adminCall, adminToken, makeAdmin } from '../../../test-support/modules/admin';
 
 /*
@@ -175,37 +174,20 @@ describe('a cursor belongs to the list that gave it out (issue 31)', () => {
       const first = await adminCall(ctx, token, `${list.path}?limit=1`);
       const cursor = first.headers.get(NEXT_CURSOR_HEADER)!;
       expect(cursor).toBeString();
-      const read = await statementsDuring(() => adminCall(ctx, token, `${other.path}?cursor=${encodeURIComponent(cursor)}`));
+      const read = await statementsDuring(ctx, () => adminCall(ctx, token, `${other.path}?cursor=${encodeURIComponent(cursor)}`));
       expect(read.result.status).toBe(400);
       expect(read.result.body.error).toMatchObject({ code: 'validation_error', param: 'cursor' });
       expect(read.sql.filter((s) => s.includes(`from "${getTableName(other.table)}"`))).toEqual([]);
       // With a search too (the lists that have one): the cursor is refused before the search index is read.
       if (other.name === 'KYC verifications') return;
-      const searching = await statementsDuring(() => adminCall(ctx, token, `${other.path}?search=page&cursor=${encodeURIComponent(cursor)}`));
+      const searching = await statementsDuring(ctx, () => adminCall(ctx, token, `${other.path}?search=page&cursor=${encodeURIComponent(cursor)}`));
       expect(searching.result.status).toBe(400);
       expect(searching.result.body.error).toMatchObject({ code: 'validation_error', param: 'cursor' });
       expect(searching.sql.filter((s) => s.includes('_search') || s.includes(`from "${getTableName(other.table)}"`))).toEqual([]);
       // The same cursor on its own list goes on, and reads it.
-      const own = await statementsDuring(() => adminCall(ctx, token, `${list.path}?cursor=${encodeURIComponent(cursor)}`));
+      const own = await statementsDuring(ctx, () => adminCall(ctx, token, `${list.path}?cursor=${encodeURIComponent(cursor)}`));
       expect(own.result.status).toBe(200);
       expect(own.sql.filter((s) => s.includes(`from "${getTableName(list.table)}"`)).length).toBeGreaterThan(0);
     });
   }
 });
-
-/** The SQL the app ran while `fn` ran. */
-async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
-  const client = ctx.handle.client;
-  const execute = client.execute;
-  const run = execute.bind(client) as (stmt: InStatement) => ReturnType<typeof execute>;
-  const sql: string[] = [];
-  client.execute = ((stmt: InStatement) => {
-    sql.push(typeof stmt === 'string' ? stmt : stmt.sql);
-    return run(stmt);
-  }) as typeof execute;
-  try {
-    return { result: await fn(), sql };
-  } finally {
-    client.execute = execute;
-  }
-}

@@ -42,7 +42,7 @@ export interface AnalyticsQuery {
 const MONTH_RE = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 /** Months since year 0 of a YYYY-MM string, or null. */
-export function monthIndex(s: string): number | null {
+function monthIndex(s: string): number | null {
   const m = MONTH_RE.exec(s);
   if (!m) return null;
   const y = Number(m[1]);
@@ -55,7 +55,7 @@ const monthName = (i: number) => `${Math.floor(i / 12)}-${String((i % 12) + 1).p
  * The range asked for, checked: `months` (the last n months, this one included) or `from` and `to` (both, YYYY-MM),
  * never both ways at once. Fails with validation_error naming the parameter.
  */
-export function resolveRange(now: Date, q: AnalyticsQuery): AnalyticsRange & { top: number; fromMs: number; toMs: number; monthList: string[] } {
+export function resolveRange(now: Date, q: AnalyticsQuery): AnalyticsRange & { top: number; edges: number[]; monthList: string[] } {
   const utcOffset = q.utcOffset ?? 0;
   if (!Number.isInteger(utcOffset) || Math.abs(utcOffset) > MAX_UTC_OFFSET) {
     throw invalid('utcOffset', `utcOffset must be a whole number of minutes between -${MAX_UTC_OFFSET} and ${MAX_UTC_OFFSET}.`);
@@ -91,8 +91,8 @@ export function resolveRange(now: Date, q: AnalyticsQuery): AnalyticsRange & { t
     to: monthName(last),
     utcOffset,
     top,
-    fromMs: edge(first),
-    toMs: edge(last + 1),
+    /** Where each month begins at the offset, epoch ms, and where the last ends (one more than the months). */
+    edges: Array.from({ length: last - first + 2 }, (_, i) => edge(first + i)),
     monthList: Array.from({ length: last - first + 1 }, (_, i) => monthName(first + i)),
   };
 }
@@ -137,9 +137,9 @@ export interface Analytics {
 /*
  * Cost and fairness (the server's rule: no single request may slow the server for others). The figures are read from
  * what is kept as money moves (spending/kept.ts), in one statement whatever the number of transactions: the range's
- * UTC months, the merchants' sums, the bcards within hours of the month edges; the event loop is given back after it. One computation per user at a time (AnalyticsGate): the same user and range asked
- * again meanwhile shares the answer under way; another range waits its turn, so one user cannot multiply the load by
- * sending many at once.
+ * UTC months, the merchants' sums, the bcards within hours of the month edges; the event loop is given back after
+ * it. One computation per user at a time (AnalyticsGate): the same user and range asked again meanwhile shares the
+ * answer under way; another range waits its turn, so one user cannot multiply the load by sending many at once.
  */
 
 /** Gives the event loop back: every request waiting meanwhile runs before the next slice. */
@@ -204,10 +204,7 @@ export async function spendingAnalytics(deps: AppDeps, userId: string, q: Analyt
 }
 
 async function compute(deps: AppDeps, userId: string, r: ReturnType<typeof resolveRange>, pause: () => Promise<void>): Promise<Analytics> {
-  const first = monthIndex(r.from)!;
-  const edge = (i: number) => Date.UTC(Math.floor(i / 12), i % 12, 1) - r.utcOffset * 60_000;
-  const edges = Array.from({ length: r.monthList.length + 1 }, (_, i) => edge(first + i));
-  const { intervals, merchants: merchantTotals } = await spendingOver(deps, userId, edges, true, pause);
+  const { intervals, merchants: merchantTotals } = await spendingOver(deps, userId, r.edges, true, pause);
 
   const totals = zeroFigures();
   const sourceTotals = new Map<string, { spent: number; purchases: number }>();
